@@ -1,0 +1,60 @@
+"""Who does what: an assignment is one task on one question for one annotator."""
+
+import secrets
+
+from django.db import models
+
+
+class Setting(models.TextChoices):
+    """How questions reached annotators (003 §4.2)."""
+
+    ASSIGNED = "assigned", "Random assignment"
+    NEAR_EXPERT = "near_expert", "Near-expert (triage)"
+    DEEP_EXPERT = "deep_expert", "Deep-expert (authored)"
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        NOT_STARTED = "not_started", "Not started"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.CASCADE, related_name="assignments"
+    )
+    annotator = models.ForeignKey(
+        "annotation.Annotator", on_delete=models.CASCADE, related_name="assignments"
+    )
+    question = models.ForeignKey(
+        "annotation.Question", on_delete=models.CASCADE, related_name="assignments"
+    )
+    task = models.CharField(max_length=40)
+    setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
+    #: Report ids in the order this annotator sees them: randomized once, stable on reload.
+    report_order = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.NOT_STARTED)
+    position = models.PositiveIntegerField(default=0, help_text="Order in the annotator's queue")
+    started_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    seconds_on_task = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "annotator", "question", "task", "setting"],
+                name="one_assignment_per_task",
+            )
+        ]
+        ordering = ["annotator", "position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.task} #{self.pk}"
+
+    @staticmethod
+    def shuffled(report_ids: list[int], seed: int | None = None) -> list[int]:
+        """A random order of the reports, drawn once when the assignment is made."""
+        order = list(report_ids)
+        rng = secrets.SystemRandom() if seed is None else __import__("random").Random(seed)
+        rng.shuffle(order)
+        return order

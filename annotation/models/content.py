@@ -1,0 +1,243 @@
+"""What is being judged: studies, questions, rubrics, systems and their reports (METHODS §1).
+
+Reports are stored structured (sections -> numbered paragraphs -> citation anchors) so every
+report renders in one uniform format whatever system produced it, and so that judgments can
+point at a paragraph or a claim span.
+"""
+
+import secrets
+
+from django.db import models
+
+
+def public_token() -> str:
+    """An opaque id for URLs an annotator sees: never a system name, never a database id."""
+    return secrets.token_urlsafe(9)
+
+
+class Study(models.Model):
+    """A unit of annotation work: its content, its enabled tasks and their settings."""
+
+    class Task(models.TextChoices):
+        QUERY_QUALITY = "query_quality", "Query quality"
+        RUBRIC_ITEM_QUALITY = "rubric_item_quality", "Rubric-item quality"
+        RUBRIC_COVERAGE = "rubric_coverage", "Rubric coverage"
+        PAIRWISE = "pairwise", "Pairwise preference"
+        MEDAL_RANKING = "medal_ranking", "Medal ranking"
+        METRIC_WISE = "metric_wise", "Metric-wise evaluation"
+        CLAIM_CHECK = "claim_check", "Claim citation check"
+        RELEVANCE_ADJUDICATION = "relevance_adjudication", "Relevance adjudication"
+        EXPERTISE_TRIAGE = "expertise_triage", "Expertise triage"
+        QUESTION_AUTHORING = "question_authoring", "Question authoring"
+        RUBRIC_COMPARISON = "rubric_comparison", "Rubric comparison"
+
+    #: Defaults of METHODS §2/§3; a study overrides any key in ``config``.
+    DEFAULT_CONFIG = {
+        "ties_allowed": True,
+        "three_way_tie_allowed": False,
+        "claims_min": 3,
+        "claims_max": 5,
+        "relevance_credit": {"R": 1.0, "U": 0.5, "O": 0.0},
+        "coverage_credit": {"fully": 1.0, "partially": 0.5, "none": 0.0},
+        "support_credit": {"snippet_supports": 1.0, "title_likely_supports": 0.5, "none": 0.0},
+        "coverage_binary": False,
+    }
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    tasks = models.JSONField(default=list, blank=True, help_text="Enabled task types")
+    config = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def setting(self, key: str):
+        """A task setting: the study's own value, else the METHODS default."""
+        return self.config.get(key, self.DEFAULT_CONFIG.get(key))
+
+
+class Question(models.Model):
+    class Origin(models.TextChoices):
+        REAL_USER = "real_user", "Real user"
+        SURVEY_MINED = "survey_mined", "Survey-mined"
+        EXPERT_AUTHORED = "expert_authored", "Expert-authored"
+        SYNTHETIC = "synthetic", "Synthetic"
+        OTHER = "other", "Other"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questions")
+    external_id = models.CharField(max_length=200, help_text="Natural key within the study")
+    text = models.TextField()
+    field = models.CharField(max_length=200, blank=True)
+    subdomain = models.CharField(max_length=200, blank=True)
+    domain = models.CharField(max_length=200, blank=True)
+    split = models.CharField(max_length=50, blank=True)
+    origin = models.CharField(max_length=30, choices=Origin.choices, default=Origin.OTHER)
+    intent = models.CharField(max_length=200, blank=True)
+    cutoff_date = models.DateField(null=True, blank=True)
+    authored_by = models.ForeignKey(
+        "annotation.Annotator",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="authored_questions",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "external_id"], name="question_natural_key")
+        ]
+        ordering = ["study", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Rubric(models.Model):
+    """One rubric for a question; a question may have several (hybrid, survey, parametric…)."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rubrics")
+    kind = models.CharField(max_length=50, default="default")
+    public_id = models.CharField(max_length=20, default=public_token, unique=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "kind"], name="rubric_natural_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} rubric for {self.question_id}"
+
+
+class RubricItem(models.Model):
+    class Type(models.TextChoices):
+        INFORMATION = "information", "Information"
+        DEPTH = "depth", "Depth"
+        CITATION = "citation", "Citation"
+        LIMITATION = "limitation", "Limitation"
+        COMPARISON = "comparison", "Comparison"
+        EXAMPLE = "example", "Example"
+        IMPACT = "impact", "Impact"
+        OTHER = "other", "Other"
+
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    item_type = models.CharField(max_length=20, choices=Type.choices, default=Type.INFORMATION)
+    weight = models.FloatField(default=1.0)
+    cited_paper = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rubric", "position"], name="rubric_item_position")
+        ]
+        ordering = ["rubric", "position"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class System(models.Model):
+    """A report generator. Its name is never shown to annotators (blinding)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "name"], name="system_natural_key")
+        ]
+        ordering = ["study", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Report(models.Model):
+    """A system's answer to a question, structured for uniform rendering."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="reports")
+    public_id = models.CharField(max_length=20, default=public_token, unique=True)
+    source_format = models.CharField(max_length=30, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "system"], name="report_natural_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"report {self.public_id}"
+
+
+class Section(models.Model):
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="sections")
+    position = models.PositiveIntegerField()
+    title = models.TextField(blank=True)
+    table = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["report", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "position"], name="section_position")
+        ]
+
+
+class Paragraph(models.Model):
+    """A paragraph, numbered 1..n across the whole report (what annotators refer to)."""
+
+    section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="paragraphs")
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="paragraphs")
+    number = models.PositiveIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["report", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "number"], name="paragraph_number")
+        ]
+
+
+class Citation(models.Model):
+    """A source a report cites. Title-only and bare citations are kept as they are."""
+
+    class Kind(models.TextChoices):
+        SNIPPET = "snippet", "With evidence snippets"
+        TITLE_ONLY = "title_only", "Title only"
+        BARE = "bare", "Bare (no title, no snippet)"
+
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="citations")
+    key = models.CharField(max_length=300, help_text="The id as it appears in the report text")
+    title = models.TextField(blank=True)
+    snippets = models.JSONField(default=list, blank=True)
+    url = models.URLField(max_length=2000, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["report", "key"], name="citation_natural_key")
+        ]
+
+    @property
+    def kind(self) -> str:
+        if any(s.strip() for s in self.snippets or []):
+            return self.Kind.SNIPPET
+        if self.title.strip():
+            return self.Kind.TITLE_ONLY
+        return self.Kind.BARE
+
+
+class CitationAnchor(models.Model):
+    """Where a citation marker stands in a paragraph (character offsets into its text)."""
+
+    paragraph = models.ForeignKey(Paragraph, on_delete=models.CASCADE, related_name="anchors")
+    citation = models.ForeignKey(Citation, on_delete=models.CASCADE, related_name="anchors")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["paragraph", "start"]

@@ -1,0 +1,99 @@
+"""What annotators decide. These tables are what the meta-evaluation reads (METHODS §2, §5).
+
+A medal ranking is stored as such (one Medal row per report) and decomposed into pairwise
+decisions only when analysed; metric-wise scores are stored per report on the judge's scale.
+"""
+
+from django.db import models
+
+from .assignment import Setting
+
+
+class JudgmentBase(models.Model):
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey("annotation.Annotator", on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
+    setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
+    assignment = models.ForeignKey(
+        "annotation.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class MedalRanking(JudgmentBase):
+    """Gold / silver / bronze over 2–3 reports, two-way ties allowed (003 §4.1)."""
+
+    reasoning = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "annotator", "question", "setting"], name="one_ranking"
+            )
+        ]
+
+
+class Medal(models.Model):
+    class Value(models.TextChoices):
+        GOLD = "gold", "Gold"
+        SILVER = "silver", "Silver"
+        BRONZE = "bronze", "Bronze"
+
+    #: The released ScholarQA-CS2 encoding (`preference_ranking_norm`).
+    SCORE = {"gold": 1.0, "silver": 0.5, "bronze": 0.0}
+    FROM_SCORE = {1.0: "gold", 0.5: "silver", 0.0: "bronze"}
+
+    ranking = models.ForeignKey(MedalRanking, on_delete=models.CASCADE, related_name="medals")
+    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    medal = models.CharField(max_length=10, choices=Value.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ranking", "report"], name="one_medal_per_report")
+        ]
+
+    @property
+    def score(self) -> float:
+        return self.SCORE[self.medal]
+
+
+class PairwisePreference(JudgmentBase):
+    """Left / right / tie / both bad with a required reason (ResearchQA)."""
+
+    class Choice(models.TextChoices):
+        LEFT = "left", "Left better"
+        RIGHT = "right", "Right better"
+        TIE = "tie", "Tie"
+        BOTH_BAD = "both_bad", "Both bad"
+
+    left = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    right = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    choice = models.CharField(max_length=10, choices=Choice.choices)
+    reason = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "annotator", "left", "right", "setting"], name="one_preference"
+            )
+        ]
+
+
+class HumanMetricScore(JudgmentBase):
+    """A metric-wise human score of one report, on the judge's scale (METHODS §3)."""
+
+    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    metric = models.CharField(max_length=40)
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "annotator", "report", "setting", "metric"],
+                name="one_human_metric_score",
+            )
+        ]

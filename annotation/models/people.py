@@ -1,0 +1,46 @@
+"""Who annotates: pseudonymous profiles and per-question expertise (METHODS §1)."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Annotator(models.Model):
+    """A pseudonymous expert. No real name is needed anywhere in study data."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="annotator",
+    )
+    pseudonym = models.CharField(max_length=100, unique=True)
+    degree = models.CharField(max_length=50, blank=True)
+    expertise_fields = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["pseudonym"]
+
+    def __str__(self) -> str:
+        return self.pseudonym
+
+
+class ExpertiseRating(models.Model):
+    """An annotator's own rating of a question against their expertise (003 Setting 2)."""
+
+    class Level(models.TextChoices):
+        WITHIN = "within", "Within my expertise"
+        NEAR = "near", "Near my expertise"
+        OUTSIDE = "outside", "Outside my expertise"
+
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="ratings")
+    question = models.ForeignKey(
+        "annotation.Question", on_delete=models.CASCADE, related_name="expertise_ratings"
+    )
+    level = models.CharField(max_length=10, choices=Level.choices)
+    rated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "question"], name="one_rating_per_question")
+        ]

@@ -1,0 +1,22 @@
+"""The landing page after login: what this user can do, by role."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from annotation import roles
+from annotation.models import Assignment, Study
+
+
+@login_required
+def home(request):
+    user_roles = roles.roles_of(request.user)
+    context = {"roles": sorted(user_roles)}
+    if roles.is_researcher(request.user):
+        context["studies"] = Study.objects.order_by("name")
+    if roles.is_annotator(request.user):
+        context["assignments"] = (
+            Assignment.objects.filter(annotator=request.user.annotator)
+            .select_related("question")
+            .order_by("position", "id")
+        )
+    return render(request, "annotation/home.html", context)
