@@ -1,0 +1,64 @@
+"""The contract every importer follows (ARCHITECTURE.md, issue 2).
+
+An importer reads a whole file, validates every record first and collects *all* problems
+as :class:`Problem` (file, record number, field, message). Only when there is none does it
+write, inside one transaction, updating by natural key so a re-import never duplicates.
+The management commands, the API upload and the admin page all call :func:`annotation.importers.run`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file, precise enough to fix by hand."""
+
+    file: str
+    record: int | None  # 1-based record number; None for a file-level problem
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.record is not None:
+            where += f", record {self.record}"
+        if self.field:
+            where += f", field '{self.field}'"
+        return f"{where}: {self.message}"
+
+
+class ImportFailed(Exception):
+    """Raised with every problem found; nothing was written."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass
+class ImportReport:
+    """What an import did (or, with dry_run, would do): counts per table."""
+
+    kind: str
+    dry_run: bool
+    created: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    unchanged: dict[str, int] = field(default_factory=dict)
+    records: int = 0
+
+    def count(self, bucket: str, table: str, n: int = 1) -> None:
+        target = getattr(self, bucket)
+        target[table] = target.get(table, 0) + n
+
+    def summary(self) -> str:
+        verb = "would import" if self.dry_run else "imported"
+        parts = [f"{verb} {self.records} records ({self.kind})"]
+        for bucket in ("created", "updated", "unchanged"):
+            counts = getattr(self, bucket)
+            if counts:
+                parts.append(
+                    f"{bucket}: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+                )
+        return "; ".join(parts)
