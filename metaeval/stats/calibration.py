@@ -164,7 +164,7 @@ def calibrate_max_accuracy(human, score_a, score_b, candidates=None) -> Calibrat
     i = int(np.argmax(agree))  # argmax returns the first maximum = smallest t
     rate = float(np.mean(u <= cand[i]))
     return Calibration(
-        float(cand[i]), rate, float("nan"), MAX_ACCURACY, int(h.size), agree[i] / h.size
+        float(cand[i]), rate, float("nan"), MAX_ACCURACY, int(h.size), float(agree[i] / h.size)
     )
 
 

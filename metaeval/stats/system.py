@@ -1,0 +1,44 @@
+"""System-level comparison: win rates and their rank correlation (METHODS §5).
+
+Per system, the win rate over the judgments it appears in (win 1, tie ½, loss 0) is
+computed once from human decisions and once from judge decisions (at the calibrated
+threshold of ``overall``); Kendall τ-b between the two lists says whether the judge
+ranks the systems as the experts do (seed 003 Table 2, "system" rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .decisions import as_decisions
+from .kendall import KendallResult, tau_b_scores
+
+
+def win_rates(system_a, system_b, decisions, n_systems: int) -> np.ndarray:
+    """Mean outcome per system: 1 win, ½ tie, 0 loss, over that system's judgments.
+
+    For a judgment with decision ``d``, system A scores ``(1 + d)/2`` and system B
+    ``(1 − d)/2``. Systems with no judgment get NaN (no rate, rather than 0 or ½).
+    ``system_a``/``system_b`` are integer codes in ``range(n_systems)``.
+    """
+    d = as_decisions(decisions).ravel().astype(float)
+    sa = np.asarray(system_a, dtype=np.intp).ravel()
+    sb = np.asarray(system_b, dtype=np.intp).ravel()
+    if not (sa.shape == sb.shape == d.shape):
+        raise ValueError("system_a, system_b and decisions must have the same length")
+    if sa.size and (min(sa.min(), sb.min()) < 0 or max(sa.max(), sb.max()) >= n_systems):
+        raise ValueError("system codes must lie in range(n_systems)")
+    points = np.bincount(sa, (1 + d) / 2, n_systems) + np.bincount(sb, (1 - d) / 2, n_systems)
+    games = np.bincount(sa, minlength=n_systems) + np.bincount(sb, minlength=n_systems)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(games > 0, points / np.maximum(games, 1), np.nan)
+
+
+def system_tau_b(human_rates, judge_rates, *, nan_policy: str = "omit") -> KendallResult:
+    """Kendall τ-b between human and judge win rates (``scipy.stats.kendalltau``, b).
+
+    ``nan_policy='omit'`` by default: a system without judgments (NaN rate) cannot be
+    ranked and is left out; ``n`` in the result says how many systems were ranked.
+    Pass ``'propagate'`` or ``'raise'`` to be strict.
+    """
+    return tau_b_scores(human_rates, judge_rates, nan_policy=nan_policy)
