@@ -1,0 +1,184 @@
+"""Database rows -> :class:`~metaeval.frame.PairFrame`, in a fixed number of queries.
+
+Why here and not in the statistics: the statistics are pure functions over arrays
+(ARCHITECTURE.md). This module is the one place that knows the tables. It reads each table
+once with ``values_list`` (never one query per ranking), then decomposes every medal
+ranking into its pairwise comparisons by transitivity (METHODS §2.4) with vectorised pandas
+joins, so the cost grows with the number of rows, not the number of queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from django.db.models import Count
+
+from annotation.models import HumanMetricScore, Medal, MedalRanking, Question
+from judges.models import JudgeScore
+
+from .frame import ALL_METRICS, PairFrame
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What to load. ``None`` means everything."""
+
+    study_id: int
+    settings: tuple[str, ...] | None = None
+    judge: str | None = None
+    systems: tuple[str, ...] | None = None  # keep pairs whose both systems are listed
+    exclude_systems: tuple[str, ...] = ()
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, list]:
+    labels = sorted(pd.unique(values).tolist())
+    index = {v: i for i, v in enumerate(labels)}
+    return values.map(index).to_numpy(dtype=np.int64), labels
+
+
+def default_judge(study_id: int) -> str | None:
+    """The judge with the most scores in the study (one query), for a selection without one."""
+    row = (
+        JudgeScore.objects.filter(report__question__study_id=study_id)
+        .values_list("judge__name")
+        .order_by()
+        .annotate(n=Count("id"))
+        .order_by("-n", "judge__name")
+        .first()
+    )
+    return row[0] if row else None
+
+
+def load_frame(selection: Selection) -> PairFrame:
+    """Every human medal ranking of the selection as pairwise rows, with judge scores."""
+    rankings = MedalRanking.objects.filter(study_id=selection.study_id)
+    if selection.settings:
+        rankings = rankings.filter(setting__in=selection.settings)
+    medal_rows = list(
+        Medal.objects.filter(ranking__in=rankings).values_list(
+            "ranking_id",
+            "ranking__annotator__pseudonym",
+            "ranking__question_id",
+            "ranking__setting",
+            "report_id",
+            "report__system__name",
+            "medal",
+        )
+    )
+    medals = pd.DataFrame(
+        medal_rows,
+        columns=["ranking", "annotator", "question", "setting", "report", "system", "medal"],
+    )
+    if medals.empty:
+        return _empty_frame()
+    medals["score"] = medals["medal"].map(Medal.SCORE).astype(float)
+
+    pairs = medals.merge(
+        medals, on=["ranking", "annotator", "question", "setting"], suffixes=("_a", "_b")
+    )
+    pairs = pairs[pairs["system_a"] < pairs["system_b"]]
+    if selection.systems:
+        keep = set(selection.systems)
+        pairs = pairs[pairs["system_a"].isin(keep) & pairs["system_b"].isin(keep)]
+    if selection.exclude_systems:
+        drop = set(selection.exclude_systems)
+        pairs = pairs[~pairs["system_a"].isin(drop) & ~pairs["system_b"].isin(drop)]
+    pairs = pairs.sort_values(["setting", "annotator", "question", "system_a", "system_b"])
+    pairs = pairs.reset_index(drop=True)
+
+    question_rows = dict(
+        (qid, (key, split))
+        for qid, key, split in Question.objects.filter(study_id=selection.study_id).values_list(
+            "id", "external_id", "split"
+        )
+    )
+    pairs["question_key"] = pairs["question"].map(lambda q: question_rows[q][0])
+    pairs["split"] = pairs["question"].map(lambda q: question_rows[q][1])
+
+    report_ids = pd.unique(pd.concat([pairs["report_a"], pairs["report_b"]]))
+    human = _scores_by_report(
+        HumanMetricScore.objects.filter(
+            study_id=selection.study_id, report_id__in=report_ids
+        ).values_list("annotator__pseudonym", "setting", "report_id", "metric", "value"),
+        ["annotator", "setting", "report"],
+        pairs,
+    )
+    judge_name = selection.judge or default_judge(selection.study_id)
+    judge = _scores_by_report(
+        JudgeScore.objects.filter(judge__name=judge_name, report_id__in=report_ids).values_list(
+            "report_id", "metric", "value"
+        )
+        if judge_name
+        else [],
+        [],
+        pairs,
+    )
+
+    question, questions = _codes(pairs["question_key"])
+    systems = sorted(set(pairs["system_a"]) | set(pairs["system_b"]))
+    system_index = {s: i for i, s in enumerate(systems)}
+    annotator, annotators = _codes(pairs["annotator"])
+    setting, settings_ = _codes(pairs["setting"])
+    split, splits = _codes(pairs["split"])
+    return PairFrame(
+        question=question,
+        system_a=pairs["system_a"].map(system_index).to_numpy(dtype=np.int64),
+        system_b=pairs["system_b"].map(system_index).to_numpy(dtype=np.int64),
+        annotator=annotator,
+        setting=setting,
+        split=split,
+        preference=pairs[["score_a", "score_b"]].to_numpy(dtype=float),
+        human=human,
+        judge=judge,
+        questions=questions,
+        systems=systems,
+        annotators=annotators,
+        settings=settings_,
+        splits=splits,
+    )
+
+
+def _scores_by_report(rows, keys: list[str], pairs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Pivot (keys…, report, metric, value) rows onto the pairs' A and B reports.
+
+    Returns metric -> (n, 2) array, NaN where the score is absent.
+    """
+    scores = pd.DataFrame(list(rows), columns=[*keys, "report", "metric", "value"])
+    out: dict[str, np.ndarray] = {}
+    n = len(pairs)
+    if scores.empty:
+        return out
+    wide = scores.pivot_table(
+        index=[*keys, "report"], columns="metric", values="value", aggfunc="first"
+    )
+    for side in ("a", "b"):
+        left_keys = [*keys, f"report_{side}"]
+        joined = pairs[left_keys].merge(wide, how="left", left_on=left_keys, right_index=True)
+        for metric in wide.columns:
+            arr = out.setdefault(metric, np.full((n, 2), np.nan))
+            arr[:, 0 if side == "a" else 1] = joined[metric].to_numpy(dtype=float)
+    return {m: out[m] for m in sorted(out, key=_metric_order)}
+
+
+def _metric_order(metric: str) -> tuple[int, str]:
+    return (ALL_METRICS.index(metric) if metric in ALL_METRICS else len(ALL_METRICS), metric)
+
+
+def _empty_frame() -> PairFrame:
+    empty_i = np.zeros(0, dtype=np.int64)
+    return PairFrame(
+        question=empty_i,
+        system_a=empty_i,
+        system_b=empty_i,
+        annotator=empty_i,
+        setting=empty_i,
+        split=empty_i,
+        preference=np.zeros((0, 2)),
+        human={},
+        judge={},
+    )
+
+
+__all__ = ["Selection", "default_judge", "load_frame"]
