@@ -102,7 +102,7 @@ def load_frame(selection: Selection) -> PairFrame:
         HumanMetricScore.objects.filter(
             study_id=selection.study_id, report_id__in=report_ids
         ).values_list("annotator__pseudonym", "setting", "report_id", "metric", "value"),
-        ["annotator", "setting", "report"],
+        ["annotator", "setting"],
         pairs,
     )
     judge_name = selection.judge or default_judge(selection.study_id)
