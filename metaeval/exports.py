@@ -1,0 +1,95 @@
+"""The report dict as files: flat tables for CSV/XLSX, and a plain-text summary."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+TABLE_COLUMNS = ["table", "metric", "agreement", "tau_b", "n", "threshold", "human_tie_rate",
+                 "judge_tie_rate", "ci_agreement_low", "ci_agreement_high", "ci_tau_b_low",
+                 "ci_tau_b_high"]  # fmt: skip
+
+
+def table_rows(report: dict) -> list[dict]:
+    """Preference and metric-wise figures, one row per (table, metric)."""
+    rows = []
+    for table in ("preference", "metric_wise"):
+        for metric, fig in report.get(table, {}).items():
+            ci = fig.get("ci") or {}
+            rows.append({
+                "table": table, "metric": metric,
+                **{k: fig.get(k) for k in TABLE_COLUMNS[2:8]},
+                "ci_agreement_low": (ci.get("agreement") or [None, None])[0],
+                "ci_agreement_high": (ci.get("agreement") or [None, None])[1],
+                "ci_tau_b_low": (ci.get("tau_b") or [None, None])[0],
+                "ci_tau_b_high": (ci.get("tau_b") or [None, None])[1],
+            })  # fmt: skip
+    return rows
+
+
+def system_rows(report: dict) -> list[dict]:
+    return [dict(s) for s in report.get("system", {}).get("systems", [])]
+
+
+def _write(rows: list[dict], columns: list[str], out) -> None:
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def to_csv(report: dict) -> str:
+    buf = io.StringIO()
+    _write(table_rows(report), TABLE_COLUMNS, buf)
+    return buf.getvalue()
+
+
+def write_csv(report: dict, path: str) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        fh.write(to_csv(report))
+
+
+def write_xlsx(report: dict, path: str) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    sheets = {
+        "agreement": (table_rows(report), TABLE_COLUMNS),
+        "systems": (system_rows(report), ["system", "human_win_rate", "judge_win_rate", "n"]),
+        "iaa": ([report.get("iaa", {})], list(report.get("iaa", {}).keys())),
+    }
+    wb.remove(wb.active)
+    for name, (rows, columns) in sheets.items():
+        ws = wb.create_sheet(name)
+        ws.append(columns)
+        for row in rows:
+            ws.append([row.get(c) for c in columns])
+    wb.save(path)
+
+
+def _pct(x) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _f(x) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def as_text(report: dict) -> str:
+    """A terminal summary of the report (the JSON is the full contract)."""
+    iaa = report.get("iaa", {})
+    lines = [f"IAA strict {_pct(iaa.get('strict'))}, half credit {_pct(iaa.get('half_credit'))}"
+             f" (n={iaa.get('n')})"]  # fmt: skip
+    for table in ("preference", "metric_wise"):
+        if report.get(table):
+            lines.append(f"\n{table}: metric  agreement  tau_b  n  threshold")
+            for metric, fig in report[table].items():
+                lines.append(f"  {metric:20s} {_pct(fig['agreement']):>7s} {_f(fig['tau_b']):>6s} "
+                             f"{fig['n']!s:>6s} {_f(fig['threshold'])}")  # fmt: skip
+    system = report.get("system", {})
+    lines.append(f"\nsystem tau_b {_f(system.get('tau_b'))}")
+    for s in system.get("systems", []):
+        lines.append(f"  {s['system']:28s} human {_f(s['human_win_rate'])}"
+                     f"  judge {_f(s['judge_win_rate'])}")  # fmt: skip
+    for note in report.get("notes", []):
+        lines.append(f"note: {note}")
+    return "\n".join(lines) + "\n"

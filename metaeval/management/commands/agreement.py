@@ -1,0 +1,78 @@
+"""`manage.py agreement`: the agreement report of a study, as JSON, CSV or XLSX."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Study
+from metaeval import exports
+from metaeval.reports import (
+    CALIBRATIONS,
+    COMPAT_MODES,
+    TIE_STRATEGIES,
+    ReportOptions,
+    agreement_report,
+)
+
+
+def _names(value: str | None) -> tuple[str, ...]:
+    return tuple(s.strip() for s in (value or "").split(",") if s.strip())
+
+
+class Command(BaseCommand):
+    help = "Agreement of judges with experts for a study (METHODS §5; §6 with --compat)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", required=True, help="study name or id")
+        parser.add_argument("--setting", choices=["assigned", "near_expert", "deep_expert"])
+        parser.add_argument("--systems", help="comma-separated: keep pairs of these systems")
+        parser.add_argument("--exclude-systems", help="comma-separated: drop pairs with these")
+        parser.add_argument("--expert-agreed", action="store_true")
+        parser.add_argument("--judge")
+        parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
+        parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
+        parser.add_argument("--calibrate-on", choices=["assigned", "near_expert", "deep_expert"])
+        parser.add_argument("--bootstrap", type=int, default=0, metavar="N")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--compat", choices=COMPAT_MODES)
+        out = parser.add_mutually_exclusive_group()
+        out.add_argument("--json", action="store_true", help="print the report as JSON")
+        out.add_argument("--csv", metavar="FILE", help="write the tables as CSV")
+        out.add_argument("--xlsx", metavar="FILE", help="write the tables as XLSX")
+
+    def handle(self, *args, **opts):
+        study = find_study(opts["study"])
+        try:
+            options = ReportOptions(
+                settings=(opts["setting"],) if opts["setting"] else (),
+                systems=_names(opts["systems"]),
+                exclude_systems=_names(opts["exclude_systems"]),
+                expert_agreed=opts["expert_agreed"],
+                judge=opts["judge"],
+                ties=opts["ties"],
+                calibration=opts["calibration"],
+                calibrate_on=opts["calibrate_on"],
+                bootstrap=opts["bootstrap"],
+                seed=opts["seed"],
+                compat=opts["compat"],
+            )
+            report = agreement_report(study.pk, options)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if opts["csv"]:
+            exports.write_csv(report, opts["csv"])
+        elif opts["xlsx"]:
+            exports.write_xlsx(report, opts["xlsx"])
+        elif opts["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            self.stdout.write(exports.as_text(report))
+
+
+def find_study(value: str) -> Study:
+    study = Study.objects.filter(name=value).first()
+    if study is None and value.isdigit():
+        study = Study.objects.filter(pk=int(value)).first()
+    if study is None:
+        raise CommandError(f"--study: no study named {value!r}")
+    return study

@@ -1,0 +1,449 @@
+"""The agreement report: one dict, the JSON contract every view, API and export presents.
+
+Data flows one way (ARCHITECTURE.md): :mod:`metaeval.data` loads a :class:`PairFrame`,
+:mod:`metaeval.stats` computes, this module shapes. Without ``compat`` every figure follows
+METHODS §5; with ``compat="scholarqa-cs2"`` the figures come from :mod:`metaeval.compat`
+and ``notes`` lists each quirk that changed a figure with the default figure beside it.
+
+Shape (issue 3)::
+
+    {"selection": {...}, "iaa": {"strict", "half_credit", "n", "cohen_kappa",
+     "fleiss_kappa", "krippendorff_alpha"}, "preference": {METRIC: {"agreement", "tau_b",
+     "n", "threshold", "human_tie_rate", "judge_tie_rate", "ci"?}}, "metric_wise": {...},
+     "system": {"tau_b", "systems": [{"system", "human_win_rate", "judge_win_rate", "n"}]},
+     "notes": [...]}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import compat as compat_mode
+from .frame import METRICS, PairFrame
+from .stats import iaa as iaa_stats
+from .stats.calibration import MATCH_RATE, MAX_ACCURACY, calibrate
+from .stats.decisions import score_decisions, tie_rate
+from .stats.kendall import pair_counts, tau_b_from_counts
+from .stats.system import system_tau_b, win_rates
+
+CALIBRATIONS = {"match-rate": MATCH_RATE, "max-accuracy": MAX_ACCURACY}
+TIE_STRATEGIES = ("threshold", "partial", "exclude")
+COMPAT_MODES = ("scholarqa-cs2",)
+PREFERENCE = "preference"
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Everything that selects or changes a figure; part of every report's ``selection``."""
+
+    settings: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
+    exclude_systems: tuple[str, ...] = ()
+    expert_agreed: bool = False
+    judge: str | None = None
+    ties: str = "threshold"
+    calibration: str = "match-rate"
+    calibrate_on: str | None = None
+    bootstrap: int = 0
+    seed: int = 0
+    compat: str | None = None
+
+    def __post_init__(self):
+        if self.ties not in TIE_STRATEGIES:
+            raise ValueError(f"ties: {self.ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(
+                f"calibration: {self.calibration!r} is not one of {', '.join(CALIBRATIONS)}"
+            )
+        if self.compat is not None and self.compat not in COMPAT_MODES:
+            raise ValueError(f"compat: {self.compat!r} is not one of {', '.join(COMPAT_MODES)}")
+        if self.bootstrap < 0:
+            raise ValueError("bootstrap: the number of rounds cannot be negative")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ReportOptions:
+        """Options from JSON/query data; unknown keys are an error naming the key."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
+        values = dict(data)
+        for key in ("settings", "systems", "exclude_systems"):
+            if key in values:
+                raw = values[key]
+                if isinstance(raw, str):
+                    raw = [s for s in raw.split(",") if s.strip()]
+                values[key] = tuple(str(s).strip() for s in raw)
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _num(x) -> float | None:
+    """JSON-safe float: NaN (undefined) becomes None."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _present(pair_scores: np.ndarray) -> np.ndarray:
+    return ~np.isnan(pair_scores).any(axis=1)
+
+
+def _medal_decisions(frame: PairFrame) -> np.ndarray:
+    return score_decisions(frame.preference[:, 0], frame.preference[:, 1], 0.0)
+
+
+def _comparison_codes(frame: PairFrame) -> np.ndarray:
+    """One integer per comparison (setting, question, system A, system B)."""
+    keys = np.stack([frame.setting, frame.question, frame.system_a, frame.system_b], axis=1)
+    _, codes = np.unique(keys, axis=0, return_inverse=True)
+    return codes.ravel()
+
+
+def expert_agreed_rows(frame: PairFrame, human: np.ndarray) -> np.ndarray:
+    """Indices of one row per comparison whose ≥ 2 judgments all agree (METHODS §5)."""
+    if len(frame) == 0:
+        return np.zeros(0, dtype=np.int64)
+    codes = _comparison_codes(frame)
+    n = np.bincount(codes)
+    lo = np.full(n.size, 2, dtype=np.int64)
+    hi = np.full(n.size, -2, dtype=np.int64)
+    np.minimum.at(lo, codes, human.astype(np.int64))
+    np.maximum.at(hi, codes, human.astype(np.int64))
+    agreed = (n >= 2) & (lo == hi)
+    _, first = np.unique(codes, return_index=True)
+    return np.sort(first[agreed[codes[first]]])
+
+
+@dataclass
+class _Signal:
+    """One comparison of a human signal with one judge metric, with its figures."""
+
+    human: np.ndarray
+    score_a: np.ndarray
+    score_b: np.ndarray
+    clusters: np.ndarray
+    fit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    figures: dict = field(default_factory=dict)
+
+
+def _compare(signal: _Signal, options: ReportOptions) -> dict:
+    """Calibrate, decide and score one signal (METHODS §5 Agreement, Kendall τ-b)."""
+    h, a, b = signal.human, signal.score_a, signal.score_b
+    if options.ties == "exclude":
+        keep = h != 0
+        h, a, b, signal.clusters = h[keep], a[keep], b[keep], signal.clusters[keep]
+        signal.human, signal.score_a, signal.score_b = h, a, b
+    if h.size == 0:
+        return {"agreement": None, "tau_b": None, "n": 0, "threshold": None,
+                "human_tie_rate": None, "judge_tie_rate": None}  # fmt: skip
+    if options.ties == "partial":
+        threshold = 0.0
+    else:
+        fh, fa, fb = signal.fit if signal.fit is not None else (h, a, b)
+        if options.ties == "exclude":
+            keep = fh != 0
+            fh, fa, fb = fh[keep], fa[keep], fb[keep]
+        threshold = calibrate(fh, fa, fb, method=CALIBRATIONS[options.calibration]).threshold
+        if math.isnan(threshold):
+            threshold = 0.0
+    judge = score_decisions(a, b, threshold)
+    counts = pair_counts(h, judge)
+    if options.ties == "partial":
+        credit = np.where(h == judge, 1.0, np.where((h == 0) ^ (judge == 0), 0.5, 0.0))
+    else:
+        credit = (h == judge).astype(float)
+    signal.figures = {"credit": credit, "judge": judge}
+    return {
+        "agreement": _num(credit.mean()),
+        "tau_b": _num(tau_b_from_counts(counts)),
+        "n": int(h.size),
+        "threshold": _num(threshold),
+        "human_tie_rate": _num(tie_rate(h)),
+        "judge_tie_rate": _num(tie_rate(judge)),
+    }
+
+
+def _signals(frame: PairFrame, options: ReportOptions, calib: PairFrame | None) -> dict:
+    """The human-vs-judge signals of the report: {table: {metric: _Signal}}."""
+    out: dict[str, dict[str, _Signal]] = {PREFERENCE: {}, "metric_wise": {}}
+    medals = _medal_decisions(frame)
+    calib_medals = _medal_decisions(calib) if calib is not None else None
+    for metric in METRICS:
+        judge = frame.judge.get(metric)
+        if judge is None:
+            continue
+        for table, human_scores, calib_scores in (
+            (PREFERENCE, None, None),
+            ("metric_wise", frame.human.get(metric), calib.human.get(metric) if calib else None),
+        ):
+            if table == "metric_wise" and human_scores is None:
+                continue
+            rows = _present(judge)
+            if human_scores is not None:
+                rows &= _present(human_scores)
+                human = score_decisions(human_scores[rows, 0], human_scores[rows, 1], 0.0)
+            else:
+                human = medals[rows]
+            if not rows.any():
+                continue
+            fit = None
+            if calib is not None and metric in calib.judge:
+                cj = calib.judge[metric]
+                crow = _present(cj)
+                if calib_scores is not None:
+                    crow &= _present(calib_scores)
+                    ch = score_decisions(calib_scores[crow, 0], calib_scores[crow, 1], 0.0)
+                elif calib_scores is None and table == PREFERENCE:
+                    ch = calib_medals[crow]
+                else:
+                    crow[:] = False
+                    ch = np.zeros(0, dtype=np.int8)
+                if crow.any():
+                    fit = (ch, cj[crow, 0], cj[crow, 1])
+            out[table][metric] = _Signal(
+                human, judge[rows, 0], judge[rows, 1], frame.question[rows], fit
+            )
+    return out
+
+
+def _system_block(frame: PairFrame, threshold: float | None) -> dict:
+    """Per-system win rates, human vs judge overall at its threshold; τ-b (METHODS §5)."""
+    judge = frame.judge.get("overall")
+    if judge is None or len(frame) == 0:
+        return {"tau_b": None, "systems": []}
+    rows = _present(judge)
+    sa, sb = frame.system_a[rows], frame.system_b[rows]
+    n_systems = len(frame.systems)
+    human = win_rates(sa, sb, _medal_decisions(frame)[rows], n_systems)
+    t = threshold or 0.0
+    judged = win_rates(sa, sb, score_decisions(judge[rows, 0], judge[rows, 1], t), n_systems)
+    counts = np.bincount(sa, minlength=n_systems) + np.bincount(sb, minlength=n_systems)
+    systems = [
+        {
+            "system": name,
+            "human_win_rate": _num(human[i]),
+            "judge_win_rate": _num(judged[i]),
+            "n": int(counts[i]),
+        }  # fmt: skip
+        for i, name in enumerate(frame.systems)
+        if counts[i]
+    ]
+    systems.sort(key=lambda s: -(s["human_win_rate"] or 0))
+    tau = system_tau_b(human, judged).statistic if len(systems) >= 2 else float("nan")
+    return {"tau_b": _num(tau), "systems": systems}
+
+
+def _iaa_block(frame: PairFrame) -> dict:
+    """IAA over comparisons with ≥ 2 judgments, all annotator pairs (METHODS §5)."""
+    empty = {"strict": None, "half_credit": None, "n": 0, "n_pairs": 0, "cohen_kappa": None,
+             "fleiss_kappa": None, "krippendorff_alpha": None}  # fmt: skip
+    if len(frame) == 0:
+        return empty
+    labels, _, annotators = iaa_stats.label_matrix(
+        _comparison_codes(frame).tolist(), frame.annotator.tolist(), _medal_decisions(frame)
+    )
+    agreement = iaa_stats.pairwise_agreement(labels)
+    if agreement.n_pairs == 0:
+        return empty
+    multi = labels[(~np.isnan(labels)).sum(axis=1) >= 2]
+    cohen = iaa_stats.cohen_kappa(multi).value if len(annotators) == 2 else float("nan")
+    fleiss = iaa_stats.fleiss_kappa(multi, unequal="generalized").value
+    alpha = iaa_stats.krippendorff_alpha(multi, "nominal").value
+    return {
+        "strict": _num(agreement.strict),
+        "half_credit": _num(agreement.half_credit),
+        "n": agreement.n_items,
+        "n_pairs": agreement.n_pairs,
+        "cohen_kappa": _num(cohen),
+        "fleiss_kappa": _num(fleiss),
+        "krippendorff_alpha": _num(alpha),
+    }
+
+
+# ----------------------------------------------------------------------------- builders
+
+
+def build_report(
+    frame: PairFrame,
+    options: ReportOptions,
+    *,
+    calibration_frame: PairFrame | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """The report dict for ``frame`` (already restricted to the selection's settings).
+
+    ``calibration_frame``: rows of ``--calibrate-on`` (cross-fitted thresholds).
+    """
+    if options.compat:
+        return _compat_report(frame, options)
+    notes: list[str] = []
+    iaa = _iaa_block(frame)
+    if iaa["n"] == 0:
+        notes.append("No IAA: no comparison has two or more judgments.")
+    analysed = frame
+    if options.expert_agreed:
+        analysed = frame.take(expert_agreed_rows(frame, _medal_decisions(frame)))
+        notes.append(
+            f"Expert-agreed subset: {len(analysed)} comparisons whose judgments all agree, "
+            "each counted once."
+        )
+    signals = _signals(analysed, options, calibration_frame)
+    tables = {
+        table: {metric: _compare(sig, options) for metric, sig in by_metric.items()}
+        for table, by_metric in signals.items()
+    }
+    overall = tables[PREFERENCE].get("overall", {})
+    system = _system_block(analysed, overall.get("threshold"))
+    if options.bootstrap:
+        from .uncertainty import add_confidence_intervals
+
+        add_confidence_intervals(tables, system, signals, analysed, options, progress)
+    return {
+        "selection": _selection(frame, options),
+        "iaa": iaa,
+        "preference": tables[PREFERENCE],
+        "metric_wise": tables["metric_wise"],
+        "system": system,
+        "notes": notes,
+    }
+
+
+def _selection(frame: PairFrame, options: ReportOptions) -> dict:
+    return {
+        **options.to_dict(),
+        "n_judgments": len(frame),
+        "n_questions": int(np.unique(frame.question).size),
+        "n_annotators": int(np.unique(frame.annotator).size),
+        "systems_present": sorted(
+            {frame.systems[i] for i in np.concatenate([frame.system_a, frame.system_b])}
+        ),
+        "settings_present": sorted({frame.settings[i] for i in np.unique(frame.setting)}),
+    }
+
+
+def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
+    """ScholarQA-CS2 compatibility mode (METHODS §6): figures as the released script."""
+    present = sorted({frame.settings[i] for i in np.unique(frame.setting)})
+    if options.settings:
+        setting = options.settings[0]
+    elif "assigned" in present:
+        setting = "assigned"
+    elif present:
+        setting = present[0]
+    else:
+        setting = "assigned"
+    subset = compat_mode.EXPERT_AGREED if options.expert_agreed else compat_mode.ALL
+    args = dict(subset=subset, exclude_systems=options.exclude_systems,
+                only_systems=options.systems)  # fmt: skip
+    report = {"selection": _selection(frame, options), "notes": []}
+    if len(frame) == 0:
+        report.update(iaa=_iaa_block(frame), preference={}, metric_wise={},
+                      system={"tau_b": None, "systems": []})  # fmt: skip
+        return report
+
+    def rows(table) -> dict:
+        return {
+            r.metric: {
+                "agreement": _num(r.agreement),
+                "tau_b": _num(r.tau_b),
+                "n": _num(r.n),
+                "threshold": _num(r.threshold),
+            }  # fmt: skip
+            for r in table.rows
+        }
+
+    report["preference"] = rows(compat_mode.compat_preference_table(frame, setting, **args))
+    report["metric_wise"] = rows(compat_mode.compat_metric_wise_table(frame, setting, **args))
+    tau = compat_mode.compat_system_tau(frame, setting, **args)
+    report["system"] = {
+        "tau_b": _num(tau.tau_b),
+        "per_slot": [_num(t) for t in tau.per_slot],
+        "systems": sorted(
+            (
+                {
+                    "system": s,
+                    "human_win_rate": _num(tau.human_rates[s]),
+                    "judge_win_rate": _num(tau.judge_rates.get(s)),
+                }  # fmt: skip
+                for s in tau.human_rates
+            ),
+            key=lambda s: -(s["human_win_rate"] or 0),
+        ),
+    }
+    if subset == compat_mode.ALL:
+        iaa = compat_mode.compat_iaa(
+            frame, setting, exclude_systems=options.exclude_systems, only_systems=options.systems
+        )
+        report["iaa"] = {"strict": _num(iaa.strict), "half_credit": _num(iaa.half_credit),
+                         "n": iaa.n, "cohen_kappa": None, "krippendorff_alpha": None}  # fmt: skip
+    else:
+        report["iaa"] = {"strict": None, "half_credit": None, "n": 0, "cohen_kappa": None,
+                         "krippendorff_alpha": None}  # fmt: skip
+    report["selection"]["compat_setting"] = setting
+    report["notes"] = [
+        {
+            "quirk": d.quirk,
+            "reason": d.reason,
+            "figure": d.figure,
+            "compat": _num(d.compat),
+            "without_quirk": _num(d.without_quirk),
+            "default": _num(d.default),
+        }  # fmt: skip
+        for d in compat_mode.differences(frame, setting, **args)
+    ]
+    return report
+
+
+def agreement_report(
+    study_id: int, options: ReportOptions, progress: Progress | None = None
+) -> dict:
+    """Load the selection from the database and build its report (command, API, pages)."""
+    from .data import Selection, load_frame  # Django-dependent: imported where needed
+
+    settings = tuple(options.settings)
+    load_settings = settings + (
+        (options.calibrate_on,) if settings and options.calibrate_on else ()
+    )
+    exclude = () if options.compat else options.exclude_systems
+    only = () if options.compat else options.systems
+    frame = load_frame(
+        Selection(
+            study_id,
+            settings=load_settings or None,
+            judge=options.judge,
+            systems=only or None,
+            exclude_systems=exclude,
+        )  # fmt: skip
+    )
+    calib = None
+    if options.calibrate_on and not options.compat:
+        if options.calibrate_on not in frame.settings:
+            raise ValueError(f"calibrate_on: no judgment in setting {options.calibrate_on!r}")
+        code = frame.settings.index(options.calibrate_on)
+        calib = frame.take(frame.setting == code)
+    if settings:
+        codes = [frame.settings.index(s) for s in settings if s in frame.settings]
+        frame = frame.take(np.isin(frame.setting, codes))
+    report = build_report(frame, options, calibration_frame=calib, progress=progress)
+    report["selection"]["study_id"] = study_id
+    report["selection"]["judge"] = options.judge or _judge_name(study_id)
+    return report
+
+
+def _judge_name(study_id: int) -> str | None:
+    from .data import default_judge
+
+    return default_judge(study_id)
