@@ -42,3 +42,27 @@ def system_tau_b(human_rates, judge_rates, *, nan_policy: str = "omit") -> Kenda
     Pass ``'propagate'`` or ``'raise'`` to be strict.
     """
     return tau_b_scores(human_rates, judge_rates, nan_policy=nan_policy)
+
+
+def tau_b_rows(x, y) -> np.ndarray:
+    """Kendall τ-b of each row of ``x`` with the same row of ``y`` (R × S → R), vectorised.
+
+    τ-b = (C − D) / √((P − T_x)(P − T_y)) over the P = S(S−1)/2 pairs of columns, T_x / T_y
+    the pairs tied in x / y (Kendall 1945); the same statistic as ``scipy.stats.kendalltau``
+    variant 'b' for each row, used for the bootstrap of the system-level τ. Columns with a
+    NaN in a row are left out of that row (``nan_policy='omit'`` per row).
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 2:
+        raise ValueError("x and y must be 2-D arrays of the same shape")
+    i, j = np.triu_indices(x.shape[1], k=1)
+    dx = np.sign(x[:, i] - x[:, j])
+    dy = np.sign(y[:, i] - y[:, j])
+    valid = ~(np.isnan(dx) | np.isnan(dy))
+    dx, dy = np.where(valid, dx, 0.0), np.where(valid, dy, 0.0)
+    s = (dx * dy).sum(axis=1)
+    nx = (valid & (dx != 0)).sum(axis=1)
+    ny = (valid & (dy != 0)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((nx > 0) & (ny > 0), s / np.sqrt(nx * ny.astype(float)), np.nan)

@@ -134,3 +134,33 @@ def test_compat_report_shows_the_published_figures(scholarqa_dir):
     assert report["notes"]
     assert {"quirk", "figure", "compat", "default"} <= set(report["notes"][0])
     assert any(n["quirk"] == "iaa_per_question" for n in report["notes"])
+
+
+def test_bootstrap_adds_intervals_that_contain_the_estimate():
+    rng = np.random.default_rng(3)
+    base = tiny_frame()
+    # 40 questions: the tiny frame repeated with noisy judge scores
+    frames = []
+    for q in range(40):
+        f = base.take(np.arange(len(base)))
+        f.question = np.full(len(f), q)
+        f.judge = {
+            "overall": base.judge["overall"] + rng.normal(0, 0.2, base.judge["overall"].shape)
+        }
+        frames.append(f)
+    frame = base.take(np.arange(len(base)))
+    for name in ("question", "system_a", "system_b", "annotator", "setting", "split", "preference"):
+        setattr(frame, name, np.concatenate([getattr(f, name) for f in frames]))
+    frame.judge = {"overall": np.concatenate([f.judge["overall"] for f in frames])}
+    frame.questions = [f"q{q}" for q in range(40)]
+    report = build_report(frame, ReportOptions(bootstrap=300, seed=1))
+    overall = report["preference"]["overall"]
+    lo, hi = overall["ci"]["agreement"]
+    assert lo <= overall["agreement"] <= hi and lo < hi
+    lo, hi = overall["ci"]["tau_b"]
+    assert lo <= overall["tau_b"] <= hi
+    lo, hi = report["system"]["ci"]["tau_b"]
+    assert -1 <= lo <= hi <= 1
+    # same seed, same intervals; another seed, other intervals
+    again = build_report(frame, ReportOptions(bootstrap=300, seed=1))
+    assert again["preference"]["overall"]["ci"] == overall["ci"]

@@ -1,0 +1,97 @@
+"""Confidence intervals for a report: one cluster bootstrap over questions (METHODS §5).
+
+Every figure of the report is a function of per-question sums (pair-count categories for
+agreement and τ-b; per-system points and games for the win rates), so each bootstrap
+round is a matrix product of question multiplicities with those sums
+(:func:`metaeval.stats.bootstrap.bootstrap_from_cluster_sums`). Thresholds stay at their
+calibrated values: the interval is for the agreement at that threshold, not for the
+calibration procedure (documented in the report notes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .frame import PairFrame
+from .stats.bootstrap import PAIR_COUNT_STATISTICS, bootstrap_from_cluster_sums, pair_count_rows
+from .stats.decisions import score_decisions
+from .stats.system import tau_b_rows
+
+
+def _per_question(question: np.ndarray, values: np.ndarray, n_questions: int) -> np.ndarray:
+    return np.stack(
+        [np.bincount(question, values[:, j], n_questions) for j in range(values.shape[1])], 1
+    )
+
+
+def add_confidence_intervals(tables, system, signals, frame: PairFrame, options, progress=None):
+    """Add ``ci`` = {"agreement": [lo, hi], "tau_b": [lo, hi]} to every figure, in place."""
+    n_q = len(frame.questions)
+    blocks, names = [], []
+    agree_stat = PAIR_COUNT_STATISTICS["partial" if options.ties == "partial" else "agreement"]
+    for table, by_metric in signals.items():
+        for metric, sig in by_metric.items():
+            judge = sig.figures.get("judge")
+            if judge is None:
+                continue
+            rows = pair_count_rows(sig.human, judge)
+            blocks.append(_per_question(sig.clusters, rows, n_q))
+            names.append((table, metric))
+    n_sys = len(frame.systems)
+    sys_cols = 0
+    threshold = (tables.get("preference", {}).get("overall") or {}).get("threshold")
+    if "overall" in frame.judge and system.get("systems"):
+        judge = frame.judge["overall"]
+        rows = ~np.isnan(judge).any(axis=1)
+        human_d = score_decisions(frame.preference[rows, 0], frame.preference[rows, 1])
+        judge_d = score_decisions(judge[rows, 0], judge[rows, 1], threshold or 0.0)
+        sa, sb, q = frame.system_a[rows], frame.system_b[rows], frame.question[rows]
+        cols = []
+        for d in (human_d.astype(float), judge_d.astype(float)):
+            pts = np.zeros((rows.sum(), n_sys))
+            pts[np.arange(len(sa)), sa] += (1 + d) / 2
+            pts[np.arange(len(sb)), sb] += (1 - d) / 2
+            cols.append(_per_question(q, pts, n_q))
+        games = np.zeros((rows.sum(), n_sys))
+        games[np.arange(len(sa)), sa] += 1
+        games[np.arange(len(sb)), sb] += 1
+        cols.append(_per_question(q, games, n_q))
+        blocks.append(np.concatenate(cols, axis=1))
+        sys_cols = 3 * n_sys
+    if not blocks:
+        return
+    sums = np.concatenate(blocks, axis=1)
+    n_pair = len(names)
+
+    def statistic(totals: np.ndarray) -> np.ndarray:
+        out = []
+        for i in range(n_pair):
+            t = totals[:, 5 * i : 5 * i + 5]
+            out += [agree_stat(t), PAIR_COUNT_STATISTICS["tau_b"](t)]
+        if sys_cols:
+            s = totals[:, 5 * n_pair :]
+            h, j, g = s[:, :n_sys], s[:, n_sys : 2 * n_sys], s[:, 2 * n_sys :]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out.append(tau_b_rows(h / g, j / g))
+        return np.stack(out, axis=1)
+
+    if progress:
+        progress(0.05)
+    result = bootstrap_from_cluster_sums(sums, statistic, options.bootstrap, options.seed)
+    if progress:
+        progress(0.95)
+    for i, (table, metric) in enumerate(names):
+        tables[table][metric]["ci"] = {
+            "agreement": _interval(result, 2 * i),
+            "tau_b": _interval(result, 2 * i + 1),
+            "rounds": options.bootstrap,
+            "level": 0.95,
+        }
+    if sys_cols:
+        system["ci"] = {"tau_b": _interval(result, 2 * n_pair), "rounds": options.bootstrap,
+                        "level": 0.95}  # fmt: skip
+
+
+def _interval(result, k: int) -> list[float | None]:
+    lo, hi = float(result.low[k]), float(result.high[k])
+    return [None if np.isnan(lo) else lo, None if np.isnan(hi) else hi]
