@@ -50,3 +50,86 @@ def annotator_user(db):
 @pytest.fixture
 def other_annotator_user(db):
     return make_user("annotator_other", "annotator", annotator=True)
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db, settings):
+    """A real Celery worker on Redis, in its own process, on the test database.
+
+    Needs PostgreSQL (the worker must see committed rows of the test database; SQLite
+    tests use an in-memory database no other process can open) and a broker URL in
+    CONCORD_TEST_BROKER_URL. Skipped locally without them; under CI=true a missing
+    broker is a failure, not a skip.
+    """
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from django.db import connection
+
+    from concord.celery import app
+
+    broker = os.environ.get("CONCORD_TEST_BROKER_URL")
+    vendor = connection.vendor
+    if not broker or vendor != "postgresql":
+        if os.environ.get("CI") == "true" and vendor == "postgresql":
+            pytest.fail("CONCORD_TEST_BROKER_URL is not set: the worker tests need Redis")
+        pytest.skip("a real worker needs PostgreSQL and CONCORD_TEST_BROKER_URL")
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker}
+    import redis
+
+    redis.Redis.from_url(broker).flushdb()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "concord",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "--loglevel=warning",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],  # fmt: skip
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+
+    def reset_connections():
+        # Celery caches its connection pools and result backend at first use; an eager
+        # test earlier in the session would leave them pointing at no broker.
+        app._pool = None
+        app.amqp._producer_pool = None
+        app._local.__dict__.pop("backend", None)
+
+    saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager")}
+    app.conf.update(broker_url=broker, result_backend=broker, task_always_eager=False)
+    reset_connections()
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    app.connection_for_write().ensure_connection(max_retries=3)
+    # wait until the worker answers a ping
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if app.control.ping(timeout=1.0):
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {proc.returncode}")
+    else:
+        proc.kill()
+        pytest.fail("the Celery worker did not answer within 60 s")
+    try:
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        app.conf.update(**saved)
+        reset_connections()

@@ -168,9 +168,7 @@ def calibrate_max_accuracy(human, score_a, score_b, candidates=None) -> Calibrat
     )
 
 
-def calibrate(
-    human, score_a, score_b, method: str = MATCH_RATE, candidates=None
-) -> Calibration:
+def calibrate(human, score_a, score_b, method: str = MATCH_RATE, candidates=None) -> Calibration:
     """Calibrate a threshold for ``score_a``/``score_b`` against ``human`` decisions.
 
     ``match_rate`` targets the tie rate of ``human`` pooled over the same judgments

@@ -105,9 +105,7 @@ def ranking_to_pairs(
             raise ValueError(f"ranking_to_pairs: medal of {key!r} is NaN")
         values[key] = v
     keys = sorted(values)
-    return [
-        (ka, kb, int(np.sign(values[ka] - values[kb]))) for ka, kb in combinations(keys, 2)
-    ]
+    return [(ka, kb, int(np.sign(values[ka] - values[kb]))) for ka, kb in combinations(keys, 2)]
 
 
 def orient(decisions, flip_mask) -> np.ndarray:

@@ -35,7 +35,7 @@ def build(n_questions: int, medals_by_annotator: dict[str, tuple[str, str, str]]
             name: Report.objects.create(question=question, system=system)
             for name, system in systems.items()
         }
-        for i, (name, report) in enumerate(reports.items()):
+        for i, report in enumerate(reports.values()):
             # judge overall: gamma 0.9, alpha 0.5, beta 0.1 (+ q offset, irrelevant to order)
             JudgeScore.objects.create(
                 judge=judge, report=report, metric="overall", value=0.9 - 0.4 * i

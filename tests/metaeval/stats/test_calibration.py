@@ -105,7 +105,7 @@ def _dense_grid(a, b):
     return np.concatenate((c, mids, [c[-1] + 1.0]))
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(judged_pairs(min_size=1))
 def test_match_rate_is_optimal_against_brute_force(data):
     human, a, b = data
@@ -116,7 +116,7 @@ def test_match_rate_is_optimal_against_brute_force(data):
     assert _brute_match_rate(human, a, b, _dense_grid(a, b))[0] == dist
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(judged_pairs(min_size=1))
 def test_max_accuracy_is_optimal_against_brute_force(data):
     human, a, b = data
@@ -127,6 +127,7 @@ def test_max_accuracy_is_optimal_against_brute_force(data):
     assert _brute_max_accuracy(human, a, b, _dense_grid(a, b))[0] == agree
 
 
+@settings(deadline=None)
 @given(judged_pairs(min_size=1, score=grid_score))
 def test_calibration_is_orientation_free(data):
     human, a, b = data

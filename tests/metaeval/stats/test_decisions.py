@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from metaeval.stats.decisions import (
     as_decisions,
@@ -77,6 +77,7 @@ def test_tie_rate():
     assert tie_rate([0, 1, 0, -1]) == 0.5
 
 
+@settings(deadline=None)
 @given(judged_pairs())
 def test_swapping_columns_negates_decisions(data):
     _, a, b = data

@@ -1,10 +1,9 @@
-import itertools
 import math
 
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given
+from hypothesis import given, settings
 
 from metaeval.stats.kendall import (
     PairCounts,
@@ -43,12 +42,15 @@ def _brute_force_tau_b(human, judge):
     """Kendall's τ-b from its definition, over the pairs of reports the annotators judged.
 
     Each judgment i is the pair (report A_i, report B_i); the human orders it by h_i,
-    the judge by m_i. Built with scipy on each pair on its own (two items, a fixed
-    reference 0 for report B), so it shares no code with pair_counts.
+    the judge by m_i (each a two-item ranking, report B fixed at rank 0); it shares
+    no code with pair_counts.
     """
     con = dis = x_untied = y_untied = 0
     for h, m in zip(human, judge, strict=True):
-        x, y = np.sign([h, 0][0] - 0), np.sign([m, 0][0] - 0)
+        human_rank = {"A": int(h), "B": 0}  # the human's ordering of the two reports
+        judge_rank = {"A": int(m), "B": 0}
+        x = np.sign(human_rank["A"] - human_rank["B"])
+        y = np.sign(judge_rank["A"] - judge_rank["B"])
         x_untied += x != 0
         y_untied += y != 0
         if x and y:
@@ -59,12 +61,14 @@ def _brute_force_tau_b(human, judge):
     return (con - dis) / math.sqrt(x_untied * y_untied)
 
 
+@settings(deadline=None)
 @given(decision_arrays())
 def test_tau_b_matches_definition(data):
     h, m = data
     assert np.allclose(tau_b_decisions(h, m), _brute_force_tau_b(h, m), equal_nan=True)
 
 
+@settings(deadline=None)
 @given(decision_arrays(n_min=1, n_max=1))
 def test_tau_b_single_judgment_equals_scipy_with_fixed_reference(data):
     # True identity: one judgment = one pair of items (A, B); scipy's τ-b over the
@@ -87,6 +91,7 @@ def test_tau_b_is_not_scipy_over_the_decision_vectors():
     assert sp == pytest.approx(2 / math.sqrt(6))
 
 
+@settings(deadline=None)
 @given(decision_arrays())
 def test_tau_b_orientation_free(data):
     h, m = data
@@ -94,6 +99,7 @@ def test_tau_b_orientation_free(data):
     assert pair_counts(h, m) == pair_counts(-h, -m)
 
 
+@settings(deadline=None)
 @given(decision_arrays())
 def test_counts_partition_and_add(data):
     h, m = data
@@ -111,8 +117,3 @@ def test_tau_b_scores_is_scipy_and_handles_nan():
     r = tau_b_scores([1, 2, np.nan, 3], [1, 3, 5, 2], nan_policy="omit")
     assert r.statistic == pytest.approx(1 / 3) and r.n == 3
     assert math.isnan(tau_b_scores([1], [2]).statistic)
-
-
-def test_every_pair_in_brute_force_is_enumerated():
-    # Guard the brute force itself: itertools agrees on N(N-1)/2 for scipy's view.
-    assert len(list(itertools.combinations(range(4), 2))) == 6

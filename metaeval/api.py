@@ -1,0 +1,106 @@
+"""Agreement reports over the API: the same dict as the command and the pages."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import roles
+from annotation.models import Study
+
+from .models import ReportRun
+from .reports import ReportOptions, agreement_report
+from .tasks import start_report
+
+OPTION_PARAMS = [
+    OpenApiParameter(name, OpenApiTypes.STR, description=desc)
+    for name, desc in [
+        ("settings", "comma-separated settings (assigned, near_expert, deep_expert)"),
+        ("systems", "comma-separated: keep pairs of these systems only"),
+        ("exclude_systems", "comma-separated: drop pairs with these systems"),
+        ("expert_agreed", "true: only comparisons whose judgments all agree"),
+        ("judge", "judge name (default: the judge with most scores)"),
+        ("ties", "threshold | partial | exclude"),
+        ("calibration", "match-rate | max-accuracy"),
+        ("calibrate_on", "setting to calibrate thresholds on"),
+        ("bootstrap", "number of bootstrap rounds (0: none)"),
+        ("seed", "bootstrap seed"),
+        ("compat", "scholarqa-cs2"),
+    ]
+]
+
+
+def _require_researcher(request) -> None:
+    if not roles.is_researcher(request.user):
+        raise PermissionDenied("Agreement reports are for researchers and admins.")
+
+
+def options_from(data) -> ReportOptions:
+    """Parse query/JSON options; a bad value is a 400 naming the option."""
+    values = {}
+    for key, raw in data.items():
+        if key in {"expert_agreed"}:
+            values[key] = str(raw).lower() in {"1", "true", "yes", "on"}
+        elif key in {"bootstrap", "seed"}:
+            try:
+                values[key] = int(raw)
+            except (TypeError, ValueError):
+                raise ValidationError({key: f"{raw!r} is not a whole number"}) from None
+        elif key in {"format"}:
+            continue
+        else:
+            values[key] = raw if raw != "" else None
+    try:
+        return ReportOptions.from_dict(values)
+    except (ValueError, TypeError) as exc:
+        raise ValidationError({"options": str(exc)}) from exc
+
+
+class AgreementView(APIView):
+    """GET: the agreement report of a study, computed now."""
+
+    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, study_id: int):
+        _require_researcher(request)
+        study = get_object_or_404(Study, pk=study_id)
+        try:
+            return Response(agreement_report(study.pk, options_from(request.query_params)))
+        except ValueError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+
+
+class ReportRunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReportRun
+        fields = ["id", "study", "options", "status", "progress", "result", "error",
+                  "created_at", "finished_at"]  # fmt: skip
+        read_only_fields = fields
+
+
+class ReportRunStartSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    options = serializers.DictField(required=False)
+
+
+class ReportRunListView(APIView):
+    """POST: start a report as a Celery task (for bootstrap runs); poll the run's URL."""
+
+    @extend_schema(request=ReportRunStartSerializer, responses={202: ReportRunSerializer})
+    def post(self, request):
+        _require_researcher(request)
+        body = ReportRunStartSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        study = get_object_or_404(Study, pk=body.validated_data["study"])
+        options = options_from(body.validated_data.get("options") or {})
+        run = start_report(study, options, request.user)
+        return Response(ReportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReportRunDetailView(APIView):
+    @extend_schema(responses={200: ReportRunSerializer})
+    def get(self, request, run_id: int):
+        _require_researcher(request)
+        return Response(ReportRunSerializer(get_object_or_404(ReportRun, pk=run_id)).data)

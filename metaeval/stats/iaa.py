@@ -1,0 +1,305 @@
+"""Inter-annotator agreement (METHODS §5 "IAA").
+
+Input shape: a *label matrix*, float array ``items × annotators`` with NaN where an
+annotator did not label an item (build one from ``(item, annotator, label)`` triples
+with :func:`label_matrix`). Columns may be persons or annotator *slots* (first / second
+annotator of an item), which is what two-rater statistics such as Cohen's κ need.
+Labels are numbers: decisions in {-1, 0, +1}, 0–4 coverage, Likert points, scores.
+
+Only items with at least two labels carry IAA information; an input where no item has
+two labels (a single annotator, for instance) gives ``NaN`` with ``n = 0`` from every
+function here — "no IAA", never a number computed from nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+NO_IAA = float("nan")
+
+
+class PairwiseAgreement(NamedTuple):
+    """Agreement pooled over all annotator pairs of all items with ≥ 2 labels."""
+
+    strict: float  # share of pairs with equal labels
+    half_credit: float  # 1 equal, ½ exactly one tie, 0 opposite (decisions only)
+    n_items: int
+    n_pairs: int
+
+
+class KappaResult(NamedTuple):
+    """A chance-corrected coefficient, its observed / expected agreement, and n items."""
+
+    value: float
+    observed: float
+    expected: float
+    n_items: int
+
+
+class MajorityAgreement(NamedTuple):
+    """Each label vs the majority of the item's other labels (ResearchQA's 84 %)."""
+
+    value: float
+    n: int  # labels compared
+    n_no_majority: int  # labels skipped: the others had no majority
+
+
+def label_matrix(
+    items: Iterable[Hashable],
+    annotators: Iterable[Hashable],
+    labels: Iterable[float],
+    duplicates: str = "raise",
+) -> tuple[np.ndarray, list, list]:
+    """Build the ``items × annotators`` matrix from triples; returns (matrix, items, annotators).
+
+    Keys are sorted. A repeated (item, annotator) raises by default; ``duplicates="last"``
+    keeps the last one read (the ScholarQA-CS2 script's behaviour, METHODS §6.3).
+    """
+    items, annotators = list(items), list(annotators)
+    labels = np.asarray(list(labels), dtype=float)
+    if not (len(items) == len(annotators) == labels.size):
+        raise ValueError("items, annotators and labels must have the same length")
+    item_keys, annotator_keys = sorted(set(items)), sorted(set(annotators))
+    ii = {k: i for i, k in enumerate(item_keys)}
+    aa = {k: j for j, k in enumerate(annotator_keys)}
+    out = np.full((len(item_keys), len(annotator_keys)), np.nan)
+    seen = np.zeros(out.shape, dtype=bool)
+    for item, annotator, value in zip(items, annotators, labels, strict=True):
+        i, j = ii[item], aa[annotator]
+        if seen[i, j] and duplicates == "raise":
+            raise ValueError(f"duplicate label for item {item!r}, annotator {annotator!r}")
+        if duplicates not in ("raise", "last"):
+            raise ValueError("duplicates must be 'raise' or 'last'")
+        seen[i, j] = True
+        out[i, j] = value
+    return out, item_keys, annotator_keys
+
+
+def _matrix(labels) -> np.ndarray:
+    m = np.asarray(labels, dtype=float)
+    if m.ndim != 2:
+        raise ValueError("labels must be a 2-D items × annotators array (NaN = missing)")
+    return m
+
+
+def category_counts(labels) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, how many labels fall in each category: (counts items × K, categories)."""
+    m = _matrix(labels)
+    cats = np.unique(m[~np.isnan(m)])
+    counts = (
+        np.stack([(m == c).sum(axis=1) for c in cats], axis=1)
+        if cats.size
+        else (np.zeros((m.shape[0], 0), dtype=int))
+    )
+    return counts, cats
+
+
+def pairwise_agreement(labels) -> PairwiseAgreement:
+    """Strict and half-credit agreement over all annotator pairs (METHODS §5 IAA).
+
+    Per item with ``n_i >= 2`` labels there are ``n_i(n_i − 1)/2`` pairs; with
+    ``n_ik`` labels in category ``k``, ``Σ_k n_ik(n_ik − 1)/2`` of them agree. Half
+    credit (decision labels only: 0 = tie) adds ½ for each of the ``n_i0·(n_i+ + n_i−)``
+    pairs where exactly one side ties; opposite pairs score 0 and *stay* in the
+    denominator (unlike the ScholarQA-CS2 script, METHODS §6.3). Both are pooled over
+    pairs. seed 003 footnote 7 reports the two views (55.0 % strict vs 82.9 %); for
+    non-decision labels ``half_credit`` is NaN.
+    """
+    counts, cats = category_counts(labels)
+    n_i = counts.sum(axis=1)
+    keep = n_i >= 2
+    pairs = (n_i * (n_i - 1) // 2)[keep]
+    n_pairs = int(pairs.sum())
+    if n_pairs == 0:
+        return PairwiseAgreement(NO_IAA, NO_IAA, 0, 0)
+    c = counts[keep]
+    equal = int((c * (c - 1) // 2).sum())
+    strict = equal / n_pairs
+    if set(cats.tolist()) <= {-1.0, 0.0, 1.0}:
+        col = {v: c[:, k] for k, v in enumerate(cats.tolist())}
+        zero = np.zeros(c.shape[0], dtype=int)
+        ties, pos, neg = (col.get(v, zero) for v in (0.0, 1.0, -1.0))
+        one_tie = int((ties * (pos + neg)).sum())
+        half = (equal + 0.5 * one_tie) / n_pairs
+    else:
+        half = NO_IAA
+    return PairwiseAgreement(strict, half, int(keep.sum()), n_pairs)
+
+
+def cohen_kappa(labels) -> KappaResult:
+    """Cohen's κ for exactly two raters (two columns); items labelled by both.
+
+    κ = (p_o − p_e) / (1 − p_e), p_o the share of items with equal labels, p_e = Σ_k
+    p_1k·p_2k from each rater's own marginals (Cohen 1960). NaN if ``p_e = 1`` (both
+    raters used one and the same category: agreement cannot be told from chance).
+    """
+    m = _matrix(labels)
+    if m.shape[1] != 2:
+        raise ValueError(
+            f"Cohen's κ needs exactly two rater columns, got {m.shape[1]}; "
+            "use fleiss_kappa or krippendorff_alpha for more"
+        )
+    m = m[~np.isnan(m).any(axis=1)]
+    if m.shape[0] == 0:
+        return KappaResult(NO_IAA, NO_IAA, NO_IAA, 0)
+    cats = np.unique(m)
+    p1 = np.array([(m[:, 0] == c).mean() for c in cats])
+    p2 = np.array([(m[:, 1] == c).mean() for c in cats])
+    po = float((m[:, 0] == m[:, 1]).mean())
+    pe = float(p1 @ p2)
+    value = (po - pe) / (1 - pe) if pe < 1 else NO_IAA
+    return KappaResult(value, po, pe, int(m.shape[0]))
+
+
+def fleiss_kappa(labels, unequal: str = "raise") -> KappaResult:
+    """Fleiss' κ (Fleiss 1971) over items with ≥ 2 labels.
+
+    P_i = Σ_k n_ik(n_ik − 1) / (n(n − 1)), P̄ = mean P_i, p_k = Σ_i n_ik / (N n),
+    P_e = Σ_k p_k², κ = (P̄ − P_e) / (1 − P_e). Fleiss assumes every item has the same
+    number ``n`` of raters. If they differ, ``unequal="raise"`` (default) refuses;
+    ``unequal="generalized"`` uses each item's own n_i in P_i and pools p_k over all
+    labels — the usual extension, which reduces to Fleiss' κ when all n_i are equal.
+    Items with fewer than two labels are ignored (they carry no agreement).
+    """
+    counts, _ = category_counts(labels)
+    n_i = counts.sum(axis=1)
+    keep = n_i >= 2
+    counts, n_i = counts[keep], n_i[keep]
+    if counts.shape[0] == 0:
+        return KappaResult(NO_IAA, NO_IAA, NO_IAA, 0)
+    if np.unique(n_i).size > 1 and unequal != "generalized":
+        if unequal == "raise":
+            raise ValueError(
+                "Fleiss' κ needs the same number of raters per item "
+                f"(found {sorted(set(n_i.tolist()))}); pass unequal='generalized'"
+            )
+        raise ValueError("unequal must be 'raise' or 'generalized'")
+    p_item = (counts * (counts - 1)).sum(axis=1) / (n_i * (n_i - 1))
+    p_bar = float(p_item.mean())
+    p_k = counts.sum(axis=0) / n_i.sum()
+    p_e = float((p_k**2).sum())
+    value = (p_bar - p_e) / (1 - p_e) if p_e < 1 else NO_IAA
+    return KappaResult(value, p_bar, p_e, int(counts.shape[0]))
+
+
+def krippendorff_alpha(labels, level_of_measurement: str = "nominal") -> KappaResult:
+    """Krippendorff's α via the ``krippendorff`` package (Krippendorff 2011).
+
+    α = 1 − D_o / D_e from the coincidence matrix; handles missing labels and any number
+    of raters. ``level_of_measurement``: 'nominal' for decisions, 'ordinal' for 0–4
+    coverage and Likert, 'interval' (or 'ratio') for scores (METHODS §5). ``observed`` /
+    ``expected`` are not reported by the package and are NaN. NaN if fewer than two
+    pairable labels, or if all pairable labels have one value (D_e = 0: undefined).
+    """
+    import krippendorff  # local: keeps the package optional for the other modules
+
+    m = _matrix(labels)
+    pairable = m[(~np.isnan(m)).sum(axis=1) >= 2]
+    values = pairable[~np.isnan(pairable)]
+    if pairable.shape[0] == 0 or np.unique(values).size < 2:
+        return KappaResult(NO_IAA, NO_IAA, NO_IAA, int(pairable.shape[0]) if values.size else 0)
+    value = krippendorff.alpha(
+        reliability_data=pairable.T, level_of_measurement=level_of_measurement
+    )
+    return KappaResult(float(value), NO_IAA, NO_IAA, int(pairable.shape[0]))
+
+
+def binarize(labels, positive: Iterable[float], negative: Iterable[float]) -> np.ndarray:
+    """Map labels to 1 (positive meaning), 0 (negative), NaN (dropped or missing).
+
+    ResearchQA (seed 000/001 §3.3, Table 2) "binarize[s] labels by positive and negative
+    meaning": rubric coverage {2, 3, 4} → 1 vs {0, 1} → 0; pairwise preference keeps
+    only direction labels (Left vs Right), dropping Tie and Both bad. Values in neither
+    set become NaN, i.e. not labelled.
+    """
+    m = _matrix(labels)
+    pos, neg = list(positive), list(negative)
+    if set(pos) & set(neg):
+        raise ValueError("a label cannot be both positive and negative")
+    out = np.full(m.shape, np.nan)
+    out[np.isin(m, pos)] = 1.0
+    out[np.isin(m, neg)] = 0.0
+    return out
+
+
+#: ResearchQA Table 2 binarisations (seed 000/001 §3.3). Decisions: +1 = A (left) better.
+RESEARCHQA_COVERAGE = {"positive": (2, 3, 4), "negative": (0, 1)}
+RESEARCHQA_PREFERENCE = {"positive": (1,), "negative": (-1,)}
+
+
+def binary_pairwise_agreement(
+    labels, positive: Iterable[float], negative: Iterable[float]
+) -> PairwiseAgreement:
+    """ResearchQA's binary pairwise agreement (PA, Table 2): strict pairwise agreement
+    of the binarised labels; items left with < 2 labels after binarising drop out."""
+    return pairwise_agreement(binarize(labels, positive, negative))
+
+
+def _majority(values: np.ndarray, rule: str) -> float:
+    cats, counts = np.unique(values, return_counts=True)
+    best = counts.max()
+    if rule == "strict":
+        return float(cats[counts.argmax()]) if best * 2 > values.size else NO_IAA
+    winners = cats[counts == best]
+    return float(winners[0]) if winners.size == 1 else NO_IAA
+
+
+def majority_agreement(
+    labels, rule: str = "plurality", include_self: bool = False
+) -> MajorityAgreement:
+    """Each annotator's label against the majority label of the item (ResearchQA §3.3).
+
+    ResearchQA: "Human annotators with direction label preferences have 84 % accuracy
+    agreement with the majority vote label", keeping only items that have a majority.
+    METHODS §5 fixes the comparison as each annotator against the majority of the
+    *others* (``include_self=False``, so an annotator cannot agree with themself); the
+    paper does not say which, so ``include_self=True`` is offered. ``rule``:
+    'plurality' (a unique most frequent label) or 'strict' (more than half). Labels
+    whose reference group has no majority are skipped and counted in ``n_no_majority``.
+    Apply :func:`binarize` first to reproduce the direction-only setting.
+    """
+    if rule not in ("plurality", "strict"):
+        raise ValueError("rule must be 'plurality' or 'strict'")
+    m = _matrix(labels)
+    agree = n = skipped = 0
+    for row in m:
+        present = np.flatnonzero(~np.isnan(row))
+        if present.size < 2:
+            continue
+        for j in present:
+            ref = row[present] if include_self else row[present[present != j]]
+            maj = _majority(ref, rule)
+            if np.isnan(maj):
+                skipped += 1
+                continue
+            n += 1
+            agree += row[j] == maj
+    return MajorityAgreement(agree / n if n else NO_IAA, n, skipped)
+
+
+def agreed_items(labels, min_labels: int = 2) -> np.ndarray:
+    """Mask of items where every label is equal and there are ≥ ``min_labels`` of them.
+
+    The expert-agreed subset (METHODS §5): comparisons where every judgment agrees,
+    each counted once. Items with fewer labels are not "agreed" — there was no chance to
+    disagree.
+    """
+    m = _matrix(labels)
+    present = ~np.isnan(m)
+    n = present.sum(axis=1)
+    lo = np.where(present, m, np.inf).min(axis=1)
+    hi = np.where(present, m, -np.inf).max(axis=1)
+    return (n >= min_labels) & (lo == hi)
+
+
+def per_item_labels(labels: Mapping[Hashable, Iterable[float]]) -> np.ndarray:
+    """Label matrix from ``{item: [label, label, ...]}`` (unnamed annotator slots)."""
+    rows = [list(v) for v in labels.values()]
+    width = max((len(r) for r in rows), default=0)
+    out = np.full((len(rows), width), np.nan)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out

@@ -1,0 +1,65 @@
+import math
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from metaeval.stats.bradley_terry import (
+    bradley_terry,
+    bradley_terry_bootstrap,
+    elo_win_probability,
+)
+
+
+def test_elo_win_probability_paper_figure():
+    # 1/(1 + 10^((1244 − 1505)/400)) = 1/(1 + 10^−0.6525) = 0.818.
+    assert elo_win_probability(1505, 1244) == pytest.approx(0.818, abs=5e-4)
+    assert elo_win_probability(1000, 1000) == 0.5
+
+
+def test_two_systems_closed_form_with_ties_half():
+    # A beats B twice, two ties: A has 2 + ½ + ½ = 3 points of 4. Two-player MLE:
+    # 10^(c_A − c_B) = 3/1 -> R_A − R_B = 400·log10(3) = 190.85, centred on 1000.
+    r = bradley_terry([0, 0, 0, 0], [1, 1, 1, 1], [1, 1, 0, 0], n_systems=2)
+    half = 200 * math.log10(3)
+    assert r == pytest.approx([1000 + half, 1000 - half], abs=1e-3)
+    assert elo_win_probability(r[0], r[1]) == pytest.approx(0.75, abs=1e-6)
+
+
+def test_orientation_and_unplayed_systems():
+    a, b, d = [0, 1, 2, 0], [1, 2, 0, 2], [1, -1, 0, 1]
+    r1 = bradley_terry(a, b, d, n_systems=4)
+    r2 = bradley_terry(b, a, -np.array(d), n_systems=4)
+    assert np.allclose(r1[:3], r2[:3]) and math.isnan(r1[3]) and math.isnan(r2[3])
+    assert np.nanmean(r1) == pytest.approx(1000)
+
+
+def test_score_equations_hold_at_the_fit():
+    # At the (essentially unpenalised) MLE every system's expected points equal its
+    # actual points: Σ_j n_ij P(i beats j) = W_i (Bradley–Terry likelihood equations).
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, 400)
+    b = (a + rng.integers(1, 4, 400)) % 4
+    strength = np.array([0.8, 0.3, 0.0, -0.5])
+    p = expit(strength[a] - strength[b])
+    u = rng.random(400)
+    d = np.where(u < p - 0.1, 1, np.where(u < p + 0.1, 0, -1))
+    r = bradley_terry(a, b, d, n_systems=4)
+    prob = elo_win_probability(r[a], r[b])
+    points_a = (1 + d) / 2
+    for s in range(4):
+        actual = points_a[a == s].sum() + (1 - points_a[b == s]).sum()
+        expected = prob[a == s].sum() + (1 - prob[b == s]).sum()
+        assert expected == pytest.approx(actual, abs=1e-3)
+
+
+def test_bootstrap_is_reproducible_and_sensible():
+    a = [0] * 30 + [1] * 30
+    b = [1] * 30 + [2] * 30
+    d = [1] * 20 + [-1] * 10 + [1] * 15 + [0] * 15
+    r1 = bradley_terry_bootstrap(a, b, d, n_systems=3, n_rounds=200, seed=7)
+    r2 = bradley_terry_bootstrap(a, b, d, n_systems=3, n_rounds=200, seed=7)
+    assert np.array_equal(r1.median, r2.median) and np.array_equal(r1.sd, r2.sd)
+    assert r1.median[0] > r1.median[1] > r1.median[2]
+    assert np.all(r1.sd > 0) and r1.n_battles.tolist() == [30, 60, 30]
+    assert np.all(np.abs(r1.median - r1.rating) < 3 * r1.sd)
