@@ -1,0 +1,262 @@
+"""Django admin: every table, and the "Import data" page (staff only, like all of admin).
+
+System names are visible here: the admin is for staff, never for annotators (blinding
+applies to the task pages).
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS, ImportFailed, run
+
+from .models import (
+    Annotator,
+    Assignment,
+    Citation,
+    CitationAnchor,
+    ExpertiseRating,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Paragraph,
+    Question,
+    Report,
+    Rubric,
+    RubricItem,
+    Section,
+    Setting,
+    Study,
+    System,
+)
+
+
+class ImportForm(forms.Form):
+    kind = forms.ChoiceField(choices=[(k, k) for k in KINDS])
+    format = forms.ChoiceField(
+        choices=[("", "—")] + [(f, f) for f in dict.fromkeys(REPORT_FORMATS + QUESTION_FORMATS)],
+        required=False,
+        help_text="reports: scholarqa / researchqa / researcherbench; questions: researchqa / "
+        "researcherbench / jsonl; pairwise: leave empty",
+    )
+    file = forms.FileField()
+    rubric = forms.FileField(required=False, help_text="ResearcherBench rubric.json (questions)")
+    study = forms.CharField(help_text="created when no study has this name")
+    system = forms.CharField(required=False, help_text="reports")
+    annotator = forms.CharField(required=False, help_text="pairwise: annotator pseudonym")
+    setting = forms.ChoiceField(
+        choices=[("", "from the file name")] + Setting.choices, required=False
+    )
+    judge = forms.CharField(required=False, help_text="pairwise: judge of the model_* scores")
+    split = forms.ChoiceField(
+        choices=[("", "from the file name"), ("dev", "dev"), ("test", "test")], required=False
+    )
+    dry_run = forms.BooleanField(required=False, initial=True)
+
+    def options(self) -> dict:
+        d = self.cleaned_data
+        if d["kind"] == "reports":
+            return {"format": d["format"], "system": d["system"]}
+        if d["kind"] == "questions":
+            opts = {"format": d["format"]}
+            if d.get("rubric"):
+                opts["rubric"] = d["rubric"]
+            return opts
+        return {
+            "annotator": d["annotator"],
+            "setting": d["setting"] or None,
+            "judge": d["judge"],
+            "split": d["split"] or None,
+        }
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ("name", "created_at")
+    search_fields = ("name", "description")
+    change_list_template = "admin/annotation/study/change_list.html"
+
+    def get_urls(self):
+        extra = [
+            path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import")
+        ]
+        return extra + super().get_urls()
+
+    def import_view(self, request):
+        """Upload a file and run the one import function; show its report or every problem."""
+        result, problems = None, []
+        if request.method == "POST":
+            form = ImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                d = form.cleaned_data
+                try:
+                    result = run(
+                        d["kind"],
+                        d["file"],
+                        study=d["study"],
+                        dry_run=d["dry_run"],
+                        **form.options(),
+                    )
+                    messages.success(request, result.summary())
+                except ImportFailed as exc:
+                    problems = exc.problems
+        else:
+            form = ImportForm()
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import data",
+            "form": form,
+            "result": result,
+            "problems": problems,
+            "result_rows": _rows(result),
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/annotation/import.html", context)
+
+
+def _rows(result):
+    if result is None:
+        return []
+    tables = sorted({*result.created, *result.updated, *result.unchanged})
+    return [
+        (t, result.created.get(t, 0), result.updated.get(t, 0), result.unchanged.get(t, 0))
+        for t in tables
+    ]
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "short_text", "study", "split", "field", "intent", "origin")
+    list_filter = ("study", "split", "origin")
+    search_fields = ("external_id", "text", "field", "intent")
+
+    @admin.display(description="text")
+    def short_text(self, obj):
+        return obj.text[:80]
+
+
+class RubricItemInline(admin.TabularInline):
+    model = RubricItem
+    extra = 0
+
+
+@admin.register(Rubric)
+class RubricAdmin(admin.ModelAdmin):
+    list_display = ("id", "question", "kind")
+    list_filter = ("kind",)
+    search_fields = ("question__text", "question__external_id")
+    inlines = [RubricItemInline]
+
+
+@admin.register(RubricItem)
+class RubricItemAdmin(admin.ModelAdmin):
+    list_display = ("rubric", "position", "item_type", "weight", "text")
+    list_filter = ("item_type",)
+    search_fields = ("text",)
+
+
+@admin.register(System)
+class SystemAdmin(admin.ModelAdmin):
+    list_display = ("name", "study")
+    list_filter = ("study",)
+    search_fields = ("name",)
+
+
+@admin.register(Report)
+class ReportAdmin(admin.ModelAdmin):
+    list_display = ("public_id", "system", "question", "source_format")
+    list_filter = ("question__study", "system__name", "source_format")
+    search_fields = ("public_id", "question__text", "system__name")
+    raw_id_fields = ("question", "system")
+
+
+@admin.register(Section)
+class SectionAdmin(admin.ModelAdmin):
+    list_display = ("report", "position", "title")
+    search_fields = ("title",)
+    raw_id_fields = ("report",)
+
+
+@admin.register(Paragraph)
+class ParagraphAdmin(admin.ModelAdmin):
+    list_display = ("report", "number", "short_text")
+    search_fields = ("text",)
+    raw_id_fields = ("report", "section")
+
+    @admin.display(description="text")
+    def short_text(self, obj):
+        return obj.text[:80]
+
+
+@admin.register(Citation)
+class CitationAdmin(admin.ModelAdmin):
+    list_display = ("key", "title", "kind", "report")
+    search_fields = ("key", "title", "url")
+    raw_id_fields = ("report",)
+
+
+@admin.register(CitationAnchor)
+class CitationAnchorAdmin(admin.ModelAdmin):
+    list_display = ("paragraph", "citation", "start", "end")
+    raw_id_fields = ("paragraph", "citation")
+
+
+@admin.register(Annotator)
+class AnnotatorAdmin(admin.ModelAdmin):
+    list_display = ("pseudonym", "user", "degree")
+    search_fields = ("pseudonym", "user__username", "degree")
+
+
+@admin.register(ExpertiseRating)
+class ExpertiseRatingAdmin(admin.ModelAdmin):
+    list_display = ("annotator", "question", "level", "rated_at")
+    list_filter = ("level",)
+    raw_id_fields = ("question",)
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ("id", "study", "annotator", "question", "task", "setting", "status", "position")
+    list_filter = ("study", "task", "setting", "status")
+    search_fields = ("annotator__pseudonym", "question__text")
+    raw_id_fields = ("question",)
+
+
+class MedalInline(admin.TabularInline):
+    model = Medal
+    extra = 0
+    raw_id_fields = ("report",)
+
+
+@admin.register(MedalRanking)
+class MedalRankingAdmin(admin.ModelAdmin):
+    list_display = ("id", "study", "annotator", "question", "setting", "updated_at")
+    list_filter = ("study", "setting")
+    search_fields = ("annotator__pseudonym", "question__text")
+    raw_id_fields = ("question", "assignment")
+    inlines = [MedalInline]
+
+
+@admin.register(Medal)
+class MedalAdmin(admin.ModelAdmin):
+    list_display = ("ranking", "report", "medal")
+    list_filter = ("medal",)
+    raw_id_fields = ("ranking", "report")
+
+
+@admin.register(PairwisePreference)
+class PairwisePreferenceAdmin(admin.ModelAdmin):
+    list_display = ("id", "study", "annotator", "question", "left", "right", "choice", "setting")
+    list_filter = ("study", "setting", "choice")
+    search_fields = ("annotator__pseudonym", "question__text", "reason")
+    raw_id_fields = ("question", "left", "right", "assignment")
+
+
+@admin.register(HumanMetricScore)
+class HumanMetricScoreAdmin(admin.ModelAdmin):
+    list_display = ("study", "annotator", "report", "metric", "value", "setting")
+    list_filter = ("study", "setting", "metric")
+    search_fields = ("annotator__pseudonym", "report__system__name", "question__text")
+    raw_id_fields = ("question", "report", "assignment")

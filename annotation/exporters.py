@@ -1,0 +1,285 @@
+"""Every table back out (JSON, JSON lines, CSV), and pairwise records in ScholarQA-CS2 form.
+
+``export_table(table, study, fmt)`` writes the rows of one table that belong to a study,
+one object per row with every concrete field (a foreign key as ``<name>_id``), ordered by
+primary key. ``read_table(table, fmt, text)`` reads such an export back into typed values
+(CSV holds JSON fields as JSON text and empty cells as null), which is how the round trip
+is tested. ``export_pairwise`` rebuilds the released pairwise records from the database.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date, datetime
+
+from django.apps import apps
+from django.db import models
+from django.utils.dateparse import parse_date, parse_datetime
+
+from annotation.importers.scholarqa import CONSENSUS_METRIC, FILE_METRICS, RANK_LIKE
+from annotation.models import (
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Report,
+    Setting,
+)
+from judges.models import JudgeScore
+
+FORMATS = ("json", "jsonl", "csv")
+
+#: table name -> (model label, lookup from the model to its study)
+TABLES: dict[str, tuple[str, str]] = {
+    "study": ("annotation.Study", "pk"),
+    "question": ("annotation.Question", "study"),
+    "rubric": ("annotation.Rubric", "question__study"),
+    "rubric_item": ("annotation.RubricItem", "rubric__question__study"),
+    "system": ("annotation.System", "study"),
+    "report": ("annotation.Report", "question__study"),
+    "section": ("annotation.Section", "report__question__study"),
+    "paragraph": ("annotation.Paragraph", "report__question__study"),
+    "citation": ("annotation.Citation", "report__question__study"),
+    "citation_anchor": ("annotation.CitationAnchor", "paragraph__report__question__study"),
+    "annotator": ("annotation.Annotator", "assignments__study"),
+    "expertise_rating": ("annotation.ExpertiseRating", "question__study"),
+    "assignment": ("annotation.Assignment", "study"),
+    "medal_ranking": ("annotation.MedalRanking", "study"),
+    "medal": ("annotation.Medal", "ranking__study"),
+    "pairwise_preference": ("annotation.PairwisePreference", "study"),
+    "human_metric_score": ("annotation.HumanMetricScore", "study"),
+    "judge": ("judges.Judge", "scores__report__question__study"),
+    "judge_score": ("judges.JudgeScore", "report__question__study"),
+}
+
+
+def model_of(table: str) -> type[models.Model]:
+    key = table.lower().replace("-", "_")
+    if key not in TABLES:
+        # Also accept Django's own model names ("rubricitem", "judgescore").
+        by_model = {apps.get_model(label)._meta.model_name: t for t, (label, _) in TABLES.items()}
+        key = by_model.get(key.replace("_", ""), key)
+    if key not in TABLES:
+        raise KeyError(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
+    return apps.get_model(TABLES[key][0])
+
+
+def _columns(model) -> list[models.Field]:
+    return [f for f in model._meta.concrete_fields]
+
+
+def rows(table: str, study) -> list[dict]:
+    model = model_of(table)
+    lookup = TABLES[next(t for t, (label, _) in TABLES.items() if apps.get_model(label) is model)][
+        1
+    ]
+    names = [f.attname for f in _columns(model)]
+    qs = model.objects.filter(**{lookup: study.pk}).order_by("pk").distinct()
+    return list(qs.values(*names))
+
+
+def _plain(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def export_table(table: str, study, fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    data = [{k: _plain(v) for k, v in r.items()} for r in rows(table, study)]
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data)
+    model = model_of(table)
+    fields = _columns(model)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f.attname for f in fields])
+    for r in data:
+        writer.writerow([_csv_cell(f, r[f.attname]) for f in fields])
+    return out.getvalue()
+
+
+def _csv_cell(field, value) -> str:
+    if value is None:
+        return ""
+    if isinstance(field, models.JSONField):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def read_table(table: str, fmt: str, text: str) -> list[dict]:
+    """An export read back, with each value typed as its model field (the round trip)."""
+    model = model_of(table)
+    fields = {f.attname: f for f in _columns(model)}
+    if fmt == "json":
+        raw = json.loads(text)
+    elif fmt == "jsonl":
+        raw = [json.loads(line) for line in text.splitlines() if line.strip()]
+    elif fmt == "csv":
+        raw = []
+        for r in csv.DictReader(io.StringIO(text)):
+            raw.append({k: _from_csv(fields[k], v) for k, v in r.items()})
+    else:
+        raise ValueError(f"unknown format {fmt!r}")
+    return [{k: _typed(fields[k], v) for k, v in r.items()} for r in raw]
+
+
+def _from_csv(field, cell: str):
+    if isinstance(field, models.JSONField):
+        return json.loads(cell) if cell != "" else None
+    if cell == "" and (field.null or not isinstance(field, (models.CharField, models.TextField))):
+        return None
+    return cell
+
+
+def _typed(field, value):
+    if value is None or isinstance(field, models.JSONField):
+        return value
+    if isinstance(field, models.BooleanField):
+        return value if isinstance(value, bool) else value == "true"
+    if isinstance(field, models.FloatField):
+        return float(value)
+    if isinstance(
+        field, (models.IntegerField, models.AutoField, models.ForeignKey)
+    ) and not isinstance(field, models.CharField):
+        return int(value)
+    if isinstance(field, models.DateTimeField):
+        return parse_datetime(value)
+    if isinstance(field, models.DateField):
+        return parse_date(value)
+    return value
+
+
+# --- ScholarQA-CS2 pairwise records ---------------------------------------------------------
+
+_UNRANK = {v: k for k, v in RANK_LIKE.items()}
+_FILE_FROM_CONCORD = {v: k for k, v in FILE_METRICS.items()}
+_INTEGER_RANKS = {"rank_citation_precision", "rank_citation_recall"}
+
+
+def export_pairwise(
+    study, *, setting: str, annotator: str, judge: str | None = None, split: str | None = None
+):
+    """The pairwise records of one annotator and setting, as in the released files.
+
+    Order as released: questions by text; per question the reports in the assignment's
+    report order and the pairs (1, 2), (1, 3), (2, 3); fields in the released order
+    (question, models, question_intent and question_word_length when the intent is known
+    and the setting is not ``assigned``,
+    then human_/model_ per metric, preference_ranking_norm last). A field is written when any
+    exported report has a value for it; a missing value is null. Medal scores come from the
+    medal rankings, or for an agreement-only import from its pairwise preferences and mean
+    medal scores.
+    """
+    if setting not in Setting.values:
+        raise ValueError(f"unknown setting {setting!r}")
+    if judge is None:
+        from metaeval.data import default_judge
+
+        judge = default_judge(study.pk)
+    rankings = MedalRanking.objects.filter(
+        study=study, setting=setting, annotator__pseudonym=annotator
+    )
+    prefs = PairwisePreference.objects.filter(
+        study=study, setting=setting, annotator__pseudonym=annotator
+    )
+    if split:
+        rankings = rankings.filter(question__split=split)
+        prefs = prefs.filter(question__split=split)
+    rankings = list(rankings.select_related("question", "assignment"))
+    questions: dict[int, object] = {r.question_id: r.question for r in rankings}
+    medal_score: dict[int, float] = {}
+    order: dict[int, list[int]] = {}
+    pairs: dict[int, list[tuple[int, int]]] = {}
+    if rankings:
+        by_ranking: dict[int, list[int]] = {}
+        for rid, report_id, medal in Medal.objects.filter(ranking__in=rankings).values_list(
+            "ranking_id", "report_id", "medal"
+        ):
+            by_ranking.setdefault(rid, []).append(report_id)
+            medal_score[report_id] = Medal.SCORE[medal]
+        for r in rankings:
+            reports = by_ranking.get(r.pk, [])
+            stored = list(r.assignment.report_order) if r.assignment else []
+            seq = [x for x in stored if x in reports] + sorted(
+                x for x in reports if x not in stored
+            )
+            order[r.question_id] = seq
+            pairs[r.question_id] = [
+                (seq[i], seq[j]) for i in range(len(seq)) for j in range(i + 1, len(seq))
+            ]
+    else:
+        for p in prefs.select_related("question").order_by("pk"):
+            questions[p.question_id] = p.question
+            pairs.setdefault(p.question_id, []).append((p.left_id, p.right_id))
+    report_ids = {x for ps in pairs.values() for p in ps for x in p}
+    system = dict(Report.objects.filter(pk__in=report_ids).values_list("pk", "system__name"))
+    human: dict[tuple[int, str], float] = {}
+    for report_id, metric, value in HumanMetricScore.objects.filter(
+        study=study, setting=setting, annotator__pseudonym=annotator, report_id__in=report_ids
+    ).values_list("report_id", "metric", "value"):
+        if metric == CONSENSUS_METRIC:
+            medal_score[report_id] = value
+            continue
+        human[(report_id, metric)] = value
+    model: dict[tuple[int, str], float] = {}
+    if judge:
+        for report_id, metric, value in JudgeScore.objects.filter(
+            judge__name=judge, report_id__in=report_ids
+        ).values_list("report_id", "metric", "value"):
+            model[(report_id, metric)] = value
+    human_fields = {_human_field(m, setting) for _, m in human} - {None}
+    model_fields = {_FILE_FROM_CONCORD[m] for _, m in model if m in _FILE_FROM_CONCORD}
+
+    def human_value(report_id, file_metric):
+        metric = (
+            RANK_LIKE[file_metric]
+            if setting == Setting.ASSIGNED and file_metric in RANK_LIKE
+            else FILE_METRICS[file_metric]
+        )
+        v = human.get((report_id, metric))
+        if v is not None and metric in _INTEGER_RANKS and float(v).is_integer():
+            return int(v)
+        return v
+
+    records = []
+    for qid in sorted(questions, key=lambda q: questions[q].text):
+        q = questions[qid]
+        for a, b in pairs.get(qid, []):
+            rec = {"question": q.text, "models": [system[a], system[b]]}
+            if q.intent and setting != Setting.ASSIGNED:  # as released: never in assigned files
+                rec["question_intent"] = q.intent
+                rec["question_word_length"] = len(q.text.split())
+            for file_metric, metric in FILE_METRICS.items():
+                if file_metric in human_fields:
+                    rec[f"human_{file_metric}"] = [
+                        human_value(a, file_metric),
+                        human_value(b, file_metric),
+                    ]
+                if file_metric in model_fields:
+                    rec[f"model_{file_metric}"] = [model.get((a, metric)), model.get((b, metric))]
+            rec["preference_ranking_norm"] = [medal_score.get(a), medal_score.get(b)]
+            records.append(rec)
+    return records
+
+
+def _human_field(metric: str, setting: str) -> str | None:
+    if metric in _UNRANK:
+        return _UNRANK[metric] if setting == Setting.ASSIGNED else None
+    if setting == Setting.ASSIGNED and _FILE_FROM_CONCORD.get(metric) in RANK_LIKE:
+        return None
+    return _FILE_FROM_CONCORD.get(metric)
+
+
+__all__ = ["FORMATS", "TABLES", "export_pairwise", "export_table", "read_table", "rows"]

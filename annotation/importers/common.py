@@ -1,0 +1,270 @@
+"""What every importer shares: reading a source, parsing JSON, collecting problems, keys.
+
+Nothing here writes to the database except the small ``get_or_create_*`` helpers, which the
+format modules call only from inside their write transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from .base import ImportFailed, Problem
+
+#: File types an import accepts (by extension); anything else is refused before parsing.
+ALLOWED_EXTENSIONS = {".json", ".jsonl", ".ndjson", ".csv", ".md", ".markdown", ".txt"}
+#: Upload content types accepted besides ``text/*`` (browsers often send octet-stream).
+ALLOWED_CONTENT_TYPES = {
+    "",
+    "application/json",
+    "application/jsonl",
+    "application/x-jsonlines",
+    "application/x-ndjson",
+    "application/ndjson",
+    "application/octet-stream",
+    "application/csv",
+    "application/vnd.ms-excel",  # what some browsers call .csv
+}
+
+
+@dataclass
+class Source:
+    """One input: a display name and its text, or a directory (DeepScholar folders)."""
+
+    name: str
+    text: str | None = None
+    directory: Path | None = None
+
+
+class Problems:
+    """A collector: ``add`` many, ``raise_if_any`` once."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.items: list[Problem] = []
+
+    def add(self, record: int | None, field: str | None, message: str) -> None:
+        self.items.append(Problem(self.file, record, field, message))
+
+    def file_level(self, message: str) -> None:
+        self.add(None, None, message)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise ImportFailed(list(self.items))
+
+
+def fail(file: str, message: str, record: int | None = None, field: str | None = None):
+    raise ImportFailed([Problem(file, record, field, message)])
+
+
+def read_source(source, *, allow_directory: bool = False) -> Source:
+    """Turn a path, an uploaded file or bytes into a :class:`Source`; enforce size and type."""
+    limit = settings.IMPORT_MAX_BYTES
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        name = str(source)
+        if path.is_dir():
+            if not allow_directory:
+                fail(name, "is a directory; this format reads one file")
+            return Source(name=name, directory=path)
+        if not path.is_file():
+            fail(name, "no such file")
+        _check_type(name, path.suffix.lower(), None)
+        size = path.stat().st_size
+        if size > limit:
+            fail(name, f"file is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+        data = path.read_bytes()
+    elif isinstance(source, (bytes, bytearray)):
+        name = "upload"
+        data = bytes(source)
+        if len(data) > limit:
+            fail(name, f"upload is {len(data)} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+    elif hasattr(source, "read"):  # Django UploadedFile, or any file object
+        name = os.path.basename(getattr(source, "name", "") or "upload")
+        size = getattr(source, "size", None)
+        if size is not None and size > limit:
+            fail(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+        _check_type(name, Path(name).suffix.lower(), getattr(source, "content_type", None))
+        if hasattr(source, "seek"):
+            source.seek(0)
+        data = source.read(limit + 1)
+        if len(data) > limit:
+            fail(name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)")
+        if isinstance(data, str):
+            return Source(name=name, text=data)
+    else:
+        raise TypeError(f"cannot import from {type(source).__name__}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        fail(name, f"not UTF-8 text (byte {exc.start}); expected JSON, JSON lines, CSV or markdown")
+    if "\x00" in text:
+        fail(name, "binary content; expected JSON, JSON lines, CSV or markdown")
+    return Source(name=name, text=text)
+
+
+def _check_type(name: str, suffix: str, content_type: str | None) -> None:
+    if suffix and suffix not in ALLOWED_EXTENSIONS:
+        fail(name, f"file type {suffix!r} is not accepted; use .json, .jsonl, .csv or .md")
+    if content_type is not None:
+        base = content_type.split(";")[0].strip().lower()
+        if not (base.startswith("text/") or base in ALLOWED_CONTENT_TYPES):
+            fail(
+                name,
+                f"content type {base!r} is not accepted; use JSON, JSON lines, CSV or markdown",
+            )
+
+
+def parse_json_records(src: Source, *, allow_mapping: bool = False):
+    """A JSON list, JSON lines, or (``allow_mapping``) one JSON object, as Python data.
+
+    Returns a list of records (JSON list / lines) or a dict (a mapping file). A syntax error
+    becomes a file-level problem with line and column, or the line's record number in JSON
+    lines. A file that is one JSON object per line but also parses as one object is read as
+    the object only when ``allow_mapping``.
+    """
+    text = src.text or ""
+    if not text.strip():
+        fail(src.name, "the file is empty")
+    stripped = text.lstrip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if stripped.startswith("{"):
+            return _json_lines(src, text)
+        fail(src.name, f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        return data if allow_mapping else [data]
+    fail(src.name, f"expected a JSON list or JSON lines of objects, found {type_name(data)}")
+
+
+def _json_lines(src: Source, text: str) -> list:
+    problems = Problems(src.name)
+    records = []
+    for n, line in enumerate((ln for ln in text.splitlines() if ln.strip()), start=1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            problems.add(n, None, f"invalid JSON line: {exc.msg} at column {exc.colno}")
+    if problems and not records:
+        # Not JSON lines at all: report it as the one JSON document it pretends to be.
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            fail(src.name, f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    problems.raise_if_any()
+    return records
+
+
+def type_name(value) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def is_number(value) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def require(problems: Problems, n: int, record, key: str, kind, *, label: str | None = None):
+    """``record[key]`` if present and of the expected kind, else a problem and ``None``.
+
+    ``kind`` is ``str`` (non-empty), ``"number"``, ``list``, ``dict`` or ``"id"`` (string or
+    integer, returned as a string).
+    """
+    field = label or key
+    if not isinstance(record, dict):
+        problems.add(n, None, f"expected an object, found {type_name(record)}")
+        return None
+    if key not in record or record[key] is None:
+        problems.add(n, field, "missing required field")
+        return None
+    value = record[key]
+    if kind is str:
+        if not isinstance(value, str):
+            problems.add(n, field, f"expected a string, found {type_name(value)}")
+            return None
+        if not value.strip():
+            problems.add(n, field, "must not be empty")
+            return None
+        return value
+    if kind == "id":
+        if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value) == "":
+            problems.add(n, field, f"expected a string or integer id, found {type_name(value)}")
+            return None
+        return str(value)
+    if kind == "number":
+        if not is_number(value):
+            problems.add(n, field, f"expected a number, found {type_name(value)}")
+            return None
+        return float(value)
+    if not isinstance(value, kind):
+        problems.add(n, field, f"expected {type_name(kind())}, found {type_name(value)}")
+        return None
+    return value
+
+
+def optional_str(problems: Problems, n: int, record: dict, key: str) -> str:
+    value = record.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        problems.add(n, key, f"expected a string, found {type_name(value)}")
+        return ""
+    return value
+
+
+# --- Question keys --------------------------------------------------------------------------
+
+
+def normalize_question(text: str) -> str:
+    """Unicode NFC, whitespace collapsed, trimmed, case-folded: two spellings, one question."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip().casefold()
+
+
+def question_key(text: str) -> str:
+    """The natural key of a question known only by its text (ScholarQA-CS2 files).
+
+    Reports and pairwise records both compute this, so they meet on the same Question.
+    """
+    digest = hashlib.sha256(normalize_question(text).encode("utf-8")).hexdigest()
+    return "sqa-" + digest[:16]
+
+
+def split_from_name(name: str) -> str:
+    base = os.path.basename(name).lower()
+    for split in ("dev", "test"):
+        if base.startswith(f"pairwise_{split}_") or f"_{split}_" in base:
+            return split
+    return ""
+
+
+def to_bytes_io(text: str) -> io.BytesIO:
+    return io.BytesIO(text.encode("utf-8"))

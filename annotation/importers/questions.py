@@ -1,0 +1,211 @@
+"""Questions and their rubrics: the shared writer, and the generic JSON-lines format.
+
+Generic format (``--format jsonl``; a JSON list is accepted too), one object per question:
+
+=============  =========  ===============================================================
+field          required   meaning
+=============  =========  ===============================================================
+id             yes        natural key within the study (string or integer)
+text           yes        the question (``question`` or ``query`` accepted as aliases)
+field          no         research field
+subdomain      no
+domain         no         general domain
+split          no         dev / test / …
+origin         no         real_user, survey_mined, expert_authored, synthetic, other
+intent         no         intent category
+date           no         knowledge cut-off: YYYY-MM-DD, YYYY-MM or YYYY
+rubric         no         list of items ``{text, type, weight, cited_paper}`` (type defaults
+                          to information, weight to 1)
+rubric_kind    no         which rubric of the question these items are (default "default")
+=============  =========  ===============================================================
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from annotation.models import Question, Rubric, RubricItem
+
+from .base import ImportReport
+from .common import (
+    Problems,
+    Source,
+    is_number,
+    optional_str,
+    parse_json_records,
+    require,
+    type_name,
+)
+from .structure import ensure_questions
+
+
+@dataclass
+class ItemInput:
+    text: str
+    item_type: str = RubricItem.Type.INFORMATION
+    weight: float = 1.0
+    cited_paper: str = ""
+
+    def canonical(self):
+        return (self.text, self.item_type, float(self.weight), self.cited_paper)
+
+
+@dataclass
+class QuestionInput:
+    record: int
+    external_id: str
+    fields: dict
+    rubrics: dict[str, list[ItemInput]] = field(default_factory=dict)
+
+
+def parse_date(problems: Problems, n: int, value, key: str = "date"):
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        problems.add(n, key, f"expected a date string, found {type_name(value)}")
+        return None
+    v = value.strip()
+    for pattern, fmt in (
+        (r"\d{4}-\d{2}-\d{2}", "%Y-%m-%d"),
+        (r"\d{4}-\d{2}", "%Y-%m"),
+        (r"\d{4}", "%Y"),
+    ):
+        if re.fullmatch(pattern, v):
+            try:
+                return dt.datetime.strptime(v, fmt).date()
+            except ValueError:
+                break
+    problems.add(n, key, f"{value!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)")
+    return None
+
+
+def item_type(problems: Problems, n: int, where: str, value) -> str | None:
+    if value in (None, ""):
+        return RubricItem.Type.INFORMATION
+    if not isinstance(value, str):
+        problems.add(n, where, f"expected a string, found {type_name(value)}")
+        return None
+    v = value.strip().lower()
+    if v not in RubricItem.Type.values:
+        problems.add(n, where, f"{value!r} is not one of {', '.join(RubricItem.Type.values)}")
+        return None
+    return v
+
+
+def check_unique_ids(problems: Problems, inputs: list[QuestionInput]) -> None:
+    seen: dict[str, int] = {}
+    for q in inputs:
+        if q.external_id in seen:
+            problems.add(
+                q.record, "id", f"id {q.external_id!r} already used by record {seen[q.external_id]}"
+            )
+        seen.setdefault(q.external_id, q.record)
+
+
+def parse_generic(src: Source) -> list[QuestionInput]:
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    out = []
+    for n, r in enumerate(records, start=1):
+        qid = require(problems, n, r, "id", "id")
+        if not isinstance(r, dict):
+            continue
+        text_key = next((k for k in ("text", "question", "query") if k in r), "text")
+        text = require(problems, n, r, text_key, str)
+        fields = {"text": text}
+        for name in ("field", "subdomain", "domain", "split", "intent"):
+            fields[name] = optional_str(problems, n, r, name)
+        origin = optional_str(problems, n, r, "origin") or Question.Origin.OTHER
+        if origin not in Question.Origin.values:
+            problems.add(
+                n, "origin", f"{origin!r} is not one of {', '.join(Question.Origin.values)}"
+            )
+        fields["origin"] = origin
+        fields["cutoff_date"] = parse_date(problems, n, r.get("date"))
+        kind = optional_str(problems, n, r, "rubric_kind") or "default"
+        rubrics = {}
+        if r.get("rubric") is not None:
+            items = r["rubric"]
+            if not isinstance(items, list):
+                problems.add(n, "rubric", f"expected a list, found {type_name(items)}")
+            else:
+                parsed = []
+                for i, item in enumerate(items):
+                    where = f"rubric[{i}]"
+                    t = require(problems, n, item, "text", str, label=f"{where}.text")
+                    if not isinstance(item, dict):
+                        continue
+                    typ = item_type(problems, n, f"{where}.type", item.get("type"))
+                    weight = item.get("weight", 1.0)
+                    if not is_number(weight):
+                        problems.add(
+                            n, f"{where}.weight", f"expected a number, found {type_name(weight)}"
+                        )
+                        weight = None
+                    cited = optional_str(problems, n, item, "cited_paper")
+                    if t and typ and weight is not None:
+                        parsed.append(ItemInput(t, typ, float(weight), cited))
+                rubrics[kind] = parsed
+        if qid is not None and text is not None:
+            out.append(QuestionInput(n, qid, fields, rubrics))
+    check_unique_ids(problems, out)
+    problems.raise_if_any()
+    return out
+
+
+def write_questions(study, inputs: list[QuestionInput], rep: ImportReport) -> dict[str, Question]:
+    """Questions by natural key (text and fields updated), rubrics replaced when changed."""
+    wanted = {q.external_id: q.fields for q in inputs}
+    # A questions file is authoritative for the text too (reports only match on it).
+    questions = ensure_questions(study, wanted, rep, update_text=True)
+    rubric_keys = [(q.external_id, kind) for q in inputs for kind in q.rubrics]
+    if not rubric_keys:
+        return questions
+    qids = [questions[k].pk for k, _ in rubric_keys]
+    rubrics = {(r.question_id, r.kind): r for r in Rubric.objects.filter(question_id__in=qids)}
+    new = [
+        Rubric(question=questions[k], kind=kind)
+        for k, kind in rubric_keys
+        if (questions[k].pk, kind) not in rubrics
+    ]
+    if new:
+        Rubric.objects.bulk_create(new)
+        rep.count("created", "Rubric", len(new))
+        rubrics = {(r.question_id, r.kind): r for r in Rubric.objects.filter(question_id__in=qids)}
+    stored: dict[int, list] = {r.pk: [] for r in rubrics.values()}
+    for rid, text, typ, weight, cited in (
+        RubricItem.objects.filter(rubric_id__in=list(stored))
+        .order_by("rubric_id", "position")
+        .values_list("rubric_id", "text", "item_type", "weight", "cited_paper")
+    ):
+        stored[rid].append((text, typ, float(weight), cited))
+    replace, items = [], []
+    new_ids = {r.pk for r in rubrics.values()} & {r.pk for r in new}
+    for q in inputs:
+        for kind, its in q.rubrics.items():
+            rubric = rubrics[(questions[q.external_id].pk, kind)]
+            if stored[rubric.pk] == [i.canonical() for i in its]:
+                rep.count("unchanged", "Rubric")
+                continue
+            if rubric.pk not in new_ids:
+                replace.append(rubric.pk)
+                rep.count("updated", "Rubric")
+            items.extend(
+                RubricItem(
+                    rubric=rubric,
+                    position=pos,
+                    text=i.text,
+                    item_type=i.item_type,
+                    weight=i.weight,
+                    cited_paper=i.cited_paper,
+                )
+                for pos, i in enumerate(its, start=1)
+            )
+    if replace:
+        RubricItem.objects.filter(rubric_id__in=replace).delete()
+    if items:
+        RubricItem.objects.bulk_create(items, batch_size=2000)
+        rep.count("created", "RubricItem", len(items))
+    return questions

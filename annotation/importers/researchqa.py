@@ -1,0 +1,79 @@
+"""ResearchQA (000/001): questions with rubrics, and system responses.
+
+Questions: a JSON list or JSON lines of ``{id, general_domain, subdomain, field, query, date,
+rubric: [{rubric_item, type}]}``; stored with origin "survey_mined" and a rubric of kind
+"researchqa". Responses: one JSON object ``{id: {"answer": markdown}}``; each answer is split
+into sections by headings and paragraphs by blank lines, citations kept as they appear
+(:func:`annotation.importers.structure.parse_markdown`).
+"""
+
+from __future__ import annotations
+
+from annotation.models import Question
+
+from .common import Problems, Source, optional_str, parse_json_records, require, type_name
+from .questions import ItemInput, QuestionInput, check_unique_ids, item_type, parse_date
+from .structure import ReportInput, parse_markdown
+
+RUBRIC_KIND = "researchqa"
+
+
+def parse_questions(src: Source) -> list[QuestionInput]:
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    out = []
+    for n, r in enumerate(records, start=1):
+        qid = require(problems, n, r, "id", "id")
+        text = require(problems, n, r, "query", str)
+        if not isinstance(r, dict):
+            continue
+        fields = {
+            "text": text,
+            "domain": optional_str(problems, n, r, "general_domain"),
+            "subdomain": optional_str(problems, n, r, "subdomain"),
+            "field": optional_str(problems, n, r, "field"),
+            "origin": Question.Origin.SURVEY_MINED,
+            "cutoff_date": parse_date(problems, n, r.get("date")),
+        }
+        rubric = require(problems, n, r, "rubric", list)
+        items = []
+        for i, item in enumerate(rubric or []):
+            where = f"rubric[{i}]"
+            t = require(problems, n, item, "rubric_item", str, label=f"{where}.rubric_item")
+            if not isinstance(item, dict):
+                continue
+            typ = item_type(problems, n, f"{where}.type", item.get("type"))
+            if t and typ:
+                items.append(ItemInput(t, typ))
+        if qid is not None and text is not None and rubric is not None:
+            out.append(QuestionInput(n, qid, fields, {RUBRIC_KIND: items}))
+    check_unique_ids(problems, out)
+    problems.raise_if_any()
+    return out
+
+
+def parse_responses(src: Source) -> list[ReportInput]:
+    data = parse_json_records(src, allow_mapping=True)
+    problems = Problems(src.name)
+    if not isinstance(data, dict):
+        problems.file_level(
+            'expected one JSON object {id: {"answer": ...}}; found a list'
+            + (" (a ScholarQA-CS2 file? use --format scholarqa)" if _looks_scholarqa(data) else "")
+        )
+        problems.raise_if_any()
+    out = []
+    for n, (qid, entry) in enumerate(data.items(), start=1):
+        if not isinstance(entry, dict):
+            problems.add(n, qid, f"expected an object with 'answer', found {type_name(entry)}")
+            continue
+        answer = require(problems, n, entry, "answer", str, label=f"{qid}.answer")
+        if answer is not None:
+            out.append(ReportInput(n, str(qid), str(qid), parse_markdown(answer)))
+    problems.raise_if_any()
+    return out
+
+
+def _looks_scholarqa(data) -> bool:
+    return (
+        bool(data) and isinstance(data[0], dict) and "response" in data[0] and "question" in data[0]
+    )

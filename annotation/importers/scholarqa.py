@@ -1,0 +1,723 @@
+"""ScholarQA-CS2 (Hwang et al. 2026): report files and pairwise annotation records.
+
+Reports: a JSON list or JSON lines of
+``{"question", "response": {"sections": [{"title", "text", "citations": [{"id", "title",
+"snippets", "metadata"}], "table"}]}}``. Citation ids appear verbatim in the text
+("(Rego et al., 2022)", "[5]", "[245738635 | Kang et al. | 2022 | Citations: 3]"); a bare
+number "1" appears as "[1]". A citation listed twice (the same source in several sections)
+is one Citation of the report; its snippets are merged in order.
+
+Questions are known by their text only; their natural key is :func:`question_key`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from annotation.models import (
+    Annotator,
+    Assignment,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Question,
+    Setting,
+)
+from judges.models import Judge, JudgeScore
+
+from .base import ImportReport
+from .common import (
+    Problems,
+    Source,
+    is_number,
+    parse_json_records,
+    question_key,
+    require,
+    split_from_name,
+    type_name,
+)
+from .structure import (
+    ParsedCitation,
+    ParsedParagraph,
+    ParsedReport,
+    ParsedSection,
+    ReportInput,
+    ensure_questions,
+    ensure_reports,
+    ensure_systems,
+    find_anchors,
+    split_paragraphs,
+)
+
+# --- Reports --------------------------------------------------------------------------------
+
+
+def looks_like_other_format(records) -> str | None:
+    """A hint when a file of another benchmark is passed as ScholarQA-CS2."""
+    first = records[0] if records else None
+    if isinstance(first, dict):
+        values = list(first.values())
+        if values and all(isinstance(v, dict) and "answer" in v for v in values[:5]):
+            return "this looks like a ResearchQA responses file ({id: {answer}}); use --format researchqa"
+        if "response" in first and isinstance(first.get("response"), str):
+            return "this looks like a ResearcherBench file (response is text); use --format researcherbench"
+        if "models" in first and "preference_ranking_norm" in first:
+            return "this is a pairwise annotation file; use import_pairwise"
+        if "query" in first and "rubric" in first:
+            return "this looks like a questions file; use import_questions"
+    return None
+
+
+def parse_reports(src: Source) -> list[ReportInput]:
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    hint = looks_like_other_format(records)
+    if hint:
+        problems.file_level(hint)
+        problems.raise_if_any()
+    inputs: list[ReportInput] = []
+    seen: dict[str, int] = {}
+    for n, record in enumerate(records, start=1):
+        question = require(problems, n, record, "question", str)
+        response = (
+            require(problems, n, record, "response", dict) if isinstance(record, dict) else None
+        )
+        if question is not None:
+            key = question_key(question)
+            if key in seen:
+                problems.add(n, "question", f"the same question as record {seen[key]}")
+            seen.setdefault(key, n)
+        if response is None:
+            continue
+        sections = require(problems, n, response, "sections", list, label="response.sections")
+        if sections is None:
+            continue
+        parsed = _parse_sections(problems, n, sections)
+        if question is not None and parsed is not None:
+            inputs.append(ReportInput(n, question_key(question), question, parsed))
+    problems.raise_if_any()
+    return inputs
+
+
+def _parse_sections(problems: Problems, n: int, sections: list) -> ParsedReport | None:
+    citations: dict[str, ParsedCitation] = {}
+    raw_sections = []
+    ok = True
+    for i, sec in enumerate(sections):
+        where = f"response.sections[{i}]"
+        if not isinstance(sec, dict):
+            problems.add(n, where, f"expected an object, found {type_name(sec)}")
+            ok = False
+            continue
+        title = sec.get("title") or ""
+        if not isinstance(title, str):
+            problems.add(n, f"{where}.title", f"expected a string, found {type_name(title)}")
+            ok = False
+        text = sec.get("text")
+        if not isinstance(text, str):
+            msg = (
+                "missing required field"
+                if text is None
+                else f"expected a string, found {type_name(text)}"
+            )
+            problems.add(n, f"{where}.text", msg)
+            ok = False
+            text = ""
+        table = sec.get("table")
+        if table is not None and not isinstance(table, (dict, list)):
+            problems.add(
+                n, f"{where}.table", f"expected an object or null, found {type_name(table)}"
+            )
+            ok = False
+        cits = sec.get("citations") or []
+        if not isinstance(cits, list):
+            problems.add(n, f"{where}.citations", f"expected a list, found {type_name(cits)}")
+            ok = False
+            cits = []
+        for j, c in enumerate(cits):
+            parsed = _parse_citation(problems, n, f"{where}.citations[{j}]", c)
+            if parsed is None:
+                ok = False
+                continue
+            prev = citations.get(parsed.key)
+            if prev is None:
+                citations[parsed.key] = parsed
+                continue
+            if parsed.title and prev.title and parsed.title != prev.title:
+                problems.add(
+                    n,
+                    f"{where}.citations[{j}].title",
+                    f"citation {parsed.key!r} has another title elsewhere in the report",
+                )
+                ok = False
+            prev.title = prev.title or parsed.title
+            prev.url = prev.url or parsed.url
+            prev.snippets.extend(s for s in parsed.snippets if s not in prev.snippets)
+            for k, v in parsed.metadata.items():
+                prev.metadata.setdefault(k, v)
+        raw_sections.append((title if isinstance(title, str) else "", text, table))
+    if not ok:
+        return None
+    keys = sorted(citations, key=len, reverse=True)
+    _check_unknown_markers(problems, n, raw_sections, citations)
+    out = []
+    for title, text, table in raw_sections:
+        paras = [ParsedParagraph(p, find_anchors(p, keys)) for p in split_paragraphs(text)]
+        out.append(ParsedSection(title=title, paragraphs=paras, table=table))
+    return ParsedReport(sections=out, citations=citations)
+
+
+def _parse_citation(problems: Problems, n: int, where: str, c) -> ParsedCitation | None:
+    if not isinstance(c, dict):
+        problems.add(n, where, f"expected an object, found {type_name(c)}")
+        return None
+    key = require(problems, n, c, "id", "id", label=f"{where}.id")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > 300:
+        problems.add(n, f"{where}.id", "must be 1 to 300 characters")
+        return None
+    title = c.get("title") or ""
+    if not isinstance(title, str):
+        problems.add(n, f"{where}.title", f"expected a string, found {type_name(title)}")
+        return None
+    snippets = c.get("snippets") or []
+    if not isinstance(snippets, list) or not all(isinstance(s, str) for s in snippets):
+        problems.add(n, f"{where}.snippets", "expected a list of strings")
+        return None
+    metadata = c.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        problems.add(n, f"{where}.metadata", f"expected an object, found {type_name(metadata)}")
+        return None
+    metadata = dict(metadata)
+    for extra in sorted(set(c) - {"id", "title", "snippets", "metadata"}):
+        metadata.setdefault(extra, c[extra])  # e.g. corpus_id: kept, not lost
+    url = metadata.get("url") if isinstance(metadata.get("url"), str) else ""
+    if len(url) > 2000:
+        url = ""
+    return ParsedCitation(key=key, title=title, snippets=list(snippets), url=url, metadata=metadata)
+
+
+_NUMBER_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def _check_unknown_markers(problems, n, raw_sections, citations) -> None:
+    """In a report with numbered citations, ``[k]`` within 1..max that cites nothing.
+
+    Larger numbers in brackets are not citations (a year such as "Ramsey [1930]").
+    """
+    numbers = [int(k.strip("[]")) for k in citations if k.strip("[]").isdigit()]
+    if not numbers or len(numbers) != len(citations):
+        return
+    known, top = set(numbers), max(numbers)
+    for i, (_, text, _) in enumerate(raw_sections):
+        for m in _NUMBER_MARKER.finditer(text):
+            k = int(m.group(1))
+            if 1 <= k <= top and k not in known:
+                problems.add(
+                    n,
+                    f"response.sections[{i}].text",
+                    f"unknown citation [{k}]: no citation with id {k} in the report",
+                )
+
+
+# --- Pairwise records -----------------------------------------------------------------------
+
+#: File metric suffix -> Concord metric name, in the files' field order.
+FILE_METRICS = {
+    "overall": "overall",
+    "overall_citation": "overall_citation",
+    "answer_precision": "answer_relevance",
+    "answer_recall": "answer_recall",
+    "citation_precision": "citation_precision",
+    "citation_recall": "citation_recall",
+}
+#: In ``assigned`` files these human fields hold rank-like values (1, 2, 3 and their means),
+#: not metric-wise scores; they are stored under these metric names instead.
+RANK_LIKE = {
+    "citation_precision": "rank_citation_precision",
+    "citation_recall": "rank_citation_recall",
+    "overall_citation": "rank_overall_citation",
+}
+#: Agreement-only files hold the mean medal score of the two annotations (0.25, 0.75 …).
+CONSENSUS_METRIC = "consensus_medal_score"
+CONSENSUS_REASON = "ScholarQA-CS2 agreement-only record: both annotations agree on this pair."
+KNOWN_FIELDS = {
+    "question",
+    "models",
+    "preference_ranking_norm",
+    "question_intent",
+    "question_word_length",
+}
+SETTING_FROM_NAME = {"assigned": "assigned", "chosen": "near_expert", "authored": "deep_expert"}
+TOLERANCE = 1e-9
+
+
+def human_metric(file_metric: str, setting: str) -> str:
+    if setting == Setting.ASSIGNED and file_metric in RANK_LIKE:
+        return RANK_LIKE[file_metric]
+    return FILE_METRICS[file_metric]
+
+
+def infer_setting(name: str) -> str:
+    base = name.lower()
+    for word, setting in SETTING_FROM_NAME.items():
+        if word in base:
+            return setting
+    return ""
+
+
+def parse_pairwise(src: Source, *, setting: str, consensus: bool):
+    """Validate every record; return the per-question plan (no database access)."""
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    questions: dict[str, dict] = {}  # key -> {text, intent, systems[], first record}
+    medal: dict[tuple[str, str], tuple[float, int]] = {}
+    human: dict[tuple[str, str, str], tuple[float, int]] = {}
+    judge: dict[tuple[str, str, str], tuple[float, int, str]] = {}
+    pairs: dict[tuple[str, frozenset], int] = {}
+    pair_list: list[tuple[str, str, str, int]] = []
+    for n, r in enumerate(records, start=1):
+        if not isinstance(r, dict):
+            problems.add(n, None, f"expected an object, found {type_name(r)}")
+            continue
+        text = require(problems, n, r, "question", str)
+        models = require(problems, n, r, "models", list)
+        prefs = require(problems, n, r, "preference_ranking_norm", list)
+        if models is not None:
+            if len(models) != 2 or not all(isinstance(m, str) and m.strip() for m in models):
+                problems.add(n, "models", "expected two system names")
+                models = None
+            elif models[0] == models[1]:
+                problems.add(n, "models", "a system compared with itself")
+                models = None
+        if prefs is not None:
+            prefs = _pair_values(problems, n, "preference_ranking_norm", prefs, allow_none=False)
+        if prefs is not None:
+            for v in prefs:
+                if consensus and not 0.0 <= v <= 1.0:
+                    problems.add(n, "preference_ranking_norm", f"medal score {v} is outside 0..1")
+                    prefs = None
+                    break
+                if not consensus and v not in Medal.FROM_SCORE:
+                    problems.add(
+                        n,
+                        "preference_ranking_norm",
+                        f"medal score {v} is not gold 1.0, silver 0.5 or bronze 0.0",
+                    )
+                    prefs = None
+                    break
+        intent = r.get("question_intent")
+        if intent is not None and not isinstance(intent, str):
+            problems.add(n, "question_intent", f"expected a string, found {type_name(intent)}")
+            intent = None
+        wl = r.get("question_word_length")
+        if wl is not None and (not isinstance(wl, int) or isinstance(wl, bool)):
+            problems.add(n, "question_word_length", f"expected an integer, found {type_name(wl)}")
+        metric_values: dict[str, list] = {}
+        for field_name, value in r.items():
+            if field_name in KNOWN_FIELDS:
+                continue
+            prefix, _, metric = field_name.partition("_")
+            if prefix not in ("human", "model") or metric not in FILE_METRICS:
+                problems.add(n, field_name, "unknown field")
+                continue
+            if not isinstance(value, list):
+                problems.add(
+                    n, field_name, f"expected a list of two numbers, found {type_name(value)}"
+                )
+                continue
+            vals = _pair_values(problems, n, field_name, value, allow_none=True)
+            if vals is not None:
+                metric_values[field_name] = vals
+        if text is None or models is None:
+            continue
+        key = question_key(text)
+        q = questions.setdefault(key, {"text": text, "intent": "", "systems": [], "record": n})
+        if intent:
+            if q["intent"] and q["intent"] != intent:
+                problems.add(
+                    n,
+                    "question_intent",
+                    f"{intent!r} contradicts {q['intent']!r} (record {q['record']})",
+                )
+            q["intent"] = q["intent"] or intent
+        for m in models:
+            if m not in q["systems"]:
+                q["systems"].append(m)
+        if not consensus and len(q["systems"]) > 3:
+            problems.add(n, "models", "a medal ranking covers at most 3 reports per question")
+        pk = (key, frozenset(models))
+        if pk in pairs:
+            problems.add(n, "models", f"the same pair as record {pairs[pk]}")
+            continue
+        pairs[pk] = n
+        pair_list.append((key, models[0], models[1], n))
+        if prefs is not None:
+            for m, v in zip(models, prefs, strict=True):
+                _agree(problems, n, "preference_ranking_norm", medal, (key, m), v, m)
+        for field_name, vals in metric_values.items():
+            prefix, _, metric = field_name.partition("_")
+            for m, v in zip(models, vals, strict=True):
+                if v is None:
+                    continue
+                if prefix == "human":
+                    _agree(
+                        problems,
+                        n,
+                        field_name,
+                        human,
+                        (key, m, human_metric(metric, setting)),
+                        v,
+                        m,
+                    )
+                else:
+                    _agree(problems, n, field_name, judge, (key, m, FILE_METRICS[metric]), v, m)
+    problems.raise_if_any()
+    return records, questions, medal, human, judge, pair_list
+
+
+def _pair_values(problems, n, field_name, value, *, allow_none):
+    if len(value) != 2:
+        problems.add(n, field_name, f"expected two values (one per system), found {len(value)}")
+        return None
+    out = []
+    for v in value:
+        if v is None and allow_none:
+            out.append(None)
+        elif is_number(v):
+            out.append(v)
+        else:
+            problems.add(n, field_name, f"expected a number, found {type_name(v)}")
+            return None
+    return out
+
+
+def _agree(problems, n, field_name, store, key, value, system):
+    prev = store.get(key)
+    if prev is None:
+        store[key] = (value, n, field_name)
+    elif abs(prev[0] - value) > TOLERANCE:
+        problems.add(
+            n,
+            field_name,
+            f"{system}: {value} contradicts {prev[0]} given for the same report in record {prev[1]}",
+        )
+
+
+def import_pairwise(
+    src: Source,
+    study,
+    rep: ImportReport,
+    *,
+    annotator: str,
+    setting: str | None = None,
+    judge: str,
+    split: str | None = None,
+    consensus: bool | None = None,
+) -> None:
+    problems = Problems(src.name)
+    setting = setting or infer_setting(src.name)
+    if setting not in Setting.values:
+        problems.file_level(
+            f"setting {setting!r} is not one of {', '.join(Setting.values)}"
+            if setting
+            else "no setting given and none can be inferred from the file name"
+        )
+    if not annotator or not annotator.strip():
+        problems.file_level("an annotator name is required")
+    if not judge or not judge.strip():
+        problems.file_level("a judge name is required")
+    problems.raise_if_any()
+    if consensus is None:
+        consensus = "agreement_only" in src.name.lower()
+    split = split or split_from_name(src.name)
+    records, questions, medal, human, judge_vals, pair_list = parse_pairwise(
+        src, setting=setting, consensus=consensus
+    )
+    rep.records = len(records)
+
+    # Read-only check against the database: a judge's stored scores must agree.
+    _check_stored_judge_scores(problems, study, judge, questions, judge_vals)
+    problems.raise_if_any()
+
+    judge_obj, created = Judge.objects.get_or_create(name=judge)
+    rep.count("created" if created else "unchanged", "Judge")
+    ann, created = Annotator.objects.get_or_create(pseudonym=annotator)
+    rep.count("created" if created else "unchanged", "Annotator")
+    qrows = ensure_questions(
+        study,
+        {
+            k: {"text": q["text"], "intent": q["intent"], "split": split}
+            for k, q in questions.items()
+        },
+        rep,
+    )
+    systems = ensure_systems(study, {s for q in questions.values() for s in q["systems"]}, rep)
+    reports, _ = ensure_reports(
+        [(k, s) for k, q in questions.items() for s in q["systems"]], systems, qrows, rep
+    )
+    has_human = {k for (k, _, metric) in human if not metric.startswith("rank_")}
+    if consensus:
+        task = {k: "pairwise" for k in questions}
+    else:
+        task = {k: "metric_wise" if k in has_human else "medal_ranking" for k in questions}
+    assignments = _write_assignments(study, ann, setting, questions, qrows, reports, task, rep)
+    human_rows = dict(human)
+    if consensus:
+        _write_preferences(study, ann, setting, pair_list, qrows, reports, medal, assignments, rep)
+        for (k, s), (v, n, f) in medal.items():
+            human_rows[(k, s, CONSENSUS_METRIC)] = (v, n, f)
+    else:
+        _write_rankings(study, ann, setting, questions, qrows, reports, medal, assignments, rep)
+    _write_human_scores(study, ann, setting, human_rows, reports, assignments, rep)
+    _write_judge_scores(judge_obj, judge_vals, reports, rep)
+
+
+def _check_stored_judge_scores(problems, study, judge, questions, judge_vals) -> None:
+    if not judge_vals:
+        return
+    qids = dict(
+        Question.objects.filter(study=study, external_id__in=list(questions)).values_list(
+            "external_id", "id"
+        )
+    )
+    if not qids:
+        return
+    stored = {
+        (qid, sname, metric): value
+        for qid, sname, metric, value in JudgeScore.objects.filter(
+            judge__name=judge, report__question_id__in=list(qids.values())
+        ).values_list("report__question_id", "report__system__name", "metric", "value")
+    }
+    for (k, s, metric), (v, n, field_name) in sorted(judge_vals.items(), key=lambda i: i[1][1]):
+        old = stored.get((qids.get(k), s, metric))
+        if old is not None and abs(old - v) > TOLERANCE:
+            problems.add(
+                n,
+                field_name,
+                f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}",
+            )
+
+
+def _write_assignments(study, ann, setting, questions, qrows, reports, task, rep):
+    from django.utils import timezone
+
+    existing = {
+        (a.question_id, a.task): a
+        for a in Assignment.objects.filter(
+            study=study, annotator=ann, setting=setting, question__in=[qrows[k] for k in questions]
+        )
+    }
+    new, changed, out = [], [], {}
+    now = timezone.now()
+    for k, q in questions.items():
+        order = [reports[(k, s)].pk for s in q["systems"]]
+        a = existing.get((qrows[k].pk, task[k]))
+        if a is None:
+            a = Assignment(
+                study=study,
+                annotator=ann,
+                question=qrows[k],
+                task=task[k],
+                setting=setting,
+                report_order=order,
+                status=Assignment.Status.SUBMITTED,
+                submitted_at=now,
+            )
+            new.append(a)
+        elif a.report_order != order or a.status != Assignment.Status.SUBMITTED:
+            a.report_order = order
+            a.status = Assignment.Status.SUBMITTED
+            a.submitted_at = a.submitted_at or now
+            changed.append(a)
+        else:
+            rep.count("unchanged", "Assignment")
+        out[k] = a
+    if new:
+        Assignment.objects.bulk_create(new)
+        rep.count("created", "Assignment", len(new))
+    if changed:
+        Assignment.objects.bulk_update(changed, ["report_order", "status", "submitted_at"])
+        rep.count("updated", "Assignment", len(changed))
+    if any(a.pk is None for a in out.values()):
+        fresh = {
+            a.question_id: a
+            for a in Assignment.objects.filter(study=study, annotator=ann, setting=setting)
+        }
+        out = {k: fresh[qrows[k].pk] for k in out}
+    return out
+
+
+def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assignments, rep):
+    existing = {
+        r.question_id: r
+        for r in MedalRanking.objects.filter(
+            study=study, annotator=ann, setting=setting, question__in=[qrows[k] for k in questions]
+        )
+    }
+    new = []
+    for k in questions:
+        if qrows[k].pk not in existing:
+            new.append(
+                MedalRanking(
+                    study=study,
+                    annotator=ann,
+                    question=qrows[k],
+                    setting=setting,
+                    assignment=assignments[k],
+                )
+            )
+    if new:
+        MedalRanking.objects.bulk_create(new)
+        rep.count("created", "MedalRanking", len(new))
+        existing = {
+            r.question_id: r
+            for r in MedalRanking.objects.filter(
+                study=study,
+                annotator=ann,
+                setting=setting,
+                question__in=[qrows[k] for k in questions],
+            )
+        }
+    relink = [
+        existing[qrows[k].pk]
+        for k in questions
+        if existing[qrows[k].pk].assignment_id != assignments[k].pk
+    ]
+    for r in relink:
+        r.assignment_id = next(assignments[k].pk for k in questions if qrows[k].pk == r.question_id)
+    if relink:
+        MedalRanking.objects.bulk_update(relink, ["assignment"])
+    unchanged_rankings = len(questions) - len(new)
+    ranking_ids = [r.pk for r in existing.values()]
+    stored = {
+        (m.ranking_id, m.report_id): m for m in Medal.objects.filter(ranking_id__in=ranking_ids)
+    }
+    wanted = {}
+    for (k, s), (v, _, _) in medal.items():
+        wanted[(existing[qrows[k].pk].pk, reports[(k, s)].pk)] = Medal.FROM_SCORE[v]
+    create, update = [], []
+    for key, value in wanted.items():
+        m = stored.get(key)
+        if m is None:
+            create.append(Medal(ranking_id=key[0], report_id=key[1], medal=value))
+        elif m.medal != value:
+            m.medal = value
+            update.append(m)
+        else:
+            rep.count("unchanged", "Medal")
+    stale = [m.pk for key, m in stored.items() if key not in wanted]
+    if stale:
+        Medal.objects.filter(pk__in=stale).delete()
+        rep.count("updated", "MedalRanking", len(stale))  # a report left the ranking
+    if create:
+        Medal.objects.bulk_create(create)
+        rep.count("created", "Medal", len(create))
+    if update:
+        Medal.objects.bulk_update(update, ["medal"])
+        rep.count("updated", "Medal", len(update))
+    if unchanged_rankings:
+        rep.count("unchanged", "MedalRanking", unchanged_rankings)
+
+
+def _write_preferences(study, ann, setting, pair_list, qrows, reports, medal, assignments, rep):
+    existing = {
+        (p.left_id, p.right_id): p
+        for p in PairwisePreference.objects.filter(study=study, annotator=ann, setting=setting)
+    }
+    create, update = [], []
+    for k, a, b, _ in pair_list:
+        left, right = reports[(k, a)], reports[(k, b)]
+        sa, sb = medal[(k, a)][0], medal[(k, b)][0]
+        choice = "left" if sa > sb else "right" if sb > sa else "tie"
+        p = existing.get((left.pk, right.pk))
+        if p is None:
+            create.append(
+                PairwisePreference(
+                    study=study,
+                    annotator=ann,
+                    question=qrows[k],
+                    setting=setting,
+                    assignment=assignments[k],
+                    left=left,
+                    right=right,
+                    choice=choice,
+                    reason=CONSENSUS_REASON,
+                )
+            )
+        elif p.choice != choice:
+            p.choice = choice
+            update.append(p)
+        else:
+            rep.count("unchanged", "PairwisePreference")
+    if create:
+        PairwisePreference.objects.bulk_create(create)
+        rep.count("created", "PairwisePreference", len(create))
+    if update:
+        PairwisePreference.objects.bulk_update(update, ["choice"])
+        rep.count("updated", "PairwisePreference", len(update))
+
+
+def _write_human_scores(study, ann, setting, human, reports, assignments, rep):
+    if not human:
+        return
+    report_ids = list({reports[(k, s)].pk for (k, s, _) in human})
+    stored = {
+        (h.report_id, h.metric): h
+        for h in HumanMetricScore.objects.filter(
+            study=study, annotator=ann, setting=setting, report_id__in=report_ids
+        )
+    }
+    create, update = [], []
+    for (k, s, metric), (v, _, _) in human.items():
+        report = reports[(k, s)]
+        h = stored.get((report.pk, metric))
+        if h is None:
+            create.append(
+                HumanMetricScore(
+                    study=study,
+                    annotator=ann,
+                    question_id=report.question_id,
+                    setting=setting,
+                    assignment=assignments[k],
+                    report=report,
+                    metric=metric,
+                    value=float(v),
+                )
+            )
+        elif abs(h.value - v) > TOLERANCE:
+            h.value = float(v)
+            update.append(h)
+        else:
+            rep.count("unchanged", "HumanMetricScore")
+    if create:
+        HumanMetricScore.objects.bulk_create(create, batch_size=2000)
+        rep.count("created", "HumanMetricScore", len(create))
+    if update:
+        HumanMetricScore.objects.bulk_update(update, ["value"])
+        rep.count("updated", "HumanMetricScore", len(update))
+
+
+def _write_judge_scores(judge, values, reports, rep):
+    if not values:
+        return
+    report_ids = list({reports[(k, s)].pk for (k, s, _) in values})
+    stored = {
+        (j.report_id, j.metric)
+        for j in JudgeScore.objects.filter(judge=judge, report_id__in=report_ids).only(
+            "report_id", "metric"
+        )
+    }
+    create = []
+    for (k, s, metric), (v, _, _) in values.items():
+        report = reports[(k, s)]
+        if (report.pk, metric) in stored:
+            rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
+        else:
+            create.append(JudgeScore(judge=judge, report=report, metric=metric, value=float(v)))
+    if create:
+        JudgeScore.objects.bulk_create(create, batch_size=2000)
+        rep.count("created", "JudgeScore", len(create))

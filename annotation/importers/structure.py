@@ -1,0 +1,423 @@
+"""Reports as Concord stores them: sections -> paragraphs (1..n) -> citation anchors.
+
+Every report format is parsed into a :class:`ParsedReport` (pure Python, no database), and
+:func:`write_reports` stores a batch of them for one system in a fixed number of queries:
+an unchanged report is left alone (its public id, medals and scores stay); a changed one
+keeps its Report row and has its structure replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from annotation.models import (
+    Citation,
+    CitationAnchor,
+    Paragraph,
+    Question,
+    Report,
+    Section,
+    System,
+)
+
+from .base import ImportReport
+
+
+@dataclass
+class ParsedCitation:
+    key: str
+    title: str = ""
+    snippets: list[str] = field(default_factory=list)
+    url: str = ""
+    metadata: dict = field(default_factory=dict)
+
+    def canonical(self):
+        return (self.key, self.title, list(self.snippets), self.url, self.metadata)
+
+
+@dataclass
+class ParsedParagraph:
+    text: str
+    anchors: list[tuple[int, int, str]] = field(default_factory=list)  # start, end, key
+
+
+@dataclass
+class ParsedSection:
+    title: str
+    paragraphs: list[ParsedParagraph]
+    table: dict | list | None = None
+
+
+@dataclass
+class ParsedReport:
+    sections: list[ParsedSection]
+    citations: dict[str, ParsedCitation]
+
+    def canonical(self):
+        number = 0
+        sections = []
+        for s in self.sections:
+            paras = []
+            for p in s.paragraphs:
+                number += 1
+                paras.append((number, p.text, sorted(p.anchors)))
+            sections.append((s.title, s.table, paras))
+        cits = sorted(c.canonical() for c in self.citations.values())
+        return sections, cits
+
+
+@dataclass
+class ReportInput:
+    """One report to store: where it came from and which question it answers."""
+
+    record: int
+    question_key: str
+    question_text: str
+    parsed: ParsedReport
+    question_fields: dict = field(default_factory=dict)
+
+
+# --- Text -> paragraphs and anchors ---------------------------------------------------------
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """Paragraphs are separated by blank lines; surrounding whitespace is not kept."""
+    return [p.strip() for p in _BLANK_LINE.split(text.replace("\r\n", "\n")) if p.strip()]
+
+
+def marker_forms(key: str) -> list[str]:
+    """How a citation id appears in text: verbatim, and ``[n]`` for a bare number."""
+    forms = [key]
+    if key.isdigit():
+        forms = [f"[{key}]"]
+    return forms
+
+
+def find_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
+    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins."""
+    found = []
+    for key in keys:
+        for form in marker_forms(key):
+            start = text.find(form)
+            while start != -1:
+                found.append((start, start + len(form), key))
+                start = text.find(form, start + len(form))
+    found.sort(key=lambda a: (a[0], -(a[1] - a[0])))
+    kept, end = [], -1
+    for a in found:
+        if a[0] >= end:
+            kept.append(a)
+            end = a[1]
+    return kept
+
+
+# --- Markdown (ResearchQA, ResearcherBench, DeepScholar) ------------------------------------
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_REFERENCES_TITLE = re.compile(
+    r"^(references?|sources?|bibliography|works cited|citations)\b", re.I
+)
+_REF_LINE = re.compile(r"^\s*(?:[-*]\s*)?\[?(\d+)\]?[.:)]?\s+(.+?)\s*$")
+_URL = re.compile(r"https?://[^\s)\]>]+")
+_NUMERIC = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^)\s]+)\)")
+_AUTHOR_YEAR = re.compile(
+    r"\((?:[A-Z][A-Za-z'\-]+(?: et al\.| and [A-Z][A-Za-z'\-]+| & [A-Z][A-Za-z'\-]+)?,? \d{4}[a-z]?)"
+    r"(?:; [A-Z][A-Za-z'\-]+(?: et al\.| and [A-Z][A-Za-z'\-]+| & [A-Z][A-Za-z'\-]+)?,? \d{4}[a-z]?)*\)"
+)
+
+
+def parse_markdown(text: str) -> ParsedReport:
+    """A markdown answer as sections (by heading) and paragraphs (by blank line).
+
+    Citations are kept as they appear: ``[n]`` / ``[n, m]`` markers become citations keyed
+    ``n`` (titled from a trailing "References" list when there is one, else bare), markdown
+    links become title-only citations keyed by their URL, and author-year markers such as
+    ``(Smith et al., 2020)`` become bare citations keyed verbatim.
+    """
+    blocks: list[tuple[str, list[str]]] = [("", [])]
+    for line in text.replace("\r\n", "\n").split("\n"):
+        m = _HEADING.match(line)
+        if m:
+            blocks.append((m.group(2).strip(), []))
+        else:
+            blocks[-1][1].append(line)
+    citations: dict[str, ParsedCitation] = {}
+    body: list[tuple[str, str]] = []
+    for title, lines in blocks:
+        content = "\n".join(lines)
+        if _REFERENCES_TITLE.match(title) and _read_reference_list(content, citations):
+            continue
+        if title or content.strip():
+            body.append((title, content))
+    sections = []
+    for title, content in body:
+        paragraphs = []
+        for ptext in split_paragraphs(content):
+            anchors = []
+            for m in _LINK.finditer(ptext):
+                url = m.group(2)
+                citations.setdefault(url, ParsedCitation(key=url, title=m.group(1), url=url))
+                anchors.append((m.start(), m.end(), url))
+            for m in _NUMERIC.finditer(ptext):
+                numbers = re.findall(r"\d+", m.group(1))
+                if len(numbers) == 1:
+                    spans = [(m.start(), m.end(), numbers[0])]
+                else:
+                    spans = [
+                        (m.start(1) + n.start(), m.start(1) + n.end(), n.group())
+                        for n in re.finditer(r"\d+", m.group(1))
+                    ]
+                for start, end, key in spans:
+                    citations.setdefault(key, ParsedCitation(key=key))
+                    anchors.append((start, end, key))
+            for m in _AUTHOR_YEAR.finditer(ptext):
+                key = m.group()
+                citations.setdefault(key, ParsedCitation(key=key))
+                anchors.append((m.start(), m.end(), key))
+            anchors = _drop_overlaps(anchors)
+            paragraphs.append(ParsedParagraph(ptext, anchors))
+        sections.append(ParsedSection(title=title, paragraphs=paragraphs))
+    return ParsedReport(sections=sections, citations=citations)
+
+
+def _read_reference_list(content: str, citations: dict[str, ParsedCitation]) -> bool:
+    entries = [m for m in map(_REF_LINE.match, content.split("\n")) if m]
+    if not entries:
+        return False
+    for m in entries:
+        rest = m.group(2)
+        url_m = _URL.search(rest)
+        url = url_m.group().rstrip(".,;") if url_m else ""
+        title = _URL.sub("", rest).strip(" .,;-<>()[]")
+        title = _LINK.sub(lambda lm: lm.group(1), title)
+        citations[m.group(1)] = ParsedCitation(key=m.group(1), title=title, url=url)
+    return True
+
+
+def _drop_overlaps(anchors):
+    anchors.sort(key=lambda a: (a[0], -(a[1] - a[0])))
+    kept, end = [], -1
+    for a in anchors:
+        if a[0] >= end:
+            kept.append(a)
+            end = a[1]
+    return kept
+
+
+# --- Writing --------------------------------------------------------------------------------
+
+
+def ensure_questions(
+    study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False
+) -> dict[str, Question]:
+    """Questions by external id, created when missing (2 queries + 1 bulk insert).
+
+    ``wanted`` maps external id -> field values; for an existing question a non-empty value
+    that differs updates it (re-import updates by natural key).
+    """
+    existing = {
+        q.external_id: q for q in Question.objects.filter(study=study, external_id__in=list(wanted))
+    }
+    new, changed = [], []
+    for key, fields in wanted.items():
+        q = existing.get(key)
+        if q is None:
+            new.append(Question(study=study, external_id=key, **fields))
+            continue
+        dirty = False
+        for name, value in fields.items():
+            if name == "text" and not update_text:
+                continue  # the text is what matched; its first spelling stays
+            if value not in ("", None) and getattr(q, name) != value:
+                setattr(q, name, value)
+                dirty = True
+        if dirty:
+            changed.append(q)
+    if new:
+        Question.objects.bulk_create(new)
+        rep.count("created", "Question", len(new))
+    update_fields = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
+    if changed:
+        Question.objects.bulk_update(changed, update_fields)
+        rep.count("updated", "Question", len(changed))
+    unchanged = len(existing) - len(changed)
+    if unchanged:
+        rep.count("unchanged", "Question", unchanged)
+    out = dict(existing)
+    out.update({q.external_id: q for q in new})
+    if any(q.pk is None for q in new):  # backends without RETURNING on bulk insert
+        out = {
+            q.external_id: q
+            for q in Question.objects.filter(study=study, external_id__in=list(wanted))
+        }
+    return out
+
+
+def ensure_systems(study, names, rep: ImportReport) -> dict[str, System]:
+    names = sorted(set(names))
+    existing = {s.name: s for s in System.objects.filter(study=study, name__in=names)}
+    new = [System(study=study, name=n) for n in names if n not in existing]
+    if new:
+        System.objects.bulk_create(new)
+        rep.count("created", "System", len(new))
+        existing = {s.name: s for s in System.objects.filter(study=study, name__in=names)}
+    return existing
+
+
+def ensure_reports(pairs, systems, questions, rep: ImportReport, source_format: str = ""):
+    """Reports for (question key, system name) pairs, created empty when missing."""
+    qids = {questions[q].pk for q, _ in pairs}
+    sids = {systems[s].pk for _, s in pairs}
+    by_ids = {
+        (r.question_id, r.system_id): r
+        for r in Report.objects.filter(question_id__in=qids, system_id__in=sids)
+    }
+    new = []
+    for q, s in sorted(set(pairs)):
+        key = (questions[q].pk, systems[s].pk)
+        if key not in by_ids:
+            r = Report(question=questions[q], system=systems[s], source_format=source_format)
+            by_ids[key] = r
+            new.append(r)
+    if new:
+        Report.objects.bulk_create(new)
+        rep.count("created", "Report", len(new))
+        by_ids = {
+            (r.question_id, r.system_id): r
+            for r in Report.objects.filter(question_id__in=qids, system_id__in=sids)
+        }
+    new_keys = {(r.question_id, r.system_id) for r in new}
+    out = {(q, s): by_ids[(questions[q].pk, systems[s].pk)] for q, s in set(pairs)}
+    return out, {r.pk for k, r in by_ids.items() if k in new_keys}
+
+
+def stored_canonical(report_ids) -> dict[int, tuple]:
+    """The stored structure of many reports in :meth:`ParsedReport.canonical` form (4 queries)."""
+    sections: dict[int, list] = {rid: [] for rid in report_ids}
+    sec_paras: dict[int, list] = {}
+    for sid, rid, title, table in (
+        Section.objects.filter(report_id__in=report_ids)
+        .order_by("report_id", "position")
+        .values_list("id", "report_id", "title", "table")
+    ):
+        paras: list = []
+        sec_paras[sid] = paras
+        sections[rid].append((title, table, paras))
+    para_anchors: dict[int, list] = {}
+    for pid, sid, number, text in (
+        Paragraph.objects.filter(report_id__in=report_ids)
+        .order_by("report_id", "number")
+        .values_list("id", "section_id", "number", "text")
+    ):
+        anchors: list = []
+        para_anchors[pid] = anchors
+        sec_paras[sid].append((number, text, anchors))
+    for pid, start, end, key in CitationAnchor.objects.filter(
+        paragraph__report_id__in=report_ids
+    ).values_list("paragraph_id", "start", "end", "citation__key"):
+        para_anchors[pid].append((start, end, key))
+    for anchors in para_anchors.values():
+        anchors.sort()
+    cits: dict[int, list] = {rid: [] for rid in report_ids}
+    for rid, key, title, snippets, url, metadata in Citation.objects.filter(
+        report_id__in=report_ids
+    ).values_list("report_id", "key", "title", "snippets", "url", "metadata"):
+        cits[rid].append((key, title, snippets, url, metadata))
+    return {rid: (sections[rid], sorted(cits[rid])) for rid in report_ids}
+
+
+def write_structures(
+    items: list[tuple[Report, ParsedReport]], rep: ImportReport, new_ids: set[int]
+) -> None:
+    """Store the structure of each report: unchanged ones untouched, others replaced."""
+    if not items:
+        return
+    current = stored_canonical([r.pk for r, _ in items])
+    to_write = []
+    for report, parsed in items:
+        before = current[report.pk]
+        if before == parsed.canonical():
+            rep.count("unchanged", "Report")
+            continue
+        if report.pk not in new_ids:
+            rep.count("updated", "Report")
+        to_write.append((report, parsed))
+    if not to_write:
+        return
+    replaced = [r.pk for r, _ in to_write if current[r.pk] != ([], [])]
+    if replaced:
+        Section.objects.filter(report_id__in=replaced).delete()
+        Citation.objects.filter(report_id__in=replaced).delete()
+    sections, citations = [], []
+    for report, parsed in to_write:
+        for pos, s in enumerate(parsed.sections, start=1):
+            sections.append(Section(report=report, position=pos, title=s.title, table=s.table))
+        for c in parsed.citations.values():
+            citations.append(
+                Citation(
+                    report=report,
+                    key=c.key,
+                    title=c.title,
+                    snippets=c.snippets,
+                    url=c.url,
+                    metadata=c.metadata,
+                )
+            )
+    Section.objects.bulk_create(sections, batch_size=2000)
+    Citation.objects.bulk_create(citations, batch_size=2000)
+    cit_ids = {(c.report_id, c.key): c for c in citations}
+    paragraphs, para_anchor_specs = [], []
+    it = iter(sections)
+    for report, parsed in to_write:
+        number = 0
+        for s in parsed.sections:
+            section = next(it)
+            for p in s.paragraphs:
+                number += 1
+                paragraphs.append(
+                    Paragraph(section=section, report=report, number=number, text=p.text)
+                )
+                para_anchor_specs.append(p.anchors)
+    Paragraph.objects.bulk_create(paragraphs, batch_size=2000)
+    anchors = [
+        CitationAnchor(
+            paragraph=para, citation=cit_ids[(para.report_id, key)], start=start, end=end
+        )
+        for para, specs in zip(paragraphs, para_anchor_specs, strict=True)
+        for start, end, key in specs
+    ]
+    CitationAnchor.objects.bulk_create(anchors, batch_size=5000)
+    for table, n in (
+        ("Section", len(sections)),
+        ("Paragraph", len(paragraphs)),
+        ("Citation", len(citations)),
+        ("CitationAnchor", len(anchors)),
+    ):
+        if n:
+            rep.count("created", table, n)
+
+
+def write_reports(
+    study, system_name: str, inputs: list[ReportInput], source_format: str, rep: ImportReport
+) -> None:
+    questions = ensure_questions(
+        study,
+        {i.question_key: {"text": i.question_text, **i.question_fields} for i in inputs},
+        rep,
+    )
+    systems = ensure_systems(study, [system_name], rep)
+    reports, new_ids = ensure_reports(
+        [(i.question_key, system_name) for i in inputs], systems, questions, rep, source_format
+    )
+    changed_format = [r for r in reports.values() if r.source_format != source_format]
+    for r in changed_format:
+        r.source_format = source_format
+    if changed_format:
+        Report.objects.bulk_update(changed_format, ["source_format"])
+    write_structures(
+        [(reports[(i.question_key, system_name)], i.parsed) for i in inputs], rep, new_ids
+    )

@@ -1,0 +1,37 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.exporters import export_pairwise
+from annotation.models import Setting, Study
+
+
+class Command(BaseCommand):
+    help = "Export one annotator's pairwise records in the ScholarQA-CS2 format (a JSON list)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", required=True)
+        parser.add_argument("--setting", required=True, choices=Setting.values)
+        parser.add_argument("--annotator", required=True)
+        parser.add_argument("--judge", help="default: the judge with the most scores in the study")
+        parser.add_argument("--split", choices=["dev", "test"])
+        parser.add_argument("--out", help="file to write (default: standard output)")
+
+    def handle(self, *args, **options):
+        try:
+            study = Study.objects.get(name=options["study"])
+        except Study.DoesNotExist as exc:
+            raise CommandError(f"no study named {options['study']!r}") from exc
+        records = export_pairwise(
+            study,
+            setting=options["setting"],
+            annotator=options["annotator"],
+            judge=options["judge"],
+            split=options["split"],
+        )
+        text = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+        if options["out"]:
+            Path(options["out"]).write_text(text, encoding="utf-8")
+        else:
+            self.stdout.write(text, ending="")

@@ -1,0 +1,30 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.exporters import FORMATS, TABLES, export_table
+from annotation.models import Study
+
+
+class Command(BaseCommand):
+    help = "Export one table's rows of a study as JSON, JSON lines or CSV."
+
+    def add_arguments(self, parser):
+        parser.add_argument("table", help=", ".join(TABLES))
+        parser.add_argument("--study", required=True)
+        parser.add_argument("--format", choices=FORMATS, default="json")
+        parser.add_argument("--out", help="file to write (default: standard output)")
+
+    def handle(self, *args, **options):
+        try:
+            study = Study.objects.get(name=options["study"])
+        except Study.DoesNotExist as exc:
+            raise CommandError(f"no study named {options['study']!r}") from exc
+        try:
+            text = export_table(options["table"], study, options["format"])
+        except KeyError as exc:
+            raise CommandError(exc.args[0]) from exc
+        if options["out"]:
+            Path(options["out"]).write_text(text, encoding="utf-8")
+        else:
+            self.stdout.write(text, ending="")

@@ -1,0 +1,329 @@
+"""Report importers: structure, citations, re-import, bad files, the real ScholarQA-CS2 reports."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importers import question_key, run
+from annotation.models import Citation, CitationAnchor, Paragraph, Question, Report, Section
+
+from .test_import_common import DATA, expect_failure, table_counts, write
+
+
+def good():
+    return json.loads((DATA / "scholarqa_reports.json").read_text())
+
+
+@pytest.mark.django_db
+def test_scholarqa_structure():
+    rep = run(
+        "reports", DATA / "scholarqa_reports.json", study="S", format="scholarqa", system="sqa"
+    )
+    assert rep.records == 2 and rep.created["Report"] == 2
+    q = Question.objects.get(external_id=question_key(good()[0]["question"]))
+    report = Report.objects.get(question=q)
+    assert report.source_format == "scholarqa" and report.system.name == "sqa"
+    paras = list(Paragraph.objects.filter(report=report).order_by("number"))
+    assert [p.number for p in paras] == [1, 2, 3]
+    assert paras[0].text.startswith("Sparse mixture-of-experts")  # leading newline dropped
+    assert Section.objects.filter(report=report).count() == 2
+    assert Section.objects.get(report=report, position=2).table["columns"] == ["model", "experts"]
+    # one Citation per key across sections, snippets merged; title-only kept as such
+    fedus = Citation.objects.get(report=report, key="(Fedus et al., 2022)")
+    assert len(fedus.snippets) == 2
+    assert Citation.objects.get(report=report, key="(Zoph et al., 2022)").kind == "title_only"
+    anchors = list(CitationAnchor.objects.filter(paragraph=paras[0]).select_related("citation"))
+    for a in anchors:
+        assert paras[0].text[a.start : a.end] == a.citation.key
+    assert len(anchors) == 2
+    # numeric ids appear as [n]; [1930] is no citation; a bare citation is kept
+    other = Report.objects.exclude(pk=report.pk).get()
+    first = Paragraph.objects.get(report=other, number=1)
+    marks = [first.text[a.start : a.end] for a in first.anchors.order_by("start")]
+    assert marks == ["[1]", "[2]", "[3]"]
+    assert Citation.objects.get(report=other, key="3").kind == "bare"
+    assert not Paragraph.objects.get(report=other, number=2).anchors.exists()
+
+
+@pytest.mark.django_db
+def test_json_lines_reports_with_urls():
+    run("reports", DATA / "scholarqa_reports.jsonl", study="S", format="scholarqa", system="storm")
+    cit = Citation.objects.get(key="[1]")
+    assert cit.url == "https://example.org/rag" and cit.kind == "snippet"
+    assert CitationAnchor.objects.filter(citation=cit).count() == 2
+
+
+@pytest.mark.django_db
+def test_reimport_is_idempotent_and_updates_changes(tmp_path):
+    run("reports", DATA / "scholarqa_reports.json", study="S", format="scholarqa", system="sqa")
+    before = table_counts()
+    public_ids = set(Report.objects.values_list("public_id", flat=True))
+    again = run(
+        "reports", DATA / "scholarqa_reports.json", study="S", format="scholarqa", system="sqa"
+    )
+    assert table_counts() == before and again.unchanged["Report"] == 2 and not again.created
+    data = good()
+    data[1]["response"]["sections"][0]["text"] += "\n\nA new paragraph [2]."
+    changed = run(
+        "reports", write(tmp_path, "r.json", data), study="S", format="scholarqa", system="sqa"
+    )
+    assert changed.updated["Report"] == 1 and changed.unchanged["Report"] == 1
+    assert set(Report.objects.values_list("public_id", flat=True)) == public_ids
+    assert Paragraph.objects.count() == before["annotation.Paragraph"] + 1
+
+
+@pytest.mark.django_db
+def test_reports_dry_run():
+    before = table_counts()
+    rep = run(
+        "reports",
+        DATA / "scholarqa_reports.json",
+        study="S",
+        format="scholarqa",
+        system="sqa",
+        dry_run=True,
+    )
+    assert rep.created["Paragraph"] == 5 and table_counts() == before
+
+
+def _mutated(tmp_path, fn, name="bad.json"):
+    data = good()
+    fn(data)
+    return write(tmp_path, name, data)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "mutate, record, field, text",
+    [
+        (lambda d: d[1].pop("question"), 2, "question", "missing"),
+        (lambda d: d[0].update(question=5), 1, "question", "expected a string"),
+        (
+            lambda d: d[1]["response"].update(sections="x"),
+            2,
+            "response.sections",
+            "expected a list",
+        ),
+        (
+            lambda d: d[0]["response"]["sections"][1].pop("text"),
+            1,
+            "response.sections[1].text",
+            "missing",
+        ),
+        (
+            lambda d: d[0]["response"]["sections"][0]["citations"][0].pop("id"),
+            1,
+            "response.sections[0].citations[0].id",
+            "missing",
+        ),
+        (
+            lambda d: d[0]["response"]["sections"][0]["citations"][1].update(snippets="s"),
+            1,
+            "response.sections[0].citations[1].snippets",
+            "list",
+        ),
+        (
+            lambda d: d[1]["response"]["sections"][0]["citations"].pop(1),
+            2,
+            "response.sections[0].text",
+            "unknown citation [2]",
+        ),
+        (lambda d: d.append(dict(d[0])), 3, "question", "same question as record 1"),
+    ],
+)
+def test_bad_report_files(tmp_path, mutate, record, field, text):
+    run("reports", DATA / "scholarqa_reports.jsonl", study="S", format="scholarqa", system="storm")
+    path = _mutated(tmp_path, mutate)
+    expect_failure(
+        "reports",
+        path,
+        file_part="bad.json",
+        record=record,
+        field=field,
+        text=text,
+        format="scholarqa",
+        system="sqa",
+    )
+
+
+@pytest.mark.django_db
+def test_invalid_truncated_and_wrong_format(tmp_path):
+    text = (DATA / "scholarqa_reports.json").read_text()
+    expect_failure(
+        "reports",
+        write(tmp_path, "trunc.json", text[: len(text) // 2]),
+        file_part="trunc.json",
+        text="invalid JSON",
+        format="scholarqa",
+        system="s",
+    )
+    lines = (DATA / "scholarqa_reports.jsonl").read_text() + '{"question": "x", "resp'
+    expect_failure(
+        "reports",
+        write(tmp_path, "cut.jsonl", lines),
+        file_part="cut.jsonl",
+        record=2,
+        text="invalid JSON line",
+        format="scholarqa",
+        system="s",
+    )
+    expect_failure(
+        "reports",
+        DATA / "researchqa_responses.json",
+        file_part="researchqa_responses.json",
+        text="--format researchqa",
+        format="scholarqa",
+        system="s",
+    )
+    expect_failure(
+        "reports",
+        DATA / "scholarqa_reports.json",
+        file_part="scholarqa_reports.json",
+        text="--format scholarqa",
+        format="researchqa",
+        system="s",
+    )
+    expect_failure(
+        "reports",
+        DATA / "scholarqa_reports.json",
+        file_part="scholarqa_reports.json",
+        record=1,
+        field="response",
+        format="researcherbench",
+        system="s",
+    )
+    expect_failure(
+        "reports",
+        write(tmp_path, "empty.json", ""),
+        file_part="empty.json",
+        text="empty",
+        format="scholarqa",
+        system="s",
+    )
+
+
+@pytest.mark.django_db
+def test_researchqa_responses():
+    run("questions", DATA / "researchqa_questions.jsonl", study="S", format="researchqa")
+    rep = run(
+        "reports", DATA / "researchqa_responses.json", study="S", format="researchqa", system="gpt"
+    )
+    assert rep.created["Report"] == 2 and rep.unchanged["Question"] == 2
+    report = Report.objects.get(question__external_id="rqa-001")
+    assert list(report.sections.values_list("title", flat=True)) == [
+        "Attribution"
+    ]  # references consumed
+    c1 = Citation.objects.get(report=report, key="1")
+    assert c1.title == "Attributed Question Answering" and c1.url == "https://example.org/aqa"
+    assert Citation.objects.get(report=report, key="https://example.org/survey").title == "a survey"
+    p = report.paragraphs.get(number=1)
+    assert [p.text[a.start : a.end] for a in p.anchors.order_by("start")] == ["[1]", "2", "3"]
+    other = Report.objects.get(question__external_id="rqa-002")
+    assert Citation.objects.get(report=other).key == "(Logsdon et al., 2020)"
+    assert other.paragraphs.count() == 2
+
+
+@pytest.mark.django_db
+def test_researcherbench_responses_create_questions():
+    rep = run(
+        "reports",
+        DATA / "researcherbench_responses.json",
+        study="S",
+        format="researcherbench",
+        system="dr",
+    )
+    assert rep.created["Question"] == 2
+    assert Question.objects.get(external_id="1").text.startswith("What are open problems")
+    report = Report.objects.get(question__external_id="2")
+    assert Citation.objects.get(report=report, key="1").url == "https://example.org/lean"
+
+
+@pytest.mark.django_db
+def test_deepscholar_folder():
+    folder = DATA / "deepscholar" / "toy-system"
+    rep = run("reports", folder, study="S", format="deepscholar")
+    assert rep.created["Report"] == 2
+    report = Report.objects.get(question__external_id="2401.00001")
+    assert report.system.name == "toy-system"
+    assert report.citations.get(key="2").url == "https://arxiv.org/abs/2222.0002"
+    expect_failure(
+        "reports",
+        DATA / "scholarqa_reports.json",
+        file_part="scholarqa_reports.json",
+        format="deepscholar",
+        system="x",
+        text="folder",
+    )
+    expect_failure(
+        "reports",
+        DATA / "deepscholar",
+        file_part="deepscholar",
+        format="deepscholar",
+        text="output.md",
+    )
+
+
+@pytest.mark.django_db
+def test_import_reports_command(tmp_path):
+    call_command(
+        "import_reports",
+        str(DATA / "scholarqa_reports.json"),
+        study="S",
+        system="sqa",
+        format="scholarqa",
+        dry_run=True,
+    )
+    assert Report.objects.count() == 0
+    call_command(
+        "import_reports",
+        str(DATA / "scholarqa_reports.json"),
+        study="S",
+        system="sqa",
+        format="scholarqa",
+    )
+    assert Report.objects.count() == 2
+    bad = write(tmp_path, "bad.json", [{"question": "q"}])
+    with pytest.raises(CommandError, match=r"bad.json, record 1, field 'response'"):
+        call_command("import_reports", str(bad), study="S", system="sqa", format="scholarqa")
+
+
+REAL_REPORTS = {
+    "sqa.json": "sqa",
+    "sqa-qwen3_8b_SFT_fullanswer.jsonl": "qwen-sqa",
+    "openai-dr.json": "openai-dr",
+    "perplexity.json": "perplexity",
+    "storm.json": "storm",
+}
+
+
+@pytest.mark.django_db
+def test_real_scholarqa_reports(scholarqa_dir):
+    folder = scholarqa_dir / "reports" / "expert_written"
+    expected_paragraphs = 0
+    for name, system in REAL_REPORTS.items():
+        text = (folder / name).read_text()
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError:
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        rep = run("reports", folder / name, study="CS2", format="scholarqa", system=system)
+        assert rep.records == len(records) == 25
+        expected_paragraphs += sum(
+            len([p for p in s["text"].split("\n\n") if p.strip()])
+            for r in records
+            for s in r["response"]["sections"]
+        )
+    assert Question.objects.count() == 25  # the same 25 expert-authored questions
+    assert Report.objects.count() == 125
+    assert Section.objects.count() == 136 + 128 + 162 + 292 + 155
+    assert Paragraph.objects.count() == expected_paragraphs
+    assert CitationAnchor.objects.count() > 5000
+    # citation kinds as released: perplexity title-only, storm snippet-only
+    assert {c.kind for c in Citation.objects.filter(report__system__name="perplexity")} == {
+        "title_only"
+    }
+    assert {c.kind for c in Citation.objects.filter(report__system__name="storm")} == {"snippet"}
+    before = table_counts()
+    again = run("reports", folder / "sqa.json", study="CS2", format="scholarqa", system="sqa")
+    assert again.unchanged["Report"] == 25 and table_counts() == before
