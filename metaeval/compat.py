@@ -237,6 +237,22 @@ def _signal(frame: PairFrame, signal: str) -> np.ndarray:
     return frame.human[signal]
 
 
+def _tie_field(frame: PairFrame, metric: str) -> np.ndarray:
+    """The human field the script takes its tie target from (METHODS §6.2).
+
+    In the ``assigned`` files ``human_citation_*`` hold rank-like values; the importer
+    keeps them as ``rank_<metric>`` so they never pass for metric-wise scores, but the
+    script's tie target reads them all the same. A metric-wise score wins where present.
+    """
+    values = frame.human.get(metric)
+    rank = frame.human.get(f"rank_{metric}")
+    if values is None:
+        return rank if rank is not None else np.full((len(frame), 2), np.nan)
+    if rank is None:
+        return values
+    return np.where(np.isnan(values), rank, values)
+
+
 def _present(values: np.ndarray) -> np.ndarray:
     return ~np.isnan(values).any(axis=1)
 
@@ -321,7 +337,7 @@ def _calibrate(frame: PairFrame, rows: np.ndarray, signal: str, metric: str, mod
     if mode.tie_target:
         # The script: target from the metric-wise field of the same name over the records
         # having it (0 when none has it); judge ties over every record with the score.
-        human = frame.human[metric]
+        human = _tie_field(frame, metric)
         has_human = rows & _present(human)
         target = float(np.mean(_decide(human[has_human]) == 0)) if has_human.any() else 0.0
         fit = rows & _present(judge)

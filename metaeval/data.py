@@ -85,7 +85,8 @@ def load_frame(selection: Selection) -> PairFrame:
     if selection.exclude_systems:
         drop = set(selection.exclude_systems)
         pairs = pairs[~pairs["system_a"].isin(drop) & ~pairs["system_b"].isin(drop)]
-    pairs = pairs.sort_values(["setting", "annotator", "question", "system_a", "system_b"])
+    pairs["position"] = _pair_positions(pairs, rankings)
+    pairs = pairs.sort_values(["setting", "annotator", "question", "position", "system_a"])
     pairs = pairs.reset_index(drop=True)
 
     question_rows = dict(
@@ -140,6 +141,30 @@ def load_frame(selection: Selection) -> PairFrame:
     )
 
 
+def _pair_positions(pairs: pd.DataFrame, rankings) -> np.ndarray:
+    """Reading order of each pair within its ranking: (1st, 2nd), (1st, 3rd), (2nd, 3rd)
+    of the reports in the order the annotator saw them (``Assignment.report_order``).
+
+    Why: the ScholarQA-CS2 script keeps "the last pair read" per question for its IAA
+    (METHODS §6.3); the released files list each question's pairs in exactly this order
+    of first appearance, which the importer keeps as the assignment's report order.
+    Rankings without an order fall back to canonical order (position from system names).
+    """
+    orders = dict(rankings.values_list("id", "assignment__report_order"))
+    slot = {}
+    for ranking, order in orders.items():
+        for i, report in enumerate(order or ()):
+            slot[(ranking, report)] = i
+    pos_a = np.array(
+        [slot.get(k, -1) for k in zip(pairs["ranking"], pairs["report_a"], strict=True)]
+    )
+    pos_b = np.array(
+        [slot.get(k, -1) for k in zip(pairs["ranking"], pairs["report_b"], strict=True)]
+    )
+    lo, hi = np.minimum(pos_a, pos_b), np.maximum(pos_a, pos_b)
+    return np.where(lo >= 0, lo * 8 + hi, 64)
+
+
 def _scores_by_report(rows, keys: list[str], pairs: pd.DataFrame) -> dict[str, np.ndarray]:
     """Pivot (keys…, report, metric, value) rows onto the pairs' A and B reports.
 
@@ -149,7 +174,7 @@ def _scores_by_report(rows, keys: list[str], pairs: pd.DataFrame) -> dict[str, n
     out: dict[str, np.ndarray] = {}
     n = len(pairs)
     if scores.empty:
-        return out
+        return {metric: np.full((n, 2), np.nan) for metric in ALL_METRICS}
     wide = scores.pivot_table(
         index=[*keys, "report"], columns="metric", values="value", aggfunc="first"
     )
@@ -159,6 +184,8 @@ def _scores_by_report(rows, keys: list[str], pairs: pd.DataFrame) -> dict[str, n
         for metric in wide.columns:
             arr = out.setdefault(metric, np.full((n, 2), np.nan))
             arr[:, 0 if side == "a" else 1] = joined[metric].to_numpy(dtype=float)
+    for metric in ALL_METRICS:  # every metric present, NaN where never scored
+        out.setdefault(metric, np.full((n, 2), np.nan))
     return {m: out[m] for m in sorted(out, key=_metric_order)}
 
 

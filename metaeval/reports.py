@@ -383,7 +383,10 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             key=lambda s: -(s["human_win_rate"] or 0),
         ),
     }
-    if subset == compat_mode.ALL:
+    two_slots = setting in compat_mode.SLOT_SETTINGS and len(
+        np.unique(frame.annotator[frame.setting == frame.settings.index(setting)])
+    ) == 2
+    if subset == compat_mode.ALL and two_slots:
         iaa = compat_mode.compat_iaa(
             frame, setting, exclude_systems=options.exclude_systems, only_systems=options.systems
         )
@@ -413,7 +416,8 @@ def agreement_report(
     """Load the selection from the database and build its report (command, API, pages)."""
     from .data import Selection, load_frame  # Django-dependent: imported where needed
 
-    settings = tuple(options.settings)
+    # compat selects its setting's rows itself: near/deep are calibrated together (§6.2)
+    settings = () if options.compat else tuple(options.settings)
     load_settings = settings + (
         (options.calibrate_on,) if settings and options.calibrate_on else ()
     )

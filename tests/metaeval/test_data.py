@@ -105,9 +105,9 @@ def test_query_count_does_not_grow_with_the_study(django_assert_num_queries):
     large, judge_large = build(
         20, {"ann": ("gold", "silver", "bronze"), "bob": ("gold", "gold", "bronze")}
     )
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         assert len(load_frame(Selection(study_id=small.pk, judge=judge_small.name))) == 6
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         assert len(load_frame(Selection(study_id=large.pk, judge=judge_large.name))) == 120
 
 
