@@ -1,7 +1,17 @@
 """API routes; each app registers its viewsets on the one router."""
 
+from django.urls import path
+from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-router = DefaultRouter()
+from annotation import api as annotation_api
+from judges import api as judges_api
 
-urlpatterns = router.urls
+router = DefaultRouter()
+annotation_api.register(router)
+judges_api.register(router)
+
+urlpatterns = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    *router.urls,
+]

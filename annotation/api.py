@@ -1,0 +1,375 @@
+"""REST API of the annotation app (``/api/``); rules in :mod:`annotation.permissions`.
+
+Every viewset follows one pattern (:class:`RoleViewSet`): researchers and admins get the
+full queryset and the staff serializer; annotators, where a viewset lets them read at all,
+get a queryset scoped to their own assignments and a blinded, read-only serializer. List
+querysets are prefetched so the number of queries does not grow with the number of rows.
+"""
+
+import dataclasses
+
+from django.db.models import Prefetch
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from annotation import serializers as s
+from annotation.models import Annotator as AnnotatorModel
+from annotation.models import (
+    Assignment,
+    CitationAnchor,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Paragraph,
+    Question,
+    Report,
+    Rubric,
+    Section,
+    Study,
+    System,
+)
+from annotation.permissions import (
+    IsAdmin,
+    RolePermission,
+    annotator_of,
+    visible_question_ids,
+    visible_reports,
+)
+
+
+def filtered(*names: str):
+    """Document the integer query filters a list accepts (``?study=3``)."""
+    return extend_schema_view(
+        list=extend_schema(
+            parameters=[
+                OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}")
+                for name in names
+            ]
+        )
+    )
+
+
+class RoleViewSet(viewsets.ModelViewSet):
+    """A model viewset whose queryset, serializer and filters depend on the caller's role.
+
+    ``filters`` maps a query parameter to a lookup (researchers and admins);
+    ``annotator_filters`` names the ones an annotator may use (never one that could single
+    out a system).
+    """
+
+    permission_classes = [IsAuthenticated, RolePermission]
+    annotator_readable = False
+    annotator_serializer_class = None
+    filters: dict[str, str] = {}
+    annotator_filters: tuple[str, ...] = ()
+    ordering: tuple[str, ...] = ("id",)
+    annotator_ordering: tuple[str, ...] | None = None
+
+    @property
+    def annotator(self):
+        if getattr(self, "swagger_fake_view", False):
+            return None
+        return annotator_of(self.request.user)
+
+    def base_queryset(self):
+        return self.queryset.all()
+
+    def scope_for_annotator(self, queryset, annotator):
+        raise NotImplementedError
+
+    def get_queryset(self):
+        queryset = self.base_queryset()
+        annotator = self.annotator
+        if annotator is not None:
+            if not self.annotator_readable:  # defence in depth: RolePermission refuses first
+                return queryset.none()
+            queryset = self.scope_for_annotator(queryset, annotator)
+            allowed = self.annotator_filters
+            ordering = self.annotator_ordering or self.ordering
+        else:
+            allowed = tuple(self.filters)
+            ordering = self.ordering
+        if self.action == "list":
+            queryset = self.apply_filters(queryset, allowed)
+        return queryset.order_by(*ordering)
+
+    def apply_filters(self, queryset, allowed):
+        lookups = {}
+        for name in allowed:
+            raw = self.request.query_params.get(name)
+            if raw in (None, ""):
+                continue
+            try:
+                lookups[self.filters[name]] = int(raw)
+            except ValueError:
+                raise ValidationError({name: "Must be an integer id."}) from None
+        return queryset.filter(**lookups)
+
+    def get_serializer_class(self):
+        if self.annotator is not None and self.annotator_serializer_class is not None:
+            return self.annotator_serializer_class
+        return self.serializer_class
+
+
+# --- Studies -----------------------------------------------------------------------------------
+
+
+def problem_errors(problems) -> dict:
+    return {
+        "errors": [
+            {"file": p.file, "record": p.record, "field": p.field, "message": p.message}
+            for p in problems
+        ]
+    }
+
+
+class StudyViewSet(RoleViewSet):
+    queryset = Study.objects.all()
+    serializer_class = s.StudySerializer
+    ordering = ("name",)
+
+    @extend_schema(
+        request={"multipart/form-data": s.StudyImportSerializer},
+        responses={
+            200: s.ImportReportSerializer,
+            400: OpenApiResponse(s.ImportErrorsSerializer, description="Every problem found"),
+        },
+        description=(
+            "Import a file into this study (admin only). Validates the whole file first and "
+            "writes nothing when any record has a problem; answers every problem found."
+        ),
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="import",
+        url_name="import",
+        permission_classes=[IsAuthenticated, IsAdmin],
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def import_file(self, request, pk=None):
+        study = self.get_object()
+        upload = request.data.get("file")
+        name = getattr(upload, "name", "") or "upload"
+        form = s.StudyImportSerializer(data=request.data)
+        if not form.is_valid():
+            return import_refused(
+                name,
+                [(field, str(msg)) for field, messages in form.errors.items() for msg in messages],
+            )
+        data = form.validated_data
+        options, problems = import_options(data["kind"], data["options"], request.FILES)
+        if problems:
+            return import_refused(name, problems)
+        if data.get("format"):
+            options["format"] = data["format"]
+        # Imported here: the importers (and their format modules) load only when used.
+        from annotation.importers import ImportFailed, run
+
+        try:
+            report = run(
+                data["kind"], data["file"], study=study, dry_run=data["dry_run"], **options
+            )
+        except ImportFailed as failed:
+            return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
+        body = dataclasses.asdict(report)
+        body["summary"] = report.summary()
+        return Response(body)
+
+
+#: Options each import kind takes (``annotation.importers.run``): name -> type; the file
+#: options may also be uploaded as extra multipart files of the same name.
+IMPORT_OPTIONS = {
+    "reports": {"system": str},
+    "questions": {"rubric": "file"},
+    "pairwise": {"annotator": str, "judge": str, "setting": str, "split": str, "consensus": bool},
+}
+IMPORT_REQUIRED = {"pairwise": ("annotator", "judge")}
+
+
+def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str, str]]]:
+    """Check the options against what the importer of ``kind`` takes, before it runs."""
+    allowed = IMPORT_OPTIONS.get(kind, {})
+    options = dict(given)
+    for field, upload in files.items():
+        if field != "file":
+            options[field] = upload
+    problems = []
+    for option, value in options.items():
+        wanted = allowed.get(option)
+        if wanted is None:
+            known = ", ".join(sorted(allowed)) or "none"
+            problems.append((option, f"unknown option for a {kind!r} import; known: {known}"))
+        elif wanted == "file":
+            if not hasattr(value, "read"):
+                problems.append((option, "must be uploaded as a file"))
+        elif not isinstance(value, wanted):
+            problems.append((option, f"must be a {wanted.__name__}"))
+    for option in IMPORT_REQUIRED.get(kind, ()):
+        if option not in options:
+            problems.append((option, f"required for a {kind!r} import"))
+    return options, problems
+
+
+def import_refused(file: str, problems) -> Response:
+    errors = [
+        {"file": file, "record": None, "field": field, "message": message}
+        for field, message in problems
+    ]
+    return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
+@filtered("study")
+class QuestionViewSet(RoleViewSet):
+    queryset = Question.objects.all()
+    serializer_class = s.QuestionSerializer
+    annotator_serializer_class = s.AnnotatorQuestionSerializer
+    annotator_readable = True
+    filters = {"study": "study_id"}
+    annotator_filters = ("study",)
+
+    def scope_for_annotator(self, queryset, annotator):
+        return queryset.filter(id__in=visible_question_ids(annotator))
+
+
+@filtered("question", "study")
+class RubricViewSet(RoleViewSet):
+    queryset = Rubric.objects.prefetch_related("items")
+    serializer_class = s.RubricSerializer
+    annotator_serializer_class = s.AnnotatorRubricSerializer
+    annotator_readable = True
+    lookup_field = "public_id"
+    filters = {"question": "question_id", "study": "question__study_id"}
+    annotator_filters = ("question",)
+    annotator_ordering = ("question_id", "public_id")
+
+    def scope_for_annotator(self, queryset, annotator):
+        return queryset.filter(question_id__in=visible_question_ids(annotator))
+
+
+@filtered("study")
+class SystemViewSet(RoleViewSet):
+    queryset = System.objects.all()
+    serializer_class = s.SystemSerializer
+    filters = {"study": "study_id"}
+    ordering = ("study_id", "name")
+
+
+@filtered("question", "study", "system")
+class ReportViewSet(RoleViewSet):
+    """Reports with their structure. Annotators address reports by public id, see only those
+    of their own assignments, in an order that says nothing of the systems."""
+
+    queryset = Report.objects.all()
+    serializer_class = s.ReportSerializer
+    annotator_serializer_class = s.AnnotatorReportSerializer
+    annotator_readable = True
+    lookup_field = "public_id"
+    filters = {"question": "question_id", "study": "question__study_id", "system": "system_id"}
+    annotator_filters = ("question",)
+    annotator_ordering = ("question_id", "public_id")
+
+    def base_queryset(self):
+        return Report.objects.select_related("system").prefetch_related(
+            Prefetch("sections", Section.objects.order_by("position")),
+            Prefetch("sections__paragraphs", Paragraph.objects.order_by("number")),
+            Prefetch(
+                "sections__paragraphs__anchors",
+                CitationAnchor.objects.select_related("citation").order_by("start", "id"),
+            ),
+            "citations",
+        )
+
+    def scope_for_annotator(self, queryset, annotator):
+        return queryset.filter(id__in=visible_reports(annotator).values("id"))
+
+
+class AnnotatorViewSet(RoleViewSet):
+    queryset = AnnotatorModel.objects.all()
+    serializer_class = s.AnnotatorSerializer
+    ordering = ("pseudonym",)
+
+
+@filtered("study", "annotator", "question")
+class AssignmentViewSet(RoleViewSet):
+    """Assignments; an annotator lists and reads only their own (another's is a 404)."""
+
+    queryset = Assignment.objects.all()
+    serializer_class = s.AssignmentSerializer
+    annotator_serializer_class = s.AnnotatorAssignmentSerializer
+    annotator_readable = True
+    filters = {"study": "study_id", "annotator": "annotator_id", "question": "question_id"}
+    annotator_filters = ("study", "question")
+    ordering = ("annotator_id", "position", "id")
+
+    def scope_for_annotator(self, queryset, annotator):
+        return (
+            queryset.filter(annotator=annotator)
+            .select_related("question")
+            .prefetch_related(
+                Prefetch("question__reports", Report.objects.only("id", "public_id", "question_id"))
+            )
+        )
+
+
+# --- Judgments ---------------------------------------------------------------------------------
+
+
+class JudgmentViewSet(RoleViewSet):
+    """Human judgments: researchers read all, annotators read their own."""
+
+    annotator_readable = True
+    filters = {"study": "study_id", "annotator": "annotator_id", "question": "question_id"}
+    annotator_filters = ("study", "question")
+
+    def scope_for_annotator(self, queryset, annotator):
+        return queryset.filter(annotator=annotator)
+
+
+@filtered("study", "annotator", "question")
+class MedalRankingViewSet(JudgmentViewSet):
+    queryset = MedalRanking.objects.prefetch_related(
+        Prefetch("medals", Medal.objects.select_related("report").order_by("id"))
+    )
+    serializer_class = s.MedalRankingSerializer
+
+
+@filtered("study", "annotator", "question")
+class PairwisePreferenceViewSet(JudgmentViewSet):
+    queryset = PairwisePreference.objects.select_related("left", "right")
+    serializer_class = s.PairwisePreferenceSerializer
+
+
+@filtered("study", "annotator", "question")
+class HumanMetricScoreViewSet(JudgmentViewSet):
+    queryset = HumanMetricScore.objects.select_related("report")
+    serializer_class = s.HumanMetricScoreSerializer
+
+
+def register(router) -> None:
+    router.register("studies", StudyViewSet, basename="study")
+    router.register("questions", QuestionViewSet, basename="question")
+    router.register("rubrics", RubricViewSet, basename="rubric")
+    router.register("systems", SystemViewSet, basename="system")
+    router.register("reports", ReportViewSet, basename="report")
+    router.register("annotators", AnnotatorViewSet, basename="annotator")
+    router.register("assignments", AssignmentViewSet, basename="assignment")
+    router.register("judgments/medal-rankings", MedalRankingViewSet, basename="medal-ranking")
+    router.register(
+        "judgments/pairwise-preferences", PairwisePreferenceViewSet, basename="pairwise-preference"
+    )
+    router.register(
+        "judgments/metric-scores", HumanMetricScoreViewSet, basename="human-metric-score"
+    )

@@ -1,0 +1,98 @@
+"""Who may do what through the API (roles from :mod:`annotation.roles`).
+
+The rule, in one place:
+
+- anonymous: nothing (DRF answers 403; 401 when a bad token is sent);
+- admin: everything;
+- researcher: reads everything, writes nothing;
+- annotator: reads only what belongs to their own assignments (assignments, the questions,
+  rubrics and reports of those assignments, their own judgments), writes nothing through
+  the API. What an annotator may not see does not exist for them: the viewsets scope their
+  querysets (see the ``visible_*`` functions below), so another annotator's object is a 404,
+  never a 403 that would confirm it exists.
+
+Blinding (system names, system ids, report database ids) is the serializers' job: annotators
+get their own serializers, which identify reports and rubrics by ``public_id`` only.
+"""
+
+from django.db.models import Q, QuerySet
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from annotation import roles
+from annotation.models import Annotator, Assignment, Report
+
+
+def sees_everything(user) -> bool:
+    """Researchers and admins read every study's data, unblinded."""
+    return roles.is_researcher(user)
+
+
+def annotator_of(user) -> Annotator | None:
+    """The annotator profile the API scopes this user to, or None when not scoped."""
+    if sees_everything(user) or not roles.is_annotator(user):
+        return None
+    return user.annotator
+
+
+class RolePermission(BasePermission):
+    """Admins write; researchers read; annotators read where the view allows them.
+
+    A view opts annotators in with ``annotator_readable = True`` and must then scope its
+    queryset to the annotator's own objects.
+    """
+
+    message = "Your role does not allow this."
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        if roles.is_admin(user):
+            return True
+        if request.method not in SAFE_METHODS:
+            return False
+        if roles.is_researcher(user):
+            return True
+        return bool(getattr(view, "annotator_readable", False)) and roles.is_annotator(user)
+
+
+class IsAdmin(BasePermission):
+    """Admin only, whatever the method (imports, destructive actions)."""
+
+    message = "Only an admin may do this."
+
+    def has_permission(self, request, view) -> bool:
+        return roles.is_admin(request.user)
+
+
+# --- What an annotator may see -------------------------------------------------------------
+
+
+def visible_assignments(annotator: Annotator) -> QuerySet:
+    return Assignment.objects.filter(annotator=annotator)
+
+
+def visible_question_ids(annotator: Annotator) -> QuerySet:
+    """The questions of the annotator's own assignments (a subquery, no extra query)."""
+    return visible_assignments(annotator).values("question_id")
+
+
+def visible_reports(annotator: Annotator) -> QuerySet:
+    """The reports of the annotator's own assignments.
+
+    An assignment with a ``report_order`` shows exactly those reports (a pairwise task may
+    show two of three); one without shows every report of its question. One query to read
+    the assignments; the result is a lazy queryset.
+    """
+    ordered: set[int] = set()
+    question_ids: set[int] = set()
+    open_questions: set[int] = set()
+    for question_id, order in visible_assignments(annotator).values_list(
+        "question_id", "report_order"
+    ):
+        question_ids.add(question_id)
+        if order:
+            ordered.update(i for i in order if isinstance(i, int))
+        else:
+            open_questions.add(question_id)
+    return Report.objects.filter(
+        Q(id__in=ordered, question_id__in=question_ids) | Q(question_id__in=open_questions)
+    )

@@ -1,0 +1,671 @@
+"""API shapes for the annotation app.
+
+Two families: the *staff* serializers (researchers read them, admins write through them) and
+the *annotator* serializers, which are read-only and blinded: no system name or id, no report
+database id, no rubric kind, no report source format, no citation metadata; reports and
+rubrics are identified by ``public_id`` only. A viewset picks one family per request
+(``annotation.api``); querysets are prefetched there so serializers never query per row.
+"""
+
+from django.db import transaction
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation.models import (
+    Annotator,
+    Assignment,
+    Citation,
+    CitationAnchor,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Paragraph,
+    Question,
+    Report,
+    Rubric,
+    RubricItem,
+    Section,
+    Study,
+    System,
+)
+
+
+def task_url(request, assignment_id: int) -> str:
+    """The absolute browser URL of an assignment's task page."""
+    path = reverse("task", args=[assignment_id])
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+class ReportRef(serializers.SlugRelatedField):
+    """A report referred to by its ``public_id`` (the only report id annotators ever see)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("slug_field", "public_id")
+        if not kwargs.get("read_only"):
+            kwargs.setdefault("queryset", Report.objects.all())
+        super().__init__(**kwargs)
+
+
+# --- Studies, questions, rubrics, systems ------------------------------------------------------
+
+
+@extend_schema_field(
+    # The same choice set as Assignment.task: one enum component for both (TaskEnum).
+    {"type": "array", "items": {"$ref": "#/components/schemas/TaskEnum"}}
+)
+class TaskListField(serializers.ListField):
+    pass
+
+
+class StudySerializer(serializers.ModelSerializer):
+    tasks = TaskListField(
+        child=serializers.ChoiceField(choices=Study.Task.choices),
+        required=False,
+        help_text="Enabled task types",
+    )
+
+    class Meta:
+        model = Study
+        fields = ["id", "name", "description", "tasks", "config", "created_at"]
+        read_only_fields = ["created_at"]
+
+    def validate_config(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Must be a JSON object.")
+        return value
+
+
+class StudyImportSerializer(serializers.Serializer):
+    """The upload form of ``POST /api/studies/{id}/import/``."""
+
+    kind = serializers.CharField(help_text="What the file holds: reports, questions or pairwise")
+    format = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="reports: scholarqa | researchqa | researcherbench; "
+        "questions: researchqa | researcherbench | jsonl; pairwise: scholarqa",
+    )
+    file = serializers.FileField()
+    dry_run = serializers.BooleanField(required=False, default=False)
+    options = serializers.JSONField(
+        binary=True,  # multipart sends it as a JSON string
+        required=False,
+        default=dict,
+        help_text='Importer options as a JSON object, e.g. {"system": "…"} or '
+        '{"annotator": "…", "judge": "…"}; a file option (rubric) is sent as its own part',
+    )
+
+    def validate_options(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Must be a JSON object.")
+        return value
+
+
+class ImportReportSerializer(serializers.Serializer):
+    """``annotation.importers.base.ImportReport`` as JSON."""
+
+    kind = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    records = serializers.IntegerField()
+    created = serializers.DictField(child=serializers.IntegerField())
+    updated = serializers.DictField(child=serializers.IntegerField())
+    unchanged = serializers.DictField(child=serializers.IntegerField())
+    summary = serializers.CharField()
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    record = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class ImportErrorsSerializer(serializers.Serializer):
+    errors = ImportProblemSerializer(many=True)
+
+
+class QuestionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Question
+        fields = [
+            "id",
+            "study",
+            "external_id",
+            "text",
+            "field",
+            "subdomain",
+            "domain",
+            "split",
+            "origin",
+            "intent",
+            "cutoff_date",
+            "authored_by",
+        ]
+
+    def validate(self, attrs):
+        study = attrs.get("study", getattr(self.instance, "study", None))
+        author = attrs.get("authored_by")
+        if self.instance is not None and "study" in attrs and attrs["study"] != self.instance.study:
+            raise serializers.ValidationError({"study": "A question cannot move to another study."})
+        if author is not None and study is None:
+            raise serializers.ValidationError({"study": "Required."})
+        return attrs
+
+
+class AnnotatorQuestionSerializer(serializers.ModelSerializer):
+    """What an annotator sees of a question: its text and field, nothing about its source."""
+
+    class Meta:
+        model = Question
+        fields = ["id", "study", "text", "field", "subdomain", "domain"]
+        read_only_fields = fields
+
+
+class RubricItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RubricItem
+        fields = ["position", "text", "item_type", "weight", "cited_paper"]
+
+
+class RubricSerializer(serializers.ModelSerializer):
+    items = RubricItemSerializer(many=True, required=False)
+
+    class Meta:
+        model = Rubric
+        fields = ["id", "public_id", "question", "kind", "items"]
+        read_only_fields = ["public_id"]
+
+    def validate_items(self, items):
+        positions = [i["position"] for i in items]
+        if len(set(positions)) != len(positions):
+            raise serializers.ValidationError("Item positions must be unique.")
+        return items
+
+    @transaction.atomic
+    def create(self, validated_data):
+        items = validated_data.pop("items", [])
+        rubric = super().create(validated_data)
+        RubricItem.objects.bulk_create(RubricItem(rubric=rubric, **i) for i in items)
+        return rubric
+
+    @transaction.atomic
+    def update(self, instance, validated_data):
+        items = validated_data.pop("items", None)
+        rubric = super().update(instance, validated_data)
+        if items is not None:  # the items given replace the rubric's items
+            rubric.items.all().delete()
+            RubricItem.objects.bulk_create(RubricItem(rubric=rubric, **i) for i in items)
+            if hasattr(rubric, "_prefetched_objects_cache"):
+                rubric._prefetched_objects_cache.pop("items", None)
+        return rubric
+
+
+class AnnotatorRubricSerializer(serializers.ModelSerializer):
+    """Blinded: no database id and no kind (which can tell how a rubric was made)."""
+
+    items = RubricItemSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Rubric
+        fields = ["public_id", "question", "items"]
+        read_only_fields = fields
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = System
+        fields = ["id", "study", "name"]
+
+
+# --- Reports: sections -> paragraphs -> citation anchors; citations --------------------------
+
+
+class CitationAnchorSerializer(serializers.ModelSerializer):
+    citation = serializers.CharField(source="citation.key", help_text="The citation's key")
+
+    class Meta:
+        model = CitationAnchor
+        fields = ["citation", "start", "end"]
+
+
+class ParagraphSerializer(serializers.ModelSerializer):
+    anchors = CitationAnchorSerializer(many=True, required=False)
+
+    class Meta:
+        model = Paragraph
+        fields = ["number", "text", "anchors"]
+
+
+class SectionSerializer(serializers.ModelSerializer):
+    paragraphs = ParagraphSerializer(many=True, required=False)
+
+    class Meta:
+        model = Section
+        fields = ["position", "title", "table", "paragraphs"]
+
+
+class CitationSerializer(serializers.ModelSerializer):
+    kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
+
+    class Meta:
+        model = Citation
+        fields = ["key", "title", "snippets", "url", "metadata", "kind"]
+
+    def validate_snippets(self, value):
+        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+            raise serializers.ValidationError("Must be a list of strings.")
+        return value
+
+
+class AnnotatorCitationSerializer(serializers.ModelSerializer):
+    kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
+
+    class Meta:
+        model = Citation
+        fields = ["key", "title", "snippets", "url", "kind"]
+        read_only_fields = fields
+
+
+class ReportSerializer(serializers.ModelSerializer):
+    """A report with its whole structure. On write, ``sections`` and ``citations`` (when
+    given) replace the report's structure; anchors name citations by key."""
+
+    system_name = serializers.CharField(source="system.name", read_only=True)
+    sections = SectionSerializer(many=True, required=False)
+    citations = CitationSerializer(many=True, required=False)
+
+    class Meta:
+        model = Report
+        fields = [
+            "id",
+            "public_id",
+            "question",
+            "system",
+            "system_name",
+            "source_format",
+            "sections",
+            "citations",
+        ]
+        read_only_fields = ["public_id"]
+
+    def validate(self, attrs):
+        question = attrs.get("question", getattr(self.instance, "question", None))
+        system = attrs.get("system", getattr(self.instance, "system", None))
+        if question and system and question.study_id != system.study_id:
+            raise serializers.ValidationError(
+                {"system": "The system and the question belong to different studies."}
+            )
+        errors = {}
+        sections = attrs.get("sections")
+        citations = attrs.get("citations")
+        if citations is not None:
+            keys = [c["key"] for c in citations]
+            if len(set(keys)) != len(keys):
+                errors["citations"] = "Citation keys must be unique within a report."
+        else:
+            keys = [] if self.instance is None else [c.key for c in self.instance.citations.all()]
+        if sections is not None:
+            if len({s["position"] for s in sections}) != len(sections):
+                errors["sections"] = "Section positions must be unique."
+            numbers = [p["number"] for s in sections for p in s.get("paragraphs", [])]
+            if len(set(numbers)) != len(numbers):
+                errors["sections"] = "Paragraph numbers must be unique across the report."
+            for s in sections:
+                for p in s.get("paragraphs", []):
+                    for a in p.get("anchors", []):
+                        if a["citation"]["key"] not in keys:
+                            errors["sections"] = (
+                                f"Paragraph {p['number']}: anchor cites unknown key "
+                                f"{a['citation']['key']!r}."
+                            )
+                        if not 0 <= a["start"] <= a["end"] <= len(p["text"]):
+                            errors["sections"] = (
+                                f"Paragraph {p['number']}: anchor offsets "
+                                f"{a['start']}..{a['end']} are outside the text."
+                            )
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+    @transaction.atomic
+    def create(self, validated_data):
+        sections = validated_data.pop("sections", [])
+        citations = validated_data.pop("citations", [])
+        report = Report.objects.create(**validated_data)
+        self._write_structure(report, sections, citations)
+        return report
+
+    @transaction.atomic
+    def update(self, instance, validated_data):
+        sections = validated_data.pop("sections", None)
+        citations = validated_data.pop("citations", None)
+        report = super().update(instance, validated_data)
+        if sections is not None or citations is not None:
+            if citations is None:
+                citations = [
+                    {f: getattr(c, f) for f in ("key", "title", "snippets", "url", "metadata")}
+                    for c in report.citations.all()
+                ]
+            if sections is None:
+                sections = SectionSerializer(report.sections.all(), many=True).data
+                sections = [
+                    {
+                        **s,
+                        "paragraphs": [
+                            {
+                                **p,
+                                "anchors": [
+                                    {**a, "citation": {"key": a["citation"]}} for a in p["anchors"]
+                                ],
+                            }
+                            for p in s["paragraphs"]
+                        ],
+                    }
+                    for s in sections
+                ]
+            report.sections.all().delete()  # paragraphs and anchors cascade
+            report.citations.all().delete()
+            self._write_structure(report, sections, citations)
+            if hasattr(report, "_prefetched_objects_cache"):
+                report._prefetched_objects_cache.clear()
+        return report
+
+    @staticmethod
+    def _write_structure(report, sections, citations) -> None:
+        by_key = {}
+        for c in citations:
+            by_key[c["key"]] = Citation.objects.create(report=report, **c)
+        for s in sections:
+            paragraphs = s.pop("paragraphs", [])
+            section = Section.objects.create(report=report, **s)
+            for p in paragraphs:
+                anchors = p.pop("anchors", [])
+                paragraph = Paragraph.objects.create(report=report, section=section, **p)
+                CitationAnchor.objects.bulk_create(
+                    CitationAnchor(
+                        paragraph=paragraph,
+                        citation=by_key[a["citation"]["key"]],
+                        start=a["start"],
+                        end=a["end"],
+                    )
+                    for a in anchors
+                )
+
+
+class AnnotatorReportSerializer(serializers.ModelSerializer):
+    """Blinded report: no id, no system, no source format, no citation metadata."""
+
+    sections = SectionSerializer(many=True, read_only=True)
+    citations = AnnotatorCitationSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Report
+        fields = ["public_id", "question", "sections", "citations"]
+        read_only_fields = fields
+
+
+# --- People and assignments --------------------------------------------------------------------
+
+
+class AnnotatorSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Annotator
+        fields = ["id", "user", "pseudonym", "degree", "expertise_fields"]
+
+    def validate_expertise_fields(self, value):
+        if not isinstance(value, list) or not all(isinstance(f, str) for f in value):
+            raise serializers.ValidationError("Must be a list of strings.")
+        return value
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    """Staff view of an assignment. ``report_order`` holds report database ids; left empty
+    on create, it is drawn at random from the question's reports (stable afterwards)."""
+
+    task = serializers.ChoiceField(choices=Study.Task.choices)
+    task_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "id",
+            "study",
+            "annotator",
+            "question",
+            "task",
+            "setting",
+            "report_order",
+            "status",
+            "position",
+            "started_at",
+            "submitted_at",
+            "seconds_on_task",
+            "created_at",
+            "task_url",
+        ]
+        read_only_fields = ["created_at"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_task_url(self, obj) -> str:
+        return task_url(self.context.get("request"), obj.pk)
+
+    def validate(self, attrs):
+        def current(name):
+            return attrs.get(name, getattr(self.instance, name, None))
+
+        study, question, task = current("study"), current("question"), current("task")
+        errors = {}
+        if question is not None and study is not None and question.study_id != study.pk:
+            errors["question"] = "The question belongs to another study."
+        if study is not None and task and study.tasks and task not in study.tasks:
+            errors["task"] = f"Task {task!r} is not enabled in study {study.name!r}."
+        order = attrs.get("report_order")
+        if order is not None and question is not None:
+            if not isinstance(order, list) or not all(isinstance(i, int) for i in order):
+                errors["report_order"] = "Must be a list of report ids."
+            else:
+                known = set(question.reports.values_list("id", flat=True))
+                unknown = [i for i in order if i not in known]
+                if unknown or len(set(order)) != len(order):
+                    errors["report_order"] = (
+                        f"Must list distinct reports of question {question.pk}; "
+                        f"not of it: {unknown}."
+                    )
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+    def create(self, validated_data):
+        if not validated_data.get("report_order"):
+            ids = list(validated_data["question"].reports.values_list("id", flat=True))
+            validated_data["report_order"] = Assignment.shuffled(ids)
+        return super().create(validated_data)
+
+
+class AnnotatorAssignmentSerializer(serializers.ModelSerializer):
+    """An annotator's own assignment. Reports appear as public ids, in the annotator's
+    order; the viewset prefetches ``question__reports`` so this costs no query per row."""
+
+    question_text = serializers.CharField(source="question.text", read_only=True)
+    reports = serializers.SerializerMethodField(help_text="Report public ids, in display order")
+    task_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "id",
+            "study",
+            "question",
+            "question_text",
+            "task",
+            "setting",
+            "status",
+            "position",
+            "reports",
+            "started_at",
+            "submitted_at",
+            "task_url",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_reports(self, obj) -> list[str]:
+        return [r.public_id for r in assignment_reports(obj)]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_task_url(self, obj) -> str:
+        return task_url(self.context.get("request"), obj.pk)
+
+
+def assignment_reports(assignment: Assignment) -> list[Report]:
+    """The reports of an assignment in the annotator's order (``report_order`` when set,
+    else every report of the question by public id, an order that says nothing of systems).
+    Uses ``question.reports`` (prefetch it for lists)."""
+    reports = list(assignment.question.reports.all())
+    if assignment.report_order:
+        by_id = {r.pk: r for r in reports}
+        return [by_id[i] for i in assignment.report_order if i in by_id]
+    return sorted(reports, key=lambda r: r.public_id)
+
+
+# --- Judgments ---------------------------------------------------------------------------------
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    """Shared checks: the question, the assignment and the reports agree with the study."""
+
+    report_fields: tuple[str, ...] = ()
+
+    class Meta:
+        fields = [
+            "id",
+            "study",
+            "annotator",
+            "question",
+            "setting",
+            "assignment",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+
+    def validate(self, attrs):
+        def current(name):
+            return attrs.get(name, getattr(self.instance, name, None))
+
+        study, question = current("study"), current("question")
+        annotator, assignment = current("annotator"), current("assignment")
+        errors = {}
+        if question is not None and study is not None and question.study_id != study.pk:
+            errors["question"] = "The question belongs to another study."
+        if assignment is not None and (
+            assignment.annotator_id != getattr(annotator, "pk", None)
+            or assignment.question_id != getattr(question, "pk", None)
+            or assignment.study_id != getattr(study, "pk", None)
+        ):
+            errors["assignment"] = "The assignment is for another annotator, question or study."
+        for name in self.report_fields:
+            report = current(name)
+            if report is not None and question is not None and report.question_id != question.pk:
+                errors[name] = f"Report {report.public_id} answers another question."
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class MedalSerializer(serializers.ModelSerializer):
+    report = ReportRef()
+
+    class Meta:
+        model = Medal
+        fields = ["report", "medal"]
+
+
+class MedalRankingSerializer(JudgmentSerializer):
+    """Gold/silver/bronze over 2–3 reports of the question; ``medals`` replace on write."""
+
+    medals = MedalSerializer(many=True)
+
+    class Meta(JudgmentSerializer.Meta):
+        model = MedalRanking
+        fields = [*JudgmentSerializer.Meta.fields, "reasoning", "medals"]
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        medals = attrs.get("medals")
+        if medals is None:
+            return attrs
+        question = attrs.get("question", getattr(self.instance, "question", None))
+        study = attrs.get("study", getattr(self.instance, "study", None))
+        reports = [m["report"] for m in medals]
+        if not 2 <= len(reports) <= 3:
+            raise serializers.ValidationError({"medals": "Rank 2 or 3 reports."})
+        if len({r.pk for r in reports}) != len(reports):
+            raise serializers.ValidationError({"medals": "Each report gets one medal."})
+        stray = [r.public_id for r in reports if question and r.question_id != question.pk]
+        if stray:
+            raise serializers.ValidationError(
+                {"medals": f"Reports answer another question: {', '.join(stray)}."}
+            )
+        values = {m["medal"] for m in medals}
+        if (
+            len(reports) == 3
+            and len(values) == 1
+            and study
+            and not study.setting("three_way_tie_allowed")
+        ):
+            raise serializers.ValidationError(
+                {"medals": "A three-way tie is not allowed in this study."}
+            )
+        return attrs
+
+    @transaction.atomic
+    def create(self, validated_data):
+        medals = validated_data.pop("medals")
+        ranking = MedalRanking.objects.create(**validated_data)
+        Medal.objects.bulk_create(Medal(ranking=ranking, **m) for m in medals)
+        return ranking
+
+    @transaction.atomic
+    def update(self, instance, validated_data):
+        medals = validated_data.pop("medals", None)
+        ranking = super().update(instance, validated_data)
+        if medals is not None:
+            ranking.medals.all().delete()
+            Medal.objects.bulk_create(Medal(ranking=ranking, **m) for m in medals)
+            if hasattr(ranking, "_prefetched_objects_cache"):
+                ranking._prefetched_objects_cache.pop("medals", None)
+        return ranking
+
+
+class PairwisePreferenceSerializer(JudgmentSerializer):
+    report_fields = ("left", "right")
+    left = ReportRef()
+    right = ReportRef()
+
+    class Meta(JudgmentSerializer.Meta):
+        model = PairwisePreference
+        fields = [*JudgmentSerializer.Meta.fields, "left", "right", "choice", "reason"]
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        left = attrs.get("left", getattr(self.instance, "left", None))
+        right = attrs.get("right", getattr(self.instance, "right", None))
+        if left is not None and left == right:
+            raise serializers.ValidationError({"right": "Compare two different reports."})
+        reason = attrs.get("reason", getattr(self.instance, "reason", ""))
+        if not (reason or "").strip():
+            raise serializers.ValidationError({"reason": "A reason is required."})
+        return attrs
+
+
+class HumanMetricScoreSerializer(JudgmentSerializer):
+    report_fields = ("report",)
+    report = ReportRef()
+
+    class Meta(JudgmentSerializer.Meta):
+        model = HumanMetricScore
+        fields = [*JudgmentSerializer.Meta.fields, "report", "metric", "value"]

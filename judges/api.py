@@ -1,0 +1,27 @@
+"""REST API of the judges app, registered on the one router of ``annotation.api_urls``.
+
+Judges and their scores are researcher data: annotators see none of it (a judge's rationale
+may name what it compared), researchers read, admins write.
+"""
+
+from annotation.api import RoleViewSet, filtered
+from judges import serializers as s
+from judges.models import Judge, JudgeScore
+
+
+class JudgeViewSet(RoleViewSet):
+    queryset = Judge.objects.all()
+    serializer_class = s.JudgeSerializer
+    ordering = ("name",)
+
+
+@filtered("judge", "report", "study")
+class JudgeScoreViewSet(RoleViewSet):
+    queryset = JudgeScore.objects.select_related("report")
+    serializer_class = s.JudgeScoreSerializer
+    filters = {"judge": "judge_id", "report": "report_id", "study": "report__question__study_id"}
+
+
+def register(router) -> None:
+    router.register("judges", JudgeViewSet, basename="judge")
+    router.register("judge-scores", JudgeScoreViewSet, basename="judge-score")

@@ -1,0 +1,165 @@
+"""``POST /api/studies/{id}/import/``: admin only, calls ``annotation.importers.run``."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Question, Rubric, RubricItem
+from tests.annotation import factories as f
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def upload(name: str, content: bytes | None = None, path: Path | None = None):
+    data = content if content is not None else path.read_bytes()
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+def post(user, study, **data):
+    client = APIClient()
+    if user is not None:
+        client.force_login(user)
+    return client.post(reverse("study-import", args=[study.pk]), data, format="multipart")
+
+
+@pytest.mark.django_db
+def test_admin_imports_questions(admin_user):
+    s = f.study()
+    response = post(
+        admin_user,
+        s,
+        kind="questions",
+        format="jsonl",
+        file=upload("questions.jsonl", path=DATA / "questions.jsonl"),
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["kind"] == "questions" and body["dry_run"] is False
+    assert body["records"] == Question.objects.filter(study=s).count() >= 2
+    assert body["created"]["Question"] == body["records"]
+    assert "imported" in body["summary"]
+    assert Question.objects.get(study=s, external_id="g1").text == "What is contrastive decoding?"
+
+
+@pytest.mark.django_db
+def test_dry_run_writes_nothing(admin_user):
+    s = f.study()
+    response = post(
+        admin_user,
+        s,
+        kind="questions",
+        format="jsonl",
+        dry_run="true",
+        file=upload("questions.jsonl", path=DATA / "questions.jsonl"),
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["dry_run"] is True
+    assert response.json()["created"]["Question"] >= 2
+    assert not Question.objects.exists()
+
+
+@pytest.mark.django_db
+def test_every_problem_is_reported_and_nothing_written(admin_user):
+    s = f.study()
+    lines = [
+        {"id": "ok", "text": "Fine?"},
+        {"id": "no-text"},
+        {"text": "No id?"},
+    ]
+    content = "\n".join(json.dumps(line) for line in lines).encode()
+    response = post(
+        admin_user, s, kind="questions", format="jsonl", file=upload("bad.jsonl", content)
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert len(errors) >= 2
+    assert all(set(e) == {"file", "record", "field", "message"} for e in errors)
+    assert {(e["file"], e["record"]) for e in errors} >= {("bad.jsonl", 2), ("bad.jsonl", 3)}
+    assert not Question.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rubric_file_option_is_an_extra_part(admin_user):
+    s = f.study()
+    response = post(
+        admin_user,
+        s,
+        kind="questions",
+        format="researcherbench",
+        file=upload("q.json", path=DATA / "researcherbench_questions.json"),
+        rubric=upload("rubric.json", path=DATA / "researcherbench_rubric.json"),
+    )
+    assert response.status_code == 200, response.content
+    assert RubricItem.objects.filter(rubric__question__study=s).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"kind": "questions", "format": "jsonl"}, "file"),  # no file
+        ({"kind": "questions", "format": "jsonl", "options": '{"bogus": 1}'}, "bogus"),
+        ({"kind": "questions", "format": "jsonl", "options": "[1, 2]"}, "options"),
+        ({"kind": "questions", "format": "jsonl", "options": "{not json"}, "options"),
+        ({"kind": "pairwise", "options": '{"judge": "j"}'}, "annotator"),
+        ({"kind": "reports", "format": "scholarqa", "options": '{"system": 3}'}, "system"),
+    ],
+)
+def test_form_problems_use_the_same_error_shape(admin_user, data, field):
+    s = f.study()
+    if field != "file":
+        data = {**data, "file": upload("questions.jsonl", path=DATA / "questions.jsonl")}
+    response = post(admin_user, s, **data)
+    assert response.status_code == 400, response.content
+    errors = response.json()["errors"]
+    assert field in {e["field"] for e in errors}
+    assert all(set(e) == {"file", "record", "field", "message"} for e in errors)
+    assert not Question.objects.exists()
+
+
+@pytest.mark.django_db
+def test_unknown_kind_is_a_problem_not_a_crash(admin_user):
+    s = f.study()
+    response = post(
+        admin_user, s, kind="nonsense", file=upload("q.jsonl", path=DATA / "questions.jsonl")
+    )
+    assert response.status_code == 400
+    assert "nonsense" in response.json()["errors"][0]["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["anonymous", "annotator", "researcher"])
+def test_only_admins_import(role, annotator_user, researcher_user):
+    user = {"anonymous": None, "annotator": annotator_user, "researcher": researcher_user}[role]
+    s = f.study()
+    response = post(
+        user,
+        s,
+        kind="questions",
+        format="jsonl",
+        file=upload("questions.jsonl", path=DATA / "questions.jsonl"),
+    )
+    assert response.status_code in ({401, 403} if role == "anonymous" else {403})
+    assert not Question.objects.exists() and not Rubric.objects.exists()
+
+
+@pytest.mark.django_db
+def test_import_into_missing_study_is_404(admin_user):
+    client = APIClient()
+    client.force_login(admin_user)
+    response = client.post(
+        reverse("study-import", args=[999999]),
+        {"kind": "questions", "format": "jsonl", "file": upload("q.jsonl", b"{}")},
+        format="multipart",
+    )
+    assert response.status_code == 404
+    assert not Question.objects.exists()

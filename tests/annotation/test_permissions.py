@@ -1,0 +1,377 @@
+"""Every API endpoint x every role x every operation, from one table of rules.
+
+Adding a viewset to the router without a row here fails ``test_every_endpoint_has_a_rule``.
+Roles: anonymous, annotator (A, acting on A's own object), other_annotator (B, acting on A's
+object), researcher, admin. An annotator never learns that another's object exists: 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.api_urls import router
+from judges.models import JudgeScore
+from tests.annotation import factories as f
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    annotator_reads: bool  # annotators may list/read their own objects
+    obj: Callable  # world -> the object of annotator A (or any, when annotators can't read)
+    create: Callable  # world -> a valid admin POST payload
+    change: tuple[str, object]  # a field and a new value for PATCH
+
+
+def _q3(w):
+    return w.questions[2]
+
+
+def _q3_reports(w):
+    return list(_q3(w).reports.order_by("id"))
+
+
+def _judgment(w, **extra):
+    q = _q3(w)
+    return {
+        "study": w.study.pk,
+        "annotator": w.other.annotator.pk,
+        "question": q.pk,
+        **extra,
+    }
+
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "study": Endpoint(
+        False,
+        lambda w: w.study,
+        lambda w: {"name": "New study", "tasks": ["pairwise"], "config": {"claims_min": 2}},
+        ("description", "changed"),
+    ),
+    "question": Endpoint(
+        True,
+        lambda w: w.own["question"],
+        lambda w: {"study": w.study.pk, "external_id": "new-q", "text": "New?"},
+        ("text", "Changed?"),
+    ),
+    "rubric": Endpoint(
+        True,
+        lambda w: w.own["rubric"],
+        lambda w: {
+            "question": _q3(w).pk,
+            "kind": "hybrid",
+            "items": [{"position": 1, "text": "Mentions X", "item_type": "depth", "weight": 2}],
+        },
+        ("kind", "survey"),
+    ),
+    "system": Endpoint(
+        False,
+        lambda w: w.systems[0],
+        lambda w: {"study": w.study.pk, "name": "New system"},
+        ("name", "Renamed system"),
+    ),
+    "report": Endpoint(
+        True,
+        lambda w: w.own["report"],
+        lambda w: {
+            "question": f.question(w.study).pk,
+            "system": w.systems[0].pk,
+            "source_format": "api",
+            "citations": [{"key": "a", "title": "T", "snippets": ["s"]}],
+            "sections": [
+                {
+                    "position": 1,
+                    "title": "S",
+                    "paragraphs": [
+                        {
+                            "number": 1,
+                            "text": "Hello [a].",
+                            "anchors": [{"citation": "a", "start": 6, "end": 9}],
+                        }
+                    ],
+                }
+            ],
+        },
+        ("source_format", "changed"),
+    ),
+    "annotator": Endpoint(
+        False,
+        lambda w: w.annotator.annotator,
+        lambda w: {"pseudonym": "New pseudo", "degree": "PhD", "expertise_fields": ["cs"]},
+        ("degree", "MSc"),
+    ),
+    "assignment": Endpoint(
+        True,
+        lambda w: w.own["assignment"],
+        lambda w: {
+            "study": w.study.pk,
+            "annotator": w.other.annotator.pk,
+            "question": _q3(w).pk,
+            "task": "pairwise",
+        },
+        ("status", "in_progress"),
+    ),
+    "medal-ranking": Endpoint(
+        True,
+        lambda w: w.own["medal-ranking"],
+        lambda w: _judgment(
+            w,
+            reasoning="r",
+            medals=[
+                {"report": _q3_reports(w)[0].public_id, "medal": "gold"},
+                {"report": _q3_reports(w)[1].public_id, "medal": "silver"},
+            ],
+        ),
+        ("reasoning", "changed"),
+    ),
+    "pairwise-preference": Endpoint(
+        True,
+        lambda w: w.own["pairwise-preference"],
+        lambda w: _judgment(
+            w,
+            left=_q3_reports(w)[0].public_id,
+            right=_q3_reports(w)[1].public_id,
+            choice="tie",
+            reason="Same.",
+        ),
+        ("choice", "both_bad"),
+    ),
+    "human-metric-score": Endpoint(
+        True,
+        lambda w: w.own["human-metric-score"],
+        lambda w: _judgment(w, report=_q3_reports(w)[0].public_id, metric="overall", value=0.3),
+        ("value", 0.9),
+    ),
+    "judge": Endpoint(
+        False,
+        lambda w: w.judge,
+        lambda w: {"name": "judge-new", "model": "m2", "parameters": {"temperature": 0}},
+        ("provider", "someone"),
+    ),
+    "judge-score": Endpoint(
+        False,
+        lambda w: JudgeScore.objects.filter(report=w.own["report"]).first(),
+        lambda w: {
+            "judge": w.judge.pk,
+            "report": _q3_reports(w)[0].public_id,
+            "metric": "relevance",
+            "value": 1.0,
+        },
+        ("value", 0.1),
+    ),
+}
+
+ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "admin")
+OPERATIONS = ("list", "retrieve", "create", "update", "partial_update", "delete")
+DENIED_ANONYMOUS = {401, 403}
+
+
+def viewset_of(basename: str):
+    return next(v for _, v, b in router.registry if b == basename)
+
+
+def detail_url(basename: str, obj) -> str:
+    lookup = viewset_of(basename).lookup_field
+    value = getattr(obj, "pk" if lookup == "pk" else lookup)
+    return reverse(f"{basename}-detail", kwargs={lookup: value})
+
+
+def expected_status(role: str, op: str, ep: Endpoint) -> set[int]:
+    if role == "anonymous":
+        return DENIED_ANONYMOUS
+    if role == "admin":
+        return {{"create": 201, "delete": 204}.get(op, 200)}
+    reading = op in ("list", "retrieve")
+    if role == "researcher":
+        return {200} if reading else {403}
+    # annotators
+    if not ep.annotator_reads or not reading:
+        return {403}
+    if role == "other_annotator" and op == "retrieve":
+        return {404}  # A's object does not exist for B
+    return {200}
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """The users of conftest get passwords; the default hasher costs ~0.5 s each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def world(annotator_user, other_annotator_user):
+    return f.build_world(annotator_user, other_annotator_user)
+
+
+@pytest.fixture
+def users(admin_user, researcher_user, annotator_user, other_annotator_user):
+    return {
+        "anonymous": None,
+        "annotator": annotator_user,
+        "other_annotator": other_annotator_user,
+        "researcher": researcher_user,
+        "admin": admin_user,
+    }
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def test_every_endpoint_has_a_rule():
+    registered = {basename for _, _, basename in router.registry}
+    assert registered == set(ENDPOINTS), "add a row to ENDPOINTS for every registered viewset"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("op", OPERATIONS)
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("basename", sorted(ENDPOINTS))
+def test_rule(basename, role, op, world, users):
+    ep = ENDPOINTS[basename]
+    obj = ep.obj(world)
+    model = type(obj)
+    client = client_for(users[role])
+    list_url = reverse(f"{basename}-list")
+    url = detail_url(basename, obj)
+    field, value = ep.change
+    before = model.objects.count()
+
+    if op == "list":
+        response = client.get(list_url)
+    elif op == "retrieve":
+        response = client.get(url)
+    elif op == "create":
+        response = client.post(list_url, ep.create(world), format="json")
+    elif op == "update":
+        if role == "admin":  # a full PUT of a valid object, then the change
+            created = client.post(list_url, ep.create(world), format="json")
+            assert created.status_code == 201, created.content
+            lookup = viewset_of(basename).lookup_field
+            url = reverse(
+                f"{basename}-detail",
+                kwargs={lookup: created.data["id" if lookup == "pk" else lookup]},
+            )
+            payload = {**ep.create(world), field: value} if basename != "report" else None
+            if payload is None:  # a report's question must stay unique per system
+                payload = {**ep.create(world), field: value, "question": created.data["question"]}
+        else:
+            payload = {**ep.create(world), field: value}
+        response = client.put(url, payload, format="json")
+    elif op == "partial_update":
+        response = client.patch(url, {field: value}, format="json")
+    else:
+        response = client.delete(url)
+
+    assert response.status_code in expected_status(role, op, ep), (
+        f"{role} {op} {basename}: {response.status_code} {response.content[:300]!r}"
+    )
+    # What a refused request must not have done, and what an allowed one must have.
+    if response.status_code >= 400:
+        assert model.objects.count() == before
+        obj.refresh_from_db()
+        assert getattr(obj, field) != value
+    elif op == "create":
+        assert model.objects.count() == before + 1
+    elif op in ("update", "partial_update"):
+        assert response.data[field] == value
+    elif op == "delete":
+        assert not model.objects.filter(pk=obj.pk).exists()
+    elif op == "list" and role in ("annotator", "other_annotator"):
+        listed = response.json()["results"]
+        key = "public_id" if viewset_of(basename).lookup_field == "public_id" else "id"
+        ids = {row[key] for row in listed}
+        own_key = getattr(obj, "pk" if key == "id" else key)
+        # A sees their object in the list; B does not.
+        assert (own_key in ids) is (role == "annotator")
+        assert listed, "each annotator has objects of their own in the world"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("basename", sorted(b for b, e in ENDPOINTS.items() if e.annotator_reads))
+def test_annotator_gets_404_for_anothers_object(basename, world, annotator_user):
+    """A asking for B's object by its id: 404, and so for the other direction above."""
+    client = client_for(annotator_user)
+    response = client.get(detail_url(basename, world.others[basename]))
+    assert response.status_code == 404
+
+
+@pytest.mark.django_db
+def test_annotator_cannot_see_unassigned_question_reports_or_rubrics(world, annotator_user):
+    client = client_for(annotator_user)
+    unassigned = world.questions[2]
+    assert client.get(reverse("question-detail", args=[unassigned.pk])).status_code == 404
+    for r in unassigned.reports.all():
+        assert client.get(detail_url("report", r)).status_code == 404
+    for r in unassigned.rubrics.all():
+        assert client.get(detail_url("rubric", r)).status_code == 404
+
+
+@pytest.mark.django_db
+def test_annotator_sees_only_the_reports_of_their_report_order(world, annotator_user):
+    """A pairwise assignment listing two of three reports shows exactly those two."""
+    a = world.own["assignment"]
+    shown, hidden = (
+        list(a.question.reports.order_by("id"))[:2],
+        a.question.reports.order_by("id")[2],
+    )
+    a.report_order = [r.pk for r in shown]
+    a.save()
+    client = client_for(annotator_user)
+    listed = {r["public_id"] for r in client.get(reverse("report-list")).json()["results"]}
+    assert listed == {r.public_id for r in shown}
+    assert client.get(detail_url("report", hidden)).status_code == 404
+
+
+@pytest.mark.django_db
+def test_annotator_without_profile_is_refused(world):
+    """In the annotator group but with no Annotator profile: no scope, so nothing."""
+    from tests.conftest import make_user
+
+    user = make_user("no_profile", "annotator")
+    client = client_for(user)
+    for basename, ep in ENDPOINTS.items():
+        assert client.get(reverse(f"{basename}-list")).status_code == 403, basename
+        assert client.get(detail_url(basename, ep.obj(world))).status_code == 403, basename
+
+
+@pytest.mark.django_db
+def test_user_without_role_is_refused(world):
+    from tests.conftest import make_user
+
+    client = client_for(make_user("nobody", None))
+    for basename, ep in ENDPOINTS.items():
+        assert client.get(reverse(f"{basename}-list")).status_code == 403, basename
+        assert client.get(detail_url(basename, ep.obj(world))).status_code == 403, basename
+
+
+@pytest.mark.django_db
+def test_api_root_requires_login(annotator_user):
+    assert APIClient().get("/api/").status_code in DENIED_ANONYMOUS
+    assert client_for(annotator_user).get("/api/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_annotator_filters_cannot_single_out_a_system(world, annotator_user):
+    """``?system=`` would tell which report a system wrote: ignored for annotators."""
+    client = client_for(annotator_user)
+    everything = client.get(reverse("report-list")).json()["results"]
+    for s in world.systems:
+        filtered = client.get(reverse("report-list"), {"system": s.pk}).json()["results"]
+        assert filtered == everything
+
+
+@pytest.mark.django_db
+def test_researcher_filters(world, researcher_user):
+    client = client_for(researcher_user)
+    s = world.systems[0]
+    rows = client.get(reverse("report-list"), {"system": s.pk}).json()["results"]
+    assert rows and {r["system_name"] for r in rows} == {s.name}
+    assert client.get(reverse("report-list"), {"system": "x"}).status_code == 400
