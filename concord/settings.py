@@ -135,6 +135,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"TaskEnum": "annotation.models.content.Study.Task"},
 }
 
 # Celery: without a broker every task runs eagerly in-process (zero-setup default).

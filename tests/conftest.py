@@ -8,6 +8,12 @@ import pytest
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scholarqa-cs2"
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """Test users log in many times; the default PBKDF2 cost would dominate the suite."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(scope="session")
 def scholarqa_dir() -> Path:
     """The released ScholarQA-CS2 data. Skipped locally when absent; a failure under CI."""
