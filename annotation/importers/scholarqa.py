@@ -30,6 +30,7 @@ from .base import ImportReport
 from .common import (
     Problems,
     Source,
+    insert_rows,
     is_number,
     parse_json_records,
     question_key,
@@ -537,7 +538,13 @@ def _write_assignments(study, ann, setting, questions, qrows, reports, task, rep
             rep.count("unchanged", "Assignment")
         out[k] = a
     if new:
-        Assignment.objects.bulk_create(new)
+        fields = ["study", "annotator", "question", "task", "setting", "report_order", "status",
+                  "position", "submitted_at", "seconds_on_task", "created_at"]  # fmt: skip
+        insert_rows(Assignment, fields, [
+            (study.pk, ann.pk, a.question_id, a.task, setting, a.report_order, a.status, 0,
+             now, 0, now)
+            for a in new
+        ])  # fmt: skip
         rep.count("created", "Assignment", len(new))
     if changed:
         Assignment.objects.bulk_update(changed, ["report_order", "status", "submitted_at"])
@@ -558,20 +565,18 @@ def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assig
             study=study, annotator=ann, setting=setting, question__in=[qrows[k] for k in questions]
         )
     }
-    new = []
-    for k in questions:
-        if qrows[k].pk not in existing:
-            new.append(
-                MedalRanking(
-                    study=study,
-                    annotator=ann,
-                    question=qrows[k],
-                    setting=setting,
-                    assignment=assignments[k],
-                )
-            )
+    from django.utils import timezone
+
+    now = timezone.now()
+    new = [
+        (study.pk, ann.pk, qrows[k].pk, setting, assignments[k].pk, "", now, now)
+        for k in questions
+        if qrows[k].pk not in existing
+    ]
     if new:
-        MedalRanking.objects.bulk_create(new)
+        fields = ["study", "annotator", "question", "setting", "assignment", "reasoning",
+                  "created_at", "updated_at"]  # fmt: skip
+        insert_rows(MedalRanking, fields, new)
         rep.count("created", "MedalRanking", len(new))
         existing = {
             r.question_id: r
@@ -603,7 +608,7 @@ def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assig
     for key, value in wanted.items():
         m = stored.get(key)
         if m is None:
-            create.append(Medal(ranking_id=key[0], report_id=key[1], medal=value))
+            create.append((key[0], key[1], value))
         elif m.medal != value:
             m.medal = value
             update.append(m)
@@ -614,7 +619,7 @@ def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assig
         Medal.objects.filter(pk__in=stale).delete()
         rep.count("updated", "MedalRanking", len(stale))  # a report left the ranking
     if create:
-        Medal.objects.bulk_create(create)
+        insert_rows(Medal, ["ranking", "report", "medal"], create)
         rep.count("created", "Medal", len(create))
     if update:
         Medal.objects.bulk_update(update, ["medal"])
@@ -717,7 +722,7 @@ def _write_judge_scores(judge, values, reports, rep):
         if (report.pk, metric) in stored:
             rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
         else:
-            create.append(JudgeScore(judge=judge, report=report, metric=metric, value=float(v)))
+            create.append((judge.pk, report.pk, metric, float(v), ""))
     if create:
-        JudgeScore.objects.bulk_create(create, batch_size=2000)
+        insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"], create)
         rep.count("created", "JudgeScore", len(create))
