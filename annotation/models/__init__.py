@@ -34,3 +34,28 @@ __all__ = [
     "Study",
     "System",
 ]
+
+from .metricwise import ClaimAssessment, ParagraphRelevance, ReportRating  # noqa: E402
+from .taskdata import Draft, DraftVersion  # noqa: E402
+
+__all__ += ["ClaimAssessment", "Draft", "DraftVersion", "ParagraphRelevance", "ReportRating"]
+
+from .rubricwork import (  # noqa: E402
+    QueryQuality,
+    RubricAssessment,
+    RubricComparison,
+    RubricCoverage,
+    RubricItemQuality,
+)
+
+__all__ += [
+    "QueryQuality",
+    "RubricAssessment",
+    "RubricComparison",
+    "RubricCoverage",
+    "RubricItemQuality",
+]
+
+from .claims import ClaimCheck, ReportClaim  # noqa: E402
+
+__all__ += ["ClaimCheck", "ReportClaim"]

@@ -1,0 +1,162 @@
+"""Autosave, submit, conflicts and the audit trail (optimistic concurrency).
+
+Every save carries the version it was based on. Inside one transaction the draft row is
+locked, the base version compared, and only then is the new version written — together
+with a :class:`DraftVersion` row, so every accepted state stays in the history. A stale
+base version means another tab (or window, or device) saved in between: the save is refused
+with 409 and nothing changes. Submitting is idempotent: submitting the same payload again
+changes nothing and succeeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.models import Assignment, Draft, DraftVersion
+
+from .base import Problems, TaskSpec
+from .page import TaskPage
+
+#: Longer gaps between two saves count as this much time on task (the annotator left).
+IDLE_CAP_SECONDS = 300
+
+OK, CONFLICT, INVALID = 200, 409, 422
+
+
+@dataclass
+class SaveResult:
+    status: int
+    version: int
+    messages: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    saved_at: datetime | None = None
+    submitted: bool = False
+    changed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+def _conflict(draft: Draft, message: str) -> SaveResult:
+    return SaveResult(status=CONFLICT, version=draft.version, messages=[message])
+
+
+def _stale_message(draft: Draft) -> str:
+    when = timezone.localtime(draft.updated_at).strftime("%H:%M:%S")
+    return (
+        f"Not saved: this judgment was changed in another tab or window "
+        f"(version {draft.version}, saved at {when}). Reload the page to continue from the "
+        f"latest version; your last change here was not applied."
+    )
+
+
+def _lock(assignment: Assignment) -> Draft:
+    Draft.objects.get_or_create(assignment=assignment)
+    return Draft.objects.select_for_update().get(assignment=assignment)
+
+
+def _record_time(assignment: Assignment, draft: Draft, now: datetime, **fields) -> None:
+    seconds = 0
+    if draft.last_activity_at:
+        seconds = max(0, min(int((now - draft.last_activity_at).total_seconds()), IDLE_CAP_SECONDS))
+    updates = {"seconds_on_task": F("seconds_on_task") + seconds, **fields}
+    if assignment.started_at is None:
+        updates["started_at"] = now
+    Assignment.objects.filter(pk=assignment.pk).update(**updates)
+    draft.last_activity_at = now
+
+
+def _new_version(draft: Draft, payload: dict, page: TaskPage, kind: str) -> None:
+    draft.version += 1
+    draft.payload = payload
+    DraftVersion.objects.create(
+        assignment=page.assignment,
+        version=draft.version,
+        kind=kind,
+        author=page.annotator,
+        payload=payload,
+    )
+
+
+def touch(page: TaskPage) -> Draft:
+    """Opening the page: mark the assignment started, restart the time-on-task clock."""
+    now = timezone.now()
+    assignment = page.assignment
+    draft, _ = Draft.objects.get_or_create(assignment=assignment)
+    if assignment.started_at is None or assignment.status == Assignment.Status.NOT_STARTED:
+        fields = {"started_at": assignment.started_at or now}
+        if assignment.status == Assignment.Status.NOT_STARTED:
+            fields["status"] = Assignment.Status.IN_PROGRESS
+        Assignment.objects.filter(pk=assignment.pk).update(**fields)
+        for k, v in fields.items():
+            setattr(assignment, k, v)
+    Draft.objects.filter(pk=draft.pk).update(last_activity_at=now)
+    draft.last_activity_at = now
+    return draft
+
+
+def save_draft(spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None) -> SaveResult:
+    problems = spec.check(payload, page, final=False)
+    if problems.errors:
+        return SaveResult(status=INVALID, version=base_version or 0, messages=problems.errors)
+    now = timezone.now()
+    with transaction.atomic():
+        draft = _lock(page.assignment)
+        if draft.submitted_version is not None:
+            return _conflict(draft, "Not saved: this assignment is already submitted.")
+        if base_version != draft.version:
+            return _conflict(draft, _stale_message(draft))
+        changed = payload != draft.payload
+        if changed:
+            _new_version(draft, payload, page, DraftVersion.Kind.DRAFT)
+        fields = {}
+        if page.assignment.status == Assignment.Status.NOT_STARTED:
+            fields["status"] = Assignment.Status.IN_PROGRESS
+        _record_time(page.assignment, draft, now, **fields)
+        draft.save()
+    return SaveResult(
+        status=OK,
+        version=draft.version,
+        warnings=problems.warnings,
+        saved_at=draft.updated_at,
+        changed=changed,
+    )
+
+
+def submit(spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None) -> SaveResult:
+    now = timezone.now()
+    with transaction.atomic():
+        draft = _lock(page.assignment)
+        if draft.submitted_version is not None:
+            if payload == draft.payload:
+                return SaveResult(
+                    status=OK, version=draft.version, saved_at=draft.updated_at, submitted=True
+                )
+            return _conflict(
+                draft, "Not saved: this assignment is already submitted with different answers."
+            )
+        if base_version != draft.version:
+            return _conflict(draft, _stale_message(draft))
+        problems: Problems = spec.check(payload, page, final=True)
+        if problems.errors:
+            return SaveResult(status=INVALID, version=draft.version, messages=problems.errors)
+        spec.persist(payload, page)
+        _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT)
+        draft.submitted_version = draft.version
+        _record_time(
+            page.assignment,
+            draft,
+            now,
+            status=Assignment.Status.SUBMITTED,
+            submitted_at=now,
+        )
+        draft.save()
+    return SaveResult(
+        status=OK, version=draft.version, saved_at=draft.updated_at, submitted=True, changed=True
+    )

@@ -1,0 +1,140 @@
+"""Loading one assignment for its annotator: ownership, stable report order, progress."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.db.models import Count, Q, Subquery
+from django.http import Http404
+
+from annotation.models import Annotator, Assignment, Draft, Report, Rubric, RubricItem
+from annotation.rendering import RenderedReport, render_reports
+
+
+@dataclass
+class Progress:
+    index: int
+    total: int
+    submitted: int
+
+    def __str__(self) -> str:
+        return f"Query {self.index} of {self.total}"
+
+
+@dataclass
+class TaskPage:
+    assignment: Assignment
+    annotator: Annotator
+
+    @property
+    def study(self):
+        return self.assignment.study
+
+    @property
+    def question(self):
+        return self.assignment.question
+
+    @property
+    def setting(self) -> str:
+        return self.assignment.setting
+
+    @cached_property
+    def reports(self) -> list[RenderedReport]:
+        return render_reports(self.assignment.report_order)
+
+    @cached_property
+    def by_public_id(self) -> dict[str, RenderedReport]:
+        return {r.public_id: r for r in self.reports}
+
+    @cached_property
+    def rubric_items(self) -> list[RubricItem]:
+        """The items of the rubric this task uses: the study's ``rubric_kind`` if set, else
+        the question's first rubric. One query."""
+        kind = self.study.setting("rubric_kind")
+        rubrics = Rubric.objects.filter(question_id=self.assignment.question_id)
+        if kind:
+            rubrics = rubrics.filter(kind=kind)
+        first = rubrics.order_by("pk").values("pk")[:1]
+        return list(RubricItem.objects.filter(rubric_id=Subquery(first)).order_by("position"))
+
+    @cached_property
+    def rubrics(self) -> list[Rubric]:
+        """The question's rubrics in an order drawn per assignment (seeded by it, so stable
+        across reloads), with their items. Two queries."""
+        rubrics = sorted(
+            Rubric.objects.filter(question_id=self.assignment.question_id).prefetch_related("items"),
+            key=lambda r: r.pk,
+        )
+        random.Random(f"rubrics-{self.assignment.pk}").shuffle(rubrics)
+        return rubrics
+
+    def label_of(self, public_id: str) -> str:
+        report = self.by_public_id.get(public_id)
+        return report.label if report else "an unknown report"
+
+
+def annotator_of(user) -> Annotator:
+    annotator = getattr(user, "annotator", None) if user.is_authenticated else None
+    if annotator is None:
+        raise Http404("No annotator profile")
+    return annotator
+
+
+def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
+    """The assignment if it is this user's and its task is enabled; 404 otherwise."""
+    annotator = annotator_of(user)
+    try:
+        assignment = Assignment.objects.select_related("study", "question").get(
+            pk=assignment_id, annotator=annotator
+        )
+    except Assignment.DoesNotExist:
+        raise Http404("No such assignment") from None
+    if assignment.task not in (assignment.study.tasks or []) or assignment.task not in enabled_tasks:
+        raise Http404("This task is not available")
+    ensure_report_order(assignment)
+    return TaskPage(assignment=assignment, annotator=annotator)
+
+
+def ensure_report_order(assignment: Assignment) -> None:
+    """Draw the report order once (randomized) and keep it: stable across reloads."""
+    valid = set(Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True))
+    order = [pk for pk in assignment.report_order or [] if pk in valid]
+    if not order and valid:
+        order = Assignment.shuffled(sorted(valid))
+    if order != assignment.report_order:
+        assignment.report_order = order
+        assignment.save(update_fields=["report_order"])
+
+
+def progress_of(assignment: Assignment) -> Progress:
+    before = Q(position__lt=assignment.position) | Q(
+        position=assignment.position, pk__lt=assignment.pk
+    )
+    agg = Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, study_id=assignment.study_id
+    ).aggregate(
+        total=Count("pk"),
+        before=Count("pk", filter=before),
+        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+    )
+    return Progress(index=agg["before"] + 1, total=agg["total"], submitted=agg["submitted"])
+
+
+def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
+    """The next open assignment in this annotator's queue (same study first)."""
+    open_ = Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
+    open_ = open_.exclude(status=Assignment.Status.SUBMITTED).exclude(pk=assignment.pk)
+    candidates = [a for a in open_.select_related("study") if a.task in (a.study.tasks or [])]
+    later = [
+        a
+        for a in candidates
+        if a.study_id == assignment.study_id and (a.position, a.pk) > (assignment.position, assignment.pk)
+    ]
+    return (later or candidates or [None])[0]
+
+
+def open_draft(assignment: Assignment) -> Draft:
+    draft, _ = Draft.objects.get_or_create(assignment=assignment)
+    return draft

@@ -1,0 +1,125 @@
+"""Synthetic content for tests and benchmarks: a question, its reports, an assignment.
+
+The reports have sections, numbered paragraphs and citations of all three kinds (with
+snippets, title only, bare), so a task page built on them exercises the whole reader.
+"""
+
+from __future__ import annotations
+
+from annotation.models import (
+    Assignment,
+    Citation,
+    CitationAnchor,
+    Paragraph,
+    Question,
+    Report,
+    Rubric,
+    RubricItem,
+    Section,
+    Study,
+    System,
+)
+
+HOSTILE_TEXT = (
+    'Hostile <script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'
+    ' <a href="javascript:window.__pwned=3">click</a> text [1].'
+)
+
+
+def make_study(name: str = "Sample study", tasks=None, **config) -> Study:
+    return Study.objects.create(name=name, tasks=list(tasks or Study.Task.values), config=config)
+
+
+def make_report(question: Question, system: System, *, paragraphs: int = 6, hostile=False):
+    report = Report.objects.create(question=question, system=system)
+    snippet = Citation.objects.create(
+        report=report,
+        key="[1]",
+        title="Memorization in fine-tuned language models",
+        snippets=["Summarization and dialogue exhibit high memorization.", "A second snippet."],
+        url="https://example.org/paper1",
+    )
+    title_only = Citation.objects.create(report=report, key="[2]", title="A survey of attention patterns")
+    bare = Citation.objects.create(report=report, key="(Min et al., 2021)")
+    cycle = [snippet, title_only, bare]
+    sections = [
+        Section.objects.create(report=report, position=i, title=f"Section {i + 1}") for i in range(2)
+    ]
+    anchors = []
+    for n in range(1, paragraphs + 1):
+        citation = cycle[(n - 1) % 3]
+        body = f"Paragraph {n} of the answer discusses **memorization** in detail"
+        if hostile and n == 1:
+            text = HOSTILE_TEXT
+            start = text.index("[1]")
+            citation = snippet
+        else:
+            text = f"{body} {citation.key}. More text follows here."
+            start = text.index(citation.key)
+        para = Paragraph.objects.create(
+            section=sections[0 if n <= paragraphs // 2 else 1], report=report, number=n, text=text
+        )
+        anchors.append(
+            CitationAnchor(paragraph=para, citation=citation, start=start, end=start + len(citation.key))
+        )
+    CitationAnchor.objects.bulk_create(anchors)
+    return report
+
+
+def make_question(
+    study: Study,
+    *,
+    n_reports: int = 3,
+    paragraphs: int = 6,
+    hostile: bool = False,
+    rubric_items: int = 0,
+    external_id: str | None = None,
+) -> Question:
+    number = Question.objects.filter(study=study).count() + 1
+    question = Question.objects.create(
+        study=study,
+        external_id=external_id or f"q{number}",
+        text=f"How do fine-tuning tasks differ in how much they promote memorization? ({number})",
+    )
+    for i in range(n_reports):
+        system, _ = System.objects.get_or_create(study=study, name=f"SecretSystem{i}")
+        make_report(question, system, paragraphs=paragraphs, hostile=hostile and i == 0)
+    if rubric_items:
+        rubric = Rubric.objects.create(question=question)
+        RubricItem.objects.bulk_create(
+            RubricItem(rubric=rubric, position=i, text=f"Mentions aspect {i + 1} of memorization")
+            for i in range(rubric_items)
+        )
+    return question
+
+
+def make_assignment(annotator, question: Question, task: str, position: int = 0) -> Assignment:
+    return Assignment.objects.create(
+        study=question.study,
+        annotator=annotator,
+        question=question,
+        task=task,
+        position=position,
+        report_order=Assignment.shuffled(list(question.reports.values_list("pk", flat=True))),
+    )
+
+
+def make_claims(question: Question, per_report: int = 1, source: str = "judge-x") -> list:
+    """Claims ending in the citation of paragraphs 1, 2, … of each report."""
+    from annotation.models import ReportClaim
+
+    claims = []
+    for report in question.reports.order_by("pk"):
+        for n, para in enumerate(report.paragraphs.order_by("number")[:per_report]):
+            key = para.anchors.first().citation.key
+            claims.append(
+                ReportClaim.objects.create(
+                    report=report,
+                    paragraph=para,
+                    position=n,
+                    text=para.text.split(key)[0].strip(),
+                    citation_keys=[key],
+                    source=source,
+                )
+            )
+    return claims

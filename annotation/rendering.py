@@ -1,0 +1,302 @@
+"""Reports rendered for annotators: one uniform format, sanitized, blinded.
+
+Report text is untrusted (it comes from outside systems). Paragraph text goes through
+Markdown and then ``nh3`` with a small allowlist, so ``<script>``, event handlers and
+``javascript:`` links never reach the page. Citation markers are cut out of the text *before*
+sanitizing (replaced by private-use placeholders) and put back afterwards as markup built
+here, from escaped titles and snippets.
+
+Nothing that identifies the system (its name, database ids, the source file or format) is
+rendered; a report is known to the annotator only by its label ("Report A") and public id.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from dataclasses import dataclass, field
+from string import ascii_uppercase
+
+import markdown
+import nh3
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from annotation.models import Citation, Paragraph, Report, Section
+
+ALLOWED_TAGS = {
+    "p", "br", "em", "strong", "b", "i", "u", "code", "pre", "sub", "sup", "blockquote",
+    "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "h4", "h5", "h6",
+}  # fmt: skip
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"colspan"}, "td": {"colspan"}}
+URL_SCHEMES = {"http", "https", "mailto"}
+PH_OPEN, PH_CLOSE = "\ue000", "\ue001"
+MAX_SNIPPETS = 4
+
+
+def sanitize_html(html: str) -> str:
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+    )
+
+
+_local = threading.local()
+
+
+def _markdown() -> markdown.Markdown:
+    """One Markdown converter per thread: building one costs more than converting a paragraph."""
+    converter = getattr(_local, "markdown", None)
+    if converter is None:
+        converter = _local.markdown = markdown.Markdown()
+    return converter.reset()
+
+
+def text_to_html(text: str) -> str:
+    """Untrusted Markdown/HTML text -> safe HTML."""
+    return sanitize_html(_markdown().convert(text))
+
+
+def report_label(index: int) -> str:
+    return f"Report {ascii_uppercase[index]}"
+
+
+def safe_url(url: str) -> str:
+    return url if url.lower().startswith(("http://", "https://")) else ""
+
+
+@dataclass
+class RenderedParagraph:
+    number: int
+    html: SafeString
+    citation_keys: list[str]
+    pk: int
+
+
+@dataclass
+class RenderedSection:
+    title: str
+    paragraphs: list[RenderedParagraph] = field(default_factory=list)
+    table_html: SafeString | str = ""
+
+
+@dataclass
+class RenderedReport:
+    label: str
+    letter: str
+    public_id: str
+    report: Report
+    sections: list[RenderedSection]
+    citations: dict[str, Citation]
+
+    #: Per-paragraph form controls of the task, if any: controls(report, paragraph) -> HTML.
+    controls: object = None
+
+    @property
+    def paragraphs(self) -> list[RenderedParagraph]:
+        return [p for s in self.sections for p in s.paragraphs]
+
+    @property
+    def html(self) -> SafeString:
+        return report_html(self, self.controls)
+
+
+def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
+    """An inline citation: focusable, its title and snippets shown on hover and focus."""
+    kind = citation.kind
+    kind_note = {
+        Citation.Kind.SNIPPET: "",
+        Citation.Kind.TITLE_ONLY: "Title only: no evidence snippet supplied.",
+        Citation.Kind.BARE: "Bare citation: no title and no snippet supplied.",
+    }[kind]
+    parts = []
+    if citation.title.strip():
+        parts.append(format_html('<strong class="cite-title">{}</strong>', citation.title))
+    if kind_note:
+        parts.append(format_html('<em class="cite-kind">{}</em>', kind_note))
+    snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
+    parts.extend(
+        format_html('<span class="cite-snippet">“{}”</span>', s) for s in snippets[:MAX_SNIPPETS]
+    )
+    url = safe_url(citation.url or "")
+    if url:
+        parts.append(
+            format_html(
+                '<a class="cite-link" href="{}" target="_blank" rel="noopener noreferrer nofollow">Open source</a>',
+                url,
+            )
+        )
+    return format_html(
+        '<span class="cite-wrap"><button type="button" class="cite cite--{}" data-cite="{}" '
+        'aria-describedby="{}">{}</button><span class="cite-tip" role="tooltip" id="{}">{}</span></span>',
+        kind,
+        citation.key,
+        tip_id,
+        marker,
+        tip_id,
+        mark_safe("".join(parts)),  # noqa: S308 - every part is built with format_html
+    )
+
+
+def _strip_placeholders(text: str) -> str:
+    return text.replace(PH_OPEN, "").replace(PH_CLOSE, "")
+
+
+def paragraph_html(paragraph: Paragraph, anchors, citations: dict[int, Citation], prefix: str):
+    """Paragraph text with its citation anchors turned into interactive markers.
+
+    The work is done by :func:`_render_paragraph`, a pure function of plain values, cached:
+    Markdown costs about a millisecond per paragraph and report content does not change.
+    """
+    cited = tuple(
+        (a.start, a.end, _citation_key(citations[a.citation_id]))
+        for a in sorted(anchors, key=lambda a: a.start)
+        if a.citation_id in citations
+    )
+    html, keys = _render_paragraph(paragraph.text, cited, prefix)
+    return mark_safe(html), list(keys)  # noqa: S308 - sanitized, markers built with format_html
+
+
+def _citation_key(c: Citation) -> tuple:
+    return (c.key, c.title, tuple(s for s in c.snippets or [] if isinstance(s, str)), c.url or "")
+
+
+@lru_cache(maxsize=20_000)
+def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tuple[str, ...]]:
+    markers: list[SafeString] = []
+    keys: list[str] = []
+    out, cursor = [], 0
+    for start, end, (key, title, snippets, url) in cited:
+        if start < cursor or end > len(source):
+            continue
+        citation = Citation(key=key, title=title, snippets=list(snippets), url=url)
+        out.append(_strip_placeholders(source[cursor:start]))
+        marker = _strip_placeholders(source[start:end]).strip() or key
+        markers.append(citation_html(citation, marker, f"{prefix}-c{len(markers)}"))
+        keys.append(key)
+        out.append(f"{PH_OPEN}{len(markers) - 1}{PH_CLOSE}")
+        cursor = end
+    out.append(_strip_placeholders(source[cursor:]))
+    html = text_to_html("".join(out))
+    for i, marker in enumerate(markers):
+        html = html.replace(f"{PH_OPEN}{i}{PH_CLOSE}", marker, 1)
+    return html.replace(PH_OPEN, "").replace(PH_CLOSE, ""), tuple(keys)
+
+
+def table_html(table) -> SafeString | str:
+    """A section table as a list, as the guidelines recommend (cells escaped)."""
+    if isinstance(table, dict):
+        columns = [str(c) for c in table.get("columns") or table.get("header") or []]
+        rows = table.get("rows") or table.get("data") or []
+    elif isinstance(table, list):
+        columns, rows = [], table
+    else:
+        return ""
+    items = []
+    for row in rows:
+        if isinstance(row, dict):
+            pairs = [(str(k), str(v)) for k, v in row.items()]
+        elif isinstance(row, list | tuple):
+            names = columns or [""] * len(row)
+            pairs = [(names[i] if i < len(names) else "", str(v)) for i, v in enumerate(row)]
+        else:
+            pairs = [("", str(row))]
+        items.append(
+            format_html(
+                "<li>{}</li>",
+                format_html_join(
+                    "; ", "{}{}", ((f"{k}: " if k else "", v) for k, v in pairs if v or k)
+                ),
+            )
+        )
+    if not items:
+        return ""
+    return format_html('<ul class="report-table">{}</ul>', mark_safe("".join(items)))  # noqa: S308
+
+
+def load_reports(report_ids: list[int]) -> list[Report]:
+    """Reports with everything rendering needs, in the given order: five queries in all."""
+    reports = {
+        r.pk: r
+        for r in Report.objects.filter(pk__in=report_ids).prefetch_related(
+            "citations",
+            models_prefetch_sections(),
+        )
+    }
+    return [reports[i] for i in report_ids if i in reports]
+
+
+def models_prefetch_sections():
+    from django.db.models import Prefetch
+
+    return Prefetch(
+        "sections",
+        queryset=Section.objects.order_by("position").prefetch_related(
+            Prefetch(
+                "paragraphs",
+                queryset=Paragraph.objects.order_by("number").prefetch_related("anchors"),
+            )
+        ),
+    )
+
+
+def render_report(report: Report, index: int) -> RenderedReport:
+    letter = ascii_uppercase[index]
+    citations = {c.pk: c for c in report.citations.all()}
+    sections = []
+    for section in report.sections.all():
+        rendered = RenderedSection(title=section.title or "")
+        for p in section.paragraphs.all():
+            html, keys = paragraph_html(p, p.anchors.all(), citations, f"r{letter}-p{p.number}")
+            rendered.paragraphs.append(
+                RenderedParagraph(number=p.number, html=html, citation_keys=keys, pk=p.pk)
+            )
+        if section.table:
+            rendered.table_html = table_html(section.table)
+        sections.append(rendered)
+    return RenderedReport(
+        label=report_label(index),
+        letter=letter,
+        public_id=report.public_id,
+        report=report,
+        sections=sections,
+        citations={c.key: c for c in citations.values()},
+    )
+
+
+def render_reports(report_ids: list[int]) -> list[RenderedReport]:
+    return [render_report(r, i) for i, r in enumerate(load_reports(report_ids))]
+
+
+__all__ = ["RenderedReport", "escape", "render_reports", "sanitize_html", "text_to_html"]
+
+
+def report_html(report: RenderedReport, controls=None) -> SafeString:
+    """The whole report as reading HTML; ``controls(report, paragraph)`` adds per-paragraph
+    form controls (e.g. relevance). Built in Python with plain formatting of escaped values:
+    a template loop (or format_html) over hundreds of paragraphs would dominate the page."""
+    letter, pid, label = escape(report.letter), escape(report.public_id), escape(report.label)
+    focusable = ' tabindex="-1"' if controls else ""
+    sections = []
+    for section in report.sections:
+        parts = [f"<h3>{escape(section.title)}</h3>" if section.title else ""]
+        if section.table_html:
+            parts.append(f'<p class="table-note">Table (shown as a list)</p>{section.table_html}')
+        for p in section.paragraphs:
+            n = int(p.number)
+            extra = controls(report, p) if controls else ""
+            parts.append(
+                f'<div class="para" id="p-{letter}-{n}" data-paragraph="{n}" data-report="{pid}"{focusable}>'
+                f'<span class="para-num" aria-hidden="true">¶{n}</span>'
+                f'<div class="para-body" aria-label="{label}, paragraph {n}">{p.html}</div>{extra}</div>'
+            )
+        sections.append(f'<section class="report-section">{"".join(parts)}</section>')
+    body = "".join(sections) or '<p class="muted">This report is empty.</p>'
+    return mark_safe(  # noqa: S308 - values escaped above; paragraph HTML is sanitized
+        f'<article class="report" id="report-{letter}" aria-labelledby="report-{letter}-h" '
+        f'data-report="{pid}"><h2 id="report-{letter}-h" class="report-label">{label}</h2>'
+        f"{body}</article>"
+    )

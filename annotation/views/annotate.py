@@ -1,0 +1,126 @@
+"""Task pages for annotators: thin views over annotation.annotate."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.annotate import drafts
+from annotation.annotate.page import annotator_of, load_page, next_assignment, progress_of
+from annotation.annotate.registry import SPECS
+from annotation.models import Assignment, Study
+
+GUIDELINE_TASKS = set(SPECS)
+
+
+def _base_version(request) -> int | None:
+    try:
+        return int(request.POST.get("version", ""))
+    except ValueError:
+        return None
+
+
+def _status(request, result: drafts.SaveResult, *, submitted=False) -> HttpResponse:
+    html = render_to_string(
+        "annotation/partials/save_status.html",
+        {"result": result, "oob": True, "submitted": submitted},
+        request=request,
+    )
+    return HttpResponse(html, status=result.status)
+
+
+def _page_response(request, page, payload, *, draft, result=None, status=200):
+    spec = SPECS[page.assignment.task]
+    context = {
+        "page": page,
+        "spec": spec,
+        "payload": payload,
+        "draft": draft,
+        "submitted": draft.submitted_version is not None,
+        "progress": progress_of(page.assignment),
+        "result": result,
+        "task_label": Study.Task(page.assignment.task).label,
+        "ties_allowed": page.study.setting("ties_allowed"),
+        "three_way_tie_allowed": page.study.setting("three_way_tie_allowed"),
+        "guidelines_template": f"annotation/annotate/guidelines/{spec.key}.html",
+        **spec.context(payload, page),
+    }
+    return render(request, spec.template, context, status=status)
+
+
+@login_required
+@require_GET
+def queue(request):
+    annotator = annotator_of(request.user)
+    assignments = list(
+        Assignment.objects.filter(annotator=annotator)
+        .select_related("study", "question")
+        .order_by("study__name", "position", "pk")
+    )
+    studies: dict[int, dict] = {}
+    for a in assignments:
+        group = studies.setdefault(a.study_id, {"study": a.study, "rows": [], "submitted": 0})
+        a.available = a.task in SPECS and a.task in (a.study.tasks or [])
+        a.task_label = Study.Task(a.task).label if a.task in Study.Task.values else a.task
+        group["rows"].append(a)
+        group["submitted"] += a.status == Assignment.Status.SUBMITTED
+    return render(request, "annotation/annotate/queue.html", {"studies": list(studies.values())})
+
+
+@login_required
+@require_GET
+def task_page(request, pk: int):
+    page = load_page(request.user, pk, SPECS)
+    draft = drafts.touch(page)
+    spec = SPECS[page.assignment.task]
+    payload = draft.payload or spec.initial(page)
+    return _page_response(request, page, payload, draft=draft)
+
+
+@login_required
+@require_POST
+def autosave(request, pk: int):
+    page = load_page(request.user, pk, SPECS)
+    spec = SPECS[page.assignment.task]
+    result = drafts.save_draft(spec, page, spec.parse(request.POST, page), _base_version(request))
+    return _status(request, result)
+
+
+@login_required
+@require_POST
+def submit(request, pk: int):
+    page = load_page(request.user, pk, SPECS)
+    spec = SPECS[page.assignment.task]
+    payload = spec.parse(request.POST, page)
+    result = drafts.submit(spec, page, payload, _base_version(request))
+    if result.ok:
+        following = next_assignment(page.assignment, SPECS)
+        target = reverse("annotate:task", args=[following.pk]) if following else reverse("annotate:queue")
+        messages.success(request, "Submitted. Thank you!")
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = target
+            return response
+        return redirect(target)
+    if request.htmx:
+        return _status(request, result, submitted=True)
+    draft = page.assignment.draft
+    return _page_response(request, page, payload, draft=draft, result=result, status=result.status)
+
+
+@login_required
+@require_GET
+def guidelines(request, task: str):
+    if task not in GUIDELINE_TASKS:
+        raise Http404("No guidelines for this task")
+    return render(
+        request,
+        "annotation/annotate/guidelines_page.html",
+        {
+            "task_label": Study.Task(task).label,
+            "guidelines_template": f"annotation/annotate/guidelines/{task}.html",
+        },
+    )

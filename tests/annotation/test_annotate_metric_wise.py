@@ -1,0 +1,157 @@
+"""Metric-wise evaluation: payload parsing, validation, and the scores it writes."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation.annotate.sample import make_assignment, make_question, make_study
+from annotation.models import (
+    ClaimAssessment,
+    DraftVersion,
+    HumanMetricScore,
+    Medal,
+    ParagraphRelevance,
+    Report,
+    ReportRating,
+)
+
+pytestmark = pytest.mark.django_db
+
+DIMENSIONS = (
+    "answer_recall citation_expectations answer_quality content informativeness background "
+    "organization flow"
+).split()
+
+
+@pytest.fixture
+def setup(annotator_user, client):
+    study = make_study()
+    question = make_question(study, n_reports=3, paragraphs=6)
+    assignment = make_assignment(annotator_user.annotator, question, "metric_wise")
+    client.force_login(annotator_user)
+    by_pk = dict(Report.objects.values_list("pk", "public_id"))
+    return study, assignment, client, [by_pk[pk] for pk in assignment.report_order]
+
+
+def full_form(pids, version=0, *, recall=5, claims=3, support="snippet_supports", coverage="fully"):
+    """Paragraph 1 of each sample report cites [1] (snippet), 2 cites [2] (title only)."""
+    data = {"version": str(version), "reasoning": "A is best."}
+    for i, pid in enumerate(pids):
+        data[f"medal-{pid}"] = ("gold", "silver", "bronze")[i]
+        for n in range(1, 7):
+            data[f"rel.{pid}.{n}"] = "R"
+        data[f"rel.{pid}.2"] = "U"
+        data[f"rel.{pid}.3"] = "O"
+        for dim in DIMENSIONS:
+            data[f"rate.{pid}.{dim}"] = str(recall if dim == "answer_recall" else 3)
+        for c in range(claims):
+            prefix = f"claim.{pid}.c{c}"
+            para, key, sup = (1, "[1]", support) if c % 2 == 0 else (2, "[2]", "title_likely_supports")
+            data[f"{prefix}.paragraph"] = str(para)
+            data[f"{prefix}.citations"] = json.dumps([key])
+            data[f"{prefix}.text"] = f"Claim {c} text."
+            data[f"{prefix}.support.0"] = sup
+            data[f"{prefix}.coverage"] = coverage
+            data[f"{prefix}.notes"] = ""
+    return data
+
+
+def submit(client, assignment, data):
+    return client.post(reverse("annotate:submit", args=[assignment.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_page_renders_reports_with_relevance_controls(setup):
+    study, assignment, client, pids = setup
+    html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
+    assert f'name="rel.{pids[0]}.1" value="R" checked' in html
+    assert 'id="claim-template"' in html and 'id="cite-template-title_only"' in html
+    assert "SecretSystem" not in html
+
+
+def test_submit_writes_scores_detail_and_ranking(setup):
+    study, assignment, client, pids = setup
+    response = submit(client, assignment, full_form(pids))
+    assert response.status_code == 204, response.content.decode()
+    scores = {
+        (pid, metric): value
+        for pid, metric, value in HumanMetricScore.objects.values_list("report__public_id", "metric", "value")
+    }
+    # relevance: 4 R + 1 U + 1 O over 6 paragraphs
+    assert scores[(pids[0], "answer_relevance")] == pytest.approx(4.5 / 6)
+    assert scores[(pids[0], "answer_recall")] == 1.0
+    # claims: 1, 0.5, 1 credit over 3 citations
+    assert scores[(pids[0], "citation_precision")] == pytest.approx(2.5 / 3)
+    assert scores[(pids[0], "citation_recall")] == 1.0
+    assert scores[(pids[0], "overall")] == pytest.approx((4.5 / 6 + 1 + 2.5 / 3 + 1) / 4)
+    assert HumanMetricScore.objects.count() == 15
+    assert ParagraphRelevance.objects.count() == 18
+    assert ClaimAssessment.objects.count() == 9
+    assert ReportRating.objects.count() == 24
+    assert dict(Medal.objects.values_list("report__public_id", "medal"))[pids[0]] == "gold"
+    claim = ClaimAssessment.objects.filter(report__public_id=pids[0]).order_by("position").first()
+    assert claim.citations == [{"key": "[1]", "support": "snippet_supports"}]
+    assert submit(client, assignment, full_form(pids)).status_code == 204  # idempotent
+    assert HumanMetricScore.objects.count() == 15
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d, p: d.update({f"rate.{p[0]}.answer_recall": "6"}), "not a rating from 1 to 5"),
+        (lambda d, p: d.update({f"rel.{p[0]}.1": "X"}), "is not R, U or O"),
+        (lambda d, p: d.update({f"rel.{p[0]}.99": "R"}), "no paragraph 99"),
+        (lambda d, p: d.update({f"claim.{p[0]}.c0.support.0": "title_likely_supports"}), "not allowed for this citation"),
+        (lambda d, p: d.update({f"claim.{p[0]}.c0.citations": json.dumps(["[9]"])}), "is not a citation of"),
+        (lambda d, p: d.update({f"claim.{p[0]}.c0.coverage": "mostly"}), "not fully, partially or none"),
+        (lambda d, p: d.pop(f"claim.{p[0]}.c0.coverage"), "cover the claim"),
+        (lambda d, p: d.pop(f"rate.{p[1]}.flow"), "rate Flow"),
+        (lambda d, p: d.update({"reasoning": ""}), "Reasoning"),
+        (lambda d, p: d.update({f"rate.forged.flow": "3"}), "not in this task"),
+    ],
+)
+def test_invalid_submissions_change_nothing(setup, mutate, message):
+    study, assignment, client, pids = setup
+    data = full_form(pids)
+    mutate(data, pids)
+    response = submit(client, assignment, data)
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert not HumanMetricScore.objects.exists() and not DraftVersion.objects.exists()
+
+
+def test_claim_count_limits(setup):
+    study, assignment, client, pids = setup
+    response = submit(client, assignment, full_form(pids, claims=2))
+    assert response.status_code == 422 and "select 3–5 claims; you have 2" in response.content.decode()
+    study.config = {"claims_min": 1, "claims_max": 2}
+    study.save()
+    assert submit(client, assignment, full_form(pids, claims=2)).status_code == 204
+
+
+def test_draft_keeps_partial_work_and_reopens_it(setup):
+    study, assignment, client, pids = setup
+    data = {
+        "version": "0",
+        f"rel.{pids[0]}.2": "O",
+        f"claim.{pids[0]}.cx.paragraph": "1",
+        f"claim.{pids[0]}.cx.citations": json.dumps(["[1]"]),
+        f"claim.{pids[0]}.cx.text": "A <b>claim</b>.",
+    }
+    response = client.post(reverse("annotate:autosave", args=[assignment.pk]), data)
+    assert response.status_code == 200 and "open item" in response.content.decode()
+    html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
+    assert f'name="rel.{pids[0]}.2" value="O" checked' in html
+    assert "A &lt;b&gt;claim&lt;/b&gt;." in html
+    assert f'name="claim.{pids[0]}.cx.support.0" value="snippet_supports"' in html
+
+
+def test_page_queries_are_constant(annotator_user, client, django_assert_num_queries):
+    study = make_study()
+    question = make_question(study, n_reports=3, paragraphs=60)
+    assignment = make_assignment(annotator_user.annotator, question, "metric_wise")
+    client.force_login(annotator_user)
+    url = reverse("annotate:task", args=[assignment.pk])
+    client.get(url)
+    with django_assert_num_queries(13):
+        assert client.get(url).status_code == 200

@@ -1,0 +1,92 @@
+"""Rubric coverage: 0–4 per (report, item), the binary variant, constant queries at 60 items."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.annotate.coverage import coverage_problems
+from annotation.annotate.sample import make_assignment, make_question, make_study
+from annotation.models import DraftVersion, Report, RubricCoverage
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(annotator_user, client):
+    study = make_study()
+    question = make_question(study, n_reports=3, rubric_items=4)
+    assignment = make_assignment(annotator_user.annotator, question, "rubric_coverage")
+    client.force_login(annotator_user)
+    by_pk = dict(Report.objects.values_list("pk", "public_id"))
+    return study, assignment, client, [by_pk[pk] for pk in assignment.report_order]
+
+
+def full(pids, value="3", version=0, items=4):
+    data = {"version": str(version)}
+    for pid in pids:
+        for pos in range(items):
+            data[f"cov.{pid}.{pos}"] = value
+    return data
+
+
+def submit(client, a, data):
+    return client.post(reverse("annotate:submit", args=[a.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_rules():
+    labels, positions = {"x": "Report A"}, {"0", "1"}
+    assert not coverage_problems({"x": {"0": 4, "1": 0}}, labels, positions, binary=False, final=True)
+    assert "judge item 2" in coverage_problems({"x": {"0": 4}}, labels, positions, binary=False, final=True).errors[0]
+    assert coverage_problems({"x": {"0": 5}}, labels, positions, binary=False, final=False).errors
+    assert coverage_problems({"x": {"0": "yes"}}, labels, positions, binary=False, final=False).errors
+    assert not coverage_problems({"x": {"0": "yes", "1": "no"}}, labels, positions, binary=True, final=True)
+    assert coverage_problems({"x": {"9": 1}}, labels, positions, binary=False, final=False).errors
+
+
+def test_submit_writes_every_report_and_item(setup):
+    study, assignment, client, pids = setup
+    assert submit(client, assignment, full(pids)).status_code == 204
+    assert RubricCoverage.objects.count() == 12
+    assert set(RubricCoverage.objects.values_list("label", flat=True)) == {3}
+    assert submit(client, assignment, full(pids)).status_code == 204
+    assert RubricCoverage.objects.count() == 12
+
+
+def test_forged_coverage_5_is_refused(setup):
+    study, assignment, client, pids = setup
+    data = full(pids)
+    data[f"cov.{pids[0]}.0"] = "5"
+    for url in ("autosave", "submit"):
+        response = client.post(reverse(f"annotate:{url}", args=[assignment.pk]), data)
+        assert response.status_code == 422
+        assert "5 is not a label from 0 to 4" in response.content.decode()
+    assert not RubricCoverage.objects.exists() and not DraftVersion.objects.exists()
+
+
+def test_binary_variant(setup):
+    study, assignment, client, pids = setup
+    study.config = {"coverage_binary": True}
+    study.save()
+    html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
+    assert 'value="yes"' in html and 'data-keys="yn"' in html
+    assert submit(client, assignment, full(pids, "3")).status_code == 422
+    assert submit(client, assignment, full(pids, "yes")).status_code == 204
+    assert set(RubricCoverage.objects.values_list("covered", "label")) == {(True, None)}
+
+
+def test_draft_resumes(setup):
+    study, assignment, client, pids = setup
+    client.post(reverse("annotate:autosave", args=[assignment.pk]), {"version": "0", f"cov.{pids[1]}.2": "1"})
+    html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
+    assert f'name="cov.{pids[1]}.2" value="1" data-key="1" checked' in html
+
+
+def test_sixty_items_over_three_reports_constant_queries(annotator_user, client, django_assert_num_queries):
+    study = make_study()
+    question = make_question(study, n_reports=3, paragraphs=20, rubric_items=60)
+    assignment = make_assignment(annotator_user.annotator, question, "rubric_coverage")
+    client.force_login(annotator_user)
+    url = reverse("annotate:task", args=[assignment.pk])
+    client.get(url)
+    with django_assert_num_queries(14):
+        html = client.get(url).content.decode()
+    assert html.count('class="choice-row coverage-row"') == 180
