@@ -89,28 +89,28 @@ def load_frame(selection: Selection) -> PairFrame:
     pairs = pairs.sort_values(["setting", "annotator", "question", "position", "system_a"])
     pairs = pairs.reset_index(drop=True)
 
-    question_rows = dict(
-        (qid, (key, split))
-        for qid, key, split in Question.objects.filter(study_id=selection.study_id).values_list(
-            "id", "external_id", "split"
-        )
+    questions = pd.DataFrame(
+        list(
+            Question.objects.filter(study_id=selection.study_id).values_list(
+                "id", "external_id", "split"
+            )
+        ),
+        columns=["question", "question_key", "split"],
     )
-    pairs["question_key"] = pairs["question"].map(lambda q: question_rows[q][0])
-    pairs["split"] = pairs["question"].map(lambda q: question_rows[q][1])
+    pairs = pairs.merge(questions, on="question", how="left")
 
-    report_ids = pd.unique(pd.concat([pairs["report_a"], pairs["report_b"]]))
     human = _scores_by_report(
-        HumanMetricScore.objects.filter(
-            study_id=selection.study_id, report_id__in=report_ids
-        ).values_list("annotator__pseudonym", "setting", "report_id", "metric", "value"),
+        HumanMetricScore.objects.filter(study_id=selection.study_id).values_list(
+            "annotator__pseudonym", "setting", "report_id", "metric", "value"
+        ),
         ["annotator", "setting"],
         pairs,
     )
     judge_name = selection.judge or default_judge(selection.study_id)
     judge = _scores_by_report(
-        JudgeScore.objects.filter(judge__name=judge_name, report_id__in=report_ids).values_list(
-            "report_id", "metric", "value"
-        )
+        JudgeScore.objects.filter(
+            judge__name=judge_name, report__question__study_id=selection.study_id
+        ).values_list("report_id", "metric", "value")
         if judge_name
         else [],
         [],
