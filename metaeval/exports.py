@@ -93,3 +93,75 @@ def as_text(report: dict) -> str:
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- every table
+
+IAA_COLUMNS = ["strict", "half_credit", "n", "n_pairs", "cohen_kappa", "fleiss_kappa",
+               "krippendorff_alpha"]  # fmt: skip
+SYSTEM_COLUMNS = ["system", "human_win_rate", "judge_win_rate", "n"]
+NOTE_COLUMNS = ["quirk", "figure", "compat", "without_quirk", "default", "reason"]
+
+
+def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
+    """Every table of the report dict: name -> (rows, columns), the rows as in the dict."""
+    iaa = report.get("iaa") or {}
+    system = report.get("system") or {}
+    ci = (system.get("ci") or {}).get("tau_b") or [None, None]
+    tables = {
+        "iaa": ([{c: iaa.get(c) for c in IAA_COLUMNS}], IAA_COLUMNS),
+        "preference": (
+            [r for r in table_rows(report) if r["table"] == "preference"],
+            TABLE_COLUMNS,
+        ),
+        "metric_wise": (
+            [r for r in table_rows(report) if r["table"] == "metric_wise"],
+            TABLE_COLUMNS,
+        ),
+        "system": (system_rows(report), SYSTEM_COLUMNS),
+        "system_tau": (
+            [{"tau_b": system.get("tau_b"), "ci_tau_b_low": ci[0], "ci_tau_b_high": ci[1]}],
+            ["tau_b", "ci_tau_b_low", "ci_tau_b_high"],
+        ),
+    }
+    notes = report.get("notes") or []
+    if notes and isinstance(notes[0], dict):
+        tables["notes"] = ([dict(n) for n in notes], NOTE_COLUMNS)
+    else:
+        tables["notes"] = ([{"note": n} for n in notes], ["note"])
+    return tables
+
+
+def rows_to_csv(rows: list[dict], columns: list[str]) -> str:
+    buf = io.StringIO()
+    _write(rows, columns, buf)
+    return buf.getvalue()
+
+
+def rows_to_xlsx(rows: list[dict], columns: list[str], sheet: str = "table") -> bytes:
+    """One sheet, a header row then one row per dict; None stays an empty cell."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = sheet[:31]
+    ws.append(columns)
+    for row in rows:
+        ws.append([_cell(row.get(c)) for c in columns])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def rows_to_json(rows: list[dict], columns: list[str]) -> str:
+    import json
+
+    return json.dumps([{c: row.get(c) for c in columns} for row in rows], indent=2)
+
+
+def _cell(value):
+    if isinstance(value, (list, tuple, dict)):
+        import json
+
+        return json.dumps(value)
+    return value

@@ -383,9 +383,10 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             key=lambda s: -(s["human_win_rate"] or 0),
         ),
     }
-    two_slots = setting in compat_mode.SLOT_SETTINGS and len(
-        np.unique(frame.annotator[frame.setting == frame.settings.index(setting)])
-    ) == 2
+    two_slots = (
+        setting in compat_mode.SLOT_SETTINGS
+        and len(np.unique(frame.annotator[frame.setting == frame.settings.index(setting)])) == 2
+    )
     if subset == compat_mode.ALL and two_slots:
         iaa = compat_mode.compat_iaa(
             frame, setting, exclude_systems=options.exclude_systems, only_systems=options.systems
@@ -421,13 +422,16 @@ def agreement_report(
     load_settings = settings + (
         (options.calibrate_on,) if settings and options.calibrate_on else ()
     )
+    from .data import default_judge
+
+    judge = options.judge or default_judge(study_id)
     exclude = () if options.compat else options.exclude_systems
     only = () if options.compat else options.systems
     frame = load_frame(
         Selection(
             study_id,
             settings=load_settings or None,
-            judge=options.judge,
+            judge=judge,
             systems=only or None,
             exclude_systems=exclude,
         )  # fmt: skip
@@ -443,11 +447,5 @@ def agreement_report(
         frame = frame.take(np.isin(frame.setting, codes))
     report = build_report(frame, options, calibration_frame=calib, progress=progress)
     report["selection"]["study_id"] = study_id
-    report["selection"]["judge"] = options.judge or _judge_name(study_id)
+    report["selection"]["judge"] = judge
     return report
-
-
-def _judge_name(study_id: int) -> str | None:
-    from .data import default_judge
-
-    return default_judge(study_id)

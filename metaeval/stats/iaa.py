@@ -62,19 +62,33 @@ def label_matrix(
     labels = np.asarray(list(labels), dtype=float)
     if not (len(items) == len(annotators) == labels.size):
         raise ValueError("items, annotators and labels must have the same length")
+    if duplicates not in ("raise", "last"):
+        raise ValueError("duplicates must be 'raise' or 'last'")
     item_keys, annotator_keys = sorted(set(items)), sorted(set(annotators))
+    out = np.full((len(item_keys), len(annotator_keys)), np.nan)
+    if not items:
+        return out, item_keys, annotator_keys
+    # Vectorised (the report builds this for every comparison of a study): codes by
+    # position in the sorted keys, then one fancy-index assignment of the last value read
+    # for each cell (numpy does not promise an order for repeated indices, so repeats are
+    # resolved first).
     ii = {k: i for i, k in enumerate(item_keys)}
     aa = {k: j for j, k in enumerate(annotator_keys)}
-    out = np.full((len(item_keys), len(annotator_keys)), np.nan)
-    seen = np.zeros(out.shape, dtype=bool)
-    for item, annotator, value in zip(items, annotators, labels, strict=True):
-        i, j = ii[item], aa[annotator]
-        if seen[i, j] and duplicates == "raise":
+    rows = np.fromiter((ii[k] for k in items), dtype=np.int64, count=len(items))
+    cols = np.fromiter((aa[k] for k in annotators), dtype=np.int64, count=len(items))
+    cells = rows * len(annotator_keys) + cols
+    if duplicates == "raise":
+        unique, counts = np.unique(cells, return_counts=True)
+        if (counts > 1).any():
+            cell = int(unique[np.argmax(counts > 1)])
+            item, annotator = (
+                item_keys[cell // len(annotator_keys)],
+                annotator_keys[cell % len(annotator_keys)],
+            )
             raise ValueError(f"duplicate label for item {item!r}, annotator {annotator!r}")
-        if duplicates not in ("raise", "last"):
-            raise ValueError("duplicates must be 'raise' or 'last'")
-        seen[i, j] = True
-        out[i, j] = value
+    _, last_from_end = np.unique(cells[::-1], return_index=True)
+    last = cells.size - 1 - last_from_end
+    out[rows[last], cols[last]] = labels[last]
     return out, item_keys, annotator_keys
 
 

@@ -40,7 +40,13 @@ def study(django_db_setup, django_db_blocker, scholarqa_dir):
             )  # fmt: skip
         study = Study.objects.get(name="sqa-cs2")
         yield study
+        # committed outside any test transaction: leave the database as it was found
+        from annotation.models import Annotator
+        from judges.models import Judge
+
         study.delete()
+        Annotator.objects.filter(pseudonym__in={a for _, a, _ in FILES}).delete()
+        Judge.objects.filter(name="gemini-2.5-flash").delete()
 
 
 def report(study, **options) -> dict:
