@@ -13,8 +13,8 @@ rendered; a report is known to the annotator only by its label ("Report A") and 
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from string import ascii_uppercase
 
 import markdown

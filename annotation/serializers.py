@@ -35,7 +35,7 @@ from annotation.models import (
 
 def task_url(request, assignment_id: int) -> str:
     """The absolute browser URL of an assignment's task page."""
-    path = reverse("task", args=[assignment_id])
+    path = reverse("annotate:task", args=[assignment_id])
     return request.build_absolute_uri(path) if request is not None else path
 
 

@@ -1,7 +1,8 @@
 """Server time of each task page, on a throwaway test database.
 
 Prints the median of several GETs (and of autosave POSTs) per task type for a question with
-3 reports of 60 paragraphs each, plus the number of SQL queries. Target: under 100 ms.
+3 reports of 60 paragraphs each, a 60-item rubric and 15 claims, plus the number of SQL
+queries of one GET. Target: under 100 ms.
 
     .venv/bin/python bench/task_pages.py [--rounds 15]
 """
@@ -49,7 +50,7 @@ def run(args) -> int:
     from django.contrib.auth.models import User
 
     from annotation.annotate.registry import SPECS
-    from annotation.annotate.sample import make_assignment, make_question, make_study
+    from annotation.annotate.sample import make_assignment, make_claims, make_question, make_study
     from annotation.models import Annotator, Draft
 
     user = User.objects.create_user("bench", password="bench")
@@ -58,9 +59,12 @@ def run(args) -> int:
     client = Client()
     client.force_login(user)
     worst = 0.0
-    print(f"{'task':<22} {'GET ms':>8} {'save ms':>8} {'queries':>8}   (3 reports x {args.paragraphs} paragraphs)")
+    print(
+        f"{'task':<22} {'GET ms':>8} {'save ms':>8} {'queries':>8}   (3 reports x {args.paragraphs} paragraphs, 60 rubric items, 15 claims)"
+    )
     for task in SPECS:
-        question = make_question(study, n_reports=3, paragraphs=args.paragraphs)
+        question = make_question(study, n_reports=3, paragraphs=args.paragraphs, rubric_items=60)
+        make_claims(question, per_report=5)
         assignment = make_assignment(annotator, question, task)
         url = reverse("annotate:task", args=[assignment.pk])
         client.get(url)

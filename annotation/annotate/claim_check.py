@@ -36,9 +36,12 @@ def claims_of(page: TaskPage) -> list[ClaimRow]:
     if cached is None:
         reports = {r.report.pk: r for r in page.reports}
         claims = ReportClaim.objects.filter(report_id__in=reports).order_by("position", "pk")
-        by_report = sorted(claims, key=lambda c: (list(reports).index(c.report_id), c.position, c.pk))
+        by_report = sorted(
+            claims, key=lambda c: (list(reports).index(c.report_id), c.position, c.pk)
+        )
         cached = page._claims = [
-            ClaimRow(claim=c, report=reports[c.report_id], n=i) for i, c in enumerate(by_report, start=1)
+            ClaimRow(claim=c, report=reports[c.report_id], n=i)
+            for i, c in enumerate(by_report, start=1)
         ]
     return cached
 
@@ -71,7 +74,11 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
             continue
         if not answer.get("fully"):
             rules.errors.append(f"Claim {row.n}: is it fully supported? (or skip it)")
-        missing = [k for j, k in enumerate(row.claim.citation_keys) if str(j) not in (answer.get("cites") or {})]
+        missing = [
+            k
+            for j, k in enumerate(row.claim.citation_keys)
+            if str(j) not in (answer.get("cites") or {})
+        ]
         if missing:
             rules.errors.append(f"Claim {row.n}: does {', '.join(missing)} support it?")
     return demote(rules, final)
@@ -120,7 +127,10 @@ class ClaimCheckTask(TaskSpec):
                     "fully_supported": None if skipped else answer["fully"] == "yes",
                     "citation_supports": {}
                     if skipped
-                    else {k: answer["cites"][str(j)] == "yes" for j, k in enumerate(row.claim.citation_keys)},
+                    else {
+                        k: answer["cites"][str(j)] == "yes"
+                        for j, k in enumerate(row.claim.citation_keys)
+                    },
                 },
             )
 
@@ -141,14 +151,19 @@ class ClaimCheckTask(TaskSpec):
                         f"Does {key} support the claim?",
                     ),
                 }
-                for j, (key, citation) in enumerate(zip(row.claim.citation_keys, row.citations, strict=True))
+                for j, (key, citation) in enumerate(
+                    zip(row.claim.citation_keys, row.citations, strict=True)
+                )
             ]
             cards.append(
                 {
                     "row": row,
                     "skip": bool(answer.get("skip")),
                     "fully_html": radio_group(
-                        f"cc.{cid}.fully", YES_NO, answer.get("fully"), "Is every aspect of the claim fully supported by the cited sources?"
+                        f"cc.{cid}.fully",
+                        YES_NO,
+                        answer.get("fully"),
+                        "Is every aspect of the claim fully supported by the cited sources?",
                     ),
                     "cites": cites,
                 }

@@ -27,7 +27,9 @@ def allowed_values(binary: bool) -> tuple:
     return ("yes", "no") if binary else (0, 1, 2, 3, 4)
 
 
-def coverage_problems(coverage: dict, labels: dict[str, str], positions: set[str], *, binary: bool, final: bool) -> Problems:
+def coverage_problems(
+    coverage: dict, labels: dict[str, str], positions: set[str], *, binary: bool, final: bool
+) -> Problems:
     """``labels``: report public id -> "Report A"; ``positions``: the rubric's item positions."""
     hard, rules = Problems(), Problems()
     allowed = allowed_values(binary)
@@ -42,14 +44,20 @@ def coverage_problems(coverage: dict, labels: dict[str, str], positions: set[str
                 hard.errors.append(f"Coverage ({labels[pid]}): there is no rubric item {pos}.")
             elif value not in allowed:
                 expected = "yes or no" if binary else "a label from 0 to 4"
-                hard.errors.append(f"Coverage ({labels[pid]}, item {int(pos) + 1}): {value!r} is not {expected}.")
+                hard.errors.append(
+                    f"Coverage ({labels[pid]}, item {int(pos) + 1}): {value!r} is not {expected}."
+                )
     if hard.errors:
         return hard
     for pid, label in labels.items():
-        missing = [int(p) + 1 for p in sorted(positions, key=int) if p not in (coverage.get(pid) or {})]
+        missing = [
+            int(p) + 1 for p in sorted(positions, key=int) if p not in (coverage.get(pid) or {})
+        ]
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
-            rules.errors.append(f"Coverage ({label}): judge item{'s' if len(missing) > 1 else ''} {shown}.")
+            rules.errors.append(
+                f"Coverage ({label}): judge item{'s' if len(missing) > 1 else ''} {shown}."
+            )
     return demote(rules, final)
 
 
@@ -100,7 +108,9 @@ class RubricCoverageTask(TaskSpec):
                 report=r.report,
                 item=item,
                 label=None if binary else payload["coverage"][r.public_id][str(item.position)],
-                covered=(payload["coverage"][r.public_id][str(item.position)] == "yes") if binary else None,
+                covered=(payload["coverage"][r.public_id][str(item.position)] == "yes")
+                if binary
+                else None,
             )
             for r in page.reports
             for item in items

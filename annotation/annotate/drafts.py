@@ -101,7 +101,9 @@ def touch(page: TaskPage) -> Draft:
     return draft
 
 
-def save_draft(spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None) -> SaveResult:
+def save_draft(
+    spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None
+) -> SaveResult:
     problems = spec.check(payload, page, final=False)
     if problems.errors:
         return SaveResult(status=INVALID, version=base_version or 0, messages=problems.errors)

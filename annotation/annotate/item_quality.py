@@ -78,7 +78,9 @@ class RubricItemQualityTask(TaskSpec):
             parts = name.split(".")
             if parts[0] != "iq" or len(parts) != 3:
                 continue
-            answer = items.setdefault(parts[1], {"emphasis": "", "necessity": "", "confidence": None, "flags": []})
+            answer = items.setdefault(
+                parts[1], {"emphasis": "", "necessity": "", "confidence": None, "flags": []}
+            )
             if parts[2] == "flag":
                 answer["flags"] = [str(v) for v in data.getlist(name)]
             elif parts[2] == "confidence":
@@ -123,10 +125,21 @@ class RubricItemQualityTask(TaskSpec):
                 {
                     "item": item,
                     "n": n,
-                    "emphasis": radio_group(f"iq.{pos}.emphasis", EMPHASIS, answer.get("emphasis"), "Emphasis"),
-                    "necessity": radio_group(f"iq.{pos}.necessity", NECESSITY, answer.get("necessity"), "Necessity (answer quality if omitted)"),
-                    "confidence": likert(f"iq.{pos}.confidence", answer.get("confidence"), "Confidence"),
-                    "flags": checkboxes(f"iq.{pos}.flag", FLAGS, answer.get("flags") or [], "Error flags"),
+                    "emphasis": radio_group(
+                        f"iq.{pos}.emphasis", EMPHASIS, answer.get("emphasis"), "Emphasis"
+                    ),
+                    "necessity": radio_group(
+                        f"iq.{pos}.necessity",
+                        NECESSITY,
+                        answer.get("necessity"),
+                        "Necessity (answer quality if omitted)",
+                    ),
+                    "confidence": likert(
+                        f"iq.{pos}.confidence", answer.get("confidence"), "Confidence"
+                    ),
+                    "flags": checkboxes(
+                        f"iq.{pos}.flag", FLAGS, answer.get("flags") or [], "Error flags"
+                    ),
                 }
             )
         return {"rows": rows}

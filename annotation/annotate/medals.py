@@ -45,7 +45,12 @@ def ranking_problems(
         rules.errors.append("Medals: the best one gets gold.")
     if counts and max(counts.values()) > 1 and not ties_allowed:
         rules.errors.append("Medals: ties are not allowed in this study; give different medals.")
-    elif len(labels) >= 3 and len(given) == len(labels) and len(counts) == 1 and not three_way_allowed:
+    elif (
+        len(labels) >= 3
+        and len(given) == len(labels)
+        and len(counts) == 1
+        and not three_way_allowed
+    ):
         rules.errors.append(
             "Medals: a three-way tie is not allowed; at most two reports may share a medal."
         )
@@ -92,7 +97,9 @@ def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
     ids = {r.public_id: r.report.pk for r in page.reports}
     ranking.medals.exclude(report_id__in=ids.values()).delete()
     for pid, medal in payload["medals"].items():
-        Medal.objects.update_or_create(ranking=ranking, report_id=ids[pid], defaults={"medal": medal})
+        Medal.objects.update_or_create(
+            ranking=ranking, report_id=ids[pid], defaults={"medal": medal}
+        )
     return ranking
 
 

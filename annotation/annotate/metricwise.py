@@ -78,7 +78,15 @@ def parse(data) -> dict:
             pid, cid, field = parts[1], parts[2], parts[3]
             claim = claims.setdefault(pid, {}).setdefault(
                 cid,
-                {"id": cid, "paragraph": None, "text": "", "citations": [], "support": {}, "coverage": "", "notes": ""},
+                {
+                    "id": cid,
+                    "paragraph": None,
+                    "text": "",
+                    "citations": [],
+                    "support": {},
+                    "coverage": "",
+                    "notes": "",
+                },
             )
             if field == "paragraph":
                 claim["paragraph"] = _int(value)
@@ -94,7 +102,9 @@ def parse(data) -> dict:
             n = len(claim["citations"]) if isinstance(claim["citations"], list) else 0
             support = claim.pop("support")
             extra = [k for k in support if not (k.isdigit() and int(k) < n)]
-            claim["support"] = [support.get(str(j), "") for j in range(n)] + [support[k] for k in extra]
+            claim["support"] = [support.get(str(j), "") for j in range(n)] + [
+                support[k] for k in extra
+            ]
             payload["claims"][pid].append(claim)
     return payload
 
@@ -126,7 +136,10 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
                 hard.errors.append("An answer names a report that is not in this task.")
     if hard.errors:
         return hard
-    claims_min, claims_max = int(page.study.setting("claims_min")), int(page.study.setting("claims_max"))
+    claims_min, claims_max = (
+        int(page.study.setting("claims_min")),
+        int(page.study.setting("claims_max")),
+    )
     for pid, report in reports.items():
         label = report.label
         paragraphs = {str(p.number): p for p in report.paragraphs}
@@ -140,7 +153,9 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
             if dim not in DIMENSION_KEYS:
                 hard.errors.append(f"Ratings ({label}): unknown rating {dim!r}.")
             elif value not in (1, 2, 3, 4, 5):
-                hard.errors.append(f"Ratings ({label}, {dim}): {value!r} is not a rating from 1 to 5.")
+                hard.errors.append(
+                    f"Ratings ({label}, {dim}): {value!r} is not a rating from 1 to 5."
+                )
         missing = [title for key, title, _ in DIMENSIONS if key not in ratings]
         if missing:
             rules.errors.append(f"Ratings ({label}): rate {', '.join(missing)}.")
@@ -181,7 +196,9 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
     for key, value in zip(citations, support, strict=False):
         allowed = SUPPORT_BY_KIND[report.citations[key].kind]
         if value and value not in allowed:
-            hard.errors.append(f"{name}, citation {key}: {value!r} is not allowed for this citation.")
+            hard.errors.append(
+                f"{name}, citation {key}: {value!r} is not allowed for this citation."
+            )
         elif not value:
             rules.errors.append(f"{name}: say whether citation {key} supports the claim.")
     for key in citations[len(support) :]:
@@ -202,7 +219,13 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
 
 def persist(payload: dict, page: TaskPage) -> None:
     a, study = page.assignment, page.study
-    common = {"study": study, "annotator": page.annotator, "question": a.question, "setting": a.setting, "assignment": a}
+    common = {
+        "study": study,
+        "annotator": page.annotator,
+        "question": a.question,
+        "setting": a.setting,
+        "assignment": a,
+    }
     relevance_credit = study.setting("relevance_credit")
     support_credit = study.setting("support_credit")
     coverage_credit = study.setting("coverage_credit")
@@ -211,7 +234,9 @@ def persist(payload: dict, page: TaskPage) -> None:
         pid = report.public_id
         labels = payload["relevance"].get(pid) or {}
         ParagraphRelevance.objects.filter(
-            annotator=page.annotator, setting=a.setting, paragraph_id__in=[p.pk for p in report.paragraphs]
+            annotator=page.annotator,
+            setting=a.setting,
+            paragraph_id__in=[p.pk for p in report.paragraphs],
         ).delete()
         ParagraphRelevance.objects.bulk_create(
             ParagraphRelevance(paragraph_id=p.pk, label=labels.get(str(p.number), "R"), **common)
@@ -226,7 +251,10 @@ def persist(payload: dict, page: TaskPage) -> None:
                 position=i,
                 text=c["text"].strip(),
                 citation_count=len(c["citations"]),
-                citations=[{"key": k, "support": s} for k, s in zip(c["citations"], c["support"], strict=True)],
+                citations=[
+                    {"key": k, "support": s}
+                    for k, s in zip(c["citations"], c["support"], strict=True)
+                ],
                 supporting_credit=scores.supporting_credit(c["support"], support_credit),
                 coverage=c["coverage"],
                 notes=c["notes"].strip(),
@@ -235,9 +263,12 @@ def persist(payload: dict, page: TaskPage) -> None:
             for i, c in enumerate(claims, start=1)
         )
         ratings = payload["ratings"][pid]
-        ReportRating.objects.filter(annotator=page.annotator, setting=a.setting, report=report.report).delete()
+        ReportRating.objects.filter(
+            annotator=page.annotator, setting=a.setting, report=report.report
+        ).delete()
         ReportRating.objects.bulk_create(
-            ReportRating(report=report.report, dimension=d, value=ratings[d], **common) for d in DIMENSION_KEYS
+            ReportRating(report=report.report, dimension=d, value=ratings[d], **common)
+            for d in DIMENSION_KEYS
         )
         values = scores.report_scores(
             [labels.get(str(p.number), "R") for p in report.paragraphs],
@@ -293,10 +324,13 @@ class MetricWiseTask(TaskSpec):
                 {
                     "report": report,
                     "ratings": [
-                        {"key": k, "title": t, "help": h, "value": given.get(k)} for k, t, h in DIMENSIONS
+                        {"key": k, "title": t, "help": h, "value": given.get(k)}
+                        for k, t, h in DIMENSIONS
                     ],
                     "claims": [_claim_view(c, report) for c in claims.get(report.public_id) or []],
-                    "counts": {x: sum(1 for p in report.paragraphs if p.relevance == x) for x in RELEVANCE},
+                    "counts": {
+                        x: sum(1 for p in report.paragraphs if p.relevance == x) for x in RELEVANCE
+                    },
                 }
             )
         return {
@@ -307,7 +341,13 @@ class MetricWiseTask(TaskSpec):
             "relevance_choices": ParagraphRelevance.Label.choices,
             "coverage_choices": ClaimAssessment.Coverage.choices,
             "citation_kinds": Citation.Kind.values,
-            "claim_template": {"id": "__CID__", "paragraph": "", "text": "", "keys_json": "[]", "cites": []},
+            "claim_template": {
+                "id": "__CID__",
+                "paragraph": "",
+                "text": "",
+                "keys_json": "[]",
+                "cites": [],
+            },
             "cite_template": {"j": "__J__", "key": "", "value": ""},
             "claims_min": page.study.setting("claims_min"),
             "claims_max": page.study.setting("claims_max"),

@@ -64,7 +64,9 @@ class TaskPage:
         """The question's rubrics in an order drawn per assignment (seeded by it, so stable
         across reloads), with their items. Two queries."""
         rubrics = sorted(
-            Rubric.objects.filter(question_id=self.assignment.question_id).prefetch_related("items"),
+            Rubric.objects.filter(question_id=self.assignment.question_id).prefetch_related(
+                "items"
+            ),
             key=lambda r: r.pk,
         )
         random.Random(f"rubrics-{self.assignment.pk}").shuffle(rubrics)
@@ -91,7 +93,10 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
         )
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
-    if assignment.task not in (assignment.study.tasks or []) or assignment.task not in enabled_tasks:
+    if (
+        assignment.task not in (assignment.study.tasks or [])
+        or assignment.task not in enabled_tasks
+    ):
         raise Http404("This task is not available")
     ensure_report_order(assignment)
     return TaskPage(assignment=assignment, annotator=annotator)
@@ -99,7 +104,9 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
 
 def ensure_report_order(assignment: Assignment) -> None:
     """Draw the report order once (randomized) and keep it: stable across reloads."""
-    valid = set(Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True))
+    valid = set(
+        Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True)
+    )
     order = [pk for pk in assignment.report_order or [] if pk in valid]
     if not order and valid:
         order = Assignment.shuffled(sorted(valid))
@@ -130,7 +137,8 @@ def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
     later = [
         a
         for a in candidates
-        if a.study_id == assignment.study_id and (a.position, a.pk) > (assignment.position, assignment.pk)
+        if a.study_id == assignment.study_id
+        and (a.position, a.pk) > (assignment.position, assignment.pk)
     ]
     return (later or candidates or [None])[0]
 

@@ -37,7 +37,13 @@ class QueryQualityTask(TaskSpec):
     template = "annotation/annotate/query_quality.html"
 
     def initial(self, page):
-        return {"clarity": None, "naturalness": None, "relevance": None, "variability": "", "comment": ""}
+        return {
+            "clarity": None,
+            "naturalness": None,
+            "relevance": None,
+            "variability": "",
+            "comment": "",
+        }
 
     def parse(self, data, page):
         payload = {key: as_int(data.get(f"q.{key}") or None) for key, *_ in RATINGS}

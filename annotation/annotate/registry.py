@@ -10,7 +10,9 @@ from .query_quality import QueryQualityTask
 from .rubric_comparison import RubricComparisonTask
 from .triage import ExpertiseTriageTask
 
-SPECS = {spec.key: spec for spec in (
+SPECS = {
+    spec.key: spec
+    for spec in (
         MedalRankingTask(),
         PairwiseTask(),
         MetricWiseTask(),
@@ -20,5 +22,5 @@ SPECS = {spec.key: spec for spec in (
         ExpertiseTriageTask(),
         RubricComparisonTask(),
         ClaimCheckTask(),
-    )}
-
+    )
+}

@@ -34,7 +34,9 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     if not isinstance(medals, dict) or not isinstance(notes, dict):
         return Problems(errors=["Rubric comparison: malformed answer."])
     if any(pid not in labels for pid in notes):
-        return Problems(errors=["Rubric comparison: a note names a rubric that is not in this task."])
+        return Problems(
+            errors=["Rubric comparison: a note names a rubric that is not in this task."]
+        )
     problems = ranking_problems(
         {str(k): str(v) for k, v in medals.items()},
         labels,
@@ -69,7 +71,9 @@ class RubricComparisonTask(TaskSpec):
             parts = name.split(".")
             if parts[0] == "rmedal" and len(parts) == 2 and value:
                 medals[parts[1]] = str(value)
-            elif parts[0] == "rnote" and len(parts) == 3 and parts[2] in {k for k, *_ in NOTE_FIELDS}:
+            elif (
+                parts[0] == "rnote" and len(parts) == 3 and parts[2] in {k for k, *_ in NOTE_FIELDS}
+            ):
                 notes.setdefault(parts[1], {})[parts[2]] = str(value)
         return {"medals": medals, "notes": notes, "reasoning": str(data.get("reasoning", ""))}
 
@@ -107,7 +111,9 @@ class RubricComparisonTask(TaskSpec):
                     "rubric": rubric,
                     "label": labels[rubric.public_id],
                     "letter": ascii_uppercase[i],
-                    "items": sorted(rubric.items.all(), key=lambda item: (-item.weight, item.position)),
+                    "items": sorted(
+                        rubric.items.all(), key=lambda item: (-item.weight, item.position)
+                    ),
                     "medal": medals.get(rubric.public_id, ""),
                     "notes": [
                         {"key": k, "question": q, "required": req, "value": given.get(k, "")}

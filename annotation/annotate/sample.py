@@ -39,11 +39,14 @@ def make_report(question: Question, system: System, *, paragraphs: int = 6, host
         snippets=["Summarization and dialogue exhibit high memorization.", "A second snippet."],
         url="https://example.org/paper1",
     )
-    title_only = Citation.objects.create(report=report, key="[2]", title="A survey of attention patterns")
+    title_only = Citation.objects.create(
+        report=report, key="[2]", title="A survey of attention patterns"
+    )
     bare = Citation.objects.create(report=report, key="(Min et al., 2021)")
     cycle = [snippet, title_only, bare]
     sections = [
-        Section.objects.create(report=report, position=i, title=f"Section {i + 1}") for i in range(2)
+        Section.objects.create(report=report, position=i, title=f"Section {i + 1}")
+        for i in range(2)
     ]
     anchors = []
     for n in range(1, paragraphs + 1):
@@ -60,7 +63,9 @@ def make_report(question: Question, system: System, *, paragraphs: int = 6, host
             section=sections[0 if n <= paragraphs // 2 else 1], report=report, number=n, text=text
         )
         anchors.append(
-            CitationAnchor(paragraph=para, citation=citation, start=start, end=start + len(citation.key))
+            CitationAnchor(
+                paragraph=para, citation=citation, start=start, end=start + len(citation.key)
+            )
         )
     CitationAnchor.objects.bulk_create(anchors)
     return report

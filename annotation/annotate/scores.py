@@ -27,7 +27,9 @@ class Claim:
     coverage: str
 
 
-def answer_relevance(labels: Sequence[str], credit: Mapping[str, float] = DEFAULT_RELEVANCE_CREDIT) -> float:
+def answer_relevance(
+    labels: Sequence[str], credit: Mapping[str, float] = DEFAULT_RELEVANCE_CREDIT
+) -> float:
     if not labels:
         raise ValueError("answer_relevance needs at least one paragraph label")
     return sum(credit[label] for label in labels) / len(labels)
@@ -39,7 +41,9 @@ def answer_recall(likert: int) -> float:
     return (likert - 1) / 4
 
 
-def supporting_credit(supports: Sequence[str], credit: Mapping[str, float] = DEFAULT_SUPPORT_CREDIT) -> float:
+def supporting_credit(
+    supports: Sequence[str], credit: Mapping[str, float] = DEFAULT_SUPPORT_CREDIT
+) -> float:
     return sum(credit[s] for s in supports)
 
 

@@ -41,6 +41,9 @@ class ExpertiseTriageTask(TaskSpec):
     def context(self, payload, page):
         return {
             "level_html": radio_group(
-                "level", [(str(v), label, k) for v, label, k in LEVELS], payload.get("level"), "How does this question relate to your expertise?"
+                "level",
+                [(str(v), label, k) for v, label, k in LEVELS],
+                payload.get("level"),
+                "How does this question relate to your expertise?",
             )
         }

@@ -30,6 +30,7 @@ def radio_group(
     name_e = escape(name)
     chosen = "" if current is None else str(current)
     keys = "".join(str(k) for _, _, k in options)
+
     def text(label, key):
         if not compact:
             return escape(label)
@@ -41,7 +42,7 @@ def radio_group(
     radios = "".join(
         f'<label class="chip"{title(label)}><input type="radio" '
         f'name="{name_e}" value="{escape(v)}" data-key="{escape(k)}"'
-        f'{" checked" if str(v) == chosen else ""}> {text(label, k)}</label>'
+        f"{' checked' if str(v) == chosen else ''}> {text(label, k)}</label>"
         for v, label, k in options
     )
     legend_css = ' class="visually-hidden"' if legend_hidden else ""
@@ -52,12 +53,14 @@ def radio_group(
     )
 
 
-def checkboxes(name: str, options: Iterable[tuple[str, str]], checked: Iterable[str], legend: str) -> SafeString:
+def checkboxes(
+    name: str, options: Iterable[tuple[str, str]], checked: Iterable[str], legend: str
+) -> SafeString:
     chosen = set(checked or [])
     name_e = escape(name)
     boxes = "".join(
         f'<label class="chip"><input type="checkbox" name="{name_e}" value="{escape(v)}"'
-        f'{" checked" if v in chosen else ""}> {escape(label)}</label>'
+        f"{' checked' if v in chosen else ''}> {escape(label)}</label>"
         for v, label in options
     )
     return mark_safe(  # noqa: S308 - every dynamic value escaped

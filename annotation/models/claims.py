@@ -41,5 +41,7 @@ class ClaimCheck(JudgmentBase):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["annotator", "claim", "setting"], name="one_claim_check")
+            models.UniqueConstraint(
+                fields=["annotator", "claim", "setting"], name="one_claim_check"
+            )
         ]

@@ -15,7 +15,9 @@ class ParagraphRelevance(JudgmentBase):
         UNNECESSARY = "U", "Unnecessary but acceptable"
         OFF_THE_MARK = "O", "Off the mark or misleading"
 
-    paragraph = models.ForeignKey("annotation.Paragraph", on_delete=models.CASCADE, related_name="+")
+    paragraph = models.ForeignKey(
+        "annotation.Paragraph", on_delete=models.CASCADE, related_name="+"
+    )
     label = models.CharField(max_length=1, choices=Label.choices, default=Label.RELEVANT)
 
     class Meta:

@@ -89,5 +89,10 @@ class RubricAssessment(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["comparison", "rubric"], name="one_assessment_per_rubric")
+            models.UniqueConstraint(
+                fields=["comparison", "rubric"], name="one_assessment_per_rubric"
+            )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.medal} for rubric {self.rubric_id}"

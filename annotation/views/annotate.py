@@ -98,7 +98,11 @@ def submit(request, pk: int):
     result = drafts.submit(spec, page, payload, _base_version(request))
     if result.ok:
         following = next_assignment(page.assignment, SPECS)
-        target = reverse("annotate:task", args=[following.pk]) if following else reverse("annotate:queue")
+        target = (
+            reverse("annotate:task", args=[following.pk])
+            if following
+            else reverse("annotate:queue")
+        )
         messages.success(request, "Submitted. Thank you!")
         if request.htmx:
             response = HttpResponse(status=204)

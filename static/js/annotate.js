@@ -106,17 +106,29 @@
 
   if (!form || form.dataset.submitted === "1") return;
 
-  form.addEventListener("input", () => { dirty = true; });
+  // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict.
+  let edits = 0;
+  let editsAtRequest = 0;
+  function setState(state) { form.dataset.state = state; }
+  setState("saved");
+  form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); });
   document.body.addEventListener("htmx:beforeRequest", (event) => {
-    if (event.detail.elt === form) {
-      const status = document.getElementById("save-status");
-      if (status && !status.classList.contains("conflict")) status.textContent = "Saving…";
-    }
+    if (event.detail.elt !== form) return;
+    editsAtRequest = edits;
+    setState("saving");
+    const status = document.getElementById("save-status");
+    if (status && !status.classList.contains("conflict")) status.textContent = "Saving…";
   });
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (status === 409) form.dataset.conflict = "1";  // stop the leave-page beacon too
-    if (event.detail.elt === form && status === 200) dirty = false;
+    if (status === 409) {
+      form.dataset.conflict = "1";  // stop the leave-page beacon too
+      setState("conflict");
+    } else if (event.detail.elt === form) {
+      if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); }
+      else if (status === 422) setState("invalid");
+      else if (status !== 200) setState("dirty");
+    }
   });
   // A change typed just before leaving is sent anyway (the server checks the version as usual).
   window.addEventListener("pagehide", () => {

@@ -91,7 +91,9 @@ def test_report_order_is_stable_and_follows_the_assignment(setup):
     ids = public_ids(assignment)
     positions = [first.index(f'data-report="{pid}"') for pid in ids]
     assert positions == sorted(positions)
-    assert client.get(urls(assignment)[0]).content.decode().count("Report B") == first.count("Report B")
+    assert client.get(urls(assignment)[0]).content.decode().count("Report B") == first.count(
+        "Report B"
+    )
 
 
 def test_empty_report_order_is_drawn_once_and_kept(setup):
@@ -113,13 +115,21 @@ def test_autosave_keeps_every_version_and_resumes(setup):
     r2 = client.post(save, form(assignment, 1, ("gold", "silver", ""), "draft"))
     assert r2.status_code == 200
     # an unchanged payload does not make a new version
-    assert client.post(save, form(assignment, 2, ("gold", "silver", ""), "draft")).status_code == 200
-    history = list(DraftVersion.objects.filter(assignment=assignment).values_list("version", "kind"))
+    assert (
+        client.post(save, form(assignment, 2, ("gold", "silver", ""), "draft")).status_code == 200
+    )
+    history = list(
+        DraftVersion.objects.filter(assignment=assignment).values_list("version", "kind")
+    )
     assert history == [(1, "draft"), (2, "draft")]
     version = DraftVersion.objects.get(assignment=assignment, version=2)
     assert version.author == assignment.annotator and version.payload["reasoning"] == "draft"
     html = client.get(page).content.decode()
-    assert 'value="gold" checked' in html and 'value="silver" checked' in html and ">draft</textarea>" in html
+    assert (
+        'value="gold" checked' in html
+        and 'value="silver" checked' in html
+        and ">draft</textarea>" in html
+    )
     assignment.refresh_from_db()
     assert assignment.status == "in_progress" and assignment.started_at is not None
 
@@ -224,7 +234,9 @@ def test_time_on_task_grows_with_saves(setup):
     study, question, assignment, client = setup
     client.get(urls(assignment)[0])
     draft = Draft.objects.get(assignment=assignment)
-    Draft.objects.filter(pk=draft.pk).update(last_activity_at=draft.last_activity_at - timedelta(seconds=42))
+    Draft.objects.filter(pk=draft.pk).update(
+        last_activity_at=draft.last_activity_at - timedelta(seconds=42)
+    )
     client.post(urls(assignment)[1], form(assignment, 0, ("gold", "", "")))
     assignment.refresh_from_db()
     assert 42 <= assignment.seconds_on_task < 60
@@ -232,7 +244,9 @@ def test_time_on_task_grows_with_saves(setup):
 
 def test_non_htmx_submit_error_rerenders_the_page_with_the_posted_answers(setup):
     study, question, assignment, client = setup
-    response = client.post(urls(assignment)[2], form(assignment, 0, ("gold", "gold", "gold"), "kept"))
+    response = client.post(
+        urls(assignment)[2], form(assignment, 0, ("gold", "gold", "gold"), "kept")
+    )
     html = response.content.decode()
     assert response.status_code == 422 and "three-way tie" in html and ">kept</textarea>" in html
 

@@ -18,10 +18,16 @@ from annotation.models import (
 
 pytestmark = pytest.mark.django_db
 
-DIMENSIONS = (
-    "answer_recall citation_expectations answer_quality content informativeness background "
-    "organization flow"
-).split()
+DIMENSIONS = [
+    "answer_recall",
+    "citation_expectations",
+    "answer_quality",
+    "content",
+    "informativeness",
+    "background",
+    "organization",
+    "flow",
+]
 
 
 @pytest.fixture
@@ -47,7 +53,9 @@ def full_form(pids, version=0, *, recall=5, claims=3, support="snippet_supports"
             data[f"rate.{pid}.{dim}"] = str(recall if dim == "answer_recall" else 3)
         for c in range(claims):
             prefix = f"claim.{pid}.c{c}"
-            para, key, sup = (1, "[1]", support) if c % 2 == 0 else (2, "[2]", "title_likely_supports")
+            para, key, sup = (
+                (1, "[1]", support) if c % 2 == 0 else (2, "[2]", "title_likely_supports")
+            )
             data[f"{prefix}.paragraph"] = str(para)
             data[f"{prefix}.citations"] = json.dumps([key])
             data[f"{prefix}.text"] = f"Claim {c} text."
@@ -58,7 +66,9 @@ def full_form(pids, version=0, *, recall=5, claims=3, support="snippet_supports"
 
 
 def submit(client, assignment, data):
-    return client.post(reverse("annotate:submit", args=[assignment.pk]), data, HTTP_HX_REQUEST="true")
+    return client.post(
+        reverse("annotate:submit", args=[assignment.pk]), data, HTTP_HX_REQUEST="true"
+    )
 
 
 def test_page_renders_reports_with_relevance_controls(setup):
@@ -75,7 +85,9 @@ def test_submit_writes_scores_detail_and_ranking(setup):
     assert response.status_code == 204, response.content.decode()
     scores = {
         (pid, metric): value
-        for pid, metric, value in HumanMetricScore.objects.values_list("report__public_id", "metric", "value")
+        for pid, metric, value in HumanMetricScore.objects.values_list(
+            "report__public_id", "metric", "value"
+        )
     }
     # relevance: 4 R + 1 U + 1 O over 6 paragraphs
     assert scores[(pids[0], "answer_relevance")] == pytest.approx(4.5 / 6)
@@ -101,13 +113,22 @@ def test_submit_writes_scores_detail_and_ranking(setup):
         (lambda d, p: d.update({f"rate.{p[0]}.answer_recall": "6"}), "not a rating from 1 to 5"),
         (lambda d, p: d.update({f"rel.{p[0]}.1": "X"}), "is not R, U or O"),
         (lambda d, p: d.update({f"rel.{p[0]}.99": "R"}), "no paragraph 99"),
-        (lambda d, p: d.update({f"claim.{p[0]}.c0.support.0": "title_likely_supports"}), "not allowed for this citation"),
-        (lambda d, p: d.update({f"claim.{p[0]}.c0.citations": json.dumps(["[9]"])}), "is not a citation of"),
-        (lambda d, p: d.update({f"claim.{p[0]}.c0.coverage": "mostly"}), "not fully, partially or none"),
+        (
+            lambda d, p: d.update({f"claim.{p[0]}.c0.support.0": "title_likely_supports"}),
+            "not allowed for this citation",
+        ),
+        (
+            lambda d, p: d.update({f"claim.{p[0]}.c0.citations": json.dumps(["[9]"])}),
+            "is not a citation of",
+        ),
+        (
+            lambda d, p: d.update({f"claim.{p[0]}.c0.coverage": "mostly"}),
+            "not fully, partially or none",
+        ),
         (lambda d, p: d.pop(f"claim.{p[0]}.c0.coverage"), "cover the claim"),
         (lambda d, p: d.pop(f"rate.{p[1]}.flow"), "rate Flow"),
         (lambda d, p: d.update({"reasoning": ""}), "Reasoning"),
-        (lambda d, p: d.update({f"rate.forged.flow": "3"}), "not in this task"),
+        (lambda d, p: d.update({"rate.forged.flow": "3"}), "not in this task"),
     ],
 )
 def test_invalid_submissions_change_nothing(setup, mutate, message):
@@ -123,7 +144,9 @@ def test_invalid_submissions_change_nothing(setup, mutate, message):
 def test_claim_count_limits(setup):
     study, assignment, client, pids = setup
     response = submit(client, assignment, full_form(pids, claims=2))
-    assert response.status_code == 422 and "select 3–5 claims; you have 2" in response.content.decode()
+    assert (
+        response.status_code == 422 and "select 3–5 claims; you have 2" in response.content.decode()
+    )
     study.config = {"claims_min": 1, "claims_max": 2}
     study.save()
     assert submit(client, assignment, full_form(pids, claims=2)).status_code == 204

@@ -21,7 +21,9 @@ def setup(annotator_user, client):
     return study, assignment, client, f"{left}.{right}"
 
 
-def post(client, assignment, key, version=0, choice="left", reason="Better evidence.", name="submit"):
+def post(
+    client, assignment, key, version=0, choice="left", reason="Better evidence.", name="submit"
+):
     return client.post(
         reverse(f"annotate:{name}", args=[assignment.pk]),
         {"version": str(version), f"choice-{key}": choice, f"reason-{key}": reason},
@@ -31,12 +33,22 @@ def post(client, assignment, key, version=0, choice="left", reason="Better evide
 
 def test_rules():
     pairs = {"a.b": "Report A vs Report B"}
-    assert not preference_problems({"a.b": {"choice": "tie", "reason": "r"}}, pairs, ties_allowed=True, final=True)
-    assert preference_problems({"a.b": {"choice": "tie", "reason": "r"}}, pairs, ties_allowed=False, final=True)
-    assert preference_problems({"a.b": {"choice": "left", "reason": " "}}, pairs, ties_allowed=True, final=True)
-    draft = preference_problems({"a.b": {"choice": "left", "reason": ""}}, pairs, ties_allowed=True, final=False)
+    assert not preference_problems(
+        {"a.b": {"choice": "tie", "reason": "r"}}, pairs, ties_allowed=True, final=True
+    )
+    assert preference_problems(
+        {"a.b": {"choice": "tie", "reason": "r"}}, pairs, ties_allowed=False, final=True
+    )
+    assert preference_problems(
+        {"a.b": {"choice": "left", "reason": " "}}, pairs, ties_allowed=True, final=True
+    )
+    draft = preference_problems(
+        {"a.b": {"choice": "left", "reason": ""}}, pairs, ties_allowed=True, final=False
+    )
     assert not draft.errors and draft.warnings
-    assert preference_problems({"a.c": {"choice": "left"}}, pairs, ties_allowed=True, final=False).errors
+    assert preference_problems(
+        {"a.c": {"choice": "left"}}, pairs, ties_allowed=True, final=False
+    ).errors
 
 
 def test_page_shows_both_reports_blinded(setup):

@@ -44,5 +44,8 @@ def test_queue_needs_an_annotator_profile(researcher_user, client):
 
 def test_guidelines_page(annotator_user, client):
     client.force_login(annotator_user)
-    assert "Gold" in client.get(reverse("annotate:guidelines", args=["medal_ranking"])).content.decode()
+    assert (
+        "Gold"
+        in client.get(reverse("annotate:guidelines", args=["medal_ranking"])).content.decode()
+    )
     assert client.get(reverse("annotate:guidelines", args=["nope"])).status_code == 404

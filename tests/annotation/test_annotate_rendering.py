@@ -34,7 +34,10 @@ def test_citations_render_by_kind_with_title_and_snippets():
     assert 'class="cite cite--bare"' in paragraphs[2].html
     assert "Bare citation" in paragraphs[2].html
     # Every marker points at its tooltip for screen readers.
-    assert 'aria-describedby="rA-p1-c0"' in paragraphs[0].html and 'id="rA-p1-c0"' in paragraphs[0].html
+    assert (
+        'aria-describedby="rA-p1-c0"' in paragraphs[0].html
+        and 'id="rA-p1-c0"' in paragraphs[0].html
+    )
 
 
 def test_hostile_report_and_hostile_citation_are_sanitized():
@@ -46,7 +49,10 @@ def test_hostile_report_and_hostile_citation_are_sanitized():
     )
     [rendered] = render_reports([report.pk])
     html = rendered.paragraphs[0].html
-    assert "<script" not in html and "onerror=" not in html.replace("&quot;", '"').split("cite-title")[0]
+    assert (
+        "<script" not in html
+        and "onerror=" not in html.replace("&quot;", '"').split("cite-title")[0]
+    )
     assert "javascript:" not in html
     assert "&lt;img" in html  # the hostile title is shown as text, not markup
     assert 'class="cite cite--snippet"' in html
@@ -61,7 +67,9 @@ def test_placeholder_characters_in_text_cannot_inject_markers():
     citation = Citation.objects.create(report=report, key="[1]", title="T", snippets=["s"])
     text = "A \ue0000\ue001 trick [1]"
     para = Paragraph.objects.create(section=section, report=report, number=1, text=text)
-    CitationAnchor.objects.create(paragraph=para, citation=citation, start=text.index("[1]"), end=len(text))
+    CitationAnchor.objects.create(
+        paragraph=para, citation=citation, start=text.index("[1]"), end=len(text)
+    )
     [rendered] = render_reports([report.pk])
     assert rendered.paragraphs[0].html.count("cite-wrap") == 1
     assert rendered.sections[0].title == "<b>T</b>"  # escaped by the template

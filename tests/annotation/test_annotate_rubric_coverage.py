@@ -34,11 +34,20 @@ def submit(client, a, data):
 
 def test_rules():
     labels, positions = {"x": "Report A"}, {"0", "1"}
-    assert not coverage_problems({"x": {"0": 4, "1": 0}}, labels, positions, binary=False, final=True)
-    assert "judge item 2" in coverage_problems({"x": {"0": 4}}, labels, positions, binary=False, final=True).errors[0]
+    assert not coverage_problems(
+        {"x": {"0": 4, "1": 0}}, labels, positions, binary=False, final=True
+    )
+    assert (
+        "judge item 2"
+        in coverage_problems({"x": {"0": 4}}, labels, positions, binary=False, final=True).errors[0]
+    )
     assert coverage_problems({"x": {"0": 5}}, labels, positions, binary=False, final=False).errors
-    assert coverage_problems({"x": {"0": "yes"}}, labels, positions, binary=False, final=False).errors
-    assert not coverage_problems({"x": {"0": "yes", "1": "no"}}, labels, positions, binary=True, final=True)
+    assert coverage_problems(
+        {"x": {"0": "yes"}}, labels, positions, binary=False, final=False
+    ).errors
+    assert not coverage_problems(
+        {"x": {"0": "yes", "1": "no"}}, labels, positions, binary=True, final=True
+    )
     assert coverage_problems({"x": {"9": 1}}, labels, positions, binary=False, final=False).errors
 
 
@@ -75,12 +84,17 @@ def test_binary_variant(setup):
 
 def test_draft_resumes(setup):
     study, assignment, client, pids = setup
-    client.post(reverse("annotate:autosave", args=[assignment.pk]), {"version": "0", f"cov.{pids[1]}.2": "1"})
+    client.post(
+        reverse("annotate:autosave", args=[assignment.pk]),
+        {"version": "0", f"cov.{pids[1]}.2": "1"},
+    )
     html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
     assert f'name="cov.{pids[1]}.2" value="1" data-key="1" checked' in html
 
 
-def test_sixty_items_over_three_reports_constant_queries(annotator_user, client, django_assert_num_queries):
+def test_sixty_items_over_three_reports_constant_queries(
+    annotator_user, client, django_assert_num_queries
+):
     study = make_study()
     question = make_question(study, n_reports=3, paragraphs=20, rubric_items=60)
     assignment = make_assignment(annotator_user.annotator, question, "rubric_coverage")

@@ -55,14 +55,19 @@ def test_submit_with_flags(setup):
 )
 def test_invalid(setup, over, message):
     assignment, client = setup
-    response = client.post(reverse("annotate:submit", args=[assignment.pk]), full(**over), HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("annotate:submit", args=[assignment.pk]), full(**over), HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 422 and message in response.content.decode()
     assert not RubricItemQuality.objects.exists()
 
 
 def test_page_renders_and_resumes(setup, django_assert_max_num_queries):
     assignment, client = setup
-    client.post(reverse("annotate:autosave", args=[assignment.pk]), {"version": "0", "iq.1.flag": "unclear", "iq.1.emphasis": "none"})
+    client.post(
+        reverse("annotate:autosave", args=[assignment.pk]),
+        {"version": "0", "iq.1.flag": "unclear", "iq.1.emphasis": "none"},
+    )
     with django_assert_max_num_queries(14):
         html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
     assert 'name="iq.1.flag" value="unclear" checked' in html

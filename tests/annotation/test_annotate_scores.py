@@ -38,9 +38,7 @@ def test_citation_recall_is_mean_coverage():
 
 
 def test_overall_is_the_mean_of_the_four():
-    scores = report_scores(
-        ["R", "U"], 5, [Claim(("snippet_supports", "none"), "fully")]
-    )
+    scores = report_scores(["R", "U"], 5, [Claim(("snippet_supports", "none"), "fully")])
     assert scores == pytest.approx(
         {
             "answer_relevance": 0.75,

@@ -4,7 +4,13 @@ import pytest
 from django.urls import reverse
 
 from annotation.annotate.sample import make_assignment, make_question, make_study
-from annotation.models import ExpertiseRating, Rubric, RubricAssessment, RubricComparison, RubricItem
+from annotation.models import (
+    ExpertiseRating,
+    Rubric,
+    RubricAssessment,
+    RubricComparison,
+    RubricItem,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +21,9 @@ def post(client, a, data, name="submit"):
 
 def test_triage_writes_the_expertise_rating(annotator_user, client):
     study = make_study()
-    a = make_assignment(annotator_user.annotator, make_question(study, n_reports=0), "expertise_triage")
+    a = make_assignment(
+        annotator_user.annotator, make_question(study, n_reports=0), "expertise_triage"
+    )
     client.force_login(annotator_user)
     html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
     assert 'data-keys="wno"' in html
@@ -68,7 +76,10 @@ def test_rubric_comparison_submit_and_rules(comparison):
     data, page = full(a)
     data.pop(f"rnote.{page.rubrics[1].public_id}.weaknesses")
     response = post(client, a, data)
-    assert response.status_code == 422 and "Rubric B: What are its weaknesses?" in response.content.decode()
+    assert (
+        response.status_code == 422
+        and "Rubric B: What are its weaknesses?" in response.content.decode()
+    )
     data, page = full(a)
     assert post(client, a, data).status_code == 204
     comparison_row = RubricComparison.objects.get()

@@ -72,8 +72,10 @@ def crawl(client, world) -> dict[str, bytes]:
             )
     for a in world.annotator.annotator.assignments.all():
         get(reverse("task", args=[a.pk]))
+        get(reverse("annotate:task", args=[a.pk]))
     for a in world.other.annotator.assignments.all():
         get(reverse("task", args=[a.pk]))
+        get(reverse("annotate:task", args=[a.pk]))
     return bodies
 
 

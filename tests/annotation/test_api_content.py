@@ -55,7 +55,7 @@ def test_assignment_task_url_is_absolute_and_reports_in_order(world, annotator_u
     rows = client_for(annotator_user).get(reverse("assignment-list")).json()["results"]
     assert [row["id"] for row in rows] == [a.pk]
     row = rows[0]
-    assert row["task_url"] == f"http://testserver/tasks/{a.pk}/"
+    assert row["task_url"] == f"http://testserver/annotate/{a.pk}/"
     expected = [Report.objects.get(pk=i).public_id for i in a.report_order]
     assert row["reports"] == expected
     assert row["question_text"] == a.question.text

@@ -1,0 +1,128 @@
+"""Medal ranking in a real browser: complete, reload, two tabs, keyboard only."""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.annotate.sample import make_assignment, make_question, make_study
+from annotation.models import DraftVersion, Medal, MedalRanking
+
+from .helpers import press_keys, wait_saved
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def assignment(annotator_user):
+    study = make_study()
+    question = make_question(study, hostile=True)
+    return make_assignment(annotator_user.annotator, question, "medal_ranking")
+
+
+def medals_by_label(assignment):
+    from annotation.rendering import report_label
+
+    by_pk = dict(Medal.objects.values_list("report_id", "medal"))
+    return {report_label(i): by_pk.get(pk) for i, pk in enumerate(assignment.report_order)}
+
+
+def test_complete_with_a_reload_in_the_middle(login, annotator_user, assignment, shot):
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:queue"))
+    shot(page, "queue")
+    page.get_by_role("link", name="How do fine-tuning").click()
+    expect(page.get_by_text("Query 1 of 1")).to_be_visible()
+    # sanitized: the hostile report's script and handlers never ran
+    assert page.evaluate("window.__pwned") is None
+    # a citation shows its title and snippets on hover
+    cite = page.locator("#report-A .cite--snippet").first
+    cite.hover()
+    expect(page.locator("#report-A .cite-tip").first).to_be_visible()
+    shot(page, "citation-hover")
+
+    page.get_by_role("group", name="Report A").get_by_label("Gold").check()
+    page.get_by_role("group", name="Report B").get_by_label("Silver").check()
+    wait_saved(page)
+    page.reload()
+    expect(page.get_by_role("group", name="Report A").get_by_label("Gold")).to_be_checked()
+    expect(page.get_by_role("group", name="Report B").get_by_label("Silver")).to_be_checked()
+
+    page.get_by_role("group", name="Report C").get_by_label("Bronze").check()
+    page.get_by_label("Ranking reasoning").fill("A covers every aspect; B misses the evaluation.")
+    wait_saved(page)
+    shot(page, "filled")
+    page.get_by_role("button", name="Submit").click()
+    expect(page).to_have_url(f"{page.context.pages[0].url.split('/annotate/')[0]}/annotate/")
+    expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
+    shot(page, "after-submit")
+    assert medals_by_label(assignment) == {
+        "Report A": "gold",
+        "Report B": "silver",
+        "Report C": "bronze",
+    }
+    assert MedalRanking.objects.get().reasoning.startswith("A covers")
+
+
+def test_server_refusal_is_shown(login, annotator_user, assignment, shot):
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    for label in ("Report A", "Report B", "Report C"):
+        page.get_by_role("group", name=label).get_by_label("Gold").check()
+    wait_saved(page)
+    expect(page.locator("#save-status")).to_contain_text("three-way tie")  # a draft warning
+    page.get_by_label("Ranking reasoning").fill("All equal.")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#save-status")).to_contain_text("Not submitted")
+    expect(page.locator("#save-status")).to_contain_text("three-way tie is not allowed")
+    shot(page, "refused")
+    assert not MedalRanking.objects.exists()
+
+
+def test_two_tabs_conflict(login, annotator_user, assignment, shot):
+    context = login(annotator_user)
+    url = reverse("annotate:task", args=[assignment.pk])
+    first, second = context.new_page(), context.new_page()
+    first.goto(url)
+    second.goto(url)
+    first.get_by_role("group", name="Report A").get_by_label("Gold").check()
+    wait_saved(first, 1)
+    second.get_by_role("group", name="Report A").get_by_label("Bronze").check()
+    status = second.locator("#save-status")
+    expect(status).to_contain_text("changed in another tab")
+    expect(second.get_by_role("alert")).to_be_visible()
+    shot(second, "conflict")
+    assert list(DraftVersion.objects.values_list("version", flat=True)) == [1]
+    second.get_by_role("link", name="Reload the page").click()
+    expect(second.get_by_role("group", name="Report A").get_by_label("Gold")).to_be_checked()
+
+
+def test_keyboard_only(login, annotator_user, assignment, shot):
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    # Tab reaches a citation marker and its tooltip appears on focus.
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('cite')"):
+            break
+    tip_id = page.evaluate("document.activeElement.getAttribute('aria-describedby')")
+    expect(page.locator(f"#{tip_id}")).to_be_visible()
+    shot(page, "citation-focus")
+    page.evaluate("document.activeElement.blur()")
+    press_keys(page, "a", "g", "b", "s", "c", "b")
+    expect(page.get_by_role("group", name="Report C").get_by_label("Bronze")).to_be_checked()
+    press_keys(page, "w")
+    expect(page.get_by_label("Ranking reasoning")).to_be_focused()
+    page.keyboard.type("Keyboard-only ranking reasoning.")
+    wait_saved(page)
+    press_keys(page, "Escape", "h")
+    expect(page.locator("#guidelines")).to_be_visible()
+    shot(page, "guidelines")
+    press_keys(page, "Escape")
+    page.get_by_label("Ranking reasoning").focus()
+    press_keys(page, "Control+Enter")
+    expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
+    assert medals_by_label(assignment) == {
+        "Report A": "gold",
+        "Report B": "silver",
+        "Report C": "bronze",
+    }
