@@ -169,19 +169,21 @@ def _pair_positions(pairs: pd.DataFrame, rankings) -> np.ndarray:
     of first appearance, which the importer keeps as the assignment's report order.
     Rankings without an order fall back to canonical order (position from system names).
     """
-    orders = {
-        r: _json(o) for r, o in _fetch(rankings.values_list("id", "assignment__report_order"))
-    }
-    slot = {}
-    for ranking, order in orders.items():
-        for i, report in enumerate(order or ()):
-            slot[(ranking, report)] = i
-    pos_a = np.array(
-        [slot.get(k, -1) for k in zip(pairs["ranking"], pairs["report_a"], strict=True)]
-    )
-    pos_b = np.array(
-        [slot.get(k, -1) for k in zip(pairs["ranking"], pairs["report_b"], strict=True)]
-    )
+    rows = _fetch(rankings.values_list("id", "assignment__report_order"))
+    ranking, report, position = [], [], []
+    for r, order in rows:
+        order = _json(order) or ()
+        ranking.extend([r] * len(order))
+        report.extend(order)
+        position.extend(range(len(order)))
+    slots = pd.Series(position, index=pd.MultiIndex.from_arrays([ranking, report]), dtype=np.int64)
+    slots = slots[~slots.index.duplicated()]
+
+    def position_of(side: str) -> np.ndarray:
+        keys = pd.MultiIndex.from_arrays([pairs["ranking"], pairs[f"report_{side}"]])
+        return slots.reindex(keys).fillna(-1).to_numpy(dtype=np.int64)
+
+    pos_a, pos_b = position_of("a"), position_of("b")
     lo, hi = np.minimum(pos_a, pos_b), np.maximum(pos_a, pos_b)
     return np.where(lo >= 0, lo * 8 + hi, 64)
 
@@ -197,15 +199,24 @@ def _scores_by_report(rows, keys: list[str], pairs: pd.DataFrame) -> dict[str, n
     n = len(pairs)
     if scores.empty:
         return {metric: np.full((n, 2), np.nan) for metric in ALL_METRICS}
-    wide = scores.pivot_table(
-        index=[*keys, "report"], columns="metric", values="value", aggfunc="first"
-    )
-    for side in ("a", "b"):
-        left_keys = [*keys, f"report_{side}"]
-        joined = pairs[left_keys].merge(wide, how="left", left_on=left_keys, right_index=True)
-        for metric in wide.columns:
-            arr = out.setdefault(metric, np.full((n, 2), np.nan))
-            arr[:, 0 if side == "a" else 1] = joined[metric].to_numpy(dtype=float)
+    # one hash lookup per pair side and metric (pivot_table is far slower at this size)
+    sides = {
+        side: pd.MultiIndex.from_arrays([pairs[k] for k in keys] + [pairs[f"report_{side}"]])
+        if keys
+        else pd.Index(pairs[f"report_{side}"])
+        for side in ("a", "b")
+    }
+    for metric, group in scores.groupby("metric", sort=False):
+        index = (
+            pd.MultiIndex.from_frame(group[[*keys, "report"]])
+            if keys
+            else pd.Index(group["report"])
+        )
+        values = pd.Series(group["value"].to_numpy(dtype=float), index=index)
+        values = values[~values.index.duplicated()]
+        arr = out.setdefault(metric, np.full((n, 2), np.nan))
+        arr[:, 0] = values.reindex(sides["a"]).to_numpy(dtype=float)
+        arr[:, 1] = values.reindex(sides["b"]).to_numpy(dtype=float)
     for metric in ALL_METRICS:  # every metric present, NaN where never scored
         out.setdefault(metric, np.full((n, 2), np.nan))
     return {m: out[m] for m in sorted(out, key=_metric_order)}

@@ -107,8 +107,11 @@ def _medal_decisions(frame: PairFrame) -> np.ndarray:
 
 def _comparison_codes(frame: PairFrame) -> np.ndarray:
     """One integer per comparison (setting, question, system A, system B)."""
-    keys = np.stack([frame.setting, frame.question, frame.system_a, frame.system_b], axis=1)
-    _, codes = np.unique(keys, axis=0, return_inverse=True)
+    n_sys = max(len(frame.systems), 1)
+    n_q = max(len(frame.questions), int(frame.question.max(initial=0)) + 1)
+    key = (frame.setting.astype(np.int64) * n_q + frame.question) * n_sys + frame.system_a
+    key = key * n_sys + frame.system_b
+    _, codes = np.unique(key, return_inverse=True)
     return codes.ravel()
 
 
