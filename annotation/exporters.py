@@ -282,4 +282,183 @@ def _human_field(metric: str, setting: str) -> str | None:
     return _FILE_FROM_CONCORD.get(metric)
 
 
-__all__ = ["FORMATS", "TABLES", "export_pairwise", "export_table", "read_table", "rows"]
+# --- all judgments of a study, one flat record per judgment ---------------------------------
+
+JUDGMENT_FORMATS = ("json", "jsonl", "csv", "xlsx")
+
+#: Columns every judgment record has (lookups from the judgment; a medal's via its ranking).
+#: Annotators appear by pseudonym only, reports by public id with their system's name.
+_COMMON = {
+    "annotator": "annotator__pseudonym",
+    "setting": "setting",
+    "task": "assignment__task",
+    "question": "question__external_id",
+    "field": "question__field",
+    "split": "question__split",
+    "created_at": "created_at",
+    "updated_at": "updated_at",
+}
+_REPORT = {"report": "report__public_id", "system": "report__system__name"}
+
+#: kind -> (model label, prefix from the model to its JudgmentBase, its own columns)
+JUDGMENT_KINDS: dict[str, tuple[str, str, dict[str, str]]] = {
+    "medal": (
+        "annotation.Medal",
+        "ranking__",
+        {"ranking": "ranking_id", **_REPORT, "medal": "medal", "reasoning": "ranking__reasoning"},
+    ),
+    "pairwise_preference": (
+        "annotation.PairwisePreference",
+        "",
+        {
+            "left_report": "left__public_id",
+            "left_system": "left__system__name",
+            "right_report": "right__public_id",
+            "right_system": "right__system__name",
+            "choice": "choice",
+            "reason": "reason",
+        },
+    ),
+    "human_metric_score": (
+        "annotation.HumanMetricScore",
+        "",
+        {**_REPORT, "metric": "metric", "value": "value"},
+    ),
+    "paragraph_relevance": (
+        "annotation.ParagraphRelevance",
+        "",
+        {
+            "report": "paragraph__report__public_id",
+            "system": "paragraph__report__system__name",
+            "paragraph": "paragraph__number",
+            "label": "label",
+        },
+    ),
+    "claim_assessment": (
+        "annotation.ClaimAssessment",
+        "",
+        {
+            **_REPORT,
+            "paragraph": "paragraph__number",
+            "position": "position",
+            "text": "text",
+            "citation_count": "citation_count",
+            "citations": "citations",
+            "supporting_credit": "supporting_credit",
+            "coverage": "coverage",
+            "notes": "notes",
+        },
+    ),
+    "report_rating": (
+        "annotation.ReportRating",
+        "",
+        {**_REPORT, "dimension": "dimension", "value": "value"},
+    ),
+    "query_quality": (
+        "annotation.QueryQuality",
+        "",
+        {
+            "clarity": "clarity",
+            "naturalness": "naturalness",
+            "relevance": "relevance",
+            "variability": "variability",
+            "comment": "comment",
+        },
+    ),
+    "rubric_item_quality": (
+        "annotation.RubricItemQuality",
+        "",
+        {
+            "rubric": "item__rubric__kind",
+            "item": "item__position",
+            "emphasis": "emphasis",
+            "necessity": "necessity",
+            "confidence": "confidence",
+            "flags": "flags",
+        },
+    ),
+    "rubric_coverage": (
+        "annotation.RubricCoverage",
+        "",
+        {
+            **_REPORT,
+            "rubric": "item__rubric__kind",
+            "item": "item__position",
+            "label": "label",
+            "covered": "covered",
+        },
+    ),
+}
+
+
+def judgment_columns() -> list[str]:
+    cols = ["kind", "id", *_COMMON]
+    for _, _, own in JUDGMENT_KINDS.values():
+        cols.extend(c for c in own if c not in cols)
+    return cols
+
+
+def judgment_records(study) -> list[dict]:
+    """Every judgment of the study: one query per kind, whatever the study size."""
+    out = []
+    for kind, (label, prefix, own) in JUDGMENT_KINDS.items():
+        model = apps.get_model(label)
+        lookups = {"id": "pk", **{k: prefix + v for k, v in _COMMON.items()}, **own}
+        qs = model.objects.filter(**{prefix + "study": study.pk}).order_by("pk")
+        for row in qs.values_list(*lookups.values()):
+            out.append({"kind": kind, **{k: _plain(v) for k, v in zip(lookups, row, strict=True)}})
+    return out
+
+
+def _cell(value):
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def export_judgments(study, fmt: str) -> str | bytes:
+    """All judgments of a study as JSON, JSON lines, CSV (text) or XLSX (bytes).
+
+    JSON and JSON lines hold one object per judgment with the common columns and its kind's
+    own; CSV and XLSX have one column per name used by any kind (empty where not used), and
+    lists (claim citations, error flags) as JSON text.
+    """
+    if fmt not in JUDGMENT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(JUDGMENT_FORMATS)}")
+    records = judgment_records(study)
+    if fmt == "json":
+        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    cols = judgment_columns()
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(cols)
+        for r in records:
+            writer.writerow(["" if r.get(c) is None else _cell(r.get(c)) for c in cols])
+        return out.getvalue()
+    from openpyxl import Workbook
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("judgments")
+    ws.append(cols)
+    for r in records:
+        ws.append([_cell(r.get(c)) for c in cols])
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+__all__ = [
+    "FORMATS",
+    "JUDGMENT_FORMATS",
+    "JUDGMENT_KINDS",
+    "TABLES",
+    "export_judgments",
+    "export_pairwise",
+    "export_table",
+    "judgment_records",
+    "read_table",
+    "rows",
+]

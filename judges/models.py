@@ -29,7 +29,236 @@ class JudgeScore(models.Model):
 
     class Meta:
         constraints = [
+            models.UniqueConstraint(fields=["judge", "report", "metric"], name="one_judge_score")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} {self.metric} of report {self.report_id}: {self.value}"
+
+
+class JudgeRun(models.Model):
+    """One live run of a judge over a study: its plan (units), progress, errors and cost.
+
+    A run is split into *units* (:class:`JudgeUnit`), one LLM task each (a coverage batch
+    of ≤ 8 rubric items, one pairwise order, one report's relevance, one claim). Each unit's
+    result is written with the unit marked done in one transaction, so a worker that dies
+    loses at most the calls in flight, and a resumed run skips every completed unit.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed (some units failed; resume retries them)"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Task(models.TextChoices):
+        COVERAGE = "coverage", "Rubric coverage (ResearchQA, 8 items a call)"
+        PAIRWISE = "pairwise", "Direct pairwise judging, both orders"
+        ENSEMBLE = "ensemble", "ResearchQA ensemble decision (coverage + both orders)"
+        RELEVANCE = "relevance", "Paragraph relevance (ScholarQA-CS2)"
+        CITATIONS = "citations", "Claim citation support"
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    tasks = models.JSONField(default=list, help_text="Task kinds of this run (Task values)")
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total_units = models.PositiveIntegerField(default=0)
+    done_units = models.PositiveIntegerField(default=0)
+    failed_units = models.PositiveIntegerField(default=0)
+    requests = models.PositiveIntegerField(default=0, help_text="HTTP calls answered")
+    cache_hits = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.FloatField(default=0.0, help_text="In the currency of the judge's prices")
+    errors = models.JSONField(default=list, blank=True, help_text="Last errors, newest last")
+    #: Which task execution owns the run, and when it last showed life (resume logic).
+    lease = models.CharField(max_length=40, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    requested_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.judge} ({self.status})"
+
+    @property
+    def progress(self) -> float:
+        """Share of units settled (done or failed), 0..1."""
+        if not self.total_units:
+            return 1.0 if self.status == self.Status.DONE else 0.0
+        return (self.done_units + self.failed_units) / self.total_units
+
+
+class JudgeUnit(models.Model):
+    """One unit of work of a run, with what it cost; ``key`` is stable across resumes."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="units")
+    key = models.CharField(max_length=200)
+    task = models.CharField(max_length=10, choices=JudgeRun.Task.choices)
+    payload = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    cached = models.BooleanField(default=False)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cost = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        constraints = [models.UniqueConstraint(fields=["run", "key"], name="one_unit_key")]
+        indexes = [models.Index(fields=["run", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status})"
+
+
+class LLMResponse(models.Model):
+    """The response cache: one valid answer per (model, prompt hash).
+
+    ``key`` = sha256 of the model, the messages and the sampling parameters; only answers
+    that parsed are stored, so a malformed answer is asked again, never replayed.
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    model = models.CharField(max_length=200)
+    content = models.TextField()
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.key[:12]}"
+
+
+class JudgeCoverage(models.Model):
+    """A judge's coverage of one rubric item by one report: ``label`` 0–4 or ``covered``."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="coverage")
+    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey("annotation.RubricItem", on_delete=models.CASCADE, related_name="+")
+    label = models.PositiveSmallIntegerField(null=True, blank=True)
+    covered = models.BooleanField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    run = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "report", "item"], name="one_judge_coverage")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge}: item {self.item_id} of report {self.report_id} = {self.label}"
+
+
+class JudgePairwise(models.Model):
+    """A judge's decision on two reports as presented (``left`` shown first).
+
+    ``protocol`` "direct": one order of the direct judge; both orders are kept as two rows
+    (A, B) and (B, A). "ensemble": ResearchQA's J_ensemble on the canonical pair, with the
+    two ensemble scores.
+    """
+
+    class Protocol(models.TextChoices):
+        DIRECT = "direct", "Direct judge (one order)"
+        ENSEMBLE = "ensemble", "Ensemble judge (ResearchQA)"
+
+    class Choice(models.TextChoices):
+        LEFT = "left", "Left better"
+        RIGHT = "right", "Right better"
+        TIE = "tie", "Tie"
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="pairwise")
+    protocol = models.CharField(max_length=10, choices=Protocol.choices, default=Protocol.DIRECT)
+    left = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    right = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    choice = models.CharField(max_length=5, choices=Choice.choices)
+    score_left = models.FloatField(null=True, blank=True)
+    score_right = models.FloatField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    run = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
             models.UniqueConstraint(
-                fields=["judge", "report", "metric"], name="one_judge_score"
+                fields=["judge", "protocol", "left", "right"], name="one_judge_pairwise"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} {self.protocol}: {self.left_id} vs {self.right_id} -> {self.choice}"
+
+
+class JudgeRelevance(models.Model):
+    """A judge's relevance flag of one paragraph (ScholarQA-CS2: irrelevant paragraphs are
+    flagged, with a rationale)."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="relevance")
+    paragraph = models.ForeignKey(
+        "annotation.Paragraph", on_delete=models.CASCADE, related_name="+"
+    )
+    relevant = models.BooleanField(default=True)
+    rationale = models.TextField(blank=True)
+    run = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "paragraph"], name="one_judge_relevance")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge}: paragraph {self.paragraph_id} relevant={self.relevant}"
+
+
+class JudgeClaimVerdict(models.Model):
+    """A judge's verdict on one claim: is it supported by its citations, and by which.
+
+    A claim is a span of one paragraph ending in a group of citation markers (METHODS §1);
+    ``key`` is "p<paragraph number>:<start>-<end>" within the report.
+    """
+
+    class Verdict(models.TextChoices):
+        SUPPORTED = "supported", "Fully supported"
+        PARTIAL = "partial", "Partially supported"
+        UNSUPPORTED = "unsupported", "Not supported"
+        UNKNOWN = "unknown", "Unknown"
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="claim_verdicts")
+    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=40)
+    text = models.TextField()
+    verdict = models.CharField(max_length=12, choices=Verdict.choices)
+    #: Per citation: {"key": ..., "supports": bool, "title_only": bool}
+    citations = models.JSONField(default=list, blank=True)
+    rationale = models.TextField(blank=True)
+    run = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "report", "key"], name="one_claim_verdict")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge}: {self.key} of report {self.report_id} {self.verdict}"

@@ -36,21 +36,13 @@ def _num(x) -> float | None:
 
 def load_analysed_frame(study_id: int, options: ReportOptions, report: dict) -> PairFrame:
     """The rows the report analysed: its settings, systems and expert-agreed subset."""
-    from .data import Selection, load_frame
+    from .reports import load_selection
 
+    frame, _, _ = load_selection(study_id, options)
     if options.compat:
-        settings = (report["selection"].get("compat_setting"),)
-    else:
-        settings = tuple(options.settings)
-    frame = load_frame(
-        Selection(
-            study_id,
-            settings=settings or None,
-            judge=options.judge,
-            systems=options.systems or None,
-            exclude_systems=options.exclude_systems,
-        )  # fmt: skip
-    )
+        setting = report["selection"].get("compat_setting")
+        keep = frame.setting == (frame.settings.index(setting) if setting in frame.settings else -1)
+        frame = frame.take(keep)
     if options.expert_agreed and len(frame):
         medals = score_decisions(frame.preference[:, 0], frame.preference[:, 1], 0.0)
         frame = frame.take(expert_agreed_rows(frame, medals))

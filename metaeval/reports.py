@@ -414,19 +414,20 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
     return report
 
 
-def agreement_report(
-    study_id: int, options: ReportOptions, progress: Progress | None = None
-) -> dict:
-    """Load the selection from the database and build its report (command, API, pages)."""
-    from .data import Selection, load_frame  # Django-dependent: imported where needed
+def load_selection(study_id: int, options: ReportOptions):
+    """The rows a report reads: ``(frame, calibration_frame, judge_name)``.
 
-    # compat selects its setting's rows itself: near/deep are calibrated together (§6.2)
+    One place for the selection rules, used by :func:`agreement_report` and by the
+    figures: settings (all of them in compat mode, which picks its setting's rows itself
+    because near/deep are calibrated together, METHODS §6.2), the ``calibrate_on`` rows
+    for cross-fitted thresholds, and system subsets (compat applies its own, §6.4).
+    """
+    from .data import Selection, default_judge, load_frame  # Django-dependent
+
     settings = () if options.compat else tuple(options.settings)
     load_settings = settings + (
         (options.calibrate_on,) if settings and options.calibrate_on else ()
     )
-    from .data import default_judge
-
     judge = options.judge or default_judge(study_id)
     exclude = () if options.compat else options.exclude_systems
     only = () if options.compat else options.systems
@@ -443,11 +444,18 @@ def agreement_report(
     if options.calibrate_on and not options.compat:
         if options.calibrate_on not in frame.settings:
             raise ValueError(f"calibrate_on: no judgment in setting {options.calibrate_on!r}")
-        code = frame.settings.index(options.calibrate_on)
-        calib = frame.take(frame.setting == code)
+        calib = frame.take(frame.setting == frame.settings.index(options.calibrate_on))
     if settings:
         codes = [frame.settings.index(s) for s in settings if s in frame.settings]
         frame = frame.take(np.isin(frame.setting, codes))
+    return frame, calib, judge
+
+
+def agreement_report(
+    study_id: int, options: ReportOptions, progress: Progress | None = None
+) -> dict:
+    """Load the selection from the database and build its report (command, API, pages)."""
+    frame, calib, judge = load_selection(study_id, options)
     report = build_report(frame, options, calibration_frame=calib, progress=progress)
     report["selection"]["study_id"] = study_id
     report["selection"]["judge"] = judge

@@ -148,9 +148,7 @@ class System(models.Model):
     name = models.CharField(max_length=200)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["study", "name"], name="system_natural_key")
-        ]
+        constraints = [models.UniqueConstraint(fields=["study", "name"], name="system_natural_key")]
         ordering = ["study", "name"]
 
     def __str__(self) -> str:
@@ -186,6 +184,9 @@ class Section(models.Model):
             models.UniqueConstraint(fields=["report", "position"], name="section_position")
         ]
 
+    def __str__(self) -> str:
+        return f"section {self.position}: {self.title[:60]}"
+
 
 class Paragraph(models.Model):
     """A paragraph, numbered 1..n across the whole report (what annotators refer to)."""
@@ -200,6 +201,9 @@ class Paragraph(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["report", "number"], name="paragraph_number")
         ]
+
+    def __str__(self) -> str:
+        return f"paragraph {self.number}"
 
 
 class Citation(models.Model):
@@ -222,6 +226,9 @@ class Citation(models.Model):
             models.UniqueConstraint(fields=["report", "key"], name="citation_natural_key")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.key} ({self.kind})"
+
     @property
     def kind(self) -> str:
         if any(s.strip() for s in self.snippets or []):
@@ -241,3 +248,6 @@ class CitationAnchor(models.Model):
 
     class Meta:
         ordering = ["paragraph", "start"]
+
+    def __str__(self) -> str:
+        return f"{self.citation_id}@{self.start}-{self.end}"

@@ -11,7 +11,9 @@ from .assignment import Setting
 
 class JudgmentBase(models.Model):
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
-    annotator = models.ForeignKey("annotation.Annotator", on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        "annotation.Annotator", on_delete=models.CASCADE, related_name="+"
+    )
     question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
     setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
     assignment = models.ForeignKey(
@@ -36,6 +38,9 @@ class MedalRanking(JudgmentBase):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"ranking by {self.annotator_id} on question {self.question_id}"
+
 
 class Medal(models.Model):
     class Value(models.TextChoices):
@@ -55,6 +60,9 @@ class Medal(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["ranking", "report"], name="one_medal_per_report")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.medal} for report {self.report_id}"
 
     @property
     def score(self) -> float:
@@ -82,6 +90,9 @@ class PairwisePreference(JudgmentBase):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.choice} ({self.left_id} vs {self.right_id})"
+
 
 class HumanMetricScore(JudgmentBase):
     """A metric-wise human score of one report, on the judge's scale (METHODS §3)."""
@@ -97,3 +108,6 @@ class HumanMetricScore(JudgmentBase):
                 name="one_human_metric_score",
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.metric}={self.value:g} for report {self.report_id}"

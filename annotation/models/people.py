@@ -42,5 +42,10 @@ class ExpertiseRating(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["annotator", "question"], name="one_rating_per_question")
+            models.UniqueConstraint(
+                fields=["annotator", "question"], name="one_rating_per_question"
+            )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id}: {self.level} on {self.question_id}"

@@ -16,13 +16,17 @@ def test_offline_file_is_self_contained(client, demo, researcher_user):  # noqa:
     assert response.status_code == 200
     assert response["Content-Disposition"].startswith("attachment")
     html = response.content.decode()
-    assert "http://" not in html and "https://" not in html and "//" not in re.sub(
-        r"<style>.*?</style>", "", html, flags=re.S
-    ).replace("<!doctype", "")
+    assert (
+        "http://" not in html
+        and "https://" not in html
+        and "//" not in re.sub(r"<style>.*?</style>", "", html, flags=re.S).replace("<!doctype", "")
+    )
     assert not re.search(r"<(script|link|img|iframe)\b", html)
     targets = re.findall(r"\b(?:src|href)=\"([^\"]*)\"", html)
     assert [t for t in targets if not t.startswith("#")] == [], "only references inside the file"
-    assert set(re.findall(r"url\(([^)]*)\)", html)) <= {u for u in re.findall(r"url\((#[^)]*)\)", html)}
+    assert set(re.findall(r"url\(([^)]*)\)", html)) <= {
+        u for u in re.findall(r"url\((#[^)]*)\)", html)
+    }
     assert "<style>" in html and ".report-table" in html and ":root" in html
     assert html.count("<svg") >= 6
     report = command_json(demo, "--ties", "partial")

@@ -241,20 +241,19 @@ def test_cached_until_a_judgment_changes(client, demo, researcher_user, monkeypa
     calls = []
     real = views.agreement_report
     monkeypatch.setattr(views, "agreement_report", lambda *a, **k: calls.append(1) or real(*a, **k))
-    first = client.get(url(demo)).content
+    client.get(url(demo))
     client.get(url(demo))
     assert len(calls) == 1
     medal = Medal.objects.order_by("id").first()
     medal.medal = "bronze" if medal.medal != "bronze" else "gold"
     medal.save()
-    second = client.get(url(demo)).content
+    client.get(url(demo))
     assert len(calls) == 2
     score = JudgeScore.objects.order_by("id").first()
     score.value += 0.5
     score.save()
     client.get(url(demo))
     assert len(calls) == 3
-    assert first != second or True  # the numbers may or may not move; the recompute did
 
 
 def test_fingerprint_changes_with_each_judgment_table(demo):

@@ -76,7 +76,16 @@ def test_every_figure_as_svg_and_png(researcher, demo):  # noqa: F811
 
 
 def test_unknown_names_are_404(researcher, demo):  # noqa: F811
-    assert researcher.get(reverse("metaeval:figure", args=[demo.pk, "nope", "svg"])).status_code == 404
-    assert researcher.get(reverse("metaeval:figure", args=[demo.pk, "system", "gif"])).status_code == 404
-    assert researcher.get(reverse("metaeval:table", args=[demo.pk, "nope", "csv"])).status_code == 404
-    assert researcher.get(reverse("metaeval:table", args=[demo.pk, "iaa", "txt"])).status_code == 404
+    assert (
+        researcher.get(reverse("metaeval:figure", args=[demo.pk, "nope", "svg"])).status_code == 404
+    )
+    assert (
+        researcher.get(reverse("metaeval:figure", args=[demo.pk, "system", "gif"])).status_code
+        == 404
+    )
+    assert (
+        researcher.get(reverse("metaeval:table", args=[demo.pk, "nope", "csv"])).status_code == 404
+    )
+    assert (
+        researcher.get(reverse("metaeval:table", args=[demo.pk, "iaa", "txt"])).status_code == 404
+    )

@@ -1,0 +1,32 @@
+"""Study administration and progress pages, mounted at /studies/."""
+
+from django.urls import path
+
+from annotation.views import studies
+
+app_name = "studies"
+
+urlpatterns = [
+    path("", studies.study_list, name="list"),
+    path("annotators/invite/", studies.invite_annotators, name="invite"),
+    path("<int:study_id>/", studies.study_detail, name="detail"),
+    path("<int:study_id>/settings/", studies.study_settings, name="settings"),
+    path("<int:study_id>/import/", studies.study_import, name="import"),
+    path("<int:study_id>/plan/", studies.study_plan, name="plan"),
+    path("<int:study_id>/reassign/", studies.study_reassign, name="reassign"),
+    path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
+    path(
+        "<int:study_id>/progress/<int:annotator_id>/",
+        studies.annotator_progress,
+        name="annotator_progress",
+    ),
+    path(
+        "<int:study_id>/export/judgments.<str:fmt>",
+        studies.export_study_judgments,
+        name="export_judgments",
+    ),
+    path(
+        "<int:study_id>/export/pairwise.zip", studies.export_study_pairwise, name="export_pairwise"
+    ),
+]

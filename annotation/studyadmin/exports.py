@@ -1,0 +1,132 @@
+"""A study's results as files: judgments (JSON, JSONL, CSV, XLSX) and ScholarQA-CS2 records.
+
+``pairwise_bundle_zip(study)`` writes one released-format pairwise file per annotator,
+setting and split (``annotation.exporters.export_pairwise``), with a ``manifest.json`` naming
+what each file is. ``import_pairwise_bundle(data, study=...)`` reads such a zip back through
+``annotation.importers.run("pairwise", ...)``, all files in one transaction: exported into an
+empty database, the agreement report of the study comes back the same (the round-trip test).
+
+What the pairwise format can hold: medal rankings, metric-wise human scores, agreement-only
+consensus medal scores, and one judge's scores. Judgments made with the other tasks are in the
+judgments export.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from annotation.exporters import export_pairwise
+from annotation.importers import ImportFailed, Problem, run
+from annotation.importers.scholarqa import CONSENSUS_METRIC
+from annotation.models import HumanMetricScore, MedalRanking, Study
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class BundleFile:
+    name: str
+    annotator: str
+    setting: str
+    split: str  # "" = every split
+    consensus: bool
+    judge: str
+    records: list
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "annotator"
+
+
+def pairwise_bundle(study: Study, *, judge: str | None = None) -> list[BundleFile]:
+    if judge is None:
+        from metaeval.data import default_judge
+
+        judge = default_judge(study.pk) or ""
+    groups: dict[tuple[str, str], tuple[set[str], bool]] = {}
+    for ann, setting, split in (
+        MedalRanking.objects.filter(study=study)
+        .values_list("annotator__pseudonym", "setting", "question__split")
+        .distinct()
+    ):
+        groups.setdefault((ann, setting), (set(), False))[0].add(split)
+    for ann, setting, split in (
+        HumanMetricScore.objects.filter(study=study, metric=CONSENSUS_METRIC)
+        .values_list("annotator__pseudonym", "setting", "question__split")
+        .distinct()
+    ):
+        splits, consensus = groups.get((ann, setting), (set(), True))
+        if consensus:
+            splits.add(split)
+            groups[(ann, setting)] = (splits, True)
+    files = []
+    for (ann, setting), (splits, consensus) in sorted(groups.items()):
+        for split in sorted(splits) if splits - {""} else [""]:
+            if not split and splits - {""}:
+                continue
+            records = export_pairwise(
+                study, setting=setting, annotator=ann, judge=judge or None, split=split or None
+            )
+            if not records:
+                continue
+            suffix = "_agreement_only" if consensus else ""
+            name = f"pairwise_{split or 'all'}_{setting}_{_slug(ann)}{suffix}.json"
+            files.append(BundleFile(name, ann, setting, split, consensus, judge, records))
+    return files
+
+
+def pairwise_bundle_zip(study: Study, *, judge: str | None = None) -> bytes:
+    files = pairwise_bundle(study, judge=judge)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        manifest = []
+        for f in files:
+            zf.writestr(f.name, json.dumps(f.records, ensure_ascii=False, indent=1) + "\n")
+            manifest.append(
+                {
+                    "file": f.name,
+                    "annotator": f.annotator,
+                    "setting": f.setting,
+                    "split": f.split,
+                    "consensus": f.consensus,
+                    "judge": f.judge,
+                }
+            )
+        zf.writestr(
+            MANIFEST,
+            json.dumps({"study": study.name, "files": manifest}, ensure_ascii=False, indent=1),
+        )
+    return buf.getvalue()
+
+
+def import_pairwise_bundle(data: bytes, *, study) -> list:
+    """Import every file of a bundle into ``study`` (a name or a Study), all or nothing."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        manifest = json.loads(zf.read(MANIFEST))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise ImportFailed(
+            [Problem("bundle", None, None, f"not a pairwise bundle with {MANIFEST}: {exc}")]
+        ) from exc
+    reports = []
+    with transaction.atomic():
+        for entry in manifest["files"]:
+            reports.append(
+                run(
+                    "pairwise",
+                    zf.read(entry["file"]),
+                    study=study,
+                    annotator=entry["annotator"],
+                    setting=entry["setting"],
+                    split=entry["split"] or None,
+                    consensus=entry["consensus"],
+                    judge=entry["judge"] or "unknown judge",
+                )
+            )
+    return reports

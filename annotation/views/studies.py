@@ -1,0 +1,324 @@
+"""Study pages for admins (setup, import, assignment, invitations, exports) and progress
+pages that researchers may read too. Thin: parse a form, call ``annotation.studyadmin``,
+render. Every POST is validated server-side; an error names the field and changes nothing.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import roles
+from annotation.exporters import JUDGMENT_FORMATS, export_judgments
+from annotation.importers import ImportFailed, run
+from annotation.models import Annotator, Question, Report, Rubric, Study, System
+from annotation.studyadmin import StudyAdminError, planning, progress
+from annotation.studyadmin.exports import pairwise_bundle_zip
+from annotation.studyadmin.forms import (
+    InviteForm,
+    PlanForm,
+    ReassignForm,
+    StudyForm,
+    StudySettingsForm,
+    UploadForm,
+)
+from annotation.studyadmin.invitations import invite
+
+CONTENT_TYPES = {
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+def _role_required(check):
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not check(request.user):
+                raise PermissionDenied("Your role does not allow this page.")
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+admin_required = _role_required(roles.is_admin)
+researcher_required = _role_required(roles.is_researcher)
+
+
+def _download(data, filename: str, content_type: str) -> HttpResponse:
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _slug(study: Study) -> str:
+    return "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or f"study{study.pk}"
+
+
+# --- list and setup -----------------------------------------------------------------------
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_list(request):
+    form = StudyForm(request.POST or None)
+    if request.method == "POST":
+        if not roles.is_admin(request.user):
+            raise PermissionDenied("Only an admin may create a study.")
+        if form.is_valid():
+            study = form.save()
+            messages.success(request, f"Study “{study.name}” created.")
+            return redirect("studies:detail", study_id=study.pk)
+    studies = Study.objects.annotate(
+        n_questions=Count("questions", distinct=True),
+        n_assignments=Count("assignments", distinct=True),
+    ).order_by("name")
+    return render(
+        request,
+        "annotation/studies/list.html",
+        {"studies": studies, "form": form, "is_admin": roles.is_admin(request.user)},
+    )
+
+
+def _detail_context(study: Study) -> dict:
+    return {
+        "study": study,
+        "counts": {
+            "questions": Question.objects.filter(study=study).count(),
+            "reports": Report.objects.filter(question__study=study).count(),
+            "rubrics": Rubric.objects.filter(question__study=study).count(),
+            "annotators": Annotator.objects.filter(user__isnull=False).count(),
+        },
+        "systems": System.objects.filter(study=study).annotate(n=Count("reports")),
+        "judgment_formats": JUDGMENT_FORMATS,
+    }
+
+
+@admin_required
+@require_GET
+def study_detail(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    return render(
+        request,
+        "annotation/studies/detail.html",
+        {
+            **_detail_context(study),
+            "settings_form": StudySettingsForm(study),
+            "upload_form": UploadForm(),
+            "reassign_form": ReassignForm(study),
+        },
+    )
+
+
+@admin_required
+@require_POST
+def study_settings(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    form = StudySettingsForm(study, request.POST)
+    if form.is_valid():
+        study.tasks = form.cleaned_data["tasks"]
+        study.config = {**study.config, **form.config()}
+        study.save(update_fields=["tasks", "config"])
+        messages.success(request, "Tasks and settings saved.")
+        return redirect("studies:detail", study_id=study.pk)
+    messages.error(request, "Nothing was saved: fix the fields marked below.")
+    context = {
+        **_detail_context(study),
+        "settings_form": form,
+        "upload_form": UploadForm(),
+        "reassign_form": ReassignForm(study),
+    }
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_POST
+def study_import(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    form = UploadForm(request.POST, request.FILES)
+    problems = []
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            result = run(d["kind"], d["file"], study=study, dry_run=d["dry_run"], **form.options())
+            messages.success(request, result.summary())
+            return redirect("studies:detail", study_id=study.pk)
+        except ImportFailed as exc:
+            problems = exc.problems
+    messages.error(request, "Nothing was imported: see the problems below.")
+    context = {
+        **_detail_context(study),
+        "settings_form": StudySettingsForm(study),
+        "upload_form": form,
+        "problems": problems,
+        "reassign_form": ReassignForm(study),
+    }
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+# --- assignment ---------------------------------------------------------------------------
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_plan(request, study_id: int):
+    """GET: the form. POST action=preview: counts of the plan. POST action=commit: write it."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = PlanForm(study, request.POST or None, initial={"strategy": "random"})
+    result, status = None, 200
+    if request.method == "POST":
+        if form.is_valid():
+            spec = form.spec()
+            try:
+                if request.POST.get("action") == "commit":
+                    done = planning.commit(
+                        study, spec, fingerprint=form.cleaned_data["fingerprint"] or None
+                    )
+                    messages.success(
+                        request,
+                        f"{done.summary.assignments} assignments created "
+                        f"({done.spec.task}, {done.setting}).",
+                    )
+                    return redirect("studies:progress", study_id=study.pk)
+                result = planning.preview(study, spec)
+            except StudyAdminError as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+                status = 400
+        else:
+            status = 400
+    return render(
+        request,
+        "annotation/studies/plan.html",
+        {"study": study, "form": form, "preview": result},
+        status=status,
+    )
+
+
+@admin_required
+@require_POST
+def study_reassign(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    form = ReassignForm(study, request.POST)
+    if form.is_valid():
+        try:
+            done = planning.reassign(
+                study, form.cleaned_data["annotator"], seed=form.cleaned_data["seed"]
+            )
+            given = ", ".join(f"{n} to {name}" for name, n in done.to.items())
+            messages.success(
+                request,
+                f"{done.moved} unfinished assignments moved ({given}); "
+                f"{done.kept} finished ones kept.",
+            )
+            return redirect("studies:progress", study_id=study.pk)
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    messages.error(request, "Nothing was reassigned: fix the fields marked below.")
+    context = {
+        **_detail_context(study),
+        "settings_form": StudySettingsForm(study),
+        "upload_form": UploadForm(),
+        "reassign_form": form,
+    }
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def invite_annotators(request):
+    form = InviteForm(request.POST or None)
+    invitations, status = None, 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                invitations = invite(
+                    form.cleaned_data["expertise"],
+                    degree=form.cleaned_data["degree"],
+                    base_url=request.build_absolute_uri("/")[:-1],
+                )
+                messages.success(request, f"{len(invitations)} annotators invited.")
+                form = InviteForm()
+            except StudyAdminError as exc:
+                form.add_error(None, exc.message)
+                status = 400
+        else:
+            status = 400
+    return render(
+        request,
+        "annotation/studies/invite.html",
+        {"form": form, "invitations": invitations},
+        status=status,
+    )
+
+
+# --- progress (researchers too) -----------------------------------------------------------
+
+
+@researcher_required
+@require_GET
+def study_progress(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    return render(
+        request,
+        "annotation/studies/progress.html",
+        {
+            "study": study,
+            "progress": progress.study_progress(study),
+            "is_admin": roles.is_admin(request.user),
+        },
+    )
+
+
+@researcher_required
+@require_GET
+def study_progress_csv(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    text = progress.progress_csv(progress.study_progress(study))
+    return _download(text, f"{_slug(study)}-progress.csv", CONTENT_TYPES["csv"])
+
+
+@researcher_required
+@require_GET
+def annotator_progress(request, study_id: int, annotator_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    annotator = get_object_or_404(
+        Annotator.objects.filter(assignments__study=study).distinct(), pk=annotator_id
+    )
+    rows = progress.annotator_assignments(study, annotator)
+    return render(
+        request,
+        "annotation/studies/annotator.html",
+        {"study": study, "annotator": annotator, "assignments": rows},
+    )
+
+
+# --- exports ------------------------------------------------------------------------------
+
+
+@admin_required
+@require_GET
+def export_study_judgments(request, study_id: int, fmt: str):
+    study = get_object_or_404(Study, pk=study_id)
+    if fmt not in JUDGMENT_FORMATS:
+        raise Http404(f"unknown format {fmt!r}")
+    data = export_judgments(study, fmt)
+    return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
+
+
+@admin_required
+@require_GET
+def export_study_pairwise(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")

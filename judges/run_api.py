@@ -1,0 +1,122 @@
+"""API of judge runs and per-judge alignment (researchers read; admins start and resume).
+
+``GET  /api/studies/{id}/judge-alignment/``  the dict of :func:`metaeval.alignment.judge_alignment`
+``GET  /api/judge-runs/?study=&judge=``      runs with their progress
+``POST /api/judge-runs/``                    {"judge", "study", "tasks", "options"} (admin)
+``GET  /api/judge-runs/{id}/``               one run
+``POST /api/judge-runs/{id}/resume/``        resume an unfinished run (admin; "force": true)
+``POST /api/judge-runs/{id}/cancel/``        cancel (admin)
+"""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import roles
+from annotation.models import Study
+from metaeval.alignment import judge_alignment
+from metaeval.api import OPTION_PARAMS, options_from
+
+from . import runs
+from .models import Judge, JudgeRun
+
+
+def _researcher(request) -> None:
+    if not roles.is_researcher(request.user):
+        raise PermissionDenied("Judge runs and alignment are for researchers and admins.")
+
+
+def _admin(request) -> None:
+    if not roles.is_admin(request.user):
+        raise PermissionDenied("Only an admin may start, resume or cancel a judge run.")
+
+
+class JudgeAlignmentView(APIView):
+    """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
+
+    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, study_id: int):
+        _researcher(request)
+        study = get_object_or_404(Study, pk=study_id)
+        try:
+            return Response(judge_alignment(study.pk, options_from(request.query_params)))
+        except ValueError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+
+
+class JudgeRunSerializer(serializers.ModelSerializer):
+    judge_name = serializers.CharField(source="judge.name", read_only=True)
+    progress = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = JudgeRun
+        fields = ["id", "judge", "judge_name", "study", "tasks", "options", "status",
+                  "progress", "total_units", "done_units", "failed_units", "requests",
+                  "cache_hits", "prompt_tokens", "completion_tokens", "cost", "errors",
+                  "created_at", "started_at", "finished_at", "heartbeat_at"]  # fmt: skip
+        read_only_fields = fields
+
+
+class StartRunSerializer(serializers.Serializer):
+    judge = serializers.PrimaryKeyRelatedField(queryset=Judge.objects.all())
+    study = serializers.PrimaryKeyRelatedField(queryset=Study.objects.all())
+    tasks = serializers.ListField(
+        child=serializers.ChoiceField(choices=JudgeRun.Task.values), allow_empty=False
+    )
+    options = serializers.DictField(required=False, default=dict)
+
+
+class JudgeRunListView(APIView):
+    @extend_schema(responses={200: JudgeRunSerializer(many=True)})
+    def get(self, request):
+        _researcher(request)
+        qs = JudgeRun.objects.select_related("judge")
+        for key in ("study", "judge"):
+            value = request.query_params.get(key)
+            if value:
+                if not value.isdigit():
+                    raise ValidationError({key: f"{value!r} is not an id"})
+                qs = qs.filter(**{f"{key}_id": int(value)})
+        return Response(JudgeRunSerializer(qs[:200], many=True).data)
+
+    @extend_schema(request=StartRunSerializer, responses={202: JudgeRunSerializer})
+    def post(self, request):
+        _admin(request)
+        data = StartRunSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            run = runs.start_run(v["judge"], v["study"], v["tasks"], v["options"], request.user)
+        except runs.RunError as exc:
+            raise ValidationError({"run": str(exc)}) from exc
+        return Response(JudgeRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class JudgeRunDetailView(APIView):
+    @extend_schema(responses={200: JudgeRunSerializer})
+    def get(self, request, run_id: int):
+        _researcher(request)
+        return Response(JudgeRunSerializer(get_object_or_404(JudgeRun, pk=run_id)).data)
+
+
+class JudgeRunActionView(APIView):
+    action = "resume"
+
+    @extend_schema(request=None, responses={202: JudgeRunSerializer})
+    def post(self, request, run_id: int):
+        _admin(request)
+        run = get_object_or_404(JudgeRun, pk=run_id)
+        try:
+            if self.action == "resume":
+                force = str(request.data.get("force", "")).lower() in {"1", "true", "yes"}
+                run = runs.resume_run(run, force=force)
+            else:
+                runs.cancel_run(run)
+                run.refresh_from_db()
+        except runs.RunError as exc:
+            raise ValidationError({"run": str(exc)}) from exc
+        return Response(JudgeRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

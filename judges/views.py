@@ -1,0 +1,42 @@
+"""Pages of judge runs: the list of a study's runs and one run's progress (htmx polling).
+
+Thin views: the numbers come from the JudgeRun row, which the task updates as units settle.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, render
+
+from annotation import roles
+from annotation.models import Study
+
+from .models import JudgeRun, JudgeUnit
+
+
+def _researcher(request) -> None:
+    if not roles.is_researcher(request.user):
+        raise PermissionDenied("Judge runs are for researchers and admins.")
+
+
+@login_required
+def run_list(request, study_id: int):
+    _researcher(request)
+    study = get_object_or_404(Study, pk=study_id)
+    run_rows = JudgeRun.objects.filter(study=study).select_related("judge")[:100]
+    return render(request, "judges/run_list.html", {"study": study, "runs": run_rows})
+
+
+@login_required
+def run_detail(request, run_id: int):
+    """The progress page; with htmx it answers the polling fragment only."""
+    _researcher(request)
+    run = get_object_or_404(JudgeRun.objects.select_related("judge", "study"), pk=run_id)
+    context = {
+        "run": run,
+        "percent": round(100 * run.progress, 1),
+        "polling": run.status in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING),
+        "failed": JudgeUnit.objects.filter(run=run, status=JudgeUnit.Status.FAILED)[:20],
+    }
+    if getattr(request, "htmx", False):
+        return render(request, "judges/partials/run_progress.html", context)
+    return render(request, "judges/run_detail.html", context)

@@ -1,0 +1,165 @@
+"""import_judge_scores: each format round-trips its fixture; bad input changes nothing."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importers import ImportFailed
+from annotation.models import Question, Report, Rubric, RubricItem, System
+from judges.importers import import_judge_scores
+from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
+from judges.scoring import researchqa
+from tests.judges.conftest import build_study
+
+pytestmark = pytest.mark.django_db
+DATA = Path(__file__).parent / "data"
+
+
+def counts():
+    return (JudgeCoverage.objects.count(), JudgePairwise.objects.count(),
+            JudgeScore.objects.count(), Judge.objects.count())  # fmt: skip
+
+
+def test_researchqa_coverage_and_pairwise_make_the_ensemble():
+    study = build_study("rqa")
+    for system in ("alpha", "beta"):
+        rep = import_judge_scores(DATA / f"researchqa_coverage_{system}.json", study="rqa",
+                                  judge="gpt-4.1-mini", format="researchqa-coverage",
+                                  system=system)  # fmt: skip
+        assert rep.created == {"Judge": 1, "JudgeCoverage": 20} or rep.created == {
+            "JudgeCoverage": 20
+        }
+    judge = Judge.objects.get(name="gpt-4.1-mini")
+    alpha = Report.objects.get(question__external_id="q1", system__name="alpha")
+    data = json.loads((DATA / "researchqa_coverage_alpha.json").read_text())["q1"]
+    labels = [researchqa.label_value(e["score"]) for e in data]
+    assert sorted(
+        JudgeCoverage.objects.filter(judge=judge, report=alpha).values_list("label", flat=True)
+    ) == sorted(labels)
+    assert JudgeScore.objects.get(judge=judge, report=alpha, metric="rubric_coverage").value == (
+        pytest.approx(sum(labels) / len(labels) / 4)
+    )
+
+    rep = import_judge_scores(DATA / "researchqa_pairwise.json", study=study, judge="gpt-4.1-mini",
+                              format="researchqa-pairwise")  # fmt: skip
+    assert rep.records == 3 and rep.created["JudgePairwise"] == 5  # one null decision
+    direct = JudgePairwise.objects.filter(judge=judge, protocol="direct")
+    beta = Report.objects.get(question__external_id="q1", system__name="beta")
+    assert direct.get(left=alpha, right=beta).choice == "left"  # judge "A", A first
+    assert direct.get(left=beta, right=alpha).choice == "right"  # judge_swapped "A", B first
+    assert direct.get(left=beta, right=alpha).rationale == "Response A covers more."
+    # the ensemble of q1 alpha-beta: alpha wins both orders: 8 + Σ labels vs Σ labels
+    e = JudgePairwise.objects.get(judge=judge, protocol="ensemble", left=alpha, right=beta)
+    beta_labels = list(
+        JudgeCoverage.objects.filter(judge=judge, report=beta).values_list("label", flat=True)
+    )
+    assert e.score_left == 8 + sum(labels) and e.score_right == sum(beta_labels)
+
+    again = import_judge_scores(DATA / "researchqa_pairwise.json", study=study,
+                                judge="gpt-4.1-mini", format="researchqa-pairwise")  # fmt: skip
+    assert again.updated["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
+
+
+def test_researcherbench_results_reproduce_their_recall():
+    from annotation.models import Study
+
+    study = Study.objects.create(name="rb")
+    alpha = System.objects.create(study=study, name="alpha")
+    q = Question.objects.create(study=study, external_id="7", text="Why do students beat teachers?")
+    Report.objects.create(question=q, system=alpha)
+    rubric = Rubric.objects.create(question=q, kind="researcherbench")
+    for i in range(1, 14):
+        RubricItem.objects.create(rubric=rubric, position=i, text=f"Criterion {i} of question 7",
+                                  weight=2)  # fmt: skip
+    rep = import_judge_scores(DATA / "researcherbench_results.json", study="rb", judge="o3-mini",
+                              format="researcherbench")  # fmt: skip
+    assert rep.created["JudgeCoverage"] == 13
+    score = JudgeScore.objects.get(judge__name="o3-mini", metric="rubric_coverage")
+    assert round(score.value, 4) == 0.3846  # the released m_weighted 10 / total_weight 26
+    covered = JudgeCoverage.objects.filter(covered=True)
+    assert covered.count() == 5 and covered.first().rationale.startswith("Covered")
+
+    bad = json.loads((DATA / "researcherbench_results.json").read_text())
+    bad[0]["result"]["recall"] = 0.5
+    with pytest.raises(ImportFailed, match=r"record 1, field 'result.recall'.*0\.3846"):
+        import_judge_scores(json.dumps(bad).encode(), study="rb", judge="o3-mini",
+                            format="researcherbench")  # fmt: skip
+
+
+def test_generic_csv():
+    build_study("csv")
+    rep = import_judge_scores(DATA / "scores.csv", study="csv", judge="j", format="csv")
+    assert rep.records == 4 and rep.created["JudgeScore"] == 4
+    s = JudgeScore.objects.get(report__system__name="gamma", metric="answer_recall")
+    assert (s.value, s.rationale) == (0.25, "misses most aspects")
+
+
+@pytest.mark.parametrize(
+    "fmt, payload, message",
+    [
+        ("csv", b"question,system,metric,value\nq1,alpha,overall,high\nq9,alpha,overall,1\n",
+         ["upload, record 1, field 'value': expected a number, found 'high'",
+          "upload, record 2, field 'question': no question 'q9'"]),
+        ("csv", b"question,system,value\n", ["missing column(s) metric"]),
+        ("researchqa-coverage",
+         json.dumps({"q1": [{"rubric": "Does the response discuss aspect 1 of topic 1?",
+                             "score": "Somewhat"},
+                            {"rubric": "Not an item", "score": "Mostly"}]}).encode(),
+         ["record 1, field 'q1[0].score': 'Somewhat' is not one of Not at all",
+          "record 1, field 'q1[1].rubric': 'Not an item' is not a rubric item of question 'q1'"]),
+        ("researchqa-pairwise",
+         json.dumps([{"session_id": "q1", "implementation_A": "alpha",
+                      "implementation_B": "delta", "judge": "C"}]).encode(),
+         ["record 1, field 'judge': expected \"A\", \"B\" or null, found 'C'",
+          "record 1, field 'implementation_B': no system 'delta'"]),
+    ],
+)  # fmt: skip
+def test_bad_input_names_record_and_field_and_changes_nothing(fmt, payload, message):
+    build_study("bad")
+    before = counts()
+    with pytest.raises(ImportFailed) as info:
+        import_judge_scores(payload, study="bad", judge="new-judge", format=fmt, system="alpha")
+    text = str(info.value)
+    for m in message:
+        assert m in text
+    assert counts() == before
+
+
+def test_dry_run_counts_and_writes_nothing():
+    build_study("dry")
+    before = counts()
+    rep = import_judge_scores(DATA / "scores.csv", study="dry", judge="j", format="csv",
+                              dry_run=True)  # fmt: skip
+    assert rep.dry_run and rep.created["JudgeScore"] == 4
+    assert counts() == before
+
+
+def test_the_command():
+    build_study("cmd")
+    out = io.StringIO()
+    call_command("import_judge_scores", str(DATA / "researchqa_coverage_alpha.json"),
+                 study="cmd", judge="g", format="researchqa-coverage", system="alpha",
+                 stdout=out)  # fmt: skip
+    assert "imported 2 records" in out.getvalue() and "20 JudgeCoverage" in out.getvalue()
+    with pytest.raises(CommandError, match="a system name is required"):
+        call_command("import_judge_scores", str(DATA / "researchqa_coverage_alpha.json"),
+                     study="cmd", judge="g", format="researchqa-coverage")  # fmt: skip
+    with pytest.raises(CommandError, match="no study named 'nope'"):
+        call_command("import_judge_scores", str(DATA / "scores.csv"), study="nope", judge="g",
+                     format="csv")  # fmt: skip
+
+
+def test_a_coverage_import_keeps_the_judges_own_answer_recall():
+    build_study("keep")
+    import_judge_scores(b"question,system,metric,value\nq1,alpha,answer_recall,0.25\n",
+                        study="keep", judge="g", format="csv")  # fmt: skip
+    import_judge_scores(DATA / "researchqa_coverage_alpha.json", study="keep", judge="g",
+                        format="researchqa-coverage", system="alpha")  # fmt: skip
+    scores = JudgeScore.objects.filter(judge__name="g", report__question__external_id="q1")
+    assert scores.get(metric="answer_recall").value == 0.25
+    assert scores.filter(metric="rubric_coverage").exists()

@@ -1,0 +1,66 @@
+"""The run progress page, the run API and the judge_run command."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from judges.models import JudgeRun
+from tests.judges.conftest import build_study, make_judge
+
+pytestmark = pytest.mark.django_db
+
+
+def test_start_a_run_over_the_api_and_watch_it(fake_llm, admin_user, researcher_user,
+                                               annotator_user, client):  # fmt: skip
+    study = build_study(questions=1, systems=("alpha",))
+    judge = make_judge(fake_llm)
+    api = APIClient()
+    api.force_authenticate(researcher_user)
+    body = {"judge": judge.pk, "study": study.pk, "tasks": ["coverage"]}
+    assert api.post("/api/judge-runs/", body, format="json").status_code == 403
+    api.force_authenticate(admin_user)
+    bad = api.post("/api/judge-runs/", {**body, "tasks": ["nope"]}, format="json")
+    assert bad.status_code == 400 and "tasks" in bad.json()
+    response = api.post("/api/judge-runs/", body, format="json")
+    assert response.status_code == 202, response.json()
+    run = response.json()
+    assert run["status"] == "done" and run["progress"] == 1.0 and run["requests"] == 2
+    api.force_authenticate(researcher_user)
+    listed = api.get(f"/api/judge-runs/?study={study.pk}").json()
+    assert [r["id"] for r in listed] == [run["id"]]
+    assert api.post(f"/api/judge-runs/{run['id']}/resume/").status_code == 403
+    api.force_authenticate(admin_user)
+    assert api.post(f"/api/judge-runs/{run['id']}/resume/").status_code == 400  # done
+    api.force_authenticate(annotator_user)
+    assert api.get(f"/api/judge-runs/{run['id']}/").status_code == 403
+
+    client.force_login(researcher_user)
+    page = client.get(f"/judges/runs/{run['id']}/")
+    assert page.status_code == 200 and b"2 done, 0 failed, of 2" in page.content
+    assert b"hx-trigger" not in page.content  # finished: no polling
+    fragment = client.get(f"/judges/runs/{run['id']}/", HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 200 and b"<html" not in fragment.content
+    assert client.get(f"/judges/studies/{study.pk}/runs/").status_code == 200
+    client.force_login(annotator_user)
+    assert client.get(f"/judges/runs/{run['id']}/").status_code == 403
+
+
+def test_a_running_run_polls(fake_llm, researcher_user, client):
+    study = build_study(questions=1, systems=("alpha",))
+    run = JudgeRun.objects.create(judge=make_judge(fake_llm), study=study, tasks=["coverage"],
+                                  status="running", total_units=4, done_units=1)  # fmt: skip
+    client.force_login(researcher_user)
+    page = client.get(f"/judges/runs/{run.pk}/")
+    assert b'hx-trigger="every 2s"' in page.content and b"25.0 %" in page.content
+
+
+def test_the_command(fake_llm):
+    study = build_study(questions=1, systems=("alpha", "beta"))
+    make_judge(fake_llm, name="cmd-judge")
+    out = io.StringIO()
+    call_command("judge_run", study=study.name, judge="cmd-judge", tasks="pairwise", stdout=out)
+    assert "2/2 units done, 0 failed" in out.getvalue()
