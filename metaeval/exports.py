@@ -27,8 +27,22 @@ def table_rows(report: dict) -> list[dict]:
     return rows
 
 
+SYSTEM_COLUMNS = ["system", "human_win_rate", "judge_win_rate", "n", "ci_human_low",
+                  "ci_human_high", "ci_judge_low", "ci_judge_high"]  # fmt: skip
+
+
 def system_rows(report: dict) -> list[dict]:
-    return [dict(s) for s in report.get("system", {}).get("systems", [])]
+    """One row per system; the bootstrap interval of each win rate flattened into columns."""
+    rows = []
+    for s in report.get("system", {}).get("systems", []):
+        ci = s.get("ci") or {}
+        human = ci.get("human_win_rate") or [None, None]
+        judge = ci.get("judge_win_rate") or [None, None]
+        row = {k: v for k, v in s.items() if k != "ci"}
+        row.update(ci_human_low=human[0], ci_human_high=human[1], ci_judge_low=judge[0],
+                   ci_judge_high=judge[1])  # fmt: skip
+        rows.append(row)
+    return rows
 
 
 def _write(rows: list[dict], columns: list[str], out) -> None:
@@ -54,7 +68,7 @@ def write_xlsx(report: dict, path: str) -> None:
     wb = Workbook()
     sheets = {
         "agreement": (table_rows(report), TABLE_COLUMNS),
-        "systems": (system_rows(report), ["system", "human_win_rate", "judge_win_rate", "n"]),
+        "systems": (system_rows(report), SYSTEM_COLUMNS),
         "iaa": ([report.get("iaa", {})], list(report.get("iaa", {}).keys())),
     }
     wb.remove(wb.active)

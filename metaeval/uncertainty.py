@@ -72,7 +72,10 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
             s = totals[:, 5 * n_pair :]
             h, j, g = s[:, :n_sys], s[:, n_sys : 2 * n_sys], s[:, 2 * n_sys :]
             with np.errstate(invalid="ignore", divide="ignore"):
-                out.append(tau_b_rows(h / g, j / g))
+                human_rates, judge_rates = h / g, j / g
+            out.append(tau_b_rows(human_rates, judge_rates))
+            stacked = np.stack(out, axis=1)
+            return np.concatenate([stacked, human_rates, judge_rates], axis=1)
         return np.stack(out, axis=1)
 
     if progress:
@@ -90,6 +93,14 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
     if sys_cols:
         system["ci"] = {"tau_b": _interval(result, 2 * n_pair), "rounds": options.bootstrap,
                         "level": 0.95}  # fmt: skip
+        base = 2 * n_pair + 1
+        index = {name: i for i, name in enumerate(frame.systems)}
+        for row in system["systems"]:
+            i = index[row["system"]]
+            row["ci"] = {
+                "human_win_rate": _interval(result, base + i),
+                "judge_win_rate": _interval(result, base + n_sys + i),
+            }
 
 
 def _interval(result, k: int) -> list[float | None]:

@@ -449,8 +449,12 @@ def report_context(entry: dict, options: ReportOptions) -> dict:
         "metric_wise_rows": _metric_rows(report.get("metric_wise") or {}),
         "system_tau": _cell(system.get("tau_b"), "dec", (system.get("ci") or {}).get("tau_b")),
         "system_rows": [
-            {"system": s["system"], "human": _cell(s.get("human_win_rate")),
-             "judge": _cell(s.get("judge_win_rate")), "n": _cell(s.get("n"), "int")}
+            {"system": s["system"],
+             "human": _cell(s.get("human_win_rate"), "dec",
+                            (s.get("ci") or {}).get("human_win_rate")),
+             "judge": _cell(s.get("judge_win_rate"), "dec",
+                            (s.get("ci") or {}).get("judge_win_rate")),
+             "n": _cell(s.get("n"), "int")}
             for s in system.get("systems") or []
         ],
         "judge_table": _judge_table(entry.get("alignment")),

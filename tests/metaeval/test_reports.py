@@ -161,6 +161,10 @@ def test_bootstrap_adds_intervals_that_contain_the_estimate():
     assert lo <= overall["tau_b"] <= hi
     lo, hi = report["system"]["ci"]["tau_b"]
     assert -1 <= lo <= hi <= 1
+    for system in report["system"]["systems"]:  # every win rate has its own interval
+        for side in ("human_win_rate", "judge_win_rate"):
+            lo, hi = system["ci"][side]
+            assert 0 <= lo <= system[side] <= hi <= 1
     # same seed, same intervals; another seed, other intervals
     again = build_report(frame, ReportOptions(bootstrap=300, seed=1))
     assert again["preference"]["overall"]["ci"] == overall["ci"]

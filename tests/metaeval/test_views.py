@@ -307,6 +307,10 @@ def test_bootstrap_runs_as_a_task_and_shows_intervals(client, demo, researcher_u
     assert_page_equals_report(values, report)
     assert values[("preference", "overall", None, "agreement", "ci")]
     assert 'class="ci"' in html
+    for system in report["system"]["systems"]:  # each win rate shows its own interval
+        lo, hi = system["ci"]["human_win_rate"]
+        shown = values[("system", system["system"], None, "human_win_rate", "ci")]
+        assert [float(x) for x in shown.split(",")] == pytest.approx([lo, hi])
     client.get(url(demo, bootstrap=200))
     assert ReportRun.objects.count() == 1, "the cached result is reused"
 
