@@ -6,12 +6,11 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from metaeval.alignment import judge_alignment
-from metaeval.management.commands.agreement import find_study
-from metaeval.reports import CALIBRATIONS, COMPAT_MODES, TIE_STRATEGIES, ReportOptions
-
-
-def _names(value):
-    return tuple(s.strip() for s in (value or "").split(",") if s.strip())
+from metaeval.management.commands.agreement import (
+    add_selection_arguments,
+    find_study,
+    options_from,
+)
 
 
 def _pct(x):
@@ -55,28 +54,13 @@ class Command(BaseCommand):
     help = "Per-judge alignment with the experts (agreement, τ-b, system τ-b; Pearson; coverage)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True, help="study name or id")
-        parser.add_argument("--setting", choices=["assigned", "near_expert", "deep_expert"])
-        parser.add_argument("--systems", help="comma-separated: keep pairs of these systems")
-        parser.add_argument("--exclude-systems", help="comma-separated: drop pairs with these")
-        parser.add_argument("--judge", help="only this judge")
-        parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
-        parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
-        parser.add_argument("--compat", choices=COMPAT_MODES)
+        add_selection_arguments(parser, uncertainty=False)
         parser.add_argument("--json", action="store_true", help="print the dict as JSON")
 
     def handle(self, *args, **opts):
         study = find_study(opts["study"])
         try:
-            options = ReportOptions(
-                settings=(opts["setting"],) if opts["setting"] else (),
-                systems=_names(opts["systems"]),
-                exclude_systems=_names(opts["exclude_systems"]),
-                judge=opts["judge"],
-                ties=opts["ties"],
-                calibration=opts["calibration"],
-                compat=opts["compat"],
-            )
+            options = options_from(opts)
             result = judge_alignment(study.pk, options)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

@@ -19,22 +19,49 @@ def _names(value: str | None) -> tuple[str, ...]:
     return tuple(s.strip() for s in (value or "").split(",") if s.strip())
 
 
+SETTINGS = ["assigned", "near_expert", "deep_expert"]
+
+
+def add_selection_arguments(parser, *, uncertainty: bool = True) -> None:
+    """The options that select and define a report's figures (shared by every report
+    command, so ``agreement`` and ``judge_alignment`` read them the same way)."""
+    parser.add_argument("--study", required=True, help="study name or id")
+    parser.add_argument("--setting", choices=SETTINGS)
+    parser.add_argument("--systems", help="comma-separated: keep pairs of these systems")
+    parser.add_argument("--exclude-systems", help="comma-separated: drop pairs with these")
+    parser.add_argument("--judge")
+    parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
+    parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
+    parser.add_argument("--compat", choices=COMPAT_MODES)
+    if uncertainty:
+        parser.add_argument("--expert-agreed", action="store_true")
+        parser.add_argument("--calibrate-on", choices=SETTINGS)
+        parser.add_argument("--bootstrap", type=int, default=0, metavar="N")
+        parser.add_argument("--seed", type=int, default=0)
+
+
+def options_from(opts: dict) -> ReportOptions:
+    """ReportOptions from parsed command options; a bad value raises ValueError."""
+    return ReportOptions(
+        settings=(opts["setting"],) if opts["setting"] else (),
+        systems=_names(opts["systems"]),
+        exclude_systems=_names(opts["exclude_systems"]),
+        expert_agreed=opts.get("expert_agreed", False),
+        judge=opts["judge"],
+        ties=opts["ties"],
+        calibration=opts["calibration"],
+        calibrate_on=opts.get("calibrate_on"),
+        bootstrap=opts.get("bootstrap", 0),
+        seed=opts.get("seed", 0),
+        compat=opts["compat"],
+    )
+
+
 class Command(BaseCommand):
     help = "Agreement of judges with experts for a study (METHODS §5; §6 with --compat)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True, help="study name or id")
-        parser.add_argument("--setting", choices=["assigned", "near_expert", "deep_expert"])
-        parser.add_argument("--systems", help="comma-separated: keep pairs of these systems")
-        parser.add_argument("--exclude-systems", help="comma-separated: drop pairs with these")
-        parser.add_argument("--expert-agreed", action="store_true")
-        parser.add_argument("--judge")
-        parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
-        parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
-        parser.add_argument("--calibrate-on", choices=["assigned", "near_expert", "deep_expert"])
-        parser.add_argument("--bootstrap", type=int, default=0, metavar="N")
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--compat", choices=COMPAT_MODES)
+        add_selection_arguments(parser)
         out = parser.add_mutually_exclusive_group()
         out.add_argument("--json", action="store_true", help="print the report as JSON")
         out.add_argument("--csv", metavar="FILE", help="write the tables as CSV")
@@ -43,19 +70,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         study = find_study(opts["study"])
         try:
-            options = ReportOptions(
-                settings=(opts["setting"],) if opts["setting"] else (),
-                systems=_names(opts["systems"]),
-                exclude_systems=_names(opts["exclude_systems"]),
-                expert_agreed=opts["expert_agreed"],
-                judge=opts["judge"],
-                ties=opts["ties"],
-                calibration=opts["calibration"],
-                calibrate_on=opts["calibrate_on"],
-                bootstrap=opts["bootstrap"],
-                seed=opts["seed"],
-                compat=opts["compat"],
-            )
+            options = options_from(opts)
             report = agreement_report(study.pk, options)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
