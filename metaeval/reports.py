@@ -400,6 +400,11 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
         report["iaa"] = {"strict": None, "half_credit": None, "n": 0, "cohen_kappa": None,
                          "krippendorff_alpha": None}  # fmt: skip
     report["selection"]["compat_setting"] = setting
+    if setting in frame.settings:  # the figures read this setting's judgments only
+        in_setting = frame.take(frame.setting == frame.settings.index(setting))
+        report["selection"]["n_judgments"] = len(in_setting)
+        report["selection"]["n_questions"] = int(np.unique(in_setting.question).size)
+        report["selection"]["n_annotators"] = int(np.unique(in_setting.annotator).size)
     report["notes"] = [
         {
             "quirk": d.quirk,

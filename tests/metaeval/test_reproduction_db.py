@@ -64,6 +64,8 @@ def test_table2_and_table3_all_data(study):
               "citation_precision": 42.3, "citation_recall": 41.9}  # fmt: skip
     assert {m: pct(r["preference"][m]["agreement"]) for m in table3} == table3
     assert r["notes"], "compat mode lists the quirks that changed a figure"
+    # 4 files x 300 records of the assigned setting; near/deep rows are not counted
+    assert r["selection"]["n_judgments"] == 1200 and r["selection"]["n_questions"] == 200
 
 
 @pytest.mark.django_db
