@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from . import compat as compat_mode
 from .frame import METRICS, PairFrame
 from .stats import iaa as iaa_stats
+from .stats.agreement import credit as half_credit
 from .stats.calibration import MATCH_RATE, MAX_ACCURACY, calibrate
 from .stats.decisions import score_decisions, tie_rate
 from .stats.kendall import pair_counts, tau_b_from_counts
@@ -115,17 +116,26 @@ def _comparison_codes(frame: PairFrame) -> np.ndarray:
     return codes.ravel()
 
 
-def expert_agreed_rows(frame: PairFrame, human: np.ndarray) -> np.ndarray:
-    """Indices of one row per comparison whose ≥ 2 judgments all agree (METHODS §5)."""
+def _decision_matrix(frame: PairFrame, human: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(comparison code per row, comparisons × annotators decisions, number of annotators).
+
+    Codes are 0..k−1, so row ``c`` of the matrix is comparison ``c``. Built once per report
+    and shared by the IAA and the expert-agreed subset.
+    """
+    codes = _comparison_codes(frame)
+    labels, _, annotators = iaa_stats.label_matrix(codes.tolist(), frame.annotator.tolist(), human)
+    return codes, labels, len(annotators)
+
+
+def expert_agreed_rows(frame: PairFrame, human: np.ndarray, matrix=None) -> np.ndarray:
+    """Indices of one row per comparison whose ≥ 2 judgments all agree (METHODS §5).
+
+    ``matrix``: the :func:`_decision_matrix` of the same frame and decisions, if at hand.
+    """
     if len(frame) == 0:
         return np.zeros(0, dtype=np.int64)
-    codes = _comparison_codes(frame)
-    n = np.bincount(codes)
-    lo = np.full(n.size, 2, dtype=np.int64)
-    hi = np.full(n.size, -2, dtype=np.int64)
-    np.minimum.at(lo, codes, human.astype(np.int64))
-    np.maximum.at(hi, codes, human.astype(np.int64))
-    agreed = (n >= 2) & (lo == hi)
+    codes, labels, _ = matrix if matrix is not None else _decision_matrix(frame, human)
+    agreed = iaa_stats.agreed_items(labels)
     _, first = np.unique(codes, return_index=True)
     return np.sort(first[agreed[codes[first]]])
 
@@ -139,7 +149,7 @@ class _Signal:
     score_b: np.ndarray
     clusters: np.ndarray
     fit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    figures: dict = field(default_factory=dict)
+    judge_decisions: np.ndarray | None = None  # set by _compare, read by the bootstrap
 
 
 def _compare(signal: _Signal, options: ReportOptions) -> dict:
@@ -164,11 +174,8 @@ def _compare(signal: _Signal, options: ReportOptions) -> dict:
             threshold = 0.0
     judge = score_decisions(a, b, threshold)
     counts = pair_counts(h, judge)
-    if options.ties == "partial":
-        credit = np.where(h == judge, 1.0, np.where((h == 0) ^ (judge == 0), 0.5, 0.0))
-    else:
-        credit = (h == judge).astype(float)
-    signal.figures = {"credit": credit, "judge": judge}
+    credit = half_credit(h, judge) if options.ties == "partial" else (h == judge).astype(float)
+    signal.judge_decisions = judge
     return {
         "agreement": _num(credit.mean()),
         "tau_b": _num(tau_b_from_counts(counts)),
@@ -249,20 +256,20 @@ def _system_block(frame: PairFrame, threshold: float | None) -> dict:
     return {"tau_b": _num(tau), "systems": systems}
 
 
-def _iaa_block(frame: PairFrame) -> dict:
+def _iaa_block(frame: PairFrame, matrix=None) -> dict:
     """IAA over comparisons with ≥ 2 judgments, all annotator pairs (METHODS §5)."""
     empty = {"strict": None, "half_credit": None, "n": 0, "n_pairs": 0, "cohen_kappa": None,
              "fleiss_kappa": None, "krippendorff_alpha": None}  # fmt: skip
     if len(frame) == 0:
         return empty
-    labels, _, annotators = iaa_stats.label_matrix(
-        _comparison_codes(frame).tolist(), frame.annotator.tolist(), _medal_decisions(frame)
+    _, labels, n_annotators = (
+        matrix if matrix is not None else _decision_matrix(frame, _medal_decisions(frame))
     )
     agreement = iaa_stats.pairwise_agreement(labels)
     if agreement.n_pairs == 0:
         return empty
     multi = labels[(~np.isnan(labels)).sum(axis=1) >= 2]
-    cohen = iaa_stats.cohen_kappa(multi).value if len(annotators) == 2 else float("nan")
+    cohen = iaa_stats.cohen_kappa(multi).value if n_annotators == 2 else float("nan")
     fleiss = iaa_stats.fleiss_kappa(multi, unequal="generalized").value
     alpha = iaa_stats.krippendorff_alpha(multi, "nominal").value
     return {
@@ -293,12 +300,14 @@ def build_report(
     if options.compat:
         return _compat_report(frame, options)
     notes: list[str] = []
-    iaa = _iaa_block(frame)
+    medals = _medal_decisions(frame)
+    matrix = _decision_matrix(frame, medals) if len(frame) else None
+    iaa = _iaa_block(frame, matrix)
     if iaa["n"] == 0:
         notes.append("No IAA: no comparison has two or more judgments.")
     analysed = frame
     if options.expert_agreed:
-        analysed = frame.take(expert_agreed_rows(frame, _medal_decisions(frame)))
+        analysed = frame.take(expert_agreed_rows(frame, medals, matrix))
         notes.append(
             f"Expert-agreed subset: {len(analysed)} comparisons whose judgments all agree, "
             "each counted once."

@@ -31,7 +31,7 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
     agree_stat = PAIR_COUNT_STATISTICS["partial" if options.ties == "partial" else "agreement"]
     for table, by_metric in signals.items():
         for metric, sig in by_metric.items():
-            judge = sig.figures.get("judge")
+            judge = sig.judge_decisions
             if judge is None:
                 continue
             rows = pair_count_rows(sig.human, judge)

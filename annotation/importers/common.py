@@ -288,36 +288,33 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
     opts = model._meta
     columns = [opts.get_field(name) for name in fields]
     quote = connection.ops.quote_name
-    head = "INSERT INTO {} ({}) VALUES ".format(
-        quote(opts.db_table), ", ".join(quote(f.column) for f in columns)
-    )
-    one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    table = quote(opts.db_table)
+    names = ", ".join(quote(f.column) for f in columns)
     plain_types = {"IntegerField", "BigIntegerField", "PositiveIntegerField", "FloatField",
                    "CharField", "TextField", "ForeignKey"}  # fmt: skip
     prepared = [i for i, f in enumerate(columns) if f.get_internal_type() not in plain_types]
+
+    def prepare(row: tuple):
+        if not prepared:
+            return row
+        row = list(row)
+        for i in prepared:
+            row[i] = columns[i].get_db_prep_save(row[i], connection)
+        return row
+
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: Django's psycopg cursor binds parameters client-side, parsing each
             # query in Python, which dominates for statements with thousands of values.
-            sql = "COPY {} ({}) FROM STDIN".format(
-                quote(opts.db_table), ", ".join(quote(f.column) for f in columns)
-            )
-            with cursor.cursor.copy(sql) as copy:
+            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                 for row in rows:
-                    if prepared:
-                        row = list(row)
-                        for i in prepared:
-                            row[i] = columns[i].get_db_prep_save(row[i], connection)
-                    copy.write_row(row)
+                    copy.write_row(prepare(row))
             return len(rows)
+        one = "(" + ", ".join(["%s"] * len(columns)) + ")"
         for start in range(0, len(rows), batch_size):
             chunk = rows[start : start + batch_size]
-            params: list = []
-            for row in chunk:
-                if prepared:
-                    row = list(row)
-                    for i in prepared:
-                        row[i] = columns[i].get_db_prep_save(row[i], connection)
-                params.extend(row)
-            cursor.execute(head + ", ".join([one] * len(chunk)), params)
+            params = [value for row in chunk for value in prepare(row)]
+            cursor.execute(
+                f"INSERT INTO {table} ({names}) VALUES " + ", ".join([one] * len(chunk)), params
+            )
     return len(rows)
