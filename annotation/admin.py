@@ -4,11 +4,19 @@ System names are visible here: the admin is for staff, never for annotators (bli
 applies to the task pages).
 """
 
+import tempfile
+from pathlib import Path
+
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path
 
+from annotation import roles
+from annotation.backup import export_study
 from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS, ImportFailed, run
 
 from .models import (
@@ -77,12 +85,34 @@ class StudyAdmin(admin.ModelAdmin):
     list_display = ("name", "created_at")
     search_fields = ("name", "description")
     change_list_template = "admin/annotation/study/change_list.html"
+    change_form_template = "admin/annotation/study/change_form.html"
 
     def get_urls(self):
         extra = [
-            path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import")
+            path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
+            path(
+                "<int:study_id>/backup/",
+                self.admin_site.admin_view(self.backup_view),
+                name="annotation_study_backup",
+            ),
         ]
         return extra + super().get_urls()
+
+    def backup_view(self, request, study_id: int):
+        """The full backup of a study (``manage.py export_study``) as a download, for
+        admins. Restoring stays a command: it creates users and must be run deliberately."""
+        if not roles.is_admin(request.user):
+            raise PermissionDenied("Only admins can download a full backup.")
+        study = get_object_or_404(Study, pk=study_id)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "study.zip"
+            export_study(study, path)
+            handle = path.open("rb")  # stays readable after the folder is removed
+        slug = "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or "study"
+        return FileResponse(
+            handle, as_attachment=True, filename=f"{slug}-backup.zip",
+            content_type="application/zip",
+        )  # fmt: skip
 
     def import_view(self, request):
         """Upload a file and run the one import function; show its report or every problem."""

@@ -1,0 +1,31 @@
+"""`manage.py import_study FILE [--as NAME]`: restore a study from its backup."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.backup import import_study
+from annotation.importers import ImportFailed
+
+
+class Command(BaseCommand):
+    help = (
+        "Restore a study written by export_study, as a new study. The whole file is checked "
+        "first; on any problem nothing is written."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="a backup written by export_study")
+        parser.add_argument(
+            "--as", dest="new_name", metavar="NAME",
+            help="the new study's name (required when the backup's study name is taken)",
+        )  # fmt: skip
+        parser.add_argument("--dry-run", action="store_true", help="check and count only")
+
+    def handle(self, *args, **opts):
+        try:
+            summary = import_study(opts["file"], new_name=opts["new_name"], dry_run=opts["dry_run"])
+        except ImportFailed as exc:
+            raise CommandError(
+                f"{len(exc.problems)} problem(s); nothing was written:\n"
+                + "\n".join(str(p) for p in exc.problems)
+            ) from exc
+        self.stdout.write(summary.text())

@@ -1,0 +1,339 @@
+"""Backup and restore of a whole study (issue 8): export, flush, import, same figures.
+
+The round trip compares, table by table, every row with its foreign keys written as the
+position of the target row (shared rows: their natural key), so a lost row, a changed value,
+a lost timestamp or a foreign key pointing at the wrong row all fail; and the agreement
+report (default and ``--compat scholarqa-cs2``) and judge alignment must be identical.
+"""
+
+import io
+import json
+import zipfile
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+
+from annotation.backup import archive, export_study, graph, import_study
+from annotation.importers import ImportFailed
+from annotation.models import Report, Study
+from judges.models import JudgeUnit
+from metaeval.alignment import judge_alignment
+from metaeval.reports import ReportOptions, agreement_report
+from tests.annotation.backup_world import full_study
+
+pytestmark = pytest.mark.django_db
+
+
+def snapshot() -> dict:
+    """Every table's rows, ids left out, foreign keys as target position / natural key."""
+    tables = graph.tables()
+    position, natural = {}, {}
+    for t in tables:
+        if t.kind == "shared":
+            key = graph.SHARED[t.label]
+            natural[t.label] = dict(t.model.objects.values_list("pk", key))
+        else:
+            pks = sorted(t.model.objects.values_list("pk", flat=True))
+            position[t.label] = {pk: i for i, pk in enumerate(pks)}
+    out = {}
+    for t in tables:
+        if t.model is User:
+            continue
+        skip = {i for i, f in enumerate(t.fields) if (t.label, f.name) in graph.ID_COLUMNS}
+        if t.label == "annotation.assignment":  # report order: as positions of the reports
+            at = t.columns.index("report_order")
+            skip.discard(at)
+        rows = []
+        for row in t.model.objects.order_by("pk").values_list(*t.columns):
+            new = []
+            for i, (attname, value) in enumerate(zip(t.columns, row, strict=True)):
+                target = t.fks.get(attname)
+                if i == 0 or i in skip:
+                    continue
+                if t.label == "annotation.assignment" and attname == "report_order":
+                    value = [position["annotation.report"][r] for r in value]
+                elif target and value is not None:
+                    value = (natural.get(target) or position[target])[value]
+                new.append(value)
+            rows.append(new)
+        out[t.label] = rows
+    return out
+
+
+def people() -> dict:
+    users = User.objects.filter(annotator__isnull=False) | User.objects.filter(
+        username="backup-researcher"
+    )
+    return {u.username: sorted(u.groups.values_list("name", flat=True)) for u in users}
+
+
+def figures(study: Study) -> dict:
+    def clean(report):
+        report["selection"].pop("study_id", None)
+        return report
+
+    opts = ReportOptions()
+    return {
+        "default": clean(agreement_report(study.pk, opts)),
+        "compat": clean(agreement_report(study.pk, ReportOptions(compat="scholarqa-cs2"))),
+        "alignment": judge_alignment(study.pk, opts),
+        "command": clean(json.loads(_command_json(study))),
+    }
+
+
+def _command_json(study) -> str:
+    out = io.StringIO()
+    call_command("agreement", "--study", study.name, "--json", "--compat", "scholarqa-cs2",
+                 stdout=out)  # fmt: skip
+    return out.getvalue()
+
+
+def unit_targets() -> list:
+    """The judge units' payload reports by natural key (question, system)."""
+    out = []
+    for unit in JudgeUnit.objects.order_by("pk"):
+        ids = [unit.payload.get(k) for k in ("report", "left", "right") if k in unit.payload]
+        reports = Report.objects.in_bulk(ids)
+        out.append([(reports[i].question.external_id, reports[i].system.name) for i in ids])
+    return out
+
+
+def counts() -> dict:
+    return {t.label: t.model.objects.count() for t in graph.tables()}
+
+
+@pytest.fixture
+def study(settings):
+    return full_study(settings)
+
+
+@pytest.fixture
+def backup(study, tmp_path):
+    path = tmp_path / "study.zip"
+    export_study(study, path)
+    return path
+
+
+def test_every_table_has_rows_in_the_fixture(study, backup):
+    manifest = json.loads(zipfile.ZipFile(backup).read("manifest.json"))
+    got = {t["model"]: t["count"] for t in manifest["tables"]}
+    assert set(got) == {t.label for t in graph.tables()}
+    assert [label for label, n in got.items() if n == 0] == []
+
+
+def test_round_trip_into_an_empty_database_gives_identical_figures(study, tmp_path):
+    before_rows, before_figures = snapshot(), figures(study)
+    before_people, before_units = people(), unit_targets()
+    path = tmp_path / "study.zip"
+    out = io.StringIO()
+    call_command("export_study", "--study", study.name, "--out", str(path), stdout=out)
+    assert "annotation.medal" in out.getvalue()
+
+    if connection.vendor == "postgresql":  # TRUNCATE refuses pending deferred FK checks
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    call_command("flush", interactive=False, verbosity=0)
+    assert Study.objects.count() == 0 and User.objects.count() == 0
+    out = io.StringIO()
+    call_command("import_study", str(path), stdout=out)
+
+    connection.check_constraints()  # every foreign key the import wrote is valid
+    restored = Study.objects.get(name=study.name)
+    assert snapshot() == before_rows
+    assert figures(restored) == before_figures
+    assert people() == before_people
+    assert unit_targets() == before_units
+    assert not any(u.has_usable_password() for u in User.objects.all())
+    assert "WITHOUT a usable password" in out.getvalue()
+    assert "backup-researcher" in out.getvalue()
+    result = restored.report_runs.get().result
+    assert result["selection"]["study_id"] == restored.pk
+
+
+def test_import_as_a_copy_next_to_the_original(study, backup):
+    before = counts()
+    with pytest.raises(ImportFailed) as exc:
+        import_study(backup)  # the name is taken
+    assert "record 1, field 'name'" in str(exc.value) and "--as" in str(exc.value)
+    assert counts() == before
+
+    summary = import_study(backup, new_name="Copy")
+    connection.check_constraints()
+    copy = Study.objects.get(name="Copy")
+    assert figures(copy) == figures(study)
+    assert summary.users_created == []  # every user matched by user name
+    after = counts()
+    for label in ("auth.user", "annotation.annotator", "judges.judge", "judges.llmresponse"):
+        assert after[label] == before[label], label  # shared rows matched, not duplicated
+    assert after["annotation.medal"] == 2 * before["annotation.medal"]
+    # public ids were taken: new ones, and the copy's drafts point at the copy's reports
+    copy_tokens = set(
+        Report.objects.filter(question__study=copy).values_list("public_id", flat=True)
+    )
+    assert copy_tokens.isdisjoint(
+        Report.objects.filter(question__study=study).values_list("public_id", flat=True)
+    )
+    draft = copy.assignments.get(draft__isnull=False).draft
+    assert set(draft.payload["medals"]) <= copy_tokens
+
+
+def test_dry_run_writes_nothing(backup):
+    before = counts()
+    summary = import_study(backup, new_name="Dry", dry_run=True)
+    assert summary.created["annotation.medal"] > 0
+    assert counts() == before
+
+
+def _rewrite(src, dst, label, change, *, fix_manifest: bool):
+    """Copy the backup with ``change(lines)`` applied to one table's member."""
+    import hashlib
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        manifest = json.loads(zin.read("manifest.json"))
+        for info in zin.infolist():
+            if info.filename == "manifest.json":
+                continue
+            data = zin.read(info.filename)
+            if info.filename == f"tables/{label}.jsonl":
+                data = b"".join(change(data.splitlines(keepends=True)))
+                if fix_manifest:
+                    entry = next(t for t in manifest["tables"] if t["model"] == label)
+                    entry["sha256"] = hashlib.sha256(data).hexdigest()
+                    entry["count"] = len(data.splitlines())
+            zout.writestr(info.filename, data)
+        manifest["checksum"] = archive.tables_checksum(manifest["tables"])
+        zout.writestr("manifest.json", json.dumps(manifest))
+    return dst
+
+
+def _refused(path, *, new_name="Other") -> str:
+    before = counts()
+    with pytest.raises(ImportFailed) as exc:
+        import_study(path, new_name=new_name)
+    assert counts() == before
+    return str(exc.value)
+
+
+def test_a_truncated_file_is_refused(backup, tmp_path):
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(backup.read_bytes()[: backup.stat().st_size // 2])
+    assert "truncated" in _refused(cut)
+
+
+def test_a_tampered_table_is_refused_by_its_checksum(backup, tmp_path):
+    def change(lines):
+        return [lines[0].replace(b'"gold"', b'"bronze"').replace(b'"silver"', b'"bronze"')] + lines[
+            1:
+        ]
+
+    bad = _rewrite(backup, tmp_path / "bad.zip", "annotation.medal", change, fix_manifest=False)
+    message = _refused(bad)
+    assert "[annotation.medal]" in message and "checksum" in message
+
+
+def test_a_tampered_manifest_is_refused(backup, tmp_path):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(backup) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["tables"][1]["count"] += 1
+                data = json.dumps(manifest).encode()
+            zout.writestr(info.filename, data)
+    assert "'checksum' does not match" in _refused(bad)
+
+
+def test_a_dangling_foreign_key_names_the_record_and_field(backup, tmp_path):
+    def change(lines):
+        row = json.loads(lines[2])
+        row[2] = 999_999  # report_id of the third medal
+        return [*lines[:2], (json.dumps(row) + "\n").encode(), *lines[3:]]
+
+    bad = _rewrite(backup, tmp_path / "bad.zip", "annotation.medal", change, fix_manifest=True)
+    message = _refused(bad)
+    assert "[annotation.medal], record 3, field 'report'" in message
+    assert "annotation.report id 999999 is not in the backup" in message
+
+
+def test_a_bad_value_names_the_record_and_field(backup, tmp_path):
+    def change(lines):
+        row = json.loads(lines[0])
+        row[3] = "platinum"  # the medal
+        return [(json.dumps(row) + "\n").encode(), *lines[1:]]
+
+    bad = _rewrite(backup, tmp_path / "bad.zip", "annotation.medal", change, fix_manifest=True)
+    assert "[annotation.medal], record 1, field 'medal'" in _refused(bad)
+
+
+def test_an_unknown_format_version_is_refused(backup, tmp_path):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(backup) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["format_version"] = 99
+                data = json.dumps(manifest).encode()
+            zout.writestr(info.filename, data)
+    assert "'format_version' is 99" in _refused(bad)
+
+
+def test_the_command_reports_problems_and_a_missing_study(backup, tmp_path):
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_study", str(backup), stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no study named"):
+        call_command("export_study", "--study", "nope", "--out", str(tmp_path / "x.zip"))
+    assert not (tmp_path / "x.zip").exists()
+
+
+RELEASED = [
+    ("pairwise_dev_assigned_ann1.json", "ann1", "assigned"),
+    ("pairwise_dev_assigned_ann2.json", "ann2", "assigned"),
+    ("pairwise_test_assigned_ann1.json", "ann1", "assigned"),
+    ("pairwise_test_assigned_ann2.json", "ann2", "assigned"),
+    ("pairwise_chosen.json", "near-expert-pool", "near_expert"),
+    ("pairwise_authored.json", "deep-expert-pool", "deep_expert"),
+]
+
+
+@pytest.mark.shared_data
+def test_released_scholarqa_study_restores_with_the_same_compat_figures(scholarqa_dir, tmp_path):
+    """The seed-003 figures depend on the annotators' reading order (the last pair read);
+    restored into an empty database, every compat and default figure is the same."""
+    for name, annotator, setting in RELEASED:
+        call_command(
+            "import_pairwise", str(scholarqa_dir / "annotation" / name), study="sqa-backup",
+            annotator=annotator, setting=setting, judge="gemini-2.5-flash", stdout=io.StringIO(),
+        )  # fmt: skip
+    study = Study.objects.get(name="sqa-backup")
+
+    def all_figures(study):
+        out = {}
+        for key, opts in {
+            "assigned": ReportOptions(compat="scholarqa-cs2", settings=("assigned",)),
+            "near": ReportOptions(compat="scholarqa-cs2", settings=("near_expert",)),
+            "deep": ReportOptions(compat="scholarqa-cs2", settings=("deep_expert",)),
+            "agreed": ReportOptions(compat="scholarqa-cs2", expert_agreed=True),
+            "default": ReportOptions(),
+        }.items():
+            report = agreement_report(study.pk, opts)
+            report["selection"].pop("study_id")
+            out[key] = report
+        out["alignment"] = judge_alignment(study.pk, ReportOptions())
+        return out
+
+    before, before_rows = all_figures(study), snapshot()
+    path = tmp_path / "sqa.zip"
+    export_study(study, path)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    call_command("flush", interactive=False, verbosity=0)
+    import_study(path)
+    connection.check_constraints()
+    assert snapshot() == before_rows
+    assert all_figures(Study.objects.get(name="sqa-backup")) == before
