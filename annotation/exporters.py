@@ -377,6 +377,22 @@ JUDGMENT_KINDS: dict[str, tuple[str, str, dict[str, str]]] = {
             "flags": "flags",
         },
     ),
+    "relevance_adjudication": (
+        "annotation.RelevanceAdjudication",
+        "",
+        {
+            "report": "disagreement__paragraph__report__public_id",
+            "system": "disagreement__paragraph__report__system__name",
+            "paragraph": "disagreement__paragraph__number",
+            "judge": "disagreement__judge__name",
+            "annotator_label": "disagreement__annotator_label",
+            "judge_relevant": "disagreement__judge_relevant",
+            "judge_rationale": "disagreement__judge_rationale",
+            "decision": "decision",
+            "reason": "reason",
+            "final_label": "final_label",
+        },
+    ),
     "rubric_coverage": (
         "annotation.RubricCoverage",
         "",

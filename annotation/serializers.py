@@ -247,8 +247,22 @@ class SectionSerializer(serializers.ModelSerializer):
         fields = ["position", "title", "table", "paragraphs"]
 
 
+@extend_schema_field(
+    {"anyOf": [{"type": "string", "format": "uri"}, {"type": "string", "maxLength": 0}]}
+)
+class OptionalURLField(serializers.URLField):
+    """A URL or ``""``: bare and title-only citations often have no link, and an empty
+    string is not a ``format: uri`` value, so the schema says both."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("max_length", 2000)
+        super().__init__(**kwargs)
+
+
 class CitationSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
+    url = OptionalURLField(required=False)
 
     class Meta:
         model = Citation
@@ -262,6 +276,7 @@ class CitationSerializer(serializers.ModelSerializer):
 
 class AnnotatorCitationSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
+    url = OptionalURLField(read_only=True)
 
     class Meta:
         model = Citation
@@ -458,6 +473,10 @@ class AssignmentSerializer(serializers.ModelSerializer):
 
         study, question, task = current("study"), current("question"), current("task")
         errors = {}
+        if task == Study.Task.QUESTION_AUTHORING and question is not None:
+            errors["question"] = "A question authoring assignment has no question."
+        elif task and task != Study.Task.QUESTION_AUTHORING and question is None:
+            errors["question"] = "This field is required (only question authoring has none)."
         if question is not None and study is not None and question.study_id != study.pk:
             errors["question"] = "The question belongs to another study."
         if study is not None and task and study.tasks and task not in study.tasks:
@@ -479,7 +498,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
         return attrs
 
     def create(self, validated_data):
-        if not validated_data.get("report_order"):
+        if not validated_data.get("report_order") and validated_data.get("question"):
             ids = list(validated_data["question"].reports.values_list("id", flat=True))
             validated_data["report_order"] = Assignment.shuffled(ids)
         return super().create(validated_data)
@@ -489,7 +508,9 @@ class AnnotatorAssignmentSerializer(serializers.ModelSerializer):
     """An annotator's own assignment. Reports appear as public ids, in the annotator's
     order; the viewset prefetches ``question__reports`` so this costs no query per row."""
 
-    question_text = serializers.CharField(source="question.text", read_only=True)
+    question_text = serializers.CharField(
+        source="question.text", read_only=True, allow_null=True, default=None
+    )
     reports = serializers.SerializerMethodField(help_text="Report public ids, in display order")
     task_url = serializers.SerializerMethodField()
 
@@ -523,7 +544,9 @@ class AnnotatorAssignmentSerializer(serializers.ModelSerializer):
 def assignment_reports(assignment: Assignment) -> list[Report]:
     """The reports of an assignment in the annotator's order (``report_order`` when set,
     else every report of the question by public id, an order that says nothing of systems).
-    Uses ``question.reports`` (prefetch it for lists)."""
+    Uses ``question.reports`` (prefetch it for lists). Question authoring has none."""
+    if assignment.question_id is None:
+        return []
     reports = list(assignment.question.reports.all())
     if assignment.report_order:
         by_id = {r.pk: r for r in reports}

@@ -14,6 +14,13 @@ urlpatterns = [
     path("<int:study_id>/import/", studies.study_import, name="import"),
     path("<int:study_id>/plan/", studies.study_plan, name="plan"),
     path("<int:study_id>/reassign/", studies.study_reassign, name="reassign"),
+    path("<int:study_id>/adjudication/", studies.study_adjudication, name="adjudication"),
+    path("<int:study_id>/authoring/", studies.study_authoring, name="authoring"),
+    path(
+        "<int:study_id>/questions/<int:question_id>/review/",
+        studies.question_review,
+        name="question_review",
+    ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
     path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
     path(

@@ -1,8 +1,9 @@
 """Server time of each task page, on a throwaway test database.
 
 Prints the median of several GETs (and of autosave POSTs) per task type for a question with
-3 reports of 60 paragraphs each, a 60-item rubric and 15 claims, plus the number of SQL
-queries of one GET. Target: under 100 ms.
+3 reports of 60 paragraphs each, a 60-item rubric and 15 claims (relevance adjudication: 90
+disagreements; question authoring: 5 empty slots), plus the number of SQL queries of one
+GET. Target: under 100 ms.
 
     .venv/bin/python bench/task_pages.py [--rounds 15]
 """
@@ -50,7 +51,14 @@ def run(args) -> int:
     from django.contrib.auth.models import User
 
     from annotation.annotate.registry import SPECS
-    from annotation.annotate.sample import make_assignment, make_claims, make_question, make_study
+    from annotation.annotate.sample import (
+        make_adjudication,
+        make_assignment,
+        make_authoring,
+        make_claims,
+        make_question,
+        make_study,
+    )
     from annotation.models import Annotator, Draft
 
     user = User.objects.create_user("bench", password="bench")
@@ -65,7 +73,12 @@ def run(args) -> int:
     for task in SPECS:
         question = make_question(study, n_reports=3, paragraphs=args.paragraphs, rubric_items=60)
         make_claims(question, per_report=5)
-        assignment = make_assignment(annotator, question, task)
+        if task == "relevance_adjudication":  # half the paragraphs disagree with the judge
+            assignment = make_adjudication(annotator, question)
+        elif task == "question_authoring":  # no question: the authoring slots
+            assignment = make_authoring(annotator, study)
+        else:
+            assignment = make_assignment(annotator, question, task)
         url = reverse("annotate:task", args=[assignment.pk])
         client.get(url)
         gets = []

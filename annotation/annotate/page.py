@@ -103,7 +103,10 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
 
 
 def ensure_report_order(assignment: Assignment) -> None:
-    """Draw the report order once (randomized) and keep it: stable across reloads."""
+    """Draw the report order once (randomized) and keep it: stable across reloads. An
+    assignment without a question (question authoring) has no reports: no query."""
+    if assignment.question_id is None:
+        return
     valid = set(
         Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True)
     )

@@ -1,5 +1,7 @@
 """The task types that have a page. A task not listed here is not linked anywhere."""
 
+from .adjudication import RelevanceAdjudicationTask
+from .authoring import QuestionAuthoringTask
 from .claim_check import ClaimCheckTask
 from .coverage import RubricCoverageTask
 from .item_quality import RubricItemQualityTask
@@ -22,5 +24,7 @@ SPECS = {
         ExpertiseTriageTask(),
         RubricComparisonTask(),
         ClaimCheckTask(),
+        RelevanceAdjudicationTask(),
+        QuestionAuthoringTask(),
     )
 }

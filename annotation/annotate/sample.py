@@ -128,3 +128,55 @@ def make_claims(question: Question, per_report: int = 1, source: str = "judge-x"
                 )
             )
     return claims
+
+
+def make_relevance_work(
+    annotator, question: Question, judge_name: str = "judge-x", setting: str = "assigned"
+):
+    """A submitted metric-wise assignment with R/U/O labels on every paragraph, and a judge's
+    relevance verdicts (with a rationale naming the system, to test blinding) that disagree
+    with some of them. Returns (metric-wise assignment, judge)."""
+    from annotation.models import ParagraphRelevance
+    from judges.models import Judge, JudgeRelevance
+
+    source = make_assignment(annotator, question, "metric_wise")
+    Assignment.objects.filter(pk=source.pk).update(status="submitted", setting=setting)
+    source.refresh_from_db()
+    judge, _ = Judge.objects.get_or_create(name=judge_name)
+    labels, verdicts = [], []
+    for p in Paragraph.objects.filter(report__question=question).select_related("report__system"):
+        labels.append(
+            ParagraphRelevance(
+                study=question.study, annotator=annotator, question=question, setting=setting,
+                assignment=source, paragraph=p, label="RUO"[p.number % 3],
+            )
+        )  # fmt: skip
+        verdicts.append(
+            JudgeRelevance(
+                judge=judge, paragraph=p, relevant=p.number % 2 == 0,
+                rationale=f"{p.report.system.name} wrote paragraph {p.number} off the question.",
+            )
+        )  # fmt: skip
+    ParagraphRelevance.objects.bulk_create(labels)
+    JudgeRelevance.objects.bulk_create(verdicts)
+    return source, judge
+
+
+def make_adjudication(annotator, question: Question, judge_name: str = "judge-x") -> Assignment:
+    """The relevance adjudication assignment made (by the study action) from
+    :func:`make_relevance_work`."""
+    from annotation.studyadmin import adjudication
+
+    source, judge = make_relevance_work(annotator, question, judge_name)
+    adjudication.commit(question.study, judge)
+    return Assignment.objects.get(
+        task="relevance_adjudication", annotator=annotator, question=question
+    )
+
+
+def make_authoring(annotator, study: Study, setting: str = "deep_expert") -> Assignment:
+    """An authoring slot (an assignment without a question), opened by the study action."""
+    from annotation.studyadmin import authoring
+
+    authoring.open_slots(study, [annotator], setting=setting)
+    return Assignment.objects.get(task="question_authoring", annotator=annotator, study=study)

@@ -59,3 +59,7 @@ __all__ += [
 from .claims import ClaimCheck, ReportClaim  # noqa: E402
 
 __all__ += ["ClaimCheck", "ReportClaim"]
+
+from .adjudication import RelevanceAdjudication, RelevanceDisagreement  # noqa: E402
+
+__all__ += ["RelevanceAdjudication", "RelevanceDisagreement"]

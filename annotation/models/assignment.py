@@ -13,7 +13,17 @@ class Setting(models.TextChoices):
     DEEP_EXPERT = "deep_expert", "Deep-expert (authored)"
 
 
+AUTHORING = "question_authoring"
+
+
 class Assignment(models.Model):
+    """One task for one annotator, on one question — except question authoring, whose
+    assignment has no question (``question`` is NULL): it is a slot in which the annotator
+    writes new questions, which become Questions of the study when submitted. A check
+    constraint keeps every other task's question required, and a second unique constraint
+    gives each annotator at most one authoring slot per study and setting (the usual
+    per-question one cannot: NULLs never collide)."""
+
     class Status(models.TextChoices):
         NOT_STARTED = "not_started", "Not started"
         IN_PROGRESS = "in_progress", "In progress"
@@ -26,7 +36,11 @@ class Assignment(models.Model):
         "annotation.Annotator", on_delete=models.CASCADE, related_name="assignments"
     )
     question = models.ForeignKey(
-        "annotation.Question", on_delete=models.CASCADE, related_name="assignments"
+        "annotation.Question",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="assignments",
     )
     task = models.CharField(max_length=40)
     setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
@@ -44,7 +58,17 @@ class Assignment(models.Model):
             models.UniqueConstraint(
                 fields=["study", "annotator", "question", "task", "setting"],
                 name="one_assignment_per_task",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["study", "annotator", "task", "setting"],
+                condition=models.Q(question__isnull=True),
+                name="one_authoring_slot",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(task=AUTHORING, question__isnull=True)
+                | (~models.Q(task=AUTHORING) & models.Q(question__isnull=False)),
+                name="question_unless_authoring",
+            ),
         ]
         ordering = ["annotator", "position", "id"]
 

@@ -41,6 +41,8 @@ class Study(models.Model):
         "coverage_credit": {"fully": 1.0, "partially": 0.5, "none": 0.0},
         "support_credit": {"snippet_supports": 1.0, "title_likely_supports": 0.5, "none": 0.0},
         "coverage_binary": False,
+        "authoring_min": 1,
+        "authoring_max": 5,
     }
 
     name = models.CharField(max_length=200, unique=True)
@@ -62,12 +64,21 @@ class Study(models.Model):
 
 
 class Question(models.Model):
+    """A question of a study. Imported questions are accepted as they come; a question an
+    annotator authored (origin expert-authored, ``authored_by`` set) waits for a researcher's
+    review and is assigned to nobody until it is accepted."""
+
     class Origin(models.TextChoices):
         REAL_USER = "real_user", "Real user"
         SURVEY_MINED = "survey_mined", "Survey-mined"
         EXPERT_AUTHORED = "expert_authored", "Expert-authored"
         SYNTHETIC = "synthetic", "Synthetic"
         OTHER = "other", "Other"
+
+    class Review(models.TextChoices):
+        ACCEPTED = "accepted", "Accepted"
+        PENDING = "pending", "Pending review"
+        REJECTED = "rejected", "Rejected"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questions")
     external_id = models.CharField(max_length=200, help_text="Natural key within the study")
@@ -86,6 +97,9 @@ class Question(models.Model):
         on_delete=models.SET_NULL,
         related_name="authored_questions",
     )
+    #: The author's notes on what a good answer must contain (authored questions).
+    author_notes = models.TextField(blank=True)
+    review = models.CharField(max_length=10, choices=Review.choices, default=Review.ACCEPTED)
 
     class Meta:
         constraints = [

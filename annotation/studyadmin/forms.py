@@ -11,6 +11,7 @@ from django import forms
 from annotation.assignment import STRATEGIES
 from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS
 from annotation.models import Annotator, Question, Setting, Study, System
+from judges.models import Judge, JudgeRelevance
 
 from .invitations import MAX_INVITES, parse_fields
 from .planning import PlanSpec
@@ -270,3 +271,46 @@ class InviteForm(forms.Form):
         if len(lines) > MAX_INVITES:
             raise forms.ValidationError(f"at most {MAX_INVITES} annotators at once")
         return [parse_fields(line) for line in lines]
+
+
+class AdjudicationForm(forms.Form):
+    """Relevance adjudication from finished metric-wise work against one judge (003 A.6)."""
+
+    judge = forms.ModelChoiceField(
+        queryset=Judge.objects.none(),
+        help_text="a judge with paragraph relevance verdicts on this study's reports",
+    )
+    limit = forms.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="at most this many questions, most disagreements first; empty = all",
+    )
+
+    def __init__(self, study: Study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].queryset = Judge.objects.filter(
+            pk__in=JudgeRelevance.objects.filter(paragraph__report__question__study=study).values(
+                "judge_id"
+            )
+        ).order_by("name")
+
+
+class AuthoringForm(forms.Form):
+    """Open question-authoring slots (003 Setting 3) for some annotators."""
+
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=Annotator.objects.none(), widget=forms.CheckboxSelectMultiple
+    )
+    setting = forms.ChoiceField(choices=Setting.choices, initial=Setting.DEEP_EXPERT)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = Annotator.objects.filter(user__isnull=False).order_by(
+            "pseudonym"
+        )
+
+
+class ReviewForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[(Question.Review.ACCEPTED, "Accept"), (Question.Review.REJECTED, "Reject")]
+    )

@@ -33,6 +33,13 @@ REPORT_TASKS = {
     Study.Task.CLAIM_CHECK,
     Study.Task.RELEVANCE_ADJUDICATION,
 }
+#: Tasks a plan cannot make: they belong to one annotator's own work (why, for the admin).
+PERSONAL_TASKS = {
+    Study.Task.RELEVANCE_ADJUDICATION: "relevance adjudication is made from an annotator's own "
+    "finished metric-wise work: use “Relevance adjudication” on the study page",
+    Study.Task.QUESTION_AUTHORING: "question authoring has no question to assign: use "
+    "“Question authoring” on the study page to open authoring slots",
+}
 #: How many reports a task compares when the admin does not say (None = every report).
 DEFAULT_PER_QUESTION = {Study.Task.PAIRWISE: 2, Study.Task.MEDAL_RANKING: 3}
 UNFINISHED = (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
@@ -61,6 +68,8 @@ class PlanSpec:
             raise StudyAdminError("task", f"unknown task {self.task!r}")
         if study.tasks and self.task not in study.tasks:
             raise StudyAdminError("task", f"the study does not enable the task {self.task!r}")
+        if self.task in PERSONAL_TASKS:
+            raise StudyAdminError("task", PERSONAL_TASKS[self.task])
         if self.strategy not in strategies.STRATEGIES:
             raise StudyAdminError("strategy", f"unknown strategy {self.strategy!r}")
         if self.overlap < 1:
@@ -109,7 +118,8 @@ def pool(study: Study, annotator_ids=()) -> list[Annotator]:
 
 
 def _inputs(study: Study, spec: PlanSpec):
-    questions = Question.objects.filter(study=study)
+    # Authored questions still pending review, or rejected, are assigned to nobody.
+    questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
     if spec.split:
         questions = questions.filter(split=spec.split)
     qrows = list(
@@ -269,10 +279,13 @@ def reassign(
 
     Each unfinished assignment goes to someone who does not already have that question for
     that task (an expert of its field first, then the least loaded); the compared reports stay
-    the same. All or nothing: when one cannot be placed nothing changes.
+    the same. All or nothing: when one cannot be placed nothing changes. Adjudication and
+    authoring (``PERSONAL_TASKS``) are about the annotator's own work and stay with them.
     """
     mine = list(
-        Assignment.objects.filter(study=study, annotator=annotator).values_list(
+        Assignment.objects.filter(study=study, annotator=annotator)
+        .exclude(task__in=PERSONAL_TASKS)
+        .values_list(
             "pk", "question_id", "question__field", "task", "setting", "status", "report_order"
         )
     )

@@ -75,7 +75,8 @@ def study_progress(study: Study) -> StudyProgress:
         setattr(p, status, getattr(p, status) + 1)
         if status == S.SUBMITTED:
             p.seconds.append(seconds)
-        groups[(qid, task, setting)].append(status)
+        if qid is not None:  # an authoring slot has no question: never a double
+            groups[(qid, task, setting)].append(status)
         by_task[task][status] += 1
     doubles = [g for g in groups.values() if len(g) >= 2]
     all_seconds = [s for p in people.values() for s in p.seconds]

@@ -19,17 +19,21 @@ from annotation import roles
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
-from annotation.studyadmin import StudyAdminError, planning, progress
+from annotation.studyadmin import StudyAdminError, adjudication, authoring, planning, progress
 from annotation.studyadmin.exports import pairwise_bundle_zip
 from annotation.studyadmin.forms import (
+    AdjudicationForm,
+    AuthoringForm,
     InviteForm,
     PlanForm,
     ReassignForm,
+    ReviewForm,
     StudyForm,
     StudySettingsForm,
     UploadForm,
 )
 from annotation.studyadmin.invitations import invite
+from metaeval.adjudication import adjudication_results
 
 CONTENT_TYPES = {
     "json": "application/json",
@@ -103,7 +107,22 @@ def _detail_context(study: Study) -> dict:
         },
         "systems": System.objects.filter(study=study).annotate(n=Count("reports")),
         "judgment_formats": JUDGMENT_FORMATS,
+        "authored": authoring.authored_questions(study),
+        "review_choices": Question.Review,
+        "adjudication_results": adjudication_results(study.pk),
     }
+
+
+def _forms(study: Study, **bound) -> dict:
+    """The forms of the study page; ``bound`` replaces some with the ones just posted."""
+    forms = {
+        "settings_form": StudySettingsForm(study),
+        "upload_form": UploadForm(),
+        "reassign_form": ReassignForm(study),
+        "adjudication_form": AdjudicationForm(study),
+        "authoring_form": AuthoringForm(study),
+    }
+    return {**forms, **bound}
 
 
 @admin_required
@@ -113,12 +132,7 @@ def study_detail(request, study_id: int):
     return render(
         request,
         "annotation/studies/detail.html",
-        {
-            **_detail_context(study),
-            "settings_form": StudySettingsForm(study),
-            "upload_form": UploadForm(),
-            "reassign_form": ReassignForm(study),
-        },
+        {**_detail_context(study), **_forms(study)},
     )
 
 
@@ -134,12 +148,7 @@ def study_settings(request, study_id: int):
         messages.success(request, "Tasks and settings saved.")
         return redirect("studies:detail", study_id=study.pk)
     messages.error(request, "Nothing was saved: fix the fields marked below.")
-    context = {
-        **_detail_context(study),
-        "settings_form": form,
-        "upload_form": UploadForm(),
-        "reassign_form": ReassignForm(study),
-    }
+    context = {**_detail_context(study), **_forms(study, settings_form=form)}
     return render(request, "annotation/studies/detail.html", context, status=400)
 
 
@@ -158,13 +167,7 @@ def study_import(request, study_id: int):
         except ImportFailed as exc:
             problems = exc.problems
     messages.error(request, "Nothing was imported: see the problems below.")
-    context = {
-        **_detail_context(study),
-        "settings_form": StudySettingsForm(study),
-        "upload_form": form,
-        "problems": problems,
-        "reassign_form": ReassignForm(study),
-    }
+    context = {**_detail_context(study), **_forms(study, upload_form=form), "problems": problems}
     return render(request, "annotation/studies/detail.html", context, status=400)
 
 
@@ -226,13 +229,74 @@ def study_reassign(request, study_id: int):
         except StudyAdminError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
     messages.error(request, "Nothing was reassigned: fix the fields marked below.")
-    context = {
-        **_detail_context(study),
-        "settings_form": StudySettingsForm(study),
-        "upload_form": UploadForm(),
-        "reassign_form": form,
-    }
+    context = {**_detail_context(study), **_forms(study, reassign_form=form)}
     return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_POST
+def study_adjudication(request, study_id: int):
+    """Relevance adjudication assignments from finished metric-wise work (003 A.6)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = AdjudicationForm(study, request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            done = adjudication.commit(study, d["judge"], limit=d["limit"])
+            messages.success(
+                request,
+                f"{len(done.chosen)} relevance adjudication assignments created with "
+                f"{done.disagreements} disagreements with {done.judge.name}"
+                f" ({done.already} finished evaluations already had one).",
+            )
+            return redirect("studies:progress", study_id=study.pk)
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    messages.error(request, "No adjudication was created: fix the fields marked below.")
+    context = {**_detail_context(study), **_forms(study, adjudication_form=form)}
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_POST
+def study_authoring(request, study_id: int):
+    """Open question-authoring slots for annotators (003 Setting 3)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = AuthoringForm(study, request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            done = authoring.open_slots(study, list(d["annotators"]), setting=d["setting"])
+            had = f"; {', '.join(done.existing)} already had one" if done.existing else ""
+            messages.success(
+                request, f"Question authoring opened for {len(done.created)} annotators{had}."
+            )
+            return redirect("studies:detail", study_id=study.pk)
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    messages.error(request, "No authoring slot was opened: fix the fields marked below.")
+    context = {**_detail_context(study), **_forms(study, authoring_form=form)}
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_POST
+def question_review(request, study_id: int, question_id: int):
+    """Accept or reject one question an annotator authored."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = ReviewForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise StudyAdminError("decision", "choose accept or reject")
+        question = authoring.review(study, question_id, form.cleaned_data["decision"])
+    except StudyAdminError as exc:
+        messages.error(request, f"Question {question_id} unchanged: {exc.message}.")
+        context = {**_detail_context(study), **_forms(study)}
+        return render(request, "annotation/studies/detail.html", context, status=400)
+    messages.success(
+        request, f"Question {question.external_id}: {question.get_review_display().lower()}."
+    )
+    return redirect("studies:detail", study_id=study.pk)
 
 
 @admin_required

@@ -19,6 +19,43 @@ def assignment(annotator_user):
     return make_assignment(annotator_user.annotator, question, "medal_ranking")
 
 
+#: The judge's overall score of the reports the annotator sees as A, B and C: it prefers A to
+#: C to B, so the ranking A gold, B silver, C bronze agrees on A>B and A>C, not on B>C.
+JUDGE_OVERALL = {"Report A": 0.9, "Report B": 0.2, "Report C": 0.5}
+
+
+def earlier_judgments(assignment, other_annotator):
+    """A judge's scores on every report of the study, and one earlier ranking of another
+    question (by another annotator) that agrees with the judge on all 3 pairs."""
+    from annotation.rendering import report_label
+    from judges.models import Judge, JudgeScore
+
+    judge = Judge.objects.create(name="judge-report")
+    by_label = {report_label(i): pk for i, pk in enumerate(assignment.report_order)}
+    for label, value in JUDGE_OVERALL.items():
+        JudgeScore.objects.create(judge=judge, report_id=by_label[label], metric="overall",
+                                  value=value)  # fmt: skip
+    earlier = make_question(assignment.study)
+    ranking = MedalRanking.objects.create(study=assignment.study, annotator=other_annotator,
+                                          question=earlier, reasoning="Earlier.")  # fmt: skip
+    for report, medal, value in zip(
+        earlier.reports.order_by("pk"), ("gold", "silver", "bronze"), (0.8, 0.5, 0.1), strict=True
+    ):
+        Medal.objects.create(ranking=ranking, report=report, medal=medal)
+        JudgeScore.objects.create(judge=judge, report=report, metric="overall", value=value)
+
+
+def agreement_json(study) -> dict:
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("agreement", "--study", str(study.pk), "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
 def medals_by_label(assignment):
     from annotation.rendering import report_label
 
@@ -26,7 +63,13 @@ def medals_by_label(assignment):
     return {report_label(i): by_pk.get(pk) for i, pk in enumerate(assignment.report_order)}
 
 
-def test_complete_with_a_reload_in_the_middle(login, annotator_user, assignment, shot):
+def test_complete_with_a_reload_in_the_middle(
+    login, annotator_user, other_annotator_user, researcher_user, assignment, shot
+):
+    """…and the ranking counts in the agreement report (command and report page)."""
+    earlier_judgments(assignment, other_annotator_user.annotator)
+    before = agreement_json(assignment.study)["preference"]["overall"]
+    assert (before["n"], before["agreement"]) == (3, 1.0)  # n counts pairwise decisions
     page = login(annotator_user).new_page()
     page.goto(reverse("annotate:queue"))
     shot(page, "queue")
@@ -60,7 +103,24 @@ def test_complete_with_a_reload_in_the_middle(login, annotator_user, assignment,
         "Report B": "silver",
         "Report C": "bronze",
     }
-    assert MedalRanking.objects.get().reasoning.startswith("A covers")
+    assert MedalRanking.objects.get(annotator=annotator_user.annotator).reasoning.startswith(
+        "A covers"
+    )
+    # The meta-evaluation reads it: 3 more decisions; of the ranking's 3 the judge
+    # agrees on 2 (A>B, A>C) and not on B>C, so 3 + 2 of 6 decisions agree; τ-b over the
+    # 6 decisions = (5 concordant − 1 discordant) / 6.
+    after = agreement_json(assignment.study)
+    overall = after["preference"]["overall"]
+    assert overall["n"] == 6
+    assert overall["agreement"] == pytest.approx(5 / 6)
+    assert overall["tau_b"] == pytest.approx(4 / 6)
+    report = login(researcher_user).new_page()
+    report.goto(f"/reports/{assignment.study.pk}/")
+    cells = '#table-preference tr[data-metric="overall"]'
+    expect(report.locator(f'{cells} td[data-key="n"]')).to_have_attribute("data-value", "6")
+    value = report.locator(f'{cells} td[data-key="agreement"]').get_attribute("data-value")
+    assert float(value) == overall["agreement"]
+    shot(report, "agreement-report")
 
 
 def test_server_refusal_is_shown(login, annotator_user, assignment, shot):

@@ -1,0 +1,159 @@
+"""Relevance adjudication (003 A.6): the annotator reviews each paragraph where their
+metric-wise relevance label disagrees with a judge's verdict, sees the judge's rationale,
+and keeps their label, switches to the judge's, or calls the difference subjective (with
+an optional reason). The reports are shown in the annotator's order with the disputed
+paragraphs marked; the judge is never named.
+
+Payload: ``{"decisions": {disagreement public id: {"decision": "keep" | "switch" |
+"subjective" | "", "reason": str}}}``.
+"""
+
+from __future__ import annotations
+
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from annotation import adjudication as rules
+from annotation.models import ParagraphRelevance, RelevanceAdjudication, RelevanceDisagreement
+from annotation.rendering import text_to_html
+
+from .base import Problems, TaskSpec, demote
+from .page import TaskPage
+from .widgets import radio_group
+
+MAX_REASON_CHARS = 5000
+LABEL_NAMES = dict(ParagraphRelevance.Label.choices)
+
+
+def disagreements_of(page: TaskPage) -> list[RelevanceDisagreement]:
+    """The assignment's disagreements with their paragraphs. One query (cached)."""
+    cached = getattr(page, "_disagreements", None)
+    if cached is None:
+        cached = page._disagreements = list(
+            RelevanceDisagreement.objects.filter(assignment=page.assignment)
+            .select_related("paragraph")
+            .order_by("position", "pk")
+        )
+    return cached
+
+
+def _options(d: RelevanceDisagreement) -> list[tuple[str, str, str]]:
+    switched = rules.judge_label(d.judge_relevant)
+    return [
+        (rules.KEEP, f"Keep my label ({d.annotator_label})", "k"),
+        (rules.SWITCH, f"Switch to the judge's ({switched})", "s"),
+        (rules.SUBJECTIVE, "Subjective: both are viable", "u"),
+    ]
+
+
+def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
+    answers = payload.get("decisions")
+    if not isinstance(answers, dict):
+        return Problems(errors=["Adjudication: malformed answer."])
+    rows = {d.public_id: (n, d) for n, d in enumerate(disagreements_of(page), start=1)}
+    hard, rules_ = Problems(), Problems()
+    for pid, answer in answers.items():
+        if pid not in rows or not isinstance(answer, dict):
+            hard.errors.append(
+                "Adjudication: an answer names a paragraph that is not in this task."
+            )
+            continue
+        n, _ = rows[pid]
+        decision = answer.get("decision") or ""
+        if decision and decision not in rules.DECISIONS:
+            hard.errors.append(f"Disagreement {n}: {decision!r} is not keep, switch or subjective.")
+        if len(str(answer.get("reason") or "")) > MAX_REASON_CHARS:
+            hard.errors.append(
+                f"Disagreement {n}: the reason is longer than {MAX_REASON_CHARS} characters."
+            )
+    if hard.errors:
+        return hard
+    for pid, (n, _) in rows.items():
+        if not (answers.get(pid) or {}).get("decision"):
+            rules_.errors.append(f"Disagreement {n}: keep, switch or subjective?")
+    return demote(rules_, final)
+
+
+class RelevanceAdjudicationTask(TaskSpec):
+    key = "relevance_adjudication"
+    template = "annotation/annotate/relevance_adjudication.html"
+    min_reports = 1
+
+    def initial(self, page):
+        return {"decisions": {}}
+
+    def parse(self, data, page):
+        decisions: dict[str, dict] = {}
+        for name, value in data.items():
+            parts = name.split(".")
+            if parts[0] != "adj" or len(parts) != 3 or parts[2] not in ("decision", "reason"):
+                continue
+            answer = decisions.setdefault(parts[1], {"decision": "", "reason": ""})
+            answer[parts[2]] = str(value)
+        return {"decisions": decisions}
+
+    def check(self, payload, page, *, final):
+        return check(payload, page, final=final)
+
+    def persist(self, payload, page):
+        a = page.assignment
+        for d in disagreements_of(page):
+            answer = payload["decisions"][d.public_id]
+            RelevanceAdjudication.objects.update_or_create(
+                disagreement=d,
+                defaults={
+                    "study": a.study,
+                    "annotator": page.annotator,
+                    "question": a.question,
+                    "setting": a.setting,
+                    "assignment": a,
+                    "decision": answer["decision"],
+                    "reason": str(answer.get("reason") or "").strip(),
+                    "final_label": rules.final_label(
+                        answer["decision"], d.annotator_label, d.judge_relevant
+                    ),
+                },
+            )
+
+    def context(self, payload, page):
+        answers = payload.get("decisions") or {}
+        where = {p.pk: (r, p) for r in page.reports for p in r.paragraphs}
+        cards, flagged = [], {}
+        for n, d in enumerate(disagreements_of(page), start=1):
+            report, paragraph = where.get(d.paragraph_id, (None, None))
+            anchor = f"p-{report.letter}-{paragraph.number}" if report else ""
+            flagged[d.paragraph_id] = (n, d.public_id)
+            answer = answers.get(d.public_id) or {}
+            cards.append(
+                {
+                    "n": n,
+                    "d": d,
+                    "where": f"{report.label}, paragraph {paragraph.number}"
+                    if report
+                    else f"Paragraph {d.paragraph.number}",
+                    "anchor": anchor,
+                    "text_html": text_to_html(d.paragraph.text),
+                    "mine": f"{d.annotator_label} — {LABEL_NAMES.get(d.annotator_label, '')}",
+                    "judge": "Relevant" if d.judge_relevant else "Irrelevant (flagged)",
+                    "decision_html": radio_group(
+                        f"adj.{d.public_id}.decision",
+                        _options(d),
+                        answer.get("decision"),
+                        f"Disagreement {n}: your decision",
+                    ),
+                    "reason": answer.get("reason", ""),
+                }
+            )
+        for report in page.reports:
+            report.controls = lambda report, p: _flag(flagged.get(p.pk))
+        return {"cards": cards}
+
+
+def _flag(found) -> str:
+    """A marker on a disputed paragraph, linking to its card in the panel."""
+    if not found:
+        return ""
+    n, pid = found
+    return mark_safe(  # noqa: S308 - n is an int, pid escaped
+        f'<a class="adj-flag" href="#adj-{escape(pid)}">Disagreement {int(n)}</a>'
+    )

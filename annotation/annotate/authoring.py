@@ -1,0 +1,126 @@
+"""Question authoring (003 Setting 3): the annotator writes new questions on topics they know
+intimately, ideally from their own research — each with its field, an optional subdomain
+and optional notes on what a good answer must contain.
+
+The assignment has no question (``Assignment.question`` is NULL for this task only); its
+page offers ``authoring_max`` numbered slots (a study setting, 5 by default as in 003), of
+which at least ``authoring_min`` must hold a question to submit. Drafts, versions, conflicts
+and idempotent submit work as for every task. On submit each written slot becomes a
+Question of the study: origin expert-authored, ``authored_by`` the annotator, review
+pending; its external id is ``authored-<assignment>-<slot>``.
+
+Payload: ``{"questions": {"1": {"text", "field", "subdomain", "notes"}, ...}}``.
+"""
+
+from __future__ import annotations
+
+from annotation.models import Question
+
+from .base import Problems, TaskSpec, demote
+from .page import TaskPage
+
+FIELDS = ("text", "field", "subdomain", "notes")
+#: Longest values accepted (the model's column sizes for field and subdomain).
+MAX_CHARS = {"text": 2000, "field": 200, "subdomain": 200, "notes": 5000}
+
+
+def slots_of(page: TaskPage) -> range:
+    return range(1, int(page.study.setting("authoring_max")) + 1)
+
+
+def written(payload: dict) -> dict[str, dict]:
+    """The slots that hold a question (non-blank text)."""
+    return {
+        n: q
+        for n, q in (payload.get("questions") or {}).items()
+        if isinstance(q, dict) and str(q.get("text") or "").strip()
+    }
+
+
+def external_id(page: TaskPage, slot: str) -> str:
+    return f"authored-{page.assignment.pk}-{slot}"
+
+
+def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
+    questions = payload.get("questions")
+    if not isinstance(questions, dict):
+        return Problems(errors=["Questions: malformed answer."])
+    slots = {str(n) for n in slots_of(page)}
+    hard, rules = Problems(), Problems()
+    for n, q in questions.items():
+        if n not in slots or not isinstance(q, dict):
+            hard.errors.append(f"Questions: there is no slot {n!r} in this task.")
+            continue
+        for key, limit in MAX_CHARS.items():
+            if len(str(q.get(key) or "")) > limit:
+                hard.errors.append(f"Question {n}: {key} is longer than {limit} characters.")
+    if hard.errors:
+        return hard
+    seen: dict[str, str] = {}
+    for n, q in sorted(questions.items(), key=lambda item: int(item[0])):
+        text = str(q.get("text") or "").strip()
+        if not text:
+            if any(str(q.get(k) or "").strip() for k in FIELDS):
+                rules.errors.append(f"Question {n}: write the question, or clear its slot.")
+            continue
+        if not str(q.get("field") or "").strip():
+            rules.errors.append(f"Question {n}: give its field.")
+        key = " ".join(text.lower().split())
+        if key in seen:
+            rules.errors.append(f"Question {n}: the same as question {seen[key]}.")
+        seen.setdefault(key, n)
+    least = int(page.study.setting("authoring_min"))
+    if len(seen) < least:
+        rules.errors.append(
+            f"Questions: write at least {least} question{'s' if least != 1 else ''}."
+        )
+    return demote(rules, final)
+
+
+class QuestionAuthoringTask(TaskSpec):
+    key = "question_authoring"
+    template = "annotation/annotate/question_authoring.html"
+
+    def initial(self, page):
+        return {"questions": {}}
+
+    def parse(self, data, page):
+        questions: dict[str, dict] = {}
+        for name, value in data.items():
+            parts = name.split(".")
+            if parts[0] == "aq" and len(parts) == 3 and parts[2] in FIELDS:
+                slot = questions.setdefault(parts[1], dict.fromkeys(FIELDS, ""))
+                slot[parts[2]] = str(value)
+        return {"questions": questions}
+
+    def check(self, payload, page, *, final):
+        return check(payload, page, final=final)
+
+    def persist(self, payload, page):
+        a = page.assignment
+        for n, q in written(payload).items():
+            Question.objects.update_or_create(
+                study=a.study,
+                external_id=external_id(page, n),
+                defaults={
+                    "text": str(q["text"]).strip(),
+                    "field": str(q.get("field") or "").strip(),
+                    "subdomain": str(q.get("subdomain") or "").strip(),
+                    "author_notes": str(q.get("notes") or "").strip(),
+                    "origin": Question.Origin.EXPERT_AUTHORED,
+                    "authored_by": page.annotator,
+                    "review": Question.Review.PENDING,
+                },
+            )
+
+    def context(self, payload, page):
+        questions = payload.get("questions") or {}
+        fields = page.annotator.expertise_fields or []
+        return {
+            "slots": [
+                {"n": n, **dict.fromkeys(FIELDS, ""), **(questions.get(str(n)) or {})}
+                for n in slots_of(page)
+            ],
+            "authoring_min": page.study.setting("authoring_min"),
+            "expertise_fields": fields,
+        }
