@@ -4,8 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
+# gunicorn sizing for `make serve`: about cores + 1 workers, a few threads each (README).
+WEB_WORKERS ?= 3
+WEB_THREADS ?= 4
 
-.PHONY: install run test lint format bench serve worker browsers clean
+.PHONY: install run test lint format bench serve worker beat browsers clean
 
 install: $(STAMP)
 
@@ -38,10 +41,16 @@ bench: install
 serve: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput
-	$(VENV)/bin/gunicorn concord.wsgi:application --bind 127.0.0.1:$(PORT) --workers 3
+	$(VENV)/bin/gunicorn concord.wsgi:application --bind 127.0.0.1:$(PORT) \
+		--worker-class gthread --workers $(WEB_WORKERS) --threads $(WEB_THREADS)
 
 worker: install
 	$(VENV)/bin/celery -A concord worker --loglevel=info
+
+# Exactly one beat per deployment: every minute it restarts judge and report runs whose worker
+# died (CELERY_BEAT_SCHEDULE). On a single machine `celery -A concord worker -B` does both.
+beat: install
+	$(VENV)/bin/celery -A concord beat --loglevel=info --schedule=$(VENV)/celerybeat-schedule
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

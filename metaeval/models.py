@@ -26,6 +26,13 @@ class ReportRun(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: Which execution may write the result: a restart takes a new lease, so a redelivered
+    #: message of the dead execution finds its lease gone and does nothing.
+    lease = models.CharField(max_length=32, blank=True)
+    #: Written every few seconds by the executing worker; a running run whose heartbeat is
+    #: old has lost its worker (:func:`metaeval.tasks.restart_stale_runs`).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="executions started")
 
     class Meta:
         ordering = ["-created_at"]
