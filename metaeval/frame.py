@@ -50,6 +50,7 @@ class PairFrame:
     annotators: list[str] = field(default_factory=list)
     settings: list[str] = field(default_factory=list)
     splits: list[str] = field(default_factory=list)
+    judge_name: str | None = None  # whose scores ``judge`` holds, when loaded from the DB
 
     def __len__(self) -> int:
         return int(self.question.shape[0])
@@ -72,4 +73,5 @@ class PairFrame:
             annotators=self.annotators,
             settings=self.settings,
             splits=self.splits,
+            judge_name=self.judge_name,
         )

@@ -123,7 +123,7 @@ def _decision_matrix(frame: PairFrame, human: np.ndarray) -> tuple[np.ndarray, n
     and shared by the IAA and the expert-agreed subset.
     """
     codes = _comparison_codes(frame)
-    labels, _, annotators = iaa_stats.label_matrix(codes.tolist(), frame.annotator.tolist(), human)
+    labels, _, annotators = iaa_stats.label_matrix(codes, frame.annotator, human)
     return codes, labels, len(annotators)
 
 
@@ -340,7 +340,7 @@ def _selection(frame: PairFrame, options: ReportOptions) -> dict:
         "n_questions": int(np.unique(frame.question).size),
         "n_annotators": int(np.unique(frame.annotator).size),
         "systems_present": sorted(
-            {frame.systems[i] for i in np.concatenate([frame.system_a, frame.system_b])}
+            {frame.systems[i] for i in np.unique(np.concatenate([frame.system_a, frame.system_b]))}
         ),
         "settings_present": sorted({frame.settings[i] for i in np.unique(frame.setting)}),
     }
@@ -436,24 +436,24 @@ def load_selection(study_id: int, options: ReportOptions):
     because near/deep are calibrated together, METHODS §6.2), the ``calibrate_on`` rows
     for cross-fitted thresholds, and system subsets (compat applies its own, §6.4).
     """
-    from .data import Selection, default_judge, load_frame  # Django-dependent
+    from .data import Selection, load_frame  # Django-dependent
 
     settings = () if options.compat else tuple(options.settings)
     load_settings = settings + (
         (options.calibrate_on,) if settings and options.calibrate_on else ()
     )
-    judge = options.judge or default_judge(study_id)
     exclude = () if options.compat else options.exclude_systems
     only = () if options.compat else options.systems
     frame = load_frame(
         Selection(
             study_id,
             settings=load_settings or None,
-            judge=judge,
+            judge=options.judge,
             systems=only or None,
             exclude_systems=exclude,
         )  # fmt: skip
     )
+    judge = frame.judge_name  # the options' judge, or the study's default judge
     calib = None
     if options.calibrate_on and not options.compat:
         if options.calibrate_on not in frame.settings:

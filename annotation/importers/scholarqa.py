@@ -23,6 +23,7 @@ from annotation.models import (
     PairwisePreference,
     Question,
     Setting,
+    System,
 )
 from judges.models import Judge, JudgeScore
 
@@ -30,6 +31,7 @@ from .base import ImportReport
 from .common import (
     Problems,
     Source,
+    insert_new,
     insert_rows,
     is_number,
     parse_json_records,
@@ -44,8 +46,8 @@ from .structure import (
     ParsedReport,
     ParsedSection,
     ReportInput,
-    ensure_questions,
-    ensure_reports,
+    ensure_question_ids,
+    ensure_report_ids,
     ensure_systems,
     find_anchors,
     split_paragraphs,
@@ -280,6 +282,17 @@ def parse_pairwise(src: Source, *, setting: str, consensus: bool):
     judge: dict[tuple[str, str, str], tuple[float, int, str]] = {}
     pairs: dict[tuple[str, frozenset], int] = {}
     pair_list: list[tuple[str, str, str, int]] = []
+    # field name -> (store, stored metric name); the key of each question text, computed
+    # once per text (each question has several records). Why: this loop runs 120,000
+    # times per file in the scale benchmark.
+    targets = {
+        f"{prefix}_{metric}": (human, human_metric(metric, setting))
+        if prefix == "human"
+        else (judge, FILE_METRICS[metric])
+        for prefix in ("human", "model")
+        for metric in FILE_METRICS
+    }
+    keys: dict[str, str] = {}
     for n, r in enumerate(records, start=1):
         if not isinstance(r, dict):
             problems.add(n, None, f"expected an object, found {type_name(r)}")
@@ -321,9 +334,11 @@ def parse_pairwise(src: Source, *, setting: str, consensus: bool):
         for field_name, value in r.items():
             if field_name in KNOWN_FIELDS:
                 continue
-            prefix, _, metric = field_name.partition("_")
-            if prefix not in ("human", "model") or metric not in FILE_METRICS:
+            if field_name not in targets:
                 problems.add(n, field_name, "unknown field")
+                continue
+            if type(value) is list and len(value) == 2 and _finite_floats(*value):
+                metric_values[field_name] = value  # the common case, checked fast
                 continue
             if not isinstance(value, list):
                 problems.add(
@@ -335,7 +350,9 @@ def parse_pairwise(src: Source, *, setting: str, consensus: bool):
                 metric_values[field_name] = vals
         if text is None or models is None:
             continue
-        key = question_key(text)
+        key = keys.get(text)
+        if key is None:
+            key = keys[text] = question_key(text)
         q = questions.setdefault(key, {"text": text, "intent": "", "systems": [], "record": n})
         if intent:
             if q["intent"] and q["intent"] != intent:
@@ -360,24 +377,23 @@ def parse_pairwise(src: Source, *, setting: str, consensus: bool):
             for m, v in zip(models, prefs, strict=True):
                 _agree(problems, n, "preference_ranking_norm", medal, (key, m), v, m)
         for field_name, vals in metric_values.items():
-            prefix, _, metric = field_name.partition("_")
+            store, metric = targets[field_name]
             for m, v in zip(models, vals, strict=True):
                 if v is None:
                     continue
-                if prefix == "human":
-                    _agree(
-                        problems,
-                        n,
-                        field_name,
-                        human,
-                        (key, m, human_metric(metric, setting)),
-                        v,
-                        m,
-                    )
-                else:
-                    _agree(problems, n, field_name, judge, (key, m, FILE_METRICS[metric]), v, m)
+                value_key = (key, m, metric)
+                prev = store.get(value_key)  # _agree, inlined for the common first sight
+                if prev is None:
+                    store[value_key] = (v, n, field_name)
+                elif abs(prev[0] - v) > TOLERANCE:
+                    _agree(problems, n, field_name, store, value_key, v, m)
     problems.raise_if_any()
     return records, questions, medal, human, judge, pair_list
+
+
+def _finite_floats(a, b) -> bool:
+    """Both values are finite floats (``x - x`` is NaN for ±inf and NaN)."""
+    return type(a) is float and type(b) is float and a - a == 0.0 and b - b == 0.0
 
 
 def _pair_values(problems, n, field_name, value, *, allow_none):
@@ -441,14 +457,15 @@ def import_pairwise(
     rep.records = len(records)
 
     # Read-only check against the database: a judge's stored scores must agree.
-    _check_stored_judge_scores(problems, study, judge, questions, judge_vals)
+    stored_judge = _stored_judge_scores(study, judge)
+    _check_stored_judge_scores(problems, study, judge, judge_vals, stored_judge)
     problems.raise_if_any()
 
     judge_obj, created = Judge.objects.get_or_create(name=judge)
     rep.count("created" if created else "unchanged", "Judge")
     ann, created = Annotator.objects.get_or_create(pseudonym=annotator)
     rep.count("created" if created else "unchanged", "Annotator")
-    qrows = ensure_questions(
+    qids = ensure_question_ids(
         study,
         {
             k: {"text": q["text"], "intent": q["intent"], "split": split}
@@ -457,44 +474,53 @@ def import_pairwise(
         rep,
     )
     systems = ensure_systems(study, {s for q in questions.values() for s in q["systems"]}, rep)
-    reports, _ = ensure_reports(
-        [(k, s) for k, q in questions.items() for s in q["systems"]], systems, qrows, rep
+    sids = {name: system.pk for name, system in systems.items()}
+    reports, _ = ensure_report_ids(
+        [(k, s) for k, q in questions.items() for s in q["systems"]], sids, qids, rep
     )
     has_human = {k for (k, _, metric) in human if not metric.startswith("rank_")}
     if consensus:
         task = {k: "pairwise" for k in questions}
     else:
         task = {k: "metric_wise" if k in has_human else "medal_ranking" for k in questions}
-    assignments = _write_assignments(study, ann, setting, questions, qrows, reports, task, rep)
+    assignments = _write_assignments(study, ann, setting, questions, qids, reports, task, rep)
     human_rows = dict(human)
     if consensus:
-        _write_preferences(study, ann, setting, pair_list, qrows, reports, medal, assignments, rep)
+        _write_preferences(study, ann, setting, pair_list, qids, reports, medal, assignments, rep)
         for (k, s), (v, n, f) in medal.items():
             human_rows[(k, s, CONSENSUS_METRIC)] = (v, n, f)
     else:
-        _write_rankings(study, ann, setting, questions, qrows, reports, medal, assignments, rep)
-    _write_human_scores(study, ann, setting, human_rows, reports, assignments, rep)
-    _write_judge_scores(judge_obj, judge_vals, reports, rep)
+        _write_rankings(study, ann, setting, questions, qids, reports, medal, assignments, rep)
+    _write_human_scores(study, ann, setting, human_rows, qids, reports, assignments, rep)
+    stored = {(qs, metric) for (qs, metric) in stored_judge}
+    _write_judge_scores(judge_obj, judge_vals, qids, sids, reports, stored, rep)
 
 
-def _check_stored_judge_scores(problems, study, judge, questions, judge_vals) -> None:
-    if not judge_vals:
-        return
-    qids = dict(
-        Question.objects.filter(study=study, external_id__in=list(questions)).values_list(
-            "external_id", "id"
+# Why ids and ``values_list`` below, never model instances: the scale benchmark (issue 3)
+# imports 120,000 records per file and re-reads what the first file wrote; building
+# instances for them cost more than the whole import budget. New rows go through
+# ``insert_new`` / ``insert_rows`` (COPY on PostgreSQL); the rare changed rows through
+# ``bulk_update`` of instances that carry only their primary key and the changed fields.
+
+
+def _stored_judge_scores(study, judge: str) -> dict[tuple[tuple[int, int], str], float]:
+    """The judge's stored scores in the study: {((question id, system id), metric): value}."""
+    rows = JudgeScore.objects.filter(judge__name=judge, report__question__study=study)
+    return {
+        ((q, s), metric): value
+        for q, s, metric, value in rows.values_list(
+            "report__question_id", "report__system_id", "metric", "value"
         )
-    )
-    if not qids:
-        return
-    stored = {
-        (qid, sname, metric): value
-        for qid, sname, metric, value in JudgeScore.objects.filter(
-            judge__name=judge, report__question_id__in=list(qids.values())
-        ).values_list("report__question_id", "report__system__name", "metric", "value")
     }
+
+
+def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> None:
+    if not judge_vals or not stored:
+        return
+    qids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
+    sids = dict(System.objects.filter(study=study).values_list("name", "id"))
     for (k, s, metric), (v, n, field_name) in sorted(judge_vals.items(), key=lambda i: i[1][1]):
-        old = stored.get((qids.get(k), s, metric))
+        old = stored.get(((qids.get(k), sids.get(s)), metric))
         if old is not None and abs(old - v) > TOLERANCE:
             problems.add(
                 n,
@@ -503,118 +529,104 @@ def _check_stored_judge_scores(problems, study, judge, questions, judge_vals) ->
             )
 
 
-def _write_assignments(study, ann, setting, questions, qrows, reports, task, rep):
+def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
+    """The annotator's submitted assignment of each question: {question key: assignment id}."""
     from django.utils import timezone
 
-    existing = {
-        (a.question_id, a.task): a
-        for a in Assignment.objects.filter(
-            study=study, annotator=ann, setting=setting, question__in=[qrows[k] for k in questions]
-        )
-    }
+    mine = Assignment.objects.filter(study=study, annotator=ann, setting=setting)
+
+    def stored() -> dict[tuple[int, str], tuple]:
+        rows = mine.values_list("question_id", "task", "id", "report_order", "status")
+        return {(q, t): (pk, order, status) for q, t, pk, order, status in rows}
+
+    existing = stored()
     new, changed, out = [], [], {}
     now = timezone.now()
+    submitted = Assignment.Status.SUBMITTED
     for k, q in questions.items():
-        order = [reports[(k, s)].pk for s in q["systems"]]
-        a = existing.get((qrows[k].pk, task[k]))
-        if a is None:
-            a = Assignment(
-                study=study,
-                annotator=ann,
-                question=qrows[k],
-                task=task[k],
-                setting=setting,
-                report_order=order,
-                status=Assignment.Status.SUBMITTED,
-                submitted_at=now,
-            )
-            new.append(a)
-        elif a.report_order != order or a.status != Assignment.Status.SUBMITTED:
-            a.report_order = order
-            a.status = Assignment.Status.SUBMITTED
-            a.submitted_at = a.submitted_at or now
-            changed.append(a)
+        order = [reports[(k, s)] for s in q["systems"]]
+        row = existing.get((qids[k], task[k]))
+        if row is None:
+            new.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
+                        "task": task[k], "setting": setting, "report_order": order,
+                        "status": submitted, "submitted_at": now})  # fmt: skip
+            continue
+        pk, stored_order, status = row
+        if stored_order != order or status != submitted:
+            changed.append(Assignment(pk=pk, report_order=order, status=submitted))
         else:
             rep.count("unchanged", "Assignment")
-        out[k] = a
+        out[k] = pk
     if new:
-        fields = ["study", "annotator", "question", "task", "setting", "report_order", "status",
-                  "position", "submitted_at", "seconds_on_task", "created_at"]  # fmt: skip
-        insert_rows(Assignment, fields, [
-            (study.pk, ann.pk, a.question_id, a.task, setting, a.report_order, a.status, 0,
-             now, 0, now)
-            for a in new
-        ])  # fmt: skip
+        insert_new(Assignment, new)
         rep.count("created", "Assignment", len(new))
+        existing = stored()
+        out.update({k: existing[(qids[k], task[k])][0] for k in questions if k not in out})
     if changed:
+        # keep a first submission time (one query for those few)
+        first = dict(
+            Assignment.objects.filter(pk__in=[a.pk for a in changed], submitted_at__isnull=False)
+            .values_list("id", "submitted_at")
+        )  # fmt: skip
+        for a in changed:
+            a.submitted_at = first.get(a.pk, now)
         Assignment.objects.bulk_update(changed, ["report_order", "status", "submitted_at"])
         rep.count("updated", "Assignment", len(changed))
-    if any(a.pk is None for a in out.values()):
-        fresh = {
-            a.question_id: a
-            for a in Assignment.objects.filter(study=study, annotator=ann, setting=setting)
-        }
-        out = {k: fresh[qrows[k].pk] for k in out}
     return out
 
 
-def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assignments, rep):
-    existing = {
-        r.question_id: r
-        for r in MedalRanking.objects.filter(
-            study=study, annotator=ann, setting=setting, question__in=[qrows[k] for k in questions]
-        )
-    }
-    from django.utils import timezone
+def _write_rankings(study, ann, setting, questions, qids, reports, medal, assignments, rep):
+    mine = MedalRanking.objects.filter(study=study, annotator=ann, setting=setting)
 
-    now = timezone.now()
+    def stored() -> dict[int, tuple[int, int | None]]:
+        rows = mine.values_list("question_id", "id", "assignment_id")
+        return {q: (pk, assignment) for q, pk, assignment in rows}
+
+    existing = stored()
     new = [
-        (study.pk, ann.pk, qrows[k].pk, setting, assignments[k].pk, "", now, now)
+        {
+            "study": study.pk,
+            "annotator": ann.pk,
+            "question": qids[k],
+            "setting": setting,
+            "assignment": assignments[k],
+        }  # fmt: skip
         for k in questions
-        if qrows[k].pk not in existing
+        if qids[k] not in existing
     ]
     if new:
-        fields = ["study", "annotator", "question", "setting", "assignment", "reasoning",
-                  "created_at", "updated_at"]  # fmt: skip
-        insert_rows(MedalRanking, fields, new)
+        insert_new(MedalRanking, new)
         rep.count("created", "MedalRanking", len(new))
-        existing = {
-            r.question_id: r
-            for r in MedalRanking.objects.filter(
-                study=study,
-                annotator=ann,
-                setting=setting,
-                question__in=[qrows[k] for k in questions],
-            )
-        }
+        existing = stored()
     relink = [
-        existing[qrows[k].pk]
+        MedalRanking(pk=existing[qids[k]][0], assignment_id=assignments[k])
         for k in questions
-        if existing[qrows[k].pk].assignment_id != assignments[k].pk
+        if existing[qids[k]][1] != assignments[k]
     ]
-    for r in relink:
-        r.assignment_id = next(assignments[k].pk for k in questions if qrows[k].pk == r.question_id)
     if relink:
         MedalRanking.objects.bulk_update(relink, ["assignment"])
     unchanged_rankings = len(questions) - len(new)
-    ranking_ids = [r.pk for r in existing.values()]
-    stored = {
-        (m.ranking_id, m.report_id): m for m in Medal.objects.filter(ranking_id__in=ranking_ids)
+    stored_medals = {
+        (r, report): (pk, value)
+        for pk, r, report, value in Medal.objects.filter(
+            ranking__study=study, ranking__annotator=ann, ranking__setting=setting
+        ).values_list("id", "ranking_id", "report_id", "medal")
     }
-    wanted = {}
-    for (k, s), (v, _, _) in medal.items():
-        wanted[(existing[qrows[k].pk].pk, reports[(k, s)].pk)] = Medal.FROM_SCORE[v]
+    ranking_of = {k: existing[qids[k]][0] for k in questions}
+    wanted = {
+        (ranking_of[k], reports[(k, s)]): Medal.FROM_SCORE[v] for (k, s), (v, _, _) in medal.items()
+    }
     create, update = [], []
     for key, value in wanted.items():
-        m = stored.get(key)
+        m = stored_medals.get(key)
         if m is None:
             create.append((key[0], key[1], value))
-        elif m.medal != value:
-            m.medal = value
-            update.append(m)
+        elif m[1] != value:
+            update.append(Medal(pk=m[0], medal=value))
         else:
             rep.count("unchanged", "Medal")
-    stale = [m.pk for key, m in stored.items() if key not in wanted]
+    in_file = set(ranking_of.values())
+    stale = [m[0] for key, m in stored_medals.items() if key[0] in in_file and key not in wanted]
     if stale:
         Medal.objects.filter(pk__in=stale).delete()
         rep.count("updated", "MedalRanking", len(stale))  # a report left the ranking
@@ -628,101 +640,79 @@ def _write_rankings(study, ann, setting, questions, qrows, reports, medal, assig
         rep.count("unchanged", "MedalRanking", unchanged_rankings)
 
 
-def _write_preferences(study, ann, setting, pair_list, qrows, reports, medal, assignments, rep):
+def _write_preferences(study, ann, setting, pair_list, qids, reports, medal, assignments, rep):
     existing = {
-        (p.left_id, p.right_id): p
-        for p in PairwisePreference.objects.filter(study=study, annotator=ann, setting=setting)
+        (left, right): (pk, choice)
+        for pk, left, right, choice in PairwisePreference.objects.filter(
+            study=study, annotator=ann, setting=setting
+        ).values_list("id", "left_id", "right_id", "choice")
     }
     create, update = [], []
     for k, a, b, _ in pair_list:
         left, right = reports[(k, a)], reports[(k, b)]
         sa, sb = medal[(k, a)][0], medal[(k, b)][0]
         choice = "left" if sa > sb else "right" if sb > sa else "tie"
-        p = existing.get((left.pk, right.pk))
+        p = existing.get((left, right))
         if p is None:
-            create.append(
-                PairwisePreference(
-                    study=study,
-                    annotator=ann,
-                    question=qrows[k],
-                    setting=setting,
-                    assignment=assignments[k],
-                    left=left,
-                    right=right,
-                    choice=choice,
-                    reason=CONSENSUS_REASON,
-                )
-            )
-        elif p.choice != choice:
-            p.choice = choice
-            update.append(p)
+            create.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
+                           "setting": setting, "assignment": assignments[k], "left": left,
+                           "right": right, "choice": choice, "reason": CONSENSUS_REASON})  # fmt: skip
+        elif p[1] != choice:
+            update.append(PairwisePreference(pk=p[0], choice=choice))
         else:
             rep.count("unchanged", "PairwisePreference")
     if create:
-        PairwisePreference.objects.bulk_create(create)
+        insert_new(PairwisePreference, create)
         rep.count("created", "PairwisePreference", len(create))
     if update:
         PairwisePreference.objects.bulk_update(update, ["choice"])
         rep.count("updated", "PairwisePreference", len(update))
 
 
-def _write_human_scores(study, ann, setting, human, reports, assignments, rep):
+def _write_human_scores(study, ann, setting, human, qids, reports, assignments, rep):
     if not human:
         return
-    report_ids = list({reports[(k, s)].pk for (k, s, _) in human})
+    from django.utils import timezone
+
     stored = {
-        (h.report_id, h.metric): h
-        for h in HumanMetricScore.objects.filter(
-            study=study, annotator=ann, setting=setting, report_id__in=report_ids
-        )
+        (report, metric): (pk, value)
+        for pk, report, metric, value in HumanMetricScore.objects.filter(
+            study=study, annotator=ann, setting=setting
+        ).values_list("id", "report_id", "metric", "value")
     }
+    now = timezone.now()
     create, update = [], []
     for (k, s, metric), (v, _, _) in human.items():
         report = reports[(k, s)]
-        h = stored.get((report.pk, metric))
+        h = stored.get((report, metric))
         if h is None:
-            create.append(
-                HumanMetricScore(
-                    study=study,
-                    annotator=ann,
-                    question_id=report.question_id,
-                    setting=setting,
-                    assignment=assignments[k],
-                    report=report,
-                    metric=metric,
-                    value=float(v),
-                )
-            )
-        elif abs(h.value - v) > TOLERANCE:
-            h.value = float(v)
-            update.append(h)
+            create.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
+                           "setting": setting, "assignment": assignments[k], "report": report,
+                           "metric": metric, "value": float(v)})  # fmt: skip
+        elif abs(h[1] - v) > TOLERANCE:
+            # updated_at too: the report cache's fingerprint reads it (an edit in place)
+            update.append(HumanMetricScore(pk=h[0], value=float(v), updated_at=now))
         else:
             rep.count("unchanged", "HumanMetricScore")
     if create:
-        HumanMetricScore.objects.bulk_create(create, batch_size=2000)
+        insert_new(HumanMetricScore, create)
         rep.count("created", "HumanMetricScore", len(create))
     if update:
-        HumanMetricScore.objects.bulk_update(update, ["value"])
+        HumanMetricScore.objects.bulk_update(update, ["value", "updated_at"])
         rep.count("updated", "HumanMetricScore", len(update))
 
 
-def _write_judge_scores(judge, values, reports, rep):
+def _write_judge_scores(judge, values, qids, sids, reports, stored, rep):
+    """New judge scores; ``stored`` holds the ((question id, system id), metric) already
+    there, whose values were checked equal before anything was written."""
     if not values:
         return
-    report_ids = list({reports[(k, s)].pk for (k, s, _) in values})
-    stored = {
-        (j.report_id, j.metric)
-        for j in JudgeScore.objects.filter(judge=judge, report_id__in=report_ids).only(
-            "report_id", "metric"
-        )
-    }
     create = []
     for (k, s, metric), (v, _, _) in values.items():
-        report = reports[(k, s)]
-        if (report.pk, metric) in stored:
+        if ((qids[k], sids[s]), metric) in stored:
             rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
         else:
-            create.append((judge.pk, report.pk, metric, float(v), ""))
+            create.append((judge.pk, reports[(k, s)], metric, float(v), ""))
     if create:
         insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"], create)
         rep.count("created", "JudgeScore", len(create))

@@ -22,6 +22,7 @@ from annotation.models import (
 )
 
 from .base import ImportReport
+from .common import insert_new
 
 
 @dataclass
@@ -211,50 +212,57 @@ def _drop_overlaps(anchors):
 # --- Writing --------------------------------------------------------------------------------
 
 
-def ensure_questions(
+def ensure_question_ids(
     study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False
-) -> dict[str, Question]:
-    """Questions by external id, created when missing (2 queries + 1 bulk insert).
+) -> dict[str, int]:
+    """Question ids by external id, created when missing (no model instances).
 
     ``wanted`` maps external id -> field values; for an existing question a non-empty value
-    that differs updates it (re-import updates by natural key).
+    that differs updates it (re-import updates by natural key). Why ids and
+    ``values_list``: a pairwise file of the scale benchmark names 40,000 questions.
     """
+    compared = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
     existing = {
-        q.external_id: q for q in Question.objects.filter(study=study, external_id__in=list(wanted))
+        row[0]: row[1:]
+        for row in Question.objects.filter(study=study).values_list("external_id", "id", *compared)
     }
     new, changed = [], []
     for key, fields in wanted.items():
-        q = existing.get(key)
-        if q is None:
-            new.append(Question(study=study, external_id=key, **fields))
+        row = existing.get(key)
+        if row is None:
+            new.append({"study": study.pk, "external_id": key, **fields})
             continue
-        dirty = False
-        for name, value in fields.items():
-            if name == "text" and not update_text:
-                continue  # the text is what matched; its first spelling stays
-            if value not in ("", None) and getattr(q, name) != value:
-                setattr(q, name, value)
-                dirty = True
-        if dirty:
-            changed.append(q)
+        stored = dict(zip(compared, row[1:], strict=True))
+        updates = {
+            name: value
+            for name, value in fields.items()
+            if name in stored and value not in ("", None) and stored[name] != value
+        }
+        if updates:
+            changed.append(Question(pk=row[0], **{**stored, **updates}))
     if new:
-        Question.objects.bulk_create(new)
+        insert_new(Question, new)
         rep.count("created", "Question", len(new))
-    update_fields = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
     if changed:
-        Question.objects.bulk_update(changed, update_fields)
+        Question.objects.bulk_update(changed, compared)
         rep.count("updated", "Question", len(changed))
-    unchanged = len(existing) - len(changed)
+    unchanged = sum(1 for k in wanted if k in existing) - len(changed)
     if unchanged:
         rep.count("unchanged", "Question", unchanged)
-    out = dict(existing)
-    out.update({q.external_id: q for q in new})
-    if any(q.pk is None for q in new):  # backends without RETURNING on bulk insert
-        out = {
-            q.external_id: q
-            for q in Question.objects.filter(study=study, external_id__in=list(wanted))
-        }
+    out = {k: existing[k][0] for k in wanted if k in existing}
+    if new:
+        ids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
+        out.update({row["external_id"]: ids[row["external_id"]] for row in new})
     return out
+
+
+def ensure_questions(
+    study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False
+) -> dict[str, Question]:
+    """Questions by external id, created when missing (see :func:`ensure_question_ids`)."""
+    ids = ensure_question_ids(study, wanted, rep, update_text=update_text)
+    by_id = Question.objects.in_bulk(list(ids.values()))
+    return {key: by_id[pk] for key, pk in ids.items()}
 
 
 def ensure_systems(study, names, rep: ImportReport) -> dict[str, System]:
@@ -268,31 +276,47 @@ def ensure_systems(study, names, rep: ImportReport) -> dict[str, System]:
     return existing
 
 
+def ensure_report_ids(
+    pairs, system_ids: dict[str, int], question_ids: dict[str, int], rep: ImportReport,
+    source_format: str = "",
+) -> tuple[dict[tuple[str, str], int], set[int]]:  # fmt: skip
+    """Report ids for (question key, system name) pairs, created empty when missing.
+
+    Returns (ids by pair, ids created now). Existing reports are found by (question,
+    system) among the reports of those systems, read as ids only.
+    """
+    wanted = set(pairs)
+
+    def stored() -> dict[tuple[int, int], int]:
+        rows = Report.objects.filter(system_id__in=sorted({system_ids[s] for _, s in wanted}))
+        return {(q, s): pk for pk, q, s in rows.values_list("id", "question_id", "system_id")}
+
+    by_ids = stored()
+    new = sorted(
+        {(question_ids[q], system_ids[s]) for q, s in wanted} - by_ids.keys()
+    )  # fmt: skip
+    if new:
+        insert_new(
+            Report,
+            [{"question": q, "system": s, "source_format": source_format} for q, s in new],
+        )
+        rep.count("created", "Report", len(new))
+        by_ids = stored()
+    out = {(q, s): by_ids[(question_ids[q], system_ids[s])] for q, s in wanted}
+    return out, {by_ids[key] for key in new}
+
+
 def ensure_reports(pairs, systems, questions, rep: ImportReport, source_format: str = ""):
     """Reports for (question key, system name) pairs, created empty when missing."""
-    qids = {questions[q].pk for q, _ in pairs}
-    sids = {systems[s].pk for _, s in pairs}
-    by_ids = {
-        (r.question_id, r.system_id): r
-        for r in Report.objects.filter(question_id__in=qids, system_id__in=sids)
-    }
-    new = []
-    for q, s in sorted(set(pairs)):
-        key = (questions[q].pk, systems[s].pk)
-        if key not in by_ids:
-            r = Report(question=questions[q], system=systems[s], source_format=source_format)
-            by_ids[key] = r
-            new.append(r)
-    if new:
-        Report.objects.bulk_create(new)
-        rep.count("created", "Report", len(new))
-        by_ids = {
-            (r.question_id, r.system_id): r
-            for r in Report.objects.filter(question_id__in=qids, system_id__in=sids)
-        }
-    new_keys = {(r.question_id, r.system_id) for r in new}
-    out = {(q, s): by_ids[(questions[q].pk, systems[s].pk)] for q, s in set(pairs)}
-    return out, {r.pk for k, r in by_ids.items() if k in new_keys}
+    ids, new_ids = ensure_report_ids(
+        pairs,
+        {name: s.pk for name, s in systems.items()},
+        {key: q.pk for key, q in questions.items()},
+        rep,
+        source_format,
+    )
+    by_id = Report.objects.in_bulk(list(ids.values()))
+    return {pair: by_id[pk] for pair, pk in ids.items()}, new_ids
 
 
 def stored_canonical(report_ids) -> dict[int, tuple]:

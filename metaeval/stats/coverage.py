@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.stats
 
 LEVELS = np.arange(5)
 COMPLETELY = 4
@@ -56,6 +55,8 @@ def coverage_alignment(human, judge, nan_policy: str = "omit") -> CoverageAlignm
         nan = float("nan")
         return CoverageAlignment(nan, nan, confusion, nan, nan, 0)
     if h.size >= 2 and np.ptp(h) > 0 and np.ptp(j) > 0:
+        import scipy.stats  # here: importing it costs ~1 s to commands that never get here
+
         r = float(scipy.stats.pearsonr(h, j).statistic)
     else:
         r = float("nan")

@@ -58,6 +58,8 @@ def label_matrix(
     Keys are sorted. A repeated (item, annotator) raises by default; ``duplicates="last"``
     keeps the last one read (the ScholarQA-CS2 script's behaviour, METHODS §6.3).
     """
+    if _integer_array(items) and _integer_array(annotators):
+        return _label_matrix_of_codes(np.asarray(items), np.asarray(annotators), labels, duplicates)
     items, annotators = list(items), list(annotators)
     labels = np.asarray(list(labels), dtype=float)
     if not (len(items) == len(annotators) == labels.size):
@@ -76,6 +78,35 @@ def label_matrix(
     aa = {k: j for j, k in enumerate(annotator_keys)}
     rows = np.fromiter((ii[k] for k in items), dtype=np.int64, count=len(items))
     cols = np.fromiter((aa[k] for k in annotators), dtype=np.int64, count=len(items))
+    return _fill(out, rows, cols, labels, item_keys, annotator_keys, duplicates)
+
+
+def _integer_array(values) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype.kind in "iu"
+
+
+def _label_matrix_of_codes(items, annotators, labels, duplicates):
+    """:func:`label_matrix` for integer arrays: keys and codes by ``np.unique`` (no Python
+    loop per label; the report passes its comparison and annotator codes this way)."""
+    labels = np.asarray(labels, dtype=float).ravel()
+    items, annotators = items.ravel(), annotators.ravel()
+    if not (items.size == annotators.size == labels.size):
+        raise ValueError("items, annotators and labels must have the same length")
+    if duplicates not in ("raise", "last"):
+        raise ValueError("duplicates must be 'raise' or 'last'")
+    item_keys, rows = np.unique(items, return_inverse=True)
+    annotator_keys, cols = np.unique(annotators, return_inverse=True)
+    out = np.full((item_keys.size, annotator_keys.size), np.nan)
+    if items.size == 0:
+        return out, [], []
+    return _fill(
+        out, rows.ravel(), cols.ravel(), labels, item_keys.tolist(), annotator_keys.tolist(),
+        duplicates,
+    )  # fmt: skip
+
+
+def _fill(out, rows, cols, labels, item_keys, annotator_keys, duplicates):
+    """Put each label in its cell; repeated cells raise, or keep the last label read."""
     cells = rows * len(annotator_keys) + cols
     if duplicates == "raise":
         unique, counts = np.unique(cells, return_counts=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.stats
 
 from .decisions import as_decisions
 
@@ -130,5 +129,7 @@ def tau_b_scores(x, y, *, nan_policy: str = "propagate") -> KendallResult:
     n = int(np.sum(~(np.isnan(x) | np.isnan(y)))) if nan_policy == "omit" else x.size
     if n < 2:
         return KendallResult(float("nan"), float("nan"), n)
+    import scipy.stats  # here, not at the top: importing it costs a report command ~1 s
+
     res = scipy.stats.kendalltau(x, y, variant="b", nan_policy=nan_policy)
     return KendallResult(float(res.statistic), float(res.pvalue), n)

@@ -59,6 +59,10 @@ def options_from(opts: dict) -> ReportOptions:
 
 class Command(BaseCommand):
     help = "Agreement of judges with experts for a study (METHODS §5; §6 with --compat)."
+    # Why no system checks: they import every URLconf view (plots, matplotlib, the API
+    # schema), ~1.5 s of a report that reads the database and prints; nothing they check
+    # changes a figure. `manage.py check` (CI, deploys) still runs them all.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         add_selection_arguments(parser)
