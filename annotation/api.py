@@ -13,6 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
@@ -47,6 +48,7 @@ from annotation.permissions import (
     visible_question_ids,
     visible_reports,
 )
+from concord.api_schema import BLINDED_SUFFIX
 
 
 def filtered(*names: str):
@@ -58,6 +60,27 @@ def filtered(*names: str):
                 for name in names
             ]
         )
+    )
+
+
+def blinded(staff, annotator):
+    """Document both shapes a read answers: staff get ``staff``, an annotator the blinded
+    ``annotator`` serializer (no system, no file name). ``anyOf`` rather than ``oneOf``: a
+    staff answer may also satisfy the looser blinded schema (see
+    ``concord.api_schema.any_of_for_blinded``)."""
+    name = staff.__name__.removesuffix("Serializer")
+
+    def proxy(many: bool):
+        return PolymorphicProxySerializer(
+            component_name=f"{name}{BLINDED_SUFFIX}",
+            serializers=[staff, annotator],
+            resource_type_field_name=None,
+            many=many,
+        )
+
+    return extend_schema_view(
+        list=extend_schema(responses=proxy(many=True)),
+        retrieve=extend_schema(responses=proxy(many=False)),
     )
 
 
@@ -232,6 +255,7 @@ def import_refused(file: str, problems) -> Response:
 
 
 @filtered("study")
+@blinded(s.QuestionSerializer, s.AnnotatorQuestionSerializer)
 class QuestionViewSet(RoleViewSet):
     queryset = Question.objects.all()
     serializer_class = s.QuestionSerializer
@@ -245,6 +269,7 @@ class QuestionViewSet(RoleViewSet):
 
 
 @filtered("question", "study")
+@blinded(s.RubricSerializer, s.AnnotatorRubricSerializer)
 class RubricViewSet(RoleViewSet):
     queryset = Rubric.objects.prefetch_related("items")
     serializer_class = s.RubricSerializer
@@ -268,6 +293,7 @@ class SystemViewSet(RoleViewSet):
 
 
 @filtered("question", "study", "system")
+@blinded(s.ReportSerializer, s.AnnotatorReportSerializer)
 class ReportViewSet(RoleViewSet):
     """Reports with their structure. Annotators address reports by public id, see only those
     of their own assignments, in an order that says nothing of the systems."""
@@ -303,6 +329,7 @@ class AnnotatorViewSet(RoleViewSet):
 
 
 @filtered("study", "annotator", "question")
+@blinded(s.AssignmentSerializer, s.AnnotatorAssignmentSerializer)
 class AssignmentViewSet(RoleViewSet):
     """Assignments; an annotator lists and reads only their own (another's is a 404)."""
 

@@ -1,10 +1,10 @@
 """API routes; each app registers its viewsets on the one router."""
 
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotation import api as annotation_api
+from concord.login_throttle import obtain_auth_token
 from judges import api as judges_api
 
 router = DefaultRouter()

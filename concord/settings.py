@@ -5,12 +5,17 @@ CELERY_BROKER_URL  unset: tasks run eagerly in-process; set: a real worker consu
 SECRET_KEY         required when DEBUG is off
 DEBUG              "1"/"true" to enable (default on for the zero-setup developer path)
 ALLOWED_HOSTS      comma-separated
+
+Security (issue 8): login throttling (django-axes), a content security policy (django-csp)
+and, with DEBUG off, HTTPS-only cookies, HSTS and an SSL redirect; see "Security" in README.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -24,11 +29,15 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
+# The development key is public (it is in this file), so it only ever signs debug sessions.
+DEVELOPMENT_SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
+if not DEBUG and SECRET_KEY in ("", DEVELOPMENT_SECRET_KEY):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set to a private random value when DEBUG is off "
+        "(the development key is public)."
+    )
+SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
 
 ALLOWED_HOSTS = [
     h.strip() for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
@@ -46,6 +55,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
+    "csp",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -58,6 +69,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
+    "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -65,6 +78,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes requires: it turns a flagged login attempt into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "concord.urls"
@@ -81,6 +97,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -110,6 +127,42 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
+# --- Login throttling (django-axes) ------------------------------------------------------
+# Failed logins are counted per user name *and* IP address, in the database (shared by every
+# web process). After AXES_FAILURE_LIMIT failures that pair is refused, even with the right
+# password, for the cool-off period; a success before the limit resets the count. Another
+# user, or the same user from another address, is unaffected.
+AUTHENTICATION_BACKENDS = [
+    "concord.login_throttle.ThrottledLoginBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "concord.login_throttle.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# Behind N trusted proxies the client address is the Nth from the right of X-Forwarded-For
+# (0: no proxy, REMOTE_ADDR is the client); see concord.login_throttle.client_ip.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "concord.login_throttle.client_ip"
+
+# --- Content security policy (django-csp 4) ----------------------------------------------
+# Scripts and styles come only from our own static files (or carry the per-request nonce);
+# no inline event handlers, no eval, no plugins, no framing, forms post only to us.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -135,7 +188,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"TaskEnum": "annotation.models.content.Study.Task"},
+    "ENUM_NAME_OVERRIDES": {
+        "TaskEnum": "annotation.models.content.Study.Task",
+        "AssignmentStatusEnum": "annotation.models.assignment.Assignment.Status",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "concord.api_schema.add_error_responses",  # the 4xx/503 every operation can answer
+        "concord.api_schema.any_of_for_blinded",  # staff and annotator shapes of one read
+    ],
 }
 
 # Celery: without a broker every task runs eagerly in-process (zero-setup default).
@@ -146,19 +207,41 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery beat (`make beat`, or `celery worker -B` on one worker): restart the runs whose
+# worker died (heartbeat older than a minute) — judge runs resume where they stopped,
+# report runs recompute from scratch.
+CELERY_BEAT_SCHEDULE = {
+    "resume-stale-judge-runs": {"task": "judges.tasks.resume_stale_runs", "schedule": 60.0},
+    "restart-stale-report-runs": {
+        "task": "metaeval.tasks.restart_stale_report_runs",
+        "schedule": 60.0,
+    },
+}
 
 # Outside LLM service (OpenAI-compatible chat completions).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 
+# Headers sent in every mode; Django's defaults, stated so they are not lost by accident.
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+
 if not DEBUG:
+    # Production is HTTPS only: cookies never travel in clear, browsers remember to use HTTPS.
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    SESSION_COOKIE_HTTPONLY = True
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    # Behind a TLS-terminating proxy: the header it sets to say the request came over HTTPS.
+    # Only trust it when such a proxy strips the header from clients (empty: no proxy).
+    _proxy_header = os.environ.get("SECURE_PROXY_SSL_HEADER", "X-Forwarded-Proto").strip()
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
 
 LOGGING = {
     "version": 1,

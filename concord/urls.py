@@ -1,9 +1,22 @@
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotation.views.home import home
+
+# Swagger UI comes from its CDN and styles itself inline; its start-up script is served as a
+# file (the "split" view), so even this page runs no inline script.
+SWAGGER_CDN = "https://cdn.jsdelivr.net"
+api_docs = csp_update(
+    {
+        "script-src": [SWAGGER_CDN],
+        "style-src": [SWAGGER_CDN, UNSAFE_INLINE],
+        "img-src": [SWAGGER_CDN],
+    }
+)(SpectacularSwaggerSplitView.as_view(url_name="schema"))
 
 urlpatterns = [
     path("", home, name="home"),
@@ -14,7 +27,7 @@ urlpatterns = [
     path("studies/", include("annotation.studies_urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("api/", include("metaeval.api_urls")),
     path("api/", include("judges.api_urls")),
     path("judges/", include("judges.urls")),

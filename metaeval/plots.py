@@ -252,12 +252,36 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 _NAMESPACES = re.compile(r'\s+xmlns(:xlink)?="[^"]*"')
 
 
+_STYLE_ATTR = re.compile(r'\sstyle="([^"]*)"')
+_STYLE_ELEMENT = re.compile(r"<style[^>]*>\*\{([^}]*)\}</style>")
+
+
+def _presentation_attributes(declarations: str) -> str:
+    """``fill: #fff; stroke-width: 0.8`` -> `` fill="#fff" stroke-width="0.8"``."""
+    out = []
+    for declaration in declarations.split(";"):
+        name, colon, value = declaration.partition(":")
+        if colon and name.strip():
+            out.append(f' {name.strip()}="{value.strip()}"')
+    return "".join(out)
+
+
 def inline_svg(svg: bytes | str) -> str:
     """An SVG for inlining in HTML: no XML prologue, DOCTYPE, metadata or namespace
-    URIs (HTML parsers do not need them), so the page names no outside address."""
+    URIs (HTML parsers do not need them), so the page names no outside address.
+
+    The page's content security policy allows no inline style (``style-src 'self'``), so
+    matplotlib's ``style="..."`` declarations become SVG presentation attributes (which CSP
+    does not govern; every property matplotlib writes is one) and its one ``<style>`` rule
+    (``*{stroke-linejoin: round; ...}``) becomes attributes of the root, inherited below."""
     text = svg.decode("utf-8") if isinstance(svg, bytes) else svg
     text = _METADATA.sub("", _PROLOGUE.sub("", text, count=1))
+    defaults = _STYLE_ELEMENT.search(text)
+    text = _STYLE_ELEMENT.sub("", text)
+    text = _STYLE_ATTR.sub(lambda m: _presentation_attributes(m.group(1)), text)
     head, sep, rest = text.partition(">")
+    if defaults:
+        head += _presentation_attributes(defaults.group(1))
     return _NAMESPACES.sub("", head) + sep + rest.replace("xlink:href", "href")
 
 

@@ -104,14 +104,18 @@
     if (opener) openDialog(opener.dataset.openDialog);
   });
 
-  if (!form || form.dataset.submitted === "1") return;
+  if (!form) return;
+  // Unsaved answers are also kept in this browser (localStorage), per assignment, until the
+  // server has them: a reload or a crash during an outage loses nothing.
+  const backupKey = "concord:unsaved:" + form.getAttribute("action");
+  if (form.dataset.submitted === "1") { forget(); return; }
 
   // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict.
   let edits = 0;
   let editsAtRequest = 0;
   function setState(state) { form.dataset.state = state; }
   setState("saved");
-  form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); });
+  form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); keep(); });
   document.body.addEventListener("htmx:beforeRequest", (event) => {
     if (event.detail.elt !== form) return;
     editsAtRequest = edits;
@@ -121,19 +125,148 @@
   });
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (status === 409) {
+    const mine = form.contains(event.detail.elt);
+    if (mine && UNAVAILABLE.includes(status)) {
+      unavailable(status);
+    } else if (status === 409) {
       form.dataset.conflict = "1";  // stop the leave-page beacon too
       setState("conflict");
+    } else if (mine && status === 204) {
+      forget();  // submitted; the page moves on
     } else if (event.detail.elt === form) {
-      if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); }
+      if (status === 200) recovered();
+      if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); forget(); }
       else if (status === 422) setState("invalid");
       else if (status !== 200) setState("dirty");
     }
   });
+
+  // --- The server is unavailable (503 from a database outage, or no answer at all) --------
+  // The answers stay in the form and in localStorage; the save is retried with backoff
+  // (1 s, 2 s, 4 s … 30 s) until it succeeds, and then the backup is cleared.
+  const UNAVAILABLE = [0, 502, 503, 504];
+  const OUTAGE = "Not saved — the server is unavailable, retrying…";
+  let retryDelay = 0;
+  let retryTimer = null;
+  // htmx leaves 5xx answers unswapped by default: show the server's 503 message.
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    if (event.detail.xhr.status === 503 && form.contains(event.detail.elt)) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  function unavailable(status) {
+    setState("unavailable");
+    keep();
+    const box = document.getElementById("save-status");
+    if (box && (status !== 503 || !box.dataset.outage)) {
+      box.className = "save-status outage";
+      box.dataset.outage = "1";
+      box.setAttribute("role", "status");
+      box.setAttribute("aria-live", "polite");
+      box.replaceChildren(Object.assign(document.createElement("strong"), { textContent: OUTAGE }));
+    }
+    retryDelay = Math.min(retryDelay ? retryDelay * 2 : 1000, 30000);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(saveNow, retryDelay);
+  }
+
+  function recovered() {
+    if (!retryDelay) return;
+    retryDelay = 0;
+    clearTimeout(retryTimer);
+    const box = document.getElementById("save-status");
+    if (box) box.prepend(Object.assign(document.createElement("strong"), { textContent: "Saved. " }));
+  }
+
+  function saveNow() {
+    htmx.ajax("POST", form.getAttribute("hx-post"), {
+      source: form, target: "#save-status", swap: "outerHTML",
+    });
+  }
+
+  // On load: answers kept from an earlier visit that the server never got. After htmx has
+  // set up the form (its DOMContentLoaded handler), so the restored answers autosave.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => setTimeout(restoreKept, 0));
+  } else {
+    setTimeout(restoreKept, 0);
+  }
+  function answers() {
+    return [...new FormData(form)].filter(
+      ([name, value]) => typeof value === "string" && name !== "csrfmiddlewaretoken" && name !== "version"
+    );
+  }
+
+  function baseVersion() {
+    const input = document.getElementById("base-version");
+    return input ? input.value : "";
+  }
+
+  function restoreKept() {
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(backupKey) || "null"); } catch (e) { kept = null; }
+    if (!kept || !Array.isArray(kept.answers)) return;
+    if (JSON.stringify(kept.answers) === JSON.stringify(answers())) { forget(); return; }
+    const box = document.getElementById("save-status");
+    const when = new Date(kept.at).toLocaleTimeString();
+    if (String(kept.version) === baseVersion()) {
+      fill(kept.answers);  // nothing was saved since: carry on where the annotator was
+      if (box) box.textContent = "Restored your unsaved answers from " + when + "; saving…";
+      return;
+    }
+    // Saved elsewhere since (another tab): let the annotator choose, never overwrite silently.
+    if (!box) return;
+    box.textContent = "This browser kept answers from " + when +
+      " that were not saved, but this judgment was saved elsewhere since. ";
+    const button = Object.assign(document.createElement("button"), {
+      type: "button", className: "link", textContent: "Use the answers kept in this browser",
+    });
+    button.addEventListener("click", () => fill(kept.answers));
+    box.append(button);
+  }
+
+  function fill(entries) {
+    const values = new Map();
+    entries.forEach(([name, value]) => values.set(name, [...(values.get(name) || []), value]));
+    const changed = [];
+    for (const el of form.elements) {
+      if (!el.name || el.name === "csrfmiddlewaretoken" || el.name === "version") continue;
+      if (["button", "submit", "file"].includes(el.type)) continue;
+      const wanted = values.get(el.name) || [];
+      if (el.type === "radio" || el.type === "checkbox") {
+        if (el.checked !== wanted.includes(el.value)) {
+          el.checked = !el.checked;
+          changed.push(el);
+        }
+      } else if (wanted.length) {
+        const value = wanted.shift();
+        if (el.value !== value) {
+          el.value = value;
+          changed.push(el);
+        }
+      }
+    }
+    // An edit like any other: the page's widgets follow, the form is dirty and autosaves.
+    changed.forEach((el) => el.dispatchEvent(new Event("change", { bubbles: true })));
+    if (changed.length) changed[0].dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
   // A change typed just before leaving is sent anyway (the server checks the version as usual).
   window.addEventListener("pagehide", () => {
     if (dirty && form.dataset.conflict !== "1" && navigator.sendBeacon) {
       navigator.sendBeacon(form.getAttribute("hx-post"), new FormData(form));
     }
   });
+
+  function keep() {
+    try {
+      localStorage.setItem(backupKey, JSON.stringify({ version: baseVersion(), answers: answers(), at: Date.now() }));
+    } catch (e) { /* storage full or disabled: the form still holds the answers */ }
+  }
+
+  function forget() {
+    try { localStorage.removeItem(backupKey); } catch (e) { /* nothing kept */ }
+  }
 })();

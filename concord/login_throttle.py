@@ -1,0 +1,88 @@
+"""Login throttling on top of django-axes (settings: ``AXES_*`` in concord/settings.py).
+
+Failed logins are counted per (user name, client IP). When a pair reaches the limit every
+further attempt is refused for the cool-off period, even with the right password, and the
+caller is told so: the login page shows the message with status 429; the API token endpoint
+and any JSON caller get ``{"detail": ...}`` with status 429 and a ``Retry-After`` header.
+"""
+
+from axes.backends import AxesStandaloneBackend
+from axes.helpers import get_cool_off
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from rest_framework.authtoken import views as authtoken_views
+
+
+class ThrottledLoginBackend(AxesStandaloneBackend):
+    """Refuses a locked-out (user name, IP) pair before the password is even checked.
+
+    ``authenticate()`` without a request comes from code, not the network (the test client's
+    ``login()``, a shell): there is no client address to throttle, so it is let through to
+    the next backend instead of failing as django-axes' own backend does.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client's address: REMOTE_ADDR, or behind ``TRUSTED_PROXY_COUNT`` proxies the entry
+    of X-Forwarded-For that the outermost trusted proxy appended (the ones to its left are
+    written by the client and cannot be trusted)."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    proxies = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
+    if proxies <= 0:
+        return remote
+    chain = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    chain = [a for a in chain if a]
+    return chain[-proxies] if len(chain) >= proxies else remote
+
+
+def lockout_message(minutes: int | None) -> str:
+    wait = f"{minutes} minute{'s' if minutes != 1 else ''}" if minutes else "a while"
+    return (
+        "Too many failed login attempts for this user name from your address. "
+        f"Logins are blocked for {wait}; try again later or ask an admin to unlock you."
+    )
+
+
+def lockout_response(request: HttpRequest, original_response=None, credentials=None):
+    """What a locked-out caller sees (``AXES_LOCKOUT_CALLABLE``)."""
+    cool_off = get_cool_off(request)
+    seconds = int(cool_off.total_seconds()) if cool_off else None
+    message = lockout_message(-(-seconds // 60) if seconds else None)
+    wants_json = (
+        request.path.startswith("/api/")
+        or "application/json" in request.headers.get("Accept", "")
+        or request.headers.get("X-Requested-With") == "XMLHttpRequest"
+    )
+    if wants_json:
+        response: HttpResponse = JsonResponse({"detail": message}, status=429)
+    else:
+        form = AuthenticationForm(request, data=None)
+        context = {"form": form, "lockout": message, "next": request.POST.get("next", "")}
+        response = render(request, "registration/login.html", context, status=429)
+    if seconds:
+        response["Retry-After"] = str(seconds)
+    return response
+
+
+class ObtainAuthToken(authtoken_views.ObtainAuthToken):
+    """``POST /api/auth/token/`` with the plain Django request handed to ``authenticate()``.
+
+    django-axes flags a locked-out attempt on the request it is given; DRF's Request wrapper
+    would keep the flag to itself and the middleware would never see it (the caller would get
+    a plain 400 instead of the 429 lockout answer).
+    """
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["request"] = getattr(self.request, "_request", self.request)
+        return context
+
+
+obtain_auth_token = ObtainAuthToken.as_view()

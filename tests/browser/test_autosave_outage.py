@@ -1,0 +1,119 @@
+"""The database goes away while an annotator works: nothing typed is lost.
+
+Real outages (tests/outage.py: the server cannot reach the database at all, so the save
+and even the page answer 503), plus one where only the save endpoint is unreachable
+(Playwright routing), so that a reload during the outage still shows the page.
+"""
+
+import json
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.annotate.sample import make_assignment, make_question, make_study
+from annotation.models import Draft
+from tests.outage import database_outage
+
+from .helpers import wait_saved
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+OUTAGE = "Not saved — the server is unavailable, retrying…"
+
+
+@pytest.fixture
+def assignment(annotator_user):
+    return make_assignment(
+        annotator_user.annotator, make_question(make_study(), n_reports=3), "medal_ranking"
+    )
+
+
+def draft_answers(assignment) -> tuple[int, dict]:
+    draft = Draft.objects.get(assignment=assignment)
+    return draft.version, draft.payload
+
+
+def medal(page, report: str, value: str):
+    return page.get_by_role("group", name=f"Report {report}").get_by_label(value)
+
+
+def kept(page) -> dict | None:
+    """What the page keeps in localStorage for this assignment."""
+    raw = page.evaluate(
+        "() => Object.entries(localStorage).filter(([k]) => k.startsWith('concord:unsaved:'))"
+    )
+    return json.loads(raw[0][1]) if raw else None
+
+
+def test_outage_message_retry_and_reload_keep_every_answer(login, annotator_user, assignment, shot):
+    page = login(annotator_user).new_page()
+    saves = []
+    page.on("request", lambda r: saves.append(r.url) if r.url.endswith("/save/") else None)
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    medal(page, "A", "Gold").check()
+    wait_saved(page, 1)
+    status = page.locator("#save-status")
+
+    # 1. The database is down while the annotator changes an answer: clear message, retries.
+    with database_outage():
+        before = len(saves)
+        medal(page, "B", "Silver").check()
+        expect(status).to_contain_text(OUTAGE)
+        expect(status).to_have_attribute("aria-live", "polite")
+        expect(page.locator("#task-form")).to_have_attribute("data-state", "unavailable")
+        shot(page, "outage")
+        page.wait_for_timeout(3_500)  # the first retries (after 1 s, 2 s) fail too
+        assert len(saves) - before >= 2, saves
+        assert kept(page)["version"] == "1"
+    # ...and once it is back the retry saves, without the annotator doing anything.
+    expect(status).to_contain_text("Saved.", timeout=20_000)
+    wait_saved(page, 2)
+    assert sorted(draft_answers(assignment)[1]["medals"].values()) == ["gold", "silver"]
+    assert kept(page) is None  # saved: the browser's copy is gone
+
+    # 2. Down again; the annotator types, then reloads: the page itself is unavailable...
+    with database_outage():
+        medal(page, "C", "Bronze").check()
+        page.get_by_label("Ranking reasoning").fill("A is the most complete.")
+        expect(status).to_contain_text(OUTAGE)
+        page.reload()
+        expect(
+            page.get_by_role("heading", name="Concord is temporarily unavailable")
+        ).to_be_visible()
+        shot(page, "outage-page")
+    # ...and the next load, with the database back, restores and saves what was typed.
+    page.reload()
+    expect(medal(page, "C", "Bronze")).to_be_checked()
+    expect(page.get_by_label("Ranking reasoning")).to_have_value("A is the most complete.")
+    wait_saved(page, 3)
+    version, answers = draft_answers(assignment)
+    assert version == 3 and answers["reasoning"] == "A is the most complete."
+    assert sorted(answers["medals"].values()) == ["bronze", "gold", "silver"]
+    assert kept(page) is None
+
+
+def test_a_reload_while_saves_fail_restores_the_input_and_keeps_retrying(
+    login, annotator_user, assignment
+):
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    medal(page, "A", "Gold").check()
+    wait_saved(page, 1)
+    # The save endpoint is unreachable (the network drops the request); pages still load.
+    # Playwright cannot route the leave-page beacon, so it is made to fail the same way.
+    page.context.route("**/save/", lambda route: route.abort("connectionrefused"))
+    page.add_init_script("navigator.sendBeacon = () => false;")
+    page.evaluate("navigator.sendBeacon = () => false;")
+    page.get_by_label("Ranking reasoning").fill("Typed while the server was away.")
+    status = page.locator("#save-status")
+    expect(status).to_contain_text(OUTAGE)
+    page.reload()
+    expect(page.get_by_label("Ranking reasoning")).to_have_value("Typed while the server was away.")
+    expect(medal(page, "A", "Gold")).to_be_checked()
+    expect(status).to_contain_text(OUTAGE)  # the restored answers are being saved, still failing
+    assert draft_answers(assignment) == (1, draft_answers(assignment)[1])
+    page.context.unroute("**/save/")
+    expect(status).to_contain_text("Saved.", timeout=20_000)
+    wait_saved(page, 2)
+    assert draft_answers(assignment)[1]["reasoning"] == "Typed while the server was away."
+    assert kept(page) is None
