@@ -125,6 +125,24 @@ def _forms(study: Study, **bound) -> dict:
     return {**forms, **bound}
 
 
+def _detail_form_post(request, study, form_key: str, form, act, *, refused: str):
+    """A form posted from the study's detail page: ``act(cleaned_data)`` does the work and
+    returns (success message, page to go to). A field error, or a ``StudyAdminError`` that
+    ``act`` raises before writing anything, shows the detail page again with the field
+    marked and ``refused`` said, status 400."""
+    if form.is_valid():
+        try:
+            message, target = act(form.cleaned_data)
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, message)
+            return redirect(target, study_id=study.pk)
+    messages.error(request, refused)
+    context = {**_detail_context(study), **_forms(study, **{form_key: form})}
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
 @admin_required
 @require_GET
 def study_detail(request, study_id: int):
@@ -141,15 +159,17 @@ def study_detail(request, study_id: int):
 def study_settings(request, study_id: int):
     study = get_object_or_404(Study, pk=study_id)
     form = StudySettingsForm(study, request.POST)
-    if form.is_valid():
-        study.tasks = form.cleaned_data["tasks"]
+
+    def act(d):
+        study.tasks = d["tasks"]
         study.config = {**study.config, **form.config()}
         study.save(update_fields=["tasks", "config"])
-        messages.success(request, "Tasks and settings saved.")
-        return redirect("studies:detail", study_id=study.pk)
-    messages.error(request, "Nothing was saved: fix the fields marked below.")
-    context = {**_detail_context(study), **_forms(study, settings_form=form)}
-    return render(request, "annotation/studies/detail.html", context, status=400)
+        return "Tasks and settings saved.", "studies:detail"
+
+    return _detail_form_post(
+        request, study, "settings_form", form, act,
+        refused="Nothing was saved: fix the fields marked below.",
+    )  # fmt: skip
 
 
 @admin_required
@@ -213,24 +233,19 @@ def study_plan(request, study_id: int):
 @require_POST
 def study_reassign(request, study_id: int):
     study = get_object_or_404(Study, pk=study_id)
-    form = ReassignForm(study, request.POST)
-    if form.is_valid():
-        try:
-            done = planning.reassign(
-                study, form.cleaned_data["annotator"], seed=form.cleaned_data["seed"]
-            )
-            given = ", ".join(f"{n} to {name}" for name, n in done.to.items())
-            messages.success(
-                request,
-                f"{done.moved} unfinished assignments moved ({given}); "
-                f"{done.kept} finished ones kept.",
-            )
-            return redirect("studies:progress", study_id=study.pk)
-        except StudyAdminError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    messages.error(request, "Nothing was reassigned: fix the fields marked below.")
-    context = {**_detail_context(study), **_forms(study, reassign_form=form)}
-    return render(request, "annotation/studies/detail.html", context, status=400)
+
+    def act(d):
+        done = planning.reassign(study, d["annotator"], seed=d["seed"])
+        given = ", ".join(f"{n} to {name}" for name, n in done.to.items())
+        return (
+            f"{done.moved} unfinished assignments moved ({given}); {done.kept} finished ones kept.",
+            "studies:progress",
+        )
+
+    return _detail_form_post(
+        request, study, "reassign_form", ReassignForm(study, request.POST), act,
+        refused="Nothing was reassigned: fix the fields marked below.",
+    )  # fmt: skip
 
 
 @admin_required
@@ -238,23 +253,20 @@ def study_reassign(request, study_id: int):
 def study_adjudication(request, study_id: int):
     """Relevance adjudication assignments from finished metric-wise work (003 A.6)."""
     study = get_object_or_404(Study, pk=study_id)
-    form = AdjudicationForm(study, request.POST)
-    if form.is_valid():
-        d = form.cleaned_data
-        try:
-            done = adjudication.commit(study, d["judge"], limit=d["limit"])
-            messages.success(
-                request,
-                f"{len(done.chosen)} relevance adjudication assignments created with "
-                f"{done.disagreements} disagreements with {done.judge.name}"
-                f" ({done.already} finished evaluations already had one).",
-            )
-            return redirect("studies:progress", study_id=study.pk)
-        except StudyAdminError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    messages.error(request, "No adjudication was created: fix the fields marked below.")
-    context = {**_detail_context(study), **_forms(study, adjudication_form=form)}
-    return render(request, "annotation/studies/detail.html", context, status=400)
+
+    def act(d):
+        done = adjudication.commit(study, d["judge"], limit=d["limit"])
+        return (
+            f"{len(done.chosen)} relevance adjudication assignments created with "
+            f"{done.disagreements} disagreements with {done.judge.name}"
+            f" ({done.already} finished evaluations already had one).",
+            "studies:progress",
+        )
+
+    return _detail_form_post(
+        request, study, "adjudication_form", AdjudicationForm(study, request.POST), act,
+        refused="No adjudication was created: fix the fields marked below.",
+    )  # fmt: skip
 
 
 @admin_required
@@ -262,21 +274,19 @@ def study_adjudication(request, study_id: int):
 def study_authoring(request, study_id: int):
     """Open question-authoring slots for annotators (003 Setting 3)."""
     study = get_object_or_404(Study, pk=study_id)
-    form = AuthoringForm(study, request.POST)
-    if form.is_valid():
-        d = form.cleaned_data
-        try:
-            done = authoring.open_slots(study, list(d["annotators"]), setting=d["setting"])
-            had = f"; {', '.join(done.existing)} already had one" if done.existing else ""
-            messages.success(
-                request, f"Question authoring opened for {len(done.created)} annotators{had}."
-            )
-            return redirect("studies:detail", study_id=study.pk)
-        except StudyAdminError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    messages.error(request, "No authoring slot was opened: fix the fields marked below.")
-    context = {**_detail_context(study), **_forms(study, authoring_form=form)}
-    return render(request, "annotation/studies/detail.html", context, status=400)
+
+    def act(d):
+        done = authoring.open_slots(study, list(d["annotators"]), setting=d["setting"])
+        had = f"; {', '.join(done.existing)} already had one" if done.existing else ""
+        return (
+            f"Question authoring opened for {len(done.created)} annotators{had}.",
+            "studies:detail",
+        )
+
+    return _detail_form_post(
+        request, study, "authoring_form", AuthoringForm(study, request.POST), act,
+        refused="No authoring slot was opened: fix the fields marked below.",
+    )  # fmt: skip
 
 
 @admin_required
