@@ -19,21 +19,11 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-
-
-def timed(label: str, fn, results: list):
-    start = time.perf_counter()
-    value = fn()
-    seconds = time.perf_counter() - start
-    results.append((label, seconds))
-    print(f"{label:58s} {seconds:8.2f} s", flush=True)
-    return value
 
 
 def main() -> None:
@@ -47,7 +37,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from agreement_scale import generate
+    from agreement_scale import generate, timed
     from django.core.management import call_command
 
     from annotation.backup import graph

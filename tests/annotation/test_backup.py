@@ -23,6 +23,7 @@ from judges.models import JudgeUnit
 from metaeval.alignment import judge_alignment
 from metaeval.reports import ReportOptions, agreement_report
 from tests.annotation.backup_world import full_study
+from tests.scholarqa_release import import_release
 
 pytestmark = pytest.mark.django_db
 
@@ -290,25 +291,11 @@ def test_the_command_reports_problems_and_a_missing_study(backup, tmp_path):
     assert not (tmp_path / "x.zip").exists()
 
 
-RELEASED = [
-    ("pairwise_dev_assigned_ann1.json", "ann1", "assigned"),
-    ("pairwise_dev_assigned_ann2.json", "ann2", "assigned"),
-    ("pairwise_test_assigned_ann1.json", "ann1", "assigned"),
-    ("pairwise_test_assigned_ann2.json", "ann2", "assigned"),
-    ("pairwise_chosen.json", "near-expert-pool", "near_expert"),
-    ("pairwise_authored.json", "deep-expert-pool", "deep_expert"),
-]
-
-
 @pytest.mark.shared_data
 def test_released_scholarqa_study_restores_with_the_same_compat_figures(scholarqa_dir, tmp_path):
     """The seed-003 figures depend on the annotators' reading order (the last pair read);
     restored into an empty database, every compat and default figure is the same."""
-    for name, annotator, setting in RELEASED:
-        call_command(
-            "import_pairwise", str(scholarqa_dir / "annotation" / name), study="sqa-backup",
-            annotator=annotator, setting=setting, judge="gemini-2.5-flash", stdout=io.StringIO(),
-        )  # fmt: skip
+    import_release(scholarqa_dir, "sqa-backup")
     study = Study.objects.get(name="sqa-backup")
 
     def all_figures(study):

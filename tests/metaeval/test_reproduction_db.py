@@ -15,16 +15,9 @@ from django.core.management import call_command
 
 from metaeval.reports import ReportOptions, agreement_report
 from tests.metaeval.test_compat_reproduction import pct, tau2
+from tests.scholarqa_release import ANNOTATORS, JUDGE, import_release
 
 pytestmark = pytest.mark.shared_data
-FILES = [
-    ("pairwise_dev_assigned_ann1.json", "ann1", "assigned"),
-    ("pairwise_dev_assigned_ann2.json", "ann2", "assigned"),
-    ("pairwise_test_assigned_ann1.json", "ann1", "assigned"),
-    ("pairwise_test_assigned_ann2.json", "ann2", "assigned"),
-    ("pairwise_chosen.json", "near-expert-pool", "near_expert"),
-    ("pairwise_authored.json", "deep-expert-pool", "deep_expert"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +25,7 @@ def study(django_db_setup, django_db_blocker, scholarqa_dir):
     from annotation.models import Study
 
     with django_db_blocker.unblock():
-        for name, annotator, setting in FILES:
-            call_command(
-                "import_pairwise", str(scholarqa_dir / "annotation" / name), study="sqa-cs2",
-                annotator=annotator, setting=setting, judge="gemini-2.5-flash",
-                stdout=io.StringIO(),
-            )  # fmt: skip
+        import_release(scholarqa_dir, "sqa-cs2")
         study = Study.objects.get(name="sqa-cs2")
         yield study
         # committed outside any test transaction: leave the database as it was found
@@ -45,8 +33,8 @@ def study(django_db_setup, django_db_blocker, scholarqa_dir):
         from judges.models import Judge
 
         study.delete()
-        Annotator.objects.filter(pseudonym__in={a for _, a, _ in FILES}).delete()
-        Judge.objects.filter(name="gemini-2.5-flash").delete()
+        Annotator.objects.filter(pseudonym__in=ANNOTATORS).delete()
+        Judge.objects.filter(name=JUDGE).delete()
 
 
 def report(study, **options) -> dict:
