@@ -145,12 +145,20 @@ def parse_json_records(src: Source, *, allow_mapping: bool = False):
     except json.JSONDecodeError as exc:
         if stripped.startswith("{"):
             return _json_lines(src, text)
-        fail(src.name, f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+        fail(src.name, _json_error(exc))
     if isinstance(data, list):
         return data
     if isinstance(data, dict):
         return data if allow_mapping else [data]
     fail(src.name, f"expected a JSON list or JSON lines of objects, found {type_name(data)}")
+
+
+def _json_error(exc: json.JSONDecodeError, *, line: bool = True) -> str:
+    """``Expecting ',' delimiter at line 3, column 5``. Some of the decoder's messages end
+    in "at" ("Unterminated string starting at"), which the position completes."""
+    where = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
+    text = f"{exc.msg.removesuffix(' at')} at {where}"
+    return f"invalid JSON: {text}" if line else text
 
 
 def _json_lines(src: Source, text: str) -> list:
@@ -160,13 +168,13 @@ def _json_lines(src: Source, text: str) -> list:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            problems.add(n, None, f"invalid JSON line: {exc.msg} at column {exc.colno}")
+            problems.add(n, None, f"invalid JSON line: {_json_error(exc, line=False)}")
     if problems and not records:
         # Not JSON lines at all: report it as the one JSON document it pretends to be.
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
-            fail(src.name, f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+            fail(src.name, _json_error(exc))
     problems.raise_if_any()
     return records
 
