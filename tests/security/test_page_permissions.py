@@ -1,0 +1,193 @@
+"""Every page (not the API, which ``tests/annotation/test_permissions.py`` walks, nor Django's
+admin) against every role, found by walking the URL configuration.
+
+Each named page must be in :data:`POLICY`, so a new page fails this test until someone says
+who may see it. A role is either *allowed* (the page answers: 200, 302 where the page is a
+redirect, 405 for a POST-only endpoint read with GET) or *refused*: anonymous users are sent
+to the login page; a signed-in user without the role gets 403, or 404 where the page must
+not even tell that the object exists (another annotator's task). Writes to the task
+endpoints by anyone but the assignment's annotator are refused and change nothing.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+from django.apps import apps
+from django.test import Client
+from django.urls import get_resolver, reverse
+
+from annotation.annotate.sample import make_assignment, make_question, make_study
+from tests.conftest import make_user
+from tests.security.test_csrf import named_patterns
+
+ROLES = ("anonymous", "owner", "other_annotator", "researcher", "admin")
+ANY_SIGNED_IN = {"owner", "other_annotator", "researcher", "admin"}
+ANNOTATORS = {"owner", "other_annotator"}
+STAFF = {"researcher", "admin"}
+
+#: page name -> (roles allowed, status for a signed-in role that is refused)
+POLICY: dict[str, tuple[set[str], int]] = {
+    # public: signing in and resetting a password
+    "login": (set(ROLES), 403),
+    "password_reset": (set(ROLES), 403),
+    "password_reset_done": (set(ROLES), 403),
+    "password_reset_confirm": (set(ROLES), 403),
+    "password_reset_complete": (set(ROLES), 403),
+    "logout": (set(ROLES), 403),  # POST only: 405 for everyone on GET
+    # anyone signed in
+    "home": (ANY_SIGNED_IN, 403),
+    "password_change": (ANY_SIGNED_IN, 403),
+    "password_change_done": (ANY_SIGNED_IN, 403),
+    "annotate:guidelines": (ANY_SIGNED_IN, 403),
+    # annotators: the queue; one assignment's pages only for its annotator (404 for others)
+    "annotate:queue": (ANNOTATORS, 404),
+    "annotate:task": ({"owner"}, 404),
+    "annotate:autosave": ({"owner"}, 404),
+    "annotate:submit": ({"owner"}, 404),
+    "task": ({"owner"}, 404),
+    # researchers read progress, reports and judge runs
+    "studies:list": (STAFF, 403),
+    "studies:progress": (STAFF, 403),
+    "studies:progress_csv": (STAFF, 403),
+    "studies:annotator_progress": (STAFF, 403),
+    "metaeval:report": (STAFF, 403),
+    "metaeval:run": (STAFF, 403),
+    "metaeval:json": (STAFF, 403),
+    "metaeval:offline": (STAFF, 403),
+    "metaeval:figure": (STAFF, 403),
+    "metaeval:table": (STAFF, 403),
+    "judge-run-list": (STAFF, 403),
+    "judge-run": (STAFF, 403),
+    # admins build studies
+    "studies:invite": ({"admin"}, 403),
+    "studies:detail": ({"admin"}, 403),
+    "studies:settings": ({"admin"}, 403),
+    "studies:import": ({"admin"}, 403),
+    "studies:plan": ({"admin"}, 403),
+    "studies:reassign": ({"admin"}, 403),
+    "studies:adjudication": ({"admin"}, 403),
+    "studies:authoring": ({"admin"}, 403),
+    "studies:question_review": ({"admin"}, 403),
+    "studies:export_judgments": ({"admin"}, 403),
+    "studies:export_pairwise": ({"admin"}, 403),
+}
+#: GET of a POST-only endpoint answers 405 to an allowed role.
+POST_ONLY = {
+    "logout", "annotate:autosave", "annotate:submit", "studies:settings", "studies:import",
+    "studies:reassign", "studies:adjudication", "studies:authoring", "studies:question_review",
+}  # fmt: skip
+#: Pages that redirect an allowed role elsewhere (the old task page, a finished reset).
+REDIRECTS = {"task"}
+#: A figure of a study without the data it draws answers 404 after the role check.
+MAY_HAVE_NO_DATA = {"metaeval:figure"}
+
+
+def is_page(name: str, url: str) -> bool:
+    return not url.startswith(("/api/", "/admin/"))
+
+
+@pytest.fixture
+def world(db):
+    from judges.models import Judge, JudgeRun
+    from metaeval.models import ReportRun
+
+    users = {
+        "owner": make_user("pp_owner", "annotator", annotator=True),
+        "other_annotator": make_user("pp_other", "annotator", annotator=True),
+        "researcher": make_user("pp_researcher", "researcher"),
+        "admin": make_user("pp_admin", "admin"),
+    }
+    study = make_study("Permissions study")
+    question = make_question(study, n_reports=3, paragraphs=2, rubric_items=2)
+    assignment = make_assignment(users["owner"].annotator, question, "medal_ranking")
+    judge = Judge.objects.create(name="pp-judge")
+    judge_run = JudgeRun.objects.create(judge=judge, study=study, tasks=["coverage"])
+    report_run = ReportRun.objects.create(study=study)
+    values = {
+        "pk": assignment.pk,
+        "assignment_id": assignment.pk,
+        "study_id": study.pk,
+        "question_id": question.pk,
+        "annotator_id": users["owner"].annotator.pk,
+        "run_id": None,  # per page below
+        "fmt": "csv",
+        "name": "system",
+        "task": "medal_ranking",
+        "uidb64": "MQ",
+        "token": "set-password",
+    }
+    runs = {"judge-run": judge_run.pk, "metaeval:run": report_run.pk}
+    clients = {"anonymous": Client()}
+    for role, user in users.items():
+        clients[role] = Client()
+        clients[role].force_login(user)
+    return values, runs, clients, assignment
+
+
+def pages(values, runs) -> list[tuple[str, str]]:
+    out = []
+    for name, params in named_patterns(get_resolver().url_patterns):
+        if name.startswith("admin:"):
+            continue
+        kwargs = {k: values.get(k, "1") for k in params}  # API ids too; API urls are left out
+        if "run_id" in kwargs:
+            kwargs["run_id"] = runs.get(name, 1)
+        if name == "metaeval:figure":
+            kwargs["fmt"] = "svg"
+        url = reverse(name, kwargs=kwargs)
+        if is_page(name, url):
+            out.append((name, url))
+    return sorted(set(out))
+
+
+def test_every_page_has_a_policy(world):
+    values, runs, _, _ = world
+    found = {name for name, _ in pages(values, runs)}
+    assert len(found) > 35, found  # the walk found the pages
+    assert not found - POLICY.keys(), f"pages without a policy: {sorted(found - POLICY.keys())}"
+    assert not POLICY.keys() - found, f"policy for pages that are gone: {POLICY.keys() - found}"
+
+
+def test_every_page_answers_every_role_as_its_policy_says(world):
+    values, runs, clients, _ = world
+    wrong = []
+    for name, url in pages(values, runs):
+        allowed, refusal = POLICY[name]
+        for role in ROLES:
+            response = clients[role].get(url)
+            status = response.status_code
+            if role in allowed:
+                ok = {405} if name in POST_ONLY else {200}
+                ok |= {302} if name in REDIRECTS else set()
+                ok |= {404} if name in MAY_HAVE_NO_DATA else set()
+            elif role == "anonymous":
+                target = urlsplit(response.get("Location", "")).path
+                ok = {302} if target == reverse("login") else set()
+            else:  # a POST-only endpoint refuses a GET before looking at any object:
+                ok = {refusal} | ({405} if name in POST_ONLY else set())  # tells nothing
+            if status not in ok:
+                wrong.append(f"{role:16} GET {url} -> {status}, expected {sorted(ok)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_task_writes_by_anyone_but_its_annotator_change_nothing(world):
+    values, _, clients, assignment = world
+    before = {m._meta.label: m._default_manager.count() for m in apps.get_models()}
+    before.pop("sessions.Session", None)
+    wrong = []
+    for name in ("annotate:autosave", "annotate:submit"):
+        url = reverse(name, kwargs={"pk": assignment.pk})
+        for role in ("other_annotator", "researcher", "admin"):
+            status = clients[role].post(url, {"version": "0", "reasoning": "forged"}).status_code
+            if status != 404:
+                wrong.append(f"{role} POST {url} -> {status}")
+        if clients["anonymous"].post(url, {"reasoning": "forged"}).status_code != 302:
+            wrong.append(f"anonymous POST {url} was not sent to the login page")
+    after = {m._meta.label: m._default_manager.count() for m in apps.get_models()}
+    after.pop("sessions.Session", None)
+    assert not wrong, "\n".join(wrong)
+    assert after == before
+    assignment.refresh_from_db()
+    assert assignment.status == "not_started"
