@@ -65,13 +65,10 @@ def test_round_trip_keeps_the_agreement_report(options):
 @pytest.mark.shared_data
 def test_round_trip_on_the_released_data(scholarqa_dir):
     """The published figures survive export -> empty database -> import (compat mode too)."""
-    from annotation.importers import run
     from tests.metaeval.test_compat_reproduction import pct
-    from tests.metaeval.test_reproduction_db import FILES
+    from tests.scholarqa_release import import_release
 
-    for name, annotator, setting in FILES:
-        run("pairwise", scholarqa_dir / "annotation" / name, study="CS2", annotator=annotator,
-            setting=setting, judge="gemini-2.5-flash")  # fmt: skip
+    import_release(scholarqa_dir, "CS2")
     study = Study.objects.get(name="CS2")
     variants = [
         {},
