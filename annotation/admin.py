@@ -37,6 +37,7 @@ from .models import (
     Section,
     Setting,
     Study,
+    StudyResearcher,
     System,
 )
 
@@ -80,8 +81,19 @@ class ImportForm(forms.Form):
         }
 
 
+class StudyResearcherInline(admin.TabularInline):
+    """Researchers who may read the study (admins read every study)."""
+
+    model = StudyResearcher
+    extra = 1
+    fields = ("user", "added_at")
+    readonly_fields = ("added_at",)
+    raw_id_fields = ("user",)
+
+
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
+    inlines = [StudyResearcherInline]
     list_display = ("name", "created_at")
     search_fields = ("name", "description")
     change_list_template = "admin/annotation/study/change_list.html"

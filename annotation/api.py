@@ -24,6 +24,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from annotation import roles
 from annotation import serializers as s
 from annotation.models import Annotator as AnnotatorModel
 from annotation.models import (
@@ -45,6 +46,7 @@ from annotation.permissions import (
     IsAdmin,
     RolePermission,
     annotator_of,
+    readable_studies,
     visible_question_ids,
     visible_reports,
 )
@@ -99,6 +101,9 @@ class RoleViewSet(viewsets.ModelViewSet):
     annotator_filters: tuple[str, ...] = ()
     ordering: tuple[str, ...] = ("id",)
     annotator_ordering: tuple[str, ...] | None = None
+    #: Lookup from an object to its study: a researcher reads only the objects of the
+    #: studies they were added to (``readable_studies``). None: not study data (judges).
+    study_lookup: str | None = "study"
 
     @property
     def annotator(self):
@@ -122,6 +127,9 @@ class RoleViewSet(viewsets.ModelViewSet):
             allowed = self.annotator_filters
             ordering = self.annotator_ordering or self.ordering
         else:
+            if self.study_lookup is not None and not roles.is_admin(self.request.user):
+                readable = readable_studies(self.request.user).values("pk")
+                queryset = queryset.filter(**{f"{self.study_lookup}__in": readable})
             allowed = tuple(self.filters)
             ordering = self.ordering
         if self.action == "list":
@@ -160,6 +168,7 @@ def problem_errors(problems) -> dict:
 
 class StudyViewSet(RoleViewSet):
     queryset = Study.objects.all()
+    study_lookup = "pk"
     serializer_class = s.StudySerializer
     ordering = ("name",)
 
@@ -272,6 +281,7 @@ class QuestionViewSet(RoleViewSet):
 @blinded(s.RubricSerializer, s.AnnotatorRubricSerializer)
 class RubricViewSet(RoleViewSet):
     queryset = Rubric.objects.prefetch_related("items")
+    study_lookup = "question__study"
     serializer_class = s.RubricSerializer
     annotator_serializer_class = s.AnnotatorRubricSerializer
     annotator_readable = True
@@ -299,6 +309,7 @@ class ReportViewSet(RoleViewSet):
     of their own assignments, in an order that says nothing of the systems."""
 
     queryset = Report.objects.all()
+    study_lookup = "question__study"
     serializer_class = s.ReportSerializer
     annotator_serializer_class = s.AnnotatorReportSerializer
     annotator_readable = True
@@ -324,6 +335,8 @@ class ReportViewSet(RoleViewSet):
 
 class AnnotatorViewSet(RoleViewSet):
     queryset = AnnotatorModel.objects.all()
+    # People, not study data: a researcher reads the pseudonymous profiles to follow work.
+    study_lookup = None
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
 

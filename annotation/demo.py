@@ -43,6 +43,7 @@ from annotation.models import (
     Report,
     Setting,
     Study,
+    StudyResearcher,
 )
 from judges.models import Judge, JudgeScore
 from metaeval.frame import METRICS
@@ -98,7 +99,7 @@ def load(*, reset: bool = False, fixtures: Path = FIXTURES) -> DemoSummary:
         _import_content(study, plan, fixtures, summary)
         reports = _reports(study, plan)
         _judge_scores(plan, reports, summary)
-        annotators = _accounts(plan, summary)
+        annotators = _accounts(plan, summary, study)
         _assignments(study, plan, reports, annotators, summary)
     return summary
 
@@ -241,8 +242,9 @@ def _sync_judge_scores(judge: Judge, wanted: dict, summary: DemoSummary) -> None
 # --- People ----------------------------------------------------------------------------------
 
 
-def _accounts(plan: dict, summary: DemoSummary) -> dict[str, Annotator]:
-    """The demo accounts (password = user name), their roles and annotator profiles."""
+def _accounts(plan: dict, summary: DemoSummary, study: Study) -> dict[str, Annotator]:
+    """The demo accounts (password = user name), their roles and annotator profiles; the
+    researchers are added to the demo study (a researcher reads only their studies)."""
     User = get_user_model()
     annotators = {}
     for spec in plan["accounts"]:
@@ -260,6 +262,9 @@ def _accounts(plan: dict, summary: DemoSummary) -> dict[str, Annotator]:
             user.save()
         for role in spec["roles"]:
             roles.grant(user, role)
+        if roles.RESEARCHER in spec["roles"]:
+            _, added = StudyResearcher.objects.get_or_create(study=study, user=user)
+            summary.count("StudyResearcher", int(added))
         profile = spec.get("annotator")
         if profile:
             annotator, created = Annotator.objects.get_or_create(user=user, defaults=profile)

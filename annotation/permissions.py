@@ -4,7 +4,8 @@ The rule, in one place:
 
 - anonymous: nothing (DRF answers 403; 401 when a bad token is sent);
 - admin: everything;
-- researcher: reads everything, writes nothing;
+- researcher: reads the studies they were added to (``StudyResearcher``), writes nothing;
+  another study does not exist for them (404), like another annotator's assignment;
 - annotator: reads only what belongs to their own assignments (assignments, the questions,
   rubrics and reports of those assignments, their own judgments), writes nothing through
   the API. What an annotator may not see does not exist for them: the viewsets scope their
@@ -15,16 +16,36 @@ Blinding (system names, system ids, report database ids) is the serializers' job
 get their own serializers, which identify reports and rubrics by ``public_id`` only.
 """
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
+from django.shortcuts import get_object_or_404
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from annotation import roles
-from annotation.models import Annotator, Assignment, Report
+from annotation.models import Annotator, Assignment, Report, Study
 
 
 def sees_everything(user) -> bool:
-    """Researchers and admins read every study's data, unblinded."""
+    """Researchers and admins read their studies' data unblinded (not scoped to assignments)."""
     return roles.is_researcher(user)
+
+
+def readable_studies(user) -> QuerySet:
+    """The studies ``user`` reads as staff: every study for an admin, the studies a
+    researcher was added to, none for anyone else (annotators read through assignments)."""
+    if roles.is_admin(user):
+        return Study.objects.all()
+    if roles.is_researcher(user):
+        return Study.objects.filter(researchers=user)
+    return Study.objects.none()
+
+
+def staff_study_or_404(user, study_id: int, refusal: str) -> Study:
+    """The study for a researcher's or admin's page or endpoint: 403 ``refusal`` for other
+    roles, 404 for a study the researcher was not added to (it does not exist for them)."""
+    if not roles.is_researcher(user):
+        raise PermissionDenied(refusal)
+    return get_object_or_404(readable_studies(user), pk=study_id)
 
 
 def annotator_of(user) -> Annotator | None:

@@ -7,12 +7,14 @@ rubrics are identified by ``public_id`` only. A viewset picks one family per req
 (``annotation.api``); querysets are prefetched there so serializers never query per row.
 """
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation import roles
 from annotation.models import (
     Annotator,
     Assignment,
@@ -67,9 +69,17 @@ class StudySerializer(serializers.ModelSerializer):
         help_text="Enabled task types",
     )
 
+    researchers = serializers.SlugRelatedField(
+        many=True,
+        slug_field="username",
+        queryset=User.objects.filter(groups__name=roles.RESEARCHER),
+        required=False,
+        help_text="User names of the researchers who may read this study (admins read all)",
+    )
+
     class Meta:
         model = Study
-        fields = ["id", "name", "description", "tasks", "config", "created_at"]
+        fields = ["id", "name", "description", "tasks", "config", "researchers", "created_at"]
         read_only_fields = ["created_at"]
 
     def validate_config(self, value):

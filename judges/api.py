@@ -12,12 +12,14 @@ from judges.models import Judge, JudgeScore
 class JudgeViewSet(RoleViewSet):
     queryset = Judge.objects.all()
     serializer_class = s.JudgeSerializer
+    study_lookup = None  # judges are shared by studies
     ordering = ("name",)
 
 
 @filtered("judge", "report", "study")
 class JudgeScoreViewSet(RoleViewSet):
     queryset = JudgeScore.objects.select_related("report")
+    study_lookup = "report__question__study"
     serializer_class = s.JudgeScoreSerializer
     filters = {"judge": "judge_id", "report": "report_id", "study": "report__question__study_id"}
 

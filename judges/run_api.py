@@ -18,16 +18,19 @@ from rest_framework.views import APIView
 
 from annotation import roles
 from annotation.models import Study
+from annotation.permissions import readable_studies, staff_study_or_404
 from metaeval.alignment import judge_alignment
 from metaeval.api import OPTION_PARAMS, options_from
 
 from . import runs
 from .models import Judge, JudgeRun
 
+RESEARCHERS_ONLY = "Judge runs and alignment are for researchers and admins."
+
 
 def _researcher(request) -> None:
     if not roles.is_researcher(request.user):
-        raise PermissionDenied("Judge runs and alignment are for researchers and admins.")
+        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 def _admin(request) -> None:
@@ -40,8 +43,7 @@ class JudgeAlignmentView(APIView):
 
     @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
     def get(self, request, study_id: int):
-        _researcher(request)
-        study = get_object_or_404(Study, pk=study_id)
+        study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
             return Response(judge_alignment(study.pk, options_from(request.query_params)))
         except ValueError as exc:
@@ -74,7 +76,9 @@ class JudgeRunListView(APIView):
     @extend_schema(responses={200: JudgeRunSerializer(many=True)})
     def get(self, request):
         _researcher(request)
-        qs = JudgeRun.objects.select_related("judge")
+        qs = JudgeRun.objects.select_related("judge").filter(
+            study__in=readable_studies(request.user)
+        )
         for key in ("study", "judge"):
             value = request.query_params.get(key)
             if value:
@@ -100,7 +104,8 @@ class JudgeRunDetailView(APIView):
     @extend_schema(responses={200: JudgeRunSerializer})
     def get(self, request, run_id: int):
         _researcher(request)
-        return Response(JudgeRunSerializer(get_object_or_404(JudgeRun, pk=run_id)).data)
+        readable = JudgeRun.objects.filter(study__in=readable_studies(request.user))
+        return Response(JudgeRunSerializer(get_object_or_404(readable, pk=run_id)).data)
 
 
 class JudgeRunActionView(APIView):

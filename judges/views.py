@@ -8,20 +8,21 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, render
 
 from annotation import roles
-from annotation.models import Study
+from annotation.permissions import readable_studies, staff_study_or_404
 
 from .models import JudgeRun, JudgeUnit
+
+RESEARCHERS_ONLY = "Judge runs are for researchers and admins."
 
 
 def _researcher(request) -> None:
     if not roles.is_researcher(request.user):
-        raise PermissionDenied("Judge runs are for researchers and admins.")
+        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 @login_required
 def run_list(request, study_id: int):
-    _researcher(request)
-    study = get_object_or_404(Study, pk=study_id)
+    study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
     run_rows = JudgeRun.objects.filter(study=study).select_related("judge")[:100]
     return render(request, "judges/run_list.html", {"study": study, "runs": run_rows})
 
@@ -30,7 +31,8 @@ def run_list(request, study_id: int):
 def run_detail(request, run_id: int):
     """The progress page; with htmx it answers the polling fragment only."""
     _researcher(request)
-    run = get_object_or_404(JudgeRun.objects.select_related("judge", "study"), pk=run_id)
+    readable = JudgeRun.objects.filter(study__in=readable_studies(request.user))
+    run = get_object_or_404(readable.select_related("judge", "study"), pk=run_id)
     context = {
         "run": run,
         "percent": round(100 * run.progress, 1),

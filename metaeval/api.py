@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import roles
-from annotation.models import Study
+from annotation.permissions import readable_studies, staff_study_or_404
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
@@ -33,9 +33,12 @@ OPTION_PARAMS = [
 ]
 
 
+RESEARCHERS_ONLY = "Agreement reports are for researchers and admins."
+
+
 def _require_researcher(request) -> None:
     if not roles.is_researcher(request.user):
-        raise PermissionDenied("Agreement reports are for researchers and admins.")
+        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 def options_from(data) -> ReportOptions:
@@ -64,8 +67,7 @@ class AgreementView(APIView):
 
     @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
     def get(self, request, study_id: int):
-        _require_researcher(request)
-        study = get_object_or_404(Study, pk=study_id)
+        study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
             return Response(agreement_report(study.pk, options_from(request.query_params)))
         except ValueError as exc:
@@ -93,7 +95,7 @@ class ReportRunListView(APIView):
         _require_researcher(request)
         body = ReportRunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        study = get_object_or_404(Study, pk=body.validated_data["study"])
+        study = staff_study_or_404(request.user, body.validated_data["study"], RESEARCHERS_ONLY)
         options = options_from(body.validated_data.get("options") or {})
         run = start_report(study, options, request.user)
         return Response(ReportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
@@ -103,4 +105,5 @@ class ReportRunDetailView(APIView):
     @extend_schema(responses={200: ReportRunSerializer})
     def get(self, request, run_id: int):
         _require_researcher(request)
-        return Response(ReportRunSerializer(get_object_or_404(ReportRun, pk=run_id)).data)
+        readable = ReportRun.objects.filter(study__in=readable_studies(request.user))
+        return Response(ReportRunSerializer(get_object_or_404(readable, pk=run_id)).data)

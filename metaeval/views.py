@@ -21,14 +21,13 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from rest_framework.exceptions import ValidationError
 
-from annotation import roles
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
+from annotation.permissions import staff_study_or_404
 from judges.models import Judge, JudgeScore
 
 from . import exports, figures, plots
@@ -54,9 +53,7 @@ CONTENT_TYPES = {
 
 
 def _study_for(request, study_id: int) -> Study:
-    if not roles.is_researcher(request.user):
-        raise PermissionDenied("Reports are for researchers and admins.")
-    return get_object_or_404(Study, pk=study_id)
+    return staff_study_or_404(request.user, study_id, "Reports are for researchers and admins.")
 
 
 def _system_names(study: Study) -> list[str]:

@@ -12,7 +12,7 @@ from .content import (
     System,
 )
 from .judgments import HumanMetricScore, Medal, MedalRanking, PairwisePreference
-from .people import Annotator, ExpertiseRating
+from .people import Annotator, ExpertiseRating, StudyResearcher
 
 __all__ = [
     "Annotator",
@@ -20,6 +20,7 @@ __all__ = [
     "Citation",
     "CitationAnchor",
     "ExpertiseRating",
+    "StudyResearcher",
     "HumanMetricScore",
     "Medal",
     "MedalRanking",

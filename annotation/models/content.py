@@ -7,6 +7,7 @@ point at a paragraph or a claim span.
 
 import secrets
 
+from django.conf import settings
 from django.db import models
 
 
@@ -50,6 +51,13 @@ class Study(models.Model):
     tasks = models.JSONField(default=list, blank=True, help_text="Enabled task types")
     config = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    researchers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="annotation.StudyResearcher",
+        related_name="+",
+        blank=True,
+        help_text="Researchers who may read this study; admins read every study.",
+    )
 
     class Meta:
         verbose_name_plural = "studies"

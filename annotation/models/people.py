@@ -49,3 +49,27 @@ class ExpertiseRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator_id}: {self.level} on {self.question_id}"
+
+
+class StudyResearcher(models.Model):
+    """A researcher who may read a study (its content, judgments, judges and reports).
+
+    Why per study: a Concord installation holds several labs' unpublished expert work; a
+    researcher reads the studies they were added to and no other. Admins read and write
+    every study. An explicit table (not an automatic many-to-many) so that a study's backup
+    carries its researchers like any other row that reaches the study.
+    """
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="research_studies"
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="one_membership_per_study")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} reads {self.study}"

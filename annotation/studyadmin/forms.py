@@ -7,7 +7,9 @@ of another study's system or an unknown annotator is a form error on that field.
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.models import User
 
+from annotation import roles
 from annotation.assignment import STRATEGIES
 from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS
 from annotation.models import Annotator, Question, Setting, Study, System
@@ -66,6 +68,12 @@ class StudySettingsForm(forms.Form):
         required=False,
         help_text="e.g. 3 of 6, sampled so every pair of systems is compared equally often",
     )
+    researchers = forms.ModelMultipleChoiceField(
+        queryset=User.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="who may read this study's judgments and reports (admins read every study)",
+    )
 
     def __init__(self, study: Study, *args, **kwargs):
         self.study = study
@@ -73,6 +81,9 @@ class StudySettingsForm(forms.Form):
             kwargs["initial"] = self.initial_from(study)
         super().__init__(*args, **kwargs)
         self.fields["compared_systems"].queryset = System.objects.filter(study=study)
+        self.fields["researchers"].queryset = User.objects.filter(
+            groups__name=roles.RESEARCHER
+        ).order_by("username")
 
     @staticmethod
     def initial_from(study: Study) -> dict:
@@ -95,6 +106,7 @@ class StudySettingsForm(forms.Form):
             "coverage_binary": s("coverage_binary"),
             "compared_systems": study.config.get("compared_systems", []),
             "systems_per_question": study.config.get("systems_per_question"),
+            "researchers": list(study.researchers.values_list("pk", flat=True)),
         }
 
     def clean(self):

@@ -4,7 +4,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from annotation import roles
-from annotation.models import Assignment, Study
+from annotation.models import Assignment
+from annotation.permissions import readable_studies
 
 
 @login_required
@@ -12,7 +13,7 @@ def home(request):
     user_roles = roles.roles_of(request.user)
     context = {"roles": sorted(user_roles)}
     if roles.is_researcher(request.user):
-        context["studies"] = Study.objects.order_by("name")
+        context["studies"] = readable_studies(request.user).order_by("name")
     if roles.is_annotator(request.user):
         context["assignments"] = (
             Assignment.objects.filter(annotator=request.user.annotator)

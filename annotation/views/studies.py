@@ -10,6 +10,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +20,7 @@ from annotation import roles
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
+from annotation.permissions import readable_studies
 from annotation.studyadmin import StudyAdminError, adjudication, authoring, planning, progress
 from annotation.studyadmin.exports import pairwise_bundle_zip
 from annotation.studyadmin.forms import (
@@ -85,10 +87,14 @@ def study_list(request):
             study = form.save()
             messages.success(request, f"Study “{study.name}” created.")
             return redirect("studies:detail", study_id=study.pk)
-    studies = Study.objects.annotate(
-        n_questions=Count("questions", distinct=True),
-        n_assignments=Count("assignments", distinct=True),
-    ).order_by("name")
+    studies = (
+        readable_studies(request.user)
+        .annotate(
+            n_questions=Count("questions", distinct=True),
+            n_assignments=Count("assignments", distinct=True),
+        )
+        .order_by("name")
+    )
     return render(
         request,
         "annotation/studies/list.html",
@@ -161,10 +167,12 @@ def study_settings(request, study_id: int):
     form = StudySettingsForm(study, request.POST)
 
     def act(d):
-        study.tasks = d["tasks"]
-        study.config = {**study.config, **form.config()}
-        study.save(update_fields=["tasks", "config"])
-        return "Tasks and settings saved.", "studies:detail"
+        with transaction.atomic():
+            study.tasks = d["tasks"]
+            study.config = {**study.config, **form.config()}
+            study.save(update_fields=["tasks", "config"])
+            study.researchers.set(d["researchers"])
+        return "Tasks, researchers and settings saved.", "studies:detail"
 
     return _detail_form_post(
         request, study, "settings_form", form, act,
@@ -343,7 +351,7 @@ def invite_annotators(request):
 @researcher_required
 @require_GET
 def study_progress(request, study_id: int):
-    study = get_object_or_404(Study, pk=study_id)
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
     return render(
         request,
         "annotation/studies/progress.html",
@@ -358,7 +366,7 @@ def study_progress(request, study_id: int):
 @researcher_required
 @require_GET
 def study_progress_csv(request, study_id: int):
-    study = get_object_or_404(Study, pk=study_id)
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
     text = progress.progress_csv(progress.study_progress(study))
     return _download(text, f"{_slug(study)}-progress.csv", CONTENT_TYPES["csv"])
 
@@ -366,7 +374,7 @@ def study_progress_csv(request, study_id: int):
 @researcher_required
 @require_GET
 def annotator_progress(request, study_id: int, annotator_id: int):
-    study = get_object_or_404(Study, pk=study_id)
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
     annotator = get_object_or_404(
         Annotator.objects.filter(assignments__study=study).distinct(), pk=annotator_id
     )

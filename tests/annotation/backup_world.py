@@ -103,6 +103,7 @@ def full_study(settings) -> Study:
 
     researcher = User.objects.create_user("backup-researcher", password="x")
     roles.grant(researcher, roles.RESEARCHER)
+    study.researchers.add(researcher)  # reads the study: the membership is backed up too
     judge = Judge.objects.create(name="backup-live-judge", model="local-model",
                                  parameters={"temperature": 0.0})  # fmt: skip
     run = JudgeRun.objects.create(

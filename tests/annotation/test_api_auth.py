@@ -16,7 +16,8 @@ def fast_passwords(settings):
 
 @pytest.mark.django_db
 def test_obtain_token_and_use_it(researcher_user):
-    f.study("Visible")
+    f.study("Visible").researchers.add(researcher_user)
+    f.study("Another lab's")  # not added: not listed
     response = APIClient().post(
         reverse("api-token"), {"username": "researcher_t", "password": "researcher_t"}
     )

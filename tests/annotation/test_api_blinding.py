@@ -126,7 +126,7 @@ def test_no_system_or_report_db_id_in_annotator_json(annotator_user, other_annot
 @pytest.mark.django_db
 def test_researcher_does_see_systems(researcher_user, annotator_user, other_annotator_user):
     """The scan above would pass vacuously if the names were never served at all."""
-    f.build_world(annotator_user, other_annotator_user)
+    f.build_world(annotator_user, other_annotator_user).study.researchers.add(researcher_user)
     client = APIClient()
     client.force_login(researcher_user)
     body = client.get(reverse("report-list")).content.decode()

@@ -14,8 +14,11 @@ def fast_passwords(settings):
 
 
 @pytest.fixture
-def world(annotator_user, other_annotator_user):
-    return f.build_world(annotator_user, other_annotator_user)
+def world(annotator_user, other_annotator_user, researcher_user):
+    """The world of the permission tests; the researcher reads its study."""
+    w = f.build_world(annotator_user, other_annotator_user)
+    w.study.researchers.add(researcher_user)
+    return w
 
 
 def client_for(user) -> APIClient:
@@ -269,3 +272,19 @@ def test_judge_scores_carry_question_and_system(world, researcher_user):
     assert len(rows) == Report.objects.exclude(question=world.questions[2]).count()
     report = Report.objects.get(public_id=rows[0]["report"])
     assert rows[0]["system"] == report.system_id and rows[0]["question"] == report.question_id
+
+
+@pytest.mark.django_db
+def test_admin_adds_a_researcher_who_then_reads_the_study(admin_user, researcher_user):
+    study = f.study("Lab study")
+    detail = reverse("study-detail", args=[study.pk])
+    reader = client_for(researcher_user)
+    assert reader.get(detail).status_code == 404
+    admin = client_for(admin_user)
+    r = admin.patch(detail, {"researchers": ["researcher_t"]}, format="json")
+    assert r.status_code == 200 and r.json()["researchers"] == ["researcher_t"]
+    assert reader.get(detail).json()["name"] == "Lab study"
+    refused = admin.patch(detail, {"researchers": ["admin_t", "nobody"]}, format="json")
+    assert refused.status_code == 400 and "researchers" in refused.json()
+    assert list(study.researchers.values_list("username", flat=True)) == ["researcher_t"]
+    assert reader.patch(detail, {"researchers": []}, format="json").status_code == 403

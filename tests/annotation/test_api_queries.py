@@ -47,6 +47,7 @@ def test_list_queries_do_not_grow(
         pytest.skip("annotators cannot list this endpoint (test_permissions)")
     user = researcher_user if role == "researcher" else annotator_user
     world = f.build_world(annotator_user, other_annotator_user)
+    world.study.researchers.add(researcher_user)
     client = APIClient()
     client.force_login(user)
     url = reverse(f"{basename}-list")
@@ -69,6 +70,7 @@ def test_report_counts_3_vs_30(
 ):
     """The issue's own example: 3 reports and 30 reports cost the same."""
     s = f.study()
+    s.researchers.add(researcher_user)
     systems = [f.system(s, n) for n in f.SYSTEM_NAMES]
     client = APIClient()
     client.force_login(researcher_user)

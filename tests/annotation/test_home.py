@@ -27,9 +27,12 @@ def test_annotator_home_links_to_each_task(client, annotator_user, other_annotat
 @pytest.mark.django_db
 def test_researcher_home_links_to_reports_and_progress(client, researcher_user):
     study = Study.objects.create(name="home")
+    study.researchers.add(researcher_user)
+    elsewhere = Study.objects.create(name="another lab's")
     client.force_login(researcher_user)
     body = client.get(reverse("home")).content.decode()
     assert reverse("metaeval:report", args=[study.pk]) in body
+    assert reverse("metaeval:report", args=[elsewhere.pk]) not in body
     assert reverse("studies:progress", args=[study.pk]) in body
 
 

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from annotation.api_urls import router
 from judges.models import JudgeScore
 from tests.annotation import factories as f
+from tests.conftest import make_user
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     ),
 }
 
-ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "admin")
+ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "outside_researcher", "admin")
 OPERATIONS = ("list", "retrieve", "create", "update", "partial_update", "delete")
 DENIED_ANONYMOUS = {401, 403}
 
@@ -188,6 +189,11 @@ def expected_status(role: str, op: str, ep: Endpoint) -> set[int]:
     reading = op in ("list", "retrieve")
     if role == "researcher":
         return {200} if reading else {403}
+    if role == "outside_researcher":  # a researcher not added to the world's study
+        if not reading:
+            return {403}
+        study_data = viewset_of(ep_basename(ep)).study_lookup is not None
+        return {404} if op == "retrieve" and study_data else {200}
     # annotators
     if not ep.annotator_reads or not reading:
         return {403}
@@ -208,14 +214,21 @@ def world(annotator_user, other_annotator_user):
 
 
 @pytest.fixture
-def users(admin_user, researcher_user, annotator_user, other_annotator_user):
+def users(world, admin_user, researcher_user, annotator_user, other_annotator_user):
+    """The researcher reads the world's study; the outside researcher was not added to it."""
+    world.study.researchers.add(researcher_user)
     return {
         "anonymous": None,
         "annotator": annotator_user,
         "other_annotator": other_annotator_user,
         "researcher": researcher_user,
+        "outside_researcher": make_user("outside_researcher_t", "researcher"),
         "admin": admin_user,
     }
+
+
+def ep_basename(ep: Endpoint) -> str:
+    return next(b for b, e in ENDPOINTS.items() if e is ep)
 
 
 def client_for(user) -> APIClient:
@@ -284,6 +297,13 @@ def test_rule(basename, role, op, world, users):
         assert response.data[field] == value
     elif op == "delete":
         assert not model.objects.filter(pk=obj.pk).exists()
+    elif op == "list" and role in ("researcher", "outside_researcher"):
+        listed = response.json()["results"]
+        key = "public_id" if viewset_of(basename).lookup_field == "public_id" else "id"
+        ids = {row[key] for row in listed}
+        shown = getattr(obj, "pk" if key == "id" else key) in ids
+        study_data = viewset_of(basename).study_lookup is not None
+        assert shown is (role == "researcher" or not study_data)
     elif op == "list" and role in ("annotator", "other_annotator"):
         listed = response.json()["results"]
         key = "public_id" if viewset_of(basename).lookup_field == "public_id" else "id"
@@ -370,6 +390,7 @@ def test_annotator_filters_cannot_single_out_a_system(world, annotator_user):
 
 @pytest.mark.django_db
 def test_researcher_filters(world, researcher_user):
+    world.study.researchers.add(researcher_user)
     client = client_for(researcher_user)
     s = world.systems[0]
     rows = client.get(reverse("report-list"), {"system": s.pk}).json()["results"]

@@ -8,6 +8,7 @@ import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from openpyxl import load_workbook
 
@@ -85,6 +86,8 @@ def test_researchers_read_progress(client, study, researcher_user, annotator_use
     assert client.get(url("studies:progress", study)).status_code == 403
     assert client.get(url("studies:progress_csv", study)).status_code == 403
     client.force_login(researcher_user)
+    assert client.get(url("studies:progress", study)).status_code == 404  # not added yet
+    study.researchers.add(researcher_user)
     page = client.get(url("studies:progress", study))
     assert page.status_code == 200 and anns[0].pseudonym in page.content.decode()
     assert "Set up" not in page.content.decode()
@@ -120,6 +123,37 @@ def test_create_study_and_save_settings(client, admin_user):
     assert study.tasks == ["medal_ranking", "metric_wise"]
     assert study.setting("ties_allowed") is False and study.setting("claims_max") == 4
     assert study.setting("relevance_credit")["U"] == 0.25
+    assert not study.researchers.exists()
+
+
+@pytest.mark.django_db
+def test_settings_add_and_remove_the_researchers_who_read_the_study(
+    client, admin_user, researcher_user, annotator_user, study
+):
+    data = {
+        "tasks": ["medal_ranking"], "claims_min": 3, "claims_max": 5, "relevance_R": 1,
+        "relevance_U": 0.5, "relevance_O": 0, "coverage_fully": 1, "coverage_partially": 0.5,
+        "coverage_none": 0, "support_snippet": 1, "support_title": 0.5,
+    }  # fmt: skip
+    reader = Client()
+    reader.force_login(researcher_user)
+    assert reader.get(url("studies:progress", study)).status_code == 404
+    client.force_login(admin_user)
+    page = client.get(url("studies:detail", study)).content.decode()
+    offered = f'name="researchers" value="{researcher_user.pk}"'
+    assert offered in page  # only researchers are offered
+    assert f'name="researchers" value="{annotator_user.pk}"' not in page
+    assert client.post(url("studies:settings", study),
+                       {**data, "researchers": [researcher_user.pk]}).status_code == 302  # fmt: skip
+    assert list(study.researchers.all()) == [researcher_user]
+    assert reader.get(url("studies:progress", study)).status_code == 200
+    # an annotator cannot be made a reader: refused by name, nothing changes
+    r = client.post(url("studies:settings", study), {**data, "researchers": [annotator_user.pk]})
+    assert r.status_code == 400 and "researchers" in r.content.decode()
+    assert list(study.researchers.all()) == [researcher_user]
+    assert client.post(url("studies:settings", study), data).status_code == 302
+    assert not study.researchers.exists()
+    assert reader.get(url("studies:progress", study)).status_code == 404
 
 
 @pytest.mark.django_db

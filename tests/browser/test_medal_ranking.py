@@ -114,6 +114,7 @@ def test_complete_with_a_reload_in_the_middle(
     assert overall["n"] == 6
     assert overall["agreement"] == pytest.approx(5 / 6)
     assert overall["tau_b"] == pytest.approx(4 / 6)
+    assignment.study.researchers.add(researcher_user)
     report = login(researcher_user).new_page()
     report.goto(f"/reports/{assignment.study.pk}/")
     cells = '#table-preference tr[data-metric="overall"]'

@@ -21,12 +21,14 @@ SLOW = 60_000  # a new selection computes the report and draws its figures
 
 
 @pytest.fixture
-def demo(settings):
+def demo(settings, researcher_user):
     cache.clear()
     settings.DEBUG = True
     call_command("demo", verbosity=0)
     settings.DEBUG = False
-    yield Study.objects.get()
+    study = Study.objects.get()
+    study.researchers.add(researcher_user)  # a researcher reads only their studies
+    yield study
     cache.clear()
 
 

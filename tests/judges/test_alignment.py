@@ -48,10 +48,12 @@ def equals_main_report(result: dict, study_id: int, options: ReportOptions) -> N
 
 
 @pytest.fixture
-def demo(settings):
+def demo(settings, researcher_user):
     settings.DEBUG = True
     call_command("demo", stdout=io.StringIO())
-    return Study.objects.get(pk=Study.objects.order_by("-pk").values_list("pk", flat=True)[0])
+    study = Study.objects.get(pk=Study.objects.order_by("-pk").values_list("pk", flat=True)[0])
+    study.researchers.add(researcher_user)  # a researcher reads only their studies
+    return study
 
 
 def test_the_demo_table(demo):

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 def test_start_a_run_over_the_api_and_watch_it(fake_llm, admin_user, researcher_user,
                                                annotator_user, client):  # fmt: skip
     study = build_study(questions=1, systems=("alpha",))
+    study.researchers.add(researcher_user)
     judge = make_judge(fake_llm)
     api = APIClient()
     api.force_authenticate(researcher_user)
@@ -51,6 +52,7 @@ def test_start_a_run_over_the_api_and_watch_it(fake_llm, admin_user, researcher_
 
 def test_a_running_run_polls(fake_llm, researcher_user, client):
     study = build_study(questions=1, systems=("alpha",))
+    study.researchers.add(researcher_user)
     run = JudgeRun.objects.create(judge=make_judge(fake_llm), study=study, tasks=["coverage"],
                                   status="running", total_units=4, done_units=1)  # fmt: skip
     client.force_login(researcher_user)

@@ -22,6 +22,7 @@ def command_report(study, *args) -> dict:
 @pytest.mark.django_db
 def test_command_api_and_task_agree(client, researcher_user):
     study = ranked_study()
+    study.researchers.add(researcher_user)
     from_command = command_report(study, "--bootstrap", "200", "--seed", "4")
     assert from_command["preference"]["overall"]["n"] == 12 * 3 * 2
     assert from_command["metric_wise"]["answer_recall"]["n"] > 0
@@ -40,6 +41,7 @@ def test_command_api_and_task_agree(client, researcher_user):
 @pytest.mark.django_db
 def test_api_starts_and_polls_a_run(client, researcher_user, annotator_user):
     study = ranked_study(4)
+    study.researchers.add(researcher_user)
     client.force_login(annotator_user)
     assert (
         client.post(
@@ -61,6 +63,7 @@ def test_api_starts_and_polls_a_run(client, researcher_user, annotator_user):
 @pytest.mark.django_db
 def test_bad_options_are_a_400_naming_the_option(client, researcher_user):
     study = ranked_study(2)
+    study.researchers.add(researcher_user)
     client.force_login(researcher_user)
     response = client.get(f"/api/studies/{study.pk}/agreement/", {"ties": "sometimes"})
     assert response.status_code == 400 and "ties" in response.content.decode()

@@ -30,11 +30,15 @@ def _empty_cache():
 
 
 @pytest.fixture
-def demo(settings):
+def demo(settings, researcher_user):
+    """The demo study, which the test researcher was added to (a researcher reads only
+    their studies)."""
     settings.DEBUG = True
     call_command("demo", verbosity=0)
     settings.DEBUG = False
-    return Study.objects.get()
+    study = Study.objects.get()
+    study.researchers.add(researcher_user)
+    return study
 
 
 class _Values(HTMLParser):
@@ -282,6 +286,8 @@ def _queries(client, path) -> int:
 def test_constant_number_of_queries(client, researcher_user):
     small = ranked_study(n_questions=3, name="small")
     large = ranked_study(n_questions=15, name="large", seed=1)
+    for study in (small, large):
+        study.researchers.add(researcher_user)
     client.force_login(researcher_user)
     client.get("/")  # session and roles warm-up
     cold = [_queries(client, url(s)) for s in (small, large)]
@@ -361,6 +367,37 @@ def test_runs_of_another_study_are_404(client, demo, researcher_user):
     run = ReportRun.objects.create(study=other, options={})
     client.force_login(researcher_user)
     assert client.get(reverse("metaeval:run", args=[demo.pk, run.pk])).status_code == 404
+
+
+def test_a_researcher_not_added_to_the_study_gets_404_everywhere(client, demo):
+    """Another lab's researcher: the report, its downloads, its runs and the API say the
+    study does not exist; the studies they were added to stay readable."""
+    from tests.conftest import make_user
+
+    outsider = make_user("outsider_t", "researcher")
+    run = ReportRun.objects.create(study=demo, options={})
+    client.force_login(outsider)
+    paths = [
+        url(demo),
+        reverse("metaeval:json", args=[demo.pk]),
+        reverse("metaeval:offline", args=[demo.pk]),
+        reverse("metaeval:table", args=[demo.pk, "system", "csv"]),
+        reverse("metaeval:figure", args=[demo.pk, "system", "svg"]),
+        reverse("metaeval:run", args=[demo.pk, run.pk]),
+        f"/api/studies/{demo.pk}/",
+        f"/api/studies/{demo.pk}/agreement/",
+        f"/api/studies/{demo.pk}/judge-alignment/",
+        f"/api/report-runs/{run.pk}/",
+        reverse("studies:progress", args=[demo.pk]),
+        reverse("judge-run-list", args=[demo.pk]),
+    ]
+    assert {p: client.get(p).status_code for p in paths} == dict.fromkeys(paths, 404)
+    started = client.post("/api/report-runs/", {"study": demo.pk}, content_type="application/json")
+    assert started.status_code == 404 and ReportRun.objects.count() == 1
+    assert client.get("/api/studies/").json()["results"] == []
+    assert url(demo) not in client.get(reverse("home")).content.decode()
+    demo.researchers.add(outsider)
+    assert client.get(url(demo)).status_code == 200
 
 
 def test_per_judge_table_and_cross_judge_matrix(client, demo, researcher_user):

@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
     ],
 )  # fmt: skip
 def test_page_equals_the_command(client, researcher_user, study, query, args):  # noqa: F811
+    study.researchers.add(researcher_user)  # rolled back with the test's transaction
     client.force_login(researcher_user)
     html = client.get(reverse("metaeval:report", args=[study.pk]) + "?" + query).content.decode()
     report = command_json(study, *args)

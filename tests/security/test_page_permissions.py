@@ -5,7 +5,8 @@ Each named page must be in :data:`POLICY`, so a new page fails this test until s
 who may see it. A role is either *allowed* (the page answers: 200, 302 where the page is a
 redirect, 405 for a POST-only endpoint read with GET) or *refused*: anonymous users are sent
 to the login page; a signed-in user without the role gets 403, or 404 where the page must
-not even tell that the object exists (another annotator's task). Writes to the task
+not even tell that the object exists (another annotator's task). The outside researcher has
+the role but was not added to the study: every page of that study is a 404 for them. Writes to the task
 endpoints by anyone but the assignment's annotator are refused and change nothing.
 """
 
@@ -22,8 +23,8 @@ from annotation.annotate.sample import make_assignment, make_question, make_stud
 from tests.conftest import make_user
 from tests.security.test_csrf import named_patterns
 
-ROLES = ("anonymous", "owner", "other_annotator", "researcher", "admin")
-ANY_SIGNED_IN = {"owner", "other_annotator", "researcher", "admin"}
+ROLES = ("anonymous", "owner", "other_annotator", "researcher", "outside_researcher", "admin")
+ANY_SIGNED_IN = {"owner", "other_annotator", "researcher", "outside_researcher", "admin"}
 ANNOTATORS = {"owner", "other_annotator"}
 STAFF = {"researcher", "admin"}
 
@@ -80,6 +81,12 @@ POST_ONLY = {
 }  # fmt: skip
 #: Pages that redirect an allowed role elsewhere (the old task page, a finished reset).
 REDIRECTS = {"task"}
+#: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
+STUDY_PAGES = {
+    "studies:progress", "studies:progress_csv", "studies:annotator_progress",
+    "metaeval:report", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "metaeval:table", "judge-run-list", "judge-run",
+}  # fmt: skip
 #: A figure of a study without the data it draws answers 404 after the role check.
 MAY_HAVE_NO_DATA = {"metaeval:figure"}
 
@@ -97,9 +104,11 @@ def world(db):
         "owner": make_user("pp_owner", "annotator", annotator=True),
         "other_annotator": make_user("pp_other", "annotator", annotator=True),
         "researcher": make_user("pp_researcher", "researcher"),
+        "outside_researcher": make_user("pp_outsider", "researcher"),
         "admin": make_user("pp_admin", "admin"),
     }
     study = make_study("Permissions study")
+    study.researchers.add(users["researcher"])
     question = make_question(study, n_reports=3, paragraphs=2, rubric_items=2)
     assignment = make_assignment(users["owner"].annotator, question, "medal_ranking")
     judge = Judge.objects.create(name="pp-judge")
@@ -155,6 +164,8 @@ def test_every_page_answers_every_role_as_its_policy_says(world):
     wrong = []
     for name, url in pages(values, runs):
         allowed, refusal = POLICY[name]
+        if "researcher" in allowed and name not in STUDY_PAGES:
+            allowed = allowed | {"outside_researcher"}  # the role suffices (the study list)
         for role in ROLES:
             response = clients[role].get(url)
             status = response.status_code
@@ -165,6 +176,8 @@ def test_every_page_answers_every_role_as_its_policy_says(world):
             elif role == "anonymous":
                 target = urlsplit(response.get("Location", "")).path
                 ok = {302} if target == reverse("login") else set()
+            elif role == "outside_researcher" and name in STUDY_PAGES:
+                ok = {404}  # has the role, not the study: it does not exist for them
             else:  # a POST-only endpoint refuses a GET before looking at any object:
                 ok = {refusal} | ({405} if name in POST_ONLY else set())  # tells nothing
             if status not in ok:
