@@ -5,8 +5,15 @@ from rest_framework import serializers
 from annotation.serializers import ReportRef
 from judges.models import Judge, JudgeScore
 
+#: Judge parameters that are credentials: never sent back (a researcher reads judges).
+SECRET_PARAMETERS = ("api_key",)
+MASK = "********"
+
 
 class JudgeSerializer(serializers.ModelSerializer):
+    """A judge. Credentials in ``parameters`` are shown as ``MASK``; writing ``MASK`` back
+    keeps the stored value, so a client can round-trip what it read without erasing it."""
+
     class Meta:
         model = Judge
         fields = [
@@ -22,7 +29,23 @@ class JudgeSerializer(serializers.ModelSerializer):
     def validate_parameters(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON object.")
+        stored = self.instance.parameters if self.instance is not None else {}
+        for key in SECRET_PARAMETERS:
+            if value.get(key) == MASK:
+                if key in stored:
+                    value = {**value, key: stored[key]}
+                else:
+                    value = {k: v for k, v in value.items() if k != key}
         return value
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        parameters = data.get("parameters")
+        if isinstance(parameters, dict):
+            data["parameters"] = {
+                k: (MASK if k in SECRET_PARAMETERS and v else v) for k, v in parameters.items()
+            }
+        return data
 
 
 class JudgeScoreSerializer(serializers.ModelSerializer):

@@ -81,7 +81,7 @@ def _write(study: Study, out: archive.Writer, summary: ExportSummary) -> None:
             summary.counts[t.label] = out.write_table(t.label, [*USER_COLUMNS, ROLES_COLUMN], rows)
             continue
         qs = t.model._default_manager.filter(pk__in=ids)
-        rows = _checked(t, qs, seen, wanted, kinds, summary)
+        rows = _without_secrets(t, _checked(t, qs, seen, wanted, kinds, summary))
         summary.counts[t.label] = out.write_table(t.label, t.columns, rows)
     for t in tables:
         if t.kind == "special":
@@ -118,6 +118,18 @@ def _checked(t: graph.Table, qs, seen, wanted, kinds, summary):
         summary.notes.append(
             f"{t.label}.{name}: {n} reference(s) to rows of another study written as null"
         )
+
+
+def _without_secrets(t: graph.Table, rows):
+    """Credentials never leave in a backup (``graph.SECRET_KEYS``): a restored judge calls
+    its LLM with the installation's own key (LLM_API_KEY) until an admin sets another."""
+    secret = [(t.columns.index(column), keys) for (label, column), keys in graph.SECRET_KEYS.items()
+              if label == t.label]  # fmt: skip
+    for row in rows:
+        for at, keys in secret:
+            if isinstance(row[at], dict):
+                row[at] = {k: v for k, v in row[at].items() if k not in keys}
+        yield row
 
 
 def _users(ids: list[int]):

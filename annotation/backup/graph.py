@@ -31,6 +31,9 @@ SHARED = {
     "judges.judge": "name",
 }
 
+#: JSON columns of shared rows whose keys are credentials, left out of every backup.
+SECRET_KEYS = {("judges.judge", "parameters"): ("api_key",)}
+
 #: Not reachable by a foreign key, exported by a rule of their own (see ``dump.py``).
 SPECIAL = {
     "judges.llmresponse": (

@@ -118,6 +118,21 @@ def backup(study, tmp_path):
     return path
 
 
+def test_no_credential_leaves_in_a_backup(study, tmp_path):
+    from judges.models import Judge
+
+    judge = Judge.objects.get(name="backup-live-judge")
+    judge.parameters = {**judge.parameters, "api_key": "sk-backup-secret-0123456789"}
+    judge.save()
+    path = tmp_path / "study.zip"
+    export_study(study, path)
+    with zipfile.ZipFile(path) as z:
+        assert not [n for n in z.namelist() if b"sk-backup-secret" in z.read(n)]
+        assert b"backup-live-judge" in b"".join(z.read(n) for n in z.namelist())
+    judge.refresh_from_db()
+    assert judge.parameters["api_key"] == "sk-backup-secret-0123456789"  # untouched here
+
+
 def test_every_table_has_rows_in_the_fixture(study, backup):
     manifest = json.loads(zipfile.ZipFile(backup).read("manifest.json"))
     got = {t["model"]: t["count"] for t in manifest["tables"]}

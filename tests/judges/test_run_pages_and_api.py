@@ -66,3 +66,33 @@ def test_the_command(fake_llm):
     out = io.StringIO()
     call_command("judge_run", study=study.name, judge="cmd-judge", tasks="pairwise", stdout=out)
     assert "2/2 units done, 0 failed" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_judges_api_key_is_never_sent_back_and_survives_a_round_trip(admin_user, researcher_user):
+    from judges.models import Judge
+    from judges.serializers import MASK
+
+    judge = Judge.objects.create(name="keyed", model="m",
+                                 parameters={"api_key": "sk-live-secret", "temperature": 0})  # fmt: skip
+    url = f"/api/judges/{judge.pk}/"
+    for user in (researcher_user, admin_user):
+        api = APIClient()
+        api.force_authenticate(user)
+        body = api.get(url).json()
+        assert body["parameters"] == {"api_key": MASK, "temperature": 0}
+        assert "sk-live-secret" not in api.get("/api/judges/").content.decode()
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    # what was read, written back with a change: the stored key is kept
+    changed = {**body["parameters"], "temperature": 0.5}
+    assert api.patch(url, {"parameters": changed}, format="json").status_code == 200
+    judge.refresh_from_db()
+    assert judge.parameters == {"api_key": "sk-live-secret", "temperature": 0.5}
+    # a new key replaces it; leaving the key out removes it
+    api.patch(url, {"parameters": {"api_key": "sk-new", "temperature": 0.5}}, format="json")
+    judge.refresh_from_db()
+    assert judge.parameters["api_key"] == "sk-new"
+    api.patch(url, {"parameters": {"temperature": 0.5}}, format="json")
+    judge.refresh_from_db()
+    assert "api_key" not in judge.parameters
