@@ -129,7 +129,11 @@ class RoleViewSet(viewsets.ModelViewSet):
         else:
             if self.study_lookup is not None and not roles.is_admin(self.request.user):
                 readable = readable_studies(self.request.user).values("pk")
-                queryset = queryset.filter(**{f"{self.study_lookup}__in": readable})
+                # by id, so a lookup through a many-valued relation adds no duplicate rows
+                of_readable = queryset.model.objects.filter(
+                    **{f"{self.study_lookup}__in": readable}
+                )
+                queryset = queryset.filter(pk__in=of_readable.values("pk"))
             allowed = tuple(self.filters)
             ordering = self.ordering
         if self.action == "list":
@@ -335,8 +339,8 @@ class ReportViewSet(RoleViewSet):
 
 class AnnotatorViewSet(RoleViewSet):
     queryset = AnnotatorModel.objects.all()
-    # People, not study data: a researcher reads the pseudonymous profiles to follow work.
-    study_lookup = None
+    # A researcher reads the pseudonymous profiles of the annotators of their studies.
+    study_lookup = "assignments__study"
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
 
