@@ -40,12 +40,24 @@ def readable_studies(user) -> QuerySet:
     return Study.objects.none()
 
 
+def require_staff(user, refusal: str) -> None:
+    """403 ``refusal`` unless ``user`` is a researcher or an admin."""
+    if not roles.is_researcher(user):
+        raise PermissionDenied(refusal)
+
+
 def staff_study_or_404(user, study_id: int, refusal: str) -> Study:
     """The study for a researcher's or admin's page or endpoint: 403 ``refusal`` for other
     roles, 404 for a study the researcher was not added to (it does not exist for them)."""
-    if not roles.is_researcher(user):
-        raise PermissionDenied(refusal)
+    require_staff(user, refusal)
     return get_object_or_404(readable_studies(user), pk=study_id)
+
+
+def staff_run_or_404(user, runs: QuerySet, run_id: int, refusal: str):
+    """A run (judge run, report run) of ``runs`` whose study ``user`` reads, by the same
+    rule as :func:`staff_study_or_404`."""
+    require_staff(user, refusal)
+    return get_object_or_404(runs.filter(study__in=readable_studies(user)), pk=run_id)
 
 
 def annotator_of(user) -> Annotator | None:

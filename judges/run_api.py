@@ -18,7 +18,12 @@ from rest_framework.views import APIView
 
 from annotation import roles
 from annotation.models import Study
-from annotation.permissions import readable_studies, staff_study_or_404
+from annotation.permissions import (
+    readable_studies,
+    require_staff,
+    staff_run_or_404,
+    staff_study_or_404,
+)
 from metaeval.alignment import judge_alignment
 from metaeval.api import OPTION_PARAMS, options_from
 
@@ -26,11 +31,6 @@ from . import runs
 from .models import Judge, JudgeRun
 
 RESEARCHERS_ONLY = "Judge runs and alignment are for researchers and admins."
-
-
-def _researcher(request) -> None:
-    if not roles.is_researcher(request.user):
-        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 def _admin(request) -> None:
@@ -75,7 +75,7 @@ class StartRunSerializer(serializers.Serializer):
 class JudgeRunListView(APIView):
     @extend_schema(responses={200: JudgeRunSerializer(many=True)})
     def get(self, request):
-        _researcher(request)
+        require_staff(request.user, RESEARCHERS_ONLY)
         qs = JudgeRun.objects.select_related("judge").filter(
             study__in=readable_studies(request.user)
         )
@@ -103,9 +103,8 @@ class JudgeRunListView(APIView):
 class JudgeRunDetailView(APIView):
     @extend_schema(responses={200: JudgeRunSerializer})
     def get(self, request, run_id: int):
-        _researcher(request)
-        readable = JudgeRun.objects.filter(study__in=readable_studies(request.user))
-        return Response(JudgeRunSerializer(get_object_or_404(readable, pk=run_id)).data)
+        run = staff_run_or_404(request.user, JudgeRun.objects, run_id, RESEARCHERS_ONLY)
+        return Response(JudgeRunSerializer(run).data)
 
 
 class JudgeRunActionView(APIView):

@@ -4,20 +4,13 @@ Thin views: the numbers come from the JudgeRun row, which the task updates as un
 """
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 
-from annotation import roles
-from annotation.permissions import readable_studies, staff_study_or_404
+from annotation.permissions import staff_run_or_404, staff_study_or_404
 
 from .models import JudgeRun, JudgeUnit
 
 RESEARCHERS_ONLY = "Judge runs are for researchers and admins."
-
-
-def _researcher(request) -> None:
-    if not roles.is_researcher(request.user):
-        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 @login_required
@@ -30,9 +23,8 @@ def run_list(request, study_id: int):
 @login_required
 def run_detail(request, run_id: int):
     """The progress page; with htmx it answers the polling fragment only."""
-    _researcher(request)
-    readable = JudgeRun.objects.filter(study__in=readable_studies(request.user))
-    run = get_object_or_404(readable.select_related("judge", "study"), pk=run_id)
+    runs = JudgeRun.objects.select_related("judge", "study")
+    run = staff_run_or_404(request.user, runs, run_id, RESEARCHERS_ONLY)
     context = {
         "run": run,
         "percent": round(100 * run.progress, 1),

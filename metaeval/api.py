@@ -1,15 +1,13 @@
 """Agreement reports over the API: the same dict as the command and the pages."""
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import roles
-from annotation.permissions import readable_studies, staff_study_or_404
+from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
@@ -34,11 +32,6 @@ OPTION_PARAMS = [
 
 
 RESEARCHERS_ONLY = "Agreement reports are for researchers and admins."
-
-
-def _require_researcher(request) -> None:
-    if not roles.is_researcher(request.user):
-        raise PermissionDenied(RESEARCHERS_ONLY)
 
 
 def options_from(data) -> ReportOptions:
@@ -92,7 +85,7 @@ class ReportRunListView(APIView):
 
     @extend_schema(request=ReportRunStartSerializer, responses={202: ReportRunSerializer})
     def post(self, request):
-        _require_researcher(request)
+        require_staff(request.user, RESEARCHERS_ONLY)  # before the body is looked at
         body = ReportRunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         study = staff_study_or_404(request.user, body.validated_data["study"], RESEARCHERS_ONLY)
@@ -104,6 +97,5 @@ class ReportRunListView(APIView):
 class ReportRunDetailView(APIView):
     @extend_schema(responses={200: ReportRunSerializer})
     def get(self, request, run_id: int):
-        _require_researcher(request)
-        readable = ReportRun.objects.filter(study__in=readable_studies(request.user))
-        return Response(ReportRunSerializer(get_object_or_404(readable, pk=run_id)).data)
+        run = staff_run_or_404(request.user, ReportRun.objects, run_id, RESEARCHERS_ONLY)
+        return Response(ReportRunSerializer(run).data)
