@@ -7,7 +7,6 @@ format modules call only from inside their write transaction.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import os
@@ -272,10 +271,6 @@ def split_from_name(name: str) -> str:
         if base.startswith(f"pairwise_{split}_") or f"_{split}_" in base:
             return split
     return ""
-
-
-def to_bytes_io(text: str) -> io.BytesIO:
-    return io.BytesIO(text.encode("utf-8"))
 
 
 def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1000) -> int:
