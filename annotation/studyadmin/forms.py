@@ -28,9 +28,22 @@ assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
 
 
 class StudyForm(forms.ModelForm):
+    """A new study, and the tasks it enables: chosen here, or left to the data. A study with
+    no task enabled gets, at its first import, the tasks its data supports
+    (``readiness.enable_supported``), so its assignments are never unavailable pages."""
+
+    tasks = forms.MultipleChoiceField(
+        choices=Study.Task.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="Tasks",
+        help_text="none ticked = the tasks the imported data supports are enabled at the "
+        "first import; change them any time under “Tasks and settings”",
+    )
+
     class Meta:
         model = Study
-        fields = ["name", "description"]
+        fields = ["name", "description", "tasks"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
 
 
@@ -225,8 +238,15 @@ class PlanForm(forms.Form):
     def __init__(self, study: Study, *args, **kwargs):
         self.study = study
         super().__init__(*args, **kwargs)
-        if study.tasks:
-            self.fields["task"].choices = [c for c in Study.Task.choices if c[0] in study.tasks]
+        # Every task is offered, the ones the study does not enable marked so: choosing one
+        # is refused with how to enable it (``PlanSpec.validate``), never silently planned.
+        enabled = set(study.tasks or ())
+        self.fields["task"].choices = [
+            (value, label if value in enabled else f"{label} (not enabled in this study)")
+            for value, label in Study.Task.choices
+        ]
+        if enabled:
+            self.fields["task"].initial = next(v for v, _ in Study.Task.choices if v in enabled)
         self.fields["annotators"].queryset = Annotator.objects.filter(user__isnull=False).order_by(
             "pseudonym"
         )

@@ -21,7 +21,14 @@ from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import readable_studies
-from annotation.studyadmin import StudyAdminError, adjudication, authoring, planning, progress
+from annotation.studyadmin import (
+    StudyAdminError,
+    adjudication,
+    authoring,
+    planning,
+    progress,
+    readiness,
+)
 from annotation.studyadmin.exports import pairwise_bundle_zip
 from annotation.studyadmin.forms import (
     AdjudicationForm,
@@ -103,8 +110,13 @@ def study_list(request):
 
 
 def _detail_context(study: Study) -> dict:
+    supported = readiness.supported_tasks(study)
     return {
         "study": study,
+        "enabled_tasks": [readiness.task_label(t) for t in study.tasks or ()],
+        "supported_tasks": [
+            readiness.task_label(t) for t in supported if t not in (study.tasks or ())
+        ],
         "counts": {
             "questions": Question.objects.filter(study=study).count(),
             "reports": Report.objects.filter(question__study=study).count(),
@@ -191,6 +203,9 @@ def study_import(request, study_id: int):
         try:
             result = run(d["kind"], d["file"], study=study, dry_run=d["dry_run"], **form.options())
             messages.success(request, result.summary())
+            if not d["dry_run"] and (enabled := readiness.enable_supported(study)):
+                names = ", ".join(readiness.task_label(t) for t in enabled)
+                messages.info(request, f"Tasks enabled for the data imported: {names}.")
             return redirect("studies:detail", study_id=study.pk)
         except ImportFailed as exc:
             problems = exc.problems
