@@ -13,6 +13,13 @@ urlpatterns = [
     path("<int:study_id>/settings/", studies.study_settings, name="settings"),
     path("<int:study_id>/import/", studies.study_import, name="import"),
     path("<int:study_id>/plan/", studies.study_plan, name="plan"),
+    path("<int:study_id>/questions/", studies.study_questions, name="questions"),
+    path(
+        "<int:study_id>/questions/fields/",
+        studies.study_question_fields,
+        name="question_fields",
+    ),
+    path("<int:study_id>/questions.csv", studies.study_questions_csv, name="questions_csv"),
     path("<int:study_id>/reassign/", studies.study_reassign, name="reassign"),
     path("<int:study_id>/adjudication/", studies.study_adjudication, name="adjudication"),
     path("<int:study_id>/authoring/", studies.study_authoring, name="authoring"),

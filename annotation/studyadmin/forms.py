@@ -276,6 +276,52 @@ class PlanForm(forms.Form):
         )
 
 
+class QuestionFieldsForm(forms.Form):
+    """Bulk edit on the Questions page: one field and/or subdomain for the ticked questions."""
+
+    questions = forms.ModelMultipleChoiceField(
+        queryset=Question.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    without_field = forms.BooleanField(
+        required=False, label="Also every question that has no field yet"
+    )
+    field = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="as written in annotators' expertise, e.g. Computer Science",
+    )
+    subdomain = forms.CharField(max_length=200, required=False)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        self.study = study
+        super().__init__(*args, **kwargs)
+        self.fields["questions"].queryset = Question.objects.filter(study=study)
+
+    def clean(self):
+        d = super().clean()
+        if not (d.get("field") or "").strip() and not (d.get("subdomain") or "").strip():
+            self.add_error("field", "write a field or a subdomain to set")
+        if not d.get("questions") and not d.get("without_field") and "questions" not in self.errors:
+            self.add_error("questions", "tick at least one question")
+        return d
+
+    def question_ids(self) -> set[int]:
+        d = self.cleaned_data
+        ids = {q.pk for q in d["questions"]}
+        if d["without_field"]:
+            ids |= set(
+                Question.objects.filter(study=self.study, field="").values_list("pk", flat=True)
+            )
+        return ids
+
+
+class QuestionFieldsUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with columns id (or text), field, subdomain — or JSON lines with the "
+        "same keys. Rows update the existing questions; none is created."
+    )
+
+
 class ReassignForm(forms.Form):
     annotator = forms.ModelChoiceField(
         queryset=Annotator.objects.none(), help_text="the annotator who dropped out"

@@ -27,6 +27,7 @@ from annotation.studyadmin import (
     authoring,
     planning,
     progress,
+    question_fields,
     readiness,
 )
 from annotation.studyadmin.exports import pairwise_bundle_zip
@@ -35,6 +36,8 @@ from annotation.studyadmin.forms import (
     AuthoringForm,
     InviteForm,
     PlanForm,
+    QuestionFieldsForm,
+    QuestionFieldsUploadForm,
     ReassignForm,
     ReviewForm,
     StudyForm,
@@ -212,6 +215,89 @@ def study_import(request, study_id: int):
     messages.error(request, "Nothing was imported: see the problems below.")
     context = {**_detail_context(study), **_forms(study, upload_form=form), "problems": problems}
     return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+# --- questions' fields (expertise assignment needs them) ------------------------------------
+
+
+def _questions_page(request, study, *, form=None, upload_form=None, problems=(), status=200):
+    questions = Question.objects.filter(study=study).annotate(n_reports=Count("reports"))
+    known = sorted(
+        {
+            f
+            for fields in Annotator.objects.values_list("expertise_fields", flat=True)
+            for f in fields or ()
+        }
+    )
+    return render(
+        request,
+        "annotation/studies/questions.html",
+        {
+            "study": study,
+            "questions": questions.order_by("pk"),
+            "form": form or QuestionFieldsForm(study),
+            "upload_form": upload_form or QuestionFieldsUploadForm(),
+            "problems": problems,
+            "known_fields": known,
+        },
+        status=status,
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_questions(request, study_id: int):
+    """The study's questions with their ids; POST sets a field/subdomain on those ticked."""
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "GET":
+        return _questions_page(request, study)
+    form = QuestionFieldsForm(study, request.POST)
+    if form.is_valid():
+        try:
+            done = question_fields.bulk_set(
+                study,
+                form.question_ids(),
+                {k: form.cleaned_data[k] for k in question_fields.EDITABLE},
+            )
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(
+                request, f"{done.changed} questions updated ({done.unchanged} already had it)."
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: fix the fields marked below.")
+    return _questions_page(request, study, form=form, status=400)
+
+
+@admin_required
+@require_POST
+def study_question_fields(request, study_id: int):
+    """Upload fields onto existing questions (matched by id or exact text)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = QuestionFieldsUploadForm(request.POST, request.FILES)
+    problems = []
+    if form.is_valid():
+        try:
+            done = question_fields.upload(study, form.cleaned_data["file"])
+        except ImportFailed as exc:
+            problems = exc.problems
+        else:
+            messages.success(
+                request,
+                f"{done.changed} questions updated, {done.unchanged} unchanged; none created.",
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: see the problems below.")
+    return _questions_page(request, study, upload_form=form, problems=problems, status=400)
+
+
+@admin_required
+@require_GET
+def study_questions_csv(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    text = question_fields.questions_csv(study)
+    return _download(text, f"{_slug(study)}-questions.csv", CONTENT_TYPES["csv"])
 
 
 # --- assignment ---------------------------------------------------------------------------

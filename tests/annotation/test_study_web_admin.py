@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import Assignment, Study
+from annotation.models import Assignment, Question, Rubric, Study
 from tests.annotation.test_import_common import DATA
 from tests.annotation.test_study_planning import make_annotators
 
@@ -88,3 +90,168 @@ def test_assign_refuses_a_task_the_study_does_not_enable(client, admin_user):
     assert "Pairwise preference (not enabled in this study)" in page
     r = client.post(url("studies:plan", study), {**PLAN, "task": "metric_wise", "action": "commit"})
     assert r.status_code == 302 and Assignment.objects.count() == 2
+
+
+# --- 2. fields of questions from the pages; every preview says why ---------------------------
+
+
+def _report_study(client, *, systems=("sys-a", "sys-b"), tasks=None):
+    """A study whose questions come from a report import only (they have no field)."""
+    client.post(url("studies:list"), {"name": "Reports only"})
+    study = Study.objects.get(name="Reports only")
+    for system in systems:
+        import_reports(client, study, system)
+    if tasks is not None:
+        Study.objects.filter(pk=study.pk).update(tasks=tasks)
+    study.refresh_from_db()
+    return study
+
+
+@pytest.mark.django_db
+def test_questions_page_lists_text_and_id_and_sets_fields_in_bulk(client, admin_user):
+    client.force_login(admin_user)
+    study = _report_study(client)
+    questions = list(Question.objects.filter(study=study).order_by("pk"))
+    assert len(questions) == 2 and all(q.field == "" for q in questions)
+    page = client.get(url("studies:questions", study)).content.decode()
+    for q in questions:
+        assert q.external_id in page and q.text[:40] in page
+    r = client.post(
+        url("studies:questions", study),
+        {"questions": [questions[0].pk], "field": "Computer Science", "subdomain": "ML"},
+    )
+    assert r.status_code == 302
+    questions[0].refresh_from_db()
+    questions[1].refresh_from_db()
+    assert (questions[0].field, questions[0].subdomain) == ("Computer Science", "ML")
+    assert questions[1].field == ""
+    # "every question without a field" reaches the rest; the first keeps its subdomain
+    r = client.post(url("studies:questions", study), {"without_field": "on", "field": "Biology"})
+    assert r.status_code == 302
+    assert sorted(Question.objects.filter(study=study).values_list("field", "subdomain")) == [
+        ("Biology", ""),
+        ("Computer Science", "ML"),
+    ]
+
+
+@pytest.mark.django_db
+def test_bulk_edit_refuses_foreign_questions_and_empty_values(client, admin_user):
+    client.force_login(admin_user)
+    study = _report_study(client)
+    other = Study.objects.create(name="Other")
+    foreign = Question.objects.create(study=other, external_id="x", text="Foreign?")
+    mine = Question.objects.filter(study=study).first()
+    r = client.post(
+        url("studies:questions", study), {"questions": [foreign.pk, mine.pk], "field": "X"}
+    )
+    assert r.status_code == 400 and "<strong>questions</strong>" in r.content.decode()
+    r = client.post(url("studies:questions", study), {"questions": [mine.pk], "field": " "})
+    assert r.status_code == 400 and "write a field or a subdomain" in r.content.decode()
+    assert not Question.objects.exclude(field="").exists()
+
+
+@pytest.mark.django_db
+def test_uploaded_fields_update_the_existing_questions(client, admin_user):
+    """Before: uploading the questions by their text created new questions."""
+    client.force_login(admin_user)
+    study = _report_study(client)
+    q1, q2 = Question.objects.filter(study=study).order_by("pk")
+    csv_text = (
+        "id,text,field,subdomain\n"
+        f"{q1.external_id},,Computer Science,Systems\n"
+        f',"  {q2.text.upper()} ",Computer Science,\n'
+    )
+    r = client.post(
+        url("studies:question_fields", study),
+        {"file": upload("fields.csv", csv_text.encode())},
+    )
+    assert r.status_code == 302, r.content.decode()[:3000]
+    assert Question.objects.filter(study=study).count() == 2
+    q1.refresh_from_db()
+    q2.refresh_from_db()
+    assert (q1.field, q1.subdomain, q2.field) == ("Computer Science", "Systems", "Computer Science")
+    # JSON lines too; an unknown id or text is refused by row and field, nothing changes
+    bad = (
+        json.dumps({"id": q1.external_id, "field": "Biology"})
+        + "\n"
+        + json.dumps({"text": "Never asked?", "field": "Biology"})
+        + "\n"
+        + json.dumps({"id": "nope", "field": "Biology"})
+        + "\n"
+        + json.dumps({"id": q2.external_id})
+        + "\n"
+    )
+    r = client.post(
+        url("studies:question_fields", study), {"file": upload("fields.jsonl", bad.encode())}
+    )
+    body = r.content.decode()
+    assert r.status_code == 400
+    assert "record 2" in body and "text" in body and "no question of this study" in body
+    assert "record 3" in body and "&#x27;nope&#x27;" in body
+    assert "record 4" in body and "give a field and/or a subdomain" in body
+    q1.refresh_from_db()
+    assert q1.field == "Computer Science"
+    # the download lists what the upload reads
+    csv_out = client.get(url("studies:questions_csv", study)).content.decode()
+    assert csv_out.splitlines()[0] == "id,text,field,subdomain"
+    assert f"{q1.external_id}," in csv_out
+
+
+@pytest.mark.django_db
+def test_expertise_preview_says_why_a_question_got_nobody(client, admin_user):
+    """Before: 0 assignments and no reason."""
+    client.force_login(admin_user)
+    study = _report_study(client, tasks=["pairwise"])
+    make_annotators(2, fields=["Biology"])
+    data = {**PLAN, "task": "pairwise", "strategy": "expertise", "action": "preview"}
+    r = client.post(url("studies:plan", study), data)
+    body = r.content.decode()
+    q1, q2 = Question.objects.filter(study=study).order_by("pk")
+    assert r.status_code == 200 and "Preview: 0 new assignments" in body
+    assert body.count("has no field: set its field under “Questions”") >= 2
+    assert q1.text[:40] in body  # listed by text, not only an opaque id
+    Question.objects.filter(pk=q1.pk).update(field="Chemistry")
+    Question.objects.filter(pk=q2.pk).update(field="Biology")
+    r = client.post(url("studies:plan", study), {**data, "overlap": 3})
+    short = {u.key: u for u in r.context["preview"].short}
+    assert short[q1.external_id].reason == (
+        "no annotator in the pool has the expertise “Chemistry”"
+    )
+    assert (
+        short[q2.external_id].reason == "only 2 annotator(s) with the expertise “Biology”; 3 wanted"
+    )
+    assert short[q2.external_id].got == 2
+    r = client.post(url("studies:plan", study), {**data, "strategy": "random", "overlap": 3})
+    assert "only 2 annotator(s) in the pool; 3 wanted" in r.content.decode()
+
+
+# --- 3. the preview warns before committing work that cannot be done -------------------------
+
+
+@pytest.mark.django_db
+def test_preview_leaves_out_work_that_cannot_be_done(client, admin_user):
+    client.force_login(admin_user)
+    study = _report_study(
+        client, systems=("sys-a",), tasks=["pairwise", "claim_check", "rubric_comparison"]
+    )
+    make_annotators(2)
+    lonely = Question.objects.create(study=study, external_id="lonely", text="No report at all?")
+    Rubric.objects.create(question=lonely, kind="one").items.create(text="An item", position=1)
+    cases = {
+        "pairwise": "has 1 report; pairwise preference compares at least 2",
+        "claim_check": "its reports have no claims to check",
+        "rubric_comparison": "a rubric comparison needs at least 2 rubrics",
+    }
+    for task, reason in cases.items():
+        data = {**PLAN, "task": task}
+        r = client.post(url("studies:plan", study), {**data, "action": "preview"})
+        body = r.content.decode()
+        assert r.status_code == 200 and reason in body, task
+        assert 'id="left-out"' in body and "this task could not be done" in body
+        assert "Commit this plan" not in body
+        r = client.post(url("studies:plan", study), {**data, "action": "commit"})
+        assert r.status_code == 400 and "assigns nothing" in r.content.decode()
+    r = client.post(url("studies:plan", study), {**PLAN, "task": "pairwise", "action": "preview"})
+    assert "No report at all?" in r.content.decode()
+    assert "has no report (pairwise preference needs 2)" in r.content.decode()
+    assert not Assignment.objects.exists()
