@@ -255,3 +255,36 @@ def test_preview_leaves_out_work_that_cannot_be_done(client, admin_user):
     assert "No report at all?" in r.content.decode()
     assert "has no report (pairwise preference needs 2)" in r.content.decode()
     assert not Assignment.objects.exists()
+
+
+# --- 5. task names, and "in progress" only after a save -------------------------------------
+
+
+@pytest.mark.django_db
+def test_pages_show_task_names_and_open_is_not_in_progress(client, admin_user, annotator_user):
+    from annotation.annotate.sample import make_assignment, make_question
+    from annotation.annotate.sample import make_study as make_task_study
+
+    study = make_task_study()
+    assignment = make_assignment(annotator_user.annotator, make_question(study), "medal_ranking")
+    me = client
+    me.force_login(annotator_user)
+    home = me.get(reverse("home")).content.decode()
+    assert "Medal ranking" in home and "medal_ranking</td>" not in home
+    # opening the task is not starting it
+    assert me.get(reverse("annotate:task", args=[assignment.pk])).status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.status == "not_started" and assignment.started_at is not None
+    by_pk = dict(assignment.study.questions.values_list("reports__pk", "reports__public_id"))
+    data = {"version": "0", "reasoning": "first words"}
+    data[f"medal-{by_pk[assignment.report_order[0]]}"] = "gold"
+    assert me.post(reverse("annotate:autosave", args=[assignment.pk]), data).status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.status == "in_progress"
+    client.force_login(admin_user)
+    for page in (
+        url("studies:progress", study),
+        url("studies:annotator_progress", study, annotator_id=annotator_user.annotator.pk),
+    ):
+        body = client.get(page).content.decode()
+        assert "Medal ranking" in body and ">medal_ranking<" not in body
