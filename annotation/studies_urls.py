@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import studies
+from annotation.views import history, studies
 
 app_name = "studies"
 
@@ -29,6 +29,7 @@ urlpatterns = [
         name="question_review",
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path("<int:study_id>/history/", history.study_history, name="history"),
     path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
     path(
         "<int:study_id>/progress/<int:annotator_id>/",

@@ -483,7 +483,12 @@ def annotator_progress(request, study_id: int, annotator_id: int):
     return render(
         request,
         "annotation/studies/annotator.html",
-        {"study": study, "annotator": annotator, "assignments": rows},
+        {
+            "study": study,
+            "annotator": annotator,
+            "assignments": rows,
+            "is_admin": roles.is_admin(request.user),
+        },
     )
 
 

@@ -288,3 +288,84 @@ def test_pages_show_task_names_and_open_is_not_in_progress(client, admin_user, a
     ):
         body = client.get(page).content.decode()
         assert "Medal ranking" in body and ">medal_ranking<" not in body
+
+
+# --- 6. audit history ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_history_annotator_sees_own_versions_admin_sees_all(
+    client, admin_user, annotator_user, other_annotator_user, researcher_user
+):
+    from django.test import Client
+
+    from annotation.annotate.sample import make_assignment, make_question
+    from annotation.annotate.sample import make_study as make_task_study
+
+    study = make_task_study()
+    question = make_question(study)
+    mine = make_assignment(annotator_user.annotator, question, "medal_ranking")
+    theirs = make_assignment(other_annotator_user.annotator, question, "medal_ranking")
+    public = dict(study.questions.values_list("reports__pk", "reports__public_id"))
+
+    def save(user, a, version, words):
+        c = Client()
+        c.force_login(user)
+        c.get(reverse("annotate:task", args=[a.pk]))
+        data = {"version": str(version), "reasoning": words}
+        data[f"medal-{public[a.report_order[0]]}"] = "gold"
+        assert c.post(reverse("annotate:autosave", args=[a.pk]), data).status_code == 200
+
+    save(annotator_user, mine, 0, "my first words")
+    save(annotator_user, mine, 1, "my second words")
+    save(other_annotator_user, theirs, 0, "their secret words")
+    client.force_login(annotator_user)
+    r = client.get(reverse("my_history"))
+    body = r.content.decode()
+    assert r.status_code == 200 and "my first words" in body and "my second words" in body
+    assert "their secret words" not in body
+    assert "Report A" in body and public[mine.report_order[0]] not in body  # labels, not ids
+    assert "Medal ranking" in body
+    one = client.get(reverse("my_history") + f"?assignment={mine.pk}")
+    assert one.status_code == 200 and one.context["page"].paginator.count == 2
+    # another annotator's assignment does not exist for this one
+    assert client.get(reverse("my_history") + f"?assignment={theirs.pk}").status_code == 404
+    assert client.get(reverse("my_history") + "?assignment=x").status_code == 404
+    home = client.get(reverse("home")).content.decode()
+    assert f"{reverse('my_history')}?assignment={mine.pk}" in home
+    # the admin: every version, who saved it and when
+    target = url("studies:history", study)
+    client.force_login(researcher_user)
+    assert client.get(target).status_code == 403
+    client.force_login(admin_user)
+    r = client.get(target)
+    body = r.content.decode()
+    assert r.status_code == 200 and r.context["page"].paginator.count == 3
+    for words in ("my first words", "my second words", "their secret words"):
+        assert words in body
+    assert annotator_user.annotator.pseudonym in body
+    assert other_annotator_user.annotator.pseudonym in body
+    only = client.get(target + f"?annotator={other_annotator_user.annotator.pk}")
+    assert only.context["page"].paginator.count == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", [3, 70])
+def test_history_pages_use_a_constant_number_of_queries(
+    client, admin_user, annotator_user, django_assert_max_num_queries, n
+):
+    from annotation.annotate.sample import make_assignment, make_question
+    from annotation.annotate.sample import make_study as make_task_study
+    from annotation.models import DraftVersion
+
+    study = make_task_study()
+    me = annotator_user.annotator
+    for i in range(n):
+        a = make_assignment(me, make_question(study), "medal_ranking")
+        DraftVersion.objects.create(assignment=a, version=1, author=me, payload={"i": i})
+    client.force_login(annotator_user)
+    with django_assert_max_num_queries(8):
+        assert client.get(reverse("my_history")).status_code == 200
+    client.force_login(admin_user)
+    with django_assert_max_num_queries(9):
+        assert client.get(url("studies:history", study)).status_code == 200
