@@ -206,9 +206,6 @@ def study_import(request, study_id: int):
         try:
             result = run(d["kind"], d["file"], study=study, dry_run=d["dry_run"], **form.options())
             messages.success(request, result.summary())
-            if not d["dry_run"] and (enabled := readiness.enable_supported(study)):
-                names = ", ".join(readiness.task_label(t) for t in enabled)
-                messages.info(request, f"Tasks enabled for the data imported: {names}.")
             return redirect("studies:detail", study_id=study.pk)
         except ImportFailed as exc:
             problems = exc.problems

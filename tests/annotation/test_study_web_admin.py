@@ -369,3 +369,28 @@ def test_history_pages_use_a_constant_number_of_queries(
     client.force_login(admin_user)
     with django_assert_max_num_queries(9):
         assert client.get(url("studies:history", study)).status_code == 200
+
+
+@pytest.mark.django_db
+def test_imports_by_command_or_api_enable_the_supported_tasks_too(admin_user):
+    from rest_framework.test import APIClient
+
+    from annotation.importers import run
+
+    rep = run("reports", DATA / "scholarqa_reports.json", study="By name", format="scholarqa",
+              system="alpha")  # fmt: skip
+    assert "metric_wise" in Study.objects.get(name="By name").tasks
+    assert "metric_wise" in rep.enabled_tasks and "tasks enabled" in rep.summary()
+    study = Study.objects.create(name="By API")
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    r = api.post(
+        f"/api/studies/{study.pk}/import/",
+        {"kind": "reports", "format": "scholarqa", "options": '{"system": "alpha"}',
+         "file": upload("scholarqa_reports.json")},
+        format="multipart",
+    )  # fmt: skip
+    assert r.status_code == 200, r.json()
+    assert "metric_wise" in r.json()["enabled_tasks"]
+    study.refresh_from_db()
+    assert "metric_wise" in study.tasks

@@ -48,7 +48,7 @@ def test_a_study_from_creation_to_the_report(
 
     # 2. import the reports of two systems (their questions come with them) and questions
     _import(admin, "reports", DATA / "scholarqa_reports.json", format="scholarqa", system="alpha")
-    expect(admin.locator(".messages")).to_contain_text("Tasks enabled for the data imported")
+    expect(admin.locator(".messages")).to_contain_text("tasks enabled for the data imported")
     _import(admin, "reports", DATA / "scholarqa_reports.json", format="scholarqa", system="beta")
     _import(admin, "questions", DATA / "questions.jsonl", format="jsonl")
     expect(admin.locator("#enabled-tasks")).to_contain_text("Metric-wise evaluation")
