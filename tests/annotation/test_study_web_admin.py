@@ -76,6 +76,7 @@ def test_assign_refuses_a_task_the_study_does_not_enable(client, admin_user):
     import_reports(client, study, "sys-a")
     Study.objects.filter(pk=study.pk).update(tasks=[])
     make_annotators(2)
+    assert 'id="no-tasks"' in client.get(url("studies:plan", study)).content.decode()
     for action in ("preview", "commit"):
         r = client.post(
             url("studies:plan", study), {**PLAN, "task": "metric_wise", "action": action}
