@@ -123,6 +123,10 @@ class ImportReportSerializer(serializers.Serializer):
     created = serializers.DictField(child=serializers.IntegerField())
     updated = serializers.DictField(child=serializers.IntegerField())
     unchanged = serializers.DictField(child=serializers.IntegerField())
+    enabled_tasks = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="tasks this import enabled in a study that had none (those its data supports)",
+    )
     summary = serializers.CharField()
 
 

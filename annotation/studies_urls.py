@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import studies
+from annotation.views import history, studies
 
 app_name = "studies"
 
@@ -13,6 +13,13 @@ urlpatterns = [
     path("<int:study_id>/settings/", studies.study_settings, name="settings"),
     path("<int:study_id>/import/", studies.study_import, name="import"),
     path("<int:study_id>/plan/", studies.study_plan, name="plan"),
+    path("<int:study_id>/questions/", studies.study_questions, name="questions"),
+    path(
+        "<int:study_id>/questions/fields/",
+        studies.study_question_fields,
+        name="question_fields",
+    ),
+    path("<int:study_id>/questions.csv", studies.study_questions_csv, name="questions_csv"),
     path("<int:study_id>/reassign/", studies.study_reassign, name="reassign"),
     path("<int:study_id>/adjudication/", studies.study_adjudication, name="adjudication"),
     path("<int:study_id>/authoring/", studies.study_authoring, name="authoring"),
@@ -22,6 +29,7 @@ urlpatterns = [
         name="question_review",
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path("<int:study_id>/history/", history.study_history, name="history"),
     path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
     path(
         "<int:study_id>/progress/<int:annotator_id>/",

@@ -2,8 +2,10 @@
 
 from django.urls import path
 
+from annotation.views.history import my_history
 from annotation.views.tasks import task_page
 
 urlpatterns = [
     path("tasks/<int:assignment_id>/", task_page, name="task"),
+    path("history/", my_history, name="my_history"),
 ]

@@ -85,17 +85,15 @@ def _new_version(draft: Draft, payload: dict, page: TaskPage, kind: str) -> None
 
 
 def touch(page: TaskPage) -> Draft:
-    """Opening the page: mark the assignment started, restart the time-on-task clock."""
+    """Opening the page: note when it was first opened, restart the time-on-task clock.
+    The assignment stays "not started" until the first save that records something
+    (``save_draft``): an annotator who only looked at a task has not begun it."""
     now = timezone.now()
     assignment = page.assignment
     draft, _ = Draft.objects.get_or_create(assignment=assignment)
-    if assignment.started_at is None or assignment.status == Assignment.Status.NOT_STARTED:
-        fields = {"started_at": assignment.started_at or now}
-        if assignment.status == Assignment.Status.NOT_STARTED:
-            fields["status"] = Assignment.Status.IN_PROGRESS
-        Assignment.objects.filter(pk=assignment.pk).update(**fields)
-        for k, v in fields.items():
-            setattr(assignment, k, v)
+    if assignment.started_at is None:
+        Assignment.objects.filter(pk=assignment.pk).update(started_at=now)
+        assignment.started_at = now
     Draft.objects.filter(pk=draft.pk).update(last_activity_at=now)
     draft.last_activity_at = now
     return draft
@@ -118,7 +116,7 @@ def save_draft(
         if changed:
             _new_version(draft, payload, page, DraftVersion.Kind.DRAFT)
         fields = {}
-        if page.assignment.status == Assignment.Status.NOT_STARTED:
+        if changed and page.assignment.status == Assignment.Status.NOT_STARTED:
             fields["status"] = Assignment.Status.IN_PROGRESS
         _record_time(page.assignment, draft, now, **fields)
         draft.save()

@@ -131,6 +131,11 @@ def run(kind: str, source, *, study, dry_run: bool = False, **options) -> Import
             write(study_obj)
             if dry_run:
                 raise _DryRun
+            # A study with no task enabled would make every assignment of it an unavailable
+            # page: it gets the tasks its data supports (an admin's choice is kept).
+            from annotation.studyadmin.readiness import enable_supported
+
+            rep.enabled_tasks = enable_supported(study_obj)
     except _DryRun:
         pass
     return rep

@@ -47,6 +47,8 @@ class ImportReport:
     updated: dict[str, int] = field(default_factory=dict)
     unchanged: dict[str, int] = field(default_factory=dict)
     records: int = 0
+    #: Tasks this import enabled in a study that had none (``readiness.enable_supported``).
+    enabled_tasks: list[str] = field(default_factory=list)
 
     def count(self, bucket: str, table: str, n: int = 1) -> None:
         target = getattr(self, bucket)
@@ -61,4 +63,6 @@ class ImportReport:
                 parts.append(
                     f"{bucket}: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
                 )
+        if self.enabled_tasks:
+            parts.append("tasks enabled for the data imported: " + ", ".join(self.enabled_tasks))
         return "; ".join(parts)

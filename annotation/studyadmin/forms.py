@@ -28,9 +28,22 @@ assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
 
 
 class StudyForm(forms.ModelForm):
+    """A new study, and the tasks it enables: chosen here, or left to the data. A study with
+    no task enabled gets, at its first import, the tasks its data supports
+    (``readiness.enable_supported``), so its assignments are never unavailable pages."""
+
+    tasks = forms.MultipleChoiceField(
+        choices=Study.Task.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="Tasks",
+        help_text="none ticked = the tasks the imported data supports are enabled at the "
+        "first import; change them any time under “Tasks and settings”",
+    )
+
     class Meta:
         model = Study
-        fields = ["name", "description"]
+        fields = ["name", "description", "tasks"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
 
 
@@ -225,8 +238,15 @@ class PlanForm(forms.Form):
     def __init__(self, study: Study, *args, **kwargs):
         self.study = study
         super().__init__(*args, **kwargs)
-        if study.tasks:
-            self.fields["task"].choices = [c for c in Study.Task.choices if c[0] in study.tasks]
+        # Every task is offered, the ones the study does not enable marked so: choosing one
+        # is refused with how to enable it (``PlanSpec.validate``), never silently planned.
+        enabled = set(study.tasks or ())
+        self.fields["task"].choices = [
+            (value, label if value in enabled else f"{label} (not enabled in this study)")
+            for value, label in Study.Task.choices
+        ]
+        if enabled:
+            self.fields["task"].initial = next(v for v, _ in Study.Task.choices if v in enabled)
         self.fields["annotators"].queryset = Annotator.objects.filter(user__isnull=False).order_by(
             "pseudonym"
         )
@@ -254,6 +274,52 @@ class PlanForm(forms.Form):
             capacity=d["capacity"],
             split=d["split"] or "",
         )
+
+
+class QuestionFieldsForm(forms.Form):
+    """Bulk edit on the Questions page: one field and/or subdomain for the ticked questions."""
+
+    questions = forms.ModelMultipleChoiceField(
+        queryset=Question.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    without_field = forms.BooleanField(
+        required=False, label="Also every question that has no field yet"
+    )
+    field = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="as written in annotators' expertise, e.g. Computer Science",
+    )
+    subdomain = forms.CharField(max_length=200, required=False)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        self.study = study
+        super().__init__(*args, **kwargs)
+        self.fields["questions"].queryset = Question.objects.filter(study=study)
+
+    def clean(self):
+        d = super().clean()
+        if not (d.get("field") or "").strip() and not (d.get("subdomain") or "").strip():
+            self.add_error("field", "write a field or a subdomain to set")
+        if not d.get("questions") and not d.get("without_field") and "questions" not in self.errors:
+            self.add_error("questions", "tick at least one question")
+        return d
+
+    def question_ids(self) -> set[int]:
+        d = self.cleaned_data
+        ids = {q.pk for q in d["questions"]}
+        if d["without_field"]:
+            ids |= set(
+                Question.objects.filter(study=self.study, field="").values_list("pk", flat=True)
+            )
+        return ids
+
+
+class QuestionFieldsUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with columns id (or text), field, subdomain — or JSON lines with the "
+        "same keys. Rows update the existing questions; none is created."
+    )
 
 
 class ReassignForm(forms.Form):

@@ -13,7 +13,7 @@ the reports it was given, so every annotator of a comparison judges the same rep
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -22,7 +22,7 @@ from django.db.models import Max
 from annotation import assignment as strategies
 from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
 
-from . import StudyAdminError
+from . import StudyAdminError, readiness
 
 #: Tasks that show reports; the others (query quality, triage, …) are about the question.
 REPORT_TASKS = {
@@ -66,8 +66,8 @@ class PlanSpec:
     def validate(self, study: Study) -> None:
         if self.task not in Study.Task.values:
             raise StudyAdminError("task", f"unknown task {self.task!r}")
-        if study.tasks and self.task not in study.tasks:
-            raise StudyAdminError("task", f"the study does not enable the task {self.task!r}")
+        if self.task not in (study.tasks or ()):
+            raise StudyAdminError("task", readiness.enable_hint(study, self.task))
         if self.task in PERSONAL_TASKS:
             raise StudyAdminError("task", PERSONAL_TASKS[self.task])
         if self.strategy not in strategies.STRATEGIES:
@@ -82,6 +82,18 @@ class PlanSpec:
             raise StudyAdminError("systems_per_question", "a comparison needs at least 2 systems")
 
 
+@dataclass(frozen=True)
+class Unassigned:
+    """A question the plan leaves without (enough) annotators, and why, for the admin."""
+
+    question: int
+    key: str
+    text: str
+    got: int
+    wanted: int
+    reason: str
+
+
 @dataclass
 class Preview:
     spec: PlanSpec
@@ -90,8 +102,15 @@ class Preview:
     summary: strategies.Summary
     names: dict[int, str]
     question_keys: dict[int, str]
-    #: questions left out because they have fewer than 2 reports to compare
-    skipped: list[str] = field(default_factory=list)
+    #: questions left out of the plan because their task page could not be completed
+    #: (no reports to compare, no claims, one rubric, …), with why
+    left_out: list[Unassigned] = field(default_factory=list)
+    #: questions in the plan that get fewer annotators than wanted, with why
+    short: list[Unassigned] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> list[str]:
+        return [u.key for u in self.left_out]
 
     @property
     def fingerprint(self) -> str:
@@ -109,6 +128,11 @@ class Preview:
     def short_keys(self) -> list[str]:
         return [self.question_keys[q] for q in self.summary.short]
 
+    def reasons(self) -> list[tuple[str, int]]:
+        """Each reason a question got no or too few annotators, most frequent first."""
+        counts = Counter(u.reason for u in self.left_out + self.short)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
 
 def pool(study: Study, annotator_ids=()) -> list[Annotator]:
     """The annotators a plan may use: those named, else everyone with an account."""
@@ -123,7 +147,7 @@ def _inputs(study: Study, spec: PlanSpec):
     if spec.split:
         questions = questions.filter(split=spec.split)
     qrows = list(
-        questions.order_by("pk").values_list("pk", "external_id", "field", "authored_by_id")
+        questions.order_by("pk").values_list("pk", "external_id", "field", "authored_by_id", "text")
     )
     available: dict[int, dict[str, int]] = defaultdict(dict)
     if spec.task in REPORT_TASKS:
@@ -132,6 +156,12 @@ def _inputs(study: Study, spec: PlanSpec):
             reports = reports.filter(system_id__in=spec.systems)
         for rid, qid, system in reports.values_list("pk", "question_id", "system__name"):
             available[qid][system] = rid
+    needs = readiness.NEEDS.get(spec.task, readiness.Needs())
+    data = (
+        readiness.question_data(questions, systems=spec.systems)
+        if needs.claims or needs.rubrics
+        else {}
+    )
     existing: dict[int, set[int]] = defaultdict(set)
     existing_reports: dict[int, list[int]] = {}
     for qid, aid, order in Assignment.objects.filter(study=study, task=spec.task).values_list(
@@ -139,7 +169,50 @@ def _inputs(study: Study, spec: PlanSpec):
     ):
         existing[qid].add(aid)
         existing_reports.setdefault(qid, list(order or []))
-    return qrows, available, existing, existing_reports
+    return qrows, available, data, existing, existing_reports
+
+
+def _why_short(spec, it, people, wanted: int, ratings) -> str:
+    """Why ``it`` got fewer than ``wanted`` annotators: said around the strategy, which is
+    not changed (the first condition that explains the shortfall)."""
+    free = [p for p in people if p.id not in it.assigned]
+    at_capacity = (
+        f"the annotators who could take it reached this plan's capacity ({spec.capacity})"
+        if spec.capacity is not None
+        else "the annotators who could take it were given other questions"
+    )
+    if not people:
+        return "the pool has no annotator (invite annotators, or choose some)"
+    if spec.strategy == "expertise":
+        if not it.field:
+            return "has no field: set its field under “Questions” on the study page"
+        experts = [p for p in free if it.field in p.fields]
+        if not any(it.field in p.fields for p in people):
+            return f"no annotator in the pool has the expertise “{it.field}”"
+        if len(experts) + len(it.assigned) < wanted:
+            n = len(experts) + len(it.assigned)
+            return f"only {n} annotator(s) with the expertise “{it.field}”; {wanted} wanted"
+        return at_capacity
+    if spec.strategy == "triage":
+        raters = [
+            p
+            for p in free
+            if ratings.get((p.id, it.question)) in (strategies.WITHIN, strategies.NEAR)
+        ]
+        if not raters and not it.assigned:
+            return "no annotator in the pool rated it within or near their expertise (triage)"
+        if len(raters) + len(it.assigned) < wanted:
+            return f"only {len(raters) + len(it.assigned)} annotator(s) rated it within or near"
+        return f"its raters reached {spec.per_expert} questions per expert"
+    if spec.strategy == "authored":
+        if it.authored_by is None:
+            return "no annotator authored it (the authored strategy gives a question to its author)"
+        if it.authored_by not in {p.id for p in people}:
+            return "its author is not in the pool"
+        return at_capacity
+    if len(free) + len(it.assigned) < wanted:
+        return f"only {len(people)} annotator(s) in the pool; {wanted} wanted"
+    return at_capacity
 
 
 def preview(study: Study, spec: PlanSpec) -> Preview:
@@ -147,26 +220,32 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     people_rows = pool(study, spec.annotators)
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
-    qrows, available, existing, existing_reports = _inputs(study, spec)
+    qrows, available, data, existing, existing_reports = _inputs(study, spec)
     per_question = spec.systems_per_question or DEFAULT_PER_QUESTION.get(spec.task)
+    least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     fresh = {
         q: list(available[q])
         for q, *_ in qrows
-        if q not in existing_reports and len(available[q]) >= 2
+        if q not in existing_reports and len(available[q]) >= least
     }
     chosen = strategies.balanced_systems(fresh, per_question, seed=spec.seed)
     system_of_report = {rid: s for q in available.values() for s, rid in q.items()}
-    items, skipped, keys = [], [], {}
-    for q, key, fld, author in qrows:
-        keys[q] = key
+    items, left_out, keys, texts = [], [], {}, {}
+    for q, key, fld, author, text in qrows:
+        keys[q], texts[q] = key, text
+        have = data.get(q, readiness.QuestionData())
+        problem = readiness.problem(
+            spec.task,
+            readiness.QuestionData(len(available[q]), have.rubrics, have.claims),
+        )
+        if problem is not None:
+            left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))
+            continue
         if spec.task in REPORT_TASKS:
             if q in existing_reports:
                 reports = tuple(sorted(existing_reports[q]))
-            elif q in chosen:
-                reports = tuple(sorted(available[q][s] for s in chosen[q]))
             else:
-                skipped.append(key)
-                continue
+                reports = tuple(sorted(available[q][s] for s in chosen[q]))
         else:
             reports = ()
         items.append(
@@ -183,6 +262,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         strategies.Person(a.pk, frozenset(a.expertise_fields or ()), spec.capacity)
         for a in people_rows
     ]
+    ratings = {}
     if spec.strategy == "random":
         plan = strategies.random_assignment(items, people, overlap=spec.overlap, seed=spec.seed)
     elif spec.strategy == "expertise":
@@ -204,14 +284,31 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         )
     else:
         plan = strategies.authored(items, people, seed=spec.seed)
+    summary = strategies.summarize(plan, items)
+    got = Counter(a.question for a in plan.assignments)
+    by_q = {it.question: it for it in items}
+    short = []
+    for q in summary.short:
+        it, wanted = by_q[q], plan.wanted[q]
+        short.append(
+            Unassigned(
+                q,
+                keys[q],
+                texts[q],
+                len(it.assigned) + got[q],
+                wanted,
+                _why_short(spec, it, people, wanted, ratings),
+            )
+        )
     return Preview(
         spec=spec,
         plan=plan,
         items=items,
-        summary=strategies.summarize(plan, items),
+        summary=summary,
         names={a.pk: a.pseudonym for a in people_rows},
         question_keys=keys,
-        skipped=skipped,
+        left_out=left_out,
+        short=short,
     )
 
 

@@ -21,13 +21,23 @@ from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import readable_studies
-from annotation.studyadmin import StudyAdminError, adjudication, authoring, planning, progress
+from annotation.studyadmin import (
+    StudyAdminError,
+    adjudication,
+    authoring,
+    planning,
+    progress,
+    question_fields,
+    readiness,
+)
 from annotation.studyadmin.exports import pairwise_bundle_zip
 from annotation.studyadmin.forms import (
     AdjudicationForm,
     AuthoringForm,
     InviteForm,
     PlanForm,
+    QuestionFieldsForm,
+    QuestionFieldsUploadForm,
     ReassignForm,
     ReviewForm,
     StudyForm,
@@ -103,8 +113,13 @@ def study_list(request):
 
 
 def _detail_context(study: Study) -> dict:
+    supported = readiness.supported_tasks(study)
     return {
         "study": study,
+        "enabled_tasks": [readiness.task_label(t) for t in study.tasks or ()],
+        "supported_tasks": [
+            readiness.task_label(t) for t in supported if t not in (study.tasks or ())
+        ],
         "counts": {
             "questions": Question.objects.filter(study=study).count(),
             "reports": Report.objects.filter(question__study=study).count(),
@@ -197,6 +212,89 @@ def study_import(request, study_id: int):
     messages.error(request, "Nothing was imported: see the problems below.")
     context = {**_detail_context(study), **_forms(study, upload_form=form), "problems": problems}
     return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+# --- questions' fields (expertise assignment needs them) ------------------------------------
+
+
+def _questions_page(request, study, *, form=None, upload_form=None, problems=(), status=200):
+    questions = Question.objects.filter(study=study).annotate(n_reports=Count("reports"))
+    known = sorted(
+        {
+            f
+            for fields in Annotator.objects.values_list("expertise_fields", flat=True)
+            for f in fields or ()
+        }
+    )
+    return render(
+        request,
+        "annotation/studies/questions.html",
+        {
+            "study": study,
+            "questions": questions.order_by("pk"),
+            "form": form or QuestionFieldsForm(study),
+            "upload_form": upload_form or QuestionFieldsUploadForm(),
+            "problems": problems,
+            "known_fields": known,
+        },
+        status=status,
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_questions(request, study_id: int):
+    """The study's questions with their ids; POST sets a field/subdomain on those ticked."""
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "GET":
+        return _questions_page(request, study)
+    form = QuestionFieldsForm(study, request.POST)
+    if form.is_valid():
+        try:
+            done = question_fields.bulk_set(
+                study,
+                form.question_ids(),
+                {k: form.cleaned_data[k] for k in question_fields.EDITABLE},
+            )
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(
+                request, f"{done.changed} questions updated ({done.unchanged} already had it)."
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: fix the fields marked below.")
+    return _questions_page(request, study, form=form, status=400)
+
+
+@admin_required
+@require_POST
+def study_question_fields(request, study_id: int):
+    """Upload fields onto existing questions (matched by id or exact text)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = QuestionFieldsUploadForm(request.POST, request.FILES)
+    problems = []
+    if form.is_valid():
+        try:
+            done = question_fields.upload(study, form.cleaned_data["file"])
+        except ImportFailed as exc:
+            problems = exc.problems
+        else:
+            messages.success(
+                request,
+                f"{done.changed} questions updated, {done.unchanged} unchanged; none created.",
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: see the problems below.")
+    return _questions_page(request, study, upload_form=form, problems=problems, status=400)
+
+
+@admin_required
+@require_GET
+def study_questions_csv(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    text = question_fields.questions_csv(study)
+    return _download(text, f"{_slug(study)}-questions.csv", CONTENT_TYPES["csv"])
 
 
 # --- assignment ---------------------------------------------------------------------------
@@ -382,7 +480,12 @@ def annotator_progress(request, study_id: int, annotator_id: int):
     return render(
         request,
         "annotation/studies/annotator.html",
-        {"study": study, "annotator": annotator, "assignments": rows},
+        {
+            "study": study,
+            "annotator": annotator,
+            "assignments": rows,
+            "is_admin": roles.is_admin(request.user),
+        },
     )
 
 

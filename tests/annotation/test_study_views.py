@@ -310,7 +310,7 @@ def test_pages_use_a_constant_number_of_queries(
     client.force_login(admin_user)
     pages = {
         url("studies:list"): 8,
-        url("studies:detail", study): 18,  # + adjudication and authoring sections
+        url("studies:detail", study): 22,  # + adjudication, authoring, supported tasks
         url("studies:progress", study): 8,
         url("studies:progress_csv", study): 8,
         url("studies:annotator_progress", study, annotator_id=ann.pk): 9,

@@ -105,6 +105,7 @@ def test_login_form_and_annotator_pages(browser, live_server, login, annotator_u
         assert page.evaluate("window.__pwned") is None, task
         expect(page.locator("#save-status")).to_be_visible()
     watch.visit(page, reverse("annotate:guidelines", args=["medal_ranking"]))
+    watch.visit(page, reverse("my_history"))
 
     # the pages still work: a medal autosaves through htmx, the dialogs open
     watch.visit(page, reverse("annotate:task", args=[assignments["medal_ranking"].pk]))
@@ -132,6 +133,8 @@ def test_admin_and_researcher_pages(login, demo):
         reverse("studies:detail", args=[demo.pk]),
         reverse("studies:plan", args=[demo.pk]) + "?task=medal_ranking",
         reverse("studies:progress", args=[demo.pk]),
+        reverse("studies:questions", args=[demo.pk]),
+        reverse("studies:history", args=[demo.pk]),
         reverse("studies:invite"),
         reverse("judge-run-list", args=[demo.pk]),
         reverse("admin:index"),

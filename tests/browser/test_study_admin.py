@@ -48,8 +48,13 @@ def test_import_assign_follow_export(login, live_server, admin_user, shot, tmp_p
     form.locator("button[type=submit]").click()
     expect(page.locator("[data-testid=field-errors]")).to_contain_text("system")
 
-    # 3. enable the medal-ranking task, 3 systems per question
+    # the import enabled the tasks the data supports (the study was created with none)
+    expect(page.locator("#enabled-tasks")).to_contain_text("Medal ranking")
+
+    # 3. keep only the medal-ranking task, 3 systems per question
     settings_form = page.locator("#settings-form")
+    for box in settings_form.locator("input[name=tasks]").all():
+        box.uncheck()
     settings_form.locator("input[name=tasks][value=medal_ranking]").check()
     settings_form.locator("#id_systems_per_question").fill("3")
     settings_form.locator("button[type=submit]").click()

@@ -1,0 +1,154 @@
+"""What a study's data lets annotators do: per task, and per question.
+
+A task page can only be completed when its question has what the page shows: two reports to
+compare for pairwise and medal ranking, one report for metric-wise, claims for a claim check,
+a rubric with items for coverage and item quality, two rubrics for a rubric comparison. An
+assignment made without that is work nobody can do, so the Assign preview leaves such
+questions out and says why (:func:`question_problems`), and a new study enables the tasks
+its imported data supports (:func:`supported_tasks`) instead of none, which would make every
+assignment a "This task is not available" page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from annotation.models import Question, Report, ReportClaim, Rubric, Study
+
+T = Study.Task
+#: Tasks an Assign plan cannot make (they come from an annotator's own work); never
+#: enabled automatically.
+PERSONAL = {T.RELEVANCE_ADJUDICATION, T.QUESTION_AUTHORING}
+
+
+@dataclass(frozen=True)
+class Needs:
+    reports: int = 0
+    rubrics: int = 0
+    claims: bool = False
+
+
+#: What one question needs for each task's page to be completable.
+NEEDS: dict[str, Needs] = {
+    T.QUERY_QUALITY: Needs(),
+    T.EXPERTISE_TRIAGE: Needs(),
+    T.RUBRIC_ITEM_QUALITY: Needs(rubrics=1),
+    T.RUBRIC_COVERAGE: Needs(reports=1, rubrics=1),
+    T.PAIRWISE: Needs(reports=2),
+    T.MEDAL_RANKING: Needs(reports=2),
+    T.METRIC_WISE: Needs(reports=1),
+    T.CLAIM_CHECK: Needs(reports=1, claims=True),
+    T.RUBRIC_COMPARISON: Needs(rubrics=2),
+}
+
+
+def task_label(task: str) -> str:
+    return T(task).label if task in T.values else task
+
+
+@dataclass(frozen=True)
+class QuestionData:
+    """What one question has: its reports (of the systems compared), rubrics with items,
+    and how many claims its reports carry."""
+
+    reports: int = 0
+    rubrics: int = 0
+    claims: int = 0
+
+
+def question_data(questions, *, systems=()) -> dict[int, QuestionData]:
+    """``QuestionData`` for every question of the queryset, in three queries."""
+    reports = Report.objects.filter(question__in=questions)
+    claims = ReportClaim.objects.filter(report__question__in=questions)
+    if systems:
+        reports = reports.filter(system_id__in=systems)
+        claims = claims.filter(report__system_id__in=systems)
+    n_reports = Counter(
+        dict(reports.values("question_id").annotate(n=Count("pk")).values_list("question_id", "n"))
+    )
+    n_rubrics = Counter(
+        dict(
+            Rubric.objects.filter(question__in=questions)
+            .annotate(n_items=Count("items"))
+            .filter(n_items__gt=0)
+            .values("question_id")
+            .annotate(n=Count("pk"))
+            .values_list("question_id", "n")
+        )
+    )
+    n_claims = Counter(
+        dict(
+            claims.values("report__question_id")
+            .annotate(n=Count("pk"))
+            .values_list("report__question_id", "n")
+        )
+    )
+    ids = set(n_reports) | set(n_rubrics) | set(n_claims)
+    return {q: QuestionData(n_reports[q], n_rubrics[q], n_claims[q]) for q in ids}
+
+
+def problem(task: str, data: QuestionData) -> str | None:
+    """Why this question's ``task`` page could not be completed, or None when it can."""
+    needs = NEEDS.get(task)
+    if needs is None:
+        return None
+    if data.reports < needs.reports:
+        if data.reports == 0:
+            return f"has no report ({task_label(task).lower()} needs {needs.reports})"
+        return (
+            f"has {data.reports} report; {task_label(task).lower()} compares at least "
+            f"{needs.reports}"
+        )
+    if needs.claims and data.claims == 0:
+        return "its reports have no claims to check (import claims or extract them with a judge)"
+    if data.rubrics < needs.rubrics:
+        have = "no rubric with items" if data.rubrics == 0 else f"{data.rubrics} rubric"
+        if needs.rubrics == 1:
+            return f"has {have}; import its rubric with the questions"
+        return f"has {have}; a rubric comparison needs at least {needs.rubrics} rubrics"
+    return None
+
+
+def supported_tasks(study: Study) -> list[str]:
+    """The tasks at least one accepted question of ``study`` has the data for, in the order
+    of ``Study.Task`` (personal tasks excluded: an admin opens those from the study page)."""
+    questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
+    if not questions.exists():
+        return []
+    data = list(question_data(questions).values()) + [QuestionData()]
+    return [t for t in T.values if t not in PERSONAL and any(problem(t, d) is None for d in data)]
+
+
+def enable_supported(study: Study) -> list[str]:
+    """A study with no task enabled gets the tasks its data supports; returns what it
+    enabled (nothing when the admin already chose tasks)."""
+    if study.tasks:
+        return []
+    tasks = supported_tasks(study)
+    if tasks:
+        Study.objects.filter(pk=study.pk).update(tasks=tasks)
+        study.tasks = tasks
+    return tasks
+
+
+def enable_hint(study: Study, task: str) -> str:
+    return (
+        f"the study “{study.name}” does not enable the task “{task_label(task)}”: tick it "
+        "under “Tasks and settings” on the study page and save, then assign it"
+    )
+
+
+__all__ = [
+    "NEEDS",
+    "PERSONAL",
+    "QuestionData",
+    "enable_hint",
+    "enable_supported",
+    "problem",
+    "question_data",
+    "supported_tasks",
+    "task_label",
+]

@@ -1,0 +1,71 @@
+"""History pages: an annotator's own saved versions; every version of a study for admins."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from annotation import roles
+from annotation.models import Annotator, Assignment, Study
+from annotation.studyadmin import history
+from annotation.views.studies import admin_required
+
+
+def _int_param(request, name: str):
+    value = request.GET.get(name, "")
+    if not value:
+        return None
+    if not value.isdigit():
+        raise Http404(f"{name}: {value!r} is not an id")
+    return int(value)
+
+
+@login_required
+@require_GET
+def my_history(request):
+    """The versions of the annotator's own work (``?assignment=`` narrows to one task)."""
+    annotator = getattr(request.user, "annotator", None)
+    if annotator is None or not roles.is_annotator(request.user):
+        raise Http404("No annotator profile")
+    assignment_id = _int_param(request, "assignment")
+    assignment = None
+    if assignment_id is not None:
+        # another annotator's assignment does not exist for this one
+        assignment = get_object_or_404(
+            Assignment.objects.select_related("question"), pk=assignment_id, annotator=annotator
+        )
+    page = history.versions(
+        history.of_annotator(annotator, assignment_id), page_number=request.GET.get("page")
+    )
+    return render(
+        request,
+        "annotation/history.html",
+        {"page": page, "assignment": assignment, "mine": True},
+    )
+
+
+@admin_required
+@require_GET
+def study_history(request, study_id: int):
+    """Every version of every judgment of the study: who saved it, when, what."""
+    study = get_object_or_404(Study, pk=study_id)
+    annotator_id = _int_param(request, "annotator")
+    assignment_id = _int_param(request, "assignment")
+    page = history.versions(
+        history.of_study(study, annotator_id=annotator_id, assignment_id=assignment_id),
+        page_number=request.GET.get("page"),
+        labels=False,
+    )
+    annotators = Annotator.objects.filter(assignments__study=study).distinct().order_by("pseudonym")
+    return render(
+        request,
+        "annotation/history.html",
+        {
+            "page": page,
+            "study": study,
+            "annotators": annotators,
+            "annotator_id": annotator_id,
+            "assignment_id": assignment_id,
+            "mine": False,
+        },
+    )
