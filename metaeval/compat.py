@@ -236,11 +236,17 @@ def _system_mask(
 
 
 def _signal(frame: PairFrame, signal: str) -> np.ndarray:
+    """The human values compared: the medal scores, or the field ``human_<metric>``.
+
+    Like the script, a metric's field is read whatever it holds: in the ``assigned``
+    files ``human_citation_*`` are rank-like values, which the importer keeps as
+    ``rank_<metric>`` and the script's metric-wise table compares all the same.
+    """
     if signal == PREFERENCE:
         return frame.preference
-    if signal not in frame.human:
+    if signal not in frame.human and f"rank_{signal}" not in frame.human:
         raise ValueError(f"unknown human signal {signal!r}")
-    return frame.human[signal]
+    return _tie_field(frame, signal)
 
 
 def _tie_field(frame: PairFrame, metric: str) -> np.ndarray:
@@ -505,7 +511,8 @@ def _table(
     rows = tuple(
         _row(data, setting, subset, signal_of[m], m, keep, mode, ties, threshold)
         for m in METRICS
-        if signal_of[m] == PREFERENCE or _present(data.human[m])[_rows_of(data, [setting])].any()
+        if signal_of[m] == PREFERENCE
+        or _present(_tie_field(data, m))[_rows_of(data, [setting])].any()
     )
     return CompatTable(setting, subset, rows)
 

@@ -387,7 +387,7 @@ def build_report(
     if options.bootstrap:
         from .uncertainty import add_confidence_intervals
 
-        add_confidence_intervals(tables, system, signals, analysed, options, progress)
+        notes += add_confidence_intervals(tables, system, signals, analysed, options, progress)
     return {
         "selection": _selection(frame, options),
         "iaa": iaa,

@@ -12,6 +12,7 @@ from metaeval.reports import (
     TIE_STRATEGIES,
     ReportOptions,
     agreement_report,
+    parse_threshold,
 )
 
 
@@ -33,6 +34,12 @@ def add_selection_arguments(parser, *, uncertainty: bool = True) -> None:
     parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
     parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
     parser.add_argument("--compat", choices=COMPAT_MODES)
+    parser.add_argument(
+        "--threshold",
+        metavar="T",
+        help="a fixed judge tie threshold for every metric instead of calibrating "
+        "(0: compare exactly; with --compat, the script's --dont_use_thresholds)",
+    )
     if uncertainty:
         parser.add_argument("--expert-agreed", action="store_true")
         parser.add_argument("--calibrate-on", choices=SETTINGS)
@@ -54,6 +61,7 @@ def options_from(opts: dict) -> ReportOptions:
         bootstrap=opts.get("bootstrap", 0),
         seed=opts.get("seed", 0),
         compat=opts["compat"],
+        threshold=parse_threshold(opts.get("threshold")),
     )
 
 
