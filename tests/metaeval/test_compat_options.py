@@ -10,9 +10,32 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from metaeval.reports import ReportOptions, agreement_report
-from tests.metaeval.test_views import _float, command_json, demo, page_values, url  # noqa: F401
+from tests.metaeval.test_views import _float, command_json, page_values, url
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def demo(settings, researcher_user):
+    """The demo study, which the test researcher was added to."""
+    from annotation.models import Study
+
+    settings.DEBUG = True
+    call_command("demo", verbosity=0)
+    settings.DEBUG = False
+    study = Study.objects.get()
+    study.researchers.add(researcher_user)
+    return study
+
 
 COMPAT = "scholarqa-cs2"
 
