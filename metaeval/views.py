@@ -23,7 +23,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from rest_framework.exceptions import ValidationError
 
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
@@ -230,6 +231,19 @@ def report_page(request, study_id: int):
         return render(request, "metaeval/partials/report_body.html", context)
     context.update(_form_context(study, systems, options, body.get("report")))
     return render(request, "metaeval/report.html", context)
+
+
+@login_required
+def report_by_name(request, study_name: str):
+    """``/reports/<name>/``: the study's report page, found by its name (README), at its
+    canonical id URL; the same refusal as the page for a study the user does not read."""
+    study = Study.objects.filter(name=study_name).first()
+    if study is None:
+        raise Http404("No study of that name.")
+    study = _study_for(request, study.pk)
+    target = reverse("metaeval:report", args=[study.pk])
+    query = request.META.get("QUERY_STRING")
+    return redirect(f"{target}?{query}" if query else target)
 
 
 @login_required

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.study_lookup import find_study
 from metaeval import exports
 from metaeval.reports import (
     CALIBRATIONS,
@@ -94,12 +94,3 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2))
         else:
             self.stdout.write(exports.as_text(report))
-
-
-def find_study(value: str) -> Study:
-    study = Study.objects.filter(name=value).first()
-    if study is None and value.isdigit():
-        study = Study.objects.filter(pk=int(value)).first()
-    if study is None:
-        raise CommandError(f"--study: no study named {value!r}")
-    return study
