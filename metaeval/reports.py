@@ -430,6 +430,9 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
     """
     setting = compat_setting(frame, options)
     subset = compat_mode.EXPERT_AGREED if options.expert_agreed else compat_mode.ALL
+    unpaired_agreed = options.expert_agreed and setting not in compat_mode.SLOT_SETTINGS
+    if unpaired_agreed:  # the script's --human_agreed leaves these settings' data as they are
+        subset = compat_mode.ALL
     args = dict(subset=subset, exclude_systems=options.exclude_systems,
                 only_systems=options.systems)  # fmt: skip
     choices = dict(ties=options.ties, threshold=options.threshold)
@@ -514,6 +517,11 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             "Expert-agreed subset: derived from the annotations (the study has no released "
             "expert-agreed records of this judge; import them with import_pairwise "
             "--expert-agreed to use the authors' own)."
+        )
+    if unpaired_agreed:
+        text_notes.append(
+            f"Expert-agreed: setting {setting!r} has one judgment per comparison, so every "
+            "judgment is reported, as the script does with --human_agreed there."
         )
     if options.threshold is not None:
         text_notes.append(

@@ -140,7 +140,21 @@ def test_released_script_run(study, scholarqa_dir, name):
     undefined (it prints 0): the report has no such row.
     """
     run = parse(scholarqa_dir / "released-script-output" / name)
-    r = report(study, **run.options())
+    _assert_equals_script(report(study, **run.options()), run, name)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", [n for n in SCRIPT_RUNS if "_expert_" in n])
+def test_expert_agreed_on_near_and_deep_is_what_the_script_gives(study, scholarqa_dir, name):
+    """The script's --human_agreed changes nothing for near/deep-expert (one judgment per
+    comparison): the same figures as the run without it, and a note saying so."""
+    run = parse(scholarqa_dir / "released-script-output" / name)
+    r = report(study, **run.options(), expert_agreed=True)
+    _assert_equals_script(r, run, name)
+    assert any("one judgment per comparison" in n for n in r["notes"] if isinstance(n, str))
+
+
+def _assert_equals_script(r: dict, run, name: str) -> None:
     for table in ("preference", "metric_wise"):
         for metric, row in getattr(run, table).items():
             what = f"{name} {table} {metric}"
