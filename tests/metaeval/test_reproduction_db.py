@@ -274,3 +274,17 @@ def test_compat_refuses_what_the_script_cannot_do(study, args, message):
     with pytest.raises(CommandError, match=message):
         call_command("agreement", "--study", "sqa-cs2", "--setting", "assigned", "--compat",
                      "scholarqa-cs2", *args, stdout=io.StringIO())  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_compat_notes_of_both_kinds_export(study, tmp_path):
+    """Quirk rows and plain notes (the paper's values) both reach the notes table."""
+    from metaeval import exports
+
+    r = report(study, settings=("deep_expert",))
+    rows, columns = exports.report_tables(r)["notes"]
+    assert "reason" in columns and len(rows) == len(r["notes"])
+    assert any(row.get("quirk") for row in rows)
+    assert any("prints 0.09" in (row.get("reason") or "") for row in rows)
+    exports.write_csv(r, str(tmp_path / "deep.csv"))
+    assert "prints 0.09" in exports.as_text(r)
