@@ -28,7 +28,7 @@ from django.urls import reverse
 from rest_framework.exceptions import ValidationError
 
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
-from annotation.permissions import staff_study_or_404
+from annotation.permissions import readable_studies, require_staff, staff_study_or_404
 from judges.models import Judge, JudgeScore
 
 from . import exports, figures, plots
@@ -237,10 +237,10 @@ def report_page(request, study_id: int):
 def report_by_name(request, study_name: str):
     """``/reports/<name>/``: the study's report page, found by its name (README), at its
     canonical id URL; the same refusal as the page for a study the user does not read."""
-    study = Study.objects.filter(name=study_name).first()
-    if study is None:
+    require_staff(request.user, "Reports are for researchers and admins.")
+    study = readable_studies(request.user).filter(name=study_name).first()
+    if study is None:  # absent, or not one of the researcher's studies: the same answer
         raise Http404("No study of that name.")
-    study = _study_for(request, study.pk)
     target = reverse("metaeval:report", args=[study.pk])
     query = request.META.get("QUERY_STRING")
     return redirect(f"{target}?{query}" if query else target)
