@@ -430,3 +430,22 @@ def test_released_files_table_is_what_the_loader_reads():
     assert {k[1] for k in RELEASED_FILES} == {"assigned", "near_expert", "deep_expert"}
     assert RELEASED_FILES[(UNATTRIBUTED, "deep_expert", "authored")] == "pairwise_authored.json"
     assert json.dumps(sorted(AGREEMENT_ONLY_FILES)) == '["dev", "test"]'
+
+
+@shared
+def test_fixed_threshold_replaces_every_fitted_one(frame):
+    """Issue 13: ``threshold`` is the judge threshold of every metric and slot, not fitted;
+    partial compares exactly, so only 0 combines with it."""
+    for setting in ("assigned", "deep_expert"):
+        for ties in ("threshold", "exclude"):
+            table = compat.compat_preference_table(frame, setting, ties=ties, threshold=0.05)
+            assert {row.threshold for row in table.rows} == {0.05}
+    exact = compat.compat_preference_table(frame, "assigned", threshold=0.0)
+    partial = compat.compat_preference_table(frame, "assigned", ties="partial")
+    for metric in ("overall", "citation_recall"):  # same judge decisions, other credit
+        assert exact.row(metric).tau_b == partial.row(metric).tau_b
+        assert exact.row(metric).agreement < partial.row(metric).agreement
+    with pytest.raises(ValueError, match="ties=partial compares judge scores exactly"):
+        compat.compat_preference_table(frame, ties="partial", threshold=0.05)
+    with pytest.raises(ValueError, match="ties: 'sometimes'"):
+        compat.compat_preference_table(frame, ties="sometimes")
