@@ -27,6 +27,11 @@ OPTION_PARAMS = [
         ("bootstrap", "number of bootstrap rounds (0: none)"),
         ("seed", "bootstrap seed"),
         ("compat", "scholarqa-cs2"),
+        (
+            "threshold",
+            "a fixed judge tie threshold for every metric instead of calibrating "
+            "(0: compare exactly; with compat, the script's --dont_use_thresholds)",
+        ),
     ]
 ]
 

@@ -73,6 +73,12 @@ ROUND_GRID: np.ndarray = np.round(THRESHOLD_GRID, 2)
 PREFERENCE = "preference"
 ALL, EXPERT_AGREED = "all", "expert_agreed"
 SUBSETS = (ALL, EXPERT_AGREED)
+#: The script's ``--tie_strategy`` values (METHODS §5 "Ties"), applied as the script does:
+#: ``threshold`` ties the judge within the fitted threshold, full credit only; ``partial``
+#: compares judge scores exactly (the script drops its thresholds) and gives half credit
+#: when exactly one side ties; ``exclude`` drops the judgments the human ties, thresholds
+#: unchanged.
+TIE_STRATEGIES: tuple[str, ...] = ("threshold", "partial", "exclude")
 
 #: Settings whose figures are computed per annotator slot and averaged (METHODS §6.1).
 SLOT_SETTINGS: tuple[str, ...] = ("assigned",)
@@ -230,11 +236,17 @@ def _system_mask(
 
 
 def _signal(frame: PairFrame, signal: str) -> np.ndarray:
+    """The human values compared: the medal scores, or the field ``human_<metric>``.
+
+    Like the script, a metric's field is read whatever it holds: in the ``assigned``
+    files ``human_citation_*`` are rank-like values, which the importer keeps as
+    ``rank_<metric>`` and the script's metric-wise table compares all the same.
+    """
     if signal == PREFERENCE:
         return frame.preference
-    if signal not in frame.human:
+    if signal not in frame.human and f"rank_{signal}" not in frame.human:
         raise ValueError(f"unknown human signal {signal!r}")
-    return frame.human[signal]
+    return _tie_field(frame, signal)
 
 
 def _tie_field(frame: PairFrame, metric: str) -> np.ndarray:
@@ -405,8 +417,37 @@ def _prepare(frame: PairFrame, setting: str, subset: str) -> tuple[PairFrame, st
     if subset == EXPERT_AGREED:
         if setting not in SLOT_SETTINGS:
             raise ValueError(f"the expert-agreed subset needs two annotators ({SLOT_SETTINGS})")
+        if is_released_agreed(frame, setting):  # the authors' own records: the subset itself
+            return frame, setting
         return expert_agreed(frame, setting), setting
     return frame, setting
+
+
+def is_released_agreed(frame: PairFrame, setting: str) -> bool:
+    """Every row of ``setting`` is an expert-agreed record (annotator ``AGREED_ANNOTATOR``).
+
+    Such a frame holds the released ``*_agreement_only`` records, which the script reads
+    for ``--human_agreed`` instead of deriving them (their judge scores differ: null
+    citation scores where the ann1/ann2 files have 0.0).
+    """
+    rows = _rows_of(frame, [setting])
+    if not rows.any() or AGREED_ANNOTATOR not in frame.annotators:
+        return False
+    return bool((frame.annotator[rows] == frame.annotators.index(AGREED_ANNOTATOR)).all())
+
+
+def _check_choices(ties: str, threshold: float | None) -> None:
+    """Refuse what the script cannot do (never ignore it silently)."""
+    if ties not in TIE_STRATEGIES:
+        raise ValueError(f"ties: {ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
+    if threshold is not None:
+        if not math.isfinite(threshold) or threshold < 0:
+            raise ValueError(f"threshold: {threshold!r} must be a finite number >= 0")
+        if ties == "partial" and threshold != 0:
+            raise ValueError(
+                "threshold: ties=partial compares judge scores exactly (the script drops "
+                f"its thresholds), so a threshold of {threshold} cannot apply; use 0 or none"
+            )
 
 
 def _tau(human: np.ndarray, judge: np.ndarray, mode: Mode) -> float:
@@ -422,13 +463,24 @@ def _row(
     metric: str,
     keep: np.ndarray,
     mode: Mode,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> CompatRow:
     values, judge = _signal(frame, signal), frame.judge[metric]
     slots = _slots(frame, setting, mode)
     results = []
     for slot in slots:
         analysed = slot & keep & _present(values) & _present(judge)
-        t = _threshold(frame, setting, subset, signal, metric, mode, analysed)
+        if ties == "exclude":  # the script skips a judgment the human ties, nothing else
+            human_all = np.zeros(len(frame), dtype=np.int8)
+            human_all[analysed] = _decide(values[analysed])
+            analysed &= human_all != 0
+        if ties == "partial":  # the script sets its threshold to None: exact comparison
+            t = 0.0
+        elif threshold is not None:
+            t = float(threshold)
+        else:
+            t = _threshold(frame, setting, subset, signal, metric, mode, analysed)
         n = int(analysed.sum())
         if n == 0:  # the script reports 0 for an empty table; METHODS §5 has no value
             empty = 0.0 if mode.degenerate_tau_zero else math.nan
@@ -436,7 +488,8 @@ def _row(
             continue
         human = _decide(values[analysed])
         decided = _decide(judge[analysed], t)
-        results.append((agreement(human, decided).value, _tau(human, decided, mode), n, t))
+        rate = agreement(human, decided, "partial" if ties == "partial" else "threshold").value
+        results.append((rate, _tau(human, decided, mode), n, t))
     rate, tau, n, t = (sum(r[k] for r in results) / len(results) for k in range(4))
     return CompatRow(signal, metric, rate, tau, n, t)
 
@@ -449,13 +502,17 @@ def _table(
     exclude_systems: Sequence[str],
     only_systems: Sequence[str],
     mode: Mode,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> CompatTable:
+    _check_choices(ties, threshold)
     data, setting = _prepare(frame, setting, subset)
     keep = _system_mask(data, exclude_systems, only_systems)
     rows = tuple(
-        _row(data, setting, subset, signal_of[m], m, keep, mode)
+        _row(data, setting, subset, signal_of[m], m, keep, mode, ties, threshold)
         for m in METRICS
-        if signal_of[m] == PREFERENCE or _present(data.human[m])[_rows_of(data, [setting])].any()
+        if signal_of[m] == PREFERENCE
+        or _present(_tie_field(data, m))[_rows_of(data, [setting])].any()
     )
     return CompatTable(setting, subset, rows)
 
@@ -468,15 +525,21 @@ def compat_preference_table(
     exclude_systems: Sequence[str] = (),
     only_systems: Sequence[str] = (),
     mode: Mode = COMPAT,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> CompatTable:
     """Human preference vs each judge metric (seed 003 Table 3, Table 4 top, Tables 6-7).
 
     ``exclude_systems`` drops every pair with one of those systems (the script's
     ``--drop_elicit``); ``only_systems`` keeps the pairs of those systems only
     (``--subselect_models``). Thresholds are fitted on all systems either way (§6.2).
+    ``ties`` is the script's ``--tie_strategy``; ``threshold`` a fixed judge threshold for
+    every metric instead of the fitted ones (0 is the script's ``--dont_use_thresholds``).
     """
     signal_of = dict.fromkeys(METRICS, PREFERENCE)
-    return _table(frame, setting, signal_of, subset, exclude_systems, only_systems, mode)
+    return _table(
+        frame, setting, signal_of, subset, exclude_systems, only_systems, mode, ties, threshold
+    )
 
 
 def compat_metric_wise_table(
@@ -487,14 +550,19 @@ def compat_metric_wise_table(
     exclude_systems: Sequence[str] = (),
     only_systems: Sequence[str] = (),
     mode: Mode = COMPAT,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> CompatTable:
     """Metric-wise human score vs the judge metric of the same name (Table 4 bottom).
 
     Metrics without any metric-wise human score in the setting are left out (the
     ``assigned`` files have none for overall, answer relevance, answer recall).
+    ``ties`` and ``threshold`` as in :func:`compat_preference_table`.
     """
     signal_of = {m: m for m in METRICS}
-    return _table(frame, setting, signal_of, subset, exclude_systems, only_systems, mode)
+    return _table(
+        frame, setting, signal_of, subset, exclude_systems, only_systems, mode, ties, threshold
+    )
 
 
 def compat_system_tau(
@@ -603,6 +671,12 @@ def compat_iaa(
 # --------------------------------------------------------------------------- differences
 
 
+def two_slots(frame: PairFrame, setting: str) -> bool:
+    """The setting has exactly two annotator slots, which the script's IAA needs (§6.3)."""
+    rows = _rows_of(frame, [setting])
+    return setting in SLOT_SETTINGS and np.unique(frame.annotator[rows]).size == 2
+
+
 def _figures(
     frame: PairFrame,
     setting: str,
@@ -610,19 +684,22 @@ def _figures(
     exclude_systems: Sequence[str],
     only_systems: Sequence[str],
     mode: Mode,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> dict[str, float]:
     """Every figure the compat mode publishes for one analysis, by name."""
     out: dict[str, float] = {}
     args = dict(subset=subset, exclude_systems=exclude_systems, only_systems=only_systems)
-    tables = [compat_preference_table(frame, setting, mode=mode, **args)]
-    tables.append(compat_metric_wise_table(frame, setting, mode=mode, **args))
+    choices = dict(ties=ties, threshold=threshold)
+    tables = [compat_preference_table(frame, setting, mode=mode, **args, **choices)]
+    tables.append(compat_metric_wise_table(frame, setting, mode=mode, **args, **choices))
     for table in tables:
         for row in table.rows:
             name = f"{row.signal} vs judge {row.metric}"
             out[f"agreement: {name}"] = row.agreement
             out[f"tau_b: {name}"] = row.tau_b
     out["system tau_b"] = compat_system_tau(frame, setting, mode=mode, **args).tau_b
-    if subset == ALL and setting in SLOT_SETTINGS:
+    if subset == ALL and two_slots(frame, setting):
         iaa = compat_iaa(
             frame, setting, exclude_systems=exclude_systems, only_systems=only_systems, mode=mode
         )
@@ -643,6 +720,8 @@ def differences(
     exclude_systems: Sequence[str] = (),
     only_systems: Sequence[str] = (),
     mode: Mode = COMPAT,
+    ties: str = "threshold",
+    threshold: float | None = None,
 ) -> list[Difference]:
     """For each quirk that changes a figure: the compat figure beside the default one.
 
@@ -651,14 +730,92 @@ def differences(
     list is what a report shows in its ``notes`` (METHODS §6: "a report should list").
     """
     args = (frame, setting, subset, exclude_systems, only_systems)
-    compat = _figures(*args, mode)
-    default = _figures(*args, DEFAULT)
+    compat = _figures(*args, mode, ties, threshold)
+    default = _figures(*args, DEFAULT, ties, threshold)
     out = []
     for quirk, reason in QUIRKS.items():
         if not getattr(mode, quirk):
             continue
-        without = _figures(*args, mode.without(quirk))
+        without = _figures(*args, mode.without(quirk), ties, threshold)
         for name, value in compat.items():
             if not _same(value, without[name]):
                 out.append(Difference(quirk, reason, name, value, without[name], default[name]))
+    return out
+
+
+# --------------------------------------------------------------------------- the paper
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """A figure seed 003 prints differently from the released script (issue 13).
+
+    Compat mode copies the script (METHODS §6.2 stands), so for these the report says
+    both values. ``table``/``metric``/``figure`` locate the value in the report dict;
+    ``setting`` and ``systems`` the selection the paper's table shows.
+    """
+
+    where: str
+    table: str
+    metric: str | None
+    figure: str
+    setting: str
+    systems: tuple[str, ...]
+    paper: float
+    why: str
+
+
+_EXACT_015 = (
+    "the paper's figure needs the last threshold candidate to be exactly 0.15; the script's "
+    "numpy.arange(0.01, 0.16, 0.01) gives 0.15000000000000002, which ties the deciding pair "
+    "(answer recall 0.825 vs 0.975)"
+)
+PAPER_DIFFERS: tuple[PaperFigure, ...] = (
+    PaperFigure("Table 4 deep-expert, preference vs judge answer recall, tau-b",
+                "preference", "answer_recall", "tau_b", "deep_expert", (), 0.09, _EXACT_015),
+    PaperFigure("Table 4 deep-expert, metric-wise answer recall, agreement",
+                "metric_wise", "answer_recall", "agreement", "deep_expert", (), 0.600,
+                _EXACT_015),
+    PaperFigure("Table 7 two distinct systems (sqa, perplexity), IAA",
+                "iaa", None, "strict", "assigned", ("perplexity", "sqa"), 0.731,
+                "no option of the script gives the paper's figure"),
+)  # fmt: skip
+
+
+def paper_notes(
+    setting: str,
+    *,
+    preference: dict,
+    metric_wise: dict,
+    iaa: dict,
+    subset: str = ALL,
+    exclude_systems: Sequence[str] = (),
+    only_systems: Sequence[str] = (),
+    ties: str = "threshold",
+    threshold: float | None = None,
+) -> list[str]:
+    """Notes for the figures of this selection that the paper prints differently.
+
+    Only on the selection of the paper's table (all judgments, the threshold strategy,
+    fitted thresholds), where the script's figure and the paper's should be the same.
+    """
+    if subset != ALL or exclude_systems or ties != "threshold" or threshold is not None:
+        return []
+    tables = {"preference": preference, "metric_wise": metric_wise}
+    out = []
+    for p in PAPER_DIFFERS:
+        if p.setting != setting or tuple(sorted(only_systems)) != p.systems:
+            continue
+        value = iaa.get(p.figure) if p.table == "iaa" else (
+            tables[p.table].get(p.metric) or {}).get(p.figure)  # fmt: skip
+        if value is None:
+            continue
+        if p.figure == "tau_b":
+            shown = f"the paper prints {p.paper:.2f}, the script (and this report) {value:.3f}"
+        else:
+            shown = (
+                f"the paper prints {100 * p.paper:.1f} %, the script (and this report) "
+                f"{100 * value:.1f} %"
+            )
+        out.append(f"Seed 003 {p.where}: {shown}; {p.why}.")
     return out

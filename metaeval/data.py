@@ -22,7 +22,7 @@ import numpy as np
 from django.db import connection
 from django.db.models import Case, CharField, Count, F, FloatField, IntegerField, Value, When
 
-from annotation.models import HumanMetricScore, Medal, MedalRanking, Question
+from annotation.models import ExpertAgreedRecord, HumanMetricScore, Medal, MedalRanking, Question
 from judges.models import Judge, JudgeScore
 
 from .frame import ALL_METRICS, PairFrame
@@ -409,6 +409,73 @@ def _judge_scores(selection, rep_a, rep_b) -> tuple[str | None, dict[str, np.nda
     return judge_name, _score_arrays(metric, report, value, rep_a, rep_b)
 
 
+#: Annotator label of released expert-agreed rows (``metaeval.compat.AGREED_ANNOTATOR``).
+AGREED_ANNOTATOR = "expert_agreed"
+
+
+def load_expert_agreed(study_id: int, setting: str, judge: str | None) -> PairFrame | None:
+    """The study's released expert-agreed records of ``judge`` as a frame, or None.
+
+    One row per record in the order read (METHODS §6: the script concatenates the dev and
+    the test agreement-only files), systems in canonical order with every a/b pair swapped
+    to follow, the record's own judge scores (null = NaN) and human values (preference:
+    the mean medal score of the agreeing annotators). Two queries.
+    """
+    if judge is None:
+        return None
+    rows = list(
+        ExpertAgreedRecord.objects.filter(study_id=study_id, setting=setting, judge_name=judge)
+        .order_by("position", "id")
+        .values_list(
+            "question__external_id",
+            "question__split",
+            "report_a__system__name",
+            "report_b__system__name",
+            "preference",
+            "human",
+            "judge_scores",
+        )  # fmt: skip
+    )
+    if not rows:
+        return None
+    systems = sorted({r[2] for r in rows} | {r[3] for r in rows})
+    questions = sorted({r[0] for r in rows})
+    splits = sorted({r[1] for r in rows})
+    n = len(rows)
+    swap = np.array([r[2] > r[3] for r in rows], dtype=bool)
+
+    def pairs(values: list) -> np.ndarray:
+        out = np.array([[np.nan if v is None else float(v) for v in pair] for pair in values])
+        out = out.reshape(n, 2)
+        out[swap] = out[swap][:, ::-1]
+        return out
+
+    def field(column: int) -> dict[str, np.ndarray]:
+        names = sorted({m for r in rows for m in r[column]}, key=_metric_order)
+        names += [m for m in ALL_METRICS if m not in names]
+        return {m: pairs([r[column].get(m) or [None, None] for r in rows]) for m in names}
+
+    a = np.array([systems.index(r[2]) for r in rows], dtype=np.int64)
+    b = np.array([systems.index(r[3]) for r in rows], dtype=np.int64)
+    return PairFrame(
+        question=np.array([questions.index(r[0]) for r in rows], dtype=np.int64),
+        system_a=np.where(swap, b, a),
+        system_b=np.where(swap, a, b),
+        annotator=np.zeros(n, dtype=np.int64),
+        setting=np.zeros(n, dtype=np.int64),
+        split=np.array([splits.index(r[1]) for r in rows], dtype=np.int64),
+        preference=pairs([r[4] for r in rows]),
+        human=field(5),
+        judge=field(6),
+        questions=questions,
+        systems=systems,
+        annotators=[AGREED_ANNOTATOR],
+        settings=[setting],
+        splits=splits,
+        judge_name=judge,
+    )
+
+
 def _metric_order(metric: str) -> tuple[int, str]:
     return (ALL_METRICS.index(metric) if metric in ALL_METRICS else len(ALL_METRICS), metric)
 
@@ -429,4 +496,4 @@ def _empty_frame(judge_name: str | None = None) -> PairFrame:
     )
 
 
-__all__ = ["Selection", "default_judge", "load_frame"]
+__all__ = ["Selection", "default_judge", "load_expert_agreed", "load_frame"]

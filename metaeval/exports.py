@@ -139,8 +139,9 @@ def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
         ),
     }
     notes = report.get("notes") or []
-    if notes and isinstance(notes[0], dict):
-        tables["notes"] = ([dict(n) for n in notes], NOTE_COLUMNS)
+    if any(isinstance(n, dict) for n in notes):  # compat: quirk rows, then plain notes
+        rows = [dict(n) if isinstance(n, dict) else {"reason": n} for n in notes]
+        tables["notes"] = (rows, NOTE_COLUMNS)
     else:
         tables["notes"] = ([{"note": n} for n in notes], ["note"])
     return tables

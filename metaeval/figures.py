@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compat import is_released_agreed
 from .frame import PairFrame
 from .reports import PREFERENCE, ReportOptions, expert_agreed_rows
 from .stats.calibration import agreement_curve, candidate_thresholds, judge_tie_rates
@@ -43,7 +44,10 @@ def load_analysed_frame(study_id: int, options: ReportOptions, report: dict) -> 
         setting = report["selection"].get("compat_setting")
         keep = frame.setting == (frame.settings.index(setting) if setting in frame.settings else -1)
         frame = frame.take(keep)
-    if options.expert_agreed and len(frame):
+    released = options.compat and is_released_agreed(
+        frame, frame.settings[0] if frame.settings else ""
+    )
+    if options.expert_agreed and len(frame) and not released:  # released records: the subset
         medals = score_decisions(frame.preference[:, 0], frame.preference[:, 1], 0.0)
         frame = frame.take(expert_agreed_rows(frame, medals))
     return frame

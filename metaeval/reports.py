@@ -54,6 +54,7 @@ class ReportOptions:
     bootstrap: int = 0
     seed: int = 0
     compat: str | None = None
+    threshold: float | None = None
 
     def __post_init__(self):
         if self.ties not in TIE_STRATEGIES:
@@ -66,6 +67,53 @@ class ReportOptions:
             raise ValueError(f"compat: {self.compat!r} is not one of {', '.join(COMPAT_MODES)}")
         if self.bootstrap < 0:
             raise ValueError("bootstrap: the number of rounds cannot be negative")
+        self._check_threshold()
+        if self.compat is not None:
+            self._check_compat()
+
+    def _check_threshold(self) -> None:
+        """A fixed judge threshold for every metric instead of a fitted one."""
+        t = self.threshold
+        if t is None:
+            return
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+            raise ValueError(f"threshold: {t!r} is not a number >= 0")
+        if self.ties == "partial" and t != 0:
+            raise ValueError(
+                f"threshold: ties=partial compares judge scores exactly; a threshold of {t} "
+                "cannot apply (use 0 or none)"
+            )
+        if self.calibrate_on:
+            raise ValueError("threshold: a fixed threshold is not calibrated; drop calibrate_on")
+        if self.calibration != "match-rate":
+            raise ValueError(
+                f"threshold: a fixed threshold is not calibrated; drop calibration "
+                f"{self.calibration!r}"
+            )
+
+    def _check_compat(self) -> None:
+        """What the released script cannot do is refused, never ignored (METHODS §6)."""
+        mode = self.compat
+        if len(self.settings) > 1:
+            raise ValueError(
+                f"settings: compat {mode} reports one setting at a time "
+                f"(the script's --source), not {', '.join(self.settings)}"
+            )
+        if self.calibration != "match-rate":
+            raise ValueError(
+                f"calibration: compat {mode} fits thresholds by tie rate as the script does; "
+                f"{self.calibration!r} is not available"
+            )
+        if self.calibrate_on:
+            raise ValueError(
+                f"calibrate_on: compat {mode} fits thresholds where the script does "
+                "(METHODS §6.2); choose none"
+            )
+        if self.bootstrap:
+            raise ValueError(
+                f"bootstrap: compat {mode} has no confidence intervals (the script computes "
+                "none); use 0 or the default mode"
+            )
 
     @classmethod
     def from_dict(cls, data: dict) -> ReportOptions:
@@ -81,10 +129,25 @@ class ReportOptions:
                 if isinstance(raw, str):
                     raw = [s for s in raw.split(",") if s.strip()]
                 values[key] = tuple(str(s).strip() for s in raw)
+        if isinstance(values.get("threshold"), str):
+            values["threshold"] = parse_threshold(values["threshold"])
         return cls(**values)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def parse_threshold(raw) -> float | None:
+    """``threshold`` from text (query string, command line): a number >= 0, or none."""
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ValueError(f"threshold: {raw!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"threshold: {raw!r} is not a number >= 0")
+    return value
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -164,6 +227,8 @@ def _compare(signal: _Signal, options: ReportOptions) -> dict:
                 "human_tie_rate": None, "judge_tie_rate": None}  # fmt: skip
     if options.ties == "partial":
         threshold = 0.0
+    elif options.threshold is not None:  # the "compare at a fixed threshold" view
+        threshold = float(options.threshold)
     else:
         fh, fa, fb = signal.fit if signal.fit is not None else (h, a, b)
         if options.ties == "exclude":
@@ -322,7 +387,7 @@ def build_report(
     if options.bootstrap:
         from .uncertainty import add_confidence_intervals
 
-        add_confidence_intervals(tables, system, signals, analysed, options, progress)
+        notes += add_confidence_intervals(tables, system, signals, analysed, options, progress)
     return {
         "selection": _selection(frame, options),
         "iaa": iaa,
@@ -346,25 +411,42 @@ def _selection(frame: PairFrame, options: ReportOptions) -> dict:
     }
 
 
-def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
-    """ScholarQA-CS2 compatibility mode (METHODS §6): figures as the released script."""
+def compat_setting(frame: PairFrame, options: ReportOptions) -> str:
+    """The one setting a compat report computes (the script's ``--source``)."""
     present = sorted({frame.settings[i] for i in np.unique(frame.setting)})
     if options.settings:
-        setting = options.settings[0]
-    elif "assigned" in present:
-        setting = "assigned"
-    elif present:
-        setting = present[0]
-    else:
-        setting = "assigned"
+        return options.settings[0]
+    if "assigned" in present:
+        return "assigned"
+    return present[0] if present else "assigned"
+
+
+def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
+    """ScholarQA-CS2 compatibility mode (METHODS §6): figures as the released script.
+
+    Every figure the script defines is reported; one it does not define is null with a
+    note saying why (the IAA without exactly two annotator slots, or on the expert-agreed
+    subset, where the script computes none).
+    """
+    setting = compat_setting(frame, options)
     subset = compat_mode.EXPERT_AGREED if options.expert_agreed else compat_mode.ALL
+    unpaired_agreed = options.expert_agreed and setting not in compat_mode.SLOT_SETTINGS
+    if unpaired_agreed:  # the script's --human_agreed leaves these settings' data as they are
+        subset = compat_mode.ALL
     args = dict(subset=subset, exclude_systems=options.exclude_systems,
                 only_systems=options.systems)  # fmt: skip
+    choices = dict(ties=options.ties, threshold=options.threshold)
     report = {"selection": _selection(frame, options), "notes": []}
-    if len(frame) == 0:
-        report.update(iaa=_iaa_block(frame), preference={}, metric_wise={},
-                      system={"tau_b": None, "systems": []})  # fmt: skip
+    no_iaa = {"strict": None, "half_credit": None, "n": 0, "cohen_kappa": None,
+              "krippendorff_alpha": None}  # fmt: skip
+    if len(frame) == 0 or setting not in frame.settings:
+        report.update(iaa=_iaa_block(frame.take(np.zeros(0, dtype=np.int64))), preference={},
+                      metric_wise={}, system={"tau_b": None, "systems": []})  # fmt: skip
+        report["selection"]["compat_setting"] = setting
+        if len(frame):
+            report["notes"].append(f"No judgment in setting {setting!r}: no figure is defined.")
         return report
+    released = compat_mode.is_released_agreed(frame, setting)
 
     def rows(table) -> dict:
         return {
@@ -377,8 +459,11 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             for r in table.rows
         }
 
-    report["preference"] = rows(compat_mode.compat_preference_table(frame, setting, **args))
-    report["metric_wise"] = rows(compat_mode.compat_metric_wise_table(frame, setting, **args))
+    preference = compat_mode.compat_preference_table(frame, setting, **args, **choices)
+    report["preference"] = rows(preference)
+    report["metric_wise"] = rows(
+        compat_mode.compat_metric_wise_table(frame, setting, **args, **choices)
+    )
     tau = compat_mode.compat_system_tau(frame, setting, **args)
     report["system"] = {
         "tau_b": _num(tau.tau_b),
@@ -395,25 +480,63 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             key=lambda s: -(s["human_win_rate"] or 0),
         ),
     }
-    two_slots = (
-        setting in compat_mode.SLOT_SETTINGS
-        and len(np.unique(frame.annotator[frame.setting == frame.settings.index(setting)])) == 2
-    )
-    if subset == compat_mode.ALL and two_slots:
+    text_notes: list[str] = []
+    n_slots = int(np.unique(frame.annotator[frame.setting == frame.settings.index(setting)]).size)
+    if subset == compat_mode.ALL and compat_mode.two_slots(frame, setting):
         iaa = compat_mode.compat_iaa(
             frame, setting, exclude_systems=options.exclude_systems, only_systems=options.systems
         )
         report["iaa"] = {"strict": _num(iaa.strict), "half_credit": _num(iaa.half_credit),
                          "n": iaa.n, "cohen_kappa": None, "krippendorff_alpha": None}  # fmt: skip
     else:
-        report["iaa"] = {"strict": None, "half_credit": None, "n": 0, "cohen_kappa": None,
-                         "krippendorff_alpha": None}  # fmt: skip
+        report["iaa"] = dict(no_iaa)
+        if subset != compat_mode.ALL:
+            text_notes.append(
+                "IAA: null. The script computes no IAA on the expert-agreed subset "
+                "(its judgments agree by construction)."
+            )
+        elif setting in compat_mode.SLOT_SETTINGS:
+            text_notes.append(
+                f"IAA: null. The script's IAA compares exactly two annotator slots per "
+                f"question (METHODS §6.3); setting {setting!r} has {n_slots}. Every other "
+                "figure is reported."
+            )
+        else:
+            text_notes.append(
+                f"IAA: null. The script computes IAA for the assigned setting only, not "
+                f"{setting!r} (one judgment per comparison)."
+            )
+    if released:
+        text_notes.append(
+            f"Expert-agreed subset: the study's {len(frame)} released expert-agreed records "
+            f"of judge {frame.judge_name!r} with their own judge scores, as the script reads "
+            "them (--human_agreed)."
+        )
+    elif subset == compat_mode.EXPERT_AGREED:
+        text_notes.append(
+            "Expert-agreed subset: derived from the annotations (the study has no released "
+            "expert-agreed records of this judge; import them with import_pairwise "
+            "--expert-agreed to use the authors' own)."
+        )
+    if unpaired_agreed:
+        text_notes.append(
+            f"Expert-agreed: setting {setting!r} has one judgment per comparison, so every "
+            "judgment is reported, as the script does with --human_agreed there."
+        )
+    if options.threshold is not None:
+        text_notes.append(
+            f"Fixed threshold {options.threshold:g} for every judge metric, not fitted"
+            + (" (the script's --dont_use_thresholds)." if options.threshold == 0 else ".")
+        )
+    text_notes += compat_mode.paper_notes(
+        setting, preference=report["preference"], metric_wise=report["metric_wise"],
+        iaa=report["iaa"], **args, **choices,
+    )  # fmt: skip
     report["selection"]["compat_setting"] = setting
-    if setting in frame.settings:  # the figures read this setting's judgments only
-        in_setting = frame.take(frame.setting == frame.settings.index(setting))
-        report["selection"]["n_judgments"] = len(in_setting)
-        report["selection"]["n_questions"] = int(np.unique(in_setting.question).size)
-        report["selection"]["n_annotators"] = int(np.unique(in_setting.annotator).size)
+    in_setting = frame.take(frame.setting == frame.settings.index(setting))
+    report["selection"]["n_judgments"] = len(in_setting)
+    report["selection"]["n_questions"] = int(np.unique(in_setting.question).size)
+    report["selection"]["n_annotators"] = int(np.unique(in_setting.annotator).size)
     report["notes"] = [
         {
             "quirk": d.quirk,
@@ -423,8 +546,8 @@ def _compat_report(frame: PairFrame, options: ReportOptions) -> dict:
             "without_quirk": _num(d.without_quirk),
             "default": _num(d.default),
         }  # fmt: skip
-        for d in compat_mode.differences(frame, setting, **args)
-    ]
+        for d in compat_mode.differences(frame, setting, **args, **choices)
+    ] + text_notes
     return report
 
 
@@ -436,7 +559,7 @@ def load_selection(study_id: int, options: ReportOptions):
     because near/deep are calibrated together, METHODS §6.2), the ``calibrate_on`` rows
     for cross-fitted thresholds, and system subsets (compat applies its own, §6.4).
     """
-    from .data import Selection, load_frame  # Django-dependent
+    from .data import Selection, load_expert_agreed, load_frame  # Django-dependent
 
     settings = () if options.compat else tuple(options.settings)
     load_settings = settings + (
@@ -462,6 +585,12 @@ def load_selection(study_id: int, options: ReportOptions):
     if settings:
         codes = [frame.settings.index(s) for s in settings if s in frame.settings]
         frame = frame.take(np.isin(frame.setting, codes))
+    if options.compat and options.expert_agreed:
+        # the script's --human_agreed reads the released agreement-only records
+        setting = compat_setting(frame, options)
+        agreed = load_expert_agreed(study_id, setting, judge)
+        if agreed is not None:
+            frame = agreed
     return frame, calib, judge
 
 

@@ -24,9 +24,22 @@ def _per_question(question: np.ndarray, values: np.ndarray, n_questions: int) ->
     )
 
 
-def add_confidence_intervals(tables, system, signals, frame: PairFrame, options, progress=None):
-    """Add ``ci`` = {"agreement": [lo, hi], "tau_b": [lo, hi]} to every figure, in place."""
-    n_q = len(frame.questions)
+def add_confidence_intervals(
+    tables, system, signals, frame: PairFrame, options, progress=None
+) -> list[str]:
+    """Add ``ci`` = {"agreement": [lo, hi], "tau_b": [lo, hi]} to every figure, in place.
+
+    The clusters are the questions the analysed rows have (not every label of the
+    frame: a question without rows is no cluster). Returns the notes for the report:
+    with fewer than two questions every interval is null and a note says why.
+    """
+    present, frame_question = np.unique(frame.question, return_inverse=True)
+    n_q = int(present.size)
+    frame_question = frame_question.ravel()
+
+    def cluster_of(question_codes: np.ndarray) -> np.ndarray:
+        return np.searchsorted(present, question_codes)
+
     blocks, names = [], []
     agree_stat = PAIR_COUNT_STATISTICS["partial" if options.ties == "partial" else "agreement"]
     for table, by_metric in signals.items():
@@ -35,7 +48,7 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
             if judge is None:
                 continue
             rows = pair_count_rows(sig.human, judge)
-            blocks.append(_per_question(sig.clusters, rows, n_q))
+            blocks.append(_per_question(cluster_of(sig.clusters), rows, n_q))
             names.append((table, metric))
     n_sys = len(frame.systems)
     sys_cols = 0
@@ -45,7 +58,7 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
         rows = ~np.isnan(judge).any(axis=1)
         human_d = score_decisions(frame.preference[rows, 0], frame.preference[rows, 1])
         judge_d = score_decisions(judge[rows, 0], judge[rows, 1], threshold or 0.0)
-        sa, sb, q = frame.system_a[rows], frame.system_b[rows], frame.question[rows]
+        sa, sb, q = frame.system_a[rows], frame.system_b[rows], frame_question[rows]
         cols = []
         for d in (human_d.astype(float), judge_d.astype(float)):
             pts = np.zeros((rows.sum(), n_sys))
@@ -59,7 +72,7 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
         blocks.append(np.concatenate(cols, axis=1))
         sys_cols = 3 * n_sys
     if not blocks:
-        return
+        return []
     sums = np.concatenate(blocks, axis=1)
     n_pair = len(names)
 
@@ -101,6 +114,7 @@ def add_confidence_intervals(tables, system, signals, frame: PairFrame, options,
                 "human_win_rate": _interval(result, base + i),
                 "judge_win_rate": _interval(result, base + n_sys + i),
             }
+    return [result.note] if result.note else []
 
 
 def _interval(result, k: int) -> list[float | None]:

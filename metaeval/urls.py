@@ -8,6 +8,7 @@ app_name = "metaeval"
 
 urlpatterns = [
     path("<int:study_id>/", views.report_page, name="report"),
+    path("<str:study_name>/", views.report_by_name, name="report-by-name"),
     path("<int:study_id>/runs/<int:run_id>/", views.run_progress, name="run"),
     path("<int:study_id>/report.json", views.report_json, name="json"),
     path("<int:study_id>/report.html", views.offline_file, name="offline"),

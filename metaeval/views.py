@@ -23,11 +23,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from rest_framework.exceptions import ValidationError
 
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
-from annotation.permissions import staff_study_or_404
+from annotation.permissions import readable_studies, require_staff, staff_study_or_404
 from judges.models import Judge, JudgeScore
 
 from . import exports, figures, plots
@@ -230,6 +231,19 @@ def report_page(request, study_id: int):
         return render(request, "metaeval/partials/report_body.html", context)
     context.update(_form_context(study, systems, options, body.get("report")))
     return render(request, "metaeval/report.html", context)
+
+
+@login_required
+def report_by_name(request, study_name: str):
+    """``/reports/<name>/``: the study's report page, found by its name (README), at its
+    canonical id URL; the same refusal as the page for a study the user does not read."""
+    require_staff(request.user, "Reports are for researchers and admins.")
+    study = readable_studies(request.user).filter(name=study_name).first()
+    if study is None:  # absent, or not one of the researcher's studies: the same answer
+        raise Http404("No study of that name.")
+    target = reverse("metaeval:report", args=[study.pk])
+    query = request.META.get("QUERY_STRING")
+    return redirect(f"{target}?{query}" if query else target)
 
 
 @login_required

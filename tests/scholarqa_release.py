@@ -25,3 +25,16 @@ def import_release(scholarqa_dir, study: str) -> None:
             "import_pairwise", str(scholarqa_dir / "annotation" / name), study=study,
             annotator=annotator, setting=setting, judge=JUDGE, stdout=io.StringIO(),
         )  # fmt: skip
+
+
+AGREEMENT_ONLY = ["pairwise_dev_assigned_agreement_only.json",
+                  "pairwise_test_assigned_agreement_only.json"]  # fmt: skip
+
+
+def import_expert_agreed(scholarqa_dir, study: str) -> None:
+    """The released agreement-only files as the study's expert-agreed records (issue 13)."""
+    for name in AGREEMENT_ONLY:
+        call_command(
+            "import_pairwise", str(scholarqa_dir / "annotation" / name), study=study,
+            setting="assigned", judge=JUDGE, expert_agreed=True, stdout=io.StringIO(),
+        )  # fmt: skip

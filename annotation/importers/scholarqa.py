@@ -17,6 +17,7 @@ import re
 from annotation.models import (
     Annotator,
     Assignment,
+    ExpertAgreedRecord,
     HumanMetricScore,
     Medal,
     MedalRanking,
@@ -429,12 +430,17 @@ def import_pairwise(
     study,
     rep: ImportReport,
     *,
-    annotator: str,
+    annotator: str | None = None,
     setting: str | None = None,
     judge: str,
     split: str | None = None,
     consensus: bool | None = None,
+    expert_agreed: bool = False,
 ) -> None:
+    if expert_agreed:
+        return import_expert_agreed(
+            src, study, rep, annotator=annotator, setting=setting, judge=judge, split=split
+        )
     problems = Problems(src.name)
     setting = setting or infer_setting(src.name)
     if setting not in Setting.values:
@@ -494,6 +500,100 @@ def import_pairwise(
     _write_human_scores(study, ann, setting, human_rows, qids, reports, assignments, rep)
     stored = {(qs, metric) for (qs, metric) in stored_judge}
     _write_judge_scores(judge_obj, judge_vals, qids, sids, reports, stored, rep)
+
+
+def import_expert_agreed(
+    src: Source, study, rep: ImportReport, *, annotator, setting, judge, split
+) -> None:
+    """A released agreement-only file as the study's expert-agreed records.
+
+    Each record is one comparison both annotators agree on (mean medal scores) with the
+    judge scores the file carries, stored as they are (nulls included) in
+    :class:`~annotation.models.ExpertAgreedRecord`: the released script computes its
+    ``--human_agreed`` figures from exactly these (seed 003 Table 3 "Expert-Agreed"), and
+    they differ from the ann1/ann2 files' judge scores on a few reports. Nothing else is
+    written: no annotator, medal ranking or judge score.
+    """
+    problems = Problems(src.name)
+    setting = setting or infer_setting(src.name)
+    if annotator:
+        problems.file_level(
+            "--expert-agreed records are the annotators' agreed judgments, not one "
+            f"annotator's: give no annotator (got {annotator!r})"
+        )
+    if setting != Setting.ASSIGNED:
+        problems.file_level(
+            f"setting {setting or '(none)'!r}: expert-agreed records need two annotators "
+            "per comparison, the assigned setting"
+        )
+    if not judge or not judge.strip():
+        problems.file_level("a judge name is required (whose model_* scores the file holds)")
+    problems.raise_if_any()
+    split = split or split_from_name(src.name)
+    records, questions, _, _, _, pair_list = parse_pairwise(src, setting=setting, consensus=True)
+    rep.records = len(records)
+    qids = ensure_question_ids(
+        study,
+        {
+            k: {"text": q["text"], "intent": q["intent"], "split": split}
+            for k, q in questions.items()
+        },
+        rep,
+    )
+    systems = ensure_systems(study, {s for q in questions.values() for s in q["systems"]}, rep)
+    sids = {name: system.pk for name, system in systems.items()}
+    reports, _ = ensure_report_ids(
+        [(k, s) for k, q in questions.items() for s in q["systems"]], sids, qids, rep
+    )
+    mine = ExpertAgreedRecord.objects.filter(study=study, setting=setting, judge_name=judge)
+    stored = {
+        (a, b): (pk, pref, human, scores)
+        for pk, a, b, pref, human, scores in mine.values_list(
+            "id", "report_a_id", "report_b_id", "preference", "human", "judge_scores"
+        )
+    }
+    position = (max((p for p in mine.values_list("position", flat=True)), default=-1)) + 1
+    create, update = [], []
+    for k, a, b, n in pair_list:
+        record = records[n - 1]
+        human, scores = {}, {}
+        for field_name, value in record.items():
+            prefix, _, metric = field_name.partition("_")
+            if prefix == "human" and metric in FILE_METRICS:
+                human[human_metric(metric, setting)] = list(value)
+            elif prefix == "model" and metric in FILE_METRICS:
+                scores[FILE_METRICS[metric]] = list(value)
+        pref = list(record["preference_ranking_norm"])
+        left, right = reports[(k, a)], reports[(k, b)]
+        old = stored.get((left, right))
+        if old is None:
+            create.append(
+                ExpertAgreedRecord(
+                    study=study,
+                    setting=setting,
+                    question_id=qids[k],
+                    report_a_id=left,
+                    report_b_id=right,
+                    judge_name=judge,
+                    position=position,
+                    preference=pref,
+                    human=human,
+                    judge_scores=scores,
+                )  # fmt: skip
+            )
+            position += 1
+        elif (old[1], old[2], old[3]) != (pref, human, scores):
+            update.append(
+                ExpertAgreedRecord(pk=old[0], preference=pref, human=human, judge_scores=scores)
+            )
+        else:
+            rep.count("unchanged", "ExpertAgreedRecord")
+    if create:
+        ExpertAgreedRecord.objects.bulk_create(create)
+        rep.count("created", "ExpertAgreedRecord", len(create))
+    if update:
+        ExpertAgreedRecord.objects.bulk_update(update, ["preference", "human", "judge_scores"])
+        rep.count("updated", "ExpertAgreedRecord", len(update))
 
 
 # Why ids and ``values_list`` below, never model instances: the scale benchmark (issue 3)

@@ -11,7 +11,13 @@ from .content import (
     Study,
     System,
 )
-from .judgments import HumanMetricScore, Medal, MedalRanking, PairwisePreference
+from .judgments import (
+    ExpertAgreedRecord,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+)
 from .people import Annotator, ExpertiseRating, StudyResearcher
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "Assignment",
     "Citation",
     "CitationAnchor",
+    "ExpertAgreedRecord",
     "ExpertiseRating",
     "StudyResearcher",
     "HumanMetricScore",

@@ -111,3 +111,47 @@ class HumanMetricScore(JudgmentBase):
 
     def __str__(self) -> str:
         return f"{self.metric}={self.value:g} for report {self.report_id}"
+
+
+class ExpertAgreedRecord(models.Model):
+    """One released expert-agreed comparison, as its authors published it.
+
+    Why a table of its own: ScholarQA-CS2's ``pairwise_*_assigned_agreement_only.json``
+    (seed 003 Table 2/3 "Expert-Agreed") are not one annotator's judgments but the
+    comparisons on which both annotators agree, with the mean of their medal scores and
+    the judge scores the authors shipped beside them, which differ from the ann1/ann2
+    files on a few reports (null citation scores where those have 0.0). The released
+    script reads these records for ``--human_agreed``; compatibility mode reads them too
+    (METHODS §6), while the default mode derives the subset from the annotations.
+    """
+
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.CASCADE, related_name="expert_agreed_records"
+    )
+    setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
+    report_a = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report_b = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    #: the judge whose scores ``judge_scores`` holds (a name: these scores are the file's,
+    #: not the judge's stored JudgeScore rows)
+    judge_name = models.CharField(max_length=200)
+    #: order read: file order, files in the order imported (the script concatenates them)
+    position = models.PositiveIntegerField()
+    #: [a, b] mean medal score of the agreeing annotators (gold 1, silver 0.5, bronze 0)
+    preference = models.JSONField()
+    #: {metric: [a, b]} human fields of the record (rank-like ones under rank_<metric>)
+    human = models.JSONField(default=dict)
+    #: {metric: [a, b]} the record's judge scores; null where the file has null
+    judge_scores = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "setting", "judge_name", "report_a", "report_b"],
+                name="one_expert_agreed_record",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"expert-agreed {self.report_a_id} vs {self.report_b_id} ({self.judge_name})"

@@ -17,7 +17,10 @@ Two paths, which draw the *same* clusters for the same seed:
   240,000 rows and 5 metrics take well under a second once the per-question sums exist.
 
 NaN policy: a round whose statistic is NaN (e.g. no decided pair resampled) is left out
-of the interval; ``n_valid`` reports how many rounds were used.
+of the interval; ``n_valid`` reports how many rounds were used. Fewer than two clusters
+give no interval at all (every resample of one question is that question: the interval
+would be a point, [x, x], which says nothing about uncertainty): ``low``/``high`` are NaN
+and ``note`` says why.
 """
 
 from __future__ import annotations
@@ -41,13 +44,26 @@ class BootstrapResult(NamedTuple):
     n_rounds: int
     n_valid: np.ndarray | int  # rounds with a finite replicate
     n_clusters: int
+    note: str | None = None  # why there is no interval, when there is none
+
+
+#: Fewer clusters than this give no interval (see the module docstring).
+MIN_CLUSTERS = 2
+
+
+def too_few_clusters_note(k: int) -> str:
+    return (
+        f"No confidence interval: the bootstrap resamples whole questions and the selection "
+        f"has {k} question{'s' if k != 1 else ''}; at least {MIN_CLUSTERS} are needed."
+    )
 
 
 class PermutationResult(NamedTuple):
     difference: float  # statistic(a) − statistic(b) on the observed data
-    pvalue: float  # two-sided, (1 + #{|Δ*| ≥ |Δ|}) / (1 + n_rounds)
-    n_rounds: int
+    pvalue: float  # two-sided, (1 + #{|Δ*| ≥ |Δ|}) / (1 + n_rounds); exact: #/2^K
+    n_rounds: int  # rounds drawn, or 2^K when every sign flip was enumerated
     n_clusters: int
+    exact: bool = False  # every one of the 2^K swaps enumerated (2^K <= rounds asked)
 
 
 def _draws(rng: np.random.Generator, n_clusters: int, n_rounds: int):
@@ -61,6 +77,19 @@ def _draws(rng: np.random.Generator, n_clusters: int, n_rounds: int):
 
 
 def _summarise(estimate, reps: np.ndarray, alpha: float, n_clusters: int) -> BootstrapResult:
+    if n_clusters < MIN_CLUSTERS:  # no interval: see the module docstring
+        nan = np.full(np.shape(estimate), np.nan)
+        scalar = np.ndim(estimate) == 0
+        return BootstrapResult(
+            float(estimate) if scalar else np.asarray(estimate, float),
+            float("nan") if scalar else nan,
+            float("nan") if scalar else nan.copy(),
+            float("nan") if scalar else nan.copy(),
+            reps.shape[0],
+            0 if scalar else np.zeros(np.shape(estimate), dtype=int),
+            n_clusters,
+            too_few_clusters_note(n_clusters),
+        )
     finite = np.isfinite(reps)
     n_valid = finite.sum(axis=0)
     masked = np.where(finite, reps, np.nan)
@@ -125,9 +154,9 @@ def cluster_bootstrap(
     codes, keys = cluster_codes(clusters)
     k = keys.size
     estimate = statistic(np.arange(codes.size))
-    if k == 0:
+    if k < MIN_CLUSTERS:
         nan = np.full(np.shape(estimate), np.nan)
-        return _summarise(estimate, np.full((n_rounds, *nan.shape), np.nan), alpha, 0)
+        return _summarise(estimate, np.full((n_rounds, *nan.shape), np.nan), alpha, k)
     order = np.argsort(codes, kind="stable")
     sizes = np.bincount(codes, minlength=k)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -173,8 +202,8 @@ def bootstrap_from_cluster_sums(
         raise ValueError("sums must be a 2-D clusters × statistics array")
     k = s.shape[0]
     estimate = np.asarray(statistic(s.sum(axis=0)[None, :]))[0]
-    if k == 0:
-        return _summarise(estimate, np.full((n_rounds, *np.shape(estimate)), np.nan), alpha, 0)
+    if k < MIN_CLUSTERS:
+        return _summarise(estimate, np.full((n_rounds, *np.shape(estimate)), np.nan), alpha, k)
     reps = []
     for chunk in _draws(np.random.default_rng(seed), k, n_rounds):
         rows = chunk.shape[0]
@@ -269,7 +298,10 @@ def paired_permutation_test(
 
     Two-sided p-value (1 + #{|Δ*| ≥ |Δ|}) / (1 + n_rounds) (Phipson & Smyth 2010: never
     0); ``|Δ*| ≥ |Δ|`` is tested with a 1e-12 relative tolerance so that rounding does
-    not separate permutations that equal the observed split.
+    not separate permutations that equal the observed split. When the 2^K swaps of K
+    clusters are no more than the rounds asked, all of them are enumerated instead and
+    the p-value is exact: #{|Δ*| ≥ |Δ|} / 2^K (the identity is among them, so never 0;
+    Ernst 2004, "Permutation methods", §2).
     """
     if n_rounds < 1:
         raise ValueError("n_rounds must be positive")
@@ -281,6 +313,9 @@ def paired_permutation_test(
     if k == 0:
         return PermutationResult(float("nan"), float("nan"), n_rounds, 0)
     rng = np.random.default_rng(seed)
+    exact = k < 63 and 2**k <= n_rounds
+    if exact:  # every swap vector, as rows of bits: 2^K × K
+        every = ((np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1).astype(float)
     if a.ndim == 1:
         if statistic is not None:
             raise ValueError("statistic applies to 2-D per-cluster sums only")
@@ -288,20 +323,23 @@ def paired_permutation_test(
             raise ValueError("NaN per-cluster statistics; drop those clusters first")
         diff = a - b
         observed = float(diff.mean())
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(n_rounds, k))
+        signs = 1 - 2 * every if exact else rng.choice(np.array([-1.0, 1.0]), size=(n_rounds, k))
         perm = signs @ diff / k
     elif a.ndim == 2:
         if statistic is None:
             raise ValueError("2-D per-cluster sums need a statistic of the totals")
         ta, tb = a.sum(axis=0), b.sum(axis=0)
         observed = float(np.asarray(statistic(ta[None]))[0] - np.asarray(statistic(tb[None]))[0])
-        swap = rng.integers(0, 2, size=(n_rounds, k)).astype(float)
+        swap = every if exact else rng.integers(0, 2, size=(n_rounds, k)).astype(float)
         moved = swap @ (b - a)
         perm = np.asarray(statistic(ta + moved)) - np.asarray(statistic(tb - moved))
     else:
         raise ValueError("per-cluster input must be 1-D values or 2-D sums")
+    rounds = 2**k if exact else n_rounds
     if np.isnan(observed):
-        return PermutationResult(observed, float("nan"), n_rounds, k)
+        return PermutationResult(observed, float("nan"), rounds, k, exact)
     tol = 1e-12 * max(1.0, abs(observed))
     extreme = int(np.sum(np.abs(perm) >= abs(observed) - tol))
+    if exact:
+        return PermutationResult(observed, extreme / rounds, rounds, k, True)
     return PermutationResult(observed, (1 + extreme) / (1 + n_rounds), n_rounds, k)

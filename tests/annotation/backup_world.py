@@ -18,6 +18,7 @@ from annotation.models import (
     ClaimCheck,
     Draft,
     DraftVersion,
+    ExpertAgreedRecord,
     ExpertiseRating,
     PairwisePreference,
     Paragraph,
@@ -68,6 +69,11 @@ def full_study(settings) -> Study:
     q.save(update_fields=["authored_by"])
     ExpertiseRating.objects.create(annotator=ann, question=q, level="near")
     PairwisePreference.objects.create(left=left, right=right, choice="tie", reason="Same.", **base)
+    ExpertAgreedRecord.objects.create(
+        study=study, question=q, report_a=left, report_b=right, judge_name="released-judge",
+        position=0, preference=[0.75, 0.25], human={"rank_citation_recall": [1.5, 2.0]},
+        judge_scores={"overall": [0.8, None]},
+    )  # fmt: skip
     ParagraphRelevance.objects.create(paragraph=paragraph, label="U", **base)
     ClaimAssessment.objects.create(
         report=left, paragraph=paragraph, position=1, text="A claim.", citation_count=1,

@@ -54,6 +54,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:progress_csv": (STAFF, 403),
     "studies:annotator_progress": (STAFF, 403),
     "metaeval:report": (STAFF, 403),
+    "metaeval:report-by-name": (STAFF, 403),  # redirects to metaeval:report
     "metaeval:run": (STAFF, 403),
     "metaeval:json": (STAFF, 403),
     "metaeval:offline": (STAFF, 403),
@@ -80,11 +81,11 @@ POST_ONLY = {
     "studies:reassign", "studies:adjudication", "studies:authoring", "studies:question_review",
 }  # fmt: skip
 #: Pages that redirect an allowed role elsewhere (the old task page, a finished reset).
-REDIRECTS = {"task"}
+REDIRECTS = {"task", "metaeval:report-by-name"}
 #: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
-    "metaeval:report", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
     "metaeval:table", "judge-run-list", "judge-run",
 }  # fmt: skip
 #: A figure of a study without the data it draws answers 404 after the role check.
@@ -118,6 +119,7 @@ def world(db):
         "pk": assignment.pk,
         "assignment_id": assignment.pk,
         "study_id": study.pk,
+        "study_name": study.name,
         "question_id": question.pk,
         "annotator_id": users["owner"].annotator.pk,
         "run_id": None,  # per page below

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.assignment import STRATEGIES
-from annotation.models import Annotator, Study
+from annotation.models import Annotator
+from annotation.study_lookup import find_study
 from annotation.studyadmin import StudyAdminError
 from annotation.studyadmin.planning import PlanSpec, commit, preview
 
@@ -10,7 +11,7 @@ class Command(BaseCommand):
     help = "Plan assignments for a study with one strategy; print the counts; --commit writes them."
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True)
+        parser.add_argument("--study", required=True, help="study name or id")
         parser.add_argument("--task", required=True)
         parser.add_argument("--strategy", default="random", choices=STRATEGIES)
         parser.add_argument("--overlap", type=int, default=1)
@@ -23,10 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--commit", action="store_true", help="write the plan")
 
     def handle(self, *args, **o):
-        try:
-            study = Study.objects.get(name=o["study"])
-        except Study.DoesNotExist as exc:
-            raise CommandError(f"no study named {o['study']!r}") from exc
+        study = find_study(o["study"])
         ids = []
         for name in o["annotator"]:
             try:

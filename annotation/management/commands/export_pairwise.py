@@ -1,17 +1,18 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.exporters import export_pairwise
-from annotation.models import Setting, Study
+from annotation.models import Setting
+from annotation.study_lookup import find_study
 
 
 class Command(BaseCommand):
     help = "Export one annotator's pairwise records in the ScholarQA-CS2 format (a JSON list)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True)
+        parser.add_argument("--study", required=True, help="study name or id")
         parser.add_argument("--setting", required=True, choices=Setting.values)
         parser.add_argument("--annotator", required=True)
         parser.add_argument("--judge", help="default: the judge with the most scores in the study")
@@ -19,10 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="file to write (default: standard output)")
 
     def handle(self, *args, **options):
-        try:
-            study = Study.objects.get(name=options["study"])
-        except Study.DoesNotExist as exc:
-            raise CommandError(f"no study named {options['study']!r}") from exc
+        study = find_study(options["study"])
         records = export_pairwise(
             study,
             setting=options["setting"],

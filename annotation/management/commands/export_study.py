@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.backup import ExportError, export_study
-from metaeval.management.commands.agreement import find_study
+from annotation.study_lookup import find_study
 
 
 class Command(BaseCommand):

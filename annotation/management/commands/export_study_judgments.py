@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
-from annotation.models import Study
+from annotation.study_lookup import find_study
 from annotation.studyadmin.exports import pairwise_bundle_zip
 
 
@@ -14,17 +14,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True)
+        parser.add_argument("--study", required=True, help="study name or id")
         parser.add_argument("--format", default="json", choices=[*JUDGMENT_FORMATS, "pairwise"])
         parser.add_argument("--judge", help="pairwise: judge of the model_* scores")
         parser.add_argument("--out", help="file to write (default: standard output; "
                             "required for xlsx and pairwise)")  # fmt: skip
 
     def handle(self, *args, **options):
-        try:
-            study = Study.objects.get(name=options["study"])
-        except Study.DoesNotExist as exc:
-            raise CommandError(f"no study named {options['study']!r}") from exc
+        study = find_study(options["study"])
         fmt = options["format"]
         if fmt == "pairwise":
             data = pairwise_bundle_zip(study, judge=options["judge"])

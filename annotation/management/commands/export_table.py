@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.exporters import FORMATS, TABLES, export_table
-from annotation.models import Study
+from annotation.study_lookup import find_study
 
 
 class Command(BaseCommand):
@@ -11,15 +11,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("table", help=", ".join(TABLES))
-        parser.add_argument("--study", required=True)
+        parser.add_argument("--study", required=True, help="study name or id")
         parser.add_argument("--format", choices=FORMATS, default="json")
         parser.add_argument("--out", help="file to write (default: standard output)")
 
     def handle(self, *args, **options):
-        try:
-            study = Study.objects.get(name=options["study"])
-        except Study.DoesNotExist as exc:
-            raise CommandError(f"no study named {options['study']!r}") from exc
+        study = find_study(options["study"])
         try:
             text = export_table(options["table"], study, options["format"])
         except KeyError as exc:

@@ -14,7 +14,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         add_common(parser)
         parser.add_argument(
-            "--annotator", required=True, help="annotator pseudonym (created when missing)"
+            "--annotator",
+            help="annotator pseudonym (created when missing); required unless --expert-agreed",
         )
         parser.add_argument(
             "--setting",
@@ -35,6 +36,15 @@ class Command(BaseCommand):
             default=None,
             help="read as an agreement-only file (default: when the name says agreement_only)",
         )
+        parser.add_argument(
+            "--expert-agreed",
+            action="store_true",
+            help=(
+                "import an agreement-only file as the study's released expert-agreed records "
+                "with their own judge scores (no --annotator; what --compat reads for "
+                "--expert-agreed)"
+            ),
+        )
 
     def handle(self, *args, **options):
         run_import(
@@ -46,4 +56,5 @@ class Command(BaseCommand):
             judge=options["judge"],
             split=options["split"],
             consensus=options["consensus"],
+            expert_agreed=options["expert_agreed"],
         )

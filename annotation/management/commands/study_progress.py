@@ -1,6 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.models import Study
+from annotation.study_lookup import find_study
 from annotation.studyadmin.progress import progress_csv, study_progress
 
 
@@ -8,11 +8,8 @@ class Command(BaseCommand):
     help = "Progress of a study per annotator, as CSV (the same as the page's download)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--study", required=True)
+        parser.add_argument("--study", required=True, help="study name or id")
 
     def handle(self, *args, **o):
-        try:
-            study = Study.objects.get(name=o["study"])
-        except Study.DoesNotExist as exc:
-            raise CommandError(f"no study named {o['study']!r}") from exc
+        study = find_study(o["study"])
         self.stdout.write(progress_csv(study_progress(study)), ending="")

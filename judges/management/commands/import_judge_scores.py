@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importers import ImportFailed
+from annotation.study_lookup import study_by_name_or_id
 from judges.importers import FORMATS, import_judge_scores
 
 
@@ -13,7 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file")
-        parser.add_argument("--study", required=True, help="an existing study (with its reports)")
+        parser.add_argument(
+            "--study", required=True, help="an existing study (with its reports): name or id"
+        )
         parser.add_argument("--judge", required=True, help="judge name (created when missing)")
         parser.add_argument("--format", required=True, choices=FORMATS)
         parser.add_argument("--system", help="system of a researchqa-coverage file; "
@@ -25,7 +28,7 @@ class Command(BaseCommand):
         try:
             report = import_judge_scores(
                 options["file"],
-                study=options["study"],
+                study=study_by_name_or_id(options["study"]) or options["study"],
                 judge=options["judge"],
                 format=options["format"],
                 system=options["system"],

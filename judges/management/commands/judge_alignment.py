@@ -5,10 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.study_lookup import find_study
 from metaeval.alignment import judge_alignment
 from metaeval.management.commands.agreement import (
     add_selection_arguments,
-    find_study,
     options_from,
 )
 

@@ -4,9 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.study_lookup import find_study
 from judges import runs
 from judges.models import Judge, JudgeRun
-from metaeval.management.commands.agreement import find_study
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.study_lookup import find_study
 from metaeval import exports
 from metaeval.reports import (
     CALIBRATIONS,
@@ -12,6 +12,7 @@ from metaeval.reports import (
     TIE_STRATEGIES,
     ReportOptions,
     agreement_report,
+    parse_threshold,
 )
 
 
@@ -33,6 +34,12 @@ def add_selection_arguments(parser, *, uncertainty: bool = True) -> None:
     parser.add_argument("--ties", choices=TIE_STRATEGIES, default="threshold")
     parser.add_argument("--calibration", choices=list(CALIBRATIONS), default="match-rate")
     parser.add_argument("--compat", choices=COMPAT_MODES)
+    parser.add_argument(
+        "--threshold",
+        metavar="T",
+        help="a fixed judge tie threshold for every metric instead of calibrating "
+        "(0: compare exactly; with --compat, the script's --dont_use_thresholds)",
+    )
     if uncertainty:
         parser.add_argument("--expert-agreed", action="store_true")
         parser.add_argument("--calibrate-on", choices=SETTINGS)
@@ -54,6 +61,7 @@ def options_from(opts: dict) -> ReportOptions:
         bootstrap=opts.get("bootstrap", 0),
         seed=opts.get("seed", 0),
         compat=opts["compat"],
+        threshold=parse_threshold(opts.get("threshold")),
     )
 
 
@@ -86,12 +94,3 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2))
         else:
             self.stdout.write(exports.as_text(report))
-
-
-def find_study(value: str) -> Study:
-    study = Study.objects.filter(name=value).first()
-    if study is None and value.isdigit():
-        study = Study.objects.filter(pk=int(value)).first()
-    if study is None:
-        raise CommandError(f"--study: no study named {value!r}")
-    return study

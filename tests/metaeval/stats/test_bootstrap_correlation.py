@@ -130,3 +130,27 @@ def test_per_annotator_alignment():
         (0, 1.0, 1.0, 2),
         (1, 0.5, 0.0, 2),
     ]
+
+
+def test_one_cluster_gives_no_interval_and_a_note():
+    """Issue 13: resampling a single question only ever redraws it: [x, x] is no interval."""
+    rows = pair_count_rows([1, -1, 0, 1], [1, 1, 0, 1])
+    sums, keys = cluster_sums(["q1"] * 4, rows)
+    r = bootstrap_from_cluster_sums(sums, PAIR_COUNT_STATISTICS["agreement"], 100, 0)
+    assert r.estimate == pytest.approx(0.75)
+    assert np.isnan(r.low) and np.isnan(r.high) and r.n_clusters == 1
+    assert "1 question" in r.note
+    generic = cluster_bootstrap(lambda rows: float(len(rows)), ["q"] * 3, n_rounds=10)
+    assert generic.estimate == 3 and np.isnan(generic.low) and generic.note
+
+
+def test_permutation_is_exact_when_every_swap_fits_in_the_rounds():
+    """Issue 13: 2^K <= rounds: all sign flips enumerated, p = #{|Δ*| >= |Δ|} / 2^K."""
+    a, b = np.array([0.9, 0.8, 0.7]), np.array([0.5, 0.6, 0.7])
+    # differences 0.4, 0.2, 0: |Δ*| >= |Δ| only for all-plus or all-minus signs on the
+    # first two, whatever the third: 4 of 8 sign vectors
+    r = paired_permutation_test(a, b, n_rounds=8, seed=123)
+    assert r.exact and r.n_rounds == 8 and r.pvalue == 4 / 8
+    assert paired_permutation_test(a, b, n_rounds=8, seed=9).pvalue == r.pvalue  # no chance
+    sampled = paired_permutation_test(a, b, n_rounds=7, seed=0)
+    assert not sampled.exact and sampled.n_rounds == 7

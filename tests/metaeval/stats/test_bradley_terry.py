@@ -7,6 +7,7 @@ from scipy.special import expit
 from metaeval.stats.bradley_terry import (
     bradley_terry,
     bradley_terry_bootstrap,
+    bradley_terry_fit,
     elo_win_probability,
 )
 
@@ -27,7 +28,8 @@ def test_two_systems_closed_form_with_ties_half():
 
 
 def test_orientation_and_unplayed_systems():
-    a, b, d = [0, 1, 2, 0], [1, 2, 0, 2], [1, -1, 0, 1]
+    # 0 beats 1, 1 beats 2, 2 ties 0, 0 beats 2: every system gained and lost points
+    a, b, d = [0, 1, 2, 0], [1, 2, 0, 2], [1, 1, 0, 1]
     r1 = bradley_terry(a, b, d, n_systems=4)
     r2 = bradley_terry(b, a, -np.array(d), n_systems=4)
     assert np.allclose(r1[:3], r2[:3]) and math.isnan(r1[3]) and math.isnan(r2[3])
@@ -63,3 +65,39 @@ def test_bootstrap_is_reproducible_and_sensible():
     assert r1.median[0] > r1.median[1] > r1.median[2]
     assert np.all(r1.sd > 0) and r1.n_battles.tolist() == [30, 60, 30]
     assert np.all(np.abs(r1.median - r1.rating) < 3 * r1.sd)
+
+
+def test_a_system_that_lost_every_battle_has_no_rating():
+    """Issue 13: the penalised fit gave such a system about -2,000 Elo; it is undefined."""
+    # 0 beats 1 twice; 1 beats 2 and loses to it; 3 lost every battle (to 0 and 2)
+    a, b, d = [0, 0, 1, 1, 3, 3, 0], [1, 1, 2, 2, 0, 2, 2], [1, 1, 1, -1, -1, -1, 0]
+    fit = bradley_terry_fit(a, b, d, 4, names=["w", "x", "y", "loser"])
+    assert math.isnan(fit.rating[3]) and not np.isnan(fit.rating[:3]).any()
+    assert fit.notes == ("Bradley-Terry: no rating for loser: it lost every battle.",)
+    # the others are fitted without the loser's battles
+    assert fit.rating[:3] == pytest.approx(bradley_terry(a[:4] + a[6:], b[:4] + b[6:],
+                                                         d[:4] + d[6:], 3), abs=1e-6)  # fmt: skip
+    winner = bradley_terry_fit([0, 0, 1], [1, 2, 2], [1, 1, 0], 3, names=["top", "b", "c"])
+    assert math.isnan(winner.rating[0]) and "top: it won every battle" in winner.notes[0]
+    assert winner.rating[1] == pytest.approx(winner.rating[2])  # one tie: equal
+
+
+def test_two_systems_one_always_wins_both_undefined():
+    fit = bradley_terry_fit([0, 0, 0], [1, 1, 1], [1, 1, 1], 2)
+    assert np.isnan(fit.rating).all() and len(fit.notes) == 2
+
+
+def test_disconnected_groups_have_no_rating():
+    # {0, 1} and {2, 3} never met: every rating is NaN
+    fit = bradley_terry_fit([0, 0, 2, 2], [1, 1, 3, 3], [1, -1, 1, -1], 4)
+    assert np.isnan(fit.rating).all()
+    assert "2 groups that never met" in fit.notes[0]
+
+
+def test_a_group_that_beat_the_rest_has_no_rating():
+    # 0 and 1 split their games, as do 2 and 3; 0/1 beat 2/3 every time
+    a, b = [0, 0, 2, 2, 0, 1, 0, 1], [1, 1, 3, 3, 2, 3, 3, 2]
+    d = [1, -1, 1, -1, 1, 1, 1, 1]
+    fit = bradley_terry_fit(a, b, d, 4)
+    assert np.isnan(fit.rating).all() and "a group of systems won every battle" in fit.notes[-1]
+    assert np.isnan(bradley_terry_bootstrap(a, b, d, 4, n_rounds=20).median).all()
