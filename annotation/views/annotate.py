@@ -1,5 +1,7 @@
 """Task pages for annotators: thin views over annotation.annotate."""
 
+import secrets
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -23,6 +25,13 @@ def _base_version(request) -> int | None:
         return None
 
 
+def _client(request) -> drafts.Client:
+    """The page load that sends this save (a random id in the form) and the one it resumes."""
+    return drafts.Client(
+        id=request.POST.get("client", "")[:40], resume=request.POST.get("resume", "")[:40]
+    )
+
+
 def _status(request, result: drafts.SaveResult, *, submitted=False) -> HttpResponse:
     html = render_to_string(
         "annotation/partials/save_status.html",
@@ -39,6 +48,7 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
         "spec": spec,
         "payload": payload,
         "draft": draft,
+        "client_id": secrets.token_hex(8),
         "submitted": draft.submitted_version is not None,
         "progress": progress_of(page.assignment),
         "result": result,
@@ -85,7 +95,8 @@ def task_page(request, pk: int):
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
-    result = drafts.save_draft(spec, page, spec.parse(request.POST, page), _base_version(request))
+    payload = spec.parse(request.POST, page)
+    result = drafts.save_draft(spec, page, payload, _base_version(request), _client(request))
     return _status(request, result)
 
 
@@ -95,7 +106,7 @@ def submit(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
     payload = spec.parse(request.POST, page)
-    result = drafts.submit(spec, page, payload, _base_version(request))
+    result = drafts.submit(spec, page, payload, _base_version(request), _client(request))
     if result.ok:
         following = next_assignment(page.assignment, SPECS)
         target = (
