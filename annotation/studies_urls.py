@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import studies
+from annotation.views import review, studies
 
 app_name = "studies"
 
@@ -22,6 +22,12 @@ urlpatterns = [
         name="question_review",
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path("<int:study_id>/review/", review.study_review, name="review"),
+    path(
+        "<int:study_id>/review/return/",
+        review.return_for_revision,
+        name="return_for_revision",
+    ),
     path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
     path(
         "<int:study_id>/progress/<int:annotator_id>/",

@@ -19,12 +19,14 @@ from annotation.models import (
     Draft,
     DraftVersion,
     ExpertiseRating,
+    Flag,
     PairwisePreference,
     Paragraph,
     ParagraphRelevance,
     QueryQuality,
     RelevanceAdjudication,
     RelevanceDisagreement,
+    Reopening,
     ReportClaim,
     ReportRating,
     RubricAssessment,
@@ -97,6 +99,8 @@ def full_study(settings) -> Study:
     for version in (1, 2):
         DraftVersion.objects.create(assignment=a, version=version, author=ann, payload=payload)
     DraftVersion.objects.filter(assignment=a).update(created_at=PAST)
+    Flag.objects.create(assignment=a, annotator=ann, report=left, reason="broken_report")
+    Reopening.objects.create(assignment=a, version=1, reason="Say why.")
 
     Assignment.objects.create(study=study, annotator=ann, question=None,
                               task="question_authoring")  # fmt: skip
