@@ -23,6 +23,8 @@ urlpatterns = [
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
     path("<int:study_id>/review/", review.study_review, name="review"),
+    path("<int:study_id>/guidelines/", review.study_guidelines, name="guidelines"),
+    path("<int:study_id>/guidelines/file", review.guidelines_file, name="guidelines_file"),
     path(
         "<int:study_id>/review/return/",
         review.return_for_revision,

@@ -14,6 +14,7 @@ from annotation.models import (
     Assignment,
     Draft,
     Flag,
+    Guidelines,
     Reopening,
     Report,
     Rubric,
@@ -108,9 +109,10 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise."""
     annotator = annotator_of(user)
     try:
-        assignment = with_review_state(Assignment.objects.select_related("study", "question")).get(
-            pk=assignment_id, annotator=annotator
-        )
+        assignments = with_review_state(Assignment.objects.select_related("study", "question"))
+        assignment = assignments.annotate(
+            has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
+        ).get(pk=assignment_id, annotator=annotator)
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
     if (

@@ -60,3 +60,24 @@ class Reopening(models.Model):
 
     def __str__(self) -> str:
         return f"v{self.version} of assignment {self.assignment_id} reopened"
+
+
+class Guidelines(models.Model):
+    """The annotation guidelines a study uses (e.g. the PDF its experts followed), uploaded
+    by an admin and linked from every task page of the study. Kept in the database (base64
+    text), so a study backup carries it like any other row."""
+
+    study = models.OneToOneField(
+        "annotation.Study", on_delete=models.CASCADE, related_name="guidelines"
+    )
+    filename = models.CharField(max_length=200)
+    content_type = models.CharField(max_length=100)
+    data = models.TextField(help_text="the file, base64")
+    size = models.PositiveIntegerField(default=0)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.study_id})"

@@ -20,6 +20,7 @@ from annotation.models import (
     DraftVersion,
     ExpertiseRating,
     Flag,
+    Guidelines,
     PairwisePreference,
     Paragraph,
     ParagraphRelevance,
@@ -101,6 +102,8 @@ def full_study(settings) -> Study:
     DraftVersion.objects.filter(assignment=a).update(created_at=PAST)
     Flag.objects.create(assignment=a, annotator=ann, report=left, reason="broken_report")
     Reopening.objects.create(assignment=a, version=1, reason="Say why.")
+    Guidelines.objects.create(study=study, filename="g.txt", content_type="text/plain",
+                              data="SGVsbG8=", size=5)  # fmt: skip
 
     Assignment.objects.create(study=study, annotator=ann, question=None,
                               task="question_authoring")  # fmt: skip
