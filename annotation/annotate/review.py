@@ -29,6 +29,8 @@ class Refused(Exception):
 
 def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool = False) -> Flag:
     """``about``: "question", or the public id of one of the assignment's reports."""
+    if skip and page.assignment.status == Assignment.Status.SUBMITTED:
+        raise Refused("action: a submitted task cannot be skipped (flag it instead).")
     if reason not in Flag.Reason.values:
         raise Refused(f"reason: {reason!r} is not one of {', '.join(Flag.Reason.values)}.")
     report = None

@@ -157,6 +157,9 @@ def test_return_refuses_what_is_not_submitted_or_not_of_the_study(two, client, a
 def test_author_reopens_only_within_the_study_window(two, client):
     first = submitted(client, two[0])
     url = reverse("annotate:reopen", args=[first.pk])
+    skip = {"reason": "offensive", "about": "question", "action": "skip"}
+    response = client.post(flag_url(first), skip)
+    assert response.status_code == 400 and "action:" in response.content.decode()
     # the default study: only an admin may return it
     response = client.post(url)
     assert response.status_code == 400 and "only an admin" in response.content.decode()
