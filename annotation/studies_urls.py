@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import history, studies
+from annotation.views import history, review, studies
 
 app_name = "studies"
 
@@ -30,6 +30,14 @@ urlpatterns = [
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
     path("<int:study_id>/history/", history.study_history, name="history"),
+    path("<int:study_id>/review/", review.study_review, name="review"),
+    path("<int:study_id>/guidelines/", review.study_guidelines, name="guidelines"),
+    path("<int:study_id>/guidelines/file", review.guidelines_file, name="guidelines_file"),
+    path(
+        "<int:study_id>/review/return/",
+        review.return_for_revision,
+        name="return_for_revision",
+    ),
     path("<int:study_id>/progress.csv", studies.study_progress_csv, name="progress_csv"),
     path(
         "<int:study_id>/progress/<int:annotator_id>/",

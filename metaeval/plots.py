@@ -75,7 +75,8 @@ def calibration(curves: dict) -> Figure | None:
     if not curves:
         return None
     rows, cols = _grid(len(curves))
-    fig = _figure(3.2 * cols, 2.6 * rows)
+    # each panel's legend sits below its axes (inside, it covered the curves)
+    fig = _figure(3.2 * cols, 3.4 * rows)
     with matplotlib.rc_context(FONT):
         axes = fig.subplots(rows, cols, squeeze=False)
         for ax in axes.flat[len(curves) :]:
@@ -96,7 +97,8 @@ def calibration(curves: dict) -> Figure | None:
             ax.set_title(f"{label(metric)} (n={c['n']})")
             ax.set_xlabel("threshold t")
             ax.set_ylabel("rate")
-            ax.legend(fontsize=7, frameon=False, loc="center right")
+            ax.legend(fontsize=7, frameon=False, loc="upper center", ncol=2,
+                      bbox_to_anchor=(0.5, -0.28), borderaxespad=0)  # fmt: skip
         fig.tight_layout()
     return fig
 
@@ -202,8 +204,9 @@ def system(block: dict) -> Figure | None:
 
 
 def cross_judge(pearson: dict | None) -> Figure | None:
-    """Judges × judges Pearson r of their overall scores (seed 003 Fig. 10)."""
-    if not pearson or len(pearson.get("judges") or []) < 1 or not pearson.get("matrix"):
+    """Judges × judges Pearson r of their overall scores (seed 003 Fig. 10). With one judge
+    there is nothing to correlate (a 1 × 1 square of r = 1): no figure, the page says why."""
+    if not pearson or len(pearson.get("judges") or []) < 2 or not pearson.get("matrix"):
         return None
     names = pearson["judges"]
     fig = _figure(1.8 + 0.9 * len(names), 1.4 + 0.6 * len(names))

@@ -66,3 +66,12 @@ def demote(problems: Problems, final: bool) -> Problems:
     if final:
         return problems
     return Problems(errors=[], warnings=problems.errors + problems.warnings)
+
+
+def item_numbers(positions) -> dict[str, int]:
+    """Rubric items as the annotator sees them: numbered 1, 2, 3… in position order.
+
+    Stored positions need not start at 0 (imports keep the source's numbering, often from 1),
+    so a number is the item's rank, never ``position + 1`` — the same numbers the rubric
+    comparison page shows."""
+    return {str(p): n for n, p in enumerate(sorted(positions, key=int), start=1)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from annotation.models import RubricCoverage
 
-from .base import Problems, TaskSpec, demote
+from .base import Problems, TaskSpec, demote, item_numbers
 from .page import TaskPage
 from .widgets import as_int, radio_group
 
@@ -31,6 +31,7 @@ def coverage_problems(
     coverage: dict, labels: dict[str, str], positions: set[str], *, binary: bool, final: bool
 ) -> Problems:
     """``labels``: report public id -> "Report A"; ``positions``: the rubric's item positions."""
+    number = item_numbers(positions)
     hard, rules = Problems(), Problems()
     allowed = allowed_values(binary)
     if not isinstance(coverage, dict):
@@ -45,14 +46,12 @@ def coverage_problems(
             elif value not in allowed:
                 expected = "yes or no" if binary else "a label from 0 to 4"
                 hard.errors.append(
-                    f"Coverage ({labels[pid]}, item {int(pos) + 1}): {value!r} is not {expected}."
+                    f"Coverage ({labels[pid]}, item {number[pos]}): {value!r} is not {expected}."
                 )
     if hard.errors:
         return hard
     for pid, label in labels.items():
-        missing = [
-            int(p) + 1 for p in sorted(positions, key=int) if p not in (coverage.get(pid) or {})
-        ]
+        missing = [number[p] for p in number if p not in (coverage.get(pid) or {})]
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
             rules.errors.append(
@@ -120,7 +119,7 @@ class RubricCoverageTask(TaskSpec):
         coverage = payload.get("coverage") or {}
         options = BINARY if self.binary(page) else GRADED
         rows = []
-        for item in page.rubric_items:
+        for n, item in enumerate(page.rubric_items, start=1):
             groups = [
                 radio_group(
                     f"cov.{r.public_id}.{item.position}",
@@ -132,5 +131,5 @@ class RubricCoverageTask(TaskSpec):
                 )
                 for r in page.reports
             ]
-            rows.append({"item": item, "n": item.position + 1, "groups": groups})
+            rows.append({"item": item, "n": n, "groups": groups})
         return {"rows": rows, "binary": self.binary(page)}

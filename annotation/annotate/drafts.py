@@ -6,6 +6,13 @@ with a :class:`DraftVersion` row, so every accepted state stays in the history. 
 base version means another tab (or window, or device) saved in between: the save is refused
 with 409 and nothing changes. Submitting is idempotent: submitting the same payload again
 changes nothing and succeeds.
+
+A stale base version is not always another tab. Every page load carries a random client id;
+when a page's save lands but its answer never arrives (the page was reloaded right after
+typing and the leave-page beacon saved the text), the reloaded page restores the answers it
+kept in the browser and says which page it continues (``resume``). A save is refused only
+when a version since its base was saved by some *other* page; a save whose answers equal the
+latest version is never a conflict (there is nothing to overwrite).
 """
 
 from __future__ import annotations
@@ -72,7 +79,34 @@ def _record_time(assignment: Assignment, draft: Draft, now: datetime, **fields) 
     draft.last_activity_at = now
 
 
-def _new_version(draft: Draft, payload: dict, page: TaskPage, kind: str) -> None:
+@dataclass(frozen=True)
+class Client:
+    """Which page load sends a save (``id``) and which earlier one it continues (``resume``)."""
+
+    id: str = ""
+    resume: str = ""
+
+    @property
+    def ids(self) -> set[str]:
+        return {c for c in (self.id, self.resume) if c}
+
+
+def _is_stale(draft: Draft, base_version: int | None, client: Client, payload: dict) -> bool:
+    """True when saving would overwrite a version this page has not seen."""
+    if base_version == draft.version or payload == draft.payload:
+        return False
+    if base_version is None or base_version > draft.version:
+        return True
+    # every version after base_version was saved by this very page (or the one it continues)
+    return not (draft.client and draft.client in client.ids and base_version >= draft.client_since)
+
+
+def _new_version(
+    draft: Draft, payload: dict, page: TaskPage, kind: str, client: Client = Client()
+) -> None:
+    if not client.id or client.id != draft.client:
+        draft.client = client.id
+        draft.client_since = draft.version
     draft.version += 1
     draft.payload = payload
     DraftVersion.objects.create(
@@ -100,7 +134,11 @@ def touch(page: TaskPage) -> Draft:
 
 
 def save_draft(
-    spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None
+    spec: TaskSpec,
+    page: TaskPage,
+    payload: dict,
+    base_version: int | None,
+    client: Client = Client(),
 ) -> SaveResult:
     problems = spec.check(payload, page, final=False)
     if problems.errors:
@@ -110,11 +148,11 @@ def save_draft(
         draft = _lock(page.assignment)
         if draft.submitted_version is not None:
             return _conflict(draft, "Not saved: this assignment is already submitted.")
-        if base_version != draft.version:
+        if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         changed = payload != draft.payload
         if changed:
-            _new_version(draft, payload, page, DraftVersion.Kind.DRAFT)
+            _new_version(draft, payload, page, DraftVersion.Kind.DRAFT, client)
         fields = {}
         if changed and page.assignment.status == Assignment.Status.NOT_STARTED:
             fields["status"] = Assignment.Status.IN_PROGRESS
@@ -129,7 +167,13 @@ def save_draft(
     )
 
 
-def submit(spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | None) -> SaveResult:
+def submit(
+    spec: TaskSpec,
+    page: TaskPage,
+    payload: dict,
+    base_version: int | None,
+    client: Client = Client(),
+) -> SaveResult:
     now = timezone.now()
     with transaction.atomic():
         draft = _lock(page.assignment)
@@ -141,13 +185,13 @@ def submit(spec: TaskSpec, page: TaskPage, payload: dict, base_version: int | No
             return _conflict(
                 draft, "Not saved: this assignment is already submitted with different answers."
             )
-        if base_version != draft.version:
+        if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         problems: Problems = spec.check(payload, page, final=True)
         if problems.errors:
             return SaveResult(status=INVALID, version=draft.version, messages=problems.errors)
         spec.persist(payload, page)
-        _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT)
+        _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT, client)
         draft.submitted_version = draft.version
         _record_time(
             page.assignment,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from annotation.models import RubricItemQuality
 
-from .base import Problems, TaskSpec, demote
+from .base import Problems, TaskSpec, demote, item_numbers
 from .widgets import as_int, checkboxes, likert, radio_group
 
 EMPHASIS = [
@@ -41,11 +41,12 @@ def item_problems(items: dict, positions: set[str], *, final: bool) -> Problems:
     hard, rules = Problems(), Problems()
     if not isinstance(items, dict):
         return Problems(errors=["Rubric items: malformed answer."])
+    number = item_numbers(positions)
     for pos, answer in items.items():
         if pos not in positions or not isinstance(answer, dict):
             hard.errors.append(f"Rubric items: there is no item {pos!r}.")
             continue
-        n = int(pos) + 1
+        n = number[pos]
         if answer.get("emphasis") and answer["emphasis"] not in EMPHASIS_VALUES:
             hard.errors.append(f"Item {n}: {answer['emphasis']!r} is not an emphasis level.")
         if answer.get("necessity") and answer["necessity"] not in NECESSITY_VALUES:
@@ -61,7 +62,7 @@ def item_problems(items: dict, positions: set[str], *, final: bool) -> Problems:
         answer = items.get(pos) or {}
         missing = [k for k in ("emphasis", "necessity", "confidence") if not answer.get(k)]
         if missing:
-            rules.errors.append(f"Item {int(pos) + 1}: choose {', '.join(missing)}.")
+            rules.errors.append(f"Item {number[pos]}: choose {', '.join(missing)}.")
     return demote(rules, final)
 
 
@@ -118,9 +119,9 @@ class RubricItemQualityTask(TaskSpec):
     def context(self, payload, page):
         items = payload.get("items") or {}
         rows = []
-        for item in page.rubric_items:
+        for n, item in enumerate(page.rubric_items, start=1):
             answer = items.get(str(item.position)) or {}
-            n, pos = item.position + 1, item.position
+            pos = item.position
             rows.append(
                 {
                     "item": item,

@@ -6,10 +6,20 @@ import random
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import Count, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
-from annotation.models import Annotator, Assignment, Draft, Report, Rubric, RubricItem
+from annotation.models import (
+    Annotator,
+    Assignment,
+    Draft,
+    Flag,
+    Guidelines,
+    Reopening,
+    Report,
+    Rubric,
+    RubricItem,
+)
 from annotation.rendering import RenderedReport, render_reports
 
 
@@ -84,13 +94,25 @@ def annotator_of(user) -> Annotator:
     return annotator
 
 
+def with_review_state(assignments: QuerySet) -> QuerySet:
+    """Annotate ``skipped`` (an open skip flag) and ``revision_reason`` (the latest
+    reopening's reason, when the judgment is open again): no extra query per row."""
+    reopenings = Reopening.objects.filter(assignment=OuterRef("pk")).order_by("-created_at", "-pk")
+    return assignments.annotate(
+        skipped=Exists(Flag.objects.filter(assignment=OuterRef("pk"), skipped=True)),
+        reopened_by_author=Subquery(reopenings.values("by_author")[:1]),
+        revision_reason=Subquery(reopenings.values("reason")[:1]),
+    )
+
+
 def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise."""
     annotator = annotator_of(user)
     try:
-        assignment = Assignment.objects.select_related("study", "question").get(
-            pk=assignment_id, annotator=annotator
-        )
+        assignments = with_review_state(Assignment.objects.select_related("study", "question"))
+        assignment = assignments.annotate(
+            has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
+        ).get(pk=assignment_id, annotator=annotator)
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
     if (
@@ -136,6 +158,7 @@ def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
     """The next open assignment in this annotator's queue (same study first)."""
     open_ = Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
     open_ = open_.exclude(status=Assignment.Status.SUBMITTED).exclude(pk=assignment.pk)
+    open_ = with_review_state(open_).filter(skipped=False)
     candidates = [a for a in open_.select_related("study") if a.task in (a.study.tasks or [])]
     later = [
         a

@@ -71,3 +71,6 @@ __all__ += ["ClaimCheck", "ReportClaim"]
 from .adjudication import RelevanceAdjudication, RelevanceDisagreement  # noqa: E402
 
 __all__ += ["RelevanceAdjudication", "RelevanceDisagreement"]
+from .review import Flag, Guidelines, Reopening  # noqa: E402
+
+__all__ += ["Flag", "Guidelines", "Reopening"]

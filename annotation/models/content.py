@@ -44,6 +44,9 @@ class Study(models.Model):
         "coverage_binary": False,
         "authoring_min": 1,
         "authoring_max": 5,
+        #: Hours after submitting during which an annotator may reopen their own judgment
+        #: (0: only an admin can return it for revision).
+        "reopen_hours": 0,
     }
 
     name = models.CharField(max_length=200, unique=True)

@@ -20,6 +20,12 @@ class Draft(models.Model):
     #: Last time the page was opened or saved; time on task grows from here.
     last_activity_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    #: The page (one load of the task page, a random id) that saved the latest versions, and
+    #: the version its run of saves started from: every version after ``client_since`` was
+    #: saved by ``client``. A save based on an older version from that same page is not a
+    #: conflict (its earlier save landed but the answer was lost: a reload, a beacon).
+    client = models.CharField(max_length=40, blank=True, default="")
+    client_since = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"draft v{self.version} of assignment {self.assignment_id}"

@@ -70,6 +70,13 @@ class StudySettingsForm(forms.Form):
     support_snippet = _credit("Support credit: snippet supports")
     support_title = _credit("Support credit: title, likely supports")
     coverage_binary = forms.BooleanField(required=False, label="Binary rubric coverage")
+    reopen_hours = forms.IntegerField(
+        min_value=0,
+        max_value=24 * 365,
+        required=False,
+        label="Hours an annotator may reopen a submitted judgment",
+        help_text="0 = only an admin can return a judgment for revision",
+    )
     compared_systems = forms.ModelMultipleChoiceField(
         queryset=System.objects.none(),
         required=False,
@@ -117,6 +124,7 @@ class StudySettingsForm(forms.Form):
             "support_snippet": sup["snippet_supports"],
             "support_title": sup["title_likely_supports"],
             "coverage_binary": s("coverage_binary"),
+            "reopen_hours": s("reopen_hours"),
             "compared_systems": study.config.get("compared_systems", []),
             "systems_per_question": study.config.get("systems_per_question"),
             "researchers": list(study.researchers.values_list("pk", flat=True)),
@@ -156,6 +164,7 @@ class StudySettingsForm(forms.Form):
                 "none": 0.0,
             },
             "coverage_binary": d["coverage_binary"],
+            "reopen_hours": d.get("reopen_hours") or 0,
             "compared_systems": sorted(s.pk for s in d["compared_systems"]),
             "systems_per_question": d["systems_per_question"],
         }

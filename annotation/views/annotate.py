@@ -1,5 +1,7 @@
 """Task pages for annotators: thin views over annotation.annotate."""
 
+import secrets
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -8,10 +10,16 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.annotate import drafts
-from annotation.annotate.page import annotator_of, load_page, next_assignment, progress_of
+from annotation.annotate import drafts, review
+from annotation.annotate.page import (
+    annotator_of,
+    load_page,
+    next_assignment,
+    progress_of,
+    with_review_state,
+)
 from annotation.annotate.registry import SPECS
-from annotation.models import Assignment, Study
+from annotation.models import Assignment, Flag, Study
 
 GUIDELINE_TASKS = set(SPECS)
 
@@ -21,6 +29,13 @@ def _base_version(request) -> int | None:
         return int(request.POST.get("version", ""))
     except ValueError:
         return None
+
+
+def _client(request) -> drafts.Client:
+    """The page load that sends this save (a random id in the form) and the one it resumes."""
+    return drafts.Client(
+        id=request.POST.get("client", "")[:40], resume=request.POST.get("resume", "")[:40]
+    )
 
 
 def _status(request, result: drafts.SaveResult, *, submitted=False) -> HttpResponse:
@@ -39,6 +54,7 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
         "spec": spec,
         "payload": payload,
         "draft": draft,
+        "client_id": secrets.token_hex(8),
         "submitted": draft.submitted_version is not None,
         "progress": progress_of(page.assignment),
         "result": result,
@@ -46,6 +62,8 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
         "ties_allowed": page.study.setting("ties_allowed"),
         "three_way_tie_allowed": page.study.setting("three_way_tie_allowed"),
         "guidelines_template": f"annotation/annotate/guidelines/{spec.key}.html",
+        "flag_reasons": Flag.Reason.choices,
+        "author_may_reopen": review.author_may_reopen(page.assignment),
         **spec.context(payload, page),
     }
     return render(request, spec.template, context, status=status)
@@ -56,7 +74,7 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
 def queue(request):
     annotator = annotator_of(request.user)
     assignments = list(
-        Assignment.objects.filter(annotator=annotator)
+        with_review_state(Assignment.objects.filter(annotator=annotator))
         .select_related("study", "question")
         .order_by("study__name", "position", "pk")
     )
@@ -85,7 +103,8 @@ def task_page(request, pk: int):
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
-    result = drafts.save_draft(spec, page, spec.parse(request.POST, page), _base_version(request))
+    payload = spec.parse(request.POST, page)
+    result = drafts.save_draft(spec, page, payload, _base_version(request), _client(request))
     return _status(request, result)
 
 
@@ -95,14 +114,9 @@ def submit(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
     payload = spec.parse(request.POST, page)
-    result = drafts.submit(spec, page, payload, _base_version(request))
+    result = drafts.submit(spec, page, payload, _base_version(request), _client(request))
     if result.ok:
-        following = next_assignment(page.assignment, SPECS)
-        target = (
-            reverse("annotate:task", args=[following.pk])
-            if following
-            else reverse("annotate:queue")
-        )
+        target = _next_url(page.assignment)
         messages.success(request, "Submitted. Thank you!")
         if request.htmx:
             response = HttpResponse(status=204)
@@ -128,3 +142,44 @@ def guidelines(request, task: str):
             "guidelines_template": f"annotation/annotate/guidelines/{task}.html",
         },
     )
+
+
+def _next_url(assignment) -> str:
+    following = next_assignment(assignment, SPECS)
+    return reverse("annotate:task", args=[following.pk]) if following else reverse("annotate:queue")
+
+
+@login_required
+@require_POST
+def flag(request, pk: int):
+    """Flag the question or a report of this task with a reason; "skip" also moves on."""
+    page = load_page(request.user, pk, SPECS)
+    skip = request.POST.get("action") == "skip"
+    try:
+        review.flag(
+            page,
+            reason=request.POST.get("reason", ""),
+            about=request.POST.get("about", ""),
+            note=request.POST.get("note", ""),
+            skip=skip,
+        )
+    except review.Refused as refused:
+        return HttpResponse(f"Not flagged: {refused}", status=400, content_type="text/plain")
+    if skip:
+        messages.success(request, "Skipped and flagged: the study's admins will see why.")
+        return redirect(_next_url(page.assignment))
+    messages.success(request, "Flag sent: the study's admins will see it.")
+    return redirect("annotate:task", pk=pk)
+
+
+@login_required
+@require_POST
+def reopen(request, pk: int):
+    """The author reopens their submitted judgment, within the study's window."""
+    page = load_page(request.user, pk, SPECS)
+    try:
+        review.reopen(page.assignment, by=request.user, by_author=True)
+    except review.Refused as refused:
+        return HttpResponse(f"Not reopened: {refused}", status=400, content_type="text/plain")
+    messages.success(request, "Reopened: your answers can be changed until you submit again.")
+    return redirect("annotate:task", pk=pk)

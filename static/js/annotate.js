@@ -129,12 +129,13 @@
     if (mine && UNAVAILABLE.includes(status)) {
       unavailable(status);
     } else if (status === 409) {
+      resumed();
       form.dataset.conflict = "1";  // stop the leave-page beacon too
       setState("conflict");
     } else if (mine && status === 204) {
       forget();  // submitted; the page moves on
     } else if (event.detail.elt === form) {
-      if (status === 200) recovered();
+      if (status === 200) { recovered(); resumed(); }
       if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); forget(); }
       else if (status === 422) setState("invalid");
       else if (status !== 200) setState("dirty");
@@ -193,15 +194,38 @@
   } else {
     setTimeout(restoreKept, 0);
   }
+  const NOT_ANSWERS = ["csrfmiddlewaretoken", "version", "client", "resume"];
   function answers() {
     return [...new FormData(form)].filter(
-      ([name, value]) => typeof value === "string" && name !== "csrfmiddlewaretoken" && name !== "version"
+      ([name, value]) => typeof value === "string" && !NOT_ANSWERS.includes(name)
     );
   }
 
   function baseVersion() {
     const input = document.getElementById("base-version");
     return input ? input.value : "";
+  }
+
+  function clientId() {
+    const input = document.getElementById("client-id");
+    return input ? input.value : "";
+  }
+
+  // The page this one continues: its id goes with the next saves until one is answered, so a
+  // save of the earlier page that landed unseen (the leave-page beacon) is not a conflict.
+  function resumeAs(client) {
+    if (!client || client === clientId()) return;
+    let input = form.querySelector("input[name=resume]");
+    if (!input) {
+      input = Object.assign(document.createElement("input"), { type: "hidden", name: "resume" });
+      form.append(input);
+    }
+    input.value = client;
+  }
+
+  function resumed() {
+    const input = form.querySelector("input[name=resume]");
+    if (input) input.remove();
   }
 
   function restoreKept() {
@@ -211,8 +235,13 @@
     if (JSON.stringify(kept.answers) === JSON.stringify(answers())) { forget(); return; }
     const box = document.getElementById("save-status");
     const when = new Date(kept.at).toLocaleTimeString();
-    if (String(kept.version) === baseVersion()) {
-      fill(kept.answers);  // nothing was saved since: carry on where the annotator was
+    // Nothing was saved since, or only by the page that kept these answers (its last save
+    // landed after it was gone): carry on where the annotator was.
+    const sameWriter = kept.client && kept.client === form.dataset.writer &&
+      Number(kept.version) >= Number(form.dataset.writerSince);
+    if (String(kept.version) === baseVersion() || sameWriter) {
+      resumeAs(kept.client);
+      fill(kept.answers);
       if (box) box.textContent = "Restored your unsaved answers from " + when + "; saving…";
       return;
     }
@@ -232,7 +261,7 @@
     entries.forEach(([name, value]) => values.set(name, [...(values.get(name) || []), value]));
     const changed = [];
     for (const el of form.elements) {
-      if (!el.name || el.name === "csrfmiddlewaretoken" || el.name === "version") continue;
+      if (!el.name || NOT_ANSWERS.includes(el.name)) continue;
       if (["button", "submit", "file"].includes(el.type)) continue;
       const wanted = values.get(el.name) || [];
       if (el.type === "radio" || el.type === "checkbox") {
@@ -262,7 +291,9 @@
 
   function keep() {
     try {
-      localStorage.setItem(backupKey, JSON.stringify({ version: baseVersion(), answers: answers(), at: Date.now() }));
+      localStorage.setItem(backupKey, JSON.stringify({
+        version: baseVersion(), client: clientId(), answers: answers(), at: Date.now(),
+      }));
     } catch (e) { /* storage full or disabled: the form still holds the answers */ }
   }
 

@@ -20,12 +20,15 @@ from annotation.models import (
     DraftVersion,
     ExpertAgreedRecord,
     ExpertiseRating,
+    Flag,
+    Guidelines,
     PairwisePreference,
     Paragraph,
     ParagraphRelevance,
     QueryQuality,
     RelevanceAdjudication,
     RelevanceDisagreement,
+    Reopening,
     ReportClaim,
     ReportRating,
     RubricAssessment,
@@ -103,6 +106,10 @@ def full_study(settings) -> Study:
     for version in (1, 2):
         DraftVersion.objects.create(assignment=a, version=version, author=ann, payload=payload)
     DraftVersion.objects.filter(assignment=a).update(created_at=PAST)
+    Flag.objects.create(assignment=a, annotator=ann, report=left, reason="broken_report")
+    Reopening.objects.create(assignment=a, version=1, reason="Say why.")
+    Guidelines.objects.create(study=study, filename="g.txt", content_type="text/plain",
+                              data="SGVsbG8=", size=5)  # fmt: skip
 
     Assignment.objects.create(study=study, annotator=ann, question=None,
                               task="question_authoring")  # fmt: skip

@@ -111,6 +111,12 @@ def test_login_form_and_annotator_pages(browser, live_server, login, annotator_u
     watch.visit(page, reverse("annotate:task", args=[assignments["medal_ranking"].pk]))
     page.get_by_role("group", name="Report A").get_by_label("Gold").check()
     wait_saved(page)
+    # htmx injects no indicator <style> (the CSP refuses inline styles): off in its config
+    assert page.evaluate("htmx.config.includeIndicatorStyles") is False
+    assert page.evaluate("document.querySelectorAll('style').length") == 0
+    page.get_by_role("button", name="Flag or skip").click()
+    expect(page.locator("#flag-dialog")).to_be_visible()
+    page.keyboard.press("Escape")
     page.keyboard.press("h")
     expect(page.locator("#guidelines")).to_be_visible()
     page.keyboard.press("Escape")
@@ -135,6 +141,8 @@ def test_admin_and_researcher_pages(login, demo):
         reverse("studies:progress", args=[demo.pk]),
         reverse("studies:questions", args=[demo.pk]),
         reverse("studies:history", args=[demo.pk]),
+        reverse("studies:review", args=[demo.pk]),
+        reverse("studies:guidelines", args=[demo.pk]),
         reverse("studies:invite"),
         reverse("judge-run-list", args=[demo.pk]),
         reverse("admin:index"),
@@ -157,5 +165,8 @@ def test_admin_and_researcher_pages(login, demo):
     page.wait_for_url("**ties=partial**", timeout=SLOW)
     expect(page.locator("#figure-calibration-preference svg")).to_be_visible(timeout=SLOW)
     watch.check(page, "report after an htmx selector change")
-    # no style element was injected by htmx
+    # no style element was injected by htmx; its indicator is styled by concord.css
     assert page.evaluate("document.querySelectorAll('style').length") == 0
+    assert page.evaluate("htmx.config.includeIndicatorStyles") is False
+    opacity = page.eval_on_selector("#report-loading", "e => getComputedStyle(e).opacity")
+    assert opacity == "0"
