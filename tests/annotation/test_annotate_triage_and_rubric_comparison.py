@@ -61,7 +61,7 @@ def test_rubric_comparison_is_blinded_and_stable(comparison, django_assert_max_n
     a, client = comparison
     url = reverse("annotate:task", args=[a.pk])
     client.get(url)
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(15):
         first = client.get(url).content.decode()
     assert "Rubric A" in first and "Rubric C" in first
     assert "survey rubric" not in first and "parametric" not in first.replace("parametric item", "")

@@ -27,7 +27,10 @@ COMMANDS = [
 
 @pytest.fixture
 def study():
-    return ranked_study(n_questions=3)
+    study = ranked_study(n_questions=3)
+    study.tasks = ["medal_ranking"]  # `assign` refuses a task the study does not enable
+    study.save(update_fields=["tasks"])
+    return study
 
 
 def _run(name, args, value):

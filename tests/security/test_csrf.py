@@ -60,6 +60,7 @@ def world(db):
         "public_id": str(report.public_id),
         "content_type_id": 1,
         "app_label": "annotation",
+        "study_name": study.name,
         "fmt": "csv",
         "format": "json",
         "name": "system",

@@ -48,6 +48,13 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:autosave": ({"owner"}, 404),
     "annotate:submit": ({"owner"}, 404),
     "task": ({"owner"}, 404),
+    "annotate:flag": ({"owner"}, 404),
+    "annotate:reopen": ({"owner"}, 404),
+    # an annotator's own history; anyone without an annotator profile: 404
+    "my_history": (ANNOTATORS, 404),
+    # the study's guidelines: its annotators, its researchers, admins (404 for anyone else,
+    # and for everyone while the study has no file, as here)
+    "studies:guidelines_file": ({"owner", "researcher", "admin"}, 404),
     # researchers read progress, reports and judge runs
     "studies:list": (STAFF, 403),
     "studies:progress": (STAFF, 403),
@@ -74,11 +81,22 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:question_review": ({"admin"}, 403),
     "studies:export_judgments": ({"admin"}, 403),
     "studies:export_pairwise": ({"admin"}, 403),
+    "studies:questions": ({"admin"}, 403),
+    "studies:question_fields": ({"admin"}, 403),
+    "studies:questions_csv": ({"admin"}, 403),
+    "studies:history": ({"admin"}, 403),
+    "studies:review": ({"admin"}, 403),
+    "studies:return_for_revision": ({"admin"}, 403),
+    "studies:guidelines": ({"admin"}, 403),
+    "judge-run-start": ({"admin"}, 403),
+    "judge-scores-import": ({"admin"}, 403),
 }
 #: GET of a POST-only endpoint answers 405 to an allowed role.
 POST_ONLY = {
     "logout", "annotate:autosave", "annotate:submit", "studies:settings", "studies:import",
     "studies:reassign", "studies:adjudication", "studies:authoring", "studies:question_review",
+    "annotate:flag", "annotate:reopen", "studies:question_fields", "studies:return_for_revision",
+    "judge-run-start", "judge-scores-import",
 }  # fmt: skip
 #: Pages that redirect an allowed role elsewhere (the old task page, a finished reset).
 REDIRECTS = {"task", "metaeval:report-by-name"}
@@ -86,10 +104,10 @@ REDIRECTS = {"task", "metaeval:report-by-name"}
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
     "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
-    "metaeval:table", "judge-run-list", "judge-run",
+    "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
 }  # fmt: skip
 #: A figure of a study without the data it draws answers 404 after the role check.
-MAY_HAVE_NO_DATA = {"metaeval:figure"}
+MAY_HAVE_NO_DATA = {"metaeval:figure", "studies:guidelines_file"}
 
 
 def is_page(name: str, url: str) -> bool:
