@@ -218,8 +218,15 @@ def substitute_in_text(html: str, open_: str, close: str, inside_text, inside_ta
     return "".join(out)
 
 
-def text_to_html(text: str) -> str:
-    """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML."""
+def text_to_html(text: str) -> SafeString:
+    """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML.
+
+    Marked safe (it is sanitized here), so a template shows it as markup, never as
+    escaped tags."""
+    return mark_safe(_text_to_html(text))  # noqa: S308 - sanitized with nh3 above
+
+
+def _text_to_html(text: str) -> str:
     formulas = find_math(text)
     parts, cursor = [], 0
     for i, (start, end, _, _) in enumerate(formulas):
