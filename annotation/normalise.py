@@ -42,9 +42,15 @@ CONTROL_CHARS = re.compile(
 
 MODEL_TAG = re.compile(r"[ \t]*<\s*/?\s*Model\b[^>]*>", re.I)
 TLDR_LABEL = re.compile(r"^\s*TLDR\s*[;:]\s*", re.I)
-SOURCES_COUNT = re.compile(r"\s*\(\d+ sources?\)\s*$", re.I)
+SOURCES_COUNT = re.compile(r"[ \t]*\(\d+ sources?\)[ \t]*(?=\n|$)", re.I)
 #: ScholarQA's corpus-id marker: ``[247722574 | Carmesin | 2022 | Citations: 1]``.
-PIPE_MARKER = re.compile(r"\[\s*(\d+)\s*\|\s*([^|\]]*?)\s*\|\s*(\d{4}|n\.d\.)\s*\|[^\]]*\]")
+PIPE_MARKER = re.compile(
+    r"\[\s*\d+[^\[\]|]*\|\s*((?:\[[^\]|]*\]\([^)|]*\)|[^\[\]|])*?)\s*\|"
+    r"\s*([^\[\]|]*?)\s*\|\s*Citations:[^\[\]]*\]"
+)
+#: Placeholder and decoration some systems put in citation titles.
+TITLE_UNKNOWN = re.compile(r"^\s*Title unknown for\s*", re.I)
+TITLE_SUFFIX = re.compile(r"\s+[–—-]\s+Abstract\s*$")
 #: FutureHouse-style paper keys: ``(chen2023aifairnessin pages 11-12)``.
 PAPER_KEY = re.compile(
     r"\b[^\W\d_][\w()\-]*?(?:\d{4}|unknownyear)[\w()\-]*\s+pages\s+\d+(?:\s*-\s*\d+)?",
@@ -62,9 +68,11 @@ NUMBERED = re.compile(
     rf"|(?:(?<=[^\W\d_]{{4}})|(?<=[.,;:\"'”’)*]))(?:\^(?P<c>\d+)\^?|(?P<d>[{_SUP}]+))(?![\w(])"
 )
 _NAME = r"[^\W\d_][\w'’.\-]*(?:\s+(?:[^\W\d_][\w'’.\-]*|&|and)){0,4}?"
-_ONE = rf"{_NAME}(?:\s+et\s+al\.?)?,\s*\d{{4}}[a-z]?"
+_ONE = rf"{_NAME}(?:\s*,\s*(?:&\s*|and\s+)?{_NAME})*(?:\s+\*?et\s+al\.?\*?)?,\s*\d{{4}}[a-z]?"
 #: A parenthesised author-year citation: ``(Smith et al., 2020; Doe & Roe, 2019)``.
 AUTHOR_YEAR = re.compile(rf"\(\s*{_ONE}(?:\s*;\s*{_ONE})*\s*\)")
+#: A title ending in a parenthesised author-year (or venue-year) group.
+AUTHOR_YEAR_END = re.compile(r"\s*\(([^()]*?,\s*\d{4}[a-z]?)\)\s*$")
 #: One author-year item of a parenthesised group, e.g. in ``([1]; Bird et al., 2020)``.
 AUTHOR_YEAR_ITEM = re.compile(rf"(?:(?<=\()|(?<=;)|(?<=; )|(?<=,)|(?<=, ))\s*{_ONE}(?=\s*[;)])")
 #: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
@@ -81,18 +89,23 @@ def strip_system_markup(text: str) -> str:
     """Model tags, and ScholarQA's "TLDR;" label and "(N sources)" count, removed."""
     text = MODEL_TAG.sub("", text)
     if TLDR_LABEL.match(text):
-        text = SOURCES_COUNT.sub("", TLDR_LABEL.sub("", text, count=1))
+        text = SOURCES_COUNT.sub("", TLDR_LABEL.sub("", text, count=1), count=1)
     return text
 
 
 def neutral_title(title: str) -> str:
-    """A citation "title" that is really a system's marker, as plain words: the corpus-id
-    marker becomes "Author et al., 2022"; a parenthesised author-year loses its brackets."""
-    m = PIPE_MARKER.fullmatch(title.strip())
+    """A citation "title" in a system's own style, as plain words: the corpus-id marker
+    becomes "Author et al., 2022"; "Title unknown for (A, 2018)" becomes "A, 2018"; a
+    trailing "(Author, 2013)" or "– Abstract" loses its brackets / goes."""
+    title = TITLE_SUFFIX.sub("", TITLE_UNKNOWN.sub("", title.strip()))
+    m = PIPE_MARKER.fullmatch(title)
     if m:
-        return f"{m.group(2)}, {m.group(3)}".strip(", ")
-    if AUTHOR_YEAR.fullmatch(title.strip()):
-        return title.strip()[1:-1].strip()
+        return f"{m.group(1)}, {m.group(2)}".strip(", ")
+    if AUTHOR_YEAR.fullmatch(title):
+        return title[1:-1].strip()
+    m = AUTHOR_YEAR_END.search(title)
+    if m:
+        return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
     return title
 
 
@@ -139,7 +152,6 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
         cursor = 0
         found = sorted(
             [(m.start(), m.end(), m.group()) for m in PIPE_MARKER.finditer(tok)]
-            + [(m.start(), m.end(), m.group()) for m in AUTHOR_YEAR.finditer(tok)]
             + [(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
             + [(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
             + [(m.start(), m.end(), _numbered_key(m, citations)) for m in NUMBERED.finditer(tok)]
@@ -237,27 +249,35 @@ def normalise_report(
         for key, c in parsed.citations.items()
     }
     originals = {key: c for key, c in parsed.citations.items()}
+
+    def normalised_tokens(text: str, anchors) -> list:
+        tokens = [
+            clean_text(strip_system_markup(t)) if isinstance(t, str) else t
+            for t in _tokens(text, anchors)
+        ]
+        return _unwrap(_drop_pages(_mark_unlisted(tokens, citations, originals)), citations)
+
     sections = []
     for s in parsed.sections:
-        paragraphs = []
-        for p in s.paragraphs:
-            tokens = [
-                clean_text(strip_system_markup(t)) if isinstance(t, str) else t
-                for t in _tokens(p.text, p.anchors)
-            ]
-            tokens = _mark_unlisted(tokens, citations, originals)
-            paragraphs.append(_unwrap(_drop_pages(tokens), citations))
-        sections.append((s, paragraphs))
+        paragraphs = [normalised_tokens(p.text, p.anchors) for p in s.paragraphs]
+        table = None
+        if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
+            # A ScholarQA table: Markdown text citing sources in the report's style.
+            from annotation.importers.structure import find_anchors
+
+            keys = sorted(citations, key=len, reverse=True)
+            table = normalised_tokens(s.table["text"], find_anchors(s.table["text"], keys))
+        sections.append((s, paragraphs, table))
     number: dict[str, int] = {}
-    for _, paragraphs in sections:
-        for tokens in paragraphs:
+    for _, paragraphs, table in sections:
+        for tokens in [*paragraphs, table or []]:
             for tok in tokens:
                 if isinstance(tok, tuple) and tok[0] not in number:
                     number[tok[0]] = len(number) + 1
     for key in citations:  # listed but never cited: numbered after the cited ones
         number.setdefault(key, len(number) + 1)
     out_sections = []
-    for s, paragraphs in sections:
+    for s, paragraphs, table_tokens in sections:
         paras = []
         for tokens in paragraphs:
             text, anchors = _render(tokens, number)
@@ -268,7 +288,14 @@ def normalise_report(
             anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
             paras.append(ParsedParagraph(text, anchors))
         title = clean_text(strip_system_markup(s.title or "")).strip()
-        out_sections.append(ParsedSection(title=title, paragraphs=paras, table=s.table))
+        table = s.table
+        if table_tokens is not None:
+            # the table's own citation list goes (its sources are the report's, numbered)
+            table = {
+                "title": clean_text(str(s.table.get("title") or "")),
+                "text": _render(table_tokens, number)[0].strip(),
+            }
+        out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
     out_citations = {}
     for key, c in citations.items():
         n = str(number[key])
@@ -291,6 +318,7 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
             {
                 "title": s.title,
                 "paragraphs": [p.text for p in s.paragraphs],
+                **({"table": s.table} if s.table is not None else {}),
             }
             for s in parsed.sections
         ],

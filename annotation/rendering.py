@@ -378,7 +378,14 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
 
 
 def table_html(table) -> SafeString | str:
-    """A section table as a list, as the guidelines recommend (cells escaped)."""
+    """A section table as a list, as the guidelines recommend (cells escaped); a table
+    given as Markdown text (ScholarQA: ``{"title", "text"}``) as a sanitized table."""
+    if isinstance(table, dict) and isinstance(table.get("text"), str):
+        title = str(table.get("title") or "")
+        caption = format_html('<p class="table-title">{}</p>', title) if title else ""
+        return format_html(
+            '{}<div class="report-table-md">{}</div>', caption, text_to_html(table["text"])
+        )
     if isinstance(table, dict):
         columns = [str(c) for c in table.get("columns") or table.get("header") or []]
         rows = table.get("rows") or table.get("data") or []
@@ -475,7 +482,12 @@ def report_html(report: RenderedReport, controls=None) -> SafeString:
     for section in report.sections:
         parts = [f"<h3>{escape(section.title)}</h3>" if section.title else ""]
         if section.table_html:
-            parts.append(f'<p class="table-note">Table (shown as a list)</p>{section.table_html}')
+            note = (
+                ""
+                if "report-table-md" in section.table_html
+                else ('<p class="table-note">Table (shown as a list)</p>')
+            )
+            parts.append(f"{note}{section.table_html}")
         for p in section.paragraphs:
             n = int(p.number)
             extra = controls(report, p) if controls else ""
