@@ -12,11 +12,13 @@ rendered; a report is known to the annotator only by its label ("Report A") and 
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
 
+import latex2mathml.converter
 import markdown
 import nh3
 from django.utils.html import escape, format_html, format_html_join
@@ -28,10 +30,60 @@ ALLOWED_TAGS = {
     "p", "br", "em", "strong", "b", "i", "u", "code", "pre", "sub", "sup", "blockquote",
     "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "h4", "h5", "h6",
 }  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"colspan"}, "td": {"colspan"}}
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "th": {"colspan", "align"},
+    "td": {"colspan", "align"},
+}
 URL_SCHEMES = {"http", "https", "mailto"}
 PH_OPEN, PH_CLOSE = "\ue000", "\ue001"
+#: Math placeholders: a formula is cut out of the text before Markdown sees it.
+MATH_OPEN, MATH_CLOSE = "\ue002", "\ue003"
+PRIVATE = (PH_OPEN, PH_CLOSE, MATH_OPEN, MATH_CLOSE)
 MAX_SNIPPETS = 4
+
+#: Exactly the MathML that latex2mathml emits (presentation MathML; no ``href``, ``style``
+#: or ``class``, which its ``\href``, ``\style`` and ``\class`` commands would add).
+MATH_TAGS = {
+    "math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "msub", "msup", "msubsup", "mfrac",
+    "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle",
+    "mpadded", "mphantom", "menclose",
+}  # fmt: skip
+MATH_ATTRIBUTES = {
+    "math": {"xmlns", "display"},
+    **{
+        tag: {
+            "mathvariant",
+            "mathsize",
+            "mathcolor",
+            "mathbackground",
+            "displaystyle",
+            "scriptlevel",
+            "stretchy",
+            "fence",
+            "form",
+            "separator",
+            "lspace",
+            "rspace",
+            "minsize",
+            "maxsize",
+            "movablelimits",
+            "largeop",
+            "accent",
+            "linethickness",
+            "width",
+            "height",
+            "depth",
+            "voffset",
+            "notation",
+            "columnalign",
+            "columnspacing",
+            "rowspacing",
+            "linebreak",
+        }  # fmt: skip
+        for tag in MATH_TAGS - {"math"}
+    },
+}
 
 
 def sanitize_html(html: str) -> str:
@@ -44,6 +96,10 @@ def sanitize_html(html: str) -> str:
     )
 
 
+def sanitize_mathml(mathml: str) -> str:
+    return nh3.clean(mathml, tags=MATH_TAGS, attributes=MATH_ATTRIBUTES, url_schemes=set())
+
+
 _local = threading.local()
 
 
@@ -51,13 +107,143 @@ def _markdown() -> markdown.Markdown:
     """One Markdown converter per thread: building one costs more than converting a paragraph."""
     converter = getattr(_local, "markdown", None)
     if converter is None:
-        converter = _local.markdown = markdown.Markdown()
+        converter = _local.markdown = markdown.Markdown(extensions=["tables"])
     return converter.reset()
 
 
-def text_to_html(text: str) -> str:
-    """Untrusted Markdown/HTML text -> safe HTML."""
-    return sanitize_html(_markdown().convert(text))
+# --- Math -------------------------------------------------------------------------------------
+#
+# Why server-side MathML: the page needs no script and the CSP stays strict. A formula is cut
+# out of the text before Markdown (whose emphasis rules would eat ``_`` and ``*`` inside it),
+# rendered by latex2mathml, sanitized with a MathML-only allowlist, and put back afterwards.
+# A formula latex2mathml cannot render is shown as its source text, unaltered.
+
+_CODE = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
+_MATH = re.compile(
+    r"(?<![\\$])\$\$(?P<dd>.+?)(?<!\\)\$\$"  # $$ display $$
+    r"|\\\[(?P<bd>.+?)\\\]"  # \[ display \]
+    r"|\\\((?P<bi>.+?)\\\)"  # \( inline \)
+    # $inline$: not after a backslash or a dollar; not "$ " closing a "$x" (and vice versa);
+    # the closing dollar not followed by a digit, so "$5 and $10" is no formula.
+    r"|(?<![\\$\w])\$(?P<d>(?P<sp>[ ]?)[^\s$](?:[^$\n]*?[^\s$\\])?(?P=sp))\$(?![\d$])",
+    re.S,
+)
+
+
+def find_math(text: str) -> list[tuple[int, int, str, bool]]:
+    """Formulas in ``text``: (start, end, LaTeX source, display?) outside code spans."""
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    found = []
+    for m in _MATH.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in code):
+            continue
+        latex = next(g for g in (m["dd"], m["bd"], m["bi"], m["d"]) if g is not None)
+        if not latex.strip() or any(c in latex for c in PRIVATE):
+            continue
+        found.append(
+            (m.start(), m.end(), latex.strip(), m["dd"] is not None or m["bd"] is not None)
+        )
+    return found
+
+
+@lru_cache(maxsize=5_000)
+def math_html(source: str, latex: str, display: bool) -> str:
+    """MathML for one formula, or its source text (escaped, unaltered) when it cannot be
+    rendered: a syntax error, or a command latex2mathml does not know (it would show the
+    command's name as a letter sequence)."""
+    try:
+        mathml = latex2mathml.converter.convert(latex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - any parser failure means "show the source"
+        mathml = None
+    if mathml is not None and "\\" not in re.sub(r"<[^>]*>", "", mathml):
+        return sanitize_mathml(mathml)
+    return f'<code class="math-source">{escape(source)}</code>'
+
+
+# --- Tables whose rows lost their line breaks -------------------------------------------------
+
+_TABLE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|){2,}")
+
+
+def restore_table_rows(text: str) -> str:
+    """A Markdown table flattened onto one line (``| a | b ||---|---|| 1 | 2 |`` or rows
+    joined by spaces, as in released reports) gets its line breaks back, so it renders as a
+    table. Why here: the line breaks were lost upstream; the cells are unchanged."""
+    if "|" not in text or not _TABLE_RULE.search(text):
+        return text
+    return "\n".join(_restore_line(line) for line in text.split("\n"))
+
+
+def _restore_line(line: str) -> str:
+    rule = _TABLE_RULE.search(line)
+    if rule is None:
+        return line
+    n = len(re.findall(r"-{3,}", rule.group()))
+    cells = line.split("|")
+    dash = [bool(re.fullmatch(r"\s*:?-{3,}:?\s*", c)) for c in cells]
+    rule_at = next((i for i in range(len(cells)) if all(dash[i : i + n])), None)
+    header_at = None if rule_at is None else rule_at - 1 - n
+    if header_at is None or header_at < 0 or cells[rule_at - 1].strip():
+        return line  # a well-formed table (the rule on its own line), or not a table
+    rows = [cells[header_at : rule_at - 1], cells[rule_at : rule_at + n]]
+    i = rule_at + n  # cells[i] ends a row: blank between rows, else the text after the table
+    while i + n < len(cells) and not cells[i].strip():
+        rows.append(cells[i + 1 : i + 1 + n])
+        i += 1 + n
+    prefix, suffix = "|".join(cells[:header_at]), "|".join(cells[i + 1 :] and cells[i:])
+    if i == len(cells) - 1:
+        suffix = cells[i]
+    table = "\n".join("|" + "|".join(r) + "|" for r in rows)
+    return "\n\n".join(part for part in (prefix.strip(), table, suffix.strip()) if part)
+
+
+# --- Text -> HTML -----------------------------------------------------------------------------
+
+_TAG = re.compile(r"""<(?:[^>"']|"[^"]*"|'[^']*')*>""")
+
+
+def substitute_in_text(html: str, open_: str, close: str, inside_text, inside_tag) -> str:
+    """Replace ``open_ i close`` placeholders: in text nodes with ``inside_text(i)`` (markup),
+    inside a tag (an attribute value) with ``inside_tag(i)`` (plain text, escaped here).
+
+    Why: a placeholder the Markdown put inside an attribute (a link's ``href``) must not
+    become markup there; it would break the tag."""
+    pattern = re.compile(re.escape(open_) + r"(\d+)" + re.escape(close))
+    out, cursor = [], 0
+    for tag in _TAG.finditer(html):
+        out.append(pattern.sub(lambda m: inside_text(int(m.group(1))), html[cursor : tag.start()]))
+        out.append(pattern.sub(lambda m: escape(inside_tag(int(m.group(1)))), tag.group()))
+        cursor = tag.end()
+    out.append(pattern.sub(lambda m: inside_text(int(m.group(1))), html[cursor:]))
+    return "".join(out)
+
+
+def text_to_html(text: str) -> SafeString:
+    """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML.
+
+    Marked safe (it is sanitized here), so a template shows it as markup, never as
+    escaped tags."""
+    return mark_safe(_text_to_html(text))  # noqa: S308 - sanitized with nh3 above
+
+
+def _text_to_html(text: str) -> str:
+    formulas = find_math(text)
+    parts, cursor = [], 0
+    for i, (start, end, _, _) in enumerate(formulas):
+        parts.append(text[cursor:start])
+        parts.append(f"{MATH_OPEN}{i}{MATH_CLOSE}")
+        cursor = end
+    parts.append(text[cursor:])
+    html = sanitize_html(_markdown().convert(restore_table_rows("".join(parts))))
+    if not formulas:
+        return html
+    return substitute_in_text(
+        html,
+        MATH_OPEN,
+        MATH_CLOSE,
+        lambda i: math_html(text[formulas[i][0] : formulas[i][1]], *formulas[i][2:]),
+        lambda i: text[formulas[i][0] : formulas[i][1]],
+    )
 
 
 def report_label(index: int) -> str:
@@ -142,7 +328,9 @@ def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
 
 
 def _strip_placeholders(text: str) -> str:
-    return text.replace(PH_OPEN, "").replace(PH_CLOSE, "")
+    for c in PRIVATE:
+        text = text.replace(c, "")
+    return text
 
 
 def paragraph_html(paragraph: Paragraph, anchors, citations: dict[int, Citation], prefix: str):
@@ -167,6 +355,7 @@ def _citation_key(c: Citation) -> tuple:
 @lru_cache(maxsize=20_000)
 def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tuple[str, ...]]:
     markers: list[SafeString] = []
+    marker_texts: list[str] = []
     keys: list[str] = []
     out, cursor = [], 0
     for start, end, (key, title, snippets, url) in cited:
@@ -175,19 +364,28 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
         citation = Citation(key=key, title=title, snippets=list(snippets), url=url)
         out.append(_strip_placeholders(source[cursor:start]))
         marker = _strip_placeholders(source[start:end]).strip() or key
+        marker_texts.append(marker)
         markers.append(citation_html(citation, marker, f"{prefix}-c{len(markers)}"))
         keys.append(key)
         out.append(f"{PH_OPEN}{len(markers) - 1}{PH_CLOSE}")
         cursor = end
     out.append(_strip_placeholders(source[cursor:]))
     html = text_to_html("".join(out))
-    for i, marker in enumerate(markers):
-        html = html.replace(f"{PH_OPEN}{i}{PH_CLOSE}", marker, 1)
+    html = substitute_in_text(
+        html, PH_OPEN, PH_CLOSE, lambda i: markers[i], lambda i: marker_texts[i]
+    )
     return html.replace(PH_OPEN, "").replace(PH_CLOSE, ""), tuple(keys)
 
 
 def table_html(table) -> SafeString | str:
-    """A section table as a list, as the guidelines recommend (cells escaped)."""
+    """A section table as a list, as the guidelines recommend (cells escaped); a table
+    given as Markdown text (ScholarQA: ``{"title", "text"}``) as a sanitized table."""
+    if isinstance(table, dict) and isinstance(table.get("text"), str):
+        title = str(table.get("title") or "")
+        caption = format_html('<p class="table-title">{}</p>', title) if title else ""
+        return format_html(
+            '{}<div class="report-table-md">{}</div>', caption, text_to_html(table["text"])
+        )
     if isinstance(table, dict):
         columns = [str(c) for c in table.get("columns") or table.get("header") or []]
         rows = table.get("rows") or table.get("data") or []
@@ -284,7 +482,12 @@ def report_html(report: RenderedReport, controls=None) -> SafeString:
     for section in report.sections:
         parts = [f"<h3>{escape(section.title)}</h3>" if section.title else ""]
         if section.table_html:
-            parts.append(f'<p class="table-note">Table (shown as a list)</p>{section.table_html}')
+            note = (
+                ""
+                if "report-table-md" in section.table_html
+                else ('<p class="table-note">Table (shown as a list)</p>')
+            )
+            parts.append(f"{note}{section.table_html}")
         for p in section.paragraphs:
             n = int(p.number)
             extra = controls(report, p) if controls else ""

@@ -305,6 +305,10 @@ class ReportSerializer(serializers.ModelSerializer):
     system_name = serializers.CharField(source="system.name", read_only=True)
     sections = SectionSerializer(many=True, required=False)
     citations = CitationSerializer(many=True, required=False)
+    original = serializers.JSONField(
+        read_only=True,
+        help_text="The report as the system wrote it, before normalisation (researchers only).",
+    )
 
     class Meta:
         model = Report
@@ -317,8 +321,9 @@ class ReportSerializer(serializers.ModelSerializer):
             "source_format",
             "sections",
             "citations",
+            "original",
         ]
-        read_only_fields = ["public_id"]
+        read_only_fields = ["public_id", "original"]
 
     def validate(self, attrs):
         question = attrs.get("question", getattr(self.instance, "question", None))
@@ -404,6 +409,10 @@ class ReportSerializer(serializers.ModelSerializer):
 
     @staticmethod
     def _write_structure(report, sections, citations) -> None:
+        """Store the structure normalised (annotation.normalise, issue 12): what an API
+        client writes is read by annotators in the same one format as imported reports."""
+        sections, citations, report.original = normalised_structure(sections, citations)
+        report.save(update_fields=["original"])
         by_key = {}
         for c in citations:
             by_key[c["key"]] = Citation.objects.create(report=report, **c)
@@ -422,6 +431,65 @@ class ReportSerializer(serializers.ModelSerializer):
                     )
                     for a in anchors
                 )
+
+
+def normalised_structure(sections: list[dict], citations: list[dict]):
+    """Validated ``sections`` / ``citations`` -> the same, normalised, and the original."""
+    from annotation.importers.structure import (
+        ParsedCitation,
+        ParsedParagraph,
+        ParsedReport,
+        ParsedSection,
+    )
+    from annotation.normalise import normalise_report
+
+    parsed = ParsedReport(
+        sections=[
+            ParsedSection(
+                title=s.get("title") or "",
+                table=s.get("table"),
+                paragraphs=[
+                    ParsedParagraph(
+                        p["text"],
+                        [
+                            (a["start"], a["end"], a["citation"]["key"])
+                            for a in p.get("anchors", [])
+                        ],
+                    )
+                    for p in sorted(s.get("paragraphs", []), key=lambda p: p["number"])
+                ],
+            )
+            for s in sorted(sections, key=lambda s: s["position"])
+        ],
+        citations={
+            c["key"]: ParsedCitation(
+                key=c["key"],
+                title=c.get("title") or "",
+                snippets=list(c.get("snippets") or []),
+                url=c.get("url") or "",
+                metadata=dict(c.get("metadata") or {}),
+            )
+            for c in citations
+        },
+    )
+    normalised, original = normalise_report(parsed)
+    number = 0
+    out_sections = []
+    for position, s in enumerate(normalised.sections, start=1):
+        paragraphs = []
+        for p in s.paragraphs:
+            number += 1
+            anchors = [{"start": a, "end": b, "citation": {"key": k}} for a, b, k in p.anchors]
+            paragraphs.append({"number": number, "text": p.text, "anchors": anchors})
+        out_sections.append(
+            {"position": position, "title": s.title, "table": s.table, "paragraphs": paragraphs}
+        )
+    out_citations = [
+        {"key": c.key, "title": c.title, "snippets": c.snippets, "url": c.url,
+         "metadata": c.metadata}
+        for c in normalised.citations.values()
+    ]  # fmt: skip
+    return out_sections, out_citations, original
 
 
 class AnnotatorReportSerializer(serializers.ModelSerializer):

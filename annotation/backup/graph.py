@@ -76,6 +76,7 @@ PLAIN_JSON = {
     ("annotation.study", "tasks"),
     ("annotation.study", "config"),
     ("annotation.annotator", "expertise_fields"),
+    ("annotation.report", "original"),
     ("annotation.section", "table"),
     ("annotation.citation", "snippets"),
     ("annotation.citation", "metadata"),

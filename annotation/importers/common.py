@@ -221,8 +221,11 @@ def require(problems: Problems, n: int, record, key: str, kind, *, label: str | 
             return None
         return value
     if kind == "id":
-        if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value) == "":
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
             problems.add(n, field, f"expected a string or integer id, found {type_name(value)}")
+            return None
+        if not str(value).strip():
+            problems.add(n, field, "must not be empty")
             return None
         return str(value)
     if kind == "number":
@@ -252,8 +255,11 @@ def optional_str(problems: Problems, n: int, record: dict, key: str) -> str:
 
 
 def normalize_question(text: str) -> str:
-    """Unicode NFC, whitespace collapsed, trimmed, case-folded: two spellings, one question."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip().casefold()
+    """Unicode NFC, control characters dropped (as the importers store the text), whitespace
+    collapsed, trimmed, case-folded: two spellings, one question."""
+    from annotation.normalise import clean_text
+
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", clean_text(text))).strip().casefold()
 
 
 def question_key(text: str) -> str:

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from annotation.models import Question, Rubric, RubricItem
+from annotation.normalise import clean_text
 
 from .base import ImportReport
 from .common import (
@@ -158,6 +159,11 @@ def parse_generic(src: Source) -> list[QuestionInput]:
 def write_questions(study, inputs: list[QuestionInput], rep: ImportReport) -> dict[str, Question]:
     """Questions by natural key (text and fields updated), rubrics replaced when changed."""
     wanted = {q.external_id: q.fields for q in inputs}
+    for q in inputs:  # bidi / zero-width controls out of rubric items (issue 12)
+        for its in q.rubrics.values():
+            for i in its:
+                i.text = clean_text(i.text)
+                i.cited_paper = clean_text(i.cited_paper)
     # A questions file is authoritative for the text too (reports only match on it).
     questions = ensure_questions(study, wanted, rep, update_text=True)
     rubric_keys = [(q.external_id, kind) for q in inputs for kind in q.rubrics]

@@ -212,7 +212,7 @@ def _check_unknown_markers(problems, n, raw_sections, citations) -> None:
 
     Larger numbers in brackets are not citations (a year such as "Ramsey [1930]").
     """
-    numbers = [int(k.strip("[]")) for k in citations if k.strip("[]").isdigit()]
+    numbers = [int(k.strip("[]")) for k in citations if k.strip("[]").isdecimal()]
     if not numbers or len(numbers) != len(citations):
         return
     known, top = set(numbers), max(numbers)

@@ -92,7 +92,7 @@ def split_paragraphs(text: str) -> list[str]:
 def marker_forms(key: str) -> list[str]:
     """How a citation id appears in text: verbatim, and ``[n]`` for a bare number."""
     forms = [key]
-    if key.isdigit():
+    if key.isdecimal():
         forms = [f"[{key}]"]
     return forms
 
@@ -221,6 +221,12 @@ def ensure_question_ids(
     that differs updates it (re-import updates by natural key). Why ids and
     ``values_list``: a pairwise file of the scale benchmark names 40,000 questions.
     """
+    from annotation.normalise import clean_text
+
+    wanted = {
+        key: {n: clean_text(v) if isinstance(v, str) else v for n, v in fields.items()}
+        for key, fields in wanted.items()
+    }
     compared = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
     existing = {
         row[0]: row[1:]
@@ -355,21 +361,30 @@ def stored_canonical(report_ids) -> dict[int, tuple]:
 
 
 def write_structures(
-    items: list[tuple[Report, ParsedReport]], rep: ImportReport, new_ids: set[int]
+    items: list[tuple[Report, ParsedReport, dict]], rep: ImportReport, new_ids: set[int]
 ) -> None:
-    """Store the structure of each report: unchanged ones untouched, others replaced."""
+    """Store the structure of each report (normalised) and its original: unchanged ones
+    untouched, others replaced."""
     if not items:
         return
-    current = stored_canonical([r.pk for r, _ in items])
-    to_write = []
-    for report, parsed in items:
+    current = stored_canonical([r.pk for r, _, _ in items])
+    to_write, originals = [], []
+    for report, parsed, original in items:
+        if report.original != original:
+            report.original = original
+            originals.append(report)
         before = current[report.pk]
         if before == parsed.canonical():
-            rep.count("unchanged", "Report")
+            if report in originals and report.pk not in new_ids:
+                rep.count("updated", "Report")
+            else:
+                rep.count("unchanged", "Report")
             continue
         if report.pk not in new_ids:
             rep.count("updated", "Report")
         to_write.append((report, parsed))
+    if originals:
+        Report.objects.bulk_update(originals, ["original"], batch_size=500)
     if not to_write:
         return
     replaced = [r.pk for r, _ in to_write if current[r.pk] != ([], [])]
@@ -428,6 +443,8 @@ def write_structures(
 def write_reports(
     study, system_name: str, inputs: list[ReportInput], source_format: str, rep: ImportReport
 ) -> None:
+    from annotation.normalise import normalise_report
+
     questions = ensure_questions(
         study,
         {i.question_key: {"text": i.question_text, **i.question_fields} for i in inputs},
@@ -443,5 +460,7 @@ def write_reports(
     if changed_format:
         Report.objects.bulk_update(changed_format, ["source_format"])
     write_structures(
-        [(reports[(i.question_key, system_name)], i.parsed) for i in inputs], rep, new_ids
+        [(reports[(i.question_key, system_name)], *normalise_report(i.parsed)) for i in inputs],
+        rep,
+        new_ids,
     )

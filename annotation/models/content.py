@@ -187,6 +187,9 @@ class Report(models.Model):
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="reports")
     public_id = models.CharField(max_length=20, default=public_token, unique=True)
     source_format = models.CharField(max_length=30, blank=True)
+    #: The report as the system wrote it, before normalisation (annotation.normalise):
+    #: researchers only; annotators read the normalised sections.
+    original = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [

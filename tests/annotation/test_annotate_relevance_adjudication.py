@@ -2,6 +2,7 @@
 stored, exported, and read by the meta-evaluation."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -116,6 +117,17 @@ def test_page_is_blinded_and_has_constant_queries(setup, django_assert_max_num_q
     client.get(reverse("annotate:task", args=[bigger.pk]))
     with django_assert_max_num_queries(14):
         assert client.get(reverse("annotate:task", args=[bigger.pk])).status_code == 200
+
+
+def test_disputed_paragraph_text_is_shown_as_formatted_text_not_tags(setup):
+    """Issue 12: the card quoted the paragraph as escaped HTML (literal ``<p>`` tags)."""
+    a, client = setup
+    html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
+    cards = re.findall(r'<blockquote class="claim-text adj-text">(.*?)</blockquote>', html, re.S)
+    assert cards
+    for card in cards:
+        assert "&lt;" not in card and "&gt;" not in card
+        assert card.strip().startswith("<p>")
 
 
 def test_submit_writes_decisions_and_final_labels(setup):

@@ -1,0 +1,329 @@
+"""One format for every report: what blinding requires (seed 003 §4, issue 12).
+
+Experts must not be able to tell systems apart by their formatting: "we convert all reports
+presented to annotators in the same format in order to minimize potential stylistic bias
+towards any particular agent's report" (Hwang et al. 2026, §4). Every report importer and
+the API's report write path pass a parsed report through :func:`normalise_report`, which
+
+* removes system-identifying markup: ``<Model name=… version=…>`` tags (sqa, qwen), the
+  "TLDR;" label and "(N sources)" count of ScholarQA section summaries;
+* gives every citation one marker style, ``[n]``, numbered by first appearance in the
+  report, whatever the system wrote (``[1]``, ``[^1]``, ``¹``, ``(Author et al., 2022)``,
+  ``(Title)``, ``(chen2023x pages 1-2)``, ``[[1]](url)``,
+  ``[corpusId | Author | year | Citations: N]``); a parenthesised author-year marker that
+  cites no listed source becomes a bare citation, as the Markdown importers already do;
+* removes bidi and zero-width control characters (text, titles, snippets), which can
+  reorder or hide what an expert reads.
+
+The words of the report are kept: a report that discusses "Anthropic's Claude 3" keeps
+saying so (that is content, not the report's author). The text as imported is kept in
+:func:`original_of` form for researchers (``Report.original``).
+
+Pure: plain data in, plain data out; no database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from annotation.importers.structure import (
+    ParsedCitation,
+    ParsedParagraph,
+    ParsedReport,
+    ParsedSection,
+)
+
+#: Bidi embeddings, overrides, isolates and marks; zero-width spaces, joiners, word joiner,
+#: BOM, Mongolian vowel separator.
+CONTROL_CHARS = re.compile(
+    "[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+MODEL_TAG = re.compile(r"[ \t]*<\s*/?\s*Model\b[^>]*>", re.I)
+TLDR_LABEL = re.compile(r"^\s*TLDR\s*[;:]\s*", re.I)
+SOURCES_COUNT = re.compile(r"[ \t]*\(\d+ sources?\)[ \t]*(?=\n|$)", re.I)
+#: ScholarQA's corpus-id marker: ``[247722574 | Carmesin | 2022 | Citations: 1]``.
+PIPE_MARKER = re.compile(
+    r"\[\s*\d+[^\[\]|]*\|\s*((?:\[[^\]|]*\]\([^)|]*\)|[^\[\]|])*?)\s*\|"
+    r"\s*([^\[\]|]*?)\s*\|\s*Citations:[^\[\]]*\]"
+)
+#: Placeholder and decoration some systems put in citation titles.
+TITLE_UNKNOWN = re.compile(r"^\s*Title unknown for\s*", re.I)
+TITLE_SUFFIX = re.compile(r"\s+[–—-]\s+Abstract\s*$")
+#: FutureHouse-style paper keys: ``(chen2023aifairnessin pages 11-12)``.
+PAPER_KEY = re.compile(
+    r"\b[^\W\d_][\w()\-]*?(?:\d{4}|unknownyear)[\w()\-]*\s+pages\s+\d+(?:\s*-\s*\d+)?",
+    re.I,
+)
+#: Page ranges a FutureHouse marker carries after its key: ``[3] pages 4-5``.
+PAGES_AFTER = re.compile(r"^(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?|\(#[\w\-]*\))")
+_SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+#: Numbered markers in footnote or superscript style: ``[^3]``, ``^3^``, ``word^3``,
+#: ``practice⁵`` / ``quoted"¹``. Not ``O(n^2)``, ``10¹⁹``, ``cm²`` (a short word, a digit
+#: or a variable before it; a letter or digit after it).
+NUMBERED = re.compile(
+    rf"\[\^(?P<a>\d+)\]"
+    rf"|(?<=\s)\^(?P<b>\d+)\^"
+    rf"|(?:(?<=[^\W\d_]{{4}})|(?<=[.,;:\"'”’)*]))(?:\^(?P<c>\d+)\^?|(?P<d>[{_SUP}]+))(?![\w(])"
+)
+_NAME = r"[^\W\d_][\w'’.\-]*(?:\s+(?:[^\W\d_][\w'’.\-]*|&|and)){0,4}?"
+_ONE = rf"{_NAME}(?:\s*,\s*(?:&\s*|and\s+)?{_NAME})*(?:\s+\*?et\s+al\.?\*?)?,\s*\d{{4}}[a-z]?"
+#: A parenthesised author-year citation: ``(Smith et al., 2020; Doe & Roe, 2019)``.
+AUTHOR_YEAR = re.compile(rf"\(\s*{_ONE}(?:\s*;\s*{_ONE})*\s*\)")
+#: A title ending in a parenthesised author-year (or venue-year) group.
+AUTHOR_YEAR_END = re.compile(r"\s*\(([^()]*?,\s*\d{4}[a-z]?)\)\s*$")
+#: One author-year item of a parenthesised group, e.g. in ``([1]; Bird et al., 2020)``.
+AUTHOR_YEAR_ITEM = re.compile(rf"(?:(?<=\()|(?<=;)|(?<=; )|(?<=,)|(?<=, ))\s*{_ONE}(?=\s*[;)])")
+#: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
+_BETWEEN = re.compile(r"\s*(?:[,;]|and)?\s*")
+_TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
+
+
+def clean_text(text: str) -> str:
+    """Bidi and zero-width control characters removed (question, rubric, report text)."""
+    return CONTROL_CHARS.sub("", text) if text else text
+
+
+def strip_system_markup(text: str) -> str:
+    """Model tags, and ScholarQA's "TLDR;" label and "(N sources)" count, removed."""
+    text = MODEL_TAG.sub("", text)
+    if TLDR_LABEL.match(text):
+        text = SOURCES_COUNT.sub("", TLDR_LABEL.sub("", text, count=1), count=1)
+    return text
+
+
+def neutral_title(title: str) -> str:
+    """A citation "title" in a system's own style, as plain words: the corpus-id marker
+    becomes "Author et al., 2022"; "Title unknown for (A, 2018)" becomes "A, 2018"; a
+    trailing "(Author, 2013)" or "– Abstract" loses its brackets / goes."""
+    title = TITLE_SUFFIX.sub("", TITLE_UNKNOWN.sub("", title.strip()))
+    m = PIPE_MARKER.fullmatch(title)
+    if m:
+        return f"{m.group(1)}, {m.group(2)}".strip(", ")
+    if AUTHOR_YEAR.fullmatch(title):
+        return title[1:-1].strip()
+    m = AUTHOR_YEAR_END.search(title)
+    if m:
+        return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
+    return title
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\((?:https?://[^)\s]+)\)")
+
+
+def _tokens(text: str, anchors) -> list:
+    """The paragraph as a list of str (text) and ``(key,)`` (a citation marker). A marker
+    that is a whole Markdown link ``[words](url)`` keeps its words before the marker."""
+    out, cursor = [], 0
+    for start, end, key in sorted(anchors):
+        if start < cursor:
+            continue
+        out.append(text[cursor:start])
+        link = _LINK.fullmatch(text[start:end])
+        if link and not re.fullmatch(r"\[?\^?\d+\]?", link.group(1).strip()):
+            out[-1] += link.group(1)
+        out.append((key,))
+        cursor = end
+    out.append(text[cursor:])
+    return out
+
+
+def _numbered_key(m: re.Match, citations: dict) -> str:
+    """The listed citation a footnote / superscript marker means, else the marker itself."""
+    digits = (
+        m["a"] or m["b"] or m["c"] or str(int(m["d"].translate(str.maketrans(_SUP, "0123456789"))))
+    )
+    for key in (digits, f"[{digits}]", f"^{digits}", m.group()):
+        if key in citations:
+            return key
+    return m.group()
+
+
+def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals: dict) -> list:
+    """Identifying markers that cite no listed source (a parenthesised author-year, a
+    corpus-id marker, a paper key with pages, a footnote or superscript number) become
+    citations: the listed one they name, else a bare one keyed verbatim."""
+    out = []
+    for tok in tokens:
+        if isinstance(tok, tuple):
+            out.append(tok)
+            continue
+        cursor = 0
+        found = sorted(
+            [(m.start(), m.end(), m.group()) for m in PIPE_MARKER.finditer(tok)]
+            + [(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
+            + [(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
+            + [(m.start(), m.end(), _numbered_key(m, citations)) for m in NUMBERED.finditer(tok)]
+        )
+        for start, end, key in found:
+            if start < cursor:
+                continue
+            if key not in citations:
+                citations[key] = ParsedCitation(key=key)
+                originals[key] = ParsedCitation(key=key)
+            out.append(tok[cursor:start])
+            out.append((key,))
+            cursor = end
+        out.append(tok[cursor:])
+    return out
+
+
+def _drop_pages(tokens: list) -> list:
+    """``[3] pages 4-5`` (FutureHouse): the page range goes with the marker; so does an
+    in-page link ``[1](#ref1)`` (Perplexity)."""
+    for k in range(1, len(tokens)):
+        if isinstance(tokens[k - 1], tuple) and isinstance(tokens[k], str):
+            tokens[k] = PAGES_AFTER.sub("", tokens[k])
+    return tokens
+
+
+def _unwrap(tokens: list, citations: dict[str, ParsedCitation]) -> list:
+    """Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
+    ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
+    are peeled one by one: ``([A](url))``."""
+    i = 0
+    while i < len(tokens):
+        if not isinstance(tokens[i], tuple):
+            i += 1
+            continue
+        j = i  # the group: markers separated by _BETWEEN text
+        while (
+            j + 2 < len(tokens)
+            and isinstance(tokens[j + 2], tuple)
+            and _BETWEEN.fullmatch(tokens[j + 1])
+        ):
+            j += 2
+        while _peel(tokens, i, j, citations):
+            pass
+        i = j + 1
+    return tokens
+
+
+def _peel(tokens: list, i: int, j: int, citations) -> bool:
+    before = tokens[i - 1] if i > 0 else ""
+    after = tokens[j + 1] if j + 1 < len(tokens) else ""
+    opener = before.rstrip()[-1:]
+    link = re.match(r"\s*\]\((https?://[^)\s]+)\)", after) if opener == "[" else None
+    closer = after.lstrip()[:1]
+    if (opener, closer) not in {("(", ")"), ("[", "]")} and not link:
+        return False
+    tokens[i - 1] = before.rstrip()[:-1]
+    if link:
+        tokens[j + 1] = after[link.end() :]
+        if i == j and not citations[tokens[i][0]].url:
+            citations[tokens[i][0]].url = link.group(1)
+    else:
+        tokens[j + 1] = after.lstrip()[1:]
+    for k in range(i + 1, j, 2):
+        tokens[k] = ""  # separators inside the brackets
+    return True
+
+
+def _render(tokens: list, number: dict[str, int]) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with ``[n]`` markers, each run of markers after one space."""
+    text, anchors = "", []
+    for k, tok in enumerate(tokens):
+        if isinstance(tok, str):
+            text += tok
+            continue
+        previous_is_marker = k >= 2 and isinstance(tokens[k - 2], tuple) and not tokens[k - 1]
+        if not previous_is_marker:
+            stripped = text.rstrip(" \t")
+            text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
+        key = str(number[tok[0]])
+        anchors.append((len(text), len(text) + len(key) + 2, key))
+        text += f"[{key}]"
+    return text, anchors
+
+
+def normalise_report(
+    parsed: ParsedReport, *, keep_empty: bool = False
+) -> tuple[ParsedReport, dict]:
+    """The report in the one format annotators read, and its original (see module doc).
+
+    A paragraph left empty (it held only a model tag) is dropped, unless ``keep_empty``
+    (re-normalising stored reports keeps every paragraph row)."""
+    citations = {
+        key: replace(c, snippets=list(c.snippets), metadata=dict(c.metadata))
+        for key, c in parsed.citations.items()
+    }
+    originals = {key: c for key, c in parsed.citations.items()}
+
+    def normalised_tokens(text: str, anchors) -> list:
+        tokens = [
+            clean_text(strip_system_markup(t)) if isinstance(t, str) else t
+            for t in _tokens(text, anchors)
+        ]
+        return _unwrap(_drop_pages(_mark_unlisted(tokens, citations, originals)), citations)
+
+    sections = []
+    for s in parsed.sections:
+        paragraphs = [normalised_tokens(p.text, p.anchors) for p in s.paragraphs]
+        table = None
+        if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
+            # A ScholarQA table: Markdown text citing sources in the report's style.
+            from annotation.importers.structure import find_anchors
+
+            keys = sorted(citations, key=len, reverse=True)
+            table = normalised_tokens(s.table["text"], find_anchors(s.table["text"], keys))
+        sections.append((s, paragraphs, table))
+    number: dict[str, int] = {}
+    for _, paragraphs, table in sections:
+        for tokens in [*paragraphs, table or []]:
+            for tok in tokens:
+                if isinstance(tok, tuple) and tok[0] not in number:
+                    number[tok[0]] = len(number) + 1
+    for key in citations:  # listed but never cited: numbered after the cited ones
+        number.setdefault(key, len(number) + 1)
+    out_sections = []
+    for s, paragraphs, table_tokens in sections:
+        paras = []
+        for tokens in paragraphs:
+            text, anchors = _render(tokens, number)
+            lead = len(text) - len(text.lstrip())
+            text = text.strip()
+            if not text and not keep_empty:
+                continue
+            anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
+            paras.append(ParsedParagraph(text, anchors))
+        title = clean_text(strip_system_markup(s.title or "")).strip()
+        table = s.table
+        if table_tokens is not None:
+            # the table's own citation list goes (its sources are the report's, numbered)
+            table = {
+                "title": clean_text(str(s.table.get("title") or "")),
+                "text": _render(table_tokens, number)[0].strip(),
+            }
+        out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
+    out_citations = {}
+    for key, c in citations.items():
+        n = str(number[key])
+        out_citations[n] = ParsedCitation(
+            key=n,
+            title=clean_text(neutral_title(c.title)),
+            snippets=[clean_text(x) for x in c.snippets],
+            url=_TEXT_FRAGMENT.sub("", c.url or ""),
+            metadata=c.metadata,
+        )
+    normalised = ParsedReport(sections=out_sections, citations=out_citations)
+    return normalised, original_of(parsed, originals, number)
+
+
+def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -> dict:
+    """The report as the system wrote it, for researchers: sections, paragraphs, citation
+    keys and titles, and which ``[n]`` each original key became."""
+    return {
+        "sections": [
+            {
+                "title": s.title,
+                "paragraphs": [p.text for p in s.paragraphs],
+                **({"table": s.table} if s.table is not None else {}),
+            }
+            for s in parsed.sections
+        ],
+        "citations": [
+            {"key": c.key, "title": c.title, "url": c.url, "normalised_key": str(number[key])}
+            for key, c in originals.items()
+        ],
+    }

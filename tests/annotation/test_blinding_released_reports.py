@@ -1,0 +1,226 @@
+"""Uniform formatting is a blinding requirement (seed 003 §4, issue 12).
+
+Every released ScholarQA-CS2 report file (reports/dev, reports/test, reports/expert_written:
+eight systems, each with its own citation style) is imported; then every annotator-visible
+response (the task pages and the annotator's API JSON) is searched for what would tell
+systems apart: a model tag, a model's version id, the study's system names, a
+system-specific citation marker (author-year parentheses, the corpus-id pipe format, paper
+keys with pages, footnote carets) or ScholarQA's "TLDR; … (N sources)" decoration.
+
+Product names inside what a report *says* (a report on LLMs in medicine discussing
+"Anthropic's Claude 3 family") are content and stay: they are searched for only outside
+report content (attributes, labels, the structure of the JSON), where they would identify
+the author.
+"""
+
+import html as htmllib
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.importers import ImportFailed, run
+from annotation.models import Assignment, Report, Setting, Study
+
+pytestmark = pytest.mark.django_db
+
+FOLDERS = ("dev", "test", "expert_written")
+
+#: Anywhere an annotator can read, content included.
+IDENTIFYING = {
+    "model tag": re.compile(r"<\s*/?\s*Model\b|\bversion=\"", re.I),
+    "model version id": re.compile(r"\b(?:claude|gemini|gpt|qwen)[\w.\-]*-\d{8}\b", re.I),
+    "study system name": re.compile(
+        r"claude-sonnet-4-20250514|gemini-2\.5-pro-preview-03-25|sqa-qwen3_8b_SFT_fullanswer"
+        r"|qwen3_8b|openai-dr",
+        re.I,
+    ),
+    "corpus-id pipe marker": re.compile(r"\[\s*\d{5,}\s*\||\|\s*Citations:\s*\d+\s*\]"),
+    "author-year parentheses": re.compile(
+        r"\([A-Z][^()\d\n;]{0,80}?,\s*(?:19|20)\d\d[a-z]?\s*[;)]"
+    ),
+    "paper key with pages": re.compile(r"\b\w+(?:19|20)\d\d\w+\s+pages\s+\d"),
+    "footnote caret": re.compile(r"\[\^\d+\]|\s\^\d+\^"),
+    "ScholarQA TLDR": re.compile(r"\bTLDR\s*;|\(\d+ sources?\)"),
+}
+#: Outside report content (attributes, labels, JSON structure): no system may be named.
+SYSTEM_NAMES = re.compile(
+    r"\b(?:sqa|qwen|perplexity|openai|open ai|gemini|claude|anthropic|elicit|storm|you\.com"
+    r"|falcon|futurehouse|scholarqa|sonnet)\b",
+    re.I,
+)
+#: Evidence snippets quote the cited papers, which cite their own sources in their own
+#: style ("(Dwork et al., 2012)"): the same for every system, so only markup and names
+#: that identify a system are searched for there.
+EVIDENCE_CHECKS = ("model tag", "model version id", "study system name", "corpus-id pipe marker")
+#: JSON fields whose values are report or question content, or evidence.
+CONTENT_FIELDS = {"text", "title", "url", "snippets"}
+
+
+def _records(path):
+    raw = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def import_release(scholarqa_dir, study: str) -> dict[str, int]:
+    """Every released report file, one system per file. A file the importer refuses (a few
+    hold empty citation ids, markers citing nothing, a question twice) is imported without
+    the records it names: the rest of the file still reaches annotators."""
+    imported = {}
+    for folder in FOLDERS:
+        for path in sorted((scholarqa_dir / "reports" / folder).glob("*.json*")):
+            system = path.name.split(".json")[0]
+            records = _records(path)
+            try:
+                run("reports", path, study=study, format="scholarqa", system=system)
+            except ImportFailed as failed:  # nothing was written
+                bad = {p.record for p in failed.problems}
+                records = [r for n, r in enumerate(records, start=1) if n not in bad]
+                run(
+                    "reports",
+                    json.dumps(records).encode(),
+                    study=study,
+                    format="scholarqa",
+                    system=system,
+                )
+            imported[f"{folder}/{path.name}"] = len(records)
+    return imported
+
+
+class _Page(HTMLParser):
+    """Text and attributes of a page, split into report content and the rest."""
+
+    CONTENT_CLASSES = {"para-body", "question", "question-text"}
+    VOID = {"br", "img", "input", "meta", "link", "hr", "mspace", "area", "col", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []  # "", "content" or "evidence" per open element
+        self.text: dict[str, list[str]] = {"": [], "content": [], "evidence": []}
+        self.attributes: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        kind = self.stack[-1] if self.stack else ""
+        classes = set((attrs.get("class") or "").split())
+        if "cite-tip" in classes:
+            kind = "evidence"
+        elif not kind and (classes & self.CONTENT_CLASSES or tag == "h3"):  # h3: section titles
+            kind = "content"
+        if tag not in self.VOID:
+            self.stack.append(kind)
+        for name, value in attrs.items():
+            self.attributes.append((tag, name, value or ""))
+
+    def handle_endtag(self, tag):
+        if self.stack and tag not in self.VOID:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text[self.stack[-1] if self.stack else ""].append(data)
+
+
+def _json_strings(value, field=None):
+    """(field, string) for every string in a JSON value, dict keys included."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield None, k
+            yield from _json_strings(v, k if k in CONTENT_FIELDS else field)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_strings(v, field)
+    elif isinstance(value, str):
+        yield field, value
+
+
+def _problems(where: str, text: str, kind: str) -> list[str]:
+    """``kind``: "content" (report text), "evidence" (snippets) or "" (anything else)."""
+    checks = {n: p for n, p in IDENTIFYING.items() if kind != "evidence" or n in EVIDENCE_CHECKS}
+    found = [
+        f"{where}: {name}: {m.group()!r}" for name, p in checks.items() for m in p.finditer(text)
+    ]
+    if not kind:
+        found += [f"{where}: system name: {m.group()!r}" for m in SYSTEM_NAMES.finditer(text)]
+    return found
+
+
+def test_no_annotator_visible_byte_of_a_released_report_identifies_its_system(
+    scholarqa_dir, annotator_user
+):
+    imported = import_release(scholarqa_dir, "Released reports")
+    total = sum(
+        len(_records(p)) for f in FOLDERS for p in (scholarqa_dir / "reports" / f).glob("*.json*")
+    )
+    assert sum(imported.values()) >= 0.95 * total and len(imported) == 14
+    study = Study.objects.get(name="Released reports")
+    study.tasks = [Study.Task.MEDAL_RANKING]
+    study.save()
+    reports = list(Report.objects.filter(question__study=study).order_by("question_id", "id"))
+    assert {r.system.name for r in reports} >= {"sqa", "storm", "falcon", "you", "openai-dr"}
+
+    # The annotator is assigned every report: pages of up to three reports per question,
+    # one setting per page of a question (one assignment per question, task and setting).
+    by_question: dict[int, list[int]] = {}
+    for r in reports:
+        by_question.setdefault(r.question_id, []).append(r.pk)
+    assignments = [
+        Assignment(
+            study=study,
+            annotator=annotator_user.annotator,
+            question_id=q,
+            task=Study.Task.MEDAL_RANKING,
+            setting=Setting.values[k // 3],
+            position=i,
+            report_order=ids[k : k + 3],
+        )
+        for i, (q, ids) in enumerate(by_question.items())
+        for k in range(0, len(ids), 3)
+    ]
+    Assignment.objects.bulk_create(assignments)
+
+    problems: list[str] = []
+    client = APIClient()
+    client.force_login(annotator_user)
+
+    # The annotator's API: every report, as JSON.
+    seen = set()
+    for q in by_question:
+        response = client.get("/api/reports/", {"question": q, "limit": 50})
+        assert response.status_code == 200
+        body = response.json()
+        rows = body["results"] if isinstance(body, dict) else body
+        seen.update(row["public_id"] for row in rows)
+        for field, value in _json_strings(body):
+            kind = "evidence" if field == "snippets" else "content" if field else ""
+            problems += _problems(f"API q{q} {field}", value, kind)
+    assert seen == {r.public_id for r in reports}
+
+    # The task pages of every fourth question (every page renders the same way; the
+    # sample holds every system's reports).
+    sample = set(list(by_question)[::4])
+    pages = Assignment.objects.filter(study=study, question_id__in=sample)
+    shown = set(
+        Report.objects.filter(question_id__in=sample).values_list("system__name", flat=True)
+    )
+    assert len(shown) == len({r.system.name for r in reports})
+    for a in pages:
+        response = client.get(reverse("annotate:task", args=[a.pk]))
+        assert response.status_code == 200
+        page = _Page()
+        page.feed(response.content.decode())
+        where = f"page {a.pk}"
+        for kind, texts in page.text.items():
+            problems += _problems(f"{where} {kind or 'page'}", " ".join(texts), kind)
+        for tag, name, value in page.attributes:
+            if name in {"href", "src"}:
+                # source links are evidence; the rest are the app's own URLs
+                problems += _problems(f"{where} <{tag} {name}>", value, "evidence")
+            elif not tag.startswith("m"):  # MathML attributes carry no words
+                problems += _problems(f"{where} <{tag} {name}>", htmllib.unescape(value), "")
+    assert not problems, f"{len(problems)} identifying strings, e.g.:\n" + "\n".join(problems[:30])

@@ -1,0 +1,222 @@
+"""One format for every report (annotation.normalise, issue 12): citation markers, model
+tags, control characters; at import, on API writes, and for reports already stored."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from annotation.importers import run
+from annotation.importers.structure import (
+    ParsedCitation,
+    ParsedParagraph,
+    ParsedReport,
+    find_anchors,
+    parse_markdown,
+)
+from annotation.importers.structure import ParsedSection as Sec
+from annotation.models import Citation, Paragraph, Question, Report, RubricItem
+from annotation.normalise import clean_text, normalise_report
+from tests.annotation import factories as f
+
+
+def one(text: str, keys=(), titles=None) -> tuple[ParsedReport, dict]:
+    citations = {k: ParsedCitation(key=k, title=(titles or {}).get(k, "")) for k in keys}
+    anchors = find_anchors(text, sorted(citations, key=len, reverse=True))
+    parsed = ParsedReport([Sec("", [ParsedParagraph(text, anchors)])], citations)
+    return normalise_report(parsed)
+
+
+def text_of(normalised: ParsedReport) -> str:
+    return normalised.sections[0].paragraphs[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "keys", "expected"),
+    [
+        ("A claim [1]. Another [2][1].", ["1", "2"], "A claim [1]. Another [2][1]."),
+        ("A claim (Rego et al., 2022).", ["(Rego et al., 2022)"], "A claim [1]."),
+        ("A claim (Rego et al., 2022; Li, 2020).", [], "A claim [1][2]."),
+        ("A claim (Doan, Halevy, & Ives, 2012).", [], "A claim [1]."),
+        (
+            "Size r  [247722574 | Carmesin | 2022 | Citations: 1].",
+            ["[247722574 | Carmesin | 2022 | Citations: 1]"],
+            "Size r [1].",
+        ),
+        ("A claim (chen2023aifairnessin pages 11-12).", [], "A claim [1]."),
+        ("Fair (Survey of Bias).", ["Survey of Bias"], "Fair [1]."),
+        ("Fast[^1] and safe[^2].", ["^1", "^2"], "Fast [1] and safe [2]."),
+        ('As noted "quoted"¹. And practice².', [], 'As noted "quoted" [1]. And practice [2].'),
+        ("Robot [[1]](https://x.example/a#:~:text=b) moves.", ["1"], "Robot [1] moves."),
+        ("Claim ([NIST, 2022](https://doi.org/x)).", ["NIST, 2022"], "Claim [1]."),
+        ("Claim ([3], pages 2-3).", ["3"], "Claim [1]."),
+    ],
+)
+def test_every_marker_style_becomes_one(text, keys, expected):
+    normalised, original = one(text, keys)
+    assert text_of(normalised) == expected
+    p = normalised.sections[0].paragraphs[0]
+    assert [p.text[a:b] for a, b, _ in p.anchors] == [f"[{k}]" for _, _, k in p.anchors]
+    assert original["sections"][0]["paragraphs"] == [text]  # the original is kept
+
+
+def test_content_is_not_mistaken_for_markers():
+    text = (
+        "It runs in O(n³) time on 10¹⁹ cm³ and 2^10 steps; Smith et al. (2020) agree (March 2023)."
+    )
+    normalised, _ = one(text)
+    assert text_of(normalised) == text and not normalised.citations
+
+
+def test_model_tags_tldr_and_controls_are_removed():
+    text = (
+        "TLDR; A summary of the field. (9 sources)\n"
+        'Data points <Model name="Anthropic" version="claude-sonnet-4-20250514">. More '
+        "\u202eevil\u202c text\u200b here."
+    )
+    normalised, original = one(text)
+    out = text_of(normalised)
+    assert "Model" not in out and "Anthropic" not in out and "claude" not in out
+    assert not out.startswith("TLDR") and "(9 sources)" not in out
+    assert "\u202e" not in out and "\u200b" not in out and "evil text here." in out
+    assert "claude-sonnet-4-20250514" in original["sections"][0]["paragraphs"][0]
+
+
+def test_system_styled_citation_titles_become_plain():
+    keys = ["[1 | Menon et al. | 2022 | Citations: 287]", "T1", "T2"]
+    titles = {
+        keys[0]: keys[0],
+        "T1": "Title unknown for (Govil et al., 2018)",
+        "T2": "Sunflowers (N. Alon, A. Shpilka, 2013) – Abstract",
+    }
+    normalised, _ = one(f"a {keys[0]} b (T1) c (T2)", keys, titles)
+    assert [c.title for c in normalised.citations.values()] == [
+        "Menon et al., 2022",
+        "Govil et al., 2018",
+        "Sunflowers — N. Alon, A. Shpilka, 2013",
+    ]
+
+
+def test_normalising_twice_changes_nothing():
+    normalised, _ = one("A (Rego et al., 2022) b [[1]](https://x.example) c", ["1"])
+    again, _ = normalise_report(normalised)
+    assert again.canonical() == normalised.canonical()
+
+
+def test_markdown_links_keep_their_words():
+    parsed = parse_markdown("See also [a survey](https://example.org/survey).")
+    normalised, _ = normalise_report(parsed)
+    assert text_of(normalised) == "See also a survey [1]."
+
+
+def test_clean_text_removes_bidi_and_zero_width_only():
+    assert clean_text("a\u200bb\u202ec\u2066d\ufeffe\u200ff") == "abcdef"
+    assert clean_text("Ωμέγα ℤ₃ⁿ — café") == "Ωμέγα ℤ₃ⁿ — café"
+
+
+@pytest.mark.django_db
+def test_imported_questions_and_rubric_items_lose_control_characters(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "id": "q1",
+                "text": "Which \u202egnirts\u202c is it?\u200b",
+                "rubric": [{"text": "Names \u2066the\u2069 thing"}],
+            }
+        )
+    )
+    run("questions", path, study="S", format="jsonl")
+    assert Question.objects.get().text == "Which gnirts is it?"
+    assert RubricItem.objects.get().text == "Names the thing"
+
+
+@pytest.mark.django_db
+def test_the_api_write_path_normalises_and_staff_read_the_original(
+    admin_user, annotator_user, other_annotator_user
+):
+    world = f.build_world(annotator_user, other_annotator_user)
+    report = world.own["report"]
+    client = APIClient()
+    client.force_authenticate(admin_user)
+    text = 'A claim (Rego et al., 2022) <Model name="Anthropic" version="x">.'
+    body = {
+        "sections": [
+            {
+                "position": 1,
+                "title": "",
+                "paragraphs": [
+                    {
+                        "number": 1,
+                        "text": text,
+                        "anchors": [
+                            {"citation": "(Rego et al., 2022)", "start": 8, "end": 27},
+                        ],
+                    }
+                ],
+            }
+        ],
+        "citations": [{"key": "(Rego et al., 2022)", "title": "Paper", "snippets": ["s"]}],
+    }
+    response = client.patch(f"/api/reports/{report.public_id}/", body, format="json")
+    assert response.status_code == 200, response.content
+    assert Paragraph.objects.get(report=report).text == "A claim [1]."
+    assert Citation.objects.get(report=report).key == "1"
+    staff = client.get(f"/api/reports/{report.public_id}/").json()
+    assert staff["original"]["sections"][0]["paragraphs"] == [text]
+    client.force_authenticate(annotator_user)
+    seen = client.get(f"/api/reports/{report.public_id}/")
+    if seen.status_code == 200:
+        assert "original" not in seen.json() and "Rego" not in seen.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_command_normalises_stored_reports_in_place_and_keeps_their_rows():
+    run(
+        "reports",
+        json.dumps(
+            [
+                {
+                    "question": "Q?",
+                    "response": {
+                        "sections": [
+                            {
+                                "text": "One (Rego et al., 2022) two [5].",
+                                "citations": [
+                                    {"id": "(Rego et al., 2022)", "title": "P"},
+                                    {"id": "5", "title": "Q"},
+                                ],
+                            }
+                        ]
+                    },
+                }
+            ]
+        ).encode(),
+        study="S",
+        format="scholarqa",
+        system="sqa",
+    )
+    report = Report.objects.get()
+    # As a report stored before normalisation existed looked:
+    para = Paragraph.objects.get(report=report)
+    Paragraph.objects.filter(pk=para.pk).update(text="One (Rego et al., 2022) two [5].")
+    rego, five = Citation.objects.get(key="1"), Citation.objects.get(key="2")
+    Citation.objects.filter(pk=rego.pk).update(key="(Rego et al., 2022)")
+    Citation.objects.filter(pk=five.pk).update(key="5")
+    a, b = para.anchors.order_by("start")
+    type(a).objects.filter(pk=a.pk).update(start=4, end=23)
+    type(b).objects.filter(pk=b.pk).update(start=28, end=31)
+    Report.objects.filter(pk=report.pk).update(original={})
+    out = io.StringIO()
+    call_command("normalise_reports", stdout=out)
+    assert "normalised 1 reports" in out.getvalue()
+    para.refresh_from_db()
+    assert para.text == "One [1] two [2]."
+    assert set(Citation.objects.values_list("pk", "key")) == {(rego.pk, "1"), (five.pk, "2")}
+    assert [para.text[x.start : x.end] for x in para.anchors.order_by("start")] == ["[1]", "[2]"]
+    report.refresh_from_db()
+    assert report.original["sections"][0]["paragraphs"] == ["One (Rego et al., 2022) two [5]."]
+    call_command("normalise_reports", stdout=out)  # again: nothing left to do
+    assert "normalised 0 reports" in out.getvalue()
