@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_study_researchers'),
+        ('annotation', '0009_web_annotator_clients_flags_guidelines'),
     ]
 
     operations = [
