@@ -356,6 +356,8 @@ class Job:
     messages: list[dict]
     parse: Callable[[str], object]
     key: str = ""
+    #: The answer's JSON schema, for JSON mode / structured outputs (None: a text answer).
+    schema: dict | None = None
 
 
 @dataclass
@@ -375,10 +377,15 @@ def _call(client: ChatClient, job: Job) -> Outcome:
     problem = ""
     for _ in range(client.config.format_retries + 1):
         try:
-            c = client.complete(job.messages)
-        except LLMError as exc:
+            c = client.complete(job.messages, job.schema)
+        except LLMError as exc:  # refusals and failed attempts still cost their tokens
             return Outcome(
-                None, "", prompt_tokens, completion_tokens, attempts + exc.attempts, error=str(exc)
+                None,
+                "",
+                prompt_tokens + exc.prompt_tokens,
+                completion_tokens + exc.completion_tokens,
+                attempts + exc.attempts,
+                error=str(exc),
             )
         prompt_tokens += c.prompt_tokens
         completion_tokens += c.completion_tokens
@@ -426,6 +433,8 @@ def execute_run(run_id: int, lease: str) -> str:
         _process(run, lease, client, context)
     except _LeaseLost:
         return "superseded"
+    finally:
+        client.close()
     scholarqa_style = bool({Task.RELEVANCE, Task.CITATIONS} & set(run.tasks))
     finalize(run.judge, run.study_id, scholarqa_overall=scholarqa_style)
     failed = run.units.filter(status=JudgeUnit.Status.FAILED).exists()
@@ -466,7 +475,7 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
                 if unit is None:
                     break
                 job = context.job(unit)
-                job.key = cache_key(client.config, job.messages)
+                job.key = cache_key(client.config, job.messages, job.schema)
                 hit = _cached(job)
                 if hit is not None:
                     _persist(run, lease, job, hit, context)
@@ -587,7 +596,8 @@ class _Context:
             )
             numbers = [n for n, _ in paragraphs]
             return Job(unit, prompts.relevance_messages(self.query(p["report"]), paragraphs),
-                       lambda c: prompts.parse_relevance(c, numbers))  # fmt: skip
+                       lambda c: prompts.parse_relevance(c, numbers),
+                       schema=prompts.RELEVANCE_SCHEMA)  # fmt: skip
         if unit.task == Task.CITATIONS:
             cites = {
                 c.key: c
@@ -602,7 +612,8 @@ class _Context:
             keys = [b["key"] for b in blocks]
             claim = text[p["start"] : p["end"]]
             return Job(unit, prompts.claim_messages(self.query(p["report"]), claim, blocks),
-                       lambda c: prompts.parse_claim(c, keys))  # fmt: skip
+                       lambda c: prompts.parse_claim(c, keys),
+                       schema=prompts.CLAIM_SCHEMA)  # fmt: skip
         raise ValueError(f"unknown task {unit.task!r}")
 
     def write(self, unit: JudgeUnit, parsed) -> None:
