@@ -100,6 +100,9 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body leave in two writes: without TCP_NODELAY, Nagle's algorithm
+            # and the client's delayed ACK add ~40 ms to every keep-alive answer
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # quiet
                 pass
