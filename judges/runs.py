@@ -38,6 +38,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation import progress
 from annotation.models import Citation, CitationAnchor, Paragraph, Report, RubricItem
 
 from . import prompts
@@ -486,7 +487,9 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
     last_id = 0
     exhausted = stopping = False
     last_flush = last_beat = time.monotonic()
-    with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
+    left = run.total_units - run.done_units - run.failed_units
+    shown = progress.bar(left, f"judge run {run.pk}", "unit")
+    with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
         while True:
             if not queue and not exhausted and not stopping and len(inflight) < limit:
                 chunk = list(
@@ -513,6 +516,7 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
                 or stopping
             ):
                 _persist(run, ready, context)
+                shown.update(len(ready))
                 ready, last_flush = [], now
             if now - last_beat >= HEARTBEAT_EVERY:
                 last_beat = now
@@ -526,8 +530,9 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
             done, _ = wait(inflight, timeout=timeout, return_when=FIRST_COMPLETED)
             for future in done:
                 ready.append((inflight.pop(future), future.result()))
-    if ready:
-        _persist(run, ready, context)
+        if ready:
+            _persist(run, ready, context)
+            shown.update(len(ready))
     if stopping:
         raise _LeaseLost
 

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.exporters import export_pairwise
 from annotation.models import Setting, Study
 
@@ -18,6 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=["dev", "test"])
         parser.add_argument("--out", help="file to write (default: standard output)")
 
+    @progress.command
     def handle(self, *args, **options):
         try:
             study = Study.objects.get(name=options["study"])

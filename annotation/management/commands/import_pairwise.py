@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation import progress
 from annotation.models import Setting
 
 from ._importing import add_common, run_import
@@ -36,6 +37,7 @@ class Command(BaseCommand):
             help="read as an agreement-only file (default: when the name says agreement_only)",
         )
 
+    @progress.command
     def handle(self, *args, **options):
         run_import(
             self,
