@@ -489,6 +489,7 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
     last_flush = last_beat = time.monotonic()
     left = run.total_units - run.done_units - run.failed_units
     shown = progress.bar(left, f"judge run {run.pk}", "unit")
+    writer = _Writer(run, context)
     with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
         while True:
             if not queue and not exhausted and not stopping and len(inflight) < limit:
@@ -515,7 +516,7 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
                 or not inflight
                 or stopping
             ):
-                _persist(run, ready, context)
+                writer.write(ready)
                 shown.update(len(ready))
                 ready, last_flush = [], now
             if now - last_beat >= HEARTBEAT_EVERY:
@@ -531,10 +532,50 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
             for future in done:
                 ready.append((inflight.pop(future), future.result()))
         if ready:
-            _persist(run, ready, context)
+            writer.write(ready)
             shown.update(len(ready))
+        writer.close()
     if stopping:
         raise _LeaseLost
+
+
+class _Writer:
+    """Writes batches of finished units. On PostgreSQL, on a thread of its own (with its own
+    connection) so that calls keep going while a batch commits; one batch at a time, in
+    order, each write waiting for the previous one (errors surface in the task). Elsewhere
+    (SQLite, or inside a transaction such as a test's) on the task's thread."""
+
+    def __init__(self, run: JudgeRun, context: _Context):
+        from django.db import connection
+
+        self.run, self.context = run, context
+        threaded = connection.vendor == "postgresql" and not connection.in_atomic_block
+        self._pool = ThreadPoolExecutor(1, f"judge-run-{run.pk}-writer") if threaded else None
+        self._pending = None
+
+    def write(self, batch: list[tuple[Job, Outcome]]) -> None:
+        if self._pool is None:
+            _persist(self.run, batch, self.context)
+            return
+        if self._pending is not None:
+            self._pending.result()
+        self._pending = self._pool.submit(_persist, self.run, list(batch), self.context)
+
+    def close(self) -> None:
+        if self._pool is None:
+            return
+        try:
+            if self._pending is not None:
+                self._pending.result()
+        finally:
+            self._pool.submit(_close_connection).result()  # the writer thread's own
+            self._pool.shutdown()
+
+
+def _close_connection() -> None:
+    from django.db import connection
+
+    connection.close()  # resolved on the calling thread: that thread's connection
 
 
 def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: _Context) -> None:
