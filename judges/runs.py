@@ -490,51 +490,55 @@ def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -
     left = run.total_units - run.done_units - run.failed_units
     shown = progress.bar(left, f"judge run {run.pk}", "unit")
     writer = _Writer(run, context)
-    with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
-        while True:
-            if not queue and not exhausted and not stopping and len(inflight) < limit:
-                chunk = list(
-                    run.units.filter(status=JudgeUnit.Status.PENDING, pk__gt=last_id).order_by(
-                        "pk"
-                    )[:UNIT_CHUNK]
-                )
-                exhausted = len(chunk) < UNIT_CHUNK
-                if chunk:
-                    last_id = chunk[-1].pk
-                    for job, hit in context.jobs(chunk):
-                        if hit is not None:
-                            ready.append((job, hit))
-                        else:
-                            queue.append(job)
-            while queue and not stopping and len(inflight) < limit:
-                job = queue.pop(0)
-                inflight[pool.submit(_call, client, job)] = job
-            now = time.monotonic()
-            if ready and (
-                len(ready) >= FLUSH_UNITS
-                or now - last_flush >= FLUSH_EVERY
-                or not inflight
-                or stopping
-            ):
+    try:
+        with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
+            while True:
+                if not queue and not exhausted and not stopping and len(inflight) < limit:
+                    chunk = list(
+                        run.units.filter(status=JudgeUnit.Status.PENDING, pk__gt=last_id).order_by(
+                            "pk"
+                        )[:UNIT_CHUNK]
+                    )
+                    exhausted = len(chunk) < UNIT_CHUNK
+                    if chunk:
+                        last_id = chunk[-1].pk
+                        for job, hit in context.jobs(chunk):
+                            if hit is not None:
+                                ready.append((job, hit))
+                            else:
+                                queue.append(job)
+                while queue and not stopping and len(inflight) < limit:
+                    job = queue.pop(0)
+                    inflight[pool.submit(_call, client, job)] = job
+                now = time.monotonic()
+                if ready and (
+                    len(ready) >= FLUSH_UNITS
+                    or now - last_flush >= FLUSH_EVERY
+                    or not inflight
+                    or stopping
+                ):
+                    writer.write(ready)
+                    shown.update(len(ready))
+                    ready, last_flush = [], now
+                if now - last_beat >= HEARTBEAT_EVERY:
+                    last_beat = now
+                    if not _alive(run.pk, lease):
+                        stopping = True  # finish what is in flight, start nothing new
+                if not inflight:
+                    if stopping or (exhausted and not queue):
+                        break
+                    continue
+                timeout = FLUSH_EVERY if ready else HEARTBEAT_EVERY
+                done, _ = wait(inflight, timeout=timeout, return_when=FIRST_COMPLETED)
+                for future in done:
+                    ready.append((inflight.pop(future), future.result()))
+            if ready:
                 writer.write(ready)
                 shown.update(len(ready))
-                ready, last_flush = [], now
-            if now - last_beat >= HEARTBEAT_EVERY:
-                last_beat = now
-                if not _alive(run.pk, lease):
-                    stopping = True  # finish what is in flight, start nothing new
-            if not inflight:
-                if stopping or (exhausted and not queue):
-                    break
-                continue
-            timeout = FLUSH_EVERY if ready else HEARTBEAT_EVERY
-            done, _ = wait(inflight, timeout=timeout, return_when=FIRST_COMPLETED)
-            for future in done:
-                ready.append((inflight.pop(future), future.result()))
-        if ready:
-            writer.write(ready)
-            shown.update(len(ready))
-        writer.close()
+    except BaseException:
+        writer.close(quiet=True)  # the first error is the one to report
+        raise
+    writer.close()
     if stopping:
         raise _LeaseLost
 
@@ -561,12 +565,15 @@ class _Writer:
             self._pending.result()
         self._pending = self._pool.submit(_persist, self.run, list(batch), self.context)
 
-    def close(self) -> None:
+    def close(self, quiet: bool = False) -> None:
         if self._pool is None:
             return
         try:
             if self._pending is not None:
-                self._pending.result()
+                if quiet:
+                    self._pending.exception()  # wait, without raising
+                else:
+                    self._pending.result()
         finally:
             self._pool.submit(_close_connection).result()  # the writer thread's own
             self._pool.shutdown()
