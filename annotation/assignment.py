@@ -26,6 +26,12 @@ question twice (nor one they already have: ``Item.assigned``), nobody exceeds th
 an item never gets more than ``overlap`` annotators in all. Items are visited field by field in
 turn, so when capacity runs short the shortfall is spread over fields, not piled on the last.
 
+``random_assignment`` and ``by_expertise`` never leave a question short that some plan could
+cover: their greedy plan is kept only when it makes as many assignments as the maximum flow
+(scipy's ``csgraph.maximum_flow``); otherwise the plan is a min-cost maximum flow
+(:func:`_flow`, networkx's network simplex) whose costs keep coverage of every question,
+the fields' shares and the annotators' loads balanced as secondary objectives.
+
 :func:`balanced_systems` chooses which systems are compared on each question (e.g. 3 of 6) so
 that every pair of systems is compared equally often; :func:`summarize` gives the counts an
 admin reviews before committing a plan.
@@ -192,7 +198,7 @@ def balanced_systems(
     return out
 
 
-# --- the shared greedy --------------------------------------------------------------------
+# --- the shared flow ----------------------------------------------------------------------
 
 
 def _field_order(items: Sequence[Item], rng: random.Random) -> list[Item]:
@@ -222,6 +228,104 @@ def _check(items: Sequence[Item], annotators: Sequence[Person], overlap: int) ->
     for p in annotators:
         if p.capacity is not None and p.capacity < 0:
             raise ValueError(f"capacity: annotator {p.id} has a negative capacity")
+
+
+def _flow(
+    strategy: str,
+    items: Sequence[Item],
+    annotators: Sequence[Person],
+    *,
+    overlap: int,
+    seed: int,
+    setting: str,
+    eligible,
+    reason: str,
+) -> Plan:
+    """The plan as a min-cost flow: source → field → item → annotator → sink.
+
+    A greedy pass (visit items, take the least loaded eligible annotators) can strand a
+    question: with questions (nlp, bio), experts {nlp, bio} and {nlp} of capacity 1, giving
+    the nlp question to the first expert leaves bio uncovered although a full plan exists.
+    As a flow problem the number of assignments is maximal by construction (every
+    augmenting path is taken), and the costs choose among the maximal plans,
+    lexicographically (each level's weight exceeds all lower levels' costs combined):
+
+    1. spread over items — every question's first annotator before any question's second
+       (convex cost per extra annotator on the field → item edges);
+    2. spread over fields — a shortfall is shared by the fields, not piled on one;
+    3. balanced load — convex cost per extra assignment on the annotator → sink edges;
+    4. a seeded random tie-break on each (item, annotator) edge: deterministic per seed.
+
+    Solved with networkx's network simplex (integer costs: exact). An edge source → sink of
+    prohibitive cost carries whatever cannot be assigned, so the flow is always feasible.
+    """
+    import networkx as nx
+
+    _check(items, annotators, overlap)
+    rng = random.Random(seed)
+    tiebreak = {p.id: rng.random() for p in annotators}
+    ordered = _field_order(items, rng)
+    wanted = {it.question: overlap for it in ordered}
+    need = {it.question: max(0, overlap - len(it.assigned)) for it in ordered}
+    edges: dict[int, list[Person]] = {
+        it.question: [
+            p
+            for p in annotators
+            if need[it.question] and p.id not in it.assigned and p.capacity != 0 and eligible(p, it)
+        ]
+        for it in ordered
+    }
+    units = sum(min(need[q], len(ps)) for q, ps in edges.items())
+    if not units:
+        return Plan(strategy, (), wanted)
+    # Each level's unit weight exceeds the largest total of the levels below it (at most
+    # `units` units, each step of a convex cost at most `units` high).
+    ties = 1000
+    w_load = (units + 1) * ties
+    w_field = 2 * (units + 1) ** 2 * w_load
+    w_item = 2 * (units + 1) ** 2 * w_field
+    g = nx.MultiDiGraph()
+    g.add_node("s", demand=-units)
+    g.add_node("t", demand=units)
+    field_units: Counter = Counter()
+    degree: Counter = Counter()
+    for it in ordered:
+        q, people = it.question, edges[it.question]
+        n = min(need[q], len(people))
+        if not n:
+            continue
+        f = ("f", it.field)
+        for k in range(1, n + 1):  # the k-th new annotator of this question
+            g.add_edge(f, ("q", q), capacity=1, weight=(len(it.assigned) + k) * w_item)
+        field_units[it.field] += n
+        for p in people:
+            g.add_edge(("q", q), ("p", p.id), capacity=1, weight=rng.randrange(ties))
+            degree[p.id] += 1
+    for fld in sorted(field_units):
+        for k in range(1, field_units[fld] + 1):
+            g.add_edge("s", ("f", fld), capacity=1, weight=k * w_field)
+    for p in annotators:
+        top = degree[p.id] if p.capacity is None else min(p.capacity, degree[p.id])
+        for k in range(1, top + 1):
+            g.add_edge(("p", p.id), "t", capacity=1, weight=k * w_load)
+    # dearer than any augmenting path of real edges: used only for what cannot be assigned
+    bypass = sum(w for _, _, w in g.edges(data="weight")) + 1
+    g.add_edge("s", "t", capacity=units, weight=bypass)
+    _, flow = nx.network_simplex(g)
+    chosen: dict[int, set[int]] = defaultdict(set)
+    for q in edges:
+        for (_, pid), by_key in flow.get(("q", q), {}).items():
+            if sum(by_key.values()):
+                chosen[q].add(pid)
+    planned: list[Planned] = []
+    load: Counter = Counter()
+    for it in ordered:
+        for pid in sorted(chosen.get(it.question, ()), key=lambda i: (load[i], tiebreak[i])):
+            order = list(it.reports)
+            rng.shuffle(order)
+            planned.append(Planned(pid, it.question, tuple(order), setting, reason))
+            load[pid] += 1
+    return Plan(strategy, tuple(planned), wanted)
 
 
 def _greedy(
@@ -261,6 +365,51 @@ def _greedy(
     return Plan(strategy, tuple(planned), wanted)
 
 
+def _most_assignable(items: Sequence[Item], annotators: Sequence[Person], overlap: int, eligible):
+    """How many assignments a best plan makes: the maximum flow source → item (its missing
+    annotators) → eligible annotator (1 each) → sink (capacity), by scipy's csgraph."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    index = {p.id: i for i, p in enumerate(annotators)}
+    n_items, n_people = len(items), len(annotators)
+    source, sink = 0, 1 + n_items + n_people
+    rows, cols, caps = [], [], []
+    degree: Counter = Counter()
+    for k, it in enumerate(items, start=1):
+        need = overlap - len(it.assigned)
+        people = [
+            p
+            for p in annotators
+            if need > 0 and p.id not in it.assigned and p.capacity != 0 and eligible(p, it)
+        ]
+        if not people:
+            continue
+        rows.append(source), cols.append(k), caps.append(min(need, len(people)))
+        for p in people:
+            rows.append(k), cols.append(1 + n_items + index[p.id]), caps.append(1)
+            degree[p.id] += 1
+    for p in annotators:
+        if degree[p.id]:
+            cap = degree[p.id] if p.capacity is None else min(p.capacity, degree[p.id])
+            rows.append(1 + n_items + index[p.id]), cols.append(sink), caps.append(cap)
+    if not rows:
+        return 0
+    graph = csr_matrix((caps, (rows, cols)), shape=(sink + 1, sink + 1), dtype="int32")
+    return int(maximum_flow(graph, source, sink, method="dinic").flow_value)
+
+
+def _assign(strategy, items, annotators, **kw) -> Plan:
+    """The greedy plan when it is a best one (as many assignments as the maximum flow, as
+    is almost always the case, at a fraction of the cost), else the min-cost flow's."""
+    greedy = _greedy(strategy, items, annotators, **kw)
+    if len(greedy.assignments) == _most_assignable(
+        items, annotators, kw["overlap"], kw["eligible"]
+    ):
+        return greedy
+    return _flow(strategy, items, annotators, **kw)
+
+
 # --- the strategies -----------------------------------------------------------------------
 
 
@@ -273,7 +422,7 @@ def random_assignment(
     setting: str = ASSIGNED,
 ) -> Plan:
     """Setting 1: each comparison to ``overlap`` different annotators, least loaded first."""
-    return _greedy(
+    return _assign(
         "random",
         items,
         annotators,
@@ -294,7 +443,7 @@ def by_expertise(
     setting: str = ASSIGNED,
 ) -> Plan:
     """ResearchQA's field-matched pools: only experts of the question's field judge it."""
-    return _greedy(
+    return _assign(
         "expertise",
         items,
         annotators,

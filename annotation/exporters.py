@@ -18,6 +18,7 @@ from django.apps import apps
 from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
 
+from annotation import progress
 from annotation.importers.scholarqa import CONSENSUS_METRIC, FILE_METRICS, RANK_LIKE
 from annotation.models import (
     HumanMetricScore,
@@ -101,7 +102,7 @@ def export_table(table: str, study, fmt: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([f.attname for f in fields])
-    for r in data:
+    for r in progress.track(data, len(data), f"exporting {table}", "row"):
         writer.writerow([_csv_cell(f, r[f.attname]) for f in fields])
     return out.getvalue()
 
@@ -254,7 +255,8 @@ def export_pairwise(
         return v
 
     records = []
-    for qid in sorted(questions, key=lambda q: questions[q].text):
+    ordered = sorted(questions, key=lambda q: questions[q].text)
+    for qid in progress.track(ordered, len(ordered), "exporting pairwise", "question"):
         q = questions[qid]
         for a, b in pairs.get(qid, []):
             rec = {"question": q.text, "models": [system[a], system[b]]}
@@ -445,13 +447,14 @@ def export_judgments(study, fmt: str) -> str | bytes:
     if fmt == "json":
         return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        rows_ = progress.track(records, len(records), "exporting judgments", "row")
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows_)
     cols = judgment_columns()
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(cols)
-        for r in records:
+        for r in progress.track(records, len(records), "exporting judgments", "row"):
             writer.writerow(["" if r.get(c) is None else _cell(r.get(c)) for c in cols])
         return out.getvalue()
     from openpyxl import Workbook
@@ -459,7 +462,7 @@ def export_judgments(study, fmt: str) -> str | bytes:
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("judgments")
     ws.append(cols)
-    for r in records:
+    for r in progress.track(records, len(records), "exporting judgments", "row"):
         ws.append([_cell(r.get(c)) for c in cols])
     buf = io.BytesIO()
     wb.save(buf)

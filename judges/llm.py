@@ -1,13 +1,33 @@
-"""A small client for OpenAI-compatible chat completions (``POST {base}/chat/completions``).
+"""Chat completions through the official ``openai`` SDK, for any OpenAI-compatible endpoint.
 
-Standard library only (``urllib``): no dependency to add. The client retries what is
-worth retrying — 429 (honouring ``Retry-After``), 5xx, timeouts, dropped connections and
-bodies that are not the protocol's JSON — with exponential backoff, and raises at once on
-any other 4xx (a wrong key or model will not get better by asking again). Whether the
-*content* of an answer is usable is the caller's business (see :mod:`judges.prompts`).
+The SDK speaks the protocol (OpenAI, Azure OpenAI, vLLM, Ollama, …), keeps one pooled HTTP
+connection per client and parses the answers; this module adds what a judge run needs on
+top of it:
 
-Configuration comes from settings ``LLM_BASE_URL`` / ``LLM_API_KEY``, overridden per judge
-by ``Judge.parameters`` (see :class:`LLMConfig`).
+* **Retries we can count.** The SDK's own retries are off (``max_retries=0``): a run
+  records every HTTP call (``JudgeUnit.attempts``, ``JudgeRun.requests``), so this client
+  retries what is worth retrying — 429 (honouring ``Retry-After``), 5xx, timeouts, dropped
+  connections and bodies that are not the protocol's JSON — with exponential backoff, and
+  raises at once on any other 4xx (a wrong key or model will not get better by asking
+  again) and on a **refusal** (``content: null`` with ``refusal``: the model will refuse
+  again). Tokens are counted on every attempt that reports usage, refusals included.
+* **Model-dependent parameters.** Reasoning models (o-series, GPT-5) reject ``temperature``
+  and ``max_tokens``: by default, their requests leave ``temperature`` out and cap the
+  answer with ``max_completion_tokens`` (``token_parameter`` overrides the choice;
+  ``temperature: null`` leaves it out for any model).
+* **Azure.** A base URL carrying ``?api-version=`` (or the ``api_version`` parameter) is an
+  Azure OpenAI endpoint: the SDK's ``AzureOpenAI`` client sends the key as ``api-key``,
+  the version as a query parameter, and routes to ``/openai/deployments/<model>/…`` unless
+  the base URL already names a deployment. Other query parameters of a base URL, and
+  ``extra_query``/``extra_headers``, go with every request.
+* **JSON mode / structured outputs** (``response_format``: ``"json_object"`` or
+  ``"json_schema"``) for the prompts whose answer is a JSON object; the other prompts are
+  sent as text. An endpoint that does not support it answers 400, which fails the run with
+  the endpoint's message instead of being silently ignored.
+
+Whether the *content* of an answer is usable is the caller's business (see
+:mod:`judges.prompts`). Configuration comes from settings ``LLM_BASE_URL`` /
+``LLM_API_KEY``, overridden per judge by ``Judge.parameters`` (see :class:`LLMConfig`).
 """
 
 from __future__ import annotations
@@ -15,19 +35,25 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import socket
+import re
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field, fields
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import openai
 
 #: Judge.parameters keys that configure the client (anything else is sent to the API
 #: as a request field only when listed under ``"request"``).
 CONFIG_KEYS = (
     "base_url",
     "api_key",
+    "api_version",
     "temperature",
     "max_tokens",
+    "token_parameter",
+    "response_format",
+    "extra_headers",
+    "extra_query",
     "timeout",
     "max_retries",
     "backoff",
@@ -38,18 +64,35 @@ CONFIG_KEYS = (
     "output_price_per_mtok",
     "request",
 )
+TOKEN_PARAMETERS = ("auto", "max_tokens", "max_completion_tokens")
+RESPONSE_FORMATS = ("text", "json_object", "json_schema")
+#: Models that take ``max_completion_tokens`` and no ``temperature`` (OpenAI's reasoning
+#: models: o1, o3, o4-mini, …, GPT-5), also behind a provider prefix ("openai/o3").
+REASONING_MODEL = re.compile(r"(^|/)(o\d+|gpt-5)([-.:_]|$)", re.IGNORECASE)
+#: Extra headers left out of the cache key: credentials do not change an answer.
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
+AUTO = "auto"
 
 
 class LLMError(Exception):
-    """A call that did not produce an answer; ``attempts`` HTTP calls were made."""
+    """A call that did not produce an answer; ``attempts`` HTTP calls were made and the
+    tokens of those that reported usage are counted."""
 
-    def __init__(self, message: str, attempts: int = 0):
+    def __init__(
+        self, message: str, attempts: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0
+    ):
         super().__init__(message)
         self.attempts = attempts
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
 
 
 class PermanentError(LLMError):
     """A 4xx other than 429: the request itself is wrong; not retried."""
+
+
+class Refusal(PermanentError):
+    """The model refused to answer (``content: null``, ``refusal``); not retried."""
 
 
 class RetriesExhausted(LLMError):
@@ -57,9 +100,14 @@ class RetriesExhausted(LLMError):
 
 
 class _Transient(Exception):
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, usage=None):
         super().__init__(message)
         self.retry_after = retry_after
+        self.usage = usage
+
+
+def is_reasoning_model(model: str) -> bool:
+    return bool(REASONING_MODEL.search(model or ""))
 
 
 @dataclass(frozen=True)
@@ -67,8 +115,18 @@ class LLMConfig:
     model: str
     base_url: str = ""
     api_key: str = ""
-    temperature: float = 0.0
+    #: Azure OpenAI's ``api-version``; taken from the base URL's query when present there.
+    api_version: str = ""
+    #: None: not sent. "auto": 0.0, except for reasoning models (not sent).
+    temperature: float | None | str = AUTO
     max_tokens: int | None = None
+    #: Which request field carries ``max_tokens``; "auto" chooses by the model's name.
+    token_parameter: str = AUTO
+    #: "text" (nothing sent), "json_object" (JSON mode) or "json_schema" (structured
+    #: outputs), applied to the prompts whose answer is a JSON object.
+    response_format: str = "text"
+    extra_headers: dict = field(default_factory=dict)
+    extra_query: dict = field(default_factory=dict)
     timeout: float = 120.0
     max_retries: int = 6
     backoff: float = 1.0  # first wait in seconds; doubles per retry, with jitter
@@ -102,9 +160,78 @@ class LLMConfig:
             )
         known = {f.name for f in fields(cls)}
         config = cls(model=model, **{k: v for k, v in params.items() if k in known})
-        if config.concurrency < 1:
-            raise ValueError(f"judge {judge.name!r}: concurrency must be at least 1")
+        config.validate(judge.name)
         return config
+
+    def validate(self, name: str = "") -> None:
+        """Refuse what cannot be honoured, naming the parameter."""
+        who = f"judge {name!r}: " if name else ""
+        if self.concurrency < 1:
+            raise ValueError(f"{who}concurrency must be at least 1")
+        if self.token_parameter not in TOKEN_PARAMETERS:
+            raise ValueError(f"{who}token_parameter must be one of {', '.join(TOKEN_PARAMETERS)}")
+        if self.response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"{who}response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+        if not (
+            self.temperature is None
+            or self.temperature == AUTO
+            or (
+                isinstance(self.temperature, int | float) and not isinstance(self.temperature, bool)
+            )
+        ):
+            raise ValueError(f"{who}temperature must be a number, null or 'auto'")
+        for name_, value in (
+            ("extra_headers", self.extra_headers),
+            ("extra_query", self.extra_query),
+        ):
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str | int | float) for k, v in value.items()
+            ):
+                raise ValueError(f"{who}{name_} must be an object of names to strings")
+        if not isinstance(self.request, dict):
+            raise ValueError(f"{who}request must be an object of request fields")
+        scheme = urlsplit(self.base_url).scheme
+        if scheme not in ("http", "https"):
+            raise ValueError(f"{who}base_url must be an http(s) URL, not {self.base_url!r}")
+
+    # --- what is sent
+
+    @property
+    def endpoint(self) -> tuple[str, dict]:
+        """(base URL without its query, the query's parameters)."""
+        parts = urlsplit(self.base_url)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", "")), query
+
+    @property
+    def azure_version(self) -> str:
+        return self.api_version or self.endpoint[1].get("api-version", "")
+
+    @property
+    def sent_temperature(self) -> float | None:
+        if self.temperature == AUTO:
+            return None if is_reasoning_model(self.model) else 0.0
+        return self.temperature
+
+    @property
+    def sent_token_parameter(self) -> str:
+        if self.token_parameter == AUTO:
+            return "max_completion_tokens" if is_reasoning_model(self.model) else "max_tokens"
+        return self.token_parameter
+
+    def body(self, messages: list[dict], schema: dict | None = None) -> dict:
+        """The request's fields (``model`` and ``messages`` included)."""
+        body: dict = {"model": self.model, "messages": messages}
+        if self.sent_temperature is not None:
+            body["temperature"] = self.sent_temperature
+        if self.max_tokens:
+            body[self.sent_token_parameter] = self.max_tokens
+        if schema is not None and self.response_format == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        elif schema is not None and self.response_format == "json_schema":
+            body["response_format"] = {"type": "json_schema", "json_schema": schema}
+        body.update(self.request)
+        return body
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (
@@ -121,42 +248,75 @@ class Completion:
     attempts: int  # HTTP calls made for this answer (1 + retries)
 
 
-def cache_key(config: LLMConfig, messages: list[dict]) -> str:
-    """sha256 of what determines an answer: model, messages, sampling parameters."""
+def cache_key(config: LLMConfig, messages: list[dict], schema: dict | None = None) -> str:
+    """sha256 of what determines an answer: the endpoint (base URL, its query and the
+    Azure version), every request field (model, messages, sampling, token cap, response
+    format) and the extra query and headers — credentials excepted. The same model name on
+    two servers (Ollama and vLLM) therefore never shares answers."""
+    base, query = config.endpoint
     blob = json.dumps(
         {
-            "model": config.model,
-            "messages": messages,
-            "temperature": config.temperature,
-            "max_tokens": config.max_tokens,
-            "request": config.request,
+            "endpoint": base,
+            "query": {**query, **config.extra_query},
+            "api_version": config.azure_version,
+            "headers": {
+                k.lower(): v
+                for k, v in config.extra_headers.items()
+                if not _SECRET_HEADER.search(k)
+            },
+            "body": config.body(messages, schema),
         },
         sort_keys=True,
         ensure_ascii=False,
+        default=str,
     )
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def make_sdk_client(config: LLMConfig) -> openai.OpenAI:
+    """The SDK client of an endpoint: ``AzureOpenAI`` when it has an api-version."""
+    base, query = config.endpoint
+    version = config.azure_version
+    query.pop("api-version", None)
+    common = {
+        "api_key": config.api_key or "none",  # local servers need no key; the SDK wants one
+        "timeout": config.timeout,
+        "max_retries": 0,  # retried (and counted) by ChatClient
+        "default_headers": {k: str(v) for k, v in config.extra_headers.items()} or None,
+        "default_query": {**query, **{k: str(v) for k, v in config.extra_query.items()}} or None,
+    }
+    if version:
+        path = urlsplit(base).path
+        if "/deployments/" in path:  # the deployment is named in the URL
+            return openai.AzureOpenAI(base_url=base, api_version=version, **common)
+        endpoint = base[: -len("/openai")] if path.endswith("/openai") else base
+        return openai.AzureOpenAI(azure_endpoint=endpoint, api_version=version, **common)
+    return openai.OpenAI(base_url=base, **common)
+
+
 class ChatClient:
-    """``complete(messages)`` with retries; thread-safe (no shared mutable state)."""
+    """``complete(messages)`` with counted retries; thread-safe (the SDK client is)."""
 
     def __init__(self, config: LLMConfig, *, sleep=time.sleep, rng: random.Random | None = None):
         self.config = config
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.sdk = make_sdk_client(config)
 
-    @property
-    def url(self) -> str:
-        return self.config.base_url.rstrip("/") + "/chat/completions"
+    def close(self) -> None:
+        self.sdk.close()
 
-    def complete(self, messages: list[dict]) -> Completion:
-        attempts = 0
+    def complete(self, messages: list[dict], schema: dict | None = None) -> Completion:
+        attempts = prompt_tokens = completion_tokens = 0
         last = ""
+        body = self.config.body(messages, schema)
         for retry in range(self.config.max_retries + 1):
             attempts += 1
             try:
-                content, usage = self._post(messages)
+                content, usage = self._post(body)
             except _Transient as exc:
+                p, c = _tokens(exc.usage)
+                prompt_tokens, completion_tokens = prompt_tokens + p, completion_tokens + c
                 last = str(exc)
                 if retry == self.config.max_retries:
                     break
@@ -164,14 +324,14 @@ class ChatClient:
                 continue
             except PermanentError as exc:
                 exc.attempts = attempts
+                exc.prompt_tokens += prompt_tokens
+                exc.completion_tokens += completion_tokens
                 raise
-            return Completion(
-                content,
-                int(usage.get("prompt_tokens") or 0),
-                int(usage.get("completion_tokens") or 0),
-                attempts,
-            )
-        raise RetriesExhausted(f"gave up after {attempts} attempts: {last}", attempts)
+            p, c = _tokens(usage)
+            return Completion(content, prompt_tokens + p, completion_tokens + c, attempts)
+        raise RetriesExhausted(
+            f"gave up after {attempts} attempts: {last}", attempts, prompt_tokens, completion_tokens
+        )
 
     def _wait(self, retry: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -179,59 +339,62 @@ class ChatClient:
         base = min(self.config.backoff * 2**retry, self.config.max_backoff)
         return base * (0.5 + self._rng.random() / 2)  # jitter: spread retries of many units
 
-    def _post(self, messages: list[dict]) -> tuple[str, dict]:
-        body = {
-            "model": self.config.model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            **self.config.request,
-        }
-        if self.config.max_tokens:
-            body["max_tokens"] = self.config.max_tokens
-        headers = {"Content-Type": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
-        request = urllib.request.Request(
-            self.url, data=json.dumps(body).encode(), headers=headers, method="POST"
-        )
+    def _post(self, body: dict) -> tuple[str, object]:
+        fields_ = dict(body)
+        model, messages = fields_.pop("model"), fields_.pop("messages")
         try:
-            with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = _error_detail(exc)
-            if exc.code == 429:
-                raise _Transient(f"429 rate limited{detail}", _retry_after(exc)) from None
-            if exc.code >= 500:
-                raise _Transient(f"{exc.code} server error{detail}", _retry_after(exc)) from None
-            raise PermanentError(f"{exc.code} {exc.reason}{detail}") from None
-        except TimeoutError as exc:
+            response = self.sdk.chat.completions.create(
+                model=model, messages=messages, extra_body=fields_ or None
+            )
+        except openai.APITimeoutError as exc:
             raise _Transient(f"timed out after {self.config.timeout} s") from exc
-        except (urllib.error.URLError, ConnectionError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError | socket.timeout):
-                raise _Transient(f"timed out after {self.config.timeout} s") from exc
-            raise _Transient(f"connection failed: {reason}") from exc
-        try:
-            data = json.loads(raw)
-            content = data["choices"][0]["message"]["content"]
-            if not isinstance(content, str):
-                raise TypeError("content is not a string")
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except openai.APIConnectionError as exc:
+            raise _Transient(f"connection failed: {exc.__cause__ or exc}") from exc
+        except openai.APIStatusError as exc:
+            detail = _error_detail(exc.response)
+            code = exc.status_code
+            if code == 429:
+                raise _Transient(f"429 rate limited{detail}", _retry_after(exc.response)) from None
+            if code >= 500:
+                raise _Transient(
+                    f"{code} server error{detail}", _retry_after(exc.response)
+                ) from None
+            reason = exc.response.reason_phrase
+            raise PermanentError(f"{code} {reason}{detail}") from None
+        except (openai.APIResponseValidationError, ValueError) as exc:
             raise _Transient(f"malformed response body ({exc})") from None
-        return content, data.get("usage") or {}
+        usage = getattr(response, "usage", None)
+        try:
+            message = response.choices[0].message
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise _Transient(f"malformed response body ({exc})", usage=usage) from None
+        refusal = getattr(message, "refusal", None)
+        if message.content is None and refusal:
+            p, c = _tokens(usage)
+            raise Refusal(f"the model refused: {refusal}", 1, p, c)
+        if not isinstance(message.content, str):
+            raise _Transient("malformed response body (content is not a string)", usage=usage)
+        return message.content, usage
 
 
-def _retry_after(exc: urllib.error.HTTPError) -> float | None:
-    value = exc.headers.get("Retry-After") if exc.headers else None
+def _tokens(usage) -> tuple[int, int]:
+    if usage is None:
+        return 0, 0
+    get = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
+    return int(get("prompt_tokens") or 0), int(get("completion_tokens") or 0)
+
+
+def _retry_after(response) -> float | None:
+    value = response.headers.get("Retry-After") if response is not None else None
     try:
         return float(value) if value is not None else None
     except ValueError:
         return None
 
 
-def _error_detail(exc: urllib.error.HTTPError) -> str:
+def _error_detail(response) -> str:
     try:
-        text = exc.read(300).decode("utf-8", "replace").strip()
+        text = response.text[:300].strip() if response is not None else ""
     except Exception:  # noqa: BLE001 - a detail only
         return ""
     return f": {text}" if text else ""

@@ -130,8 +130,9 @@ class JudgeUnit(models.Model):
 class LLMResponse(models.Model):
     """The response cache: one valid answer per (model, prompt hash).
 
-    ``key`` = sha256 of the model, the messages and the sampling parameters; only answers
-    that parsed are stored, so a malformed answer is asked again, never replayed.
+    ``key`` = sha256 of the endpoint and every request field (``judges.llm.cache_key``);
+    only answers that parsed are stored, so a malformed answer is asked again, never
+    replayed.
     """
 
     key = models.CharField(max_length=64, unique=True)

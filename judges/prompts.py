@@ -129,6 +129,33 @@ def relevance_messages(query: str, paragraphs: list[tuple[int, str]]) -> list[di
     return _user(prompt)
 
 
+#: Structured-output schemas (OpenAI ``response_format: json_schema``) of the prompts whose
+#: answer is a JSON object; the same shape the prompt asks for in words.
+RELEVANCE_SCHEMA = {
+    "name": "relevance",
+    "strict": True,
+    "schema": {
+        "type": "object",
+        "properties": {
+            "irrelevant": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "paragraph": {"type": "integer"},
+                        "reason": {"type": "string"},
+                    },
+                    "required": ["paragraph", "reason"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["irrelevant"],
+        "additionalProperties": False,
+    },
+}
+
+
 def _json_object(content: str) -> dict:
     text = content.strip()
     fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
@@ -228,6 +255,20 @@ def claim_messages(query: str, claim: str, citations: list[dict]) -> list[dict]:
 
 
 VERDICTS = ("supported", "partial", "unsupported")
+CLAIM_SCHEMA = {
+    "name": "claim_support",
+    "strict": True,
+    "schema": {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "supporting": {"type": "array", "items": {"type": "string"}},
+            "rationale": {"type": "string"},
+        },
+        "required": ["verdict", "supporting", "rationale"],
+        "additionalProperties": False,
+    },
+}
 
 
 def parse_claim(content: str, keys: list[str]) -> tuple[str, list[str], str]:

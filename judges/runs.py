@@ -5,12 +5,16 @@ A run (:class:`~judges.models.JudgeRun`) is planned into units
 one order of a direct pairwise comparison, one report's paragraph relevance, one claim.
 Execution (:func:`execute_run`, the body of the Celery task) keeps at most
 ``concurrency`` LLM calls in flight on a thread pool; threads only talk HTTP and parse,
-every database write happens on the task's own thread, one transaction per completed unit:
-the response goes into the cache, the result rows are written, the unit is marked done
-and the run's counters move. Hence:
+every database write happens on the task's own thread, one transaction per batch of
+completed units (at most ``FLUSH_UNITS`` units or ``FLUSH_EVERY`` seconds of answers): the
+responses go into the cache, the result rows are upserted in bulk, the units are marked
+done and the run's counters move. Per-unit writes, not HTTP, were what limited a run
+against a fast endpoint (a local vLLM answers thousands of requests a second; see
+``bench/judge_throughput.py``). Hence:
 
-* a worker that dies loses only the calls in flight; :func:`resume_run` queues the run
-  again and the new execution skips every unit already done (nothing judged twice), and
+* a worker that dies loses only the calls in flight and the answers of its last
+  ``FLUSH_EVERY`` seconds; :func:`resume_run` queues the run again and the new execution
+  skips every unit already done (nothing judged twice), and
 * a unit is only marked done if it was still pending, so two executions of one run (a
   redelivered message) cannot both write it; a stale execution also stops as soon as it
   sees that its lease was taken over.
@@ -21,8 +25,9 @@ decisions from the stored unit results; it is a pure recomputation and safe to r
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -33,6 +38,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation import progress
 from annotation.models import Citation, CitationAnchor, Paragraph, Report, RubricItem
 
 from . import prompts
@@ -62,6 +68,9 @@ UNIT_TASKS = {
 #: A running run whose heartbeat is older than this is considered dead (resume allowed).
 STALE_AFTER = timedelta(seconds=60)
 HEARTBEAT_EVERY = 2.0  # seconds between heartbeats while calls are in flight
+UNIT_CHUNK = 500  # pending units read (and their prompts built) at a time
+FLUSH_UNITS = 200  # finished units written in one transaction, at most
+FLUSH_EVERY = 0.5  # seconds: a finished unit waits at most this long to be written
 MAX_ERRORS_KEPT = 50
 
 
@@ -356,6 +365,8 @@ class Job:
     messages: list[dict]
     parse: Callable[[str], object]
     key: str = ""
+    #: The answer's JSON schema, for JSON mode / structured outputs (None: a text answer).
+    schema: dict | None = None
 
 
 @dataclass
@@ -375,10 +386,15 @@ def _call(client: ChatClient, job: Job) -> Outcome:
     problem = ""
     for _ in range(client.config.format_retries + 1):
         try:
-            c = client.complete(job.messages)
-        except LLMError as exc:
+            c = client.complete(job.messages, job.schema)
+        except LLMError as exc:  # refusals and failed attempts still cost their tokens
             return Outcome(
-                None, "", prompt_tokens, completion_tokens, attempts + exc.attempts, error=str(exc)
+                None,
+                "",
+                prompt_tokens + exc.prompt_tokens,
+                completion_tokens + exc.completion_tokens,
+                attempts + exc.attempts,
+                error=str(exc),
             )
         prompt_tokens += c.prompt_tokens
         completion_tokens += c.completion_tokens
@@ -426,6 +442,8 @@ def execute_run(run_id: int, lease: str) -> str:
         _process(run, lease, client, context)
     except _LeaseLost:
         return "superseded"
+    finally:
+        client.close()
     scholarqa_style = bool({Task.RELEVANCE, Task.CITATIONS} & set(run.tasks))
     finalize(run.judge, run.study_id, scholarqa_overall=scholarqa_style)
     failed = run.units.filter(status=JudgeUnit.Status.FAILED).exists()
@@ -455,97 +473,204 @@ def _alive(run_id: int, lease: str) -> bool:
 
 
 def _process(run: JudgeRun, lease: str, client: ChatClient, context: _Context) -> None:
-    pending = iter(run.units.filter(status=JudgeUnit.Status.PENDING).order_by("id"))
+    """Keep ``concurrency`` calls in flight; persist finished units in batches.
+
+    Units are read ``UNIT_CHUNK`` at a time (their prompts' texts preloaded in a few queries,
+    cached answers looked up in one), and finished outcomes are written together — one
+    transaction per batch of up to ``FLUSH_UNITS`` units or ``FLUSH_EVERY`` seconds,
+    whichever comes first — so the database cost per unit is a fraction of a query. The
+    heartbeat (which also notices a lost lease) runs every ``HEARTBEAT_EVERY`` seconds."""
     limit = client.config.concurrency
     inflight: dict = {}
-    stopping = False
-    with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
-        while True:
-            while not stopping and len(inflight) < limit:
-                unit = next(pending, None)
-                if unit is None:
-                    break
-                job = context.job(unit)
-                job.key = cache_key(client.config, job.messages)
-                hit = _cached(job)
-                if hit is not None:
-                    _persist(run, lease, job, hit, context)
+    ready: list[tuple[Job, Outcome]] = []
+    queue: list[Job] = []
+    last_id = 0
+    exhausted = stopping = False
+    last_flush = last_beat = time.monotonic()
+    left = run.total_units - run.done_units - run.failed_units
+    shown = progress.bar(left, f"judge run {run.pk}", "unit")
+    writer = _Writer(run, context)
+    try:
+        with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
+            while True:
+                if not queue and not exhausted and not stopping and len(inflight) < limit:
+                    chunk = list(
+                        run.units.filter(status=JudgeUnit.Status.PENDING, pk__gt=last_id).order_by(
+                            "pk"
+                        )[:UNIT_CHUNK]
+                    )
+                    exhausted = len(chunk) < UNIT_CHUNK
+                    if chunk:
+                        last_id = chunk[-1].pk
+                        for job, hit in context.jobs(chunk):
+                            if hit is not None:
+                                ready.append((job, hit))
+                            else:
+                                queue.append(job)
+                while queue and not stopping and len(inflight) < limit:
+                    job = queue.pop(0)
+                    inflight[pool.submit(_call, client, job)] = job
+                now = time.monotonic()
+                if ready and (
+                    len(ready) >= FLUSH_UNITS
+                    or now - last_flush >= FLUSH_EVERY
+                    or not inflight
+                    or stopping
+                ):
+                    writer.write(ready)
+                    shown.update(len(ready))
+                    ready, last_flush = [], now
+                if now - last_beat >= HEARTBEAT_EVERY:
+                    last_beat = now
+                    if not _alive(run.pk, lease):
+                        stopping = True  # finish what is in flight, start nothing new
+                if not inflight:
+                    if stopping or (exhausted and not queue):
+                        break
                     continue
-                inflight[pool.submit(_call, client, job)] = job
-            if not inflight:
-                break
-            done, _ = wait(inflight, timeout=HEARTBEAT_EVERY, return_when=FIRST_COMPLETED)
-            if not _alive(run.pk, lease):
-                stopping = True  # finish what is in flight, start nothing new
-            for future in done:
-                job = inflight.pop(future)
-                _persist(run, lease, job, future.result(), context)
+                timeout = FLUSH_EVERY if ready else HEARTBEAT_EVERY
+                done, _ = wait(inflight, timeout=timeout, return_when=FIRST_COMPLETED)
+                for future in done:
+                    ready.append((inflight.pop(future), future.result()))
+            if ready:
+                writer.write(ready)
+                shown.update(len(ready))
+    except BaseException:
+        writer.close(quiet=True)  # the first error is the one to report
+        raise
+    writer.close()
     if stopping:
         raise _LeaseLost
 
 
-def _cached(job: Job) -> Outcome | None:
-    row = LLMResponse.objects.filter(key=job.key).first()
-    if row is None:
-        return None
-    try:
-        parsed = job.parse(row.content)
-    except prompts.MalformedAnswer:
-        return None
-    return Outcome(parsed, row.content, 0, 0, 0, cached=True)
+class _Writer:
+    """Writes batches of finished units. On PostgreSQL, on a thread of its own (with its own
+    connection) so that calls keep going while a batch commits; one batch at a time, in
+    order, each write waiting for the previous one (errors surface in the task). Elsewhere
+    (SQLite, or inside a transaction such as a test's) on the task's thread."""
+
+    def __init__(self, run: JudgeRun, context: _Context):
+        from django.db import connection
+
+        self.run, self.context = run, context
+        threaded = connection.vendor == "postgresql" and not connection.in_atomic_block
+        self._pool = ThreadPoolExecutor(1, f"judge-run-{run.pk}-writer") if threaded else None
+        self._pending = None
+
+    def write(self, batch: list[tuple[Job, Outcome]]) -> None:
+        if self._pool is None:
+            _persist(self.run, batch, self.context)
+            return
+        if self._pending is not None:
+            self._pending.result()
+        self._pending = self._pool.submit(_persist, self.run, list(batch), self.context)
+
+    def close(self, quiet: bool = False) -> None:
+        if self._pool is None:
+            return
+        try:
+            if self._pending is not None:
+                if quiet:
+                    self._pending.exception()  # wait, without raising
+                else:
+                    self._pending.result()
+        finally:
+            self._pool.submit(_close_connection).result()  # the writer thread's own
+            self._pool.shutdown()
 
 
-def _persist(run: JudgeRun, lease: str, job: Job, outcome: Outcome, context: _Context) -> None:
-    """One transaction: cache the answer, write the result, settle the unit and the run."""
-    unit = job.unit
-    cost = context.config.cost(outcome.prompt_tokens, outcome.completion_tokens)
-    ok = outcome.parsed is not None
+def _close_connection() -> None:
+    from django.db import connection
+
+    connection.close()  # resolved on the calling thread: that thread's connection
+
+
+def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: _Context) -> None:
+    """One transaction for a batch: settle the units that are still pending (locked, so a
+    second execution of the run cannot settle them too), cache the new answers, upsert the
+    results and move the run's counters."""
+    now = timezone.now()
     with transaction.atomic():
-        settled = JudgeUnit.objects.filter(pk=unit.pk, status=JudgeUnit.Status.PENDING).update(
-            status=JudgeUnit.Status.DONE if ok else JudgeUnit.Status.FAILED,
-            attempts=F("attempts") + outcome.attempts,
-            cached=outcome.cached,
-            prompt_tokens=F("prompt_tokens") + outcome.prompt_tokens,
-            completion_tokens=F("completion_tokens") + outcome.completion_tokens,
-            cost=F("cost") + cost,
-            error=outcome.error,
-            finished_at=timezone.now(),
+        pending = set(
+            JudgeUnit.objects.select_for_update()
+            .filter(pk__in=[job.unit.pk for job, _ in batch], status=JudgeUnit.Status.PENDING)
+            .values_list("pk", flat=True)
         )
-        if not settled:
-            return  # another execution settled it first: write nothing
-        if ok:
-            if not outcome.cached:
-                LLMResponse.objects.get_or_create(
-                    key=job.key,
-                    defaults={
-                        "model": context.config.model,
-                        "content": outcome.content,
-                        "prompt_tokens": outcome.prompt_tokens,
-                        "completion_tokens": outcome.completion_tokens,
-                    },
-                )
-            context.write(unit, outcome.parsed)
-        updates = {
-            "requests": F("requests") + outcome.attempts,
-            "cache_hits": F("cache_hits") + int(outcome.cached),
-            "prompt_tokens": F("prompt_tokens") + outcome.prompt_tokens,
-            "completion_tokens": F("completion_tokens") + outcome.completion_tokens,
-            "cost": F("cost") + cost,
-            "heartbeat_at": timezone.now(),
-        }
-        if ok:
-            updates["done_units"] = F("done_units") + 1
-        else:
-            updates["failed_units"] = F("failed_units") + 1
-        JudgeRun.objects.filter(pk=run.pk).update(**updates)
-        if not ok:
-            errors = JudgeRun.objects.select_for_update().get(pk=run.pk).errors
-            errors = (errors + [{"unit": unit.key, "error": outcome.error}])[-MAX_ERRORS_KEPT:]
-            JudgeRun.objects.filter(pk=run.pk).update(errors=errors)
+        batch = [(job, o) for job, o in batch if job.unit.pk in pending]
+        if not batch:
+            return  # another execution settled them first: write nothing
+        units, answers = [], {}
+        rows: dict[type, list] = defaultdict(list)
+        totals = Counter()
+        errors = []
+        for job, o in batch:
+            ok = o.parsed is not None
+            unit = job.unit
+            cost = context.config.cost(o.prompt_tokens, o.completion_tokens)
+            unit.status = JudgeUnit.Status.DONE if ok else JudgeUnit.Status.FAILED
+            unit.attempts += o.attempts
+            unit.cached = o.cached
+            unit.prompt_tokens += o.prompt_tokens
+            unit.completion_tokens += o.completion_tokens
+            unit.cost += cost
+            unit.error = o.error
+            unit.finished_at = now
+            units.append(unit)
+            totals["requests"] += o.attempts
+            totals["cache_hits"] += int(o.cached)
+            totals["prompt_tokens"] += o.prompt_tokens
+            totals["completion_tokens"] += o.completion_tokens
+            totals["done_units" if ok else "failed_units"] += 1
+            totals["cost"] += cost
+            if ok:
+                if not o.cached:
+                    answers[job.key] = LLMResponse(
+                        key=job.key, model=context.config.model, content=o.content,
+                        prompt_tokens=o.prompt_tokens, completion_tokens=o.completion_tokens,
+                    )  # fmt: skip
+                for row in context.rows(unit, o.parsed):
+                    rows[type(row)].append(row)
+            else:
+                errors.append({"unit": unit.key, "error": o.error})
+        # an upsert on the units' own key is one statement per 500 units (bulk_update's
+        # CASE WHEN per row and field costs more than the calls themselves)
+        JudgeUnit.objects.bulk_create(
+            units, update_conflicts=True, unique_fields=["run", "key"],
+            update_fields=["status", "attempts", "cached", "prompt_tokens", "completion_tokens",
+                           "cost", "error", "finished_at"],
+            batch_size=500,
+        )  # fmt: skip
+        if answers:
+            LLMResponse.objects.bulk_create(answers.values(), ignore_conflicts=True)
+        for model, objs in rows.items():
+            unique, update = UPSERT[model]
+            model.objects.bulk_create(
+                objs, update_conflicts=True, unique_fields=unique, update_fields=update,
+                batch_size=500,
+            )  # fmt: skip
+        updates = {k: F(k) + v for k, v in totals.items()}
+        JudgeRun.objects.filter(pk=run.pk).update(**updates, heartbeat_at=now)
+        if errors:
+            kept = JudgeRun.objects.select_for_update().get(pk=run.pk).errors
+            JudgeRun.objects.filter(pk=run.pk).update(errors=(kept + errors)[-MAX_ERRORS_KEPT:])
+
+
+#: Result models: (their unique fields, the fields a new judgment overwrites).
+UPSERT = {
+    JudgeCoverage: (["judge", "report", "item"], ["label", "covered", "run"]),
+    JudgePairwise: (["judge", "protocol", "left", "right"], ["choice", "rationale", "run"]),
+    JudgeRelevance: (["judge", "paragraph"], ["relevant", "rationale", "run"]),
+    JudgeClaimVerdict: (
+        ["judge", "report", "key"],
+        ["text", "verdict", "citations", "rationale", "run"],
+    ),
+}
 
 
 class _Context:
-    """Builds each unit's prompt and writes its result (task thread only)."""
+    """Builds the units' prompts and result rows (task thread only). What a prompt reads —
+    a report's text, paragraphs, citations and question; rubric item texts — is loaded once
+    per report (or per chunk of units), not once per unit."""
 
     def __init__(self, run: JudgeRun, config: LLMConfig):
         self.run = run
@@ -553,6 +678,33 @@ class _Context:
         self.config = config
         self._texts: dict[int, str] = {}
         self._queries: dict[int, str] = {}
+        self._paragraphs: dict[int, list[tuple[int, int, str]]] = {}  # (id, number, text)
+        self._citations: dict[int, dict[str, Citation]] = {}
+        self._items: dict[int, str] = {}
+
+    def _load(self, units: list[JudgeUnit]) -> None:
+        reports = {u.payload.get("report") for u in units} | {
+            u.payload.get(k) for u in units for k in ("left", "right")
+        }
+        reports = {r for r in reports if r is not None} - set(self._queries)
+        if reports:
+            self._queries.update(
+                Report.objects.filter(pk__in=reports).values_list("pk", "question__text")
+            )
+            for rid in reports:
+                self._paragraphs[rid] = []
+                self._citations[rid] = {}
+            for pid, rid, number, text in (
+                Paragraph.objects.filter(report_id__in=reports)
+                .order_by("report_id", "number")
+                .values_list("pk", "report_id", "number", "text")
+            ):
+                self._paragraphs[rid].append((pid, number, text))
+            for c in Citation.objects.filter(report_id__in=reports):
+                self._citations[c.report_id][c.key] = c
+        items = {i for u in units for i in u.payload.get("items", ())} - set(self._items)
+        if items:
+            self._items.update(RubricItem.objects.filter(pk__in=items).values_list("id", "text"))
 
     def text(self, report_id: int) -> str:
         if report_id not in self._texts:
@@ -560,17 +712,34 @@ class _Context:
         return self._texts[report_id]
 
     def query(self, report_id: int) -> str:
-        if report_id not in self._queries:
-            self._queries[report_id] = Report.objects.values_list("question__text", flat=True).get(
-                pk=report_id
-            )
         return self._queries[report_id]
+
+    def jobs(self, units: list[JudgeUnit]) -> list[tuple[Job, Outcome | None]]:
+        """Each unit's job and, when the answer cache has a valid answer, its outcome."""
+        self._load(units)
+        jobs = []
+        for unit in units:
+            job = self.job(unit)
+            job.key = cache_key(self.config, job.messages, job.schema)
+            jobs.append(job)
+        cached = dict(
+            LLMResponse.objects.filter(key__in=[j.key for j in jobs]).values_list("key", "content")
+        )
+        out = []
+        for job in jobs:
+            hit = None
+            if job.key in cached:
+                try:
+                    hit = Outcome(job.parse(cached[job.key]), cached[job.key], 0, 0, 0, cached=True)
+                except prompts.MalformedAnswer:
+                    hit = None
+            out.append((job, hit))
+        return out
 
     def job(self, unit: JudgeUnit) -> Job:
         p = unit.payload
         if unit.task == Task.COVERAGE:
-            items = dict(RubricItem.objects.filter(pk__in=p["items"]).values_list("id", "text"))
-            texts = [items[i] for i in p["items"]]
+            texts = [self._items[i] for i in p["items"]]
             n = len(texts)
             return Job(unit, prompts.coverage_messages(self.text(p["report"]), texts),
                        lambda c: prompts.parse_coverage(c, n))  # fmt: skip
@@ -580,20 +749,14 @@ class _Context:
             )
             return Job(unit, messages, prompts.parse_pairwise)
         if unit.task == Task.RELEVANCE:
-            paragraphs = list(
-                Paragraph.objects.filter(report_id=p["report"])
-                .order_by("number")
-                .values_list("number", "text")
-            )
+            paragraphs = [(n, t) for _, n, t in self._paragraphs[p["report"]]]
             numbers = [n for n, _ in paragraphs]
             return Job(unit, prompts.relevance_messages(self.query(p["report"]), paragraphs),
-                       lambda c: prompts.parse_relevance(c, numbers))  # fmt: skip
+                       lambda c: prompts.parse_relevance(c, numbers),
+                       schema=prompts.RELEVANCE_SCHEMA)  # fmt: skip
         if unit.task == Task.CITATIONS:
-            cites = {
-                c.key: c
-                for c in Citation.objects.filter(report_id=p["report"], key__in=p["citations"])
-            }
-            text = Paragraph.objects.values_list("text", flat=True).get(pk=p["paragraph"])
+            cites = self._citations[p["report"]]
+            text = self._paragraph_text(p["report"], p["paragraph"])
             blocks = [
                 {"key": k, "title": cites[k].title, "snippets": cites[k].snippets}
                 for k in p["citations"]
@@ -602,54 +765,57 @@ class _Context:
             keys = [b["key"] for b in blocks]
             claim = text[p["start"] : p["end"]]
             return Job(unit, prompts.claim_messages(self.query(p["report"]), claim, blocks),
-                       lambda c: prompts.parse_claim(c, keys))  # fmt: skip
+                       lambda c: prompts.parse_claim(c, keys),
+                       schema=prompts.CLAIM_SCHEMA)  # fmt: skip
         raise ValueError(f"unknown task {unit.task!r}")
 
-    def write(self, unit: JudgeUnit, parsed) -> None:
+    def _paragraph_text(self, report_id: int, paragraph_id: int) -> str:
+        for pid, _, text in self._paragraphs[report_id]:
+            if pid == paragraph_id:
+                return text
+        raise ValueError(f"paragraph {paragraph_id} is not in report {report_id}")
+
+    def rows(self, unit: JudgeUnit, parsed) -> list:
+        """The result rows of a unit's parsed answer (written by :func:`_persist`)."""
         p = unit.payload
         judge, run = self.judge, self.run
         if unit.task == Task.COVERAGE:
-            for item_id, label in zip(p["items"], parsed, strict=True):
-                JudgeCoverage.objects.update_or_create(
-                    judge=judge, report_id=p["report"], item_id=item_id,
-                    defaults={"label": label, "covered": None, "run": run},
-                )  # fmt: skip
-        elif unit.task == Task.PAIRWISE:
+            return [
+                JudgeCoverage(judge=judge, report_id=p["report"], item_id=item_id, label=label,
+                              covered=None, run=run)
+                for item_id, label in zip(p["items"], parsed, strict=True)
+            ]  # fmt: skip
+        if unit.task == Task.PAIRWISE:
             which, rationale = parsed
-            JudgePairwise.objects.update_or_create(
-                judge=judge, protocol=JudgePairwise.Protocol.DIRECT,
-                left_id=p["left"], right_id=p["right"],
-                defaults={"choice": "left" if which == 1 else "right", "rationale": rationale,
-                          "run": run},
-            )  # fmt: skip
-        elif unit.task == Task.RELEVANCE:
+            return [
+                JudgePairwise(judge=judge, protocol=JudgePairwise.Protocol.DIRECT,
+                              left_id=p["left"], right_id=p["right"],
+                              choice="left" if which == 1 else "right", rationale=rationale,
+                              run=run)
+            ]  # fmt: skip
+        if unit.task == Task.RELEVANCE:
             flagged = parsed
-            for pid, number in Paragraph.objects.filter(report_id=p["report"]).values_list(
-                "id", "number"
-            ):
-                JudgeRelevance.objects.update_or_create(
-                    judge=judge, paragraph_id=pid,
-                    defaults={"relevant": number not in flagged,
-                              "rationale": flagged.get(number, ""), "run": run},
-                )  # fmt: skip
-        elif unit.task == Task.CITATIONS:
+            return [
+                JudgeRelevance(judge=judge, paragraph_id=pid, relevant=number not in flagged,
+                               rationale=flagged.get(number, ""), run=run)
+                for pid, number, _ in self._paragraphs[p["report"]]
+            ]  # fmt: skip
+        if unit.task == Task.CITATIONS:
             verdict, supporting, rationale = parsed
-            cites = dict(
-                Citation.objects.filter(report_id=p["report"], key__in=p["citations"]).values_list(
-                    "key", "snippets"
-                )
-            )
+            cites = self._citations[p["report"]]
             citations = [
                 {"key": k, "supports": k in supporting,
-                 "title_only": not any(s.strip() for s in cites.get(k) or [])}
+                 "title_only": not any(s.strip() for s in (cites[k].snippets if k in cites
+                                                             else None) or [])}
                 for k in p["citations"]
             ]  # fmt: skip
-            text = Paragraph.objects.values_list("text", flat=True).get(pk=p["paragraph"])
-            JudgeClaimVerdict.objects.update_or_create(
-                judge=judge, report_id=p["report"], key=p["key"],
-                defaults={"text": text[p["start"] : p["end"]], "verdict": verdict,
-                          "citations": citations, "rationale": rationale, "run": run},
-            )  # fmt: skip
+            text = self._paragraph_text(p["report"], p["paragraph"])
+            return [
+                JudgeClaimVerdict(judge=judge, report_id=p["report"], key=p["key"],
+                                  text=text[p["start"] : p["end"]], verdict=verdict,
+                                  citations=citations, rationale=rationale, run=run)
+            ]  # fmt: skip
+        raise ValueError(f"unknown task {unit.task!r}")
 
 
 # --- Derived scores ---------------------------------------------------------------------------
@@ -658,10 +824,11 @@ ENSEMBLE_NOTE = "J_ensemble (ResearchQA §3.3): 4·(I + I′) + Σ coverage labe
 
 
 def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
-    for (report_id, metric), value in values.items():
-        JudgeScore.objects.update_or_create(
-            judge=judge, report_id=report_id, metric=metric, defaults={"value": value}
-        )
+    JudgeScore.objects.bulk_create(
+        [JudgeScore(judge=judge, report_id=rid, metric=m, value=v) for (rid, m), v in values.items()],
+        update_conflicts=True, unique_fields=["judge", "report", "metric"],
+        update_fields=["value"], batch_size=500,
+    )  # fmt: skip
 
 
 def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False) -> None:
@@ -763,6 +930,7 @@ def _ensembles(judge: Judge, reports, coverage: dict[int, list[int]]) -> None:
             judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left__in=[r.pk for r in reports]
         ).values_list("left_id", "right_id", "choice")
     }
+    rows = []
     for a, b in comparisons(reports):
         first, swapped = direct.get((a.pk, b.pk)), direct.get((b.pk, a.pk))
         if first is None or swapped is None or a.pk not in coverage or b.pk not in coverage:
@@ -771,9 +939,12 @@ def _ensembles(judge: Judge, reports, coverage: dict[int, list[int]]) -> None:
         score_a = researchqa.ensemble_score(prefers_a, prefers_a_swapped, coverage[a.pk])
         score_b = researchqa.ensemble_score(not prefers_a, not prefers_a_swapped, coverage[b.pk])
         decision = researchqa.ensemble_decision(score_a, score_b)
-        JudgePairwise.objects.update_or_create(
-            judge=judge, protocol=JudgePairwise.Protocol.ENSEMBLE, left=a, right=b,
-            defaults={"choice": {1: "left", -1: "right", 0: "tie"}[decision],
-                      "score_left": score_a, "score_right": score_b,
-                      "rationale": ENSEMBLE_NOTE},
+        rows.append(
+            JudgePairwise(judge=judge, protocol=JudgePairwise.Protocol.ENSEMBLE, left=a, right=b,
+                          choice={1: "left", -1: "right", 0: "tie"}[decision],
+                          score_left=score_a, score_right=score_b, rationale=ENSEMBLE_NOTE)
         )  # fmt: skip
+    JudgePairwise.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["judge", "protocol", "left", "right"],
+        update_fields=["choice", "score_left", "score_right", "rationale"], batch_size=500,
+    )  # fmt: skip

@@ -6,7 +6,7 @@ from annotation.serializers import ReportRef
 from judges.models import Judge, JudgeScore
 
 #: Judge parameters that are credentials: never sent back (a researcher reads judges).
-SECRET_PARAMETERS = ("api_key",)
+SECRET_PARAMETERS = ("api_key", "extra_headers")  # headers carry keys too (Azure api-key, proxies)
 MASK = "********"
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotation import progress as cli_progress
+
 from .frame import PairFrame
 from .stats.bootstrap import PAIR_COUNT_STATISTICS, bootstrap_from_cluster_sums, pair_count_rows
 from .stats.decisions import score_decisions
@@ -93,7 +95,10 @@ def add_confidence_intervals(
 
     if progress:
         progress(0.05)
-    result = bootstrap_from_cluster_sums(sums, statistic, options.bootstrap, options.seed)
+    with cli_progress.bar(options.bootstrap, "bootstrap", "round") as shown:
+        result = bootstrap_from_cluster_sums(
+            sums, statistic, options.bootstrap, options.seed, on_rounds=shown.update
+        )
     if progress:
         progress(0.95)
     for i, (table, metric) in enumerate(names):

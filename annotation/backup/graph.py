@@ -32,7 +32,7 @@ SHARED = {
 }
 
 #: JSON columns of shared rows whose keys are credentials, left out of every backup.
-SECRET_KEYS = {("judges.judge", "parameters"): ("api_key",)}
+SECRET_KEYS = {("judges.judge", "parameters"): ("api_key", "extra_headers")}
 
 #: Not reachable by a foreign key, exported by a rule of their own (see ``dump.py``).
 SPECIAL = {

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from annotation import progress
+
 from .base import ImportFailed, Problem
 
 #: File types an import accepts (by extension); anything else is refused before parsing.
@@ -313,21 +315,28 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
             row[i] = columns[i].get_db_prep_save(row[i], connection)
         return row
 
-    with connection.cursor() as cursor:
+    shown = progress.bar(len(rows), f"writing {opts.verbose_name_plural}", "row")
+    with shown, connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: Django's psycopg cursor binds parameters client-side, parsing each
             # query in Python, which dominates for statements with thousands of values.
             with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                for row in rows:
+                for i, row in enumerate(rows, 1):
                     copy.write_row(prepare(row))
+                    if not i % 10_000:
+                        shown.update(10_000)
+            shown.update(len(rows) % 10_000)
             return len(rows)
         one = "(" + ", ".join(["%s"] * len(columns)) + ")"
         if connection.vendor == "sqlite":
             # One prepared statement run per row inside SQLite (no SQL text per batch to
             # build, parse, and, with DEBUG on, format into connection.queries).
-            cursor.executemany(
-                f"INSERT INTO {table} ({names}) VALUES {one}", [prepare(row) for row in rows]
-            )
+            for start in range(0, len(rows), 10 * batch_size):
+                chunk = rows[start : start + 10 * batch_size]
+                cursor.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES {one}", [prepare(row) for row in chunk]
+                )
+                shown.update(len(chunk))
             return len(rows)
         for start in range(0, len(rows), batch_size):
             chunk = rows[start : start + batch_size]
@@ -335,6 +344,7 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
             cursor.execute(
                 f"INSERT INTO {table} ({names}) VALUES " + ", ".join([one] * len(chunk)), params
             )
+            shown.update(len(chunk))
     return len(rows)
 
 

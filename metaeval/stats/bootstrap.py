@@ -66,14 +66,17 @@ class PermutationResult(NamedTuple):
     exact: bool = False  # every one of the 2^K swaps enumerated (2^K <= rounds asked)
 
 
-def _draws(rng: np.random.Generator, n_clusters: int, n_rounds: int):
-    """Yield (chunk, n_clusters) arrays of cluster indices drawn with replacement."""
+def _draws(rng: np.random.Generator, n_clusters: int, n_rounds: int, on_rounds=None):
+    """Yield (chunk, n_clusters) arrays of cluster indices drawn with replacement;
+    ``on_rounds(k)`` (e.g. a progress bar's update) after each chunk of k rounds."""
     chunk = max(1, min(n_rounds, _CHUNK_CELLS // max(n_clusters, 1)))
     done = 0
     while done < n_rounds:
         k = min(chunk, n_rounds - done)
         yield rng.integers(0, n_clusters, size=(k, n_clusters))
         done += k
+        if on_rounds is not None:
+            on_rounds(k)
 
 
 def _summarise(estimate, reps: np.ndarray, alpha: float, n_clusters: int) -> BootstrapResult:
@@ -187,6 +190,7 @@ def bootstrap_from_cluster_sums(
     n_rounds: int = 1000,
     seed: int = 0,
     alpha: float = 0.05,
+    on_rounds=None,
 ) -> BootstrapResult:
     """Fast cluster bootstrap for statistics of summed sufficient statistics.
 
@@ -205,7 +209,7 @@ def bootstrap_from_cluster_sums(
     if k < MIN_CLUSTERS:
         return _summarise(estimate, np.full((n_rounds, *np.shape(estimate)), np.nan), alpha, k)
     reps = []
-    for chunk in _draws(np.random.default_rng(seed), k, n_rounds):
+    for chunk in _draws(np.random.default_rng(seed), k, n_rounds, on_rounds):
         rows = chunk.shape[0]
         flat = (chunk + (np.arange(rows) * k)[:, None]).ravel()
         w = np.bincount(flat, minlength=rows * k).reshape(rows, k).astype(float)

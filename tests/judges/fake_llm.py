@@ -12,6 +12,16 @@ Celery worker process. It answers ``POST /v1/chat/completions`` like the real pr
 * ``block_after = N``: answer N requests, then hold every further request until
   :meth:`release` (held requests are then dropped unanswered, as when the client died).
 * ``responder``: ``fn(prompt) -> content`` to replace the default answers.
+* ``"refusal"`` (a fault): a 200 whose message has ``content: null`` and a ``refusal``,
+  with usage, as OpenAI answers when the model declines.
+* ``rejects_response_format``: answer 400 to any request carrying ``response_format``
+  (an endpoint without JSON mode).
+
+It speaks the paths of the providers the judges reach: ``/v1/chat/completions`` (OpenAI,
+vLLM, Ollama's ``/v1``; any prefix before ``/chat/completions`` works, e.g. a proxy's) and
+Azure OpenAI's ``/openai/deployments/<deployment>/chat/completions?api-version=…`` with the
+key in an ``api-key`` header (an Azure path without ``api-version`` is refused with 400, as
+Azure does). ``requests`` records each request's path, query, headers and body.
 
 The default answers read the prompt: coverage prompts get one label per question line,
 pairwise prompts "Response 1", relevance prompts flag nothing, claim prompts "supported".
@@ -29,6 +39,7 @@ import threading
 import time
 from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
 
 LABELS = ("Not at all", "Barely", "Moderately", "Mostly", "Completely")
 
@@ -76,6 +87,8 @@ class FakeLLM:
         self.statuses: Counter = Counter()
         self.models: Counter = Counter()
         self.auth: set = set()
+        self.requests: list[dict] = []  # {"path", "query", "headers", "body"} per request
+        self.rejects_response_format = False
         self.held = 0
         self.delay = 0.0  # seconds to think before each normal answer
         self.inflight = 0
@@ -87,6 +100,9 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body leave in two writes: without TCP_NODELAY, Nagle's algorithm
+            # and the client's delayed ACK add ~40 ms to every keep-alive answer
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # quiet
                 pass
@@ -101,8 +117,12 @@ class FakeLLM:
     # --- lifecycle
 
     @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"{self.root}/v1"
 
     def start(self) -> FakeLLM:
         self.thread.start()
@@ -127,18 +147,36 @@ class FakeLLM:
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length)
-        if h.path.rstrip("/") != "/v1/chat/completions":
+        parts = urlsplit(h.path)
+        path, query = parts.path.rstrip("/"), dict(parse_qsl(parts.query))
+        if not path.endswith("/chat/completions"):
             return self._send(h, 404, {"error": {"message": "not found"}})
+        azure = re.fullmatch(r"/openai/deployments/([^/]+)/chat/completions", path)
+        if path.startswith("/openai/") and (not azure or "api-version" not in query):
+            return self._send(h, 400, {"error": {"message": "missing api-version / deployment"}})
         try:
             body = json.loads(raw)
             prompt = body["messages"][-1]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             return self._send(h, 400, {"error": {"message": "bad request"}})
+        if self.rejects_response_format and "response_format" in body:
+            return self._send(h, 400, {"error": {"message": "response_format is not supported"}})
         key = prompt_hash(prompt)
         with self._lock:
+            self.requests.append(
+                {
+                    "path": path,
+                    "query": query,
+                    "headers": {k.lower(): v for k, v in h.headers.items()},
+                    "body": body,
+                }
+            )
             self.received[key] += 1
-            self.models[body.get("model")] += 1
-            self.auth.add(h.headers.get("Authorization"))
+            self.models[azure.group(1) if azure else body.get("model")] += 1
+            if azure:
+                self.auth.add(f"api-key {h.headers.get('api-key')}")
+            else:
+                self.auth.add(h.headers.get("Authorization"))
             fault = self.faults.popleft() if self.faults else None
             hold = (
                 fault is None
@@ -177,6 +215,14 @@ class FakeLLM:
         if fault == "badjson":
             self.statuses["badjson"] += 1
             return self._send_raw(h, 200, b"{this is not json")
+        if fault == "refusal":
+            self.statuses["refusal"] += 1
+            return self._send(h, 200, {
+                "id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                    "role": "assistant", "content": None, "refusal": "I can't help with that."}}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+            })  # fmt: skip
         if fault == "malformed":
             self.statuses["malformed"] += 1
             content = "Completely\nI am not sure about the rest."

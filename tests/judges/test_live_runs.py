@@ -250,3 +250,23 @@ def test_a_superseded_execution_does_nothing(fake_llm):
     JudgeRun.objects.filter(pk=run.pk).update(lease="newer")
     assert runs.execute_run(run.pk, old) == "skipped"
     assert fake_llm.total_answered == 0
+
+
+def test_a_run_writes_in_batches_not_per_unit(fake_llm):
+    """Per-unit transactions limited a run against a fast endpoint (issue 18): the whole
+    run — units read in chunks, answers cached and results upserted in batches, the
+    heartbeat, finalize — takes fewer queries than it has units."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    study = build_study(questions=4, systems=("a", "b", "c", "d", "e"), items=16)
+    judge = make_judge(fake_llm, concurrency=8)
+    run = runs.create_run(judge, study, ["coverage", "pairwise"])
+    assert run.total_units == 4 * 5 * 2 + 4 * 10 * 2  # 40 coverage + 80 pairwise
+    with CaptureQueriesContext(connection) as queries:
+        assert runs.execute_run(run.pk, run.lease) == JudgeRun.Status.DONE
+    run.refresh_from_db()
+    assert run.done_units == run.total_units == 120 and run.requests == 120
+    assert JudgeCoverage.objects.filter(judge=judge).count() == 4 * 5 * 16
+    assert JudgePairwise.objects.filter(judge=judge, protocol="direct").count() == 80
+    assert len(queries) < run.total_units, len(queries)  # was ~25 a unit

@@ -96,3 +96,23 @@ def test_a_judges_api_key_is_never_sent_back_and_survives_a_round_trip(admin_use
     api.patch(url, {"parameters": {"temperature": 0.5}}, format="json")
     judge.refresh_from_db()
     assert "api_key" not in judge.parameters
+
+
+@pytest.mark.django_db
+def test_extra_headers_are_masked_like_the_api_key(admin_user):
+    """Headers carry credentials too (Azure's api-key, a proxy's token): never sent back,
+    kept when the mask is written back."""
+    from judges.models import Judge
+    from judges.serializers import MASK
+
+    headers = {"api-key": "azure-secret", "X-Team": "concord"}
+    judge = Judge.objects.create(name="azure", model="m", parameters={"extra_headers": headers})
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    body = api.get(f"/api/judges/{judge.pk}/").json()
+    assert body["parameters"] == {"extra_headers": MASK}
+    changed = {**body["parameters"], "temperature": 0.2}
+    response = api.patch(f"/api/judges/{judge.pk}/", {"parameters": changed}, format="json")
+    assert response.status_code == 200
+    judge.refresh_from_db()
+    assert judge.parameters == {"extra_headers": headers, "temperature": 0.2}

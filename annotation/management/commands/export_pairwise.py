@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from annotation import progress
 from annotation.exporters import export_pairwise
 from annotation.models import Setting
 from annotation.study_lookup import find_study
@@ -19,6 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=["dev", "test"])
         parser.add_argument("--out", help="file to write (default: standard output)")
 
+    @progress.command
     def handle(self, *args, **options):
         study = find_study(options["study"])
         records = export_pairwise(

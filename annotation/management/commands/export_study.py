@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.backup import ExportError, export_study
 from annotation.study_lookup import find_study
 
@@ -13,6 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", required=True, help="study name or id")
         parser.add_argument("--out", required=True, metavar="FILE", help="the backup to write")
 
+    @progress.command
     def handle(self, *args, **opts):
         study = find_study(opts["study"])
         try:

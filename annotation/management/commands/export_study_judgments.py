@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.study_lookup import find_study
 from annotation.studyadmin.exports import pairwise_bundle_zip
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="file to write (default: standard output; "
                             "required for xlsx and pairwise)")  # fmt: skip
 
+    @progress.command
     def handle(self, *args, **options):
         study = find_study(options["study"])
         fmt = options["format"]

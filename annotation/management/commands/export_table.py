@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.exporters import FORMATS, TABLES, export_table
 from annotation.study_lookup import find_study
 
@@ -15,6 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, default="json")
         parser.add_argument("--out", help="file to write (default: standard output)")
 
+    @progress.command
     def handle(self, *args, **options):
         study = find_study(options["study"])
         try:

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation import progress
 from annotation.models import Setting
 
 from ._importing import add_common, run_import
@@ -46,6 +47,7 @@ class Command(BaseCommand):
             ),
         )
 
+    @progress.command
     def handle(self, *args, **options):
         run_import(
             self,

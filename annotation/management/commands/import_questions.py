@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation import progress
 from annotation.importers import QUESTION_FORMATS
 
 from ._importing import add_common, run_import
@@ -16,6 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=QUESTION_FORMATS)
         parser.add_argument("--rubric", help="ResearcherBench rubric.json")
 
+    @progress.command
     def handle(self, *args, **options):
         extra = {"format": options["format"]}
         if options["rubric"]:

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation import progress
 from annotation.importers import REPORT_FORMATS
 
 from ._importing import add_common, run_import
@@ -15,5 +16,6 @@ class Command(BaseCommand):
         )
         parser.add_argument("--format", required=True, choices=REPORT_FORMATS)
 
+    @progress.command
     def handle(self, *args, **options):
         run_import(self, "reports", options, format=options["format"], system=options["system"])

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.backup import import_study
 from annotation.importers import ImportFailed
 
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--dry-run", action="store_true", help="check and count only")
 
+    @progress.command
     def handle(self, *args, **opts):
         try:
             summary = import_study(opts["file"], new_name=opts["new_name"], dry_run=opts["dry_run"])

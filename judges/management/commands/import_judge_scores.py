@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.importers import ImportFailed
 from annotation.study_lookup import study_by_name_or_id
 from judges.importers import FORMATS, import_judge_scores
@@ -24,6 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--rubric-kind", help="match items of this rubric kind only")
         parser.add_argument("--dry-run", action="store_true", help="validate and count only")
 
+    @progress.command
     def handle(self, *args, **options):
         try:
             report = import_judge_scores(

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.study_lookup import find_study
 from judges import runs
 from judges.models import Judge, JudgeRun
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--resume-stale", action="store_true", help="resume dead runs")
         parser.add_argument("--cancel", type=int, metavar="RUN")
 
+    @progress.command
     def handle(self, *args, **o):
         try:
             if o["resume_stale"]:

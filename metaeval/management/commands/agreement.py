@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import progress
 from annotation.study_lookup import find_study
 from metaeval import exports
 from metaeval.reports import (
@@ -79,6 +80,7 @@ class Command(BaseCommand):
         out.add_argument("--csv", metavar="FILE", help="write the tables as CSV")
         out.add_argument("--xlsx", metavar="FILE", help="write the tables as XLSX")
 
+    @progress.command
     def handle(self, *args, **opts):
         study = find_study(opts["study"])
         try:
