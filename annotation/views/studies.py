@@ -35,6 +35,7 @@ from annotation.studyadmin.forms import (
     UploadForm,
 )
 from annotation.studyadmin.invitations import invite
+from concord.token_auth import accepts_token
 from metaeval.adjudication import adjudication_results
 
 CONTENT_TYPES = {
@@ -363,6 +364,7 @@ def study_progress(request, study_id: int):
     )
 
 
+@accepts_token
 @researcher_required
 @require_GET
 def study_progress_csv(request, study_id: int):
@@ -389,6 +391,7 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 # --- exports ------------------------------------------------------------------------------
 
 
+@accepts_token
 @admin_required
 @require_GET
 def export_study_judgments(request, study_id: int, fmt: str):
@@ -399,6 +402,7 @@ def export_study_judgments(request, study_id: int, fmt: str):
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
 
 
+@accepts_token
 @admin_required
 @require_GET
 def export_study_pairwise(request, study_id: int):
