@@ -8,17 +8,35 @@ STAMP  := $(VENV)/.installed
 WEB_WORKERS ?= 3
 WEB_THREADS ?= 4
 
-.PHONY: install run test lint format bench serve worker beat browsers clean
+.PHONY: install run test lint format bench serve worker beat browsers clean install-runtime lock
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Pinned versions (requirements*.lock, `make lock`); the project itself without its deps.
+$(STAMP): pyproject.toml requirements-dev.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps -e .
+	@touch $(STAMP) $(RUNTIME_STAMP)
 
-run: install
+# `make run` needs the runtime dependencies only (no test tools, no Playwright).
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+install-runtime: $(RUNTIME_STAMP)
+
+$(RUNTIME_STAMP): pyproject.toml requirements.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
+	@touch $(RUNTIME_STAMP)
+
+# Re-pin after changing dependencies in pyproject.toml (uv: `pip install uv`).
+lock:
+	uv pip compile pyproject.toml --universal --python-version 3.11 -o requirements.lock
+	uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+		-o requirements-dev.lock
+
+run: install-runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)

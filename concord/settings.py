@@ -249,3 +249,22 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- Installed as a package (the wheel; `concord` command, concord/cli.py) -------------------
+# A checkout keeps templates/, static/ and fixtures/ at its root; the wheel carries them inside
+# the concord package (pyproject's force-include). Installed, the writable files (SQLite
+# database, collected static files) go to CONCORD_HOME (default: the working directory),
+# never into site-packages.
+PACKAGE_DIR = Path(__file__).resolve().parent
+FIXTURES_DIR = BASE_DIR / "fixtures"
+if (PACKAGE_DIR / "templates").is_dir():
+    TEMPLATES[0]["DIRS"] = [PACKAGE_DIR / "templates"]
+    STATICFILES_DIRS = [PACKAGE_DIR / "static"]
+    FIXTURES_DIR = PACKAGE_DIR / "fixtures"
+    CONCORD_HOME = Path(os.environ.get("CONCORD_HOME", Path.cwd())).resolve()
+    STATIC_ROOT = CONCORD_HOME / "staticfiles"
+    if "DATABASE_URL" not in os.environ:
+        DATABASES["default"] = dj_database_url.parse(
+            f"sqlite:///{CONCORD_HOME / 'db.sqlite3'}",
+            conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        )
