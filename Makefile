@@ -12,12 +12,15 @@ WEB_THREADS ?= 4
 
 install: $(STAMP)
 
-# Pinned versions (requirements*.lock, `make lock`); the project itself without its deps.
+# Pinned versions (requirements*.lock, `make lock`), installed by uv (parallel downloads,
+# a shared cache: a fresh clone serves in well under two minutes; bench/README.md); the
+# project itself without its deps. pip stays in the venv for ad-hoc installs.
+UV := $(VENV)/bin/uv
 $(STAMP): pyproject.toml requirements-dev.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.lock
-	$(PY) -m pip install --quiet --no-deps -e .
+	@test -x $(UV) || $(PY) -m pip install --quiet uv
+	$(UV) pip install --quiet --python $(PY) -r requirements-dev.lock
+	$(UV) pip install --quiet --python $(PY) --no-deps -e .
 	@touch $(STAMP) $(RUNTIME_STAMP)
 
 # `make run` needs the runtime dependencies only (no test tools, no Playwright).
@@ -26,14 +29,15 @@ install-runtime: $(RUNTIME_STAMP)
 
 $(RUNTIME_STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements.lock
-	$(PY) -m pip install --quiet --no-deps -e .
+	@test -x $(UV) || $(PY) -m pip install --quiet uv
+	$(UV) pip install --quiet --python $(PY) -r requirements.lock
+	$(UV) pip install --quiet --python $(PY) --no-deps -e .
 	@touch $(RUNTIME_STAMP)
 
-# Re-pin after changing dependencies in pyproject.toml (uv: `pip install uv`).
-lock:
-	uv pip compile pyproject.toml --universal --python-version 3.11 -o requirements.lock
-	uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+# Re-pin after changing dependencies in pyproject.toml.
+lock: install
+	$(UV) pip compile pyproject.toml --universal --python-version 3.11 -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
 		-o requirements-dev.lock
 
 run: install-runtime

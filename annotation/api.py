@@ -23,6 +23,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import roles
 from annotation import serializers as s
@@ -175,6 +176,7 @@ class StudyViewSet(RoleViewSet):
     study_lookup = "pk"
     serializer_class = s.StudySerializer
     ordering = ("name",)
+    throttle_scope = "imports"  # only the import action has ScopedRateThrottle
 
     @extend_schema(
         request={"multipart/form-data": s.StudyImportSerializer},
@@ -194,6 +196,7 @@ class StudyViewSet(RoleViewSet):
         url_name="import",
         permission_classes=[IsAuthenticated, IsAdmin],
         parser_classes=[MultiPartParser, FormParser],
+        throttle_classes=[ScopedRateThrottle],  # imports parse whole files (settings)
     )
     def import_file(self, request, pk=None):
         study = self.get_object()

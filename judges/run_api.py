@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import roles
@@ -40,6 +41,9 @@ def _admin(request) -> None:
 
 class JudgeAlignmentView(APIView):
     """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
+
+    throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
+    throttle_scope = "reports"
 
     @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
     def get(self, request, study_id: int):
