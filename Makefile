@@ -16,20 +16,23 @@ install: $(STAMP)
 # a shared cache: a fresh clone serves in well under two minutes; bench/README.md); the
 # project itself without its deps. pip stays in the venv for ad-hoc installs.
 UV := $(VENV)/bin/uv
-$(STAMP): pyproject.toml requirements-dev.lock
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@test -x $(UV) || $(PY) -m pip install --quiet uv
-	$(UV) pip install --quiet --python $(PY) -r requirements-dev.lock
+$(STAMP): pyproject.toml requirements-dev.lock | $(UV)
+	$(UV) pip install --quiet --python $(PY) -r requirements-dev.lock pip
 	$(UV) pip install --quiet --python $(PY) --no-deps -e .
 	@touch $(STAMP) $(RUNTIME_STAMP)
+
+# The venv without ensurepip's copy of pip (slow to create); uv put in by the system pip
+# (>= 22.3 has --python), or by the venv's own pip where the system has none.
+$(UV):
+	@test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(PY) install --quiet uv \
+		|| { $(PY) -m ensurepip --upgrade && $(PY) -m pip install --quiet uv; }
 
 # `make run` needs the runtime dependencies only (no test tools, no Playwright).
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 install-runtime: $(RUNTIME_STAMP)
 
-$(RUNTIME_STAMP): pyproject.toml requirements.lock
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@test -x $(UV) || $(PY) -m pip install --quiet uv
+$(RUNTIME_STAMP): pyproject.toml requirements.lock | $(UV)
 	$(UV) pip install --quiet --python $(PY) -r requirements.lock
 	$(UV) pip install --quiet --python $(PY) --no-deps -e .
 	@touch $(RUNTIME_STAMP)
