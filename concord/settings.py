@@ -331,3 +331,6 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "reports": os.environ.get("THROTTLE_REPORTS", "120/min"),
     "imports": os.environ.get("THROTTLE_IMPORTS", "30/min"),
 }
+
+# Every API operation has a summary and a description written for its users (api_schema.py).
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "concord.api_schema.ConcordAutoSchema"

@@ -9,7 +9,6 @@
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -27,6 +26,7 @@ from annotation.permissions import (
 )
 from metaeval.alignment import judge_alignment
 from metaeval.api import OPTION_PARAMS, options_from
+from metaeval.schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 
 from . import runs
 from .models import Judge, JudgeRun
@@ -45,7 +45,11 @@ class JudgeAlignmentView(APIView):
     throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
     throttle_scope = "reports"
 
-    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=OPTION_PARAMS,
+        responses={200: JudgeAlignmentSerializer},
+        examples=[ALIGNMENT_EXAMPLE],
+    )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:

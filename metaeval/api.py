@@ -12,6 +12,7 @@ from annotation.permissions import require_staff, staff_run_or_404, staff_study_
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
+from .schema import AGREEMENT_EXAMPLE, AgreementReportSerializer
 from .tasks import start_report
 
 OPTION_PARAMS = [
@@ -62,7 +63,11 @@ class AgreementView(APIView):
     throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
     throttle_scope = "reports"
 
-    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=OPTION_PARAMS,
+        responses={200: AgreementReportSerializer},
+        examples=[AGREEMENT_EXAMPLE],
+    )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
