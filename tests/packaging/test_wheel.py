@@ -165,3 +165,17 @@ def test_the_wheel_installs_and_checks_under_every_supported_python(wheel, tmp_p
     assert python.removeprefix("python").replace(".", ", ") in version
     assert "no issues" in sh(venv / "bin" / "concord", "check", env=env)
     sh(venv / "bin" / "concord", "migrate", "--noinput", env=env, cwd=tmp_path)
+
+
+def test_the_python_client_builds_on_its_own(tmp_path):
+    """``pip install ./client``: its own project, depending on requests and pandas only."""
+    if UV is None:
+        pytest.skip("uv is not installed (it is in the dev extra)")
+    sh(UV, "build", "--wheel", "--out-dir", tmp_path, ROOT / "client", cwd=ROOT / "client")
+    (found,) = tmp_path.glob("concord_client-*.whl")
+    names = zipfile.ZipFile(found).namelist()
+    assert "concord_client/__init__.py" in names
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(found).read(metadata).decode()
+    required = re.findall(r"^Requires-Dist: ([a-z0-9-]+)[^;\n]*$", text, re.M)
+    assert sorted(required) == ["pandas", "requests"], required
