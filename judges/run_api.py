@@ -24,9 +24,9 @@ from annotation.permissions import (
     staff_run_or_404,
     staff_study_or_404,
 )
+from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 from metaeval.alignment import judge_alignment
 from metaeval.api import OPTION_PARAMS, options_from
-from metaeval.schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 
 from . import runs
 from .models import Judge, JudgeRun

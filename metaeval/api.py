@@ -9,10 +9,10 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
+from concord.report_schema import AGREEMENT_EXAMPLE, AgreementReportSerializer
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
-from .schema import AGREEMENT_EXAMPLE, AgreementReportSerializer
 from .tasks import start_report
 
 OPTION_PARAMS = [
