@@ -43,6 +43,7 @@ CONTENT_TYPES = {
     "jsonl": "application/x-ndjson",
     "csv": "text/csv; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "parquet": "application/vnd.apache.parquet",
 }
 
 
@@ -398,7 +399,10 @@ def export_study_judgments(request, study_id: int, fmt: str):
     study = get_object_or_404(Study, pk=study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
-    data = export_judgments(study, fmt)
+    try:
+        data = export_judgments(study, fmt)
+    except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
 
 

@@ -67,7 +67,7 @@ def download_urls(values, admin: Client) -> dict[str, list[str]]:
             continue
         urls = []
         formats = {"metaeval:figure": ("svg", "png"), "metaeval:table": ("csv", "json", "xlsx"),
-                   "studies:export_judgments": ("json", "jsonl", "csv", "xlsx")}  # fmt: skip
+                   "studies:export_judgments": ("json", "jsonl", "csv", "xlsx", "parquet")}  # fmt: skip
         for fmt in formats.get(name, (values["fmt"],)):
             kwargs = {k: (fmt if k == "fmt" else values.get(k, 1)) for k in params}
             urls.append(reverse(name, kwargs=kwargs))
