@@ -23,6 +23,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import roles
 from annotation import serializers as s
@@ -175,6 +176,7 @@ class StudyViewSet(RoleViewSet):
     study_lookup = "pk"
     serializer_class = s.StudySerializer
     ordering = ("name",)
+    throttle_scope = "imports"  # only the import action has ScopedRateThrottle
 
     @extend_schema(
         request={"multipart/form-data": s.StudyImportSerializer},
@@ -194,6 +196,7 @@ class StudyViewSet(RoleViewSet):
         url_name="import",
         permission_classes=[IsAuthenticated, IsAdmin],
         parser_classes=[MultiPartParser, FormParser],
+        throttle_classes=[ScopedRateThrottle],  # imports parse whole files (settings)
     )
     def import_file(self, request, pk=None):
         study = self.get_object()
@@ -402,6 +405,69 @@ class HumanMetricScoreViewSet(JudgmentViewSet):
     serializer_class = s.HumanMetricScoreSerializer
 
 
+class ReadOnlyJudgmentViewSet(JudgmentViewSet, viewsets.ReadOnlyModelViewSet):
+    """Judgments read through the API only (they are written on the task pages)."""
+
+    http_method_names = ["get", "head", "options"]
+
+
+def _judgment_kind_viewsets() -> dict[str, type]:
+    """url path -> read-only viewset of every other judgment kind (same rules as above)."""
+    from annotation.models import (
+        ClaimAssessment,
+        ClaimCheck,
+        ParagraphRelevance,
+        QueryQuality,
+        RelevanceAdjudication,
+        ReportRating,
+        RubricAssessment,
+        RubricComparison,
+        RubricCoverage,
+        RubricItemQuality,
+    )
+
+    kinds = {
+        "paragraph-relevance": (ParagraphRelevance, ("paragraph__report",), (),
+            "Relevance labels of report paragraphs (ScholarQA-CS2 metric-wise task)."),
+        "claim-assessments": (ClaimAssessment, ("report", "paragraph"), (),
+            "Claim-level citation assessments: each claim's citations, their supporting "
+            "credit and the claim's coverage."),
+        "report-ratings": (ReportRating, ("report",), (),
+            "Ratings of whole reports on named dimensions (e.g. ResearchQA 1-5 scales)."),
+        "query-quality": (QueryQuality, (), (),
+            "Quality ratings of the questions themselves: clarity, naturalness, relevance "
+            "and variability."),
+        "rubric-item-quality": (RubricItemQuality, ("item__rubric",), (),
+            "Quality judgments of rubric items: emphasis, necessity, confidence and flags."),
+        "rubric-coverage": (RubricCoverage, ("report", "item__rubric"), (),
+            "Whether each report covers each rubric item (ResearchQA / ResearcherBench)."),
+        "rubric-comparisons": (RubricComparison, (),
+            (Prefetch("assessments", RubricAssessment.objects.select_related("rubric")
+                      .order_by("id")),),
+            "Comparisons of rubrics for one question, with a medal and comments per rubric."),
+        "claim-checks": (ClaimCheck, ("claim__report",), (),
+            "Checks of extracted claims against their cited sources."),
+        "relevance-adjudications": (RelevanceAdjudication, ("disagreement__paragraph__report",), (),
+            "Annotators' decisions on paragraphs where their relevance label and a judge's "
+            "disagreed, and the label that results."),
+    }  # fmt: skip
+    out = {}
+    for path, (model, related, prefetch, doc) in kinds.items():
+        queryset = model.objects.select_related(*related).prefetch_related(*prefetch)
+        viewset = type(
+            f"{model.__name__}ViewSet",
+            (ReadOnlyJudgmentViewSet,),
+            {"queryset": queryset, "serializer_class": s.JUDGMENT_KIND_SERIALIZERS[model],
+             "__doc__": doc + " Researchers and admins read every judgment of their studies; "
+             "an annotator reads only their own.", "__module__": __name__},
+        )  # fmt: skip
+        out[path] = filtered("study", "annotator", "question")(viewset)
+    return out
+
+
+JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
+
+
 def register(router) -> None:
     router.register("studies", StudyViewSet, basename="study")
     router.register("questions", QuestionViewSet, basename="question")
@@ -417,3 +483,5 @@ def register(router) -> None:
     router.register(
         "judgments/metric-scores", HumanMetricScoreViewSet, basename="human-metric-score"
     )
+    for path, viewset in JUDGMENT_KIND_VIEWSETS.items():
+        router.register(f"judgments/{path}", viewset, basename=path.removesuffix("s"))

@@ -48,7 +48,7 @@ from annotation.models import (
 from judges.models import Judge, JudgeScore
 from metaeval.frame import METRICS
 
-FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
+FIXTURES = Path(settings.FIXTURES_DIR) / "demo"
 #: The four metrics whose mean is ``overall`` (METHODS §3, §4).
 COMPONENTS = tuple(m for m in METRICS if m != "overall")
 SETTING = Setting.ASSIGNED

@@ -286,7 +286,7 @@ def _human_field(metric: str, setting: str) -> str | None:
 
 # --- all judgments of a study, one flat record per judgment ---------------------------------
 
-JUDGMENT_FORMATS = ("json", "jsonl", "csv", "xlsx")
+JUDGMENT_FORMATS = ("json", "jsonl", "csv", "xlsx", "parquet")
 
 #: Columns every judgment record has (lookups from the judgment; a medal's via its ranking).
 #: Annotators appear by pseudonym only, reports by public id with their system's name.
@@ -450,6 +450,8 @@ def export_judgments(study, fmt: str) -> str | bytes:
         rows_ = progress.track(records, len(records), "exporting judgments", "row")
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows_)
     cols = judgment_columns()
+    if fmt == "parquet":
+        return _parquet(records, cols)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -466,6 +468,27 @@ def export_judgments(study, fmt: str) -> str | bytes:
         ws.append([_cell(r.get(c)) for c in cols])
     buf = io.BytesIO()
     wb.save(buf)
+    return buf.getvalue()
+
+
+def _parquet(records: list[dict], cols: list[str]) -> bytes:
+    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it);
+    needs pyarrow (``pip install 'concord[parquet]'``), refused clearly without it."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ValueError(
+            "parquet export needs pyarrow, which this server does not have "
+            "(pip install 'concord[parquet]'); json, jsonl, csv and xlsx work"
+        ) from exc
+    columns = {c: [_cell(r.get(c)) for r in records] for c in cols}
+    for c, values in columns.items():  # one type per column: mixed kinds become text
+        kinds = {type(v) for v in values if v is not None}
+        if len(kinds) > 1:
+            columns[c] = [None if v is None else str(v) for v in values]
+    buf = io.BytesIO()
+    pq.write_table(pa.table(columns), buf)
     return buf.getvalue()
 
 

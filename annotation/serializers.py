@@ -774,3 +774,105 @@ class HumanMetricScoreSerializer(JudgmentSerializer):
     class Meta(JudgmentSerializer.Meta):
         model = HumanMetricScore
         fields = [*JudgmentSerializer.Meta.fields, "report", "metric", "value"]
+
+
+# --- The other judgment kinds (read-only through the API) ---------------------------------------
+# The same blinding as the three above: reports, claims, disagreements and rubrics by public id,
+# paragraphs and rubric items by their number within them, never a system or a database id
+# of a report, so an annotator's own judgments tell them nothing about who wrote what.
+
+
+def _read_only_judgment(model_, extra: list[str], **declared):
+    """A read-only serializer of ``model_``: the common judgment fields and ``extra``."""
+    meta = type("Meta", (), {"model": model_, "fields": [*JudgmentSerializer.Meta.fields, *extra],
+                             "read_only_fields": [*JudgmentSerializer.Meta.fields, *extra]})  # fmt: skip
+    name = f"{model_.__name__}Serializer"
+    return type(name, (serializers.ModelSerializer,), {"Meta": meta, **declared,
+                "__doc__": f"One {model_._meta.verbose_name} (read-only)."})  # fmt: skip
+
+
+def _public(source: str, help_text: str):
+    return serializers.CharField(source=source, read_only=True, help_text=help_text)
+
+
+def _number(source: str, help_text: str):
+    return serializers.IntegerField(source=source, read_only=True, help_text=help_text)
+
+
+def _kind_serializers():
+    from annotation.models import (
+        ClaimAssessment,
+        ClaimCheck,
+        ParagraphRelevance,
+        QueryQuality,
+        RelevanceAdjudication,
+        ReportRating,
+        RubricComparison,
+        RubricCoverage,
+        RubricItemQuality,
+    )
+
+    report = _public("report.public_id", "Public id of the report")
+    return {
+        ParagraphRelevance: _read_only_judgment(
+            ParagraphRelevance, ["report", "paragraph", "label"],
+            report=_public("paragraph.report.public_id", "Public id of the report"),
+            paragraph=_number("paragraph.number", "Paragraph number within the report"),
+        ),
+        ClaimAssessment: _read_only_judgment(
+            ClaimAssessment, ["report", "paragraph", "position", "text", "citation_count",
+                              "citations", "supporting_credit", "coverage", "notes"],
+            report=report,
+            paragraph=serializers.IntegerField(source="paragraph.number", read_only=True,
+                                               allow_null=True, default=None),
+        ),
+        ReportRating: _read_only_judgment(
+            ReportRating, ["report", "dimension", "value"], report=report
+        ),
+        QueryQuality: _read_only_judgment(
+            QueryQuality, ["clarity", "naturalness", "relevance", "variability", "comment"]
+        ),
+        RubricItemQuality: _read_only_judgment(
+            RubricItemQuality, ["rubric", "item", "emphasis", "necessity", "confidence", "flags"],
+            rubric=_public("item.rubric.public_id", "Public id of the rubric"),
+            item=_number("item.position", "Position of the item in its rubric"),
+        ),
+        RubricCoverage: _read_only_judgment(
+            RubricCoverage, ["report", "rubric", "item", "label", "covered"],
+            report=report,
+            rubric=_public("item.rubric.public_id", "Public id of the rubric"),
+            item=_number("item.position", "Position of the item in its rubric"),
+        ),
+        RubricComparison: _read_only_judgment(
+            RubricComparison, ["reasoning", "assessments"],
+            assessments=RubricAssessmentSerializer(many=True, read_only=True),
+        ),
+        ClaimCheck: _read_only_judgment(
+            ClaimCheck, ["claim", "report", "skipped", "fully_supported", "citation_supports"],
+            claim=_public("claim.public_id", "Public id of the claim"),
+            report=_public("claim.report.public_id", "Public id of the report"),
+        ),
+        RelevanceAdjudication: _read_only_judgment(
+            RelevanceAdjudication, ["disagreement", "report", "paragraph", "annotator_label",
+                                    "judge_relevant", "decision", "reason", "final_label"],
+            disagreement=_public("disagreement.public_id", "Public id of the disagreement"),
+            report=_public("disagreement.paragraph.report.public_id", "Public id of the report"),
+            paragraph=_number("disagreement.paragraph.number", "Paragraph number"),
+            annotator_label=serializers.CharField(source="disagreement.annotator_label",
+                                                  read_only=True),
+            judge_relevant=serializers.BooleanField(source="disagreement.judge_relevant",
+                                                    read_only=True),
+        ),
+    }  # fmt: skip
+
+
+class RubricAssessmentSerializer(serializers.Serializer):
+    rubric = serializers.CharField(source="rubric.public_id", read_only=True)
+    medal = serializers.CharField(read_only=True)
+    strengths = serializers.CharField(read_only=True)
+    missing = serializers.CharField(read_only=True)
+    weaknesses = serializers.CharField(read_only=True)
+
+
+#: judgment model -> its read-only serializer (annotation.api registers one viewset each)
+JUDGMENT_KIND_SERIALIZERS = _kind_serializers()

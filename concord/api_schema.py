@@ -81,3 +81,147 @@ def add_error_responses(result, generator, request, public):
             if path.rstrip("/").endswith("auth/token"):
                 responses.setdefault("429", _error("Locked out after repeated failed logins."))
     return result
+
+
+# --- Operation summaries and descriptions written for the API's users ------------------------
+# drf-spectacular falls back on docstrings, which are written for developers (and inherited:
+# every viewset showed RoleViewSet's "A model viewset whose queryset…"). ConcordAutoSchema
+# (settings' DEFAULT_SCHEMA_CLASS) gives every operation a summary and a description: an
+# ``extend_schema`` text wins; then :data:`OPERATIONS`; then, for a viewset, the viewset's own
+# docstring (never an inherited one) followed by who may do the action.
+
+from inspect import cleandoc  # noqa: E402
+
+from drf_spectacular.openapi import AutoSchema  # noqa: E402
+
+ROLE_RULES = {
+    "list": (
+        "List {plural}",
+        "Paginated with `limit` and `offset`. Researchers read the studies they were added "
+        "to, admins every study{annotators}.",
+    ),
+    "retrieve": (
+        "Read one {name}",
+        "Something you may not read answers 404, as if it did not exist{annotators}.",
+    ),
+    "create": ("Create a {name}", "Admins only; a researcher or an annotator gets 403."),
+    "update": ("Replace a {name}", "Admins only: every writable field is sent."),
+    "partial_update": ("Change fields of a {name}", "Admins only: send only the fields to change."),
+    "destroy": ("Delete a {name}", "Admins only. Deleting removes what depends on it."),
+}
+ANNOTATOR_RULE = {
+    "list": "; an annotator lists only what belongs to their own assignments, blinded (no "
+    "system names, reports by public id)",
+    "retrieve": "; an annotator reads only what belongs to their own assignments",
+}
+
+#: (view class, HTTP method, action or None) -> (summary, description) of the plain API views.
+OPERATIONS = {
+    ("ObtainAuthToken", "post", None): (
+        "Get your API token",
+        "Exchange a user name and password for the account's API token. Send it on every "
+        "API call and file download as `Authorization: Token <key>`. Repeated failed logins "
+        "lock the user name out from this address for a while (429).",
+    ),
+    ("StudyViewSet", "post", "import_file"): (
+        "Import a file into a study",
+        "Upload questions, reports or pairwise judgments (ScholarQA-CS2, ResearchQA, "
+        "ResearcherBench, DeepScholar formats). The whole file is checked first: when any "
+        "record has a problem nothing is written and every problem is listed with its record "
+        "and field. `dry_run` checks and counts without writing. Admins only.",
+    ),
+    ("AgreementView", "get", None): (
+        "Agreement report of a study",
+        "Human–judge agreement of a study, computed now: inter-annotator agreement, pairwise "
+        "preference and metric-wise agreement per metric (agreement rate, Kendall τ-b, "
+        "thresholds, tie rates), the system ranking and notes for every figure that is not "
+        "defined. The query parameters choose the judge, systems, setting, tie strategy, "
+        "calibration and bootstrap; with `bootstrap` > 0 prefer `POST /api/report-runs/`. "
+        "Researchers of the study and admins.",
+    ),
+    ("JudgeAlignmentView", "get", None): (
+        "Every judge against the experts",
+        "One row per judge of the study with its preference agreement and τ-b per metric "
+        "(ScholarQA-CS2 Table 5), on all expert judgments and on those where the experts "
+        "agreed, its system-level τ-b, and the cross-judge Pearson correlation of overall "
+        "scores (Fig. 10). Researchers of the study and admins.",
+    ),
+    ("ReportRunListView", "post", None): (
+        "Start a report run",
+        "Compute an agreement report in the background (for bootstrap intervals, which take "
+        "a while). Answers 202 with the run; poll `GET /api/report-runs/{run_id}/` until "
+        "its status is `done`, then read its `result`.",
+    ),
+    ("ReportRunDetailView", "get", None): (
+        "Read a report run",
+        "The run's status and, once done, the report it computed (the same shape as the "
+        "agreement report).",
+    ),
+    ("JudgeRunListView", "get", None): (
+        "List judge runs",
+        "The LLM-judge runs of the studies you read, newest first, with their progress, "
+        "request and token counts and cost.",
+    ),
+    ("JudgeRunListView", "post", None): (
+        "Start a judge run",
+        "Run a judge over a study's reports for the chosen tasks (coverage, pairwise, "
+        "relevance, citations). Answers 202 with the run; poll it for progress. Admins only.",
+    ),
+    ("JudgeRunDetailView", "get", None): (
+        "Read a judge run",
+        "A judge run's status, progress, counts of requests, cache hits, tokens and cost.",
+    ),
+    ("JudgeRunActionView", "post", "resume"): (
+        "Resume a judge run",
+        "Continue a stopped or failed run where it stopped; failed units are retried. Admins only.",
+    ),
+    ("JudgeRunActionView", "post", "cancel"): (
+        "Cancel a judge run",
+        "Stop a queued or running run; what was judged so far is kept. Admins only.",
+    ),
+}
+
+#: Words of developers' docstrings that must never reach the API's users (tests check).
+INTERNAL_WORDS = ("A model viewset whose queryset", "queryset", "serializer", "``", "viewset")
+
+
+def _model_names(view) -> tuple[str, str] | None:
+    queryset = getattr(view, "queryset", None)
+    if queryset is None:
+        return None
+    meta = queryset.model._meta
+    return str(meta.verbose_name), str(meta.verbose_name_plural)
+
+
+class ConcordAutoSchema(AutoSchema):
+    """AutoSchema with a user-facing summary and description on every operation."""
+
+    def _texts(self) -> tuple[str, str]:
+        view_name = type(self.view).__name__
+        action = getattr(self.view, "action", None)
+        for key in ((view_name, self.method.lower(), action), (view_name, self.method.lower(), None)):  # fmt: skip
+            if key in OPERATIONS:
+                return OPERATIONS[key]
+        names = _model_names(self.view)
+        own = type(self.view).__dict__.get("__doc__")
+        intro = cleandoc(own) if own else ""
+        if names and action in ROLE_RULES:
+            name, plural = names
+            plural = plural[:-2] + "ies" if plural.endswith("ys") else plural
+            summary, rule = ROLE_RULES[action]
+            annotators = ANNOTATOR_RULE.get(action, "") if getattr(self.view, "annotator_readable", False) else ""  # fmt: skip
+            text = rule.format(annotators=annotators)
+            summary = summary.replace("a {name}", "an {name}") if name[0] in "aeiou" else summary
+            return summary.format(name=name, plural=plural), f"{intro}\n\n{text}".strip()
+        return "", intro
+
+    def get_summary(self):
+        return super().get_summary() or self._texts()[0] or None
+
+    def get_description(self):
+        action = getattr(self.view, "action", None)
+        method = getattr(self.view, action or "", None)
+        doc = getattr(method, "__doc__", None) if action not in ROLE_RULES else None
+        if doc and type(self.view).__module__.split(".")[0] in ("annotation", "judges", "metaeval"):
+            return cleandoc(doc)
+        return self._texts()[1]

@@ -249,3 +249,88 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- Installed as a package (the wheel; `concord` command, concord/cli.py) -------------------
+# A checkout keeps templates/, static/ and fixtures/ at its root; the wheel carries them inside
+# the concord package (pyproject's force-include). Installed, the writable files (SQLite
+# database, collected static files) go to CONCORD_HOME (default: the working directory),
+# never into site-packages.
+PACKAGE_DIR = Path(__file__).resolve().parent
+FIXTURES_DIR = BASE_DIR / "fixtures"
+if (PACKAGE_DIR / "templates").is_dir():
+    TEMPLATES[0]["DIRS"] = [PACKAGE_DIR / "templates"]
+    STATICFILES_DIRS = [PACKAGE_DIR / "static"]
+    FIXTURES_DIR = PACKAGE_DIR / "fixtures"
+    CONCORD_HOME = Path(os.environ.get("CONCORD_HOME", Path.cwd())).resolve()
+    STATIC_ROOT = CONCORD_HOME / "staticfiles"
+    if "DATABASE_URL" not in os.environ:
+        DATABASES["default"] = dj_database_url.parse(
+            f"sqlite:///{CONCORD_HOME / 'db.sqlite3'}",
+            conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        )
+
+# --- Deployment: health checks, hashed static files, JSON logs, error tracking, throttles ----
+# /healthz (concord/health.py) answers load balancers over plain HTTP behind the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", STATIC_ROOT))
+if not DEBUG:
+    # Content-hashed, pre-compressed files (annotate.<hash>.js): a deploy busts browser caches
+    # and WhiteNoise serves them with far-future expiry. Needs `collectstatic` (make serve).
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+# Logs: one JSON object per line with DEBUG off (or LOG_FORMAT=json), readable text otherwise.
+# Imports (concord.imports) and judge runs (concord.judge_runs) log their start and end with
+# their fields (kind, file, study, records; run, judge, status, seconds) at INFO.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "concord": {"level": os.environ.get("CONCORD_LOG_LEVEL", "INFO")},
+    },
+}
+
+# Error tracking: Sentry when SENTRY_DSN is set and sentry-sdk is installed (the `sentry`
+# extra); nothing is imported otherwise. A DSN without the SDK is refused, not ignored.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
+if SENTRY_DSN:
+    try:
+        import sentry_sdk
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            "SENTRY_DSN is set but sentry-sdk is not installed: pip install 'concord[sentry]'"
+        ) from exc
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")),
+        send_default_pii=False,  # annotators' identities never leave the server
+    )
+
+# Throttles on the expensive endpoints (per user, ``throttle_scope`` on the views): agreement
+# and judge-alignment reports, report runs, imports. Counted in the default cache.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
+    "reports": os.environ.get("THROTTLE_REPORTS", "120/min"),
+    "imports": os.environ.get("THROTTLE_IMPORTS", "30/min"),
+}
+
+# Every API operation has a summary and a description written for its users (api_schema.py).
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "concord.api_schema.ConcordAutoSchema"

@@ -6,6 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotation.views.home import home
+from concord.health import healthz
 
 # Swagger UI comes from its CDN and styles itself inline; its start-up script is served as a
 # file (the "split" view), so even this page runs no inline script.
@@ -20,6 +21,7 @@ api_docs = csp_update(
 
 urlpatterns = [
     path("", home, name="home"),
+    path("healthz", healthz, name="healthz"),  # load balancers: database and broker
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", include("django.contrib.auth.urls")),

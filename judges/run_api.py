@@ -9,11 +9,11 @@
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import roles
@@ -24,6 +24,7 @@ from annotation.permissions import (
     staff_run_or_404,
     staff_study_or_404,
 )
+from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 from metaeval.alignment import judge_alignment
 from metaeval.api import OPTION_PARAMS, options_from
 
@@ -41,7 +42,14 @@ def _admin(request) -> None:
 class JudgeAlignmentView(APIView):
     """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
 
-    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
+    throttle_scope = "reports"
+
+    @extend_schema(
+        parameters=OPTION_PARAMS,
+        responses={200: JudgeAlignmentSerializer},
+        examples=[ALIGNMENT_EXAMPLE],
+    )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:

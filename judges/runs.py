@@ -25,6 +25,7 @@ decisions from the stored unit results; it is a pure recomputation and safe to r
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -55,6 +56,8 @@ from .models import (
     LLMResponse,
 )
 from .scoring import researchqa, scholarqa
+
+run_logger = logging.getLogger("concord.judge_runs")
 
 Task = JudgeRun.Task
 #: Tasks whose units a task kind needs (the ensemble needs coverage and both orders).
@@ -423,6 +426,8 @@ def execute_run(run_id: int, lease: str) -> str:
     if not claimed:  # superseded by a resume, finished or cancelled: nothing to do
         return "skipped"
     run = JudgeRun.objects.select_related("judge", "study").get(pk=run_id)
+    log_fields = {"run": run_id, "judge": run.judge.name, "study": run.study_id, "tasks": run.tasks}
+    run_logger.info("judge run started", extra={"event": "judge_run_started", **log_fields})
     if run.started_at is None:
         JudgeRun.objects.filter(pk=run_id).update(started_at=now)
     # a resumed run retries the units that failed last time
@@ -451,6 +456,8 @@ def execute_run(run_id: int, lease: str) -> str:
     JudgeRun.objects.filter(pk=run_id, lease=lease).exclude(
         status=JudgeRun.Status.CANCELLED
     ).update(status=status, finished_at=timezone.now(), heartbeat_at=timezone.now())
+    run_logger.info("judge run finished", extra={"event": "judge_run_finished", **log_fields,
+                    "status": str(status), "seconds": round((timezone.now() - now).total_seconds(), 3)})  # fmt: skip
     return status
 
 

@@ -5,9 +5,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
+from concord.report_schema import AGREEMENT_EXAMPLE, AgreementReportSerializer
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
@@ -63,7 +65,14 @@ def options_from(data) -> ReportOptions:
 class AgreementView(APIView):
     """GET: the agreement report of a study, computed now."""
 
-    @extend_schema(parameters=OPTION_PARAMS, responses={200: OpenApiTypes.OBJECT})
+    throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
+    throttle_scope = "reports"
+
+    @extend_schema(
+        parameters=OPTION_PARAMS,
+        responses={200: AgreementReportSerializer},
+        examples=[AGREEMENT_EXAMPLE],
+    )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
@@ -87,6 +96,9 @@ class ReportRunStartSerializer(serializers.Serializer):
 
 class ReportRunListView(APIView):
     """POST: start a report as a Celery task (for bootstrap runs); poll the run's URL."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "reports"
 
     @extend_schema(request=ReportRunStartSerializer, responses={202: ReportRunSerializer})
     def post(self, request):

@@ -14,12 +14,31 @@ from __future__ import annotations
 import io
 import math
 import re
+from typing import TYPE_CHECKING
 
-import matplotlib
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
 
-from matplotlib.figure import Figure  # noqa: E402
+class _LazyMatplotlib:
+    """matplotlib, imported (with the Agg backend) on the first figure drawn, not when the
+    URLconf loads: it is most of a process's start-up time (every ``manage.py`` command,
+    every web and worker process), and most processes never draw."""
+
+    def __getattr__(self, name):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        return getattr(matplotlib, name)
+
+
+def Figure(*args, **kwargs):  # noqa: N802 - stands for matplotlib.figure.Figure
+    from matplotlib.figure import Figure as MatplotlibFigure
+
+    return MatplotlibFigure(*args, **kwargs)
+
+
+matplotlib = _LazyMatplotlib()
 
 FONT = {
     "font.family": "DejaVu Sans",

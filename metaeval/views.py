@@ -29,6 +29,7 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
+from concord.token_auth import accepts_token
 from judges.models import Judge, JudgeScore
 
 from . import exports, figures, plots
@@ -297,6 +298,7 @@ def _filename(study: Study, name: str, fmt: str) -> str:
     return f"study{study.pk}-{name}.{fmt}"
 
 
+@accepts_token
 @login_required
 def figure_file(request, study_id: int, name: str, fmt: str):
     """A figure as SVG or PNG (drawn from the same entry as the page)."""
@@ -318,6 +320,7 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
     }
 
 
+@accepts_token
 @login_required
 def table_file(request, study_id: int, name: str, fmt: str):
     """A table as CSV, XLSX or JSON."""
@@ -337,6 +340,7 @@ def table_file(request, study_id: int, name: str, fmt: str):
     return _attachment(content, fmt, _filename(study, name, fmt))
 
 
+@accepts_token
 @login_required
 def report_json(request, study_id: int):
     """The report dict, as ``manage.py agreement --json`` prints it."""
@@ -346,6 +350,7 @@ def report_json(request, study_id: int):
     return response
 
 
+@accepts_token
 @login_required
 def offline_file(request, study_id: int):
     """The whole report as one HTML file that opens offline (inline CSS and SVG)."""

@@ -139,3 +139,12 @@ def celery_worker_process(transactional_db, settings):
             proc.kill()
         app.conf.update(**saved)
         reset_connections()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """DRF throttles count requests in the default cache, keyed by user id; ids repeat from
+    test to test, so each test starts with empty counts (and no cached report)."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -24,6 +24,9 @@ exactly what a real import would do.
 
 from __future__ import annotations
 
+import logging
+import time
+
 from django.db import transaction
 
 from annotation.models import Study
@@ -33,6 +36,8 @@ from .base import ImportFailed, ImportReport, Problem
 from .common import question_key as question_key
 from .common import read_source
 from .structure import write_reports
+
+logger = logging.getLogger("concord.imports")
 
 KINDS = ("reports", "questions", "pairwise")
 REPORT_FORMATS = ("scholarqa", "researchqa", "researcherbench", "deepscholar")
@@ -65,7 +70,25 @@ def _refuse(source, message: str):
 
 
 def run(kind: str, source, *, study, dry_run: bool = False, **options) -> ImportReport:
-    """Validate ``source`` completely, then write it in one transaction (see module doc)."""
+    """Validate ``source`` completely, then write it in one transaction (see module doc).
+
+    Logged as structured records (``concord.imports``: kind, file, study, counts, seconds)."""
+    fields = {"kind": kind, "file": _name_of(source), "study": str(study), "dry_run": dry_run}
+    logger.info("import started", extra={"event": "import_started", **fields})
+    start = time.perf_counter()
+    try:
+        rep = _run(kind, source, study=study, dry_run=dry_run, **options)
+    except ImportFailed as failed:
+        logger.warning("import refused", extra={"event": "import_refused", **fields,
+                       "problems": len(failed.problems), "first_problem": str(failed.problems[0]) if failed.problems else None,
+                       "seconds": round(time.perf_counter() - start, 3)})  # fmt: skip
+        raise
+    logger.info("import finished", extra={"event": "import_finished", **fields,
+                "records": rep.records, "seconds": round(time.perf_counter() - start, 3)})  # fmt: skip
+    return rep
+
+
+def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> ImportReport:
     if kind not in KINDS:
         _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
     if not study or (isinstance(study, str) and not study.strip()):

@@ -45,6 +45,7 @@ from annotation.studyadmin.forms import (
     UploadForm,
 )
 from annotation.studyadmin.invitations import invite
+from concord.token_auth import accepts_token
 from metaeval.adjudication import adjudication_results
 
 CONTENT_TYPES = {
@@ -52,6 +53,7 @@ CONTENT_TYPES = {
     "jsonl": "application/x-ndjson",
     "csv": "text/csv; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "parquet": "application/vnd.apache.parquet",
 }
 
 
@@ -461,6 +463,7 @@ def study_progress(request, study_id: int):
     )
 
 
+@accepts_token
 @researcher_required
 @require_GET
 def study_progress_csv(request, study_id: int):
@@ -492,16 +495,21 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 # --- exports ------------------------------------------------------------------------------
 
 
+@accepts_token
 @admin_required
 @require_GET
 def export_study_judgments(request, study_id: int, fmt: str):
     study = get_object_or_404(Study, pk=study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
-    data = export_judgments(study, fmt)
+    try:
+        data = export_judgments(study, fmt)
+    except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
 
 
+@accepts_token
 @admin_required
 @require_GET
 def export_study_pairwise(request, study_id: int):

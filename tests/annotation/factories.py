@@ -163,3 +163,73 @@ def grow(w: World, n: int) -> None:
         q = question(w.study)
         w.questions.append(q)
         equip_question(w, q, w.annotator)
+
+
+def other_kinds(a: Assignment) -> dict:
+    """One judgment of each kind the API reads but does not write, by the assignment's
+    annotator on its question (keys: the API basenames)."""
+    from annotation.models import (
+        ClaimAssessment,
+        ClaimCheck,
+        ParagraphRelevance,
+        QueryQuality,
+        RelevanceAdjudication,
+        RelevanceDisagreement,
+        ReportClaim,
+        ReportRating,
+        RubricAssessment,
+        RubricComparison,
+        RubricCoverage,
+        RubricItemQuality,
+    )
+    from annotation.models import Paragraph as ParagraphModel
+
+    report_ = Report.objects.filter(question=a.question).order_by("id").first()
+    paragraph = ParagraphModel.objects.filter(report=report_).order_by("number").first()
+    rub = Rubric.objects.filter(question=a.question).order_by("id").first() or rubric(a.question)
+    item = rub.items.order_by("position").first()
+    judge, _ = Judge.objects.get_or_create(name="judge-x", defaults={"model": "m"})
+    base = {"study": a.study, "annotator": a.annotator, "question": a.question, "assignment": a}
+    comparison = RubricComparison.objects.create(reasoning="Both fine.", **base)
+    RubricAssessment.objects.create(comparison=comparison, rubric=rub, medal="gold")
+    claim = ReportClaim.objects.create(report=report_, paragraph=paragraph, text="A claim.")
+    disagreement = RelevanceDisagreement.objects.create(
+        assignment=a, judge=judge, paragraph=paragraph, annotator_label="R", judge_relevant=False
+    )
+    return {
+        "paragraph-relevance": ParagraphRelevance.objects.create(
+            paragraph=paragraph, label="R", **base
+        ),
+        "claim-assessment": ClaimAssessment.objects.create(
+            report=report_,
+            paragraph=paragraph,
+            position=0,
+            text="A claim.",
+            citation_count=1,
+            citations=[{"key": "1", "label": "supports"}],
+            supporting_credit=1.0,
+            coverage="fully",
+            **base,
+        ),  # fmt: skip
+        "report-rating": ReportRating.objects.create(
+            report=report_, dimension="clarity", value=4, **base
+        ),
+        "query-quality": QueryQuality.objects.create(
+            clarity=4, naturalness=3, relevance=5, variability="semi_open", **base
+        ),
+        "rubric-item-quality": RubricItemQuality.objects.create(
+            item=item, emphasis="right", necessity="necessary", confidence=3, **base
+        ),
+        "rubric-coverage": RubricCoverage.objects.create(
+            report=report_, item=item, label=2, covered=True, **base
+        ),
+        "rubric-comparison": comparison,
+        "claim-check": ClaimCheck.objects.create(claim=claim, fully_supported=True, **base),
+        "relevance-adjudication": RelevanceAdjudication.objects.create(
+            disagreement=disagreement,
+            decision="keep",
+            reason="Still relevant.",
+            final_label="R",
+            **base,
+        ),  # fmt: skip
+    }

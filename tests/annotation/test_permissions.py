@@ -26,6 +26,7 @@ class Endpoint:
     obj: Callable  # world -> the object of annotator A (or any, when annotators can't read)
     create: Callable  # world -> a valid admin POST payload
     change: tuple[str, object]  # a field and a new value for PATCH
+    read_only: bool = False  # read through the API only: an admin's write is a 405
 
 
 def _q3(w):
@@ -166,6 +167,27 @@ ENDPOINTS: dict[str, Endpoint] = {
     ),
 }
 
+#: Judgment kinds the API reads only (written on the task pages): basename -> changed field.
+READ_ONLY_KINDS = {
+    "paragraph-relevance": ("label", "O"),
+    "claim-assessment": ("notes", "changed"),
+    "report-rating": ("value", 1),
+    "query-quality": ("comment", "changed"),
+    "rubric-item-quality": ("confidence", 1),
+    "rubric-coverage": ("label", 0),
+    "rubric-comparison": ("reasoning", "changed"),
+    "claim-check": ("skipped", True),
+    "relevance-adjudication": ("reason", "changed"),
+}
+for _kind, _change in READ_ONLY_KINDS.items():
+    ENDPOINTS[_kind] = Endpoint(
+        True,
+        lambda w, kind=_kind: w.own[kind],
+        lambda w: _judgment(w),
+        _change,
+        read_only=True,
+    )
+
 ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "outside_researcher", "admin")
 OPERATIONS = ("list", "retrieve", "create", "update", "partial_update", "delete")
 DENIED_ANONYMOUS = {401, 403}
@@ -184,9 +206,11 @@ def detail_url(basename: str, obj) -> str:
 def expected_status(role: str, op: str, ep: Endpoint) -> set[int]:
     if role == "anonymous":
         return DENIED_ANONYMOUS
-    if role == "admin":
-        return {{"create": 201, "delete": 204}.get(op, 200)}
     reading = op in ("list", "retrieve")
+    if role == "admin":
+        if ep.read_only and not reading:
+            return {405}
+        return {{"create": 201, "delete": 204}.get(op, 200)}
     if role == "researcher":
         return {200} if reading else {403}
     if role == "outside_researcher":  # a researcher not added to the world's study
@@ -210,7 +234,10 @@ def fast_passwords(settings):
 
 @pytest.fixture
 def world(annotator_user, other_annotator_user):
-    return f.build_world(annotator_user, other_annotator_user)
+    w = f.build_world(annotator_user, other_annotator_user)
+    w.own.update(f.other_kinds(w.own["assignment"]))
+    w.others.update(f.other_kinds(w.others["assignment"]))
+    return w
 
 
 @pytest.fixture
@@ -257,7 +284,9 @@ def test_rule(basename, role, op, world, users):
     field, value = ep.change
     before = model.objects.count()
 
-    if op == "list":
+    if op == "update" and ep.read_only:
+        response = client.put(url, {field: value}, format="json")
+    elif op == "list":
         response = client.get(list_url)
     elif op == "retrieve":
         response = client.get(url)

@@ -37,6 +37,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "password_reset_confirm": (set(ROLES), 403),
     "password_reset_complete": (set(ROLES), 403),
     "logout": (set(ROLES), 403),  # POST only: 405 for everyone on GET
+    "healthz": (set(ROLES), 403),  # load balancers: no session
     # anyone signed in
     "home": (ANY_SIGNED_IN, 403),
     "password_change": (ANY_SIGNED_IN, 403),

@@ -1,0 +1,155 @@
+"""A client for Concord's API: judgments and agreement reports where researchers work.
+
+``Concord(url, token).study("x").judgments(kind).to_pandas()`` reads every judgment of a kind
+(the API pages through them); ``.report(**options)`` returns the agreement report as a dict
+with its tables as DataFrames (``report.tables``); ``.to_datasets()`` gives a Hugging Face
+``datasets.Dataset`` (imported only when called, so ``datasets`` stays optional).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+import pandas as pd
+import requests
+
+__all__ = ["Concord", "ConcordError", "Judgments", "Report", "Study", "JUDGMENT_KINDS"]
+
+#: The judgment kinds, as the API names them (``/api/judgments/<kind>/``).
+JUDGMENT_KINDS = (
+    "medal-rankings", "pairwise-preferences", "metric-scores", "paragraph-relevance",
+    "claim-assessments", "report-ratings", "query-quality", "rubric-item-quality",
+    "rubric-coverage", "rubric-comparisons", "claim-checks", "relevance-adjudications",
+)  # fmt: skip
+
+
+class ConcordError(RuntimeError):
+    """The server refused a request; the message is the server's."""
+
+
+class Concord:
+    """A connection to one Concord server, authenticated by an API token."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 60.0, page_size: int = 500):
+        self.url = url.rstrip("/") + "/"
+        self.timeout = timeout
+        self.page_size = page_size
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+
+    @classmethod
+    def login(cls, url: str, username: str, password: str, **kwargs) -> Concord:
+        """Exchange a user name and password for the account's token."""
+        answer = requests.post(
+            urljoin(url.rstrip("/") + "/", "api/auth/token/"),
+            data={"username": username, "password": password},
+            timeout=kwargs.get("timeout", 60.0),
+        )
+        if answer.status_code != 200:
+            raise ConcordError(f"login refused ({answer.status_code}): {answer.text[:300]}")
+        return cls(url, answer.json()["token"], **kwargs)
+
+    def get(self, path: str, **params):
+        answer = self.session.get(urljoin(self.url, path.lstrip("/")), params=params,
+                                  timeout=self.timeout)  # fmt: skip
+        if answer.status_code >= 400:
+            raise ConcordError(f"GET {path} answered {answer.status_code}: {answer.text[:500]}")
+        return answer
+
+    def paged(self, path: str, **params) -> list[dict]:
+        """Every row of a paginated list (limit/offset)."""
+        rows, offset = [], 0
+        while True:
+            page = self.get(path, limit=self.page_size, offset=offset, **params).json()
+            rows.extend(page["results"])
+            offset += len(page["results"])
+            if not page.get("next") or not page["results"]:
+                return rows
+
+    def studies(self) -> list[dict]:
+        return self.paged("api/studies/")
+
+    def study(self, name_or_id: str | int) -> Study:
+        """A study you read, by id or by name."""
+        for row in self.studies():
+            if row["id"] == name_or_id or row["name"] == name_or_id or str(row["id"]) == str(name_or_id):  # fmt: skip
+                return Study(self, row)
+        raise ConcordError(f"no study {name_or_id!r} among those this account reads")
+
+
+class Study:
+    def __init__(self, concord: Concord, row: dict):
+        self.concord, self.row, self.id, self.name = concord, row, row["id"], row["name"]
+
+    def __repr__(self) -> str:
+        return f"<Study {self.id}: {self.name}>"
+
+    def judgments(self, kind: str = "medal-rankings") -> Judgments:
+        """Every judgment of ``kind`` (one of :data:`JUDGMENT_KINDS`) in this study."""
+        kind = kind.replace("_", "-")
+        if kind not in JUDGMENT_KINDS:
+            raise ValueError(f"unknown judgment kind {kind!r}; use one of {', '.join(JUDGMENT_KINDS)}")  # fmt: skip
+        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", study=self.id))
+
+    def report(self, **options) -> Report:
+        """The agreement report (``GET /api/studies/{id}/agreement/``) with these options
+        (judge, systems, settings, ties, calibration, bootstrap, compat, …)."""
+        params = {k: (",".join(v) if isinstance(v, (list, tuple)) else v) for k, v in options.items()}  # fmt: skip
+        params = {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in params.items()}
+        return Report(self.concord.get(f"api/studies/{self.id}/agreement/", **params).json())
+
+    def judge_alignment(self, **options) -> dict:
+        return self.concord.get(f"api/studies/{self.id}/judge-alignment/", **options).json()
+
+    def download(self, path: str) -> bytes:
+        """A file download of the study (``export/judgments.jsonl``, ``tables/system.csv``…
+        relative to ``/studies/{id}/`` or ``/reports/{id}/``), with the same token."""
+        return self.concord.get(path.format(id=self.id)).content
+
+
+class Judgments(list):
+    """The judgments of one kind, as the API returns them (a list of dicts)."""
+
+    def __init__(self, kind: str, rows: list[dict]):
+        super().__init__(rows)
+        self.kind = kind
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per judgment; nested lists (a ranking's medals) stay as Python objects."""
+        return pd.DataFrame(list(self))
+
+    def to_parquet(self, path) -> None:
+        """Write the judgments as a parquet file (needs ``pyarrow``: the ``parquet`` extra).
+        Nested values are stored as JSON text, so any parquet reader opens the file."""
+        import json
+
+        frame = self.to_pandas()
+        for column in frame.columns:
+            if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
+                frame[column] = frame[column].map(json.dumps)
+        frame.to_parquet(path, index=False)
+
+    def to_datasets(self):
+        """A Hugging Face ``datasets.Dataset`` (``pip install datasets``)."""
+        try:
+            import datasets
+        except ImportError as exc:
+            raise ImportError("to_datasets() needs Hugging Face datasets: pip install datasets") from exc  # fmt: skip
+        return datasets.Dataset.from_list(list(self))
+
+
+class Report(dict):
+    """The agreement report dict; ``tables`` holds its tables as DataFrames."""
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        out = {}
+        for block in ("preference", "metric_wise"):
+            if self.get(block):
+                frame = pd.DataFrame.from_dict(self[block], orient="index")
+                out[block] = frame.drop(columns=["ci"], errors="ignore").rename_axis("metric")
+        if self.get("iaa"):
+            out["iaa"] = pd.DataFrame([self["iaa"]])
+        if (self.get("system") or {}).get("systems"):
+            out["system"] = pd.DataFrame(self["system"]["systems"]).drop(columns=["ci"], errors="ignore")  # fmt: skip
+        return out

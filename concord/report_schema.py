@@ -1,0 +1,161 @@
+"""The shapes of the agreement report and the judge alignment, for the OpenAPI schema.
+
+These serializers only document (drf-spectacular turns them into typed components); the views
+answer the dicts of :func:`metaeval.reports.agreement_report` and
+:func:`metaeval.alignment.judge_alignment` as they are. A figure that is not defined is null,
+with a note saying why (METHODS §7), so every figure is nullable.
+"""
+
+from drf_spectacular.utils import OpenApiExample
+from rest_framework import serializers
+
+
+def _figure(help_text: str, **kwargs):
+    return serializers.FloatField(allow_null=True, help_text=help_text, **kwargs)
+
+
+class IntervalSerializer(serializers.Serializer):
+    """Bootstrap percentile intervals, [low, high] per figure (present when bootstrap > 0)."""
+
+    agreement = serializers.ListField(child=serializers.FloatField(), required=False)
+    tau_b = serializers.ListField(child=serializers.FloatField(), required=False)
+
+
+class MetricAgreementSerializer(serializers.Serializer):
+    agreement = _figure("Share of pairs where the judge's decision equals the experts'")
+    tau_b = _figure("Kendall τ-b between expert and judge pairwise decisions")
+    n = serializers.IntegerField(help_text="Pairs compared")
+    threshold = _figure("Judge score difference below which the judge calls a tie")
+    human_tie_rate = _figure("Share of expert ties", required=False)
+    judge_tie_rate = _figure("Share of judge ties", required=False)
+    ci = IntervalSerializer(required=False)
+
+
+class SelectionSerializer(serializers.Serializer):
+    judge = serializers.CharField(allow_null=True, required=False)
+    systems = serializers.ListField(child=serializers.CharField(), required=False)
+    exclude_systems = serializers.ListField(child=serializers.CharField(), required=False)
+    settings = serializers.ListField(child=serializers.CharField(), required=False)
+    expert_agreed = serializers.BooleanField(required=False)
+    ties = serializers.CharField(required=False)
+    calibration = serializers.CharField(required=False)
+    calibrate_on = serializers.CharField(allow_null=True, required=False)
+    bootstrap = serializers.IntegerField(required=False)
+    seed = serializers.IntegerField(required=False)
+    compat = serializers.CharField(allow_null=True, required=False)
+    n_judgments = serializers.IntegerField(required=False)
+    n_questions = serializers.IntegerField(required=False)
+    n_annotators = serializers.IntegerField(required=False)
+    systems_present = serializers.ListField(child=serializers.CharField(), required=False)
+    settings_present = serializers.ListField(child=serializers.CharField(), required=False)
+    study_id = serializers.IntegerField(required=False)
+
+
+class InterAnnotatorSerializer(serializers.Serializer):
+    strict = _figure("Share of annotator pairs deciding a report pair the same way")
+    half_credit = _figure("The same, a tie against a preference counting one half")
+    n = serializers.IntegerField()
+    n_pairs = serializers.IntegerField()
+    cohen_kappa = _figure("Cohen's κ")
+    fleiss_kappa = _figure("Fleiss' κ")
+    krippendorff_alpha = _figure("Krippendorff's α (nominal)")
+
+
+class SystemRowSerializer(serializers.Serializer):
+    system = serializers.CharField()
+    human_win_rate = _figure("Expert win rate of the system")
+    judge_win_rate = _figure("Judge win rate of the system")
+    n = serializers.IntegerField()
+    ci = serializers.DictField(child=serializers.ListField(child=serializers.FloatField()), required=False)  # fmt: skip
+
+
+class SystemRankingSerializer(serializers.Serializer):
+    tau_b = _figure("Kendall τ-b between the expert and judge system rankings")
+    systems = SystemRowSerializer(many=True)
+    ci = IntervalSerializer(required=False)
+
+
+class AgreementReportSerializer(serializers.Serializer):
+    selection = SelectionSerializer()
+    iaa = InterAnnotatorSerializer(allow_null=True, required=False)
+    preference = serializers.DictField(
+        child=MetricAgreementSerializer(),
+        required=False,
+        help_text="Per metric: judge vs expert preferences",
+    )
+    metric_wise = serializers.DictField(
+        child=MetricAgreementSerializer(),
+        required=False,
+        help_text="Per metric: judge vs expert scores",
+    )
+    system = SystemRankingSerializer(allow_null=True, required=False)
+    notes = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Why a figure is null, and compat-mode differences (text or objects)",
+    )
+
+
+class JudgeBlockSerializer(serializers.Serializer):
+    preference = serializers.DictField(child=MetricAgreementSerializer(), required=False)
+    system_tau_b = _figure("System-level Kendall τ-b")
+
+
+class JudgeRowSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    all = JudgeBlockSerializer(help_text="On every expert judgment")
+    expert_agreed = JudgeBlockSerializer(
+        allow_null=True, required=False, help_text="Where the experts agreed"
+    )
+
+
+class PearsonSerializer(serializers.Serializer):
+    judges = serializers.ListField(child=serializers.CharField())
+    matrix = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True))
+    )
+    n = serializers.IntegerField()
+
+
+class JudgeAlignmentSerializer(serializers.Serializer):
+    judges = JudgeRowSerializer(many=True, help_text="ScholarQA-CS2 Table 5, one row per judge")
+    pearson = PearsonSerializer(allow_null=True, help_text="Cross-judge Pearson r (Fig. 10)")
+    coverage = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Rubric coverage agreement per judge",
+    )
+
+
+_METRIC = {"agreement": 0.889, "tau_b": 0.88, "n": 27, "threshold": 0.0835,
+           "human_tie_rate": 0.074, "judge_tie_rate": 0.074}  # fmt: skip
+AGREEMENT_EXAMPLE = OpenApiExample(
+    "Demo study",
+    summary="The demo study, default options",
+    value={
+        "selection": {"judge": "claude-sonnet-sim", "systems": [], "exclude_systems": [],
+                      "settings": [], "expert_agreed": False, "ties": "threshold",
+                      "calibration": "match-rate", "calibrate_on": None, "bootstrap": 0,
+                      "seed": 0, "compat": None, "n_judgments": 27, "n_questions": 5,
+                      "n_annotators": 2},
+        "iaa": {"strict": 0.75, "half_credit": 0.833, "n": 12, "n_pairs": 12,
+                "cohen_kappa": 0.571, "fleiss_kappa": 0.561, "krippendorff_alpha": 0.579},
+        "preference": {"overall": _METRIC},
+        "metric_wise": {"overall": _METRIC},
+        "system": {"tau_b": 1.0, "systems": [
+            {"system": "atlas-dr", "human_win_rate": 0.893, "judge_win_rate": 0.929, "n": 14}]},
+        "notes": [],
+    },
+)  # fmt: skip
+_BLOCK = {"preference": {"overall": {k: _METRIC[k] for k in ("agreement", "tau_b", "n", "threshold")}},
+          "system_tau_b": 1.0}  # fmt: skip
+ALIGNMENT_EXAMPLE = OpenApiExample(
+    "Demo study",
+    summary="Two judges of the demo study",
+    value={
+        "judges": [{"judge": "claude-sonnet-sim", "all": _BLOCK, "expert_agreed": _BLOCK}],
+        "pearson": {"judges": ["claude-sonnet-sim", "gemini-flash-sim"],
+                    "matrix": [[1.0, 0.985], [0.985, 1.0]], "n": 24},
+        "coverage": [],
+    },
+)  # fmt: skip

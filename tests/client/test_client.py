@@ -1,0 +1,91 @@
+"""The Python client (client/, ``pip install ./client``) against a live server, as a notebook
+would use it: log in with a token, judgments into pandas (and parquet, and ``datasets`` when
+installed), the agreement report with its tables as DataFrames, a file download."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+
+from annotation.models import HumanMetricScore, MedalRanking, Study
+from tests.conftest import make_user
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
+from concord_client import JUDGMENT_KINDS, Concord, ConcordError  # noqa: E402
+
+STUDY = "Demo: deep-research reports"
+
+
+@pytest.fixture
+def server(live_server, settings):
+    settings.DEBUG = True  # the demo loads only with DEBUG on
+    call_command("demo", verbosity=0)
+    researcher = make_user("client_researcher", "researcher")
+    Study.objects.get(name=STUDY).researchers.add(researcher)
+    token = Token.objects.create(user=researcher).key
+    return live_server.url, token
+
+
+def test_a_notebook_reads_judgments_and_a_report_into_pandas(server, tmp_path):
+    url, token = server
+    concord = Concord(url, token, page_size=25)  # several pages per kind
+    study = concord.study(STUDY)
+    assert study.id == Study.objects.get(name=STUDY).pk
+
+    rankings = study.judgments("medal-rankings").to_pandas()
+    assert isinstance(rankings, pd.DataFrame)
+    assert len(rankings) == MedalRanking.objects.filter(study_id=study.id).count() > 0
+    assert {"annotator", "question", "medals", "reasoning"} <= set(rankings.columns)
+    scores = study.judgments("metric_scores").to_pandas()
+    assert len(scores) == HumanMetricScore.objects.filter(study_id=study.id).count() > 50  # 3 pages
+    assert scores["value"].between(0, 1).all()
+    for kind in JUDGMENT_KINDS:  # every kind answers, empty or not
+        assert isinstance(study.judgments(kind).to_pandas(), pd.DataFrame)
+
+    report = study.report(ties="threshold")
+    assert report["selection"]["n_judgments"] == len(rankings) * 3  # 3 pairs per ranking of 3
+    preference = report.tables["preference"]
+    assert "overall" in preference.index
+    assert preference.loc["overall", "agreement"] == report["preference"]["overall"]["agreement"]
+    assert set(report.tables["system"]["system"]) == set(report["selection"]["systems_present"])
+    assert report.tables["iaa"].loc[0, "krippendorff_alpha"] == report["iaa"]["krippendorff_alpha"]
+
+    path = tmp_path / "rankings.parquet"
+    study.judgments("medal-rankings").to_parquet(path)
+    back = pd.read_parquet(path)
+    assert len(back) == len(rankings)
+    assert json.loads(back.loc[0, "medals"]) == rankings.loc[0, "medals"]
+
+    table = study.download("/reports/{id}/tables/system.csv")
+    assert table.decode().splitlines()[0].startswith("system")
+
+
+def test_to_datasets_when_installed(server):
+    url, token = server
+    judgments = Concord(url, token).study(STUDY).judgments("metric-scores")
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install datasets"):
+            judgments.to_datasets()
+    else:
+        dataset = judgments.to_datasets()
+        assert dataset.num_rows == len(judgments)
+
+
+def test_login_and_refusals_are_clear(server):
+    url, _ = server
+    make_user("client_other", "researcher")  # password = user name; added to no study
+    other = Concord.login(url, "client_other", "client_other")
+    with pytest.raises(ConcordError, match="no study"):
+        other.study(STUDY)
+    with pytest.raises(ConcordError, match="login refused"):
+        Concord.login(url, "client_other", "wrong")
+    with pytest.raises(ValueError, match="unknown judgment kind"):
+        Concord(url, server[1]).study(STUDY).judgments("votes")
