@@ -1,4 +1,5 @@
-"""Django admin: every table, and the "Import data" page (staff only, like all of admin).
+"""Django admin: every table, and the "Import data" page (admin role only: the site is
+``concord.admin_site.ConcordAdminSite``).
 
 System names are visible here: the admin is for staff, never for annotators (blinding
 applies to the task pages).
