@@ -114,6 +114,15 @@ class StudyImportSerializer(serializers.Serializer):
         return value
 
 
+class StudyDeletionSerializer(serializers.Serializer):
+    """What deleting a study did (``DELETE /api/studies/{id}/?confirm=<name>``)."""
+
+    study = serializers.CharField()
+    backup = serializers.CharField(help_text="File name of the backup written first")
+    judgments = serializers.IntegerField()
+    versions = serializers.IntegerField(help_text="Draft versions deleted with the study")
+
+
 class ImportReportSerializer(serializers.Serializer):
     """``annotation.importers.base.ImportReport`` as JSON."""
 

@@ -172,6 +172,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("UPLOAD_MAX_BYTES", str(64 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# Deleting a study first writes its full backup here (annotation.studyadmin.deletion).
+CONCORD_BACKUP_DIR = Path(os.environ.get("CONCORD_BACKUP_DIR", str(BASE_DIR / "backups")))
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",

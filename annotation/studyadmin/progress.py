@@ -65,8 +65,9 @@ class StudyProgress:
 def study_progress(study: Study) -> StudyProgress:
     people: dict[int, AnnotatorProgress] = {}
     groups: dict[tuple, list[str]] = defaultdict(list)
-    by_task: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(S.values, 0))
-    rows = Assignment.objects.filter(study=study).values_list(
+    counted = [v for v in S.values if v != S.WITHDRAWN]  # withdrawn: reassigned to someone else
+    by_task: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(counted, 0))
+    rows = Assignment.objects.filter(study=study, status__in=counted).values_list(
         "annotator_id", "annotator__pseudonym", "question_id", "task", "setting", "status",
         "seconds_on_task",
     )  # fmt: skip

@@ -57,6 +57,7 @@ def queue(request):
     annotator = annotator_of(request.user)
     assignments = list(
         Assignment.objects.filter(annotator=annotator)
+        .exclude(status=Assignment.Status.WITHDRAWN)
         .select_related("study", "question")
         .order_by("study__name", "position", "pk")
     )
