@@ -8,13 +8,13 @@ annotators of which not every assignment is submitted yet.
 
 from __future__ import annotations
 
-import csv
 import io
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Assignment, Study
+from annotation.spreadsheets import csv_writer
 
 S = Assignment.Status
 
@@ -103,7 +103,7 @@ CSV_COLUMNS = (
 
 def progress_csv(progress: StudyProgress) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for p in progress.annotators:
         median = "" if p.median_seconds is None else p.median_seconds
