@@ -172,6 +172,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("UPLOAD_MAX_BYTES", str(64 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# Bootstrap rounds one report may ask for (page, API, command, report run): memory and time
+# grow with them, so more is refused with a 400 naming the option.
+CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
+
 # Deleting a study first writes its full backup here (annotation.studyadmin.deletion).
 CONCORD_BACKUP_DIR = Path(os.environ.get("CONCORD_BACKUP_DIR", str(BASE_DIR / "backups")))
 
