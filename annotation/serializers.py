@@ -198,6 +198,13 @@ class RubricSerializer(serializers.ModelSerializer):
         read_only_fields = ["public_id"]
 
     def validate_items(self, items):
+        if self.partial:
+            # A PATCH replaces the items, so each must be complete: validate them as on a
+            # create (a missing position is a 400 naming it, not a KeyError).
+            full = RubricItemSerializer(data=self.initial_data.get("items"), many=True)
+            if not full.is_valid():
+                raise serializers.ValidationError(full.errors)
+            items = full.validated_data
         positions = [i["position"] for i in items]
         if len(set(positions)) != len(positions):
             raise serializers.ValidationError("Item positions must be unique.")
