@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by us (no CDN)
     "django_htmx",
     "annotation",
     "judges",
@@ -199,6 +200,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Expert annotation of deep-research reports and meta-evaluation of LLM judges.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "TaskEnum": "annotation.models.content.Study.Task",
