@@ -76,6 +76,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # private, no-store on signed-in pages, API answers and downloads (cache_control.py)
+    "concord.cache_control.PrivateNoStoreMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -177,13 +179,18 @@ IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 # grow with them, so more is refused with a 400 naming the option.
 CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
 
+# The largest page an API list answers (?limit= above it is cut to it).
+CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
+
 # Deleting a study first writes its full backup here (annotation.studyadmin.deletion).
 CONCORD_BACKUP_DIR = Path(os.environ.get("CONCORD_BACKUP_DIR", str(BASE_DIR / "backups")))
 
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
+    # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -192,7 +199,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "concord.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

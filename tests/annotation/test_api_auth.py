@@ -44,12 +44,12 @@ def test_wrong_password_gets_no_token(researcher_user):
 
 @pytest.mark.django_db
 def test_bad_token_is_refused(researcher_user):
-    """403, not 401: SessionAuthentication comes first in settings and sends no
-    WWW-Authenticate challenge, so DRF answers 403 (with the reason)."""
+    """401 as the schema documents (issue 12): TokenAuthentication comes first in settings,
+    so the answer carries its WWW-Authenticate challenge (with the reason)."""
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     response = client.get(reverse("study-list"))
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert response.json()["detail"] == "Invalid token."
 
 
