@@ -179,6 +179,9 @@ IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 # grow with them, so more is refused with a 400 naming the option.
 CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
 
+# API tokens expire after this many days (0: never) and are deleted by a password change.
+CONCORD_TOKEN_TTL_DAYS = int(os.environ.get("CONCORD_TOKEN_TTL_DAYS", "30"))
+
 # The largest page an API list answers (?limit= above it is cut to it).
 CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
 
@@ -189,7 +192,7 @@ REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
     # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "concord.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
