@@ -182,6 +182,16 @@ CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
 # API tokens expire after this many days (0: never) and are deleted by a password change.
 CONCORD_TOKEN_TTL_DAYS = int(os.environ.get("CONCORD_TOKEN_TTL_DAYS", "30"))
 
+# Mail: the password-reset form is offered only when a mail server is set (password_reset.py).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
+PASSWORD_RESET_LIMIT = int(os.environ.get("PASSWORD_RESET_LIMIT", "5"))  # per address and hour
+
 # The largest page an API list answers (?limit= above it is cut to it).
 CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
 

@@ -6,6 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotation.views.home import home
+from concord import password_reset
 
 # Swagger UI is served from our own static files (drf-spectacular-sidecar): no CDN, so no
 # third party can change the script the docs page runs. It styles itself inline; its start-up
@@ -18,6 +19,17 @@ urlpatterns = [
     path("", home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # before django.contrib.auth.urls: only with mail configured, and throttled
+    path(
+        "accounts/password_reset/",
+        password_reset.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password_reset/done/",
+        password_reset.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("annotate/", include("annotation.annotate_urls")),
     path("studies/", include("annotation.studies_urls")),
