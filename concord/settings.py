@@ -192,6 +192,11 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
 PASSWORD_RESET_LIMIT = int(os.environ.get("PASSWORD_RESET_LIMIT", "5"))  # per address and hour
 
+# Autosave: a posted field longer than this is refused (422); drafts saved within this many
+# seconds of the latest draft version replace it (one version a minute, not one per pause).
+CONCORD_AUTOSAVE_MAX_FIELD_CHARS = int(os.environ.get("CONCORD_AUTOSAVE_MAX_FIELD_CHARS", "50000"))
+CONCORD_AUTOSAVE_COALESCE_SECONDS = int(os.environ.get("CONCORD_AUTOSAVE_COALESCE_SECONDS", "60"))
+
 # The largest page an API list answers (?limit= above it is cut to it).
 CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
 

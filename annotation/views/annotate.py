@@ -86,6 +86,9 @@ def task_page(request, pk: int):
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
+    field = drafts.oversized_field(request.POST)
+    if field is not None:
+        return _status(request, drafts.too_long(field, _base_version(request) or 0))
     result = drafts.save_draft(spec, page, spec.parse(request.POST, page), _base_version(request))
     return _status(request, result)
 
@@ -95,6 +98,9 @@ def autosave(request, pk: int):
 def submit(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
+    field = drafts.oversized_field(request.POST)
+    if field is not None:
+        return _status(request, drafts.too_long(field, _base_version(request) or 0), submitted=True)
     payload = spec.parse(request.POST, page)
     result = drafts.submit(spec, page, payload, _base_version(request))
     if result.ok:
