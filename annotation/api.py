@@ -8,7 +8,7 @@ querysets are prefetched so the number of queries does not grow with the number 
 
 import dataclasses
 
-from django.db.models import Prefetch, ProtectedError
+from django.db.models import Prefetch, ProtectedError, Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -114,6 +114,10 @@ class RoleViewSet(viewsets.ModelViewSet):
     def base_queryset(self):
         return self.queryset.all()
 
+    def readable_filter(self, readable) -> Q:
+        """The objects of the ``readable`` studies (a subquery of study ids)."""
+        return Q(**{f"{self.study_lookup}__in": readable})
+
     def scope_for_annotator(self, queryset, annotator):
         raise NotImplementedError
 
@@ -130,9 +134,7 @@ class RoleViewSet(viewsets.ModelViewSet):
             if self.study_lookup is not None and not roles.is_admin(self.request.user):
                 readable = readable_studies(self.request.user).values("pk")
                 # by id, so a lookup through a many-valued relation adds no duplicate rows
-                of_readable = queryset.model.objects.filter(
-                    **{f"{self.study_lookup}__in": readable}
-                )
+                of_readable = queryset.model.objects.filter(self.readable_filter(readable))
                 queryset = queryset.filter(pk__in=of_readable.values("pk"))
             allowed = tuple(self.filters)
             ordering = self.ordering
