@@ -163,26 +163,32 @@ MAX_DIGITS = 4300
 _LONG_NUMBER = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")
 
 
-def _loads(name: str, text: str):
+def _loads(name: str, text: str, record: int | None = None):
     """``json.loads`` that turns what it cannot take into a problem naming the place: a
     number with thousands of digits (ValueError) and nesting deeper than Python's stack
-    (RecursionError). Syntax errors stay ``JSONDecodeError`` for the caller to place."""
+    (RecursionError). Syntax errors stay ``JSONDecodeError`` for the caller to place.
+    ``record``: the JSON-lines record ``text`` is (the problem names it)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         raise
     except RecursionError:
-        fail(name, "invalid JSON: nested too deeply (lists or objects inside each other)")
+        fail(
+            name,
+            "invalid JSON: nested too deeply (lists or objects inside each other)",
+            record=record,
+        )
     except ValueError as exc:
         found = _LONG_NUMBER.search(text)
         if found is None:
-            fail(name, f"invalid JSON: {exc}")
+            fail(name, f"invalid JSON: {exc}", record=record)
         line = text.count("\n", 0, found.start()) + 1
         column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        where = f"column {column}" if record else f"line {line}, column {column}"
         fail(
             name,
-            f"invalid JSON: a number of more than {MAX_DIGITS} digits at line {line}, "
-            f"column {column}",
+            f"invalid JSON: a number of more than {MAX_DIGITS} digits at {where}",
+            record=record,
         )
 
 
@@ -219,7 +225,7 @@ def _json_lines(src: Source, text: str) -> list:
     records = []
     for n, line in enumerate((ln for ln in text.splitlines() if ln.strip()), start=1):
         try:
-            records.append(_loads(src.name, line))
+            records.append(_loads(src.name, line, record=n))
         except json.JSONDecodeError as exc:
             problems.add(n, None, f"invalid JSON line: {_json_error(exc, line=False)}")
     if problems and not records:
