@@ -1,4 +1,5 @@
-"""Django admin: every table, and the "Import data" page (staff only, like all of admin).
+"""Django admin: every table, and the "Import data" page (admin role only: the site is
+``concord.admin_site.ConcordAdminSite``).
 
 System names are visible here: the admin is for staff, never for annotators (blinding
 applies to the task pages).
@@ -11,19 +12,22 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 
 from annotation import roles
 from annotation.backup import export_study
 from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS, ImportFailed, run
+from annotation.studyadmin import StudyAdminError
+from annotation.studyadmin.deletion import deactivate_annotator, delete_study, judgment_models
 
 from .models import (
     Annotator,
     Assignment,
     Citation,
     CitationAnchor,
+    DraftVersion,
     ExpertiseRating,
     HumanMetricScore,
     Medal,
@@ -81,6 +85,10 @@ class ImportForm(forms.Form):
         }
 
 
+class DeleteStudyForm(forms.Form):
+    confirm = forms.CharField(help_text="Type the study's exact name to confirm")
+
+
 class StudyResearcherInline(admin.TabularInline):
     """Researchers who may read the study (admins read every study)."""
 
@@ -107,8 +115,52 @@ class StudyAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.backup_view),
                 name="annotation_study_backup",
             ),
+            path(
+                "<int:study_id>/delete-with-backup/",
+                self.admin_site.admin_view(self.delete_with_backup_view),
+                name="annotation_study_delete_with_backup",
+            ),
         ]
         return extra + super().get_urls()
+
+    def has_delete_permission(self, request, obj=None):
+        """Never Django's cascading delete: see :meth:`delete_with_backup_view`."""
+        return False
+
+    def delete_with_backup_view(self, request, study_id: int):
+        """The one way to delete a study: confirmed by typing its name, after its backup."""
+        if not roles.is_admin(request.user):
+            raise PermissionDenied("Only admins can delete a study.")
+        study = get_object_or_404(Study, pk=study_id)
+        form = DeleteStudyForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                done = delete_study(study, confirm=form.cleaned_data["confirm"])
+            except StudyAdminError as exc:
+                form.add_error("confirm", exc.message)
+            else:
+                messages.success(
+                    request,
+                    f"Study “{done.study}” deleted ({done.judgments} judgments); "
+                    f"its backup is {done.backup.name} in the backup folder.",
+                )
+                return redirect("admin:annotation_study_changelist")
+        counts = {
+            "judgments": sum(m.objects.filter(study=study).count() for m in judgment_models()),
+            "versions": DraftVersion.objects.filter(assignment__study=study).count(),
+        }
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Delete {study.name}",
+            "study": study,
+            "form": form,
+            "counts": counts,
+            "opts": self.model._meta,
+        }
+        status = 400 if request.method == "POST" else 200
+        return TemplateResponse(
+            request, "admin/annotation/study/delete_with_backup.html", context, status=status
+        )
 
     def backup_view(self, request, study_id: int):
         """The full backup of a study (``manage.py export_study``) as a download, for
@@ -249,6 +301,17 @@ class CitationAnchorAdmin(admin.ModelAdmin):
 class AnnotatorAdmin(admin.ModelAdmin):
     list_display = ("pseudonym", "user", "degree")
     search_fields = ("pseudonym", "user__username", "degree")
+    actions = ["deactivate"]
+
+    def has_delete_permission(self, request, obj=None):
+        """People are deactivated, never deleted: their work stays."""
+        return False
+
+    @admin.action(description="Deactivate (cannot sign in; their work stays)")
+    def deactivate(self, request, queryset):
+        for annotator in queryset.select_related("user"):
+            deactivate_annotator(annotator)
+        messages.success(request, f"{queryset.count()} annotators deactivated.")
 
 
 @admin.register(ExpertiseRating)

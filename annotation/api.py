@@ -8,7 +8,7 @@ querysets are prefetched so the number of queries does not grow with the number 
 
 import dataclasses
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, ProtectedError, Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -115,6 +115,10 @@ class RoleViewSet(viewsets.ModelViewSet):
     def base_queryset(self):
         return self.queryset.all()
 
+    def readable_filter(self, readable) -> Q:
+        """The objects of the ``readable`` studies (a subquery of study ids)."""
+        return Q(**{f"{self.study_lookup}__in": readable})
+
     def scope_for_annotator(self, queryset, annotator):
         raise NotImplementedError
 
@@ -131,9 +135,7 @@ class RoleViewSet(viewsets.ModelViewSet):
             if self.study_lookup is not None and not roles.is_admin(self.request.user):
                 readable = readable_studies(self.request.user).values("pk")
                 # by id, so a lookup through a many-valued relation adds no duplicate rows
-                of_readable = queryset.model.objects.filter(
-                    **{f"{self.study_lookup}__in": readable}
-                )
+                of_readable = queryset.model.objects.filter(self.readable_filter(readable))
                 queryset = queryset.filter(pk__in=of_readable.values("pk"))
             allowed = tuple(self.filters)
             ordering = self.ordering
@@ -158,6 +160,21 @@ class RoleViewSet(viewsets.ModelViewSet):
             return self.annotator_serializer_class
         return self.serializer_class
 
+    def destroy(self, request, *args, **kwargs):
+        """Expert work is protected from cascades: a delete that would take judgments,
+        drafts or their history with it is refused (409) and changes nothing."""
+        try:
+            return super().destroy(request, *args, **kwargs)
+        except ProtectedError as exc:
+            kinds = sorted({str(type(o)._meta.verbose_name_plural) for o in exc.protected_objects})
+            return Response(
+                {
+                    "detail": f"Not deleted: expert work depends on it ({', '.join(kinds)}). "
+                    "Judgments, drafts and their history are never deleted by a cascade."
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+
 
 # --- Studies -----------------------------------------------------------------------------------
 
@@ -177,6 +194,36 @@ class StudyViewSet(RoleViewSet):
     serializer_class = s.StudySerializer
     ordering = ("name",)
     throttle_scope = "imports"  # only the import action has ScopedRateThrottle
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "confirm",
+                OpenApiTypes.STR,
+                required=True,
+                description="The study's exact name: deleting is explicit and confirmed",
+            )
+        ],
+        responses={200: s.StudyDeletionSerializer},
+        description=(
+            "Delete a study (admin only): refused unless ``confirm`` is the study's exact name; "
+            "writes the full backup first (``export_study``), then deletes the study with its "
+            "judgments, drafts and version history, and answers where the backup is."
+        ),
+    )
+    def destroy(self, request, *args, **kwargs):
+        from annotation.studyadmin import StudyAdminError
+        from annotation.studyadmin.deletion import delete_study
+
+        study = self.get_object()
+        try:
+            done = delete_study(study, confirm=request.query_params.get("confirm", ""))
+        except StudyAdminError as exc:
+            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"study": done.study, "backup": done.backup.name, "judgments": done.judgments,
+             "versions": done.versions}
+        )  # fmt: skip
 
     @extend_schema(
         request={"multipart/form-data": s.StudyImportSerializer},
@@ -346,6 +393,19 @@ class AnnotatorViewSet(RoleViewSet):
     study_lookup = "assignments__study"
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
+
+    @extend_schema(
+        responses={204: None},
+        description=(
+            "Deactivate an annotator (admin only): their account can no longer sign in; the "
+            "profile, assignments, drafts and judgments stay. People are never deleted."
+        ),
+    )
+    def destroy(self, request, *args, **kwargs):
+        from annotation.studyadmin.deletion import deactivate_annotator
+
+        deactivate_annotator(self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 @filtered("study", "annotator", "question")

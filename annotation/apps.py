@@ -4,3 +4,13 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Annotation"
+
+    def ready(self):
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import pre_save
+
+        from concord.tokens import revoke_on_password_change
+
+        pre_save.connect(
+            revoke_on_password_change, sender=get_user_model(), dispatch_uid="revoke-token"
+        )

@@ -45,6 +45,7 @@ from annotation.models import (
     Study,
     StudyResearcher,
 )
+from annotation.studyadmin.deletion import purge_study
 from judges.models import Judge, JudgeScore
 from metaeval.frame import METRICS
 
@@ -85,7 +86,8 @@ def load(*, reset: bool = False, fixtures: Path = FIXTURES) -> DemoSummary:
     _check_content(plan, fixtures)
     with transaction.atomic():
         if reset:
-            Study.objects.filter(name=plan["study"]["name"]).delete()
+            for old in Study.objects.filter(name=plan["study"]["name"]):
+                purge_study(old)  # judgments are protected from cascades: named deletion
         study, created = Study.objects.get_or_create(
             name=plan["study"]["name"],
             defaults={

@@ -18,7 +18,7 @@ from django.apps import apps
 from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
 
-from annotation import progress
+from annotation import progress, spreadsheets
 from annotation.importers.scholarqa import CONSENSUS_METRIC, FILE_METRICS, RANK_LIKE
 from annotation.models import (
     HumanMetricScore,
@@ -100,7 +100,7 @@ def export_table(table: str, study, fmt: str) -> str:
     model = model_of(table)
     fields = _columns(model)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheets.csv_writer(out, lineterminator="\n")
     writer.writerow([f.attname for f in fields])
     for r in progress.track(data, len(data), f"exporting {table}", "row"):
         writer.writerow([_csv_cell(f, r[f.attname]) for f in fields])
@@ -137,6 +137,7 @@ def read_table(table: str, fmt: str, text: str) -> list[dict]:
 
 
 def _from_csv(field, cell: str):
+    cell = spreadsheets.csv_unescape(cell)
     if isinstance(field, models.JSONField):
         return json.loads(cell) if cell != "" else None
     if cell == "" and (field.null or not isinstance(field, (models.CharField, models.TextField))):
@@ -454,7 +455,7 @@ def export_judgments(study, fmt: str) -> str | bytes:
         return _parquet(records, cols)
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = spreadsheets.csv_writer(out, lineterminator="\n")
         writer.writerow(cols)
         for r in progress.track(records, len(records), "exporting judgments", "row"):
             writer.writerow(["" if r.get(c) is None else _cell(r.get(c)) for c in cols])
@@ -463,9 +464,9 @@ def export_judgments(study, fmt: str) -> str | bytes:
 
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("judgments")
-    ws.append(cols)
+    spreadsheets.xlsx_append(ws, cols)
     for r in progress.track(records, len(records), "exporting judgments", "row"):
-        ws.append([_cell(r.get(c)) for c in cols])
+        spreadsheets.xlsx_append(ws, [_cell(r.get(c)) for c in cols])
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()

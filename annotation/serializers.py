@@ -114,6 +114,15 @@ class StudyImportSerializer(serializers.Serializer):
         return value
 
 
+class StudyDeletionSerializer(serializers.Serializer):
+    """What deleting a study did (``DELETE /api/studies/{id}/?confirm=<name>``)."""
+
+    study = serializers.CharField()
+    backup = serializers.CharField(help_text="File name of the backup written first")
+    judgments = serializers.IntegerField()
+    versions = serializers.IntegerField(help_text="Draft versions deleted with the study")
+
+
 class ImportReportSerializer(serializers.Serializer):
     """``annotation.importers.base.ImportReport`` as JSON."""
 
@@ -193,6 +202,13 @@ class RubricSerializer(serializers.ModelSerializer):
         read_only_fields = ["public_id"]
 
     def validate_items(self, items):
+        if self.partial:
+            # A PATCH replaces the items, so each must be complete: validate them as on a
+            # create (a missing position is a 400 naming it, not a KeyError).
+            full = RubricItemSerializer(data=self.initial_data.get("items"), many=True)
+            if not full.is_valid():
+                raise serializers.ValidationError(full.errors)
+            items = full.validated_data
         positions = [i["position"] for i in items]
         if len(set(positions)) != len(positions):
             raise serializers.ValidationError("Item positions must be unique.")

@@ -13,6 +13,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.authtoken import views as authtoken_views
+from rest_framework.response import Response
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):
@@ -83,6 +84,15 @@ class ObtainAuthToken(authtoken_views.ObtainAuthToken):
         context = super().get_serializer_context()
         context["request"] = getattr(self.request, "_request", self.request)
         return context
+
+    def post(self, request, *args, **kwargs):
+        """As DRF's, but an expired token is replaced by a fresh one (concord.tokens)."""
+        from concord.tokens import fresh_token
+
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = fresh_token(serializer.validated_data["user"])
+        return Response({"token": token.key})
 
 
 obtain_auth_token = ObtainAuthToken.as_view()

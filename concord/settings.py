@@ -49,7 +49,7 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "concord.admin_apps.ConcordAdminConfig",  # the admin role only (admin_site.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by us (no CDN)
     "django_htmx",
     "annotation",
     "judges",
@@ -75,6 +76,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # private, no-store on signed-in pages, API answers and downloads (cache_control.py)
+    "concord.cache_control.PrivateNoStoreMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -172,14 +175,49 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("UPLOAD_MAX_BYTES", str(64 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# Bootstrap rounds one report may ask for (page, API, command, report run): memory and time
+# grow with them, so more is refused with a 400 naming the option.
+CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
+
+# API tokens expire after this many days (0: never) and are deleted by a password change.
+CONCORD_TOKEN_TTL_DAYS = int(os.environ.get("CONCORD_TOKEN_TTL_DAYS", "30"))
+
+# Mail: the password-reset form is offered only when a mail server is set (password_reset.py).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
+PASSWORD_RESET_LIMIT = int(os.environ.get("PASSWORD_RESET_LIMIT", "5"))  # per address and hour
+
+# Autosave: a posted field longer than this is refused (422); drafts saved within this many
+# seconds of the latest draft version replace it (one version a minute, not one per pause).
+CONCORD_AUTOSAVE_MAX_FIELD_CHARS = int(os.environ.get("CONCORD_AUTOSAVE_MAX_FIELD_CHARS", "50000"))
+CONCORD_AUTOSAVE_COALESCE_SECONDS = int(os.environ.get("CONCORD_AUTOSAVE_COALESCE_SECONDS", "60"))
+
+# The largest page an API list answers (?limit= above it is cut to it).
+CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
+
+# Deleting a study first writes its full backup here (annotation.studyadmin.deletion).
+CONCORD_BACKUP_DIR = Path(os.environ.get("CONCORD_BACKUP_DIR", str(BASE_DIR / "backups")))
+
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
+    # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "concord.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": [
+        "concord.parsers.JSONParser",  # a body nested past the stack is a 400, not a 500
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "concord.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -187,6 +225,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Expert annotation of deep-research reports and meta-evaluation of LLM judges.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "TaskEnum": "annotation.models.content.Study.Task",

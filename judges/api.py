@@ -4,16 +4,24 @@ Judges and their scores are researcher data: annotators see none of it (a judge'
 may name what it compared), researchers read, admins write.
 """
 
+from django.db.models import Q
+
 from annotation.api import RoleViewSet, filtered
 from judges import serializers as s
 from judges.models import Judge, JudgeScore
 
 
 class JudgeViewSet(RoleViewSet):
+    """A judge's prompts, parameters and base URL are read only by the researchers of a study
+    that uses it (a run on the study, or scores of its reports), and by admins (issue 12)."""
+
     queryset = Judge.objects.all()
     serializer_class = s.JudgeSerializer
-    study_lookup = None  # judges are shared by studies
+    study_lookup = "runs__study"  # or scores__report__question__study: readable_filter
     ordering = ("name",)
+
+    def readable_filter(self, readable) -> Q:
+        return Q(runs__study__in=readable) | Q(scores__report__question__study__in=readable)
 
 
 @filtered("judge", "report", "study")

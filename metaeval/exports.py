@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import io
+
+from annotation.spreadsheets import csv_dict_writer, xlsx_append
 
 TABLE_COLUMNS = ["table", "metric", "agreement", "tau_b", "n", "threshold", "human_tie_rate",
                  "judge_tie_rate", "ci_agreement_low", "ci_agreement_high", "ci_tau_b_low",
@@ -46,7 +47,7 @@ def system_rows(report: dict) -> list[dict]:
 
 
 def _write(rows: list[dict], columns: list[str], out) -> None:
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer = csv_dict_writer(out, columns, extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
 
@@ -74,9 +75,9 @@ def write_xlsx(report: dict, path: str) -> None:
     wb.remove(wb.active)
     for name, (rows, columns) in sheets.items():
         ws = wb.create_sheet(name)
-        ws.append(columns)
+        xlsx_append(ws, columns)
         for row in rows:
-            ws.append([row.get(c) for c in columns])
+            xlsx_append(ws, [_cell(row.get(c)) for c in columns])
     wb.save(path)
 
 
@@ -160,9 +161,9 @@ def rows_to_xlsx(rows: list[dict], columns: list[str], sheet: str = "table") -> 
     wb = Workbook()
     ws = wb.active
     ws.title = sheet[:31]
-    ws.append(columns)
+    xlsx_append(ws, columns)
     for row in rows:
-        ws.append([_cell(row.get(c)) for c in columns])
+        xlsx_append(ws, [_cell(row.get(c)) for c in columns])
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()

@@ -39,6 +39,15 @@ PREFERENCE = "preference"
 Progress = Callable[[float], None]
 
 
+def max_bootstrap() -> int:
+    """The cap on bootstrap rounds (``CONCORD_MAX_BOOTSTRAP``): every entry point builds a
+    :class:`ReportOptions`, so checking it here refuses a huge request everywhere, before any
+    memory is taken."""
+    from django.conf import settings
+
+    return int(getattr(settings, "CONCORD_MAX_BOOTSTRAP", 10_000))
+
+
 @dataclass(frozen=True)
 class ReportOptions:
     """Everything that selects or changes a figure; part of every report's ``selection``."""
@@ -67,6 +76,11 @@ class ReportOptions:
             raise ValueError(f"compat: {self.compat!r} is not one of {', '.join(COMPAT_MODES)}")
         if self.bootstrap < 0:
             raise ValueError("bootstrap: the number of rounds cannot be negative")
+        if self.bootstrap > max_bootstrap():
+            raise ValueError(
+                f"bootstrap: at most {max_bootstrap()} rounds (CONCORD_MAX_BOOTSTRAP); "
+                f"{self.bootstrap} were asked for"
+            )
         self._check_threshold()
         if self.compat is not None:
             self._check_compat()

@@ -21,10 +21,12 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
+from django.core.exceptions import BadRequest
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import ValidationError
 
 from annotation.models import HumanMetricScore, Medal, MedalRanking, Study, System
@@ -35,7 +37,14 @@ from judges.models import Judge, JudgeScore
 from . import exports, figures, plots
 from .api import options_from
 from .models import ReportRun
-from .reports import CALIBRATIONS, COMPAT_MODES, TIE_STRATEGIES, ReportOptions, agreement_report
+from .reports import (
+    CALIBRATIONS,
+    COMPAT_MODES,
+    TIE_STRATEGIES,
+    ReportOptions,
+    agreement_report,
+    max_bootstrap,
+)
 from .tasks import start_report
 
 CACHE_SECONDS = 24 * 60 * 60
@@ -185,12 +194,14 @@ def _form_context(study: Study, systems: list[str], options: ReportOptions, repo
         "tie_strategies": TIE_STRATEGIES,
         "calibrations": list(CALIBRATIONS),
         "compat_modes": COMPAT_MODES,
-        "bootstrap_choices": BOOTSTRAP_CHOICES,
+        "bootstrap_choices": [b for b in BOOTSTRAP_CHOICES if b <= max_bootstrap()],
     }
 
 
-def _body(request, study: Study, options: ReportOptions) -> dict:
-    """Context of the report body: the report when ready, else the run in progress."""
+def _body(request, study: Study, options: ReportOptions, *, start: bool = False) -> dict:
+    """Context of the report body: the report when ready, else the run in progress, else
+    (a bootstrap not computed yet) the button that starts it. Only a POST (``start``) starts
+    a run: a GET, which any page or image tag can make a browser send, never does."""
     fingerprint = study_fingerprint(study.pk)
     key = cache_key(study.pk, options, fingerprint)
     entry = cache.get(key)
@@ -198,6 +209,8 @@ def _body(request, study: Study, options: ReportOptions) -> dict:
         run_key = cache_key(study.pk, options, fingerprint, "run")
         run = ReportRun.objects.filter(pk=cache.get(run_key) or 0).first()
         if run is None or run.status == ReportRun.Status.FAILED:
+            if not start:
+                return {"needs_run": True, "failed_run": run}
             try:
                 run = start_report(study, options, request.user)
             except Exception as exc:  # noqa: BLE001 - eager mode: the task's error, shown
@@ -217,21 +230,32 @@ def _body(request, study: Study, options: ReportOptions) -> dict:
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def report_page(request, study_id: int):
-    """The study report; an htmx request from the selectors gets the report body only."""
+    """The study report; an htmx request from the selectors gets the report body only.
+
+    The options are in the query string, for a POST too: a POST (the page's CSRF-protected
+    "compute" button) starts the bootstrap run and comes back to the page, which polls it.
+    Options that are refused (a bootstrap above the cap) answer 400 with the reason; htmx
+    requests get it with 200, since htmx only swaps successful answers in.
+    """
     study = _study_for(request, study_id)
     systems = _system_names(study)
+    status = 200
     try:
         options = _options(request, systems)
     except ValidationError as exc:
-        options, body = ReportOptions(), {"error": _message(exc)}
+        options, body, status = ReportOptions(), {"error": _message(exc)}, 400
     else:
-        body = _body(request, study, options)
+        body = _body(request, study, options, start=request.method == "POST")
+        if request.method == "POST" and "error" not in body:
+            query = options_query(options)
+            return redirect(request.path + (f"?{query}" if query else ""))
     context = {"study": study, "options": options, "query": options_query(options), **body}
     if request.htmx:
         return render(request, "metaeval/partials/report_body.html", context)
     context.update(_form_context(study, systems, options, body.get("report")))
-    return render(request, "metaeval/report.html", context)
+    return render(request, "metaeval/report.html", context, status=status)
 
 
 @login_required
@@ -281,7 +305,7 @@ def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]
     try:
         options = _options(request, _system_names(study))
     except ValidationError as exc:
-        raise Http404(_message(exc)) from exc
+        raise BadRequest(_message(exc)) from exc  # a refused option is a 400, not a 404
     try:
         return study, options, cached_entry(study.pk, options)
     except ValueError as exc:

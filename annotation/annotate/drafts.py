@@ -18,8 +18,9 @@ latest version is never a conflict (there is nothing to overwrite).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -101,14 +102,54 @@ def _is_stale(draft: Draft, base_version: int | None, client: Client, payload: d
     return not (draft.client and draft.client in client.ids and base_version >= draft.client_since)
 
 
+def oversized_field(data) -> str | None:
+    """The first posted field longer than ``CONCORD_AUTOSAVE_MAX_FIELD_CHARS``, if any: such a
+    save is refused whole (422) and the last acknowledged version stays as it was."""
+    limit = settings.CONCORD_AUTOSAVE_MAX_FIELD_CHARS
+    for name, values in data.lists():
+        if any(len(v) > limit for v in values):
+            return name
+    return None
+
+
+def too_long(name: str, version: int) -> SaveResult:
+    limit = settings.CONCORD_AUTOSAVE_MAX_FIELD_CHARS
+    return SaveResult(
+        status=INVALID,
+        version=version,
+        messages=[f"Not saved: the field {name!r} is longer than {limit} characters."],
+    )
+
+
 def _new_version(
     draft: Draft, payload: dict, page: TaskPage, kind: str, client: Client = Client()
 ) -> None:
+    """Every accepted save becomes the latest version. Autosaves coalesce: a draft saved
+    within ``CONCORD_AUTOSAVE_COALESCE_SECONDS`` of the start of the latest draft version
+    (same author) replaces that version's payload and number, so a long session keeps about
+    one version a minute, not one per keystroke pause; the latest acknowledged state is
+    always the latest version. A submission always gets its own version."""
     if not client.id or client.id != draft.client:
         draft.client = client.id
         draft.client_since = draft.version
     draft.version += 1
     draft.payload = payload
+    window = settings.CONCORD_AUTOSAVE_COALESCE_SECONDS
+    if kind == DraftVersion.Kind.DRAFT and window:
+        last = (
+            DraftVersion.objects.filter(assignment=page.assignment)
+            .order_by("-version")
+            .only("pk", "kind", "author_id", "created_at")
+            .first()
+        )
+        if (
+            last is not None
+            and last.kind == DraftVersion.Kind.DRAFT
+            and last.author_id == page.annotator.pk
+            and last.created_at >= timezone.now() - timedelta(seconds=window)
+        ):
+            DraftVersion.objects.filter(pk=last.pk).update(version=draft.version, payload=payload)
+            return
     DraftVersion.objects.create(
         assignment=page.assignment,
         version=draft.version,

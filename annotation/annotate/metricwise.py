@@ -119,7 +119,7 @@ def _int(value: str):
 def _json_list(value: str):
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # malformed, or nested past the stack: check() names it
         return value
     return parsed
 

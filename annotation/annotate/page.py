@@ -109,7 +109,11 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise."""
     annotator = annotator_of(user)
     try:
-        assignments = with_review_state(Assignment.objects.select_related("study", "question"))
+        assignments = with_review_state(
+            Assignment.objects.select_related("study", "question").exclude(
+                status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
+            )
+        )
         assignment = assignments.annotate(
             has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
         ).get(pk=assignment_id, annotator=annotator)
@@ -144,12 +148,16 @@ def progress_of(assignment: Assignment) -> Progress:
     before = Q(position__lt=assignment.position) | Q(
         position=assignment.position, pk__lt=assignment.pk
     )
-    agg = Assignment.objects.filter(
-        annotator_id=assignment.annotator_id, study_id=assignment.study_id
-    ).aggregate(
-        total=Count("pk"),
-        before=Count("pk", filter=before),
-        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+    agg = (
+        Assignment.objects.filter(
+            annotator_id=assignment.annotator_id, study_id=assignment.study_id
+        )
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .aggregate(
+            total=Count("pk"),
+            before=Count("pk", filter=before),
+            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+        )
     )
     return Progress(index=agg["before"] + 1, total=agg["total"], submitted=agg["submitted"])
 
@@ -157,7 +165,8 @@ def progress_of(assignment: Assignment) -> Progress:
 def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
     """The next open assignment in this annotator's queue (same study first)."""
     open_ = Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
-    open_ = open_.exclude(status=Assignment.Status.SUBMITTED).exclude(pk=assignment.pk)
+    open_ = open_.exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
+    open_ = open_.exclude(pk=assignment.pk)
     open_ = with_review_state(open_).filter(skipped=False)
     candidates = [a for a in open_.select_related("study") if a.task in (a.study.tasks or [])]
     later = [

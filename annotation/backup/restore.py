@@ -40,6 +40,11 @@ class RestoreSummary:
     created: dict[str, int] = field(default_factory=dict)
     matched: dict[str, int] = field(default_factory=dict)
     users_created: list[str] = field(default_factory=list)
+    #: user name -> roles the backup gives a user it creates; granted only with
+    #: ``grant_roles`` (``--grant-roles``). Privilege flags (is_staff, is_superuser) are
+    #: never carried over from a backup.
+    roles: dict[str, list[str]] = field(default_factory=dict)
+    roles_granted: bool = False
     notes: list[str] = field(default_factory=list)
 
     def text(self) -> str:
@@ -55,6 +60,15 @@ class RestoreSummary:
                 f"(set one with `manage.py changepassword` or an invitation link): "
                 + ", ".join(self.users_created)
             )
+        if self.roles:
+            given = "; ".join(f"{u}: {', '.join(r)}" for u, r in sorted(self.roles.items()))
+            if self.roles_granted:
+                lines.append(f"granted the backup's roles: {given}")
+            else:
+                lines.append(
+                    f"roles in the backup, NOT granted (re-run with --grant-roles to grant "
+                    f"them): {given}"
+                )
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -470,11 +484,15 @@ def _write_shared(plan, t: graph.Table, maps, summary) -> None:
     if t.model is User:
         for old, row in new:
             values = dict(zip(USER_COLUMNS[1:], row[1:-1], strict=True))
+            values.update(is_staff=False, is_superuser=False)  # never from a file
             user = User(**values)
             user.set_unusable_password()
             user.save()
-            for role in row[-1]:
-                user.groups.add(Group.objects.get_or_create(name=role)[0])
+            if row[-1]:
+                summary.roles[user.username] = sorted(row[-1])
+            if summary.roles_granted:
+                for role in row[-1]:
+                    user.groups.add(Group.objects.get_or_create(name=role)[0])
             mapping[old] = user.pk
             summary.users_created.append(user.username)
     else:
@@ -515,10 +533,16 @@ def _write_cache(plan, t: graph.Table, summary) -> None:
     summary.created[t.label] = created
 
 
-def import_study(path, *, new_name: str | None = None, dry_run: bool = False) -> RestoreSummary:
+def import_study(
+    path, *, new_name: str | None = None, dry_run: bool = False, grant_roles: bool = False
+) -> RestoreSummary:
     """Validate the backup at ``path`` completely, then restore it in one transaction as a
     new study (named ``new_name`` when given). Raises :class:`ImportFailed` with every
-    problem found (up to 50) and changes nothing."""
+    problem found (up to 50) and changes nothing.
+
+    A backup is a file anyone could have edited: the users it creates never get is_staff
+    or is_superuser, and get the roles it lists only with ``grant_roles`` (the summary
+    lists them either way)."""
     reader = archive.Reader(path)
     plan = _Plan(reader, new_name)
     try:
@@ -527,7 +551,9 @@ def import_study(path, *, new_name: str | None = None, dry_run: bool = False) ->
         plan.problems.append(Problem(reader.name, None, None, "stopped after 50 problems"))
     if plan.problems:
         raise ImportFailed(plan.problems)
-    summary = RestoreSummary(study=new_name or plan.study_name, dry_run=dry_run)
+    summary = RestoreSummary(
+        study=new_name or plan.study_name, dry_run=dry_run, roles_granted=grant_roles
+    )
     if plan.tokens:
         summary.notes.append(
             f"{len(plan.tokens)} public id(s) were taken in this database and were replaced "

@@ -105,6 +105,10 @@ def read_source(source, *, allow_directory: bool = False) -> Source:
         if len(data) > limit:
             fail(name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)")
         if isinstance(data, str):
+            if "\x00" in data:
+                fail(
+                    name, "binary content (a NUL byte); expected JSON, JSON lines, CSV or markdown"
+                )
             return Source(name=name, text=data)
     else:
         raise TypeError(f"cannot import from {type(source).__name__}")
@@ -142,16 +146,72 @@ def parse_json_records(src: Source, *, allow_mapping: bool = False):
         fail(src.name, "the file is empty")
     stripped = text.lstrip()
     try:
-        data = json.loads(text)
+        data = _loads(src.name, text)
     except json.JSONDecodeError as exc:
         if stripped.startswith("{"):
             return _json_lines(src, text)
         fail(src.name, _json_error(exc))
     if isinstance(data, list):
+        _reject_nul(src.name, data)
         return data
     if isinstance(data, dict):
+        _reject_nul(src.name, [data])
         return data if allow_mapping else [data]
     fail(src.name, f"expected a JSON list or JSON lines of objects, found {type_name(data)}")
+
+
+#: Longest run of digits a JSON number may have (Python refuses to convert more, issue 12).
+MAX_DIGITS = 4300
+_LONG_NUMBER = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")
+
+
+def _loads(name: str, text: str, record: int | None = None):
+    """``json.loads`` that turns what it cannot take into a problem naming the place: a
+    number with thousands of digits (ValueError) and nesting deeper than Python's stack
+    (RecursionError). Syntax errors stay ``JSONDecodeError`` for the caller to place.
+    ``record``: the JSON-lines record ``text`` is (the problem names it)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        fail(
+            name,
+            "invalid JSON: nested too deeply (lists or objects inside each other)",
+            record=record,
+        )
+    except ValueError as exc:
+        found = _LONG_NUMBER.search(text)
+        if found is None:
+            fail(name, f"invalid JSON: {exc}", record=record)
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        where = f"column {column}" if record else f"line {line}, column {column}"
+        fail(
+            name,
+            f"invalid JSON: a number of more than {MAX_DIGITS} digits at {where}",
+            record=record,
+        )
+
+
+def _reject_nul(name: str, records: list) -> None:
+    """A NUL character in a value (``\\u0000``): no database text column can hold it."""
+    problems = Problems(name)
+
+    def walk(value, n: int, path: str):
+        if isinstance(value, str):
+            if "\x00" in value:
+                problems.add(n, path or None, "contains a NUL character (\\u0000)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, n, f"{path}.{key}" if path else str(key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, n, f"{path}[{i}]")
+
+    for n, record in enumerate(records, start=1):
+        walk(record, n, "")
+    problems.raise_if_any()
 
 
 def _json_error(exc: json.JSONDecodeError, *, line: bool = True) -> str:
@@ -167,7 +227,7 @@ def _json_lines(src: Source, text: str) -> list:
     records = []
     for n, line in enumerate((ln for ln in text.splitlines() if ln.strip()), start=1):
         try:
-            records.append(json.loads(line))
+            records.append(_loads(src.name, line, record=n))
         except json.JSONDecodeError as exc:
             problems.add(n, None, f"invalid JSON line: {_json_error(exc, line=False)}")
     if problems and not records:
@@ -177,6 +237,7 @@ def _json_lines(src: Source, text: str) -> list:
         except json.JSONDecodeError as exc:
             fail(src.name, _json_error(exc))
     problems.raise_if_any()
+    _reject_nul(src.name, records)
     return records
 
 

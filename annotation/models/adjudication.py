@@ -56,7 +56,7 @@ class RelevanceAdjudication(JudgmentBase):
         SUBJECTIVE = "subjective", "Subjective: both are viable"
 
     disagreement = models.OneToOneField(
-        RelevanceDisagreement, on_delete=models.CASCADE, related_name="adjudication"
+        RelevanceDisagreement, on_delete=models.PROTECT, related_name="adjudication"
     )
     decision = models.CharField(max_length=10, choices=Decision.choices)
     reason = models.TextField(blank=True)

@@ -28,12 +28,15 @@ class Assignment(models.Model):
         NOT_STARTED = "not_started", "Not started"
         IN_PROGRESS = "in_progress", "In progress"
         SUBMITTED = "submitted", "Submitted"
+        #: Taken from this annotator (reassigned): kept with its drafts and every version,
+        #: out of their queue; the work continues in a new assignment of someone else.
+        WITHDRAWN = "withdrawn", "Withdrawn"
 
     study = models.ForeignKey(
         "annotation.Study", on_delete=models.CASCADE, related_name="assignments"
     )
     annotator = models.ForeignKey(
-        "annotation.Annotator", on_delete=models.CASCADE, related_name="assignments"
+        "annotation.Annotator", on_delete=models.PROTECT, related_name="assignments"
     )
     question = models.ForeignKey(
         "annotation.Question",

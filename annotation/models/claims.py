@@ -33,7 +33,7 @@ class ReportClaim(models.Model):
 class ClaimCheck(JudgmentBase):
     """Is the claim fully supported by its citations, and does each citation support it?"""
 
-    claim = models.ForeignKey(ReportClaim, on_delete=models.CASCADE, related_name="checks")
+    claim = models.ForeignKey(ReportClaim, on_delete=models.PROTECT, related_name="checks")
     skipped = models.BooleanField(default=False)
     fully_supported = models.BooleanField(null=True, blank=True)
     #: {citation key: true/false}

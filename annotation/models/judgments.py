@@ -10,11 +10,11 @@ from .assignment import Setting
 
 
 class JudgmentBase(models.Model):
-    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    study = models.ForeignKey("annotation.Study", on_delete=models.PROTECT, related_name="+")
     annotator = models.ForeignKey(
-        "annotation.Annotator", on_delete=models.CASCADE, related_name="+"
+        "annotation.Annotator", on_delete=models.PROTECT, related_name="+"
     )
-    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey("annotation.Question", on_delete=models.PROTECT, related_name="+")
     setting = models.CharField(max_length=20, choices=Setting.choices, default=Setting.ASSIGNED)
     assignment = models.ForeignKey(
         "annotation.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -53,7 +53,7 @@ class Medal(models.Model):
     FROM_SCORE = {1.0: "gold", 0.5: "silver", 0.0: "bronze"}
 
     ranking = models.ForeignKey(MedalRanking, on_delete=models.CASCADE, related_name="medals")
-    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     medal = models.CharField(max_length=10, choices=Value.choices)
 
     class Meta:
@@ -78,8 +78,8 @@ class PairwisePreference(JudgmentBase):
         TIE = "tie", "Tie"
         BOTH_BAD = "both_bad", "Both bad"
 
-    left = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
-    right = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    left = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
+    right = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     choice = models.CharField(max_length=10, choices=Choice.choices)
     reason = models.TextField()
 
@@ -97,7 +97,7 @@ class PairwisePreference(JudgmentBase):
 class HumanMetricScore(JudgmentBase):
     """A metric-wise human score of one report, on the judge's scale (METHODS §3)."""
 
-    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     metric = models.CharField(max_length=40)
     value = models.FloatField()
 

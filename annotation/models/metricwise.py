@@ -36,7 +36,7 @@ class ClaimAssessment(JudgmentBase):
         PARTIALLY = "partially", "Partially cover"
         NONE = "none", "Does not cover"
 
-    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     paragraph = models.ForeignKey(
         "annotation.Paragraph", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -61,7 +61,7 @@ class ClaimAssessment(JudgmentBase):
 class ReportRating(JudgmentBase):
     """A 1–5 rating of one report on one dimension (answer recall, the generalized ratings)."""
 
-    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     dimension = models.CharField(max_length=40)
     value = models.PositiveSmallIntegerField()
 

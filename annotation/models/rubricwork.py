@@ -49,7 +49,7 @@ class RubricItemQuality(JudgmentBase):
 class RubricCoverage(JudgmentBase):
     """How well one report covers one rubric item: ``label`` 0–4, or ``covered`` (binary)."""
 
-    report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     item = models.ForeignKey("annotation.RubricItem", on_delete=models.CASCADE, related_name="+")
     label = models.PositiveSmallIntegerField(null=True, blank=True)
     covered = models.BooleanField(null=True, blank=True)

@@ -11,7 +11,7 @@ from django.db import models
 
 class Draft(models.Model):
     assignment = models.OneToOneField(
-        "annotation.Assignment", on_delete=models.CASCADE, related_name="draft"
+        "annotation.Assignment", on_delete=models.PROTECT, related_name="draft"
     )
     payload = models.JSONField(default=dict, blank=True)
     version = models.PositiveIntegerField(default=0)
@@ -39,7 +39,7 @@ class DraftVersion(models.Model):
         SUBMIT = "submit", "Submitted"
 
     assignment = models.ForeignKey(
-        "annotation.Assignment", on_delete=models.CASCADE, related_name="draft_versions"
+        "annotation.Assignment", on_delete=models.PROTECT, related_name="draft_versions"
     )
     version = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DRAFT)

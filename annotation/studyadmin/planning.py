@@ -138,6 +138,7 @@ def pool(study: Study, annotator_ids=()) -> list[Annotator]:
     """The annotators a plan may use: those named, else everyone with an account."""
     qs = Annotator.objects.all()
     qs = qs.filter(pk__in=annotator_ids) if annotator_ids else qs.filter(user__isnull=False)
+    qs = qs.exclude(user__is_active=False)  # deactivated people get no new work
     return list(qs.order_by("pseudonym"))
 
 
@@ -382,6 +383,7 @@ def reassign(
     mine = list(
         Assignment.objects.filter(study=study, annotator=annotator)
         .exclude(task__in=PERSONAL_TASKS)
+        .exclude(status=Assignment.Status.WITHDRAWN)
         .values_list(
             "pk", "question_id", "question__field", "task", "setting", "status", "report_order"
         )
@@ -437,7 +439,10 @@ def reassign(
                 raise StudyAdminError(
                     "annotator", f"{annotator.pseudonym} submitted work meanwhile; try again"
                 )
-            Assignment.objects.filter(pk__in=[m[0] for m in open_]).delete()
+            # Withdrawn, never deleted: their drafts and every version stay (issue 12).
+            Assignment.objects.filter(pk__in=[m[0] for m in open_]).update(
+                status=Assignment.Status.WITHDRAWN
+            )
             for task, plan in plans:
                 _write(study, task, plan.assignments)
     return Reassignment(moved=len(open_), kept=kept, to=dict(sorted(to.items())))

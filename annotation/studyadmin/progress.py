@@ -8,13 +8,13 @@ annotators of which not every assignment is submitted yet.
 
 from __future__ import annotations
 
-import csv
 import io
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Assignment, Study
+from annotation.spreadsheets import csv_writer
 
 S = Assignment.Status
 
@@ -65,8 +65,9 @@ class StudyProgress:
 def study_progress(study: Study) -> StudyProgress:
     people: dict[int, AnnotatorProgress] = {}
     groups: dict[tuple, list[str]] = defaultdict(list)
-    by_task: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(S.values, 0))
-    rows = Assignment.objects.filter(study=study).values_list(
+    counted = [v for v in S.values if v != S.WITHDRAWN]  # withdrawn: reassigned to someone else
+    by_task: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(counted, 0))
+    rows = Assignment.objects.filter(study=study, status__in=counted).values_list(
         "annotator_id", "annotator__pseudonym", "question_id", "task", "setting", "status",
         "seconds_on_task",
     )  # fmt: skip
@@ -102,7 +103,7 @@ CSV_COLUMNS = (
 
 def progress_csv(progress: StudyProgress) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for p in progress.annotators:
         median = "" if p.median_seconds is None else p.median_seconds

@@ -74,7 +74,11 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
 def queue(request):
     annotator = annotator_of(request.user)
     assignments = list(
-        with_review_state(Assignment.objects.filter(annotator=annotator))
+        with_review_state(
+            Assignment.objects.filter(annotator=annotator).exclude(
+                status=Assignment.Status.WITHDRAWN
+            )
+        )
         .select_related("study", "question")
         .order_by("study__name", "position", "pk")
     )
@@ -103,6 +107,9 @@ def task_page(request, pk: int):
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
+    field = drafts.oversized_field(request.POST)
+    if field is not None:
+        return _status(request, drafts.too_long(field, _base_version(request) or 0))
     payload = spec.parse(request.POST, page)
     result = drafts.save_draft(spec, page, payload, _base_version(request), _client(request))
     return _status(request, result)
@@ -113,6 +120,9 @@ def autosave(request, pk: int):
 def submit(request, pk: int):
     page = load_page(request.user, pk, SPECS)
     spec = SPECS[page.assignment.task]
+    field = drafts.oversized_field(request.POST)
+    if field is not None:
+        return _status(request, drafts.too_long(field, _base_version(request) or 0), submitted=True)
     payload = spec.parse(request.POST, page)
     result = drafts.submit(spec, page, payload, _base_version(request), _client(request))
     if result.ok:

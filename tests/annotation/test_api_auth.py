@@ -44,12 +44,12 @@ def test_wrong_password_gets_no_token(researcher_user):
 
 @pytest.mark.django_db
 def test_bad_token_is_refused(researcher_user):
-    """403, not 401: SessionAuthentication comes first in settings and sends no
-    WWW-Authenticate challenge, so DRF answers 403 (with the reason)."""
+    """401 as the schema documents (issue 12): TokenAuthentication comes first in settings,
+    so the answer carries its WWW-Authenticate challenge (with the reason)."""
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     response = client.get(reverse("study-list"))
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert response.json()["detail"] == "Invalid token."
 
 
@@ -118,3 +118,17 @@ def test_docs_page_is_served():
     response = APIClient().get(reverse("api-docs"))
     assert response.status_code == 200
     assert b"swagger" in response.content.lower()
+
+
+@pytest.mark.django_db
+def test_docs_page_loads_swagger_ui_from_our_static_files_only():
+    """No CDN (issue 12): the script and styles come from drf-spectacular-sidecar's static
+    files, and the page's policy allows no other origin."""
+    response = APIClient().get(reverse("api-docs"))
+    html = response.content.decode()
+    policy = response["Content-Security-Policy"]
+    assert "cdn." not in html and "https://" not in policy
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")

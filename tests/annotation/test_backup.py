@@ -154,7 +154,7 @@ def test_round_trip_into_an_empty_database_gives_identical_figures(study, tmp_pa
     call_command("flush", interactive=False, verbosity=0)
     assert Study.objects.count() == 0 and User.objects.count() == 0
     out = io.StringIO()
-    call_command("import_study", str(path), stdout=out)
+    call_command("import_study", str(path), "--grant-roles", stdout=out)
 
     connection.check_constraints()  # every foreign key the import wrote is valid
     restored = Study.objects.get(name=study.name)
@@ -339,3 +339,27 @@ def test_released_scholarqa_study_restores_with_the_same_compat_figures(scholarq
     connection.check_constraints()
     assert snapshot() == before_rows
     assert all_figures(Study.objects.get(name="sqa-backup")) == before
+
+
+def test_a_restore_never_carries_privilege_flags_and_grants_roles_only_when_asked(study, tmp_path):
+    """A backup is a file anyone could have edited (issue 12): its is_staff / is_superuser
+    are never restored, and its roles are listed and granted only with --grant-roles."""
+    User.objects.filter(annotator__isnull=False).update(is_staff=True, is_superuser=True)
+    path = tmp_path / "forged.zip"
+    export_study(study, path)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    call_command("flush", interactive=False, verbosity=0)
+    out = io.StringIO()
+    call_command("import_study", str(path), stdout=out)
+    assert User.objects.exists()
+    assert not User.objects.filter(is_staff=True).exists()
+    assert not User.objects.filter(is_superuser=True).exists()
+    assert not User.objects.filter(groups__isnull=False).exists()  # no role granted
+    text = out.getvalue()
+    assert "NOT granted" in text and "--grant-roles" in text and "annotator" in text
+    call_command("flush", interactive=False, verbosity=0)
+    call_command("import_study", str(path), "--grant-roles", stdout=io.StringIO())
+    assert User.objects.filter(groups__name="annotator").exists()
+    assert not User.objects.filter(is_superuser=True).exists()

@@ -33,7 +33,10 @@ def _report(study_id, **options):
 
 
 def _empty_database():
-    Study.objects.all().delete()
+    from annotation.studyadmin.deletion import purge_study
+
+    for study in Study.objects.all():
+        purge_study(study)  # judgments are protected from cascades (issue 12)
     Annotator.objects.all().delete()
     Judge.objects.all().delete()
 

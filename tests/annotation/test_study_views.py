@@ -237,8 +237,9 @@ def test_reassign_page(client, admin_user, study):
     n = Assignment.objects.filter(annotator=anns[0]).count()
     r = client.post(url("studies:reassign", study), {"annotator": anns[0].pk, "seed": 0})
     assert r.status_code == 302
-    assert not Assignment.objects.filter(annotator=anns[0]).exists()
-    assert Assignment.objects.count() == 6 and n
+    assert not Assignment.objects.filter(annotator=anns[0]).exclude(status="withdrawn").exists()
+    assert Assignment.objects.filter(annotator=anns[0], status="withdrawn").count() == n
+    assert Assignment.objects.exclude(status="withdrawn").count() == 6 and n
     r = client.post(url("studies:reassign", study), {"annotator": 424242, "seed": 0})
     assert r.status_code == 400 and "<strong>annotator</strong>" in r.content.decode()
     other = make_study("Other", questions=2)

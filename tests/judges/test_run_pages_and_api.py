@@ -75,6 +75,13 @@ def test_a_judges_api_key_is_never_sent_back_and_survives_a_round_trip(admin_use
 
     judge = Judge.objects.create(name="keyed", model="m",
                                  parameters={"api_key": "sk-live-secret", "temperature": 0})  # fmt: skip
+    # the researcher reads a judge of their own studies only (issue 12)
+    from annotation.annotate.sample import make_study
+    from judges.models import JudgeRun
+
+    study = make_study("Keyed study")
+    study.researchers.add(researcher_user)
+    JudgeRun.objects.create(judge=judge, study=study, tasks=["coverage"])
     url = f"/api/judges/{judge.pk}/"
     for user in (researcher_user, admin_user):
         api = APIClient()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 
 from metaeval import tasks
 from metaeval.models import ReportRun
@@ -19,8 +20,18 @@ from tests.judges.test_worker import start_worker, wait_for
 from tests.metaeval.factories import ranked_study
 
 pytestmark = pytest.mark.celery_worker
+ROUNDS = 1_000_000
 #: About five seconds of bootstrap on one core: long enough to be killed in the middle.
-OPTIONS = ReportOptions(bootstrap=1_000_000, seed=7)
+#: Above the default cap (CONCORD_MAX_BOOTSTRAP), which this test raises for itself and
+#: for its workers.
+with override_settings(CONCORD_MAX_BOOTSTRAP=ROUNDS):
+    OPTIONS = ReportOptions(bootstrap=ROUNDS, seed=7)
+
+
+@pytest.fixture(autouse=True)
+def _raise_the_bootstrap_cap(settings, monkeypatch):
+    settings.CONCORD_MAX_BOOTSTRAP = ROUNDS
+    monkeypatch.setenv("CONCORD_MAX_BOOTSTRAP", str(ROUNDS))
 
 
 def state(run_id: int) -> ReportRun:

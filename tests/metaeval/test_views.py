@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -304,6 +305,7 @@ def test_constant_number_of_queries(client, researcher_user):
 
 def test_bootstrap_runs_as_a_task_and_shows_intervals(client, demo, researcher_user):
     client.force_login(researcher_user)
+    assert client.post(url(demo, bootstrap=200)).status_code == 302  # the page's button
     html = client.get(url(demo, bootstrap=200)).content.decode()
     run = ReportRun.objects.get()
     assert run.status == ReportRun.Status.DONE  # eager without a broker
@@ -328,6 +330,7 @@ def test_a_running_report_shows_progress_and_polls(client, demo, researcher_user
 
     monkeypatch.setattr(views, "start_report", pending)
     client.force_login(researcher_user)
+    client.post(url(demo, bootstrap=1000))
     html = client.get(url(demo, bootstrap=1000)).content.decode()
     run = ReportRun.objects.get()
     poll = reverse("metaeval:run", args=[demo.pk, run.pk])
@@ -355,11 +358,27 @@ def test_a_failed_run_shows_its_error(client, demo, researcher_user, monkeypatch
 
     monkeypatch.setattr(views, "start_report", failed)
     client.force_login(researcher_user)
-    client.get(url(demo, bootstrap=1000))
+    client.post(url(demo, bootstrap=1000))
     run = ReportRun.objects.get()
     ReportRun.objects.filter(pk=run.pk).update(status=ReportRun.Status.FAILED, error="boom")
     html = client.get(reverse("metaeval:run", args=[demo.pk, run.pk])).content.decode()
     assert "boom" in html and "every 1s" not in html
+
+
+def test_a_get_never_starts_a_run(client, demo, researcher_user):
+    """A plain GET (an image tag on another site can make a browser send one) shows the
+    button that starts the run; only the CSRF-protected POST starts it."""
+    client.force_login(researcher_user)
+    for _ in range(2):
+        html = client.get(url(demo, bootstrap=1000)).content.decode()
+        assert 'id="start-run"' in html and "csrfmiddlewaretoken" in html
+    html = client.get(url(demo, bootstrap=1000), HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="start-run"' in html
+    assert ReportRun.objects.count() == 0
+    forged = Client(enforce_csrf_checks=True)
+    forged.force_login(researcher_user)
+    assert forged.post(url(demo, bootstrap=1000)).status_code == 403
+    assert ReportRun.objects.count() == 0
 
 
 def test_runs_of_another_study_are_404(client, demo, researcher_user):

@@ -20,11 +20,20 @@ class Command(BaseCommand):
             help="the new study's name (required when the backup's study name is taken)",
         )  # fmt: skip
         parser.add_argument("--dry-run", action="store_true", help="check and count only")
+        parser.add_argument(
+            "--grant-roles", action="store_true",
+            help="give the users it creates the roles the backup lists (admin, researcher, "
+            "annotator); without it they are listed, not granted. is_staff and is_superuser "
+            "are never carried over.",
+        )  # fmt: skip
 
     @progress.command
     def handle(self, *args, **opts):
         try:
-            summary = import_study(opts["file"], new_name=opts["new_name"], dry_run=opts["dry_run"])
+            summary = import_study(
+                opts["file"], new_name=opts["new_name"], dry_run=opts["dry_run"],
+                grant_roles=opts["grant_roles"],
+            )  # fmt: skip
         except ImportFailed as exc:
             raise CommandError(
                 f"{len(exc.problems)} problem(s); nothing was written:\n"

@@ -1,0 +1,52 @@
+"""The "forgot your password" form only where it can work, and throttled (issue 12).
+
+It e-mails a link: without a mail server (``EMAIL_HOST`` unset, the default) it could only
+fail or, worse, pretend to work, so it answers 404. With mail configured, each client
+address may ask ``PASSWORD_RESET_LIMIT`` times an hour (429 after that), so the form cannot
+be used to flood someone's inbox. Setting a password from a link (invitations use the same
+links) is unaffected.
+"""
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.core.cache import cache
+from django.http import Http404, HttpResponse
+
+from concord.login_throttle import client_ip
+
+WINDOW_SECONDS = 60 * 60
+
+
+def enabled() -> bool:
+    return bool(settings.PASSWORD_RESET_ENABLED)
+
+
+def _over_limit(request) -> bool:
+    key = f"concord:password-reset:{client_ip(request)}"
+    cache.add(key, 0, WINDOW_SECONDS)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, WINDOW_SECONDS)
+        count = 1
+    return count > settings.PASSWORD_RESET_LIMIT
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    def dispatch(self, request, *args, **kwargs):
+        if not enabled():
+            raise Http404("Password reset by e-mail is not available: no mail server is set.")
+        if request.method == "POST" and _over_limit(request):
+            return HttpResponse(
+                "Too many password reset requests from this address; try again in an hour.",
+                status=429,
+                content_type="text/plain",
+            )
+        return super().dispatch(request, *args, **kwargs)
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    def dispatch(self, request, *args, **kwargs):
+        if not enabled():
+            raise Http404("Password reset by e-mail is not available: no mail server is set.")
+        return super().dispatch(request, *args, **kwargs)

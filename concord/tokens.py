@@ -1,0 +1,50 @@
+"""API tokens that expire and do not outlive a password (issue 12).
+
+- A token older than ``CONCORD_TOKEN_TTL_DAYS`` (0: never) is refused with 401 and deleted;
+  ``POST /api/auth/token/`` then hands out a fresh one.
+- Changing a password (the password-change page, ``changepassword``, a reset, the admin)
+  deletes the user's token: whoever held it must sign in again.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+
+
+def expired(token) -> bool:
+    days = settings.CONCORD_TOKEN_TTL_DAYS
+    return bool(days) and token.created < timezone.now() - timedelta(days=days)
+
+
+class ExpiringTokenAuthentication(TokenAuthentication):
+    def authenticate_credentials(self, key):
+        user, token = super().authenticate_credentials(key)
+        if expired(token):
+            token.delete()
+            raise AuthenticationFailed("Token has expired; obtain a new one.")
+        return user, token
+
+
+def fresh_token(user):
+    """The user's token, replaced when it has expired (for ``POST /api/auth/token/``)."""
+    from rest_framework.authtoken.models import Token
+
+    token, _ = Token.objects.get_or_create(user=user)
+    if expired(token):
+        token.delete()
+        token = Token.objects.create(user=user)
+    return token
+
+
+def revoke_on_password_change(sender, instance, **kwargs):
+    """``pre_save`` of the user: a new password hash deletes the user's API token."""
+    if instance.pk is None:
+        return
+    from rest_framework.authtoken.models import Token
+
+    old = sender.objects.filter(pk=instance.pk).values_list("password", flat=True).first()
+    if old is not None and old != instance.password:
+        Token.objects.filter(user_id=instance.pk).delete()

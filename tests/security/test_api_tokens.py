@@ -1,0 +1,56 @@
+"""API tokens expire and do not survive a password change (issue 12)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.conftest import make_user
+
+
+@pytest.fixture
+def user(db):
+    return make_user("tok_researcher", "researcher")
+
+
+def with_token(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def obtain(username: str) -> str:
+    response = APIClient().post("/api/auth/token/", {"username": username, "password": username})
+    assert response.status_code == 200, response.content
+    return response.json()["token"]
+
+
+def test_a_password_change_revokes_the_token(user):
+    key = obtain(user.username)
+    assert with_token(key).get("/api/studies/").status_code == 200
+    user.set_password("a-new-long-password-42")
+    user.save()
+    assert with_token(key).get("/api/studies/").status_code == 401
+    assert not Token.objects.filter(key=key).exists()
+
+
+def test_saving_a_user_without_a_new_password_keeps_the_token(user):
+    key = obtain(user.username)
+    user.first_name = "Ada"
+    user.save()
+    assert with_token(key).get("/api/studies/").status_code == 200
+
+
+def test_a_token_expires_and_a_new_one_is_handed_out(user, settings):
+    settings.CONCORD_TOKEN_TTL_DAYS = 30
+    key = obtain(user.username)
+    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
+    response = with_token(key).get("/api/studies/")
+    assert response.status_code == 401 and "expired" in response.json()["detail"]
+    Token.objects.create(key=key, user=user)  # even if it came back unchanged in the table
+    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
+    fresh = obtain(user.username)
+    assert fresh != key
+    assert with_token(fresh).get("/api/studies/").status_code == 200

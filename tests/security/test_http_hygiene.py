@@ -1,0 +1,58 @@
+"""Headers and answers of the API and pages (issue 12, the last "Access and abuse" item):
+``Cache-Control: private, no-store`` on personal answers, 401 for a bad token, a ceiling
+on page size."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.annotate.sample import make_study
+from annotation.models import Study
+from tests.conftest import make_user
+
+
+@pytest.fixture
+def admin(db):
+    return make_user("hyg_admin", "admin")
+
+
+def no_store(response) -> bool:
+    value = response.get("Cache-Control", "")
+    return "no-store" in value and "private" in value
+
+
+def test_signed_in_pages_api_answers_and_downloads_are_private_no_store(admin):
+    study = make_study("Cache")
+    client = Client()
+    client.force_login(admin)
+    for url in (
+        reverse("home"),
+        reverse("studies:list"),
+        reverse("studies:progress_csv", args=[study.pk]),
+        reverse("studies:export_judgments", args=[study.pk, "csv"]),
+        "/api/studies/",
+        f"/api/studies/{study.pk}/",
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert no_store(response), (url, response.get("Cache-Control"))
+    assert no_store(Client().get("/api/studies/"))  # even a refusal
+
+
+def test_a_bad_token_is_a_401_and_names_the_scheme(admin):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    response = client.get("/api/studies/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Token")
+    assert APIClient().get("/api/studies/").status_code == 401  # no credentials at all
+
+
+def test_pagination_has_a_ceiling(admin, settings):
+    settings.CONCORD_API_MAX_LIMIT = 3
+    Study.objects.bulk_create(Study(name=f"S{i}") for i in range(5))
+    client = APIClient()
+    client.force_login(admin)
+    body = client.get("/api/studies/", {"limit": 10_000_000}).json()
+    assert body["count"] == 5 and len(body["results"]) == 3
