@@ -12,6 +12,11 @@ the API's report write path pass a parsed report through :func:`normalise_report
   ``(Title)``, ``(chen2023x pages 1-2)``, ``[[1]](url)``,
   ``[corpusId | Author | year | Citations: N]``); a parenthesised author-year marker that
   cites no listed source becomes a bare citation, as the Markdown importers already do;
+* keeps a marker the importer anchored to a key no listed source has (ScholarQA's ``[3]``
+  in a report that lists no source 3) as a plain ``[n]``, linked to nothing: it is
+  numbered after every listed source (in order of first appearance), so it never points at
+  a source the system did not cite and re-normalising never renumbers it; the original
+  records which marker became which number (``unlisted_markers``);
 * removes bidi and zero-width control characters (text, titles, snippets), which can
   reorder or hide what an expert reads.
 
@@ -211,8 +216,9 @@ def _peel(tokens: list, i: int, j: int, citations) -> bool:
     tokens[i - 1] = before.rstrip()[:-1]
     if link:
         tokens[j + 1] = after[link.end() :]
-        if i == j and not citations[tokens[i][0]].url:
-            citations[tokens[i][0]].url = link.group(1)
+        cited = citations.get(tokens[i][0])  # None: an unlisted marker
+        if i == j and cited is not None and not cited.url:
+            cited.url = link.group(1)
     else:
         tokens[j + 1] = after.lstrip()[1:]
     for k in range(i + 1, j, 2):
@@ -220,8 +226,9 @@ def _peel(tokens: list, i: int, j: int, citations) -> bool:
     return True
 
 
-def _render(tokens: list, number: dict[str, int]) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text with ``[n]`` markers, each run of markers after one space."""
+def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with ``[n]`` markers, each run of markers after one space; only the markers of
+    ``listed`` sources are anchors (the others stay plain text)."""
     text, anchors = "", []
     for k, tok in enumerate(tokens):
         if isinstance(tok, str):
@@ -232,7 +239,8 @@ def _render(tokens: list, number: dict[str, int]) -> tuple[str, list[tuple[int, 
             stripped = text.rstrip(" \t")
             text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
         key = str(number[tok[0]])
-        anchors.append((len(text), len(text) + len(key) + 2, key))
+        if tok[0] in listed:
+            anchors.append((len(text), len(text) + len(key) + 2, key))
         text += f"[{key}]"
     return text, anchors
 
@@ -269,18 +277,25 @@ def normalise_report(
             table = normalised_tokens(s.table["text"], find_anchors(s.table["text"], keys))
         sections.append((s, paragraphs, table))
     number: dict[str, int] = {}
+    unlisted: list[str] = []
     for _, paragraphs, table in sections:
         for tokens in [*paragraphs, table or []]:
             for tok in tokens:
-                if isinstance(tok, tuple) and tok[0] not in number:
+                if not isinstance(tok, tuple) or tok[0] in number:
+                    continue
+                if tok[0] in citations:
                     number[tok[0]] = len(number) + 1
+                elif tok[0] not in unlisted:
+                    unlisted.append(tok[0])
     for key in citations:  # listed but never cited: numbered after the cited ones
         number.setdefault(key, len(number) + 1)
+    for key in unlisted:  # citing no listed source: after every listed one (module doc)
+        number[key] = len(number) + 1
     out_sections = []
     for s, paragraphs, table_tokens in sections:
         paras = []
         for tokens in paragraphs:
-            text, anchors = _render(tokens, number)
+            text, anchors = _render(tokens, number, citations)
             lead = len(text) - len(text.lstrip())
             text = text.strip()
             if not text and not keep_empty:
@@ -293,7 +308,7 @@ def normalise_report(
             # the table's own citation list goes (its sources are the report's, numbered)
             table = {
                 "title": clean_text(str(s.table.get("title") or "")),
-                "text": _render(table_tokens, number)[0].strip(),
+                "text": _render(table_tokens, number, citations)[0].strip(),
             }
         out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
     out_citations = {}
@@ -312,7 +327,13 @@ def normalise_report(
 
 def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -> dict:
     """The report as the system wrote it, for researchers: sections, paragraphs, citation
-    keys and titles, and which ``[n]`` each original key became."""
+    keys and titles, and which ``[n]`` each original key became (``unlisted_markers``: the
+    same for markers citing no listed source)."""
+    unlisted = [
+        {"marker": key, "normalised_key": str(n)}
+        for key, n in number.items()
+        if key not in originals
+    ]
     return {
         "sections": [
             {
@@ -326,4 +347,5 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
             {"key": c.key, "title": c.title, "url": c.url, "normalised_key": str(number[key])}
             for key, c in originals.items()
         ],
+        **({"unlisted_markers": unlisted} if unlisted else {}),
     }

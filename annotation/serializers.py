@@ -123,6 +123,13 @@ class StudyDeletionSerializer(serializers.Serializer):
     versions = serializers.IntegerField(help_text="Draft versions deleted with the study")
 
 
+class ImportProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    record = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
 class ImportReportSerializer(serializers.Serializer):
     """``annotation.importers.base.ImportReport`` as JSON."""
 
@@ -136,14 +143,12 @@ class ImportReportSerializer(serializers.Serializer):
         child=serializers.CharField(),
         help_text="tasks this import enabled in a study that had none (those its data supports)",
     )
+    warnings = ImportProblemSerializer(
+        many=True,
+        help_text="what was imported by a documented rule rather than as written (e.g. a "
+        "citation with an empty id, a marker citing no listed source, a question given twice)",
+    )
     summary = serializers.CharField()
-
-
-class ImportProblemSerializer(serializers.Serializer):
-    file = serializers.CharField()
-    record = serializers.IntegerField(allow_null=True)
-    field = serializers.CharField(allow_null=True)
-    message = serializers.CharField()
 
 
 class ImportErrorsSerializer(serializers.Serializer):

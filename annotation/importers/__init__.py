@@ -114,8 +114,11 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
             "researcherbench": researcherbench.parse_responses,
             "deepscholar": deepscholar.parse_folder,
         }[fmt]
-        inputs = parse(src)
-        rep.records = len(inputs)
+        if fmt == "scholarqa":  # counts the file's records and reports its oddities
+            inputs = scholarqa.parse_reports(src, rep)
+        else:
+            inputs = parse(src)
+            rep.records = len(inputs)
 
         def write(study_obj):
             write_reports(study_obj, system, inputs, fmt, rep)

@@ -4,6 +4,11 @@ An importer reads a whole file, validates every record first and collects *all* 
 as :class:`Problem` (file, record number, field, message). Only when there is none does it
 write, inside one transaction, updating by natural key so a re-import never duplicates.
 The management commands, the API upload and the admin page all call :func:`annotation.importers.run`.
+
+An oddity the format module can interpret with a documented rule (a released file's empty
+citation id, a marker citing no listed source, a question given twice) is no problem: the
+file is imported and the oddity is reported in :attr:`ImportReport.warnings`, as precisely
+as a problem (record and field), so that nothing is changed silently.
 """
 
 from __future__ import annotations
@@ -49,6 +54,14 @@ class ImportReport:
     records: int = 0
     #: Tasks this import enabled in a study that had none (``readiness.enable_supported``).
     enabled_tasks: list[str] = field(default_factory=list)
+    #: What was imported by a documented rule rather than as written (see module doc).
+    warnings: list[Problem] = field(default_factory=list)
+
+    #: How many warnings :meth:`summary` spells out (all are in :attr:`warnings`).
+    SUMMARY_WARNINGS = 20
+
+    def warn(self, file: str, record: int | None, field: str | None, message: str) -> None:
+        self.warnings.append(Problem(file, record, field, message))
 
     def count(self, bucket: str, table: str, n: int = 1) -> None:
         target = getattr(self, bucket)
@@ -65,4 +78,10 @@ class ImportReport:
                 )
         if self.enabled_tasks:
             parts.append("tasks enabled for the data imported: " + ", ".join(self.enabled_tasks))
-        return "; ".join(parts)
+        text = "; ".join(parts)
+        if self.warnings:
+            shown = self.warnings[: self.SUMMARY_WARNINGS]
+            text += f"\n{len(self.warnings)} warning(s):" + "".join(f"\n- {w}" for w in shown)
+            if len(self.warnings) > len(shown):
+                text += f"\n- … and {len(self.warnings) - len(shown)} more"
+        return text

@@ -7,6 +7,28 @@ Reports: a JSON list or JSON lines of
 number "1" appears as "[1]". A citation listed twice (the same source in several sections)
 is one Citation of the report; its snippets are merged in order.
 
+Every released file is imported whole. Its oddities are interpreted by these rules, each
+reported as a warning naming record and field (``ImportReport.warnings``), never silently:
+
+* **A citation with an empty id** (two claude reports) is still a listed source the expert
+  may read: it is the keyed source of the same title when the report lists one, else one
+  source per title (or url) under a generated key ``no-id-1``, ``no-id-2`` … that no marker
+  in the text can cite (so it is numbered after the cited sources). An empty id with no
+  title, url or snippet names no source and is refused.
+* **A numbered marker citing no listed source** (``[3]`` in a dev/perplexity report listing
+  no source 3; within 1..the largest listed number, as before: "[1930]" is a year) is kept
+  where the system put it, as a plain ``[n]`` in the one normalised style, linked to
+  nothing and numbered after every listed source (``annotation.normalise``): the expert
+  sees that the claim cites something, and no source is invented or mis-attributed.
+* **A question asked twice** (dev/you) is one question with one report per system:
+  the first record's report. A repeat with an identical report is imported once; a repeat
+  with a *different* report is set aside for researchers in the kept report's
+  ``Report.original["set_aside"]`` (record number and response as written). Why the
+  first: the file gives no reason to prefer either run; the first is the one a reader of
+  the file meets first, and the rule is stable. Both are checked like any other record.
+
+Anything else malformed is refused as before, naming record and field.
+
 Questions are known by their text only; their natural key is :func:`question_key`.
 """
 
@@ -73,39 +95,69 @@ def looks_like_other_format(records) -> str | None:
     return None
 
 
-def parse_reports(src: Source) -> list[ReportInput]:
+def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportInput]:
+    """Every record, checked; the oddities of the released files (module doc) are imported
+    by their rule and reported as warnings in ``rep``, which also counts the records read."""
     records = parse_json_records(src)
     problems = Problems(src.name)
+    warnings = rep if rep is not None else ImportReport(kind="reports", dry_run=True)
     hint = looks_like_other_format(records)
     if hint:
         problems.file_level(hint)
         problems.raise_if_any()
     inputs: list[ReportInput] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, object, ReportInput | None]] = {}  # key -> record, response, input
     for n, record in enumerate(records, start=1):
         question = require(problems, n, record, "question", str)
         response = (
             require(problems, n, record, "response", dict) if isinstance(record, dict) else None
         )
-        if question is not None:
-            key = question_key(question)
-            if key in seen:
-                problems.add(n, "question", f"the same question as record {seen[key]}")
-            seen.setdefault(key, n)
+        key = question_key(question) if question is not None else None
+        first = seen.get(key) if key is not None else None
+        if key is not None and first is None:
+            seen[key] = (n, response, None)
         if response is None:
             continue
         sections = require(problems, n, response, "sections", list, label="response.sections")
         if sections is None:
             continue
-        parsed = _parse_sections(problems, n, sections)
-        if question is not None and parsed is not None:
-            inputs.append(ReportInput(n, question_key(question), question, parsed))
+        parsed = _parse_sections(problems, warnings, src.name, n, sections)
+        if question is None or parsed is None:
+            continue
+        if first is not None:
+            _repeated_question(warnings, src.name, n, response, first)
+            continue
+        item = ReportInput(n, key, question, parsed)
+        seen[key] = (n, response, item)
+        inputs.append(item)
     problems.raise_if_any()
+    if rep is not None:
+        rep.records = len(records)
     return inputs
 
 
-def _parse_sections(problems: Problems, n: int, sections: list) -> ParsedReport | None:
+def _repeated_question(rep: ImportReport, file: str, n: int, response, first) -> None:
+    """Record ``n`` asks the question of an earlier record: one report per question and
+    system, the first (see module doc); a different second report is kept for researchers."""
+    m, first_response, item = first
+    if response == first_response:
+        rep.warn(file, n, "question", f"the same question and report as record {m}: imported once")
+        return
+    message = (
+        f"the same question as record {m} with a different report: record {m}'s report is "
+        f"imported (the one annotators read); record {n}'s is kept for researchers only "
+        "(Report.original, set_aside)"
+    )
+    rep.warn(file, n, "question", message)
+    if item is not None:
+        item.original_extra.setdefault("set_aside", []).append({"record": n, "response": response})
+
+
+def _parse_sections(
+    problems: Problems, rep: ImportReport, file: str, n: int, sections: list
+) -> ParsedReport | None:
     citations: dict[str, ParsedCitation] = {}
+    unkeyed: list[tuple[str, ParsedCitation]] = []  # (field, citation) of each empty id
     raw_sections = []
     ok = True
     for i, sec in enumerate(sections):
@@ -144,43 +196,109 @@ def _parse_sections(problems: Problems, n: int, sections: list) -> ParsedReport 
             if parsed is None:
                 ok = False
                 continue
+            if not parsed.key:
+                unkeyed.append((f"{where}.citations[{j}].id", parsed))
+                continue
             prev = citations.get(parsed.key)
             if prev is None:
                 citations[parsed.key] = parsed
-                continue
-            if parsed.title and prev.title and parsed.title != prev.title:
+            elif not _merge(prev, parsed):
                 problems.add(
                     n,
                     f"{where}.citations[{j}].title",
                     f"citation {parsed.key!r} has another title elsewhere in the report",
                 )
                 ok = False
-            prev.title = prev.title or parsed.title
-            prev.url = prev.url or parsed.url
-            prev.snippets.extend(s for s in parsed.snippets if s not in prev.snippets)
-            for k, v in parsed.metadata.items():
-                prev.metadata.setdefault(k, v)
         raw_sections.append((title if isinstance(title, str) else "", text, table))
     if not ok:
         return None
-    keys = sorted(citations, key=len, reverse=True)
-    _check_unknown_markers(problems, n, raw_sections, citations)
+    linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
+    _key_unkeyed(rep, file, n, unkeyed, citations)
+    unlisted = _unlisted_numbers(raw_sections, citations)
     out = []
-    for title, text, table in raw_sections:
-        paras = [ParsedParagraph(p, find_anchors(p, keys)) for p in split_paragraphs(text)]
+    for i, (title, text, table) in enumerate(raw_sections):
+        paras = []
+        for p in split_paragraphs(text):
+            anchors = find_anchors(p, linkable)
+            if unlisted:
+                anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
+            paras.append(ParsedParagraph(p, anchors))
+        markers = sorted({int(m.group(1)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
+        if markers:
+            rep.warn(
+                file,
+                n,
+                f"response.sections[{i}].text",
+                ", ".join(f"[{k}]" for k in markers)
+                + (" cites" if len(markers) == 1 else " cite")
+                + " no listed source (no citation with that id in the report): kept as plain"
+                " numbered marker(s) after the listed sources' numbers, linked to nothing",
+            )
         out.append(ParsedSection(title=title, paragraphs=paras, table=table))
     return ParsedReport(sections=out, citations=citations)
 
 
+def _merge(prev: ParsedCitation, other: ParsedCitation) -> bool:
+    """The same source listed again (another section): its snippets and metadata join the
+    first listing's. False when the titles contradict (then they are not one source)."""
+    if other.title and prev.title and other.title != prev.title:
+        return False
+    prev.title = prev.title or other.title
+    prev.url = prev.url or other.url
+    prev.snippets.extend(s for s in other.snippets if s not in prev.snippets)
+    for k, v in other.metadata.items():
+        prev.metadata.setdefault(k, v)
+    return True
+
+
+#: The key given to a listed source whose id is empty (never found in report text).
+GENERATED_KEY = "no-id-{}"
+
+
+def _key_unkeyed(rep, file, n, unkeyed, citations) -> None:
+    """Sources listed with an empty id (module doc): the keyed source of the same title, else
+    one source per title (or url) under a generated key; one warning per source."""
+    by_title = {c.title: k for k, c in citations.items() if c.title}
+    generated: dict[str, str] = {}
+    listings: dict[str, list[str]] = {}
+    for where, c in unkeyed:
+        identity = c.title or c.url
+        key = by_title.get(c.title) if c.title else None
+        if key is None:
+            key = generated.get(identity) if identity else None
+        if key is None:
+            number = len(generated) + 1
+            while GENERATED_KEY.format(number) in citations:
+                number += 1
+            key = c.key = GENERATED_KEY.format(number)
+            citations[key] = c
+            if identity:
+                generated[identity] = key
+        elif not _merge(citations[key], c):  # pragma: no cover - same title or url by design
+            continue
+        listings.setdefault(key, []).append(where)
+    for key, wheres in listings.items():
+        c = citations[key]
+        name = repr(c.title[:80]) if c.title else c.url or "(snippets only)"
+        more = f" (and {len(wheres) - 1} more listing(s))" if len(wheres) > 1 else ""
+        if key.startswith(GENERATED_KEY.format("")):
+            what = f"kept as a listed source under the generated key {key!r}"
+        else:
+            what = f"the source listed with id {key!r} and the same title"
+        rep.warn(file, n, wheres[0], f"empty citation id{more}: {name}: {what}")
+
+
 def _parse_citation(problems: Problems, n: int, where: str, c) -> ParsedCitation | None:
+    """One listed source; an empty id gives key "" (keyed later, see :func:`_key_unkeyed`)."""
     if not isinstance(c, dict):
         problems.add(n, where, f"expected an object, found {type_name(c)}")
         return None
-    key = require(problems, n, c, "id", "id", label=f"{where}.id")
+    raw = c.get("id")
+    key = raw if isinstance(raw, str) else require(problems, n, c, "id", "id", label=f"{where}.id")
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > 300:
+    if len(key) > 300:
         problems.add(n, f"{where}.id", "must be 1 to 300 characters")
         return None
     title = c.get("title") or ""
@@ -201,30 +319,38 @@ def _parse_citation(problems: Problems, n: int, where: str, c) -> ParsedCitation
     url = metadata.get("url") if isinstance(metadata.get("url"), str) else ""
     if len(url) > 2000:
         url = ""
+    if not key and not (title.strip() or url or any(s.strip() for s in snippets)):
+        problems.add(
+            n, f"{where}.id", "empty, and the citation has no title, url or snippet: no source"
+        )
+        return None
     return ParsedCitation(key=key, title=title, snippets=list(snippets), url=url, metadata=metadata)
 
 
 _NUMBER_MARKER = re.compile(r"\[(\d+)\]")
 
 
-def _check_unknown_markers(problems, n, raw_sections, citations) -> None:
-    """In a report with numbered citations, ``[k]`` within 1..max that cites nothing.
+def _unlisted_numbers(raw_sections, citations) -> set[int]:
+    """In a report with numbered citations, the ``[k]`` within 1..max that cite nothing.
 
     Larger numbers in brackets are not citations (a year such as "Ramsey [1930]").
     """
     numbers = [int(k.strip("[]")) for k in citations if k.strip("[]").isdecimal()]
     if not numbers or len(numbers) != len(citations):
-        return
+        return set()
     known, top = set(numbers), max(numbers)
-    for i, (_, text, _) in enumerate(raw_sections):
-        for m in _NUMBER_MARKER.finditer(text):
-            k = int(m.group(1))
-            if 1 <= k <= top and k not in known:
-                problems.add(
-                    n,
-                    f"response.sections[{i}].text",
-                    f"unknown citation [{k}]: no citation with id {k} in the report",
-                )
+    found = {int(m.group(1)) for _, text, _ in raw_sections for m in _NUMBER_MARKER.finditer(text)}
+    return {k for k in found if 1 <= k <= top and k not in known}
+
+
+def _unlisted_anchors(text: str, unlisted: set[int]) -> list[tuple[int, int, str]]:
+    """Anchors keyed by the marker itself ("[3]"), a key no citation has: normalisation
+    renders them as plain numbered markers (annotation.normalise)."""
+    return [
+        (m.start(), m.end(), m.group())
+        for m in _NUMBER_MARKER.finditer(text)
+        if int(m.group(1)) in unlisted
+    ]
 
 
 # --- Pairwise records -----------------------------------------------------------------------

@@ -77,6 +77,9 @@ class ReportInput:
     question_text: str
     parsed: ParsedReport
     question_fields: dict = field(default_factory=dict)
+    #: Kept in ``Report.original`` beside the text as written (researchers only), e.g. the
+    #: report of a record that repeats this record's question (``set_aside``).
+    original_extra: dict = field(default_factory=dict)
 
 
 # --- Text -> paragraphs and anchors ---------------------------------------------------------
@@ -459,8 +462,9 @@ def write_reports(
         r.source_format = source_format
     if changed_format:
         Report.objects.bulk_update(changed_format, ["source_format"])
-    write_structures(
-        [(reports[(i.question_key, system_name)], *normalise_report(i.parsed)) for i in inputs],
-        rep,
-        new_ids,
-    )
+    items = []
+    for i in inputs:
+        normalised, original = normalise_report(i.parsed)
+        items.append((reports[(i.question_key, system_name)], normalised, original))
+        original.update(i.original_extra)
+    write_structures(items, rep, new_ids)

@@ -1,13 +1,25 @@
 """Report importers: structure, citations, re-import, bad files, the real ScholarQA-CS2 reports."""
 
+import io
 import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
 
 from annotation.importers import question_key, run
-from annotation.models import Citation, CitationAnchor, Paragraph, Question, Report, Section
+from annotation.models import (
+    Citation,
+    CitationAnchor,
+    Paragraph,
+    Question,
+    Report,
+    Section,
+    Study,
+)
 
 from .test_import_common import DATA, expect_failure, table_counts, write
 
@@ -133,12 +145,25 @@ def _mutated(tmp_path, fn, name="bad.json"):
             "list",
         ),
         (
-            lambda d: d[1]["response"]["sections"][0]["citations"].pop(1),
-            2,
-            "response.sections[0].text",
-            "unknown citation [2]",
+            lambda d: d[0]["response"]["sections"][0]["citations"][0].update(id=3.5),
+            1,
+            "response.sections[0].citations[0].id",
+            "expected a string or integer id",
         ),
-        (lambda d: d.append(dict(d[0])), 3, "question", "same question as record 1"),
+        (
+            lambda d: d[0]["response"]["sections"][1]["citations"].append(
+                {"id": " ", "title": "", "snippets": [""], "metadata": None}
+            ),
+            1,
+            "response.sections[1].citations[2].id",
+            "no title, url or snippet",
+        ),
+        (  # a repeated question's report is checked like any other
+            lambda d: d.append({"question": d[0]["question"], "response": {"sections": 1}}),
+            3,
+            "response.sections",
+            "expected a list",
+        ),
     ],
 )
 def test_bad_report_files(tmp_path, mutate, record, field, text):
@@ -154,6 +179,120 @@ def test_bad_report_files(tmp_path, mutate, record, field, text):
         format="scholarqa",
         system="sqa",
     )
+
+
+# --- Oddities of the released files: imported whole, by a rule, with a warning ------------
+
+
+def _import(path, **options):
+    return run("reports", path, study="S", format="scholarqa", system="sqa", **options)
+
+
+def _report_of(record: dict) -> Report:
+    return Report.objects.get(question__external_id=question_key(record["question"]))
+
+
+@pytest.mark.django_db
+def test_a_citation_with_an_empty_id_is_a_listed_source_under_a_generated_key(tmp_path):
+    data = good()
+    sections = data[0]["response"]["sections"]
+    sections[0]["citations"].append({"id": "", "title": "A Survey of Routing", "snippets": ["a"]})
+    sections[1]["citations"] += [
+        {"id": " ", "title": "A Survey of Routing", "snippets": ["b"], "metadata": None},
+        {"id": "", "title": "Switch Transformers", "snippets": ["c"]},  # a keyed source's title
+    ]
+    rep = _import(write(tmp_path, "r.json", data))
+    assert rep.records == 2 and rep.created["Report"] == 2
+    report = _report_of(data[0])
+    survey = by_original(report, "no-id-1")  # one source, listed twice
+    assert survey.title == "A Survey of Routing" and survey.snippets == ["a", "b"]
+    assert not CitationAnchor.objects.filter(citation=survey).exists()  # no marker cites it
+    assert by_original(report, "(Fedus et al., 2022)").snippets[-1] == "c"
+    assert Citation.objects.filter(report=report).count() == 4
+    assert [(w.record, w.field) for w in rep.warnings] == [
+        (1, "response.sections[0].citations[2].id"),
+        (1, "response.sections[1].citations[3].id"),
+    ]
+    assert "'no-id-1'" in rep.warnings[0].message and "1 more" in rep.warnings[0].message
+    assert "with id '(Fedus et al., 2022)'" in rep.warnings[1].message
+    assert "2 warning(s)" in rep.summary() and "record 1" in rep.summary()
+
+
+@pytest.mark.django_db
+def test_a_marker_citing_no_listed_source_stays_a_plain_numbered_marker(tmp_path):
+    data = good()
+    data[1]["response"]["sections"][0]["citations"].pop(1)  # "[2]" now cites nothing listed
+    rep = _import(write(tmp_path, "r.json", data))
+    assert rep.records == 2 and rep.created["Report"] == 2
+    [warning] = rep.warnings
+    assert (warning.record, warning.field) == (2, "response.sections[0].text")
+    assert warning.message.startswith("[2] cites no listed source")
+    report = _report_of(data[1])
+    keys = set(Citation.objects.filter(report=report).values_list("key", flat=True))
+    assert keys == {"1", "2"}  # no source invented for the marker
+    # numbered after every listed source, in the one style, and linked to nothing
+    unlisted = str(len(keys) + 1)
+    assert report.original["unlisted_markers"] == [{"marker": "[2]", "normalised_key": unlisted}]
+    paragraph = Paragraph.objects.get(report=report, number=1)
+    assert paragraph.text.endswith(f"extend them [{unlisted}][{by_original(report, '3').key}].")
+    start = paragraph.text.rindex(f"[{unlisted}]")
+    assert not paragraph.anchors.filter(start=start).exists()
+    assert paragraph.anchors.count() == 2
+    again = _import(write(tmp_path, "r.json", data))  # stable on re-import
+    assert again.unchanged["Report"] == 2 and not again.created
+
+
+@pytest.mark.django_db
+def test_a_question_given_twice_with_the_same_report_is_imported_once(tmp_path):
+    data = good()
+    data.append(json.loads(json.dumps(data[0])))
+    rep = _import(write(tmp_path, "r.json", data))
+    assert rep.records == 3 and rep.created["Report"] == 2 and Report.objects.count() == 2
+    [warning] = rep.warnings
+    assert (warning.record, warning.field) == (3, "question")
+    assert "same question and report as record 1" in warning.message
+    assert "set_aside" not in _report_of(data[0]).original
+
+
+@pytest.mark.django_db
+def test_a_question_given_twice_with_another_report_keeps_the_first_for_annotators(tmp_path):
+    data = good()
+    second = json.loads(json.dumps(data[0]))
+    second["response"]["sections"][0]["text"] = "Another run's answer (Shazeer et al., 2017)."
+    data.append(second)
+    path = write(tmp_path, "r.json", data)
+    out = io.StringIO()
+    call_command("import_reports", str(path), study="S", system="sqa", format="scholarqa",
+                 stdout=out)  # fmt: skip
+    assert Report.objects.count() == 2
+    report = _report_of(data[0])
+    first = Paragraph.objects.filter(report=report).order_by("number").first()
+    assert first.text.startswith("Sparse mixture-of-experts")  # record 1's report
+    assert not Paragraph.objects.filter(text__contains="Another run").exists()
+    # record 3's report is not lost: researchers read it in the original
+    assert report.original["set_aside"] == [{"record": 3, "response": second["response"]}]
+    printed = out.getvalue()
+    assert "1 warning(s)" in printed and "record 3, field 'question'" in printed
+    assert "same question as record 1 with a different report" in printed
+
+
+@pytest.mark.django_db
+def test_import_warnings_reach_the_api_answer(admin_user):
+    data = good()
+    data.append(json.loads(json.dumps(data[0])))
+    client = APIClient()
+    client.force_login(admin_user)
+    response = client.post(
+        reverse("study-import", args=[Study.objects.create(name="S").pk]),
+        {"kind": "reports", "format": "scholarqa", "options": '{"system": "sqa"}',
+         "file": SimpleUploadedFile("r.json", json.dumps(data).encode())},
+        format="multipart",
+    )  # fmt: skip
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["records"] == 3 and "1 warning(s)" in body["summary"]
+    [warning] = body["warnings"]
+    assert (warning["record"], warning["field"]) == (3, "question")
 
 
 @pytest.mark.django_db

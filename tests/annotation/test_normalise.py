@@ -3,6 +3,7 @@ tags, control characters; at import, on API writes, and for reports already stor
 
 import io
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -102,6 +103,23 @@ def test_system_styled_citation_titles_become_plain():
 def test_normalising_twice_changes_nothing():
     normalised, _ = one("A (Rego et al., 2022) b [[1]](https://x.example) c", ["1"])
     again, _ = normalise_report(normalised)
+    assert again.canonical() == normalised.canonical()
+
+
+def test_a_marker_citing_no_listed_source_is_plain_and_numbered_after_the_listed_ones():
+    text = "A [7] b [1] c [7] d ([2])."
+    citations = {k: ParsedCitation(key=k) for k in ("1", "2", "9")}  # "9": listed, never cited
+    anchors = find_anchors(text, ["1", "2"])
+    # keyed by a key no source has, as the ScholarQA importer does
+    unlisted = [(m.start(), m.end(), "[7]") for m in re.finditer(r"\[7\]", text)]
+    parsed = ParsedReport([Sec("", [ParsedParagraph(text, sorted(anchors + unlisted))])], citations)
+    normalised, original = normalise_report(parsed)
+    assert text_of(normalised) == "A [4] b [1] c [4] d [2]."
+    p = normalised.sections[0].paragraphs[0]
+    assert [p.text[a:b] for a, b, _ in p.anchors] == ["[1]", "[2]"]  # [4] is linked to nothing
+    assert set(normalised.citations) == {"1", "2", "3"}
+    assert original["unlisted_markers"] == [{"marker": "[7]", "normalised_key": "4"}]
+    again, _ = normalise_report(normalised)  # a stored report re-normalised: no renumbering
     assert again.canonical() == normalised.canonical()
 
 
