@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.backup import export_study
-from annotation.models import Annotator, Draft, DraftVersion, Study
+from annotation.models import Annotator, Draft, DraftVersion, RelevanceDisagreement, Study
 from annotation.models.judgments import JudgmentBase
 
 from . import StudyAdminError
@@ -74,6 +74,8 @@ def purge_study(study: Study) -> tuple[int, int]:
     with transaction.atomic():
         for model in judgment_models():
             judgments += model.objects.filter(study=study).delete()[1].get(model._meta.label, 0)
+        # What was adjudicated points at paragraphs (PROTECT): named here, like the judgments.
+        RelevanceDisagreement.objects.filter(assignment__study=study).delete()
         versions, _ = DraftVersion.objects.filter(assignment__study=study).delete()
         Draft.objects.filter(assignment__study=study).delete()
         study.delete()
