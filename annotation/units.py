@@ -15,17 +15,23 @@ from annotation.models import (
     ClaimAssessment,
     ParagraphRelevance,
     RelevanceDisagreement,
+    ReportClaim,
     RubricCoverage,
     RubricItem,
     RubricItemQuality,
 )
 
+#: (model, what it is called, which of its rows count); claims count once an expert checked them.
 PARAGRAPH_WORK = (
-    (ParagraphRelevance, "relevance judgments"),
-    (RelevanceDisagreement, "relevance adjudication"),
-    (ClaimAssessment, "claim assessments"),
+    (ParagraphRelevance, "relevance judgments", {}),
+    (RelevanceDisagreement, "relevance adjudication", {}),
+    (ClaimAssessment, "claim assessments", {}),
+    (ReportClaim, "claim checks", {"checks__isnull": False}),
 )
-ITEM_WORK = ((RubricItemQuality, "rubric item quality"), (RubricCoverage, "rubric coverage"))
+ITEM_WORK = (
+    (RubricItemQuality, "rubric item quality", {}),
+    (RubricCoverage, "rubric coverage", {}),
+)
 
 
 class JudgedUnitRemoved(Exception):
@@ -58,8 +64,9 @@ def _work(pairs, field: str, ids) -> dict[int, list[str]]:
     ids = list(ids)
     if not ids:
         return out
-    for model, label in pairs:
-        for pk in set(model.objects.filter(**{f"{field}__in": ids}).values_list(field, flat=True)):
+    for model, label, only in pairs:
+        rows = model.objects.filter(**{f"{field}__in": ids}, **only)
+        for pk in set(rows.values_list(field, flat=True)):
             out.setdefault(pk, []).append(label)
     return out
 

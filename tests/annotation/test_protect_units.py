@@ -14,10 +14,12 @@ from rest_framework.test import APIClient
 
 from annotation.importers import ImportFailed, question_key, run
 from annotation.models import (
+    ClaimCheck,
     Paragraph,
     ParagraphRelevance,
     Question,
     Report,
+    ReportClaim,
     Rubric,
     RubricCoverage,
     RubricItem,
@@ -140,6 +142,28 @@ def test_rubric_reimport_dropping_a_judged_item_is_refused_and_changes_nothing(j
     assert (problem.record, problem.field) == (1, "rubric")
     assert "position 3" in problem.message and "rubric coverage" in problem.message
     assert snapshot() == before and judgments_intact(judged)
+
+
+def test_reimport_dropping_a_paragraph_with_checked_claims_is_refused(judged, tmp_path):
+    report = Report.objects.get(question__external_id=question_key(reports_data()[1]["question"]))
+    paragraph = Paragraph.objects.get(report=report, number=2)
+    claim = ReportClaim.objects.create(report=report, paragraph=paragraph, text="A year.")
+    ClaimCheck.objects.create(
+        study=judged["report"].question.study, annotator=judged["judgments"][0].annotator,
+        question=report.question, claim=claim, fully_supported=False,
+    )  # fmt: skip
+    before = snapshot()
+    data = reports_data()
+    data[1]["response"]["sections"][0]["text"] = data[1]["response"]["sections"][0]["text"].split(
+        "\n\n"
+    )[0]
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
+            system="sqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert problem.record == 2 and "paragraph 2 has claim checks" in problem.message
+    assert snapshot() == before
+    assert ReportClaim.objects.get(pk=claim.pk).paragraph_id == paragraph.pk
 
 
 # --- API ---------------------------------------------------------------------------------------
