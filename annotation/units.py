@@ -48,14 +48,14 @@ class JudgedUnitRemoved(Exception):
 
     def message(self, owner: int) -> str:
         parts = [
-            f"{self.unit} {number} has {', '.join(kinds)}"
+            f"{self.unit} {number} (it has {', '.join(kinds)})"
             for o, number, kinds in self.removed
             if o == owner
         ]
         return (
             "would remove "
             + "; ".join(parts)
-            + ": expert work is never deleted; keep the unit (its text may change)"
+            + ". Expert work is never deleted: keep it (its text may change)"
         )
 
 

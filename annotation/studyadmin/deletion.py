@@ -1,8 +1,9 @@
 """Deleting things without losing expert work (issue 12, "Deletes destroy expert work").
 
 Judgments, drafts and their version history are never deleted by a cascade: their foreign
-keys to the study, question, report, annotator and assignment are ``PROTECT``, so a stray
-``delete()`` of any of those fails instead of silently taking the work with it.
+keys to the study, question, report, annotator, assignment, paragraph and rubric item are
+``PROTECT``, so a stray ``delete()`` of any of those fails instead of silently taking the
+work with it (re-imports and PATCHes keep judged units: ``annotation.units``).
 
 - People are deactivated, never deleted (:func:`deactivate_annotator`): the account can no
   longer sign in, the pseudonymous profile, its assignments and its judgments stay.

@@ -161,7 +161,7 @@ def test_reimport_dropping_a_paragraph_with_checked_claims_is_refused(judged, tm
         run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
             system="sqa")  # fmt: skip
     [problem] = failed.value.problems
-    assert problem.record == 2 and "paragraph 2 has claim checks" in problem.message
+    assert problem.record == 2 and "paragraph 2 (it has claim checks)" in problem.message
     assert snapshot() == before
     assert ReportClaim.objects.get(pk=claim.pk).paragraph_id == paragraph.pk
 
