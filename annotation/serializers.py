@@ -33,6 +33,7 @@ from annotation.models import (
     Study,
     System,
 )
+from annotation.units import JudgedUnitRemoved, check_paragraphs_kept, write_rubric_items
 
 
 def task_url(request, assignment_id: int) -> str:
@@ -198,6 +199,14 @@ class RubricItemSerializer(serializers.ModelSerializer):
         fields = ["position", "text", "item_type", "weight", "cited_paper"]
 
 
+class UnitConflict(serializers.ValidationError):
+    """A PATCH that would remove judged rubric items or paragraphs (annotation.units):
+    409 naming the field; nothing changed (the serializer's transaction rolls back)."""
+
+    status_code = 409
+    default_code = "conflict"
+
+
 class RubricSerializer(serializers.ModelSerializer):
     items = RubricItemSerializer(many=True, required=False)
 
@@ -230,9 +239,13 @@ class RubricSerializer(serializers.ModelSerializer):
     def update(self, instance, validated_data):
         items = validated_data.pop("items", None)
         rubric = super().update(instance, validated_data)
-        if items is not None:  # the items given replace the rubric's items
-            rubric.items.all().delete()
-            RubricItem.objects.bulk_create(RubricItem(rubric=rubric, **i) for i in items)
+        if items is not None:  # the items given replace the rubric's items, by position
+            try:  # in place: judgments point at the items (annotation.units)
+                write_rubric_items({rubric.pk: [dict(i) for i in items]})
+            except JudgedUnitRemoved as refused:
+                raise UnitConflict(
+                    {"items": f"rubric {rubric.public_id} " + refused.message(rubric.pk)}
+                ) from None
             if hasattr(rubric, "_prefetched_objects_cache"):
                 rubric._prefetched_objects_cache.pop("items", None)
         return rubric
@@ -421,28 +434,52 @@ class ReportSerializer(serializers.ModelSerializer):
                     }
                     for s in sections
                 ]
-            report.sections.all().delete()  # paragraphs and anchors cascade
-            report.citations.all().delete()
-            self._write_structure(report, sections, citations)
+            self._write_structure(report, sections, citations, replace=True)
             if hasattr(report, "_prefetched_objects_cache"):
                 report._prefetched_objects_cache.clear()
         return report
 
     @staticmethod
-    def _write_structure(report, sections, citations) -> None:
+    def _write_structure(report, sections, citations, replace: bool = False) -> None:
         """Store the structure normalised (annotation.normalise, issue 12): what an API
-        client writes is read by annotators in the same one format as imported reports."""
+        client writes is read by annotators in the same one format as imported reports.
+
+        With ``replace``, sections are kept by position and paragraphs by number, updated
+        in place (judgments point at paragraphs, annotation.units); removing a judged
+        paragraph is a 409 naming ``sections`` and the caller's transaction rolls back."""
         sections, citations, report.original = normalised_structure(sections, citations)
+        old_sections = {s.position: s for s in report.sections.all()} if replace else {}
+        old_paras = {p.number: p for p in report.paragraphs.all()} if replace else {}
+        wanted = {p["number"] for s in sections for p in s.get("paragraphs", [])}
+        removed = [(p.pk, n) for n, p in old_paras.items() if n not in wanted]
+        try:
+            check_paragraphs_kept({report.pk: removed} if removed else {})
+        except JudgedUnitRemoved as refused:
+            raise UnitConflict(
+                {"sections": f"report {report.public_id} " + refused.message(report.pk)}
+            ) from None
         report.save(update_fields=["original"])
+        report.citations.all().delete()  # not judged; their anchors go with them
+        Paragraph.objects.filter(pk__in=[pk for pk, _ in removed]).delete()
         by_key = {}
         for c in citations:
             by_key[c["key"]] = Citation.objects.create(report=report, **c)
         for s in sections:
             paragraphs = s.pop("paragraphs", [])
-            section = Section.objects.create(report=report, **s)
+            section = old_sections.pop(s["position"], None)
+            if section is None:
+                section = Section.objects.create(report=report, **s)
+            else:
+                section.title, section.table = s["title"], s["table"]
+                section.save(update_fields=["title", "table"])
             for p in paragraphs:
                 anchors = p.pop("anchors", [])
-                paragraph = Paragraph.objects.create(report=report, section=section, **p)
+                paragraph = old_paras.get(p["number"])
+                if paragraph is None:
+                    paragraph = Paragraph.objects.create(report=report, section=section, **p)
+                else:
+                    paragraph.section, paragraph.text = section, p["text"]
+                    paragraph.save(update_fields=["section", "text"])
                 CitationAnchor.objects.bulk_create(
                     CitationAnchor(
                         paragraph=paragraph,
@@ -452,6 +489,8 @@ class ReportSerializer(serializers.ModelSerializer):
                     )
                     for a in anchors
                 )
+        if old_sections:  # sections no longer given (their paragraphs moved or removed)
+            Section.objects.filter(pk__in=[s.pk for s in old_sections.values()]).delete()
 
 
 def normalised_structure(sections: list[dict], citations: list[dict]):

@@ -121,7 +121,7 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
             rep.records = len(inputs)
 
         def write(study_obj):
-            write_reports(study_obj, system, inputs, fmt, rep)
+            write_reports(study_obj, system, inputs, fmt, rep, file=_name_of(source))
 
     elif kind == "questions":
         if fmt not in QUESTION_FORMATS:
@@ -141,7 +141,7 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
         rep.records = len(inputs)
 
         def write(study_obj):
-            questions.write_questions(study_obj, inputs, rep)
+            questions.write_questions(study_obj, inputs, rep, file=_name_of(source))
 
     else:
         if fmt not in (None, "", "scholarqa"):

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 from annotation.models import Question, Rubric, RubricItem
 from annotation.normalise import clean_text
+from annotation.units import JudgedUnitRemoved, write_rubric_items
 
-from .base import ImportReport
+from .base import ImportFailed, ImportReport, Problem
 from .common import (
     Problems,
     Source,
@@ -156,8 +157,11 @@ def parse_generic(src: Source) -> list[QuestionInput]:
     return out
 
 
-def write_questions(study, inputs: list[QuestionInput], rep: ImportReport) -> dict[str, Question]:
-    """Questions by natural key (text and fields updated), rubrics replaced when changed."""
+def write_questions(
+    study, inputs: list[QuestionInput], rep: ImportReport, file: str = "upload"
+) -> dict[str, Question]:
+    """Questions by natural key (text and fields updated); a changed rubric's items are
+    updated in place by position (``file`` names the source in a refusal)."""
     wanted = {q.external_id: q.fields for q in inputs}
     for q in inputs:  # bidi / zero-width controls out of rubric items (issue 12)
         for its in q.rubrics.values():
@@ -187,31 +191,41 @@ def write_questions(study, inputs: list[QuestionInput], rep: ImportReport) -> di
         .values_list("rubric_id", "text", "item_type", "weight", "cited_paper")
     ):
         stored[rid].append((text, typ, float(weight), cited))
-    replace, items = [], []
-    new_ids = {r.pk for r in rubrics.values()} & {r.pk for r in new}
+    wanted_items: dict[int, list[dict]] = {}
+    records: dict[int, tuple[int, str]] = {}
+    created_now = {r.pk for r in new}
     for q in inputs:
         for kind, its in q.rubrics.items():
             rubric = rubrics[(questions[q.external_id].pk, kind)]
             if stored[rubric.pk] == [i.canonical() for i in its]:
                 rep.count("unchanged", "Rubric")
                 continue
-            if rubric.pk not in new_ids:
-                replace.append(rubric.pk)
+            if rubric.pk not in created_now:
                 rep.count("updated", "Rubric")
-            items.extend(
-                RubricItem(
-                    rubric=rubric,
-                    position=pos,
-                    text=i.text,
-                    item_type=i.item_type,
-                    weight=i.weight,
-                    cited_paper=i.cited_paper,
-                )
+            records[rubric.pk] = (q.record, kind)
+            wanted_items[rubric.pk] = [
+                {
+                    "position": pos,
+                    "text": i.text,
+                    "item_type": i.item_type,
+                    "weight": i.weight,
+                    "cited_paper": i.cited_paper,
+                }
                 for pos, i in enumerate(its, start=1)
-            )
-    if replace:
-        RubricItem.objects.filter(rubric_id__in=replace).delete()
-    if items:
-        RubricItem.objects.bulk_create(items, batch_size=2000)
-        rep.count("created", "RubricItem", len(items))
+            ]
+    # Items are matched by position and updated in place: rubric-item quality and rubric
+    # coverage judgments point at them (annotation.units); dropping a judged one is refused.
+    try:
+        created, updated, deleted = write_rubric_items(wanted_items)
+    except JudgedUnitRemoved as refused:
+        raise ImportFailed(
+            [
+                Problem(file, records[rid][0], "rubric", f"rubric {records[rid][1]!r} "
+                        + refused.message(rid))
+                for rid in refused.owners()
+            ]
+        ) from None  # fmt: skip
+    for bucket, n in (("created", created), ("updated", updated)):
+        if n:
+            rep.count(bucket, "RubricItem", n)
     return questions

@@ -3,7 +3,8 @@
 Every report format is parsed into a :class:`ParsedReport` (pure Python, no database), and
 :func:`write_reports` stores a batch of them for one system in a fixed number of queries:
 an unchanged report is left alone (its public id, medals and scores stay); a changed one
-keeps its Report row and has its structure replaced.
+keeps its Report row, its sections by position and its paragraphs by number (updated in
+place: judgments point at them); a re-import dropping a judged paragraph is refused.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from annotation.models import (
     Section,
     System,
 )
+from annotation.units import JudgedUnitRemoved, check_paragraphs_kept
 
-from .base import ImportReport
+from .base import ImportFailed, ImportReport, Problem
 from .common import insert_new
 
 
@@ -391,13 +393,39 @@ def write_structures(
     if not to_write:
         return
     replaced = [r.pk for r, _ in to_write if current[r.pk] != ([], [])]
-    if replaced:
-        Section.objects.filter(report_id__in=replaced).delete()
+    # Paragraph rows are kept by number and updated in place: relevance judgments and
+    # adjudications point at them (annotation.units). Read them before anything is written,
+    # and refuse the whole batch if a judged paragraph would be removed.
+    old_sections = {
+        (s.report_id, s.position): s for s in Section.objects.filter(report_id__in=replaced)
+    }
+    old_paras = {
+        (p.report_id, p.number): p
+        for p in Paragraph.objects.filter(report_id__in=replaced).only(
+            "id", "report_id", "number", "section_id", "text"
+        )
+    }
+    wanted_counts = {
+        r.pk: sum(len(s.paragraphs) for s in parsed.sections) for r, parsed in to_write
+    }
+    removed: dict[int, list[tuple[int, int]]] = {}
+    for (rid, number), para in old_paras.items():
+        if number > wanted_counts[rid]:
+            removed.setdefault(rid, []).append((para.pk, number))
+    check_paragraphs_kept(removed)
+    if replaced:  # citations are not judged: replaced, their anchors with them
         Citation.objects.filter(report_id__in=replaced).delete()
-    sections, citations = [], []
+    sections, new_sections, kept_sections, citations = [], [], [], []
     for report, parsed in to_write:
         for pos, s in enumerate(parsed.sections, start=1):
-            sections.append(Section(report=report, position=pos, title=s.title, table=s.table))
+            row = old_sections.get((report.pk, pos))
+            if row is None:
+                row = Section(report=report, position=pos)
+                new_sections.append(row)
+            else:
+                kept_sections.append(row)
+            row.title, row.table = s.title, s.table
+            sections.append(row)
         for c in parsed.citations.values():
             citations.append(
                 Citation(
@@ -409,10 +437,11 @@ def write_structures(
                     metadata=c.metadata,
                 )
             )
-    Section.objects.bulk_create(sections, batch_size=2000)
+    Section.objects.bulk_update(kept_sections, ["title", "table"], batch_size=2000)
+    Section.objects.bulk_create(new_sections, batch_size=2000)
     Citation.objects.bulk_create(citations, batch_size=2000)
     cit_ids = {(c.report_id, c.key): c for c in citations}
-    paragraphs, para_anchor_specs = [], []
+    paragraphs, new_paras, kept_paras, para_anchor_specs = [], [], [], []
     it = iter(sections)
     for report, parsed in to_write:
         number = 0
@@ -420,11 +449,24 @@ def write_structures(
             section = next(it)
             for p in s.paragraphs:
                 number += 1
-                paragraphs.append(
-                    Paragraph(section=section, report=report, number=number, text=p.text)
-                )
+                row = old_paras.get((report.pk, number))
+                if row is None:
+                    row = Paragraph(report=report, number=number)
+                    new_paras.append(row)
+                else:
+                    kept_paras.append(row)
+                row.section, row.text = section, p.text
+                paragraphs.append(row)
                 para_anchor_specs.append(p.anchors)
-    Paragraph.objects.bulk_create(paragraphs, batch_size=2000)
+    Paragraph.objects.bulk_update(kept_paras, ["section", "text"], batch_size=2000)
+    Paragraph.objects.bulk_create(new_paras, batch_size=2000)
+    gone = [pk for ps in removed.values() for pk, _ in ps]
+    if gone:
+        Paragraph.objects.filter(pk__in=gone).delete()
+    if replaced:
+        Section.objects.filter(report_id__in=replaced).exclude(
+            pk__in=[s.pk for s in kept_sections]
+        ).delete()
     anchors = [
         CitationAnchor(
             paragraph=para, citation=cit_ids[(para.report_id, key)], start=start, end=end
@@ -433,19 +475,24 @@ def write_structures(
         for start, end, key in specs
     ]
     CitationAnchor.objects.bulk_create(anchors, batch_size=5000)
-    for table, n in (
-        ("Section", len(sections)),
-        ("Paragraph", len(paragraphs)),
-        ("Citation", len(citations)),
-        ("CitationAnchor", len(anchors)),
+    for bucket, table, n in (
+        ("created", "Section", len(new_sections)),
+        ("updated", "Section", len(kept_sections)),
+        ("created", "Paragraph", len(new_paras)),
+        ("updated", "Paragraph", len(kept_paras)),
+        ("created", "Citation", len(citations)),
+        ("created", "CitationAnchor", len(anchors)),
     ):
         if n:
-            rep.count("created", table, n)
+            rep.count(bucket, table, n)
 
 
 def write_reports(
-    study, system_name: str, inputs: list[ReportInput], source_format: str, rep: ImportReport
-) -> None:
+    study, system_name: str, inputs: list[ReportInput], source_format: str, rep: ImportReport,
+    file: str = "upload",
+) -> None:  # fmt: skip
+    """Store one system's reports; ``file`` names the source when a re-import is refused
+    for removing judged paragraphs (annotation.units)."""
     from annotation.normalise import normalise_report
 
     questions = ensure_questions(
@@ -465,6 +512,16 @@ def write_reports(
     items = []
     for i in inputs:
         normalised, original = normalise_report(i.parsed)
-        items.append((reports[(i.question_key, system_name)], normalised, original))
         original.update(i.original_extra)
-    write_structures(items, rep, new_ids)
+        items.append((reports[(i.question_key, system_name)], normalised, original))
+    try:
+        write_structures(items, rep, new_ids)
+    except JudgedUnitRemoved as refused:
+        record = {reports[(i.question_key, system_name)].pk: i for i in inputs}
+        raise ImportFailed(
+            [
+                Problem(file, record[rid].record, "sections",
+                        f"report of question {record[rid].question_key!r} " + refused.message(rid))
+                for rid in refused.owners()
+            ]
+        ) from None  # fmt: skip

@@ -22,8 +22,9 @@ class RelevanceDisagreement(models.Model):
         "annotation.Assignment", on_delete=models.CASCADE, related_name="disagreements"
     )
     judge = models.ForeignKey("judges.Judge", on_delete=models.CASCADE, related_name="+")
+    #: PROTECT: what was adjudicated stays readable (see annotation.units).
     paragraph = models.ForeignKey(
-        "annotation.Paragraph", on_delete=models.CASCADE, related_name="+"
+        "annotation.Paragraph", on_delete=models.PROTECT, related_name="+"
     )
     position = models.PositiveIntegerField(default=0)
     #: The annotator's metric-wise label (R / U / O) when the disagreement was found.

@@ -15,8 +15,10 @@ class ParagraphRelevance(JudgmentBase):
         UNNECESSARY = "U", "Unnecessary but acceptable"
         OFF_THE_MARK = "O", "Off the mark or misleading"
 
+    #: PROTECT: a report re-import updates paragraphs in place and refuses to drop a judged
+    #: one (annotation.units), so this judgment never goes with its paragraph.
     paragraph = models.ForeignKey(
-        "annotation.Paragraph", on_delete=models.CASCADE, related_name="+"
+        "annotation.Paragraph", on_delete=models.PROTECT, related_name="+"
     )
     label = models.CharField(max_length=1, choices=Label.choices, default=Label.RELEVANT)
 

@@ -32,7 +32,7 @@ class QueryQuality(JudgmentBase):
 class RubricItemQuality(JudgmentBase):
     """ResearchQA 3.2: emphasis, necessity, confidence and error flags of one rubric item."""
 
-    item = models.ForeignKey("annotation.RubricItem", on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey("annotation.RubricItem", on_delete=models.PROTECT, related_name="+")
     emphasis = models.CharField(max_length=20)
     necessity = models.CharField(max_length=24)
     confidence = models.PositiveSmallIntegerField()
@@ -50,7 +50,7 @@ class RubricCoverage(JudgmentBase):
     """How well one report covers one rubric item: ``label`` 0–4, or ``covered`` (binary)."""
 
     report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
-    item = models.ForeignKey("annotation.RubricItem", on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey("annotation.RubricItem", on_delete=models.PROTECT, related_name="+")
     label = models.PositiveSmallIntegerField(null=True, blank=True)
     covered = models.BooleanField(null=True, blank=True)
 
@@ -81,7 +81,7 @@ class RubricAssessment(models.Model):
     comparison = models.ForeignKey(
         RubricComparison, on_delete=models.CASCADE, related_name="assessments"
     )
-    rubric = models.ForeignKey("annotation.Rubric", on_delete=models.CASCADE, related_name="+")
+    rubric = models.ForeignKey("annotation.Rubric", on_delete=models.PROTECT, related_name="+")
     medal = models.CharField(max_length=10)
     strengths = models.TextField(blank=True)
     missing = models.TextField(blank=True)

@@ -1,8 +1,9 @@
 """Deleting things without losing expert work (issue 12, "Deletes destroy expert work").
 
 Judgments, drafts and their version history are never deleted by a cascade: their foreign
-keys to the study, question, report, annotator and assignment are ``PROTECT``, so a stray
-``delete()`` of any of those fails instead of silently taking the work with it.
+keys to the study, question, report, annotator, assignment, paragraph and rubric item are
+``PROTECT``, so a stray ``delete()`` of any of those fails instead of silently taking the
+work with it (re-imports and PATCHes keep judged units: ``annotation.units``).
 
 - People are deactivated, never deleted (:func:`deactivate_annotator`): the account can no
   longer sign in, the pseudonymous profile, its assignments and its judgments stay.
@@ -22,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.backup import export_study
-from annotation.models import Annotator, Draft, DraftVersion, Study
+from annotation.models import Annotator, Draft, DraftVersion, RelevanceDisagreement, Study
 from annotation.models.judgments import JudgmentBase
 
 from . import StudyAdminError
@@ -74,6 +75,8 @@ def purge_study(study: Study) -> tuple[int, int]:
     with transaction.atomic():
         for model in judgment_models():
             judgments += model.objects.filter(study=study).delete()[1].get(model._meta.label, 0)
+        # What was adjudicated points at paragraphs (PROTECT): named here, like the judgments.
+        RelevanceDisagreement.objects.filter(assignment__study=study).delete()
         versions, _ = DraftVersion.objects.filter(assignment__study=study).delete()
         Draft.objects.filter(assignment__study=study).delete()
         study.delete()

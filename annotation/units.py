@@ -1,0 +1,115 @@
+"""Paragraphs and rubric items that expert work hangs off (issue 12: judgments are never
+deleted by a cascade).
+
+Relevance judgments, relevance adjudications and claim assessments point at a paragraph
+row; rubric-item quality and rubric coverage point at a rubric-item row (``PROTECT``).
+A report re-import or a rubric PATCH therefore never deletes and recreates those rows: it
+updates them in place by their natural key (a paragraph's number in its report, an item's
+position in its rubric), and a change that would *remove* a unit with judgments is refused
+whole (:class:`JudgedUnitRemoved`) before anything is written.
+"""
+
+from __future__ import annotations
+
+from annotation.models import (
+    ClaimAssessment,
+    ParagraphRelevance,
+    RelevanceDisagreement,
+    ReportClaim,
+    RubricCoverage,
+    RubricItem,
+    RubricItemQuality,
+)
+
+#: (model, what it is called, which of its rows count); claims count once an expert checked them.
+PARAGRAPH_WORK = (
+    (ParagraphRelevance, "relevance judgments", {}),
+    (RelevanceDisagreement, "relevance adjudication", {}),
+    (ClaimAssessment, "claim assessments", {}),
+    (ReportClaim, "claim checks", {"checks__isnull": False}),
+)
+ITEM_WORK = (
+    (RubricItemQuality, "rubric item quality", {}),
+    (RubricCoverage, "rubric coverage", {}),
+)
+
+
+class JudgedUnitRemoved(Exception):
+    """A change would remove units that judgments point at: ``removed`` lists
+    (owner id, unit number, kinds of work)."""
+
+    def __init__(self, unit: str, removed: list[tuple[int, int, list[str]]]):
+        self.unit = unit
+        self.removed = removed
+        super().__init__("; ".join(self.message(owner) for owner in self.owners()))
+
+    def owners(self) -> list[int]:
+        return sorted({owner for owner, _, _ in self.removed})
+
+    def message(self, owner: int) -> str:
+        parts = [
+            f"{self.unit} {number} (it has {', '.join(kinds)})"
+            for o, number, kinds in self.removed
+            if o == owner
+        ]
+        return (
+            "would remove "
+            + "; ".join(parts)
+            + ". Expert work is never deleted: keep it (its text may change)"
+        )
+
+
+def _work(pairs, field: str, ids) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    ids = list(ids)
+    if not ids:
+        return out
+    for model, label, only in pairs:
+        rows = model.objects.filter(**{f"{field}__in": ids}, **only)
+        for pk in set(rows.values_list(field, flat=True)):
+            out.setdefault(pk, []).append(label)
+    return out
+
+
+def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:
+    """``removed``: report id -> [(paragraph id, number)] a change would delete."""
+    work = _work(PARAGRAPH_WORK, "paragraph_id", (p for ps in removed.values() for p, _ in ps))
+    hit = [(rid, n, work[p]) for rid, ps in removed.items() for p, n in ps if p in work]
+    if hit:
+        raise JudgedUnitRemoved("paragraph", hit)
+
+
+def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
+    """Make each rubric's items (rubric id -> item field dicts with ``position``) what is
+    wanted, matching stored items by position: changed ones are updated in place, new ones
+    created, missing ones deleted, unless judged (then :class:`JudgedUnitRemoved`, nothing
+    written). Returns (created, updated, deleted)."""
+    stored = {
+        (i.rubric_id, i.position): i for i in RubricItem.objects.filter(rubric_id__in=list(wanted))
+    }
+    keep = {(rid, i["position"]) for rid, items in wanted.items() for i in items}
+    gone = [item for key, item in stored.items() if key not in keep]
+    work = _work(ITEM_WORK, "item_id", (i.pk for i in gone))
+    hit = [(i.rubric_id, i.position, work[i.pk]) for i in gone if i.pk in work]
+    if hit:
+        raise JudgedUnitRemoved("rubric item at position", hit)
+    new, changed = [], []
+    fields = ["text", "item_type", "weight", "cited_paper"]
+    for rid, items in wanted.items():
+        for values in items:
+            row = stored.get((rid, values["position"]))
+            if row is None:
+                new.append(RubricItem(rubric_id=rid, **values))
+                continue
+            if any(f in values and getattr(row, f) != values[f] for f in fields):
+                for f in fields:
+                    if f in values:
+                        setattr(row, f, values[f])
+                changed.append(row)
+    if gone:
+        RubricItem.objects.filter(pk__in=[i.pk for i in gone]).delete()
+    if changed:
+        RubricItem.objects.bulk_update(changed, fields, batch_size=2000)
+    if new:
+        RubricItem.objects.bulk_create(new, batch_size=2000)
+    return len(new), len(changed), len(gone)

@@ -1,0 +1,240 @@
+"""Judgments on paragraphs and rubric items survive re-imports and PATCHes (issue 12).
+
+A report re-import and a rubric PATCH used to delete and recreate the paragraphs and items
+that relevance judgments, rubric-item quality and rubric coverage point at, taking the
+judgments with them. Now the units are updated in place by their natural key, a change
+dropping a judged unit is refused whole, and deleting what they hang off is a 409.
+"""
+
+import json
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.importers import ImportFailed, question_key, run
+from annotation.models import (
+    ClaimCheck,
+    Paragraph,
+    ParagraphRelevance,
+    Question,
+    Report,
+    ReportClaim,
+    Rubric,
+    RubricCoverage,
+    RubricItem,
+    RubricItemQuality,
+    Study,
+)
+from tests.conftest import make_user
+
+from .test_import_common import DATA, table_counts, write
+
+
+def reports_data():
+    return json.loads((DATA / "scholarqa_reports.json").read_text())
+
+
+def questions_lines():
+    return [json.loads(x) for x in (DATA / "researchqa_questions.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def judged(db):
+    """Two imported reports and two imported rubrics, with an expert's judgments on
+    paragraph 3 of the first report and on items 2 and 3 of the first rubric."""
+    run("reports", DATA / "scholarqa_reports.json", study="S", format="scholarqa", system="sqa")
+    run("questions", DATA / "researchqa_questions.jsonl", study="S", format="researchqa")
+    study = Study.objects.get(name="S")
+    expert = make_user("units_expert", "annotator", annotator=True).annotator
+    report = Report.objects.get(question__external_id=question_key(reports_data()[0]["question"]))
+    paragraph = Paragraph.objects.get(report=report, number=3)
+    relevance = ParagraphRelevance.objects.create(
+        study=study, annotator=expert, question=report.question, paragraph=paragraph, label="U"
+    )
+    rubric = Rubric.objects.get(question__external_id="rqa-001")
+    items = {i.position: i for i in rubric.items.all()}
+    quality = RubricItemQuality.objects.create(
+        study=study, annotator=expert, question=rubric.question, item=items[2],
+        emphasis="core", necessity="necessary", confidence=4,
+    )  # fmt: skip
+    coverage = RubricCoverage.objects.create(
+        study=study, annotator=expert, question=report.question, report=report,
+        item=items[3], label=3,
+    )  # fmt: skip
+    return {
+        "report": report,
+        "paragraph": paragraph,
+        "rubric": rubric,
+        "items": items,
+        "judgments": [relevance, quality, coverage],
+    }
+
+
+def judgments_intact(judged) -> bool:
+    return (
+        ParagraphRelevance.objects.filter(pk=judged["judgments"][0].pk, label="U").exists()
+        and RubricItemQuality.objects.filter(pk=judged["judgments"][1].pk).exists()
+        and RubricCoverage.objects.filter(pk=judged["judgments"][2].pk, label=3).exists()
+    )
+
+
+def snapshot() -> dict:
+    return {
+        "counts": table_counts(),
+        "paragraphs": list(Paragraph.objects.values_list("pk", "number", "text").order_by("pk")),
+        "items": list(RubricItem.objects.values_list("pk", "position", "text").order_by("pk")),
+    }
+
+
+# --- Re-import ---------------------------------------------------------------------------------
+
+
+def test_reimport_with_changed_text_keeps_the_judged_paragraph(judged, tmp_path):
+    data = reports_data()
+    data[0]["response"]["sections"][1]["text"] = "Quality grows with experts (Fedus et al., 2022)."
+    rep = run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
+              system="sqa")  # fmt: skip
+    assert rep.updated["Report"] == 1
+    paragraph = Paragraph.objects.get(pk=judged["paragraph"].pk)
+    assert paragraph.number == 3 and paragraph.text.startswith("Quality grows with experts [")
+    assert judgments_intact(judged)
+
+
+def test_reimport_dropping_a_judged_paragraph_is_refused_and_changes_nothing(judged, tmp_path):
+    before = snapshot()
+    data = reports_data()
+    del data[0]["response"]["sections"][1]  # paragraph 3 goes
+    data[1]["response"]["sections"][0]["text"] += "\n\nA new paragraph."  # would be written
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
+            system="sqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert (problem.file.endswith("r.json"), problem.record, problem.field) == (
+        True,
+        1,
+        "sections",
+    )
+    assert "paragraph 3" in problem.message and "relevance judgments" in problem.message
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_rubric_reimport_with_changed_text_keeps_the_judged_items(judged, tmp_path):
+    lines = questions_lines()
+    lines[0]["rubric"][1]["rubric_item"] = "Contrasts post-hoc with in-generation attribution"
+    rep = run("questions", write(tmp_path, "q.jsonl", "\n".join(map(json.dumps, lines))),
+              study="S", format="researchqa")  # fmt: skip
+    assert rep.updated["Rubric"] == 1
+    item = RubricItem.objects.get(pk=judged["items"][2].pk)
+    assert item.text == "Contrasts post-hoc with in-generation attribution"
+    assert judgments_intact(judged)
+
+
+def test_rubric_reimport_dropping_a_judged_item_is_refused_and_changes_nothing(judged, tmp_path):
+    before = snapshot()
+    lines = questions_lines()
+    lines[0]["rubric"].pop()  # item 3 (rubric coverage) goes
+    lines[0]["rubric"][0]["rubric_item"] = "changed, but must not be written"
+    with pytest.raises(ImportFailed) as failed:
+        run("questions", write(tmp_path, "q.jsonl", "\n".join(map(json.dumps, lines))),
+            study="S", format="researchqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (1, "rubric")
+    assert "position 3" in problem.message and "rubric coverage" in problem.message
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_reimport_dropping_a_paragraph_with_checked_claims_is_refused(judged, tmp_path):
+    report = Report.objects.get(question__external_id=question_key(reports_data()[1]["question"]))
+    paragraph = Paragraph.objects.get(report=report, number=2)
+    claim = ReportClaim.objects.create(report=report, paragraph=paragraph, text="A year.")
+    ClaimCheck.objects.create(
+        study=judged["report"].question.study, annotator=judged["judgments"][0].annotator,
+        question=report.question, claim=claim, fully_supported=False,
+    )  # fmt: skip
+    before = snapshot()
+    data = reports_data()
+    data[1]["response"]["sections"][0]["text"] = data[1]["response"]["sections"][0]["text"].split(
+        "\n\n"
+    )[0]
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
+            system="sqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert problem.record == 2 and "paragraph 2 (it has claim checks)" in problem.message
+    assert snapshot() == before
+    assert ReportClaim.objects.get(pk=claim.pk).paragraph_id == paragraph.pk
+
+
+# --- API ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def admin_api(judged, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    client = APIClient()
+    client.force_login(make_user("units_admin", "admin"))
+    return client
+
+
+def rubric_items(judged, drop=None, text=None) -> list[dict]:
+    out = [
+        {"position": i.position, "text": i.text, "item_type": i.item_type, "weight": i.weight,
+         "cited_paper": i.cited_paper}
+        for i in judged["items"].values()
+        if i.position != drop
+    ]  # fmt: skip
+    if text:
+        out[1]["text"] = text
+    return out
+
+
+def test_rubric_patch_with_changed_text_keeps_the_judged_items(admin_api, judged):
+    url = reverse("rubric-detail", args=[judged["rubric"].public_id])
+    r = admin_api.patch(url, {"items": rubric_items(judged, text="Reworded")}, format="json")
+    assert r.status_code == 200, r.content
+    assert RubricItem.objects.get(pk=judged["items"][2].pk).text == "Reworded"
+    assert judgments_intact(judged)
+
+
+def test_rubric_patch_dropping_a_judged_item_is_a_409_and_changes_nothing(admin_api, judged):
+    before = snapshot()
+    url = reverse("rubric-detail", args=[judged["rubric"].public_id])
+    r = admin_api.patch(
+        url, {"kind": "renamed", "items": rubric_items(judged, drop=2, text="x")}, format="json"
+    )
+    assert r.status_code == 409
+    message = r.json()["items"]
+    message = message[0] if isinstance(message, list) else message
+    assert judged["rubric"].public_id in message and "position 2" in message
+    assert snapshot() == before and judgments_intact(judged)
+    assert Rubric.objects.get(pk=judged["rubric"].pk).kind == "researchqa"
+
+
+def test_report_patch_dropping_a_judged_paragraph_is_a_409_and_keeps_it(admin_api, judged):
+    before = snapshot()
+    url = reverse("report-detail", args=[judged["report"].public_id])
+    body = admin_api.get(url).json()
+    r = admin_api.patch(url, {"sections": body["sections"][:1]}, format="json")
+    assert r.status_code == 409
+    assert "paragraph 3" in str(r.json()["sections"])
+    assert snapshot() == before and judgments_intact(judged)
+    body["sections"][1]["paragraphs"][0]["text"] = "Reworded paragraph."
+    body["sections"][1]["paragraphs"][0]["anchors"] = []
+    assert admin_api.patch(url, {"sections": body["sections"]}, format="json").status_code == 200
+    assert Paragraph.objects.get(pk=judged["paragraph"].pk).text == "Reworded paragraph."
+    assert judgments_intact(judged)
+
+
+def test_deleting_what_judged_units_hang_off_is_a_409_and_changes_nothing(admin_api, judged):
+    before = snapshot()
+    for name, key in (
+        ("report-detail", judged["report"].public_id),
+        ("rubric-detail", judged["rubric"].public_id),
+        ("question-detail", judged["rubric"].question_id),
+    ):
+        r = admin_api.delete(reverse(name, args=[key]))
+        assert r.status_code == 409, name
+        assert "expert work" in r.json()["detail"]
+    assert snapshot() == before and judgments_intact(judged)
+    assert Question.objects.filter(pk=judged["rubric"].question_id).exists()
