@@ -206,8 +206,8 @@ class StudyViewSet(RoleViewSet):
         ],
         responses={200: s.StudyDeletionSerializer},
         description=(
-            "Delete a study (admin only): refused unless ``confirm`` is the study's exact name; "
-            "writes the full backup first (``export_study``), then deletes the study with its "
+            "Delete a study (admin only): refused unless `confirm` is the study's exact name; "
+            "writes the full backup first (`export_study`), then deletes the study with its "
             "judgments, drafts and version history, and answers where the backup is."
         ),
     )

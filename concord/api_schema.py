@@ -107,7 +107,11 @@ ROLE_RULES = {
     "create": ("Create a {name}", "Admins only; a researcher or an annotator gets 403."),
     "update": ("Replace a {name}", "Admins only: every writable field is sent."),
     "partial_update": ("Change fields of a {name}", "Admins only: send only the fields to change."),
-    "destroy": ("Delete a {name}", "Admins only. Deleting removes what depends on it."),
+    "destroy": (
+        "Delete a {name}",
+        "Admins only. A delete that would take expert work with it (judgments, drafts, their "
+        "history) is refused with 409 and changes nothing.",
+    ),
 }
 ANNOTATOR_RULE = {
     "list": "; an annotator lists only what belongs to their own assignments, blinded (no "

@@ -291,6 +291,7 @@ def study_question_fields(request, study_id: int):
     return _questions_page(request, study, upload_form=form, problems=problems, status=400)
 
 
+@accepts_token
 @admin_required
 @require_GET
 def study_questions_csv(request, study_id: int):

@@ -193,7 +193,12 @@ OPERATIONS = ("list", "retrieve", "create", "update", "partial_update", "delete"
 DENIED_ANONYMOUS = {401, 403}
 #: Deletes an admin's plain DELETE may not do (issue 12): expert work hangs off these objects
 #: (409, nothing deleted by a cascade), and a study needs ``?confirm=<its name>`` (400).
-ADMIN_DELETE_REFUSED = {"question": 409, "report": 409, "system": 409, "study": 400}
+#: The world holds a judgment of every kind, so the assignment, the rubric and the judge
+#: (whose disagreements an expert adjudicated) carry expert work too.
+ADMIN_DELETE_REFUSED = {
+    "question": 409, "report": 409, "system": 409, "study": 400,
+    "assignment": 409, "rubric": 409, "judge": 409,
+}  # fmt: skip
 #: Deleting these deactivates them instead (204, the object stays).
 DEACTIVATED = {"annotator"}
 

@@ -296,8 +296,9 @@ def test_pages_show_task_names_and_open_is_not_in_progress(client, admin_user, a
 
 @pytest.mark.django_db
 def test_history_annotator_sees_own_versions_admin_sees_all(
-    client, admin_user, annotator_user, other_annotator_user, researcher_user
+    client, admin_user, annotator_user, other_annotator_user, researcher_user, settings
 ):
+    settings.CONCORD_AUTOSAVE_COALESCE_SECONDS = 0  # every save its own version, to list them
     from django.test import Client
 
     from annotation.annotate.sample import make_assignment, make_question
