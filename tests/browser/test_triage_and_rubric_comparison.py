@@ -36,8 +36,14 @@ def test_triage_keyboard_with_reload(login, annotator_user, triage, shot):
     press_keys(page, "o")
     wait_saved(page)
     page.reload()
-    expect(page.get_by_label("Outside my expertise")).to_be_checked()
-    page.get_by_label("Outside my expertise").focus()
+    expect(
+        page.get_by_role("radio", name="Outside my expertise", exact=True).and_(
+            page.locator("input[name=level]")
+        )
+    ).to_be_checked()
+    page.get_by_role("radio", name="Outside my expertise", exact=True).and_(
+        page.locator("input[name=level]")
+    ).focus()
     press_keys(page, "n")
     wait_saved(page, 2)
     shot(page, "triage")
