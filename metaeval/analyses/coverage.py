@@ -6,35 +6,46 @@ from __future__ import annotations
 import numpy as np
 
 from metaeval.loaders.coverage import CoverageData
+from metaeval.stats.bootstrap import bootstrap_from_cluster_sums, cluster_sums
 from metaeval.stats.coverage_agreement import (
+    FIGURES_OF_TOTALS,
     coverage_agreement,
+    figures_of_totals,
     human_coverage_agreement,
-    weighted_kappa,
+    moment_rows,
 )
-from metaeval.stats.figure import figure, nan_to_none, number
+from metaeval.stats.figure import figure, nan_to_none, number, with_interval
 from metaeval.stats.researcherbench import binary_judge_agreement, coverage_scores
 
-from ._common import interval, share
+from ._common import share
 from .researchqa_pairwise import judge_differences
+
+UNDEFINED = {
+    "exact": "No unit labelled by both.",
+    "binarised": "No unit labelled by both.",
+    "weighted_kappa": "Weighted κ: a single label on both sides.",
+    "pearson": "Pearson: a constant side.",
+    "mean_difference": "No unit labelled by both.",
+}
 
 
 def _label_block(h, j, q, rounds, seed) -> dict:
+    """Every 0–4 figure with its interval from one bootstrap of per-question sums (the
+    figures are functions of sums: :func:`figures_of_totals`)."""
     res = coverage_agreement(h, j)
     ok = ~(np.isnan(h) | np.isnan(j))
-    h, j, q = h[ok], j[ok], q[ok]
-    none = "No unit labelled by both."
-    return {
-        "exact": share((h == j).astype(float), np.ones_like(h), q, rounds, seed, none),
-        "binarised": share(((h >= 2) == (j >= 2)).astype(float), np.ones_like(h), q, rounds,
-                           seed, none),
-        "weighted_kappa": interval(lambda r: weighted_kappa(h[r], j[r]), q, rounds, seed,
-                                   res.n, "Weighted κ: a single label on both sides."),
-        "pearson": interval(lambda r: coverage_agreement(h[r], j[r]).pearson, q, rounds, seed,
-                            res.n, "Pearson: a constant side."),
-        "mean_difference": share(j - h, np.ones_like(h), q, rounds, seed, none),
-        "confusion": res.confusion.tolist(),
-        "n": res.n,
-    }  # fmt: skip
+    out = {"confusion": res.confusion.tolist(), "n": res.n}
+    if res.n == 0:
+        return out | {k: figure(None, 0, undefined=v).as_dict() for k, v in UNDEFINED.items()}
+    sums, _ = cluster_sums(q[ok], moment_rows(h[ok], j[ok]))
+    boot = bootstrap_from_cluster_sums(sums, figures_of_totals, n_rounds=max(rounds, 1),
+                                       seed=seed)  # fmt: skip
+    for k, name in enumerate(FIGURES_OF_TOTALS):
+        fig = figure(boot.estimate[k], res.n, undefined=UNDEFINED[name])
+        if rounds > 0:
+            fig = with_interval(fig, boot.low[k], boot.high[k], boot.note)
+        out[name] = fig.as_dict()
+    return out
 
 
 def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,

@@ -133,3 +133,48 @@ def human_coverage_agreement(labels) -> HumanCoverageAgreement:
         n_units=int(np.unique(units).size),
         n_pairs=int(n_pairs),
     )
+
+
+# --- Every human-vs-judge figure from sums (the fast bootstrap path) -------------------
+# Columns of the per-row sufficient statistics; each figure is a function of their totals,
+# so a cluster bootstrap is one matrix product (:func:`.bootstrap.bootstrap_from_cluster_sums`).
+MOMENT_COLUMNS = ("n", "h", "j", "hh", "jj", "hj", "exact", "binarised")
+FIGURES_OF_TOTALS = ("exact", "binarised", "weighted_kappa", "pearson", "mean_difference")
+
+
+def moment_rows(human, judge) -> np.ndarray:
+    """(n, 8) rows [1, h, j, h², j², h·j, [h = j], [h ≥ 2] = [j ≥ 2]] of aligned labels
+    (rows with NaN on either side are all zero, i.e. left out)."""
+    h = np.asarray(human, dtype=float).ravel()
+    j = np.asarray(judge, dtype=float).ravel()
+    ok = ~(np.isnan(h) | np.isnan(j))
+    h0, j0 = np.where(ok, h, 0.0), np.where(ok, j, 0.0)
+    one = ok.astype(float)
+    return np.stack(
+        (one, h0, j0, h0 * h0, j0 * j0, h0 * j0, one * (h0 == j0),
+         one * ((h0 >= POSITIVE_FROM) == (j0 >= POSITIVE_FROM))),
+        axis=1,
+    )  # fmt: skip
+
+
+def figures_of_totals(t) -> np.ndarray:
+    """(…, 8) totals → (…, 5): exact, binarised, quadratic κ, Pearson, mean(j − h).
+
+    With population moments (divide by n): quadratic weighted κ = 2·cov / (var h + var j +
+    (h̄ − j̄)²) — the same number as :func:`weighted_kappa` on the 5 × 5 table (Cohen 1968;
+    tested) — and Pearson r = cov / √(var h · var j). NaN where a denominator is 0.
+    """
+    t = np.asarray(t, dtype=float)
+    n = t[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mh, mj = t[..., 1] / n, t[..., 2] / n
+        vh = t[..., 3] / n - mh**2
+        vj = t[..., 4] / n - mj**2
+        cov = t[..., 5] / n - mh * mj
+        vh, vj = np.maximum(vh, 0), np.maximum(vj, 0)
+        den_k = vh + vj + (mh - mj) ** 2
+        kappa = np.where(den_k > 1e-12, 2 * cov / np.where(den_k > 1e-12, den_k, 1), np.nan)
+        den_r = np.sqrt(vh * vj)
+        r = np.where(den_r > 1e-12, cov / np.where(den_r > 1e-12, den_r, 1), np.nan)
+        out = np.stack((t[..., 6] / n, t[..., 7] / n, kappa, r, mj - mh), axis=-1)
+    return np.where(n[..., None] > 0, out, np.nan)

@@ -232,3 +232,19 @@ def test_cluster_resampling_by_question():
     board = leaderboard(a, b, d, 3, n_rounds=30, clusters=q)
     assert board.resampled == "questions"
     assert all(row.low <= row.high for row in board.rows)
+
+
+def test_coverage_figures_from_sums_equal_the_direct_ones():
+    from metaeval.stats.coverage_agreement import figures_of_totals, moment_rows
+
+    rng = np.random.default_rng(7)
+    h = rng.integers(0, 5, 200).astype(float)
+    j = np.clip(h + rng.integers(-2, 3, 200), 0, 4)
+    h[::17] = np.nan
+    direct = coverage_agreement(h, j)
+    fast = figures_of_totals(moment_rows(h, j).sum(axis=0))
+    expected = [direct.exact, direct.binarised, direct.weighted_kappa, direct.pearson,
+                direct.mean_difference]  # fmt: skip
+    assert fast == pytest.approx(expected)
+    assert np.isnan(figures_of_totals(moment_rows([2, 2], [2, 2]).sum(axis=0))[2:4]).all()
+    assert np.isnan(figures_of_totals(np.zeros(8))).all()
