@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from metaeval.loaders.claims import ClaimData
 from metaeval.loaders.coverage import CoverageData
 from metaeval.loaders.pairwise import PairwiseData
 from metaeval.loaders.quality import ITEM_KINDS, QUERY_KINDS, QualityData
@@ -12,7 +13,8 @@ from metaeval.stats.label_iaa import LEVELS, iaa_summary
 
 
 def label_sets(pairwise: PairwiseData | None = None, coverage: CoverageData | None = None,
-               quality: QualityData | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+               quality: QualityData | None = None,
+               claims: ClaimData | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """units × annotators matrices of every label kind the loaders give."""
     sets = {}
     if pairwise is not None:
@@ -23,6 +25,8 @@ def label_sets(pairwise: PairwiseData | None = None, coverage: CoverageData | No
     if quality is not None:
         for kind in (*QUERY_KINDS, *ITEM_KINDS):
             sets[kind] = quality.matrix(kind)
+    if claims is not None and claims.h_supported is not None:
+        sets["claim_support"] = claims.human_matrix()
     return sets
 
 

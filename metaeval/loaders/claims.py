@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from metaeval.stats.claim_support import VERDICT_SUPPORTED
+from metaeval.stats.iaa import label_matrix
 
-from ._db import codes, fetch, json_values, settings_filter
+from ._db import codes, fetch, floats, ints, json_values, settings_filter
 
 
 def _norm(text: str) -> str:
@@ -41,6 +42,17 @@ class ClaimData:
     judges: list[str]
     n_checks: int  # non-skipped checks read
     n_unmatched: int  # of those, with no verdict of any judge
+    # every non-skipped check, matched or not (for IAA between experts)
+    h_claim: np.ndarray | None = None
+    h_annotator: np.ndarray | None = None
+    h_supported: np.ndarray | None = None  # fully supported 1 / 0 / NaN
+
+    def human_matrix(self) -> np.ndarray:
+        """claims × annotators of "fully supported" (NaN = not checked)."""
+        ok = ~np.isnan(self.h_supported)
+        if not ok.any():
+            return np.full((0, 0), np.nan)
+        return label_matrix(self.h_claim[ok], self.h_annotator[ok], self.h_supported[ok])[0]
 
 
 def load_claims(study_id: int, settings=None) -> ClaimData:
@@ -51,8 +63,9 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         ClaimCheck.objects.filter(study_id=study_id, skipped=False, **settings_filter(settings))
         .order_by("pk")
         .values_list("question_id", "claim__report_id", "claim__report__system__name",
-                     "claim__text", "fully_supported", "citation_supports"),
-        6,
+                     "claim__text", "fully_supported", "citation_supports", "claim_id",
+                     "annotator_id"),
+        8,
     )  # fmt: skip
     j = fetch(
         JudgeClaimVerdict.objects.filter(report__question__study_id=study_id)
@@ -100,4 +113,7 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         judges=judges,
         n_checks=len(h[0]),
         n_unmatched=int(unmatched),
+        h_claim=ints(h[6]),
+        h_annotator=ints(h[7]),
+        h_supported=floats(h[4]),
     )

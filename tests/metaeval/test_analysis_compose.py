@@ -84,11 +84,12 @@ def test_quality_and_iaa(world):
     assert out["emphasis"]["binarised_pa"]["value"] == 0.0  # sentence vs none
     assert out["item_flags"]["value"] == 0.5
     iaa = {row["kind"]: row for row in _json(analyse_iaa(label_sets(
-        load_pairwise(study.pk), load_coverage(study.pk), quality)))}  # fmt: skip
+        load_pairwise(study.pk), load_coverage(study.pk), quality, load_claims(study.pk))))}  # fmt: skip
     assert iaa["preference"]["strict"] == 1.0 and iaa["coverage"]["level"] == "ordinal"
     assert iaa["coverage_binary"]["pairs"] == 0 and iaa["coverage_binary"]["note"]
     assert iaa["naturalness"]["strict"] == 1.0
     assert iaa["naturalness"]["krippendorff_alpha"] is None  # one category only
+    assert iaa["claim_support"]["pairs"] == 0  # ann2 skipped: a single check per claim
 
 
 def test_followups(world):
