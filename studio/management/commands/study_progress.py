@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from annotation.study_lookup import find_study
-from annotation.studyadmin.progress import progress_csv, study_progress
+from studio.studyadmin.progress import progress_csv, study_progress
 
 
 class Command(BaseCommand):

@@ -45,9 +45,9 @@ from annotation.models import (
     Study,
     StudyResearcher,
 )
-from annotation.studyadmin.deletion import purge_study
 from judges.models import Judge, JudgeScore
 from metaeval.frame import METRICS
+from studio.studyadmin.deletion import purge_study
 
 FIXTURES = Path(settings.FIXTURES_DIR) / "demo"
 #: The four metrics whose mean is ``overall`` (METHODS §3, §4).

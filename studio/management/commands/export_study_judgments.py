@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import progress
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.study_lookup import find_study
-from annotation.studyadmin.exports import pairwise_bundle_zip
+from studio.studyadmin.exports import pairwise_bundle_zip
 
 
 class Command(BaseCommand):

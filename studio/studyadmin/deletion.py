@@ -22,9 +22,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.backup import export_study
 from annotation.models import Annotator, Draft, DraftVersion, RelevanceDisagreement, Study
 from annotation.models.judgments import JudgmentBase
+from studio.backup import export_study
 
 from . import StudyAdminError
 

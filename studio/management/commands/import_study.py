@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import progress
-from annotation.backup import import_study
 from annotation.importers import ImportFailed
+from studio.backup import import_study
 
 
 class Command(BaseCommand):

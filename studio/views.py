@@ -1,14 +1,11 @@
 """Study pages for admins (setup, import, assignment, invitations, exports) and progress
-pages that researchers may read too. Thin: parse a form, call ``annotation.studyadmin``,
+pages that researchers may read too. Thin: parse a form, call ``studio.studyadmin``,
 render. Every POST is validated server-side; an error names the field and changes nothing.
 """
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count
@@ -16,22 +13,24 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import roles
+from annotation import readiness, roles
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import readable_studies
-from annotation.studyadmin import (
+from annotation.views.access import admin_required, researcher_required
+from concord.token_auth import accepts_token
+from metaeval.adjudication import adjudication_results
+from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
     planning,
     progress,
     question_fields,
-    readiness,
 )
-from annotation.studyadmin.exports import pairwise_bundle_zip
-from annotation.studyadmin.forms import (
+from studio.studyadmin.exports import pairwise_bundle_zip
+from studio.studyadmin.forms import (
     AdjudicationForm,
     AuthoringForm,
     InviteForm,
@@ -44,9 +43,7 @@ from annotation.studyadmin.forms import (
     StudySettingsForm,
     UploadForm,
 )
-from annotation.studyadmin.invitations import invite
-from concord.token_auth import accepts_token
-from metaeval.adjudication import adjudication_results
+from studio.studyadmin.invitations import invite
 
 CONTENT_TYPES = {
     "json": "application/json",
@@ -55,24 +52,6 @@ CONTENT_TYPES = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "parquet": "application/vnd.apache.parquet",
 }
-
-
-def _role_required(check):
-    def decorator(view):
-        @login_required
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            if not check(request.user):
-                raise PermissionDenied("Your role does not allow this page.")
-            return view(request, *args, **kwargs)
-
-        return wrapped
-
-    return decorator
-
-
-admin_required = _role_required(roles.is_admin)
-researcher_required = _role_required(roles.is_researcher)
 
 
 def _download(data, filename: str, content_type: str) -> HttpResponse:

@@ -20,9 +20,10 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation import assignment as strategies
+from annotation import readiness
 from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
 
-from . import StudyAdminError, readiness
+from . import StudyAdminError
 
 #: Tasks that show reports; the others (query quality, triage, …) are about the question.
 REPORT_TASKS = {

@@ -1,6 +1,6 @@
 """Running a study: setup, assignment plans, invitations, progress and exports.
 
-The admin pages (``annotation.views.studies``), the management commands and the tests call
+The admin pages (``studio.views``), the management commands and the tests call
 these functions; the views only parse a form and render what they return. The strategies
 themselves are pure (``annotation.assignment``); this package loads their inputs from the
 database in a fixed number of queries and writes their plans in one transaction.

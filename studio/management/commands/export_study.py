@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import progress
-from annotation.backup import ExportError, export_study
 from annotation.study_lookup import find_study
+from studio.backup import ExportError, export_study
 
 
 class Command(BaseCommand):

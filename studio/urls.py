@@ -1,8 +1,9 @@
-"""Study administration and progress pages, mounted at /studies/."""
+"""Study administration and progress pages, mounted at /studies/ (namespace "studies")."""
 
 from django.urls import path
 
-from annotation.views import history, review, studies
+from annotation.views import history, review
+from studio import views as studies
 
 app_name = "studies"
 

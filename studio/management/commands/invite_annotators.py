@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.studyadmin import StudyAdminError
-from annotation.studyadmin.invitations import invite, parse_fields
+from studio.studyadmin import StudyAdminError
+from studio.studyadmin.invitations import invite, parse_fields
 
 
 class Command(BaseCommand):

@@ -196,7 +196,7 @@ def tables() -> tuple[Table, ...]:
                 found[name] = Table(model, "study", path=path)
     if unknown:
         raise GraphError(
-            "not part of a study and not declared in annotation/backup/graph.py "
+            "not part of a study and not declared in studio/backup/graph.py "
             "(SHARED, SPECIAL or EXCLUDED): " + ", ".join(sorted(unknown))
         )
     for t in found.values():

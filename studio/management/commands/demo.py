@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import demo
 from annotation.importers import ImportFailed
+from studio import demo
 
 
 class Command(BaseCommand):

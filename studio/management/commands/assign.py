@@ -3,8 +3,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.assignment import STRATEGIES
 from annotation.models import Annotator
 from annotation.study_lookup import find_study
-from annotation.studyadmin import StudyAdminError
-from annotation.studyadmin.planning import PlanSpec, commit, preview
+from studio.studyadmin import StudyAdminError
+from studio.studyadmin.planning import PlanSpec, commit, preview
 
 
 class Command(BaseCommand):
