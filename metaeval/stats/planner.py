@@ -423,26 +423,28 @@ def question_costs(seconds, question, n_questions: int, default: float) -> np.nd
     return (total + COST_PRIOR * default) / (count + COST_PRIOR)
 
 
-def allocate(
+def allocation_order(
     counts,
     between: float,
     within,
     cost,
     budget: int,
     max_per_question: int | None = None,
-) -> np.ndarray:
-    """New units per question, chosen one at a time by variance reduction per cost.
+) -> list[int]:
+    """The questions (indices into ``counts``) that get the next ``budget`` units, in the
+    order chosen, one unit per entry: greedily by variance reduction per cost.
 
     ``counts``: units each candidate question already has (0 = not annotated yet);
     ``within``: σ_w² (scalar or per question); ``cost``: seconds per new unit (scalar or
     per question); ``max_per_question``: most units a question may have in all. Each step
     adds a unit to argmax_q (V − (S + Δ_q)/(N + 1)²) / cost_q with
-    Δ_q = (2 r_q + 1) σ_b² + σ_w,q² (module doc); ties go to the lower index.
+    Δ_q = (2 r_q + 1) σ_b² + σ_w,q² (module doc); ties go to the lower index. Stops early
+    when every question is full.
     """
     r = np.asarray(counts, dtype=float).copy()
     w = np.broadcast_to(np.asarray(within, dtype=float), r.shape)
     c = np.broadcast_to(np.asarray(cost, dtype=float), r.shape)
-    add = np.zeros(r.shape, dtype=np.int64)
+    order: list[int] = []
     s = float(np.sum(r**2 * between + r * w))
     n = float(r.sum())
     for _ in range(int(budget)):
@@ -450,15 +452,21 @@ def allocate(
         if not open_.any():
             break
         delta = (2 * r + 1) * between + w
-        v = s / n**2 if n else np.inf
         after = (s + delta) / (n + 1) ** 2
-        gain = np.where(open_, (v - after) / c if np.isfinite(v) else -delta / c, -np.inf)
-        best = int(np.argmax(gain))
+        gain = (s / n**2 - after) / c if n else -delta / c
+        best = int(np.argmax(np.where(open_, gain, -np.inf)))
         s += float(delta[best])
         n += 1
         r[best] += 1
-        add[best] += 1
-    return add
+        order.append(best)
+    return order
+
+
+def allocate(counts, between: float, within, cost, budget: int,
+             max_per_question: int | None = None) -> np.ndarray:  # fmt: skip
+    """New units per question (:func:`allocation_order`, counted)."""
+    order = allocation_order(counts, between, within, cost, budget, max_per_question)
+    return np.bincount(np.asarray(order, dtype=np.int64), minlength=np.size(counts))
 
 
 # --- power of the paired permutation test --------------------------------------------------

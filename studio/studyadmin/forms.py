@@ -23,6 +23,7 @@ STRATEGY_CHOICES = [
     ("expertise", "By expertise field (ResearchQA field-matched pools)"),
     ("triage", "From triage: within before near, never outside (003 Setting 2)"),
     ("authored", "Authored: own questions come back (003 Setting 3)"),
+    ("planner", "Budget planner: narrowest agreement CI per expert hour (per expert: budget)"),
 ]
 assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
 

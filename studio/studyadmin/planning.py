@@ -23,7 +23,7 @@ from annotation import assignment as strategies
 from annotation import readiness
 from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
 
-from . import StudyAdminError
+from . import StudyAdminError, budget
 
 #: Tasks that show reports; the others (query quality, triage, …) are about the question.
 REPORT_TASKS = {
@@ -284,6 +284,8 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
             overlap=spec.overlap,
             seed=spec.seed,
         )
+    elif spec.strategy == "planner":
+        plan = budget.plan(study, items, people, spec)
     else:
         plan = strategies.authored(items, people, seed=spec.seed)
     summary = strategies.summarize(plan, items)
