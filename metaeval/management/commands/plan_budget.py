@@ -7,38 +7,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.study_lookup import find_study
-from metaeval.loaders.planner import load_pilot
+from metaeval.analyses.budget import analyse_budget
 from metaeval.stats import planner
 
 SETTINGS = ["assigned", "near_expert", "deep_expert"]
-
-
-def budget_answer(study_id: int, o: dict) -> dict:
-    """The JSON answer of the command (also what a page or the API would return)."""
-    data = load_pilot(study_id, o["figure"], o.get("judge"), o.get("judge_b"),
-                      (o["setting"],) if o.get("setting") else None)  # fmt: skip
-    model = planner.fit(data.pilot, n_rounds=o["rounds"], seed=o["seed"])
-    out = planner.plan(model, o["target_half_width"], o.get("overlap"), o.get("max_overlap"))
-    out["judge"], out["judge_b"] = data.judge, data.judge_b
-    notes = [n for n in (data.note, model.note) if n]
-    if o["figure"] == "judge_difference":
-        d, n = planner.difference_by_question(data.pilot)
-        delta = o.get("detect")
-        if delta is None:
-            delta = abs(model.estimate) if model.estimate is not None else None
-        power = planner.permutation_power(d, n, delta) if delta else None
-        out["power"] = {
-            "difference": delta,
-            "alpha": 0.05,
-            "method": "normal approximation of the paired permutation test",
-            "power": power,
-            "questions_for_80": planner.questions_for_power(d, n, delta) if delta else None,
-            "note": None
-            if power is not None
-            else "Needs a nonzero difference and at least 2 questions with variance.",
-        }
-    out["notes"] = notes
-    return out
 
 
 def _text(out: dict) -> list[str]:
@@ -91,7 +63,12 @@ class Command(BaseCommand):
         if not o["target_half_width"] > 0:
             raise CommandError("--target-half-width must be positive")
         try:
-            out = budget_answer(study.pk, o)
+            out = analyse_budget(
+                study.pk, o["figure"], o["target_half_width"], judge=o["judge"],
+                judge_b=o["judge_b"], settings=(o["setting"],) if o["setting"] else None,
+                overlap=o["overlap"], max_overlap=o["max_overlap"], detect=o["detect"],
+                rounds=o["rounds"], seed=o["seed"],
+            )  # fmt: skip
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if o["json"]:
