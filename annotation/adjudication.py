@@ -1,7 +1,7 @@
 """Relevance adjudication (003 A.6): which paragraphs an annotator is asked to look at again.
 
 Pure functions, no database. ``studio.studyadmin.adjudication`` loads the inputs and
-writes the assignments; the task page is ``annotation.annotate.adjudication``.
+writes the assignments; the task page is ``annotation.annotate.relevance_adjudication``.
 
 Disagreement, precisely. The annotator labels each paragraph R (relevant), U (unnecessary
 but acceptable) or O (off the mark or misleading); a ScholarQA-CS2 judge only flags

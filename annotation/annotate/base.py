@@ -1,9 +1,11 @@
-"""The contract every task type implements."""
+"""The contract every task type implements (see ``registry`` for how to add one)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .form import Form
 
 if TYPE_CHECKING:
     from django.http import QueryDict
@@ -27,27 +29,50 @@ class Problems:
 
 
 class TaskSpec:
-    """One task type. Subclasses define the payload shape, its checks and its judgments.
+    """One task type: its key, its :class:`~annotation.annotate.form.Form` (the posted fields,
+    their units, choices and defaults), its own rules and how a submit is saved.
 
     ``check(final=False)`` (autosave) refuses only what no honest form can produce (values
-    outside the label set, reports not in the assignment); rules an annotator may break on
-    the way (a missing reason, a three-way tie) come back as warnings. ``check(final=True)``
-    (submit) refuses all of them.
+    outside the label set, reports not in the assignment: ``form.problems``); rules an
+    annotator may break on the way (a missing required field, a missing reason, a three-way
+    tie: ``form.required_problems`` and :meth:`rules`) come back as warnings.
+    ``check(final=True)`` (submit) refuses all of them.
+
+    The page's template is ``annotation/annotate/<key>.html`` and its guidelines
+    ``annotation/annotate/guidelines/<key>.html``.
     """
 
     key: str = ""
-    template: str = ""
+    form: Form = Form(title="", fields=())
     min_reports: int = 0
     max_reports: int | None = None
 
+    @property
+    def template(self) -> str:
+        return f"annotation/annotate/{self.key}.html"
+
     def initial(self, page: TaskPage) -> dict[str, Any]:
-        return {}
+        return self.form.empty()
 
     def parse(self, data: QueryDict, page: TaskPage) -> dict[str, Any]:
-        raise NotImplementedError
+        return self.form.parse(data)
+
+    def choices_context(self, page: TaskPage):
+        """What a field's page-dependent choices are computed from (the page by default)."""
+        return page
 
     def check(self, payload: dict[str, Any], page: TaskPage, *, final: bool) -> Problems:
-        raise NotImplementedError
+        resolve = self.form.resolver(page)
+        hard = self.form.problems(payload, resolve, self.choices_context(page))
+        if hard:
+            return Problems(errors=hard)
+        rules = Problems(errors=self.form.required_problems(payload, resolve))
+        rules.extend(self.rules(payload, page, resolve))
+        return demote(rules, final)
+
+    def rules(self, payload: dict[str, Any], page: TaskPage, resolve) -> Problems:
+        """The task's own rules beyond its fields' declarations (errors; demoted in drafts)."""
+        return Problems()
 
     def persist(self, payload: dict[str, Any], page: TaskPage) -> None:
         raise NotImplementedError
@@ -75,3 +100,13 @@ def item_numbers(positions) -> dict[str, int]:
     so a number is the item's rank, never ``position + 1`` — the same numbers the rubric
     comparison page shows."""
     return {str(p): n for n, p in enumerate(sorted(positions, key=int), start=1)}
+
+
+def reports_of(page: TaskPage, enclosing=None) -> dict[str, str]:
+    """The report unit: the assignment's reports by public id, shown as "Report A"."""
+    return {r.public_id: r.label for r in page.reports}
+
+
+def rubric_items_of(page: TaskPage, enclosing=None) -> dict[str, int]:
+    """The rubric item unit: positions of the task's rubric, shown by their number."""
+    return item_numbers(str(item.position) for item in page.rubric_items)

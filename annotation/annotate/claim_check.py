@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from annotation.models import ClaimCheck, ReportClaim
 
-from .base import Problems, TaskSpec, demote
+from .base import Problems, TaskSpec
+from .form import Choices, Field, Form, Unit, checked
 from .page import TaskPage
 from .widgets import radio_group
 
 YES_NO = [("yes", "Yes", "y"), ("no", "No", "n")]
+YES_OR_NO = Choices(("yes", "no"), "yes or no")
 
 
 @dataclass
@@ -46,69 +48,65 @@ def claims_of(page: TaskPage) -> list[ClaimRow]:
     return cached
 
 
-def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
-    answers = payload.get("claims")
-    if not isinstance(answers, dict):
-        return Problems(errors=["Claims: malformed answer."])
-    rows = {row.claim.public_id: row for row in claims_of(page)}
-    hard, rules = Problems(), Problems()
-    for cid, answer in answers.items():
-        row = rows.get(cid)
-        if row is None or not isinstance(answer, dict):
-            hard.errors.append("Claims: an answer names a claim that is not in this task.")
-            continue
-        if answer.get("fully") not in ("", None, "yes", "no"):
-            hard.errors.append(f"Claim {row.n}: {answer['fully']!r} is not yes or no.")
-        cites = answer.get("cites") or {}
-        n_cites = len(row.claim.citation_keys)
-        for j, value in cites.items():
-            if not (str(j).isdigit() and int(j) < n_cites):
-                hard.errors.append(f"Claim {row.n}: it has no citation {j}.")
-            elif value not in ("yes", "no"):
-                hard.errors.append(f"Claim {row.n}: {value!r} is not yes or no.")
-    if hard.errors:
-        return hard
-    for cid, row in rows.items():
-        answer = answers.get(cid) or {}
-        if answer.get("skip"):
-            continue
-        if not answer.get("fully"):
-            rules.errors.append(f"Claim {row.n}: is it fully supported? (or skip it)")
-        missing = [
-            k
-            for j, k in enumerate(row.claim.citation_keys)
-            if str(j) not in (answer.get("cites") or {})
-        ]
-        if missing:
-            rules.errors.append(f"Claim {row.n}: does {', '.join(missing)} support it?")
-    return demote(rules, final)
+def _rows(page: TaskPage) -> dict[str, ClaimRow]:
+    return {row.claim.public_id: row for row in claims_of(page)}
+
+
+CLAIM = Unit(
+    "claim",
+    lambda page, ids: {cid: row.n for cid, row in _rows(page).items()},
+    unknown="Claims: an answer names a claim that is not in this task.",
+)
+CITE = Unit(
+    "cite",
+    lambda page, ids: {
+        str(j): j for j in range(len(_rows(page)[ids["claim"]].claim.citation_keys))
+    },
+    unknown="Claim {claim}: it has no citation {id}.",
+)
+FORM = Form(
+    title="Claims",
+    fields=(
+        Field("cc.<claim>.skip", "claims.<claim>.skip", convert=checked, default=False),
+        Field(
+            "cc.<claim>.fully",
+            "claims.<claim>.fully",
+            default="",
+            choices=YES_OR_NO,
+            invalid="Claim {claim}: {value!r} is not {choices}.",
+        ),
+        Field(
+            "cc.<claim>.cite.<cite>",
+            "claims.<claim>.cites.<cite>",
+            blank_ok=False,
+            choices=YES_OR_NO,
+            invalid="Claim {claim}: {value!r} is not {choices}.",
+        ),
+    ),
+    units=(CLAIM, CITE),
+)
 
 
 class ClaimCheckTask(TaskSpec):
     key = "claim_check"
-    template = "annotation/annotate/claim_check.html"
+    form = FORM
     min_reports = 1
 
-    def initial(self, page):
-        return {"claims": {}}
-
-    def parse(self, data, page):
-        claims: dict[str, dict] = {}
-        for name, value in data.items():
-            parts = name.split(".")
-            if parts[0] != "cc" or len(parts) not in (3, 4):
+    def rules(self, payload, page, resolve):
+        """Every claim not skipped: is it fully supported, and does each citation support it."""
+        rules = Problems()
+        answers = payload["claims"]
+        for cid, row in _rows(page).items():
+            answer = answers.get(cid) or {}
+            if answer.get("skip"):
                 continue
-            answer = claims.setdefault(parts[1], {"skip": False, "fully": "", "cites": {}})
-            if parts[2] == "skip":
-                answer["skip"] = value == "on"
-            elif parts[2] == "fully":
-                answer["fully"] = str(value)
-            elif parts[2] == "cite" and len(parts) == 4:
-                answer["cites"][parts[3]] = str(value)
-        return {"claims": claims}
-
-    def check(self, payload, page, *, final):
-        return check(payload, page, final=final)
+            if not answer.get("fully"):
+                rules.errors.append(f"Claim {row.n}: is it fully supported? (or skip it)")
+            cites = answer.get("cites") or {}
+            missing = [k for j, k in enumerate(row.claim.citation_keys) if str(j) not in cites]
+            if missing:
+                rules.errors.append(f"Claim {row.n}: does {', '.join(missing)} support it?")
+        return rules
 
     def persist(self, payload, page):
         a = page.assignment
@@ -169,3 +167,6 @@ class ClaimCheckTask(TaskSpec):
                 }
             )
         return {"cards": cards}
+
+
+TASK = ClaimCheckTask()

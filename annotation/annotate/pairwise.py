@@ -11,10 +11,33 @@ from itertools import combinations
 from annotation.models import PairwisePreference
 
 from .base import Problems, TaskSpec, demote
+from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 
 CHOICES = tuple(PairwisePreference.Choice.values)
 SEP = "."
+
+#: A pair's key is its two reports' public ids joined by a dot: the rest of the posted name.
+PAIR = Unit(
+    "pair",
+    lambda page, ids: pair_names(page),
+    unknown="Preference: an answer names a pair of reports not in this task.",
+)
+CHOICE = Field(
+    "choice-<pair*>",
+    "pairs.<pair>.choice",
+    default="",
+    choices=Choices(CHOICES, "one of left, right, tie, both_bad"),
+    invalid="Preference ({pair}): {value!r} is not {choices}.",
+    required="Preference ({pair}): choose which report is better.",
+)
+REASON = Field(
+    "reason-<pair*>",
+    "pairs.<pair>.reason",
+    default="",
+    required="Reason ({pair}): a short reason is required.",
+)
+FORM = Form(title="Preference", fields=(CHOICE, REASON), units=(PAIR,))
 
 
 def pairs_of(page: TaskPage):
@@ -25,59 +48,44 @@ def pair_key(left, right) -> str:
     return f"{left.public_id}{SEP}{right.public_id}"
 
 
+def pair_names(page: TaskPage) -> dict[str, str]:
+    return {pair_key(a, b): f"{a.label} vs {b.label}" for a, b in pairs_of(page)}
+
+
 def preference_problems(
     answers: dict[str, dict], pairs: dict[str, str], *, ties_allowed: bool, final: bool
 ) -> Problems:
     """``answers``: pair key -> {"choice", "reason"}; ``pairs``: pair key -> its name."""
-    hard = Problems()
-    for key, answer in answers.items():
-        if key not in pairs:
-            hard.errors.append("Preference: an answer names a pair of reports not in this task.")
-        elif not isinstance(answer, dict):
-            hard.errors.append(f"Preference ({pairs[key]}): malformed answer.")
-        elif answer.get("choice") and answer["choice"] not in CHOICES:
-            hard.errors.append(
-                f"Preference ({pairs[key]}): {answer['choice']!r} is not one of "
-                "left, right, tie, both_bad."
-            )
-    if hard.errors:
-        return hard
-    rules = Problems()
-    for key, name in pairs.items():
-        answer = answers.get(key) or {}
-        if not answer.get("choice"):
-            rules.errors.append(f"Preference ({name}): choose which report is better.")
-        elif answer["choice"] == "tie" and not ties_allowed:
-            rules.errors.append(f"Preference ({name}): ties are not allowed in this study.")
-        if not str(answer.get("reason", "")).strip():
-            rules.errors.append(f"Reason ({name}): a short reason is required.")
+    payload = {"pairs": answers}
+    resolve = lambda unit, ids: pairs  # noqa: E731
+    hard = FORM.problems(payload, resolve)
+    if hard:
+        return Problems(errors=hard)
+    rules = Problems(errors=FORM.required_problems(payload, resolve))
+    if not ties_allowed:
+        rules.errors += [
+            f"Preference ({name}): ties are not allowed in this study."
+            for key, name in pairs.items()
+            if (answers.get(key) or {}).get("choice") == "tie"
+        ]
     return demote(rules, final)
 
 
 class PairwiseTask(TaskSpec):
     key = "pairwise"
-    template = "annotation/annotate/pairwise.html"
+    form = FORM
     min_reports = 2
     max_reports = 3
-
-    def initial(self, page):
-        return {"pairs": {}}
-
-    def parse(self, data, page):
-        answers: dict[str, dict] = {}
-        for name, value in data.items():
-            field, _, key = name.partition("-")
-            if field in ("choice", "reason") and key:
-                answers.setdefault(key, {"choice": "", "reason": ""})[field] = str(value)
-        return {"pairs": answers}
 
     def check(self, payload, page, *, final):
         answers = payload.get("pairs")
         if not isinstance(answers, dict):
             return Problems(errors=["Preference: malformed answer."])
-        names = {pair_key(a, b): f"{a.label} vs {b.label}" for a, b in pairs_of(page)}
         return preference_problems(
-            answers, names, ties_allowed=bool(page.study.setting("ties_allowed")), final=final
+            answers,
+            pair_names(page),
+            ties_allowed=bool(page.study.setting("ties_allowed")),
+            final=final,
         )
 
     def persist(self, payload, page):
@@ -115,3 +123,6 @@ class PairwiseTask(TaskSpec):
                 }
             )
         return {"pair_rows": rows}
+
+
+TASK = PairwiseTask()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from annotation.models import QueryQuality
 
-from .base import Problems, TaskSpec, demote
-from .widgets import as_int, likert, radio_group
+from .base import TaskSpec
+from .form import Choices, Field, Form, optional_int
+from .widgets import likert, radio_group
 
 RATINGS = (
     ("clarity", "Clarity", "c", "Is the question clear and unambiguous?"),
@@ -16,43 +17,37 @@ RATINGS = (
 VARIABILITY = [(v, label, label[0].lower()) for v, label in QueryQuality.Variability.choices]
 
 
-def query_quality_problems(payload: dict, *, final: bool) -> Problems:
-    hard, rules = Problems(), Problems()
-    for key, title, _, _ in RATINGS:
-        value = payload.get(key)
-        if value in (None, ""):
-            rules.errors.append(f"{title}: choose a rating from 1 to 5.")
-        elif value not in (1, 2, 3, 4, 5):
-            hard.errors.append(f"{title}: {value!r} is not a rating from 1 to 5.")
-    variability = payload.get("variability") or ""
-    if not variability:
-        rules.errors.append("Variability of valid answers: choose open-ended, semi-open or closed.")
-    elif variability not in QueryQuality.Variability.values:
-        hard.errors.append(f"Variability: {variability!r} is not open-ended, semi-open or closed.")
-    return hard if hard.errors else demote(rules, final)
+FORM = Form(
+    title="Query quality",
+    fields=(
+        *(
+            Field(
+                f"q.{key}",
+                key,
+                convert=optional_int,
+                default=None,
+                choices=Choices((1, 2, 3, 4, 5), "a rating from 1 to 5"),
+                invalid=f"{title}: {{value!r}} is not {{choices}}.",
+                required=f"{title}: choose a rating from 1 to 5.",
+            )
+            for key, title, _, _ in RATINGS
+        ),
+        Field(
+            "q.variability",
+            "variability",
+            default="",
+            choices=Choices(QueryQuality.Variability.values, "open-ended, semi-open or closed"),
+            invalid="Variability: {value!r} is not {choices}.",
+            required="Variability of valid answers: choose open-ended, semi-open or closed.",
+        ),
+        Field("q.comment", "comment", default=""),
+    ),
+)
 
 
 class QueryQualityTask(TaskSpec):
     key = "query_quality"
-    template = "annotation/annotate/query_quality.html"
-
-    def initial(self, page):
-        return {
-            "clarity": None,
-            "naturalness": None,
-            "relevance": None,
-            "variability": "",
-            "comment": "",
-        }
-
-    def parse(self, data, page):
-        payload = {key: as_int(data.get(f"q.{key}") or None) for key, *_ in RATINGS}
-        payload["variability"] = str(data.get("q.variability", ""))
-        payload["comment"] = str(data.get("q.comment", ""))
-        return payload
-
-    def check(self, payload, page, *, final):
-        return query_quality_problems(payload, final=final)
+    form = FORM
 
     def persist(self, payload, page):
         a = page.assignment
@@ -84,3 +79,6 @@ class QueryQualityTask(TaskSpec):
             "q.variability", VARIABILITY, payload.get("variability"), "Variability of valid answers"
         )
         return {"groups": groups, "variability_html": variability}
+
+
+TASK = QueryQualityTask()

@@ -1,30 +1,87 @@
-"""The task types that have a page. A task not listed here is not linked anywhere."""
+"""The task types that have a page. A task not listed here is not linked anywhere.
 
-from .adjudication import RelevanceAdjudicationTask
-from .authoring import QuestionAuthoringTask
-from .claim_check import ClaimCheckTask
-from .coverage import RubricCoverageTask
-from .item_quality import RubricItemQualityTask
-from .medals import MedalRankingTask
-from .metricwise import MetricWiseTask
-from .pairwise import PairwiseTask
-from .query_quality import QueryQualityTask
-from .rubric_comparison import RubricComparisonTask
-from .triage import ExpertiseTriageTask
+Each task type is declared once, in the module named after its key
+(``annotation/annotate/<key>.py``), which holds its whole declaration: the
+:class:`~annotation.annotate.form.Form` (posted fields, their units, choices, defaults and
+required messages), the rules beyond the fields, how a submit is saved and the page context.
+It ends with ``TASK = <its TaskSpec>()``.
 
-SPECS = {
-    spec.key: spec
-    for spec in (
-        MedalRankingTask(),
-        PairwiseTask(),
-        MetricWiseTask(),
-        RubricCoverageTask(),
-        QueryQualityTask(),
-        RubricItemQualityTask(),
-        ExpertiseTriageTask(),
-        RubricComparisonTask(),
-        ClaimCheckTask(),
-        RelevanceAdjudicationTask(),
-        QuestionAuthoringTask(),
+Adding a task type is that module, one line in ``TASK_MODULES`` below, the key in
+``Study.Task`` and its templates ``templates/annotation/annotate/<key>.html`` and
+``…/guidelines/<key>.html``. For example, a task grading each report Vital / Non-vital::
+
+    # annotation/annotate/nugget_importance.py
+    IMPORTANCE = Choices(("vital", "non_vital"), "vital or non-vital")
+    FORM = Form(
+        title="Importance",
+        fields=(
+            Field(
+                "imp.<report>",
+                "importance.<report>",
+                choices=IMPORTANCE,
+                invalid="Importance ({report}): {value!r} is not {choices}.",
+                required="Importance ({report}): vital or non-vital?",
+            ),
+            Field("note", "note", default=""),  # optional: may be absent
+        ),
+        units=(Unit("report", reports_of),),
     )
-}
+
+    class NuggetImportanceTask(TaskSpec):
+        key = "nugget_importance"
+        form = FORM
+
+        def persist(self, payload, page): ...
+
+    TASK = NuggetImportanceTask()
+
+The shared :class:`TaskSpec` then parses autosaves and submits with the form, refuses ids of
+units not in the assignment and values outside the choices (by unit and field), and asks
+for required fields on submit (warnings in a draft).
+"""
+
+from types import ModuleType
+
+from . import (
+    claim_check,
+    expertise_triage,
+    medal_ranking,
+    metric_wise,
+    pairwise,
+    query_quality,
+    question_authoring,
+    relevance_adjudication,
+    rubric_comparison,
+    rubric_coverage,
+    rubric_item_quality,
+)
+from .base import TaskSpec
+
+TASK_MODULES: tuple[ModuleType, ...] = (
+    medal_ranking,
+    pairwise,
+    metric_wise,
+    rubric_coverage,
+    query_quality,
+    rubric_item_quality,
+    expertise_triage,
+    rubric_comparison,
+    claim_check,
+    relevance_adjudication,
+    question_authoring,
+)
+
+
+def registered(modules: tuple[ModuleType, ...]) -> dict[str, TaskSpec]:
+    """Each module's ``TASK`` by key; a module must be named after its task's key."""
+    specs: dict[str, TaskSpec] = {}
+    for module in modules:
+        spec = module.TASK
+        name = module.__name__.rsplit(".", 1)[-1]
+        if name != spec.key or spec.key in specs:
+            raise ImportError(f"task module {name!r} declares task {spec.key!r}")
+        specs[spec.key] = spec
+    return specs
+
+
+SPECS = registered(TASK_MODULES)

@@ -14,7 +14,8 @@ from string import ascii_uppercase
 from annotation.models import RubricAssessment, RubricComparison
 
 from .base import Problems, TaskSpec, demote
-from .medals import MEDALS, ranking_problems, reasoning_problems
+from .form import Choices, Field, Form, Unit
+from .medal_ranking import MEDALS, REASONING, ranking_problems, reasoning_problems
 from .page import TaskPage
 
 NOTE_FIELDS = (
@@ -24,21 +25,49 @@ NOTE_FIELDS = (
 )
 
 
+def question_text(required: bool, question: str) -> str:
+    """A required note's message names the rubric and asks its question; others are optional."""
+    return f"{{rubric}}: {question}" if required else ""
+
+
 def labels_of(page: TaskPage) -> dict[str, str]:
     return {r.public_id: f"Rubric {ascii_uppercase[i]}" for i, r in enumerate(page.rubrics)}
 
 
+RUBRIC = Unit(
+    "rubric",
+    lambda page, ids: labels_of(page),
+    unknown="Rubric comparison: a note names a rubric that is not in this task.",
+)
+FORM = Form(
+    title="Rubric comparison",
+    fields=(
+        Field(
+            "rmedal.<rubric>",
+            "medals.<rubric>",
+            skip_blank=True,
+            choices=Choices(MEDALS, "a medal (gold, silver or bronze)"),
+            invalid="Medals: {rubric} has {value!r}, which is not {choices}.",
+            unknown={"rubric": "Medals: a medal was given to a rubric that is not in this task."},
+        ),
+        *(
+            Field(f"rnote.<rubric>.{key}", f"notes.<rubric>.{key}", required=question_text(req, q))
+            for key, q, req in NOTE_FIELDS
+        ),
+        REASONING,
+    ),
+    units=(RUBRIC,),
+)
+
+
 def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     labels = labels_of(page)
-    medals, notes = payload.get("medals"), payload.get("notes")
-    if not isinstance(medals, dict) or not isinstance(notes, dict):
-        return Problems(errors=["Rubric comparison: malformed answer."])
-    if any(pid not in labels for pid in notes):
-        return Problems(
-            errors=["Rubric comparison: a note names a rubric that is not in this task."]
-        )
+    resolve = FORM.resolver(page)
+    hard = FORM.problems(payload, resolve)
+    if hard:
+        return Problems(errors=hard)
     problems = ranking_problems(
-        {str(k): str(v) for k, v in medals.items()},
+        {str(k): str(v) for k, v in payload["medals"].items()},
         labels,
         ties_allowed=bool(page.study.setting("ties_allowed")),
         three_way_allowed=bool(page.study.setting("three_way_tie_allowed")),
@@ -46,36 +75,14 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     )
     if problems.errors and not final:
         return problems
-    rules = Problems()
-    for pid, label in labels.items():
-        given = notes.get(pid) or {}
-        for key, question, required in NOTE_FIELDS:
-            if required and not str(given.get(key, "")).strip():
-                rules.errors.append(f"{label}: {question}")
-    problems.extend(demote(rules, final))
+    problems.extend(demote(Problems(errors=FORM.required_problems(payload, resolve)), final))
     problems.extend(reasoning_problems(str(payload.get("reasoning", "")), final))
     return problems
 
 
 class RubricComparisonTask(TaskSpec):
     key = "rubric_comparison"
-    template = "annotation/annotate/rubric_comparison.html"
-
-    def initial(self, page):
-        return {"medals": {}, "notes": {}, "reasoning": ""}
-
-    def parse(self, data, page):
-        notes: dict[str, dict] = {}
-        medals = {}
-        for name, value in data.items():
-            parts = name.split(".")
-            if parts[0] == "rmedal" and len(parts) == 2 and value:
-                medals[parts[1]] = str(value)
-            elif (
-                parts[0] == "rnote" and len(parts) == 3 and parts[2] in {k for k, *_ in NOTE_FIELDS}
-            ):
-                notes.setdefault(parts[1], {})[parts[2]] = str(value)
-        return {"medals": medals, "notes": notes, "reasoning": str(data.get("reasoning", ""))}
+    form = FORM
 
     def check(self, payload, page, *, final):
         return check(payload, page, final=final)
@@ -122,3 +129,6 @@ class RubricComparisonTask(TaskSpec):
                 }
             )
         return {"cards": cards, "medal_values": MEDALS}
+
+
+TASK = RubricComparisonTask()

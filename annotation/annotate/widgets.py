@@ -70,10 +70,3 @@ def checkboxes(
 
 def likert(name: str, current, legend: str, **kwargs) -> SafeString:
     return radio_group(name, [(v, str(v), str(v)) for v in range(1, 6)], current, legend, **kwargs)
-
-
-def as_int(value):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return value

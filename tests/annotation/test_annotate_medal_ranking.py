@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.medals import ranking_problems
+from annotation.annotate.medal_ranking import ranking_problems
 from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Assignment, DraftVersion, Medal, MedalRanking, Report
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.coverage import coverage_problems
+from annotation.annotate.rubric_coverage import coverage_problems
 from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import DraftVersion, Report, RubricCoverage
 

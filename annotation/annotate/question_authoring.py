@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from annotation.models import Question
 
-from .base import Problems, TaskSpec, demote
+from .base import Problems, TaskSpec
+from .form import Field, Form, Unit
 from .page import TaskPage
 
 FIELDS = ("text", "field", "subdomain", "notes")
@@ -41,21 +42,31 @@ def external_id(page: TaskPage, slot: str) -> str:
     return f"authored-{page.assignment.pk}-{slot}"
 
 
-def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
-    questions = payload.get("questions")
-    if not isinstance(questions, dict):
-        return Problems(errors=["Questions: malformed answer."])
-    slots = {str(n) for n in slots_of(page)}
-    hard, rules = Problems(), Problems()
-    for n, q in questions.items():
-        if n not in slots or not isinstance(q, dict):
-            hard.errors.append(f"Questions: there is no slot {n!r} in this task.")
-            continue
-        for key, limit in MAX_CHARS.items():
-            if len(str(q.get(key) or "")) > limit:
-                hard.errors.append(f"Question {n}: {key} is longer than {limit} characters.")
-    if hard.errors:
-        return hard
+SLOT = Unit(
+    "slot",
+    lambda page, ids: {str(n): n for n in slots_of(page)},
+    unknown="Questions: there is no slot {id!r} in this task.",
+)
+FORM = Form(
+    title="Questions",
+    fields=tuple(
+        Field(
+            f"aq.<slot>.{key}",
+            f"questions.<slot>.{key}",
+            default="",
+            max_chars=limit,
+            too_long=f"Question {{slot}}: {key} is longer than {{limit}} characters.",
+        )
+        for key, limit in MAX_CHARS.items()
+    ),
+    units=(SLOT,),
+)
+
+
+def authoring_rules(questions: dict, page: TaskPage) -> Problems:
+    """A slot with any text needs its question and field; no question twice; at least
+    ``authoring_min`` questions."""
+    rules = Problems()
     seen: dict[str, str] = {}
     for n, q in sorted(questions.items(), key=lambda item: int(item[0])):
         text = str(q.get("text") or "").strip()
@@ -74,27 +85,15 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
         rules.errors.append(
             f"Questions: write at least {least} question{'s' if least != 1 else ''}."
         )
-    return demote(rules, final)
+    return rules
 
 
 class QuestionAuthoringTask(TaskSpec):
     key = "question_authoring"
-    template = "annotation/annotate/question_authoring.html"
+    form = FORM
 
-    def initial(self, page):
-        return {"questions": {}}
-
-    def parse(self, data, page):
-        questions: dict[str, dict] = {}
-        for name, value in data.items():
-            parts = name.split(".")
-            if parts[0] == "aq" and len(parts) == 3 and parts[2] in FIELDS:
-                slot = questions.setdefault(parts[1], dict.fromkeys(FIELDS, ""))
-                slot[parts[2]] = str(value)
-        return {"questions": questions}
-
-    def check(self, payload, page, *, final):
-        return check(payload, page, final=final)
+    def rules(self, payload, page, resolve):
+        return authoring_rules(payload["questions"], page)
 
     def persist(self, payload, page):
         a = page.assignment
@@ -124,3 +123,6 @@ class QuestionAuthoringTask(TaskSpec):
             "authoring_min": page.study.setting("authoring_min"),
             "expertise_fields": fields,
         }
+
+
+TASK = QuestionAuthoringTask()

@@ -31,8 +31,9 @@ from annotation.models import (
 )
 
 from . import scores
-from .base import Problems, TaskSpec, demote
-from .medals import MEDALS, check_ranking, medal_rows, parse_medals, persist_ranking
+from .base import Problems, TaskSpec, demote, reports_of
+from .form import Choices, Field, Form, Unit, as_int, json_list
+from .medal_ranking import MEDAL, MEDALS, REASONING, check_ranking, medal_rows, persist_ranking
 from .page import TaskPage
 
 RELEVANCE = ("R", "U", "O")
@@ -55,122 +56,117 @@ DIMENSIONS = (
     ("flow", "Flow", "Does each section or paragraph flow into the next?"),
 )  # fmt: skip
 DIMENSION_KEYS = tuple(d[0] for d in DIMENSIONS)
+TITLES = {key: title for key, title, _ in DIMENSIONS}
 MAX_CLAIM_CHARS = 5000
 
 
-def parse(data) -> dict:
-    payload = {
-        "relevance": {},
-        "claims": {},
-        "ratings": {},
-        "medals": parse_medals(data),
-        "reasoning": str(data.get("reasoning", "")),
-    }
-    claims: dict[str, dict[str, dict]] = {}
-    for name, value in data.items():
-        parts = name.split(".")
-        value = str(value)
-        if parts[0] == "rel" and len(parts) == 3:
-            payload["relevance"].setdefault(parts[1], {})[parts[2]] = value
-        elif parts[0] == "rate" and len(parts) == 3:
-            payload["ratings"].setdefault(parts[1], {})[parts[2]] = _int(value)
-        elif parts[0] == "claim" and len(parts) in (4, 5):
-            pid, cid, field = parts[1], parts[2], parts[3]
-            claim = claims.setdefault(pid, {}).setdefault(
-                cid,
-                {
-                    "id": cid,
-                    "paragraph": None,
-                    "text": "",
-                    "citations": [],
-                    "support": {},
-                    "coverage": "",
-                    "notes": "",
-                },
-            )
-            if field == "paragraph":
-                claim["paragraph"] = _int(value)
-            elif field == "citations":
-                claim["citations"] = _json_list(value)
-            elif field == "support" and len(parts) == 5:
-                claim["support"][parts[4]] = value
-            elif field in ("text", "coverage", "notes"):
-                claim[field] = value
+RATING = Choices((1, 2, 3, 4, 5), "a rating from 1 to 5")
+REPORT = Unit("report", reports_of, unknown="An answer names a report that is not in this task.")
+PARAGRAPH = Unit(
+    "paragraph",
+    lambda page, ids: {
+        str(p.number): p.number for p in page.by_public_id[ids["report"]].paragraphs
+    },
+    unknown="Relevance ({report}): there is no paragraph {id}.",
+)
+DIMENSION = Unit(
+    "dimension",
+    lambda page, ids: {key: key for key in DIMENSION_KEYS},
+    unknown="Ratings ({report}): unknown rating {id!r}.",
+)
+#: Claim ids are made by the page (a new claim gets one); ``_check_claim`` checks claims.
+CLAIM = Unit("claim", None)
+RELEVANCE_FIELD = Field(
+    "rel.<report>.<paragraph>",
+    "relevance.<report>.<paragraph>",
+    blank_ok=False,
+    choices=Choices(RELEVANCE, "R, U or O"),
+    invalid="Relevance ({report} ¶{paragraph}): {value!r} is not {choices}.",
+)
+RATING_FIELD = Field(
+    "rate.<report>.<dimension>",
+    "ratings.<report>.<dimension>",
+    convert=as_int,
+    blank_ok=False,
+    choices=RATING,
+    invalid="Ratings ({report}, {dimension}): {value!r} is not {choices}.",
+)
+
+
+def _claim_field(part: str, **kwargs) -> Field:
+    return Field(f"claim.<report>.<claim>.{part}", f"claims.<report>.<claim>.{part}", **kwargs)
+
+
+FORM = Form(
+    title="Metric-wise",
+    fields=(
+        RELEVANCE_FIELD,
+        RATING_FIELD,
+        _claim_field("paragraph", convert=as_int, default=None),
+        _claim_field("text", default=""),
+        _claim_field("citations", convert=json_list, default=[]),
+        _claim_field("support.<cite>"),
+        _claim_field("coverage", default=""),
+        _claim_field("notes", default=""),
+        MEDAL,
+        REASONING,
+    ),
+    units=(REPORT, PARAGRAPH, DIMENSION, CLAIM),
+    finish=lambda payload: {**payload, "claims": _claim_lists(payload["claims"])},
+)
+
+
+def _claim_lists(claims: dict[str, dict[str, dict]]) -> dict[str, list[dict]]:
+    """Claims by report, in the order the page posted them; each claim's support answers
+    as a list aligned with its citations (answers for citations it does not have kept after
+    them, for ``check`` to refuse)."""
+    lists: dict[str, list[dict]] = {}
     for pid, by_id in claims.items():
-        payload["claims"][pid] = []
-        for claim in by_id.values():
-            n = len(claim["citations"]) if isinstance(claim["citations"], list) else 0
+        lists[pid] = []
+        for cid, claim in by_id.items():
+            citations = claim["citations"]
+            n = len(citations) if isinstance(citations, list) else 0
             support = claim.pop("support")
             extra = [k for k in support if not (k.isdigit() and int(k) < n)]
             claim["support"] = [support.get(str(j), "") for j in range(n)] + [
                 support[k] for k in extra
             ]
-            payload["claims"][pid].append(claim)
-    return payload
-
-
-def _int(value: str):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return value
-
-
-def _json_list(value: str):
-    try:
-        parsed = json.loads(value)
-    except (ValueError, RecursionError):  # malformed, or nested past the stack: check() names it
-        return value
-    return parsed
+            lists[pid].append({"id": cid, **claim})
+    return lists
 
 
 def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
+    resolve = FORM.resolver(page)
+    hard = FORM.problems(payload, resolve)
+    if hard:
+        return Problems(errors=hard)
     hard, rules = Problems(), Problems()
-    reports = page.by_public_id
-    for key in ("relevance", "claims", "ratings"):
-        if not isinstance(payload.get(key), dict):
-            return Problems(errors=[f"Malformed answer ({key})."])
-    for section in ("relevance", "claims", "ratings"):
-        for pid in payload[section]:
-            if pid not in reports:
-                hard.errors.append("An answer names a report that is not in this task.")
-    if hard.errors:
-        return hard
-    claims_min, claims_max = (
-        int(page.study.setting("claims_min")),
-        int(page.study.setting("claims_max")),
-    )
-    for pid, report in reports.items():
-        label = report.label
-        paragraphs = {str(p.number): p for p in report.paragraphs}
-        for number, value in (payload["relevance"].get(pid) or {}).items():
-            if number not in paragraphs:
-                hard.errors.append(f"Relevance ({label}): there is no paragraph {number}.")
-            elif value not in RELEVANCE:
-                hard.errors.append(f"Relevance ({label} ¶{number}): {value!r} is not R, U or O.")
-        ratings = payload["ratings"].get(pid) or {}
-        for dim, value in ratings.items():
-            if dim not in DIMENSION_KEYS:
-                hard.errors.append(f"Ratings ({label}): unknown rating {dim!r}.")
-            elif value not in (1, 2, 3, 4, 5):
-                hard.errors.append(
-                    f"Ratings ({label}, {dim}): {value!r} is not a rating from 1 to 5."
-                )
-        missing = [title for key, title, _ in DIMENSIONS if key not in ratings]
-        if missing:
-            rules.errors.append(f"Ratings ({label}): rate {', '.join(missing)}.")
-        claims = payload["claims"].get(pid) or []
-        for n, claim in enumerate(claims, start=1):
-            _check_claim(claim, f"Claim {n} ({label})", paragraphs, report, hard, rules)
-        if not claims_min <= len(claims) <= claims_max:
-            rules.errors.append(
-                f"Claims ({label}): select {claims_min}–{claims_max} claims; you have {len(claims)}."
-            )
+    missing: dict[str, list[str]] = {}
+    for where in FORM.missing(payload, RATING_FIELD, resolve):
+        missing.setdefault(where["ids"]["report"], []).append(TITLES[where["ids"]["dimension"]])
+    for pid, report in page.by_public_id.items():
+        if missing.get(pid):
+            rules.errors.append(f"Ratings ({report.label}): rate {', '.join(missing[pid])}.")
+        _check_claims(payload["claims"].get(pid) or [], report, page, hard, rules)
     if hard.errors:
         return hard
     problems = demote(rules, final)
     problems.extend(check_ranking(payload, page, final=final))
     return problems
+
+
+def _check_claims(claims: list, report, page: TaskPage, hard: Problems, rules: Problems) -> None:
+    """The claims of one report: each checked against its paragraph's citations, and
+    their number within the study's ``claims_min``–``claims_max``."""
+    label = report.label
+    paragraphs = {str(p.number): p for p in report.paragraphs}
+    for n, claim in enumerate(claims, start=1):
+        _check_claim(claim, f"Claim {n} ({label})", paragraphs, report, hard, rules)
+    low, high = int(page.study.setting("claims_min")), int(page.study.setting("claims_max"))
+    if not low <= len(claims) <= high:
+        rules.errors.append(
+            f"Claims ({label}): select {low}–{high} claims; you have {len(claims)}."
+        )
 
 
 def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problems) -> None:
@@ -292,15 +288,9 @@ def persist(payload: dict, page: TaskPage) -> None:
 
 class MetricWiseTask(TaskSpec):
     key = "metric_wise"
-    template = "annotation/annotate/metric_wise.html"
+    form = FORM
     min_reports = 2
     max_reports = 3
-
-    def initial(self, page):
-        return {"relevance": {}, "claims": {}, "ratings": {}, "medals": {}, "reasoning": ""}
-
-    def parse(self, data, page):
-        return parse(data)
 
     def check(self, payload, page, *, final):
         return check(payload, page, final=final)
@@ -386,3 +376,6 @@ def _claim_view(claim: dict, report) -> dict:
             }
         )
     return {**claim, "keys_json": json.dumps(keys), "cites": cites}
+
+
+TASK = MetricWiseTask()

@@ -6,10 +6,25 @@ from collections import Counter
 
 from annotation.models import Medal, MedalRanking
 
-from .base import Problems, TaskSpec, demote
+from .base import Problems, TaskSpec, demote, reports_of
+from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 
 MEDALS = ("gold", "silver", "bronze")
+
+#: ``medal-<public id>``: one medal per report (the rest of the name is the id, whatever it
+#: holds, so a forged one is refused by name rather than ignored). Shared with metric-wise.
+MEDAL = Field(
+    "medal-<report*>",
+    "medals.<report>",
+    skip_blank=True,
+    choices=Choices(MEDALS, "a medal (gold, silver or bronze)"),
+    invalid="Medals: {report} has {value!r}, which is not {choices}.",
+    unknown={"report": "Medals: a medal was given to a report that is not in this task."},
+)
+REASONING = Field("reasoning", "reasoning", default="")
+REPORT = Unit("report", reports_of)
+FORM = Form(title="Medals", fields=(MEDAL, REASONING), units=(REPORT,))
 
 
 def ranking_problems(
@@ -25,16 +40,9 @@ def ranking_problems(
     Unknown reports and values outside the label set are always errors. Completeness, at
     least one gold, and the tie rules are errors on submit and warnings in a draft.
     """
-    hard = Problems()
-    for pid, medal in medals.items():
-        if pid not in labels:
-            hard.errors.append("Medals: a medal was given to a report that is not in this task.")
-        elif medal not in MEDALS:
-            hard.errors.append(
-                f"Medals: {labels[pid]} has {medal!r}, which is not a medal (gold, silver or bronze)."
-            )
-    if hard.errors:
-        return hard
+    hard = FORM.problems({"medals": medals}, lambda unit, ids: labels)
+    if hard:
+        return Problems(errors=hard)
     rules = Problems()
     missing = [labels[pid] for pid in labels if not medals.get(pid)]
     if missing:
@@ -61,11 +69,6 @@ def reasoning_problems(reasoning: str, final: bool) -> Problems:
     if reasoning.strip():
         return Problems()
     return demote(Problems(errors=["Reasoning: explain your ranking (1–2 sentences)."]), final)
-
-
-def parse_medals(data, prefix: str = "medal-") -> dict[str, str]:
-    """Every posted ``medal-<public id>`` field, forged ones included (check refuses them)."""
-    return {k[len(prefix) :]: str(v).strip() for k, v in data.items() if k.startswith(prefix) and v}
 
 
 def check_ranking(payload: dict, page: TaskPage, *, final: bool) -> Problems:
@@ -105,15 +108,9 @@ def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
 
 class MedalRankingTask(TaskSpec):
     key = "medal_ranking"
-    template = "annotation/annotate/medal_ranking.html"
+    form = FORM
     min_reports = 2
     max_reports = 3
-
-    def initial(self, page):
-        return {"medals": {}, "reasoning": ""}
-
-    def parse(self, data, page):
-        return {"medals": parse_medals(data), "reasoning": str(data.get("reasoning", ""))}
 
     def check(self, payload, page, *, final):
         return check_ranking(payload, page, final=final)
@@ -128,3 +125,6 @@ class MedalRankingTask(TaskSpec):
 def medal_rows(payload: dict, page: TaskPage) -> list[dict]:
     medals = payload.get("medals") or {}
     return [{"report": r, "medal": medals.get(r.public_id, "")} for r in page.reports]
+
+
+TASK = MedalRankingTask()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from annotation.models import ExpertiseRating
 
-from .base import Problems, TaskSpec, demote
+from .base import TaskSpec
+from .form import Choices, Field, Form
 from .widgets import radio_group
 
 LEVELS = [
@@ -15,23 +16,24 @@ LEVELS = [
 ]
 
 
+FORM = Form(
+    title="Expertise",
+    fields=(
+        Field(
+            "level",
+            "level",
+            default="",
+            choices=Choices(ExpertiseRating.Level.values, "within, near or outside"),
+            invalid="Expertise: {value!r} is not {choices}.",
+            required="Expertise: choose within, near or outside.",
+        ),
+    ),
+)
+
+
 class ExpertiseTriageTask(TaskSpec):
     key = "expertise_triage"
-    template = "annotation/annotate/expertise_triage.html"
-
-    def initial(self, page):
-        return {"level": ""}
-
-    def parse(self, data, page):
-        return {"level": str(data.get("level", ""))}
-
-    def check(self, payload, page, *, final):
-        level = payload.get("level") or ""
-        if level and level not in ExpertiseRating.Level.values:
-            return Problems(errors=[f"Expertise: {level!r} is not within, near or outside."])
-        if not level:
-            return demote(Problems(errors=["Expertise: choose within, near or outside."]), final)
-        return Problems()
+    form = FORM
 
     def persist(self, payload, page):
         ExpertiseRating.objects.update_or_create(
@@ -47,3 +49,6 @@ class ExpertiseTriageTask(TaskSpec):
                 "How does this question relate to your expertise?",
             )
         }
+
+
+TASK = ExpertiseTriageTask()

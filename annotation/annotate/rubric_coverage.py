@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from annotation.models import RubricCoverage
 
-from .base import Problems, TaskSpec, demote, item_numbers
+from .base import Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
+from .form import Choices, Field, Form, Unit, as_int
 from .page import TaskPage
-from .widgets import as_int, radio_group
+from .widgets import radio_group
 
 GRADED = [
     (0, "0 Not at all", "0"),
@@ -27,57 +28,54 @@ def allowed_values(binary: bool) -> tuple:
     return ("yes", "no") if binary else (0, 1, 2, 3, 4)
 
 
+def choices(binary: bool) -> Choices:
+    return Choices(allowed_values(binary), "yes or no" if binary else "a label from 0 to 4")
+
+
+REPORT = Unit(
+    "report", reports_of, unknown="Coverage: an answer names a report that is not in this task."
+)
+ITEM = Unit("item", rubric_items_of, unknown="Coverage ({report}): there is no rubric item {id}.")
+COVERAGE = Field(
+    "cov.<report>.<item>",
+    "coverage.<report>.<item>",
+    convert=as_int,
+    skip_blank=True,
+    choices=choices,  # graded or binary: the study's ``coverage_binary``
+    invalid="Coverage ({report}, item {item}): {value!r} is not {choices}.",
+)
+FORM = Form(title="Coverage", fields=(COVERAGE,), units=(REPORT, ITEM))
+
+
 def coverage_problems(
     coverage: dict, labels: dict[str, str], positions: set[str], *, binary: bool, final: bool
 ) -> Problems:
     """``labels``: report public id -> "Report A"; ``positions``: the rubric's item positions."""
     number = item_numbers(positions)
-    hard, rules = Problems(), Problems()
-    allowed = allowed_values(binary)
-    if not isinstance(coverage, dict):
-        return Problems(errors=["Coverage: malformed answer."])
-    for pid, by_item in coverage.items():
-        if pid not in labels or not isinstance(by_item, dict):
-            hard.errors.append("Coverage: an answer names a report that is not in this task.")
-            continue
-        for pos, value in by_item.items():
-            if pos not in positions:
-                hard.errors.append(f"Coverage ({labels[pid]}): there is no rubric item {pos}.")
-            elif value not in allowed:
-                expected = "yes or no" if binary else "a label from 0 to 4"
-                hard.errors.append(
-                    f"Coverage ({labels[pid]}, item {number[pos]}): {value!r} is not {expected}."
-                )
-    if hard.errors:
-        return hard
-    for pid, label in labels.items():
-        missing = [number[p] for p in number if p not in (coverage.get(pid) or {})]
-        if missing:
-            shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
-            rules.errors.append(
-                f"Coverage ({label}): judge item{'s' if len(missing) > 1 else ''} {shown}."
-            )
+    payload = {"coverage": coverage}
+    resolve = lambda unit, ids: labels if unit == "report" else number  # noqa: E731
+    hard = FORM.problems(payload, resolve, binary)
+    if hard:
+        return Problems(errors=hard)
+    missing: dict[str, list[int]] = {}
+    for where in FORM.missing(payload, COVERAGE, resolve):
+        missing.setdefault(where["report"], []).append(where["item"])
+    rules = Problems()
+    for label, numbers in missing.items():
+        shown = ", ".join(map(str, numbers[:10])) + (" …" if len(numbers) > 10 else "")
+        rules.errors.append(
+            f"Coverage ({label}): judge item{'s' if len(numbers) > 1 else ''} {shown}."
+        )
     return demote(rules, final)
 
 
 class RubricCoverageTask(TaskSpec):
     key = "rubric_coverage"
-    template = "annotation/annotate/rubric_coverage.html"
+    form = FORM
     min_reports = 1
 
     def binary(self, page: TaskPage) -> bool:
         return bool(page.study.setting("coverage_binary"))
-
-    def initial(self, page):
-        return {"coverage": {}}
-
-    def parse(self, data, page):
-        coverage: dict[str, dict] = {}
-        for name, value in data.items():
-            parts = name.split(".")
-            if parts[0] == "cov" and len(parts) == 3 and value != "":
-                coverage.setdefault(parts[1], {})[parts[2]] = as_int(value)
-        return {"coverage": coverage}
 
     def check(self, payload, page, *, final):
         return coverage_problems(
@@ -133,3 +131,6 @@ class RubricCoverageTask(TaskSpec):
             ]
             rows.append({"item": item, "n": n, "groups": groups})
         return {"rows": rows, "binary": self.binary(page)}
+
+
+TASK = RubricCoverageTask()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from annotation.models import RubricItemQuality
 
-from .base import Problems, TaskSpec, demote, item_numbers
-from .widgets import as_int, checkboxes, likert, radio_group
+from .base import Problems, TaskSpec, rubric_items_of
+from .form import Choices, Field, Form, Unit, optional_int
+from .widgets import checkboxes, likert, radio_group
 
 EMPHASIS = [
     ("none", "None", "1"),
@@ -37,62 +38,59 @@ NECESSITY_VALUES = {v for v, *_ in NECESSITY}
 FLAG_VALUES = {v for v, _ in FLAGS}
 
 
-def item_problems(items: dict, positions: set[str], *, final: bool) -> Problems:
-    hard, rules = Problems(), Problems()
-    if not isinstance(items, dict):
-        return Problems(errors=["Rubric items: malformed answer."])
-    number = item_numbers(positions)
-    for pos, answer in items.items():
-        if pos not in positions or not isinstance(answer, dict):
-            hard.errors.append(f"Rubric items: there is no item {pos!r}.")
-            continue
-        n = number[pos]
-        if answer.get("emphasis") and answer["emphasis"] not in EMPHASIS_VALUES:
-            hard.errors.append(f"Item {n}: {answer['emphasis']!r} is not an emphasis level.")
-        if answer.get("necessity") and answer["necessity"] not in NECESSITY_VALUES:
-            hard.errors.append(f"Item {n}: {answer['necessity']!r} is not a necessity level.")
-        if answer.get("confidence") not in (None, "", 1, 2, 3, 4, 5):
-            hard.errors.append(f"Item {n}: confidence {answer['confidence']!r} is not from 1 to 5.")
-        flags = answer.get("flags") or []
-        if not isinstance(flags, list) or not set(flags) <= FLAG_VALUES:
-            hard.errors.append(f"Item {n}: unknown error flag.")
-    if hard.errors:
-        return hard
-    for pos in sorted(positions, key=int):
-        answer = items.get(pos) or {}
-        missing = [k for k in ("emphasis", "necessity", "confidence") if not answer.get(k)]
-        if missing:
-            rules.errors.append(f"Item {number[pos]}: choose {', '.join(missing)}.")
-    return demote(rules, final)
+ITEM = Unit("item", rubric_items_of, unknown="Rubric items: there is no item {id!r}.")
+FORM = Form(
+    title="Rubric items",
+    fields=(
+        Field(
+            "iq.<item>.emphasis",
+            "items.<item>.emphasis",
+            default="",
+            choices=Choices(EMPHASIS_VALUES, "an emphasis level"),
+            invalid="Item {item}: {value!r} is not {choices}.",
+        ),
+        Field(
+            "iq.<item>.necessity",
+            "items.<item>.necessity",
+            default="",
+            choices=Choices(NECESSITY_VALUES, "a necessity level"),
+            invalid="Item {item}: {value!r} is not {choices}.",
+        ),
+        Field(
+            "iq.<item>.confidence",
+            "items.<item>.confidence",
+            convert=optional_int,
+            default=None,
+            choices=Choices((1, 2, 3, 4, 5), "from 1 to 5"),
+            invalid="Item {item}: confidence {value!r} is not {choices}.",
+        ),
+        Field(
+            "iq.<item>.flag",
+            "items.<item>.flags",
+            many=True,
+            default=[],
+            choices=Choices(FLAG_VALUES, "an error flag"),
+            invalid="Item {item}: unknown error flag.",
+        ),
+    ),
+    units=(ITEM,),
+)
+#: Emphasis, necessity and confidence must be chosen for every item (one message per item).
+REQUIRED = FORM.fields[:3]
 
 
 class RubricItemQualityTask(TaskSpec):
     key = "rubric_item_quality"
-    template = "annotation/annotate/rubric_item_quality.html"
+    form = FORM
 
-    def initial(self, page):
-        return {"items": {}}
-
-    def parse(self, data, page):
-        items: dict[str, dict] = {}
-        for name in data:
-            parts = name.split(".")
-            if parts[0] != "iq" or len(parts) != 3:
-                continue
-            answer = items.setdefault(
-                parts[1], {"emphasis": "", "necessity": "", "confidence": None, "flags": []}
-            )
-            if parts[2] == "flag":
-                answer["flags"] = [str(v) for v in data.getlist(name)]
-            elif parts[2] == "confidence":
-                answer["confidence"] = as_int(data.get(name) or None)
-            elif parts[2] in ("emphasis", "necessity"):
-                answer[parts[2]] = str(data.get(name))
-        return {"items": items}
-
-    def check(self, payload, page, *, final):
-        positions = {str(i.position) for i in page.rubric_items}
-        return item_problems(payload.get("items"), positions, final=final)
+    def rules(self, payload, page, resolve):
+        missing: dict[int, list[str]] = {}
+        for f in REQUIRED:
+            for where in FORM.missing(payload, f, resolve):
+                missing.setdefault(where["item"], []).append(f.segments[-1])
+        return Problems(
+            errors=[f"Item {n}: choose {', '.join(keys)}." for n, keys in sorted(missing.items())]
+        )
 
     def persist(self, payload, page):
         a = page.assignment
@@ -144,3 +142,6 @@ class RubricItemQualityTask(TaskSpec):
                 }
             )
         return {"rows": rows}
+
+
+TASK = RubricItemQualityTask()

@@ -17,7 +17,8 @@ from annotation import adjudication as rules
 from annotation.models import ParagraphRelevance, RelevanceAdjudication, RelevanceDisagreement
 from annotation.rendering import text_to_html
 
-from .base import Problems, TaskSpec, demote
+from .base import TaskSpec
+from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 from .widgets import radio_group
 
@@ -46,54 +47,38 @@ def _options(d: RelevanceDisagreement) -> list[tuple[str, str, str]]:
     ]
 
 
-def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
-    answers = payload.get("decisions")
-    if not isinstance(answers, dict):
-        return Problems(errors=["Adjudication: malformed answer."])
-    rows = {d.public_id: (n, d) for n, d in enumerate(disagreements_of(page), start=1)}
-    hard, rules_ = Problems(), Problems()
-    for pid, answer in answers.items():
-        if pid not in rows or not isinstance(answer, dict):
-            hard.errors.append(
-                "Adjudication: an answer names a paragraph that is not in this task."
-            )
-            continue
-        n, _ = rows[pid]
-        decision = answer.get("decision") or ""
-        if decision and decision not in rules.DECISIONS:
-            hard.errors.append(f"Disagreement {n}: {decision!r} is not keep, switch or subjective.")
-        if len(str(answer.get("reason") or "")) > MAX_REASON_CHARS:
-            hard.errors.append(
-                f"Disagreement {n}: the reason is longer than {MAX_REASON_CHARS} characters."
-            )
-    if hard.errors:
-        return hard
-    for pid, (n, _) in rows.items():
-        if not (answers.get(pid) or {}).get("decision"):
-            rules_.errors.append(f"Disagreement {n}: keep, switch or subjective?")
-    return demote(rules_, final)
+DISAGREEMENT = Unit(
+    "disagreement",
+    lambda page, ids: {d.public_id: n for n, d in enumerate(disagreements_of(page), start=1)},
+    unknown="Adjudication: an answer names a paragraph that is not in this task.",
+)
+FORM = Form(
+    title="Adjudication",
+    fields=(
+        Field(
+            "adj.<disagreement>.decision",
+            "decisions.<disagreement>.decision",
+            default="",
+            choices=Choices(rules.DECISIONS, "keep, switch or subjective"),
+            invalid="Disagreement {disagreement}: {value!r} is not {choices}.",
+            required="Disagreement {disagreement}: keep, switch or subjective?",
+        ),
+        Field(
+            "adj.<disagreement>.reason",
+            "decisions.<disagreement>.reason",
+            default="",
+            max_chars=MAX_REASON_CHARS,
+            too_long="Disagreement {disagreement}: the reason is longer than {limit} characters.",
+        ),
+    ),
+    units=(DISAGREEMENT,),
+)
 
 
 class RelevanceAdjudicationTask(TaskSpec):
     key = "relevance_adjudication"
-    template = "annotation/annotate/relevance_adjudication.html"
+    form = FORM
     min_reports = 1
-
-    def initial(self, page):
-        return {"decisions": {}}
-
-    def parse(self, data, page):
-        decisions: dict[str, dict] = {}
-        for name, value in data.items():
-            parts = name.split(".")
-            if parts[0] != "adj" or len(parts) != 3 or parts[2] not in ("decision", "reason"):
-                continue
-            answer = decisions.setdefault(parts[1], {"decision": "", "reason": ""})
-            answer[parts[2]] = str(value)
-        return {"decisions": decisions}
-
-    def check(self, payload, page, *, final):
-        return check(payload, page, final=final)
 
     def persist(self, payload, page):
         a = page.assignment
@@ -157,3 +142,6 @@ def _flag(found) -> str:
     return mark_safe(  # noqa: S308 - n is an int, pid escaped
         f'<a class="adj-flag" href="#adj-{escape(pid)}">Disagreement {int(n)}</a>'
     )
+
+
+TASK = RelevanceAdjudicationTask()
