@@ -275,19 +275,30 @@ class StudyViewSet(RoleViewSet):
         return Response(body)
 
 
-#: Options each import kind takes (``annotation.importers.run``): name -> type; the file
-#: options may also be uploaded as extra multipart files of the same name.
-IMPORT_OPTIONS = {
-    "reports": {"system": str},
-    "questions": {"rubric": "file"},
-    "pairwise": {"annotator": str, "judge": str, "setting": str, "split": str, "consensus": bool},
-}
-IMPORT_REQUIRED = {"pairwise": ("annotator", "judge")}
+def import_option_types() -> dict[str, dict[str, type | str]]:
+    """Options each import kind takes, from the import registry
+    (``annotation.importers.registry``): name -> type (``str``, ``bool`` or ``"file"``); a
+    file option may also be uploaded as an extra multipart file of the same name."""
+    from annotation.importers.registry import KINDS, options_of
+
+    return {
+        kind: {name: option.type for name, option in options_of(kind).items()} for kind in KINDS
+    }
+
+
+def __getattr__(name: str):
+    # IMPORT_OPTIONS is computed when read: the judges app registers its formats when ready.
+    if name == "IMPORT_OPTIONS":
+        return import_option_types()
+    raise AttributeError(name)
 
 
 def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str, str]]]:
     """Check the options against what the importer of ``kind`` takes, before it runs."""
-    allowed = IMPORT_OPTIONS.get(kind, {})
+    from annotation.importers.registry import KINDS, options_of
+
+    declared = options_of(kind) if kind in KINDS else {}
+    allowed = {name: option.type for name, option in declared.items()}
     options = dict(given)
     for field, upload in files.items():
         if field != "file":
@@ -303,9 +314,9 @@ def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str,
                 problems.append((option, "must be uploaded as a file"))
         elif not isinstance(value, wanted):
             problems.append((option, f"must be a {wanted.__name__}"))
-    for option in IMPORT_REQUIRED.get(kind, ()):
-        if option not in options:
-            problems.append((option, f"required for a {kind!r} import"))
+    for name, option in declared.items():
+        if option.needed(options) and name not in options:
+            problems.append((name, f"required for a {kind!r} import"))
     return options, problems
 
 
