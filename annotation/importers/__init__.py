@@ -31,6 +31,7 @@ from .common import question_key as question_key
 from .registry import FORMATS, KINDS, Format, Kind, format_names
 
 questions.register_generic()
+from . import judgments  # noqa: E402, F401  (the judgments kind, after the content kinds)
 
 logger = logging.getLogger("concord.imports")
 

@@ -467,9 +467,7 @@ def sync_rows(
         elif same(old[1], values):
             unchanged += 1
         else:
-            update.append(
-                model(pk=old[0], **dict(zip(fields, values, strict=True)), **(touch or {}))
-            )
+            update.append(model(pk=old[0], **_attrs(model, fields, values), **(touch or {})))
     if create:
         insert_new(model, create)
     if update:
@@ -478,3 +476,8 @@ def sync_rows(
         if n:
             rep.count(bucket, name, n)
     return len(create), len(update), unchanged
+
+
+def _attrs(model, fields: list[str], values) -> dict:
+    """Field values as model attributes (a foreign key given as its id goes to ``<name>_id``)."""
+    return {model._meta.get_field(f).attname: v for f, v in zip(fields, values, strict=True)}

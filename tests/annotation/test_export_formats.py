@@ -6,6 +6,7 @@ registered format and option appears in the commands, the forms and the API."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,85 @@ def test_every_outside_format_is_written_back():
         ("judge_scores", "csv"),
     }  # fmt: skip
     assert wanted <= {f.key for f in writable()}
+
+
+# --- Human judgments of every kind: the judgment export read back ----------------------------
+
+
+def _content_twice():
+    """Two studies with the same questions, reports and rubric (natural keys equal)."""
+    from annotation.annotate.sample import make_question, make_study
+
+    studies = []
+    for name in ("A", "B"):
+        s = make_study(name)
+        make_question(s, n_reports=3, paragraphs=3, rubric_items=3, external_id="q1")
+        studies.append(s)
+    return studies
+
+
+def _judge_every_kind(study):
+    """One judgment of each kind the judgment export writes (but adjudication)."""
+    from annotation import models as m
+
+    ann = m.Annotator.objects.create(pseudonym="Pseudo-x")
+    q = study.questions.get()
+    r1, r2, r3 = q.reports.order_by("system__name")
+    item = m.RubricItem.objects.filter(rubric__question=q).order_by("position")[1]
+    base = {"study": study, "annotator": ann, "question": q, "setting": "assigned"}
+    ranking = m.MedalRanking.objects.create(**base, reasoning="r1 is the most complete")
+    m.Medal.objects.create(ranking=ranking, report=r1, medal="gold")
+    m.Medal.objects.create(ranking=ranking, report=r2, medal="silver")
+    m.Medal.objects.create(ranking=ranking, report=r3, medal="silver")
+    m.PairwisePreference.objects.create(**base, left=r2, right=r1, choice="right", reason="why")
+    m.HumanMetricScore.objects.create(**base, report=r1, metric="overall", value=0.75)
+    m.ParagraphRelevance.objects.create(**base, paragraph=r2.paragraphs.get(number=2), label="U")
+    m.ClaimAssessment.objects.create(
+        **base, report=r3, paragraph=r3.paragraphs.get(number=1), position=1, text="A claim",
+        citation_count=2, citations=[{"key": "1", "support": "snippet"}], supporting_credit=0.5,
+        coverage="partially", notes="n",
+    )  # fmt: skip
+    m.ReportRating.objects.create(**base, report=r2, dimension="depth", value=4)
+    m.QueryQuality.objects.create(**base, clarity=3, naturalness=4, relevance=5,
+                                  variability="closed", comment="fine")  # fmt: skip
+    m.RubricItemQuality.objects.create(**base, item=item, emphasis="high", necessity="essential",
+                                       confidence=3, flags=["vague"])  # fmt: skip
+    m.RubricCoverage.objects.create(**base, report=r1, item=item, label=3, covered=None)
+
+
+def _comparable(study) -> list[dict]:
+    from annotation.exporters import judgment_records
+
+    drop = {"id", "ranking", "report", "left_report", "right_report", "created_at",
+            "updated_at", "task"}  # fmt: skip
+    return sorted(
+        ({k: v for k, v in r.items() if k not in drop} for r in judgment_records(study)),
+        key=lambda r: json.dumps(r, sort_keys=True),
+    )
+
+
+def test_human_judgments_of_every_kind_round_trip(tmp_path):
+    from annotation.exporters import JUDGMENT_KINDS
+
+    a, b = _content_twice()
+    _judge_every_kind(a)
+    files = export("judgments", "jsonl", a, tmp_path)
+    rep = run("judgments", files["judgments.jsonl"], study=b)
+    before, after = _comparable(a), _comparable(b)
+    assert {r["kind"] for r in before} == set(JUDGMENT_KINDS) - {"relevance_adjudication"}
+    assert after == before
+    again = run("judgments", files["judgments.jsonl"], study=b)  # by natural key: no duplicates
+    assert not again.created and sum(again.unchanged.values()) >= rep.records
+    assert _comparable(b) == before
+
+
+def test_judgments_naming_what_the_study_lacks_are_refused(tmp_path):
+    from annotation.importers import ImportFailed
+
+    a, b = _content_twice()
+    _judge_every_kind(a)
+    text = FORMATS[("judgments", "jsonl")].dump(a)["judgments.jsonl"]
+    bad = text.replace('"system": "SecretSystem0"', '"system": "Nobody"', 1)
+    with pytest.raises(ImportFailed, match="Nobody"):
+        run("judgments", bad.encode(), study=b)
+    assert _comparable(b) == []
