@@ -265,7 +265,8 @@ def test_every_registered_format_and_option_reaches_commands_forms_and_api():
     from annotation.studyadmin.forms import UploadForm
 
     commands = {"reports": "import_reports", "questions": "import_questions",
-                "pairwise": "import_pairwise", "judge_scores": "import_judge_scores"}  # fmt: skip
+                "pairwise": "import_pairwise", "judge_scores": "import_judge_scores",
+                "judgments": "import_judgments"}  # fmt: skip
     assert set(KINDS) == set(commands)
     for form in (ImportForm(), UploadForm()):
         assert {k for k, _ in form.fields["kind"].choices} == set(KINDS)
