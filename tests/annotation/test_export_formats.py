@@ -380,3 +380,28 @@ def test_judgments_naming_what_the_study_lacks_are_refused(tmp_path):
     with pytest.raises(ImportFailed, match="Nobody"):
         run("judgments", bad.encode(), study=b)
     assert _comparable(b) == []
+
+
+def test_api_export_answers_each_writer_as_a_file_or_a_zip(admin_user, tmp_path):
+    import zipfile
+
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    run("reports", DATA / "deepscholar" / "toy-system", study="A", format="deepscholar")
+    a = Study.objects.get(name="A")
+    client = APIClient()
+    client.force_login(admin_user)
+    url = reverse("study-export", args=[a.pk])
+    one = client.get(url, {"kind": "reports", "file_format": "researchqa", "system": "toy-system"})
+    assert one.status_code == 200 and set(json.loads(one.content)) == {"2401.00001", "2402.00002"}
+    many = client.get(
+        url, {"kind": "reports", "file_format": "deepscholar", "system": "toy-system"}
+    )
+    assert many["Content-Type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(many.content)).namelist()
+    assert sorted(names) == ["toy-system/2401.00001/output.md", "toy-system/2402.00002/output.md"]
+    missing = client.get(url, {"kind": "reports", "file_format": "researchqa"})
+    assert missing.status_code == 400 and "system" in missing.content.decode()
+    unknown = client.get(url, {"kind": "reports", "file_format": "nope"})
+    assert unknown.status_code == 400
