@@ -296,6 +296,7 @@ class StudyViewSet(RoleViewSet):
             OpenApiParameter("split", OpenApiTypes.STR, description="pairwise: dev or test"),
         ],  # fmt: skip
         responses={200: OpenApiTypes.BINARY},
+        summary="Export a study's data in an outside format",
         description=(
             "The study's data in an outside format (researchers and admins): the file(s) the "
             "same format's import reads back; several files come as a zip."
