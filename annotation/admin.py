@@ -50,6 +50,7 @@ class ImportForm(RegistryImportForm):
     """Fields from the import registry (annotation.importers.forms), and the study by name."""
 
     study = forms.CharField(help_text="created when no study has this name")
+    dry_run = forms.BooleanField(required=False, initial=True)
     field_order = ["kind", "format", "file", "study"]
 
 
