@@ -17,7 +17,8 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from annotation import roles
-from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS, ImportFailed, run
+from annotation.importers import ImportFailed, run
+from annotation.importers.forms import RegistryImportForm
 from studio.backup import export_study
 from studio.studyadmin import StudyAdminError
 from studio.studyadmin.deletion import deactivate_annotator, delete_study, judgment_models
@@ -39,50 +40,18 @@ from .models import (
     Rubric,
     RubricItem,
     Section,
-    Setting,
     Study,
     StudyResearcher,
     System,
 )
 
 
-class ImportForm(forms.Form):
-    kind = forms.ChoiceField(choices=[(k, k) for k in KINDS])
-    format = forms.ChoiceField(
-        choices=[("", "—")] + [(f, f) for f in dict.fromkeys(REPORT_FORMATS + QUESTION_FORMATS)],
-        required=False,
-        help_text="reports: scholarqa / researchqa / researcherbench; questions: researchqa / "
-        "researcherbench / jsonl; pairwise: leave empty",
-    )
-    file = forms.FileField()
-    rubric = forms.FileField(required=False, help_text="ResearcherBench rubric.json (questions)")
-    study = forms.CharField(help_text="created when no study has this name")
-    system = forms.CharField(required=False, help_text="reports")
-    annotator = forms.CharField(required=False, help_text="pairwise: annotator pseudonym")
-    setting = forms.ChoiceField(
-        choices=[("", "from the file name")] + Setting.choices, required=False
-    )
-    judge = forms.CharField(required=False, help_text="pairwise: judge of the model_* scores")
-    split = forms.ChoiceField(
-        choices=[("", "from the file name"), ("dev", "dev"), ("test", "test")], required=False
-    )
-    dry_run = forms.BooleanField(required=False, initial=True)
+class ImportForm(RegistryImportForm):
+    """Fields from the import registry (annotation.importers.forms), and the study by name."""
 
-    def options(self) -> dict:
-        d = self.cleaned_data
-        if d["kind"] == "reports":
-            return {"format": d["format"], "system": d["system"]}
-        if d["kind"] == "questions":
-            opts = {"format": d["format"]}
-            if d.get("rubric"):
-                opts["rubric"] = d["rubric"]
-            return opts
-        return {
-            "annotator": d["annotator"],
-            "setting": d["setting"] or None,
-            "judge": d["judge"],
-            "split": d["split"] or None,
-        }
+    study = forms.CharField(help_text="created when no study has this name")
+    dry_run = forms.BooleanField(required=False, initial=True)
+    field_order = ["kind", "format", "file", "study"]
 
 
 class DeleteStudyForm(forms.Form):

@@ -9,6 +9,7 @@ querysets are prefetched so the number of queries does not grow with the number 
 import dataclasses
 
 from django.db.models import Prefetch, ProtectedError, Q
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -274,20 +275,103 @@ class StudyViewSet(RoleViewSet):
         body["summary"] = report.summary()
         return Response(body)
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "kind",
+                OpenApiTypes.STR,
+                required=True,
+                description="reports, questions, pairwise, judge_scores or judgments",
+            ),
+            OpenApiParameter(
+                "format",
+                OpenApiTypes.STR,
+                description="a format of the kind (the import formats; see "
+                "`manage.py export_format --help`)",
+            ),
+            OpenApiParameter("system", OpenApiTypes.STR, description="whose reports / results"),
+            OpenApiParameter("judge", OpenApiTypes.STR, description="whose judge results"),
+            OpenApiParameter("setting", OpenApiTypes.STR, description="pairwise: the setting"),
+            OpenApiParameter("annotator", OpenApiTypes.STR, description="pairwise: pseudonym"),
+            OpenApiParameter("split", OpenApiTypes.STR, description="pairwise: dev or test"),
+        ],  # fmt: skip
+        responses={200: OpenApiTypes.BINARY},
+        summary="Export a study's data in an outside format",
+        description=(
+            "The study's data in an outside format (researchers and admins): the file(s) the "
+            "same format's import reads back; several files come as a zip."
+        ),
+    )
+    @action(detail=True, methods=["get"], url_path="export", url_name="export")
+    def export_file(self, request, pk=None):
+        if not (roles.is_admin(request.user) or roles.is_researcher(request.user)):
+            return Response({"detail": "Only researchers and admins may export."}, status=403)
+        return export_response(self.get_object(), request.query_params)
 
-#: Options each import kind takes (``annotation.importers.run``): name -> type; the file
-#: options may also be uploaded as extra multipart files of the same name.
-IMPORT_OPTIONS = {
-    "reports": {"system": str},
-    "questions": {"rubric": "file"},
-    "pairwise": {"annotator": str, "judge": str, "setting": str, "split": str, "consensus": bool},
-}
-IMPORT_REQUIRED = {"pairwise": ("annotator", "judge")}
+
+def export_response(study, query) -> HttpResponse | Response:
+    """``GET /api/studies/{id}/export/?kind=&file_format=&<option>=``: the study's data in an
+    outside format, written by the format's registered writer (the files its import reads
+    back): one file as itself, several (a DeepScholar folder, ResearcherBench questions and
+    rubric) as a zip of their relative paths."""
+    import io
+    import zipfile
+
+    from annotation.importers import ImportFailed, format_of
+
+    try:
+        # not ``format``: DRF reads that query parameter as the response renderer
+        fmt = format_of(query.get("kind", ""), query.get("file_format") or None)
+    except ImportFailed as failed:
+        return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
+    if fmt.dump is None:
+        return import_refused("export", [("format", f"{fmt.kind} {fmt.name} has no writer")])
+    options = {o.name: query[o.name] for o in fmt.dump_options if query.get(o.name)}
+    missing = [
+        (o.name, "required") for o in fmt.dump_options if o.required and o.name not in options
+    ]
+    if missing:
+        return import_refused("export", missing)
+    files = fmt.dump(study, **options)
+    if len(files) == 1:
+        name, text = next(iter(files.items()))
+        kind = "text/csv" if name.endswith(".csv") else "application/json"
+        response = HttpResponse(text, content_type=f"{kind}; charset=utf-8")
+    else:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path, text in files.items():
+                zf.writestr(path, text)
+        name = f"{fmt.kind}-{fmt.name}.zip"
+        response = HttpResponse(buf.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{name.replace("/", "_")}"'
+    return response
+
+
+def import_option_types() -> dict[str, dict[str, type | str]]:
+    """Options each import kind takes, from the import registry
+    (``annotation.importers.registry``): name -> type (``str``, ``bool`` or ``"file"``); a
+    file option may also be uploaded as an extra multipart file of the same name."""
+    from annotation.importers.registry import KINDS, options_of
+
+    return {
+        kind: {name: option.type for name, option in options_of(kind).items()} for kind in KINDS
+    }
+
+
+def __getattr__(name: str):
+    # IMPORT_OPTIONS is computed when read: the judges app registers its formats when ready.
+    if name == "IMPORT_OPTIONS":
+        return import_option_types()
+    raise AttributeError(name)
 
 
 def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str, str]]]:
     """Check the options against what the importer of ``kind`` takes, before it runs."""
-    allowed = IMPORT_OPTIONS.get(kind, {})
+    from annotation.importers.registry import KINDS, options_of
+
+    declared = options_of(kind) if kind in KINDS else {}
+    allowed = {name: option.type for name, option in declared.items()}
     options = dict(given)
     for field, upload in files.items():
         if field != "file":
@@ -303,9 +387,9 @@ def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str,
                 problems.append((option, "must be uploaded as a file"))
         elif not isinstance(value, wanted):
             problems.append((option, f"must be a {wanted.__name__}"))
-    for option in IMPORT_REQUIRED.get(kind, ()):
-        if option not in options:
-            problems.append((option, f"required for a {kind!r} import"))
+    for name, option in declared.items():
+        if option.needed(options) and name not in options:
+            problems.append((name, f"required for a {kind!r} import"))
     return options, problems
 
 

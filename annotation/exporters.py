@@ -1,10 +1,12 @@
-"""Every table back out (JSON, JSON lines, CSV), and pairwise records in ScholarQA-CS2 form.
+"""Every table back out (JSON, JSON lines, CSV), and every judgment of a study in one file.
 
 ``export_table(table, study, fmt)`` writes the rows of one table that belong to a study,
 one object per row with every concrete field (a foreign key as ``<name>_id``), ordered by
 primary key. ``read_table(table, fmt, text)`` reads such an export back into typed values
 (CSV holds JSON fields as JSON text and empty cells as null), which is how the round trip
-is tested. ``export_pairwise`` rebuilds the released pairwise records from the database.
+is tested. The outside formats (ScholarQA-CS2 pairwise records, ResearchQA, ResearcherBench,
+DeepScholar …) are written by their own format modules, declared in the import registry
+(``annotation.importers.registry``; ``manage.py export_format``).
 """
 
 from __future__ import annotations
@@ -19,16 +21,6 @@ from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
 
 from annotation import progress, spreadsheets
-from annotation.importers.scholarqa import CONSENSUS_METRIC, FILE_METRICS, RANK_LIKE
-from annotation.models import (
-    HumanMetricScore,
-    Medal,
-    MedalRanking,
-    PairwisePreference,
-    Report,
-    Setting,
-)
-from judges.models import JudgeScore
 
 FORMATS = ("json", "jsonl", "csv")
 
@@ -161,128 +153,6 @@ def _typed(field, value):
     if isinstance(field, models.DateField):
         return parse_date(value)
     return value
-
-
-# --- ScholarQA-CS2 pairwise records ---------------------------------------------------------
-
-_UNRANK = {v: k for k, v in RANK_LIKE.items()}
-_FILE_FROM_CONCORD = {v: k for k, v in FILE_METRICS.items()}
-_INTEGER_RANKS = {"rank_citation_precision", "rank_citation_recall"}
-
-
-def export_pairwise(
-    study, *, setting: str, annotator: str, judge: str | None = None, split: str | None = None
-):
-    """The pairwise records of one annotator and setting, as in the released files.
-
-    Order as released: questions by text; per question the reports in the assignment's
-    report order and the pairs (1, 2), (1, 3), (2, 3); fields in the released order
-    (question, models, question_intent and question_word_length when the intent is known
-    and the setting is not ``assigned``,
-    then human_/model_ per metric, preference_ranking_norm last). A field is written when any
-    exported report has a value for it; a missing value is null. Medal scores come from the
-    medal rankings, or for an agreement-only import from its pairwise preferences and mean
-    medal scores.
-    """
-    if setting not in Setting.values:
-        raise ValueError(f"unknown setting {setting!r}")
-    if judge is None:
-        from metaeval.data import default_judge
-
-        judge = default_judge(study.pk)
-    rankings = MedalRanking.objects.filter(
-        study=study, setting=setting, annotator__pseudonym=annotator
-    )
-    prefs = PairwisePreference.objects.filter(
-        study=study, setting=setting, annotator__pseudonym=annotator
-    )
-    if split:
-        rankings = rankings.filter(question__split=split)
-        prefs = prefs.filter(question__split=split)
-    rankings = list(rankings.select_related("question", "assignment"))
-    questions: dict[int, object] = {r.question_id: r.question for r in rankings}
-    medal_score: dict[int, float] = {}
-    order: dict[int, list[int]] = {}
-    pairs: dict[int, list[tuple[int, int]]] = {}
-    if rankings:
-        by_ranking: dict[int, list[int]] = {}
-        for rid, report_id, medal in Medal.objects.filter(ranking__in=rankings).values_list(
-            "ranking_id", "report_id", "medal"
-        ):
-            by_ranking.setdefault(rid, []).append(report_id)
-            medal_score[report_id] = Medal.SCORE[medal]
-        for r in rankings:
-            reports = by_ranking.get(r.pk, [])
-            stored = list(r.assignment.report_order) if r.assignment else []
-            seq = [x for x in stored if x in reports] + sorted(
-                x for x in reports if x not in stored
-            )
-            order[r.question_id] = seq
-            pairs[r.question_id] = [
-                (seq[i], seq[j]) for i in range(len(seq)) for j in range(i + 1, len(seq))
-            ]
-    else:
-        for p in prefs.select_related("question").order_by("pk"):
-            questions[p.question_id] = p.question
-            pairs.setdefault(p.question_id, []).append((p.left_id, p.right_id))
-    report_ids = {x for ps in pairs.values() for p in ps for x in p}
-    system = dict(Report.objects.filter(pk__in=report_ids).values_list("pk", "system__name"))
-    human: dict[tuple[int, str], float] = {}
-    for report_id, metric, value in HumanMetricScore.objects.filter(
-        study=study, setting=setting, annotator__pseudonym=annotator, report_id__in=report_ids
-    ).values_list("report_id", "metric", "value"):
-        if metric == CONSENSUS_METRIC:
-            medal_score[report_id] = value
-            continue
-        human[(report_id, metric)] = value
-    model: dict[tuple[int, str], float] = {}
-    if judge:
-        for report_id, metric, value in JudgeScore.objects.filter(
-            judge__name=judge, report_id__in=report_ids
-        ).values_list("report_id", "metric", "value"):
-            model[(report_id, metric)] = value
-    human_fields = {_human_field(m, setting) for _, m in human} - {None}
-    model_fields = {_FILE_FROM_CONCORD[m] for _, m in model if m in _FILE_FROM_CONCORD}
-
-    def human_value(report_id, file_metric):
-        metric = (
-            RANK_LIKE[file_metric]
-            if setting == Setting.ASSIGNED and file_metric in RANK_LIKE
-            else FILE_METRICS[file_metric]
-        )
-        v = human.get((report_id, metric))
-        if v is not None and metric in _INTEGER_RANKS and float(v).is_integer():
-            return int(v)
-        return v
-
-    records = []
-    ordered = sorted(questions, key=lambda q: questions[q].text)
-    for qid in progress.track(ordered, len(ordered), "exporting pairwise", "question"):
-        q = questions[qid]
-        for a, b in pairs.get(qid, []):
-            rec = {"question": q.text, "models": [system[a], system[b]]}
-            if q.intent and setting != Setting.ASSIGNED:  # as released: never in assigned files
-                rec["question_intent"] = q.intent
-                rec["question_word_length"] = len(q.text.split())
-            for file_metric, metric in FILE_METRICS.items():
-                if file_metric in human_fields:
-                    rec[f"human_{file_metric}"] = [
-                        human_value(a, file_metric),
-                        human_value(b, file_metric),
-                    ]
-                if file_metric in model_fields:
-                    rec[f"model_{file_metric}"] = [model.get((a, metric)), model.get((b, metric))]
-            rec["preference_ranking_norm"] = [medal_score.get(a), medal_score.get(b)]
-            records.append(rec)
-    return records
-
-
-def _human_field(metric: str, setting: str) -> str | None:
-    if metric in _UNRANK:
-        return _UNRANK[metric] if setting == Setting.ASSIGNED else None
-    if setting == Setting.ASSIGNED and _FILE_FROM_CONCORD.get(metric) in RANK_LIKE:
-        return None
-    return _FILE_FROM_CONCORD.get(metric)
 
 
 # --- all judgments of a study, one flat record per judgment ---------------------------------
@@ -499,7 +369,6 @@ __all__ = [
     "JUDGMENT_KINDS",
     "TABLES",
     "export_judgments",
-    "export_pairwise",
     "export_table",
     "judgment_records",
     "read_table",

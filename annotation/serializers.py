@@ -33,7 +33,7 @@ from annotation.models import (
     Study,
     System,
 )
-from annotation.units import JudgedUnitRemoved, check_paragraphs_kept, write_rubric_items
+from annotation.units import JudgedUnitRemoved, write_rubric_items
 
 
 def task_url(request, assignment_id: int) -> str:
@@ -442,68 +442,38 @@ class ReportSerializer(serializers.ModelSerializer):
     @staticmethod
     def _write_structure(report, sections, citations, replace: bool = False) -> None:
         """Store the structure normalised (annotation.normalise, issue 12): what an API
-        client writes is read by annotators in the same one format as imported reports.
+        client writes is read by annotators in the same one format as imported reports,
+        and stored by the same writer (``annotation.importers.structure.write_structures``).
 
         With ``replace``, sections are kept by position and paragraphs by number, updated
         in place (judgments point at paragraphs, annotation.units); removing a judged
         paragraph is a 409 naming ``sections`` and the caller's transaction rolls back."""
-        sections, citations, report.original = normalised_structure(sections, citations)
-        old_sections = {s.position: s for s in report.sections.all()} if replace else {}
-        old_paras = {p.number: p for p in report.paragraphs.all()} if replace else {}
-        wanted = {p["number"] for s in sections for p in s.get("paragraphs", [])}
-        removed = [(p.pk, n) for n, p in old_paras.items() if n not in wanted]
+        from annotation.importers.base import ImportReport
+        from annotation.importers.structure import write_structures
+        from annotation.normalise import normalise_report
+
+        normalised, original = normalise_report(parsed_structure(sections, citations))
+        rep = ImportReport(kind="reports", dry_run=False)
         try:
-            check_paragraphs_kept({report.pk: removed} if removed else {})
+            write_structures(
+                [(report, normalised, original)], rep, set() if replace else {report.pk}
+            )
         except JudgedUnitRemoved as refused:
             raise UnitConflict(
                 {"sections": f"report {report.public_id} " + refused.message(report.pk)}
             ) from None
-        report.save(update_fields=["original"])
-        report.citations.all().delete()  # not judged; their anchors go with them
-        Paragraph.objects.filter(pk__in=[pk for pk, _ in removed]).delete()
-        by_key = {}
-        for c in citations:
-            by_key[c["key"]] = Citation.objects.create(report=report, **c)
-        for s in sections:
-            paragraphs = s.pop("paragraphs", [])
-            section = old_sections.pop(s["position"], None)
-            if section is None:
-                section = Section.objects.create(report=report, **s)
-            else:
-                section.title, section.table = s["title"], s["table"]
-                section.save(update_fields=["title", "table"])
-            for p in paragraphs:
-                anchors = p.pop("anchors", [])
-                paragraph = old_paras.get(p["number"])
-                if paragraph is None:
-                    paragraph = Paragraph.objects.create(report=report, section=section, **p)
-                else:
-                    paragraph.section, paragraph.text = section, p["text"]
-                    paragraph.save(update_fields=["section", "text"])
-                CitationAnchor.objects.bulk_create(
-                    CitationAnchor(
-                        paragraph=paragraph,
-                        citation=by_key[a["citation"]["key"]],
-                        start=a["start"],
-                        end=a["end"],
-                    )
-                    for a in anchors
-                )
-        if old_sections:  # sections no longer given (their paragraphs moved or removed)
-            Section.objects.filter(pk__in=[s.pk for s in old_sections.values()]).delete()
 
 
-def normalised_structure(sections: list[dict], citations: list[dict]):
-    """Validated ``sections`` / ``citations`` -> the same, normalised, and the original."""
+def parsed_structure(sections: list[dict], citations: list[dict]):
+    """Validated ``sections`` / ``citations`` of the API as a ParsedReport."""
     from annotation.importers.structure import (
         ParsedCitation,
         ParsedParagraph,
         ParsedReport,
         ParsedSection,
     )
-    from annotation.normalise import normalise_report
 
-    parsed = ParsedReport(
+    return ParsedReport(
         sections=[
             ParsedSection(
                 title=s.get("title") or "",
@@ -532,24 +502,6 @@ def normalised_structure(sections: list[dict], citations: list[dict]):
             for c in citations
         },
     )
-    normalised, original = normalise_report(parsed)
-    number = 0
-    out_sections = []
-    for position, s in enumerate(normalised.sections, start=1):
-        paragraphs = []
-        for p in s.paragraphs:
-            number += 1
-            anchors = [{"start": a, "end": b, "citation": {"key": k}} for a, b, k in p.anchors]
-            paragraphs.append({"number": number, "text": p.text, "anchors": anchors})
-        out_sections.append(
-            {"position": position, "title": s.title, "table": s.table, "paragraphs": paragraphs}
-        )
-    out_citations = [
-        {"key": c.key, "title": c.title, "snippets": c.snippets, "url": c.url,
-         "metadata": c.metadata}
-        for c in normalised.citations.values()
-    ]  # fmt: skip
-    return out_sections, out_citations, original
 
 
 class AnnotatorReportSerializer(serializers.ModelSerializer):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django import forms
 
+from annotation.importers.registry import formats
 from annotation.models import Study, System
 
 from .importers import FORMATS
@@ -51,12 +52,8 @@ class StartRunForm(forms.Form):
         return options
 
 
-FORMAT_HELP = {
-    "researchqa-coverage": "ResearchQA compute_coverage.py output (one system: name it)",
-    "researchqa-pairwise": "ResearchQA judge_systems_by_gpt.py output",
-    "researcherbench": "ResearcherBench rubric results",
-    "csv": "CSV: question,system,metric,value[,rationale]",
-}
+#: The judge-score formats' help texts, from the import registry (judges.formats).
+FORMAT_HELP = {f.name: f.help for f in formats("judge_scores")}
 
 
 class ImportScoresForm(forms.Form):

@@ -1,25 +1,20 @@
 """One entry point for every import: management commands, the API and the admin page.
 
-``run(kind, source, *, study, dry_run=False, **options) -> ImportReport``
+``run(kind, source, *, study, dry_run=False, format=None, **options) -> ImportReport``
 
-kind        options
-==========  ===========================================================================
-reports     ``format`` scholarqa | researchqa | researcherbench | deepscholar;
-            ``system`` (DeepScholar: defaults to the folder name)
-questions   ``format`` researchqa | researcherbench | jsonl; ``rubric`` (ResearcherBench
-            rubric.json: a path, an uploaded file or bytes)
-pairwise    ``annotator``, ``judge``, ``setting`` (assigned | near_expert | deep_expert;
-            inferred from "assigned" / "chosen" / "authored" in the file name when absent),
-            ``split`` (inferred from ``pairwise_dev_*`` / ``pairwise_test_*``),
-            ``consensus`` (agreement-only file; inferred from "agreement_only" in the name)
-==========  ===========================================================================
+The kinds, their formats and each format's options are declared once, in the registry
+(:mod:`annotation.importers.registry`); ``python manage.py import_reports --help`` (and
+``import_questions``, ``import_pairwise``, ``import_judge_scores``) lists them with their
+help texts. Content formats live here (``scholarqa`` reports, ``researchqa``,
+``researcherbench``, ``deepscholar``, generic ``jsonl`` questions); formats whose files carry
+judge verdicts (ScholarQA-CS2 pairwise records, judge-score files) in ``judges/formats/``.
 
 ``source`` is a filesystem path, an uploaded file (``request.FILES[...]``) or bytes. The
-study is named by ``study`` (a name or a Study) and created when it does not exist. Every
-record is validated before anything is written, and everything is written in one
-transaction; on any problem :class:`ImportFailed` carries all of them and nothing changes.
-With ``dry_run`` the import runs completely and is rolled back, so the report's counts are
-exactly what a real import would do.
+study is named by ``study`` (a name or a Study) and created when it does not exist (unless
+the kind needs an existing study). Every record is validated before anything is written,
+and everything is written in one transaction; on any problem :class:`ImportFailed` carries
+all of them and nothing changes. With ``dry_run`` the import runs completely and is rolled
+back, so the report's counts are exactly what a real import would do.
 """
 
 from __future__ import annotations
@@ -27,21 +22,22 @@ from __future__ import annotations
 import logging
 import time
 
-from django.db import transaction
-
 from annotation.models import Study
 
-from . import deepscholar, questions, researcherbench, researchqa, scholarqa
-from .base import ImportFailed, ImportReport, Problem
+# Imported in the order the forms list them; each module registers its formats.
+from . import deepscholar, questions, researcherbench, researchqa, scholarqa  # noqa: F401, I001
+from .base import ImportFailed, ImportReport, Problem, dry_run_transaction
 from .common import question_key as question_key
-from .common import read_source
-from .structure import write_reports
+from .registry import FORMATS, KINDS, Format, Kind, format_names
+
+questions.register_generic()
+from . import judgments  # noqa: E402, F401  (the judgments kind, after the content kinds)
 
 logger = logging.getLogger("concord.imports")
 
-KINDS = ("reports", "questions", "pairwise")
-REPORT_FORMATS = ("scholarqa", "researchqa", "researcherbench", "deepscholar")
-QUESTION_FORMATS = ("researchqa", "researcherbench", "jsonl")
+#: The content formats, as tuples (registry-derived; kept for callers that list them).
+REPORT_FORMATS = format_names("reports")
+QUESTION_FORMATS = format_names("questions")
 
 __all__ = [
     "KINDS",
@@ -53,10 +49,6 @@ __all__ = [
     "question_key",
     "run",
 ]
-
-
-class _DryRun(Exception):
-    pass
 
 
 def _name_of(source) -> str:
@@ -88,83 +80,66 @@ def run(kind: str, source, *, study, dry_run: bool = False, **options) -> Import
     return rep
 
 
+def format_of(kind: str, name: str | None, source="upload") -> Format:
+    """The registered format ``name`` of ``kind`` (the kind's default when empty)."""
+    spec = KINDS.get(kind)
+    if spec is None:
+        _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
+    fmt = FORMATS.get((kind, name or spec.default or ""))
+    if fmt is None:
+        names = ", ".join(format_names(kind))
+        label = kind.rstrip("s").replace("_", " ")
+        _refuse(source, f"unknown {label} format {name!r}; use one of {names}")
+    return fmt
+
+
+def _options(fmt: Format, given: dict, source) -> dict:
+    """The format's options (absent ones None); a value the format does not read is refused."""
+    taken = {o.name for o in fmt.all_options()}
+    for name, value in given.items():
+        if name in taken or value in (None, "", False):
+            continue
+        readers = [f.name for f in _formats_taking(fmt.kind, name)]
+        if not readers:
+            _refuse(source, f"unknown option {name!r} for a {fmt.kind!r} import")
+        _refuse(source, f"--{name.replace('_', '-')} is only read with --format "
+                + " / ".join(readers))  # fmt: skip
+    return {name: given.get(name) for name in taken}
+
+
+def _formats_taking(kind: str, option: str) -> list[Format]:
+    return [f for f in FORMATS.values() if f.kind == kind and option in {o.name for o in f.options}]
+
+
 def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> ImportReport:
-    if kind not in KINDS:
+    spec: Kind | None = KINDS.get(kind)
+    if spec is None:
         _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
     if not study or (isinstance(study, str) and not study.strip()):
         _refuse(source, "a study name is required")
+    fmt = format_of(kind, options.pop("format", None), source)
+    options = _options(fmt, options, source)
     rep = ImportReport(kind=kind, dry_run=dry_run)
-    fmt = options.pop("format", None)
-    if kind == "reports":
-        if fmt not in REPORT_FORMATS:
-            _refuse(
-                source, f"unknown report format {fmt!r}; use one of {', '.join(REPORT_FORMATS)}"
-            )
-        src = read_source(source, allow_directory=fmt == "deepscholar")
-        if fmt == "deepscholar" and src.directory is None:
-            _refuse(
-                source, "DeepScholar reports are read from a folder <system>/<paper_id>/output.md"
-            )
-        system = options.pop("system", None) or (src.directory.name if src.directory else None)
-        if not system:
-            _refuse(source, "a system name is required")
-        parse = {
-            "scholarqa": scholarqa.parse_reports,
-            "researchqa": researchqa.parse_responses,
-            "researcherbench": researcherbench.parse_responses,
-            "deepscholar": deepscholar.parse_folder,
-        }[fmt]
-        if fmt == "scholarqa":  # counts the file's records and reports its oddities
-            inputs = scholarqa.parse_reports(src, rep)
-        else:
-            inputs = parse(src)
-            rep.records = len(inputs)
-
-        def write(study_obj):
-            write_reports(study_obj, system, inputs, fmt, rep, file=_name_of(source))
-
-    elif kind == "questions":
-        if fmt not in QUESTION_FORMATS:
-            _refuse(
-                source, f"unknown question format {fmt!r}; use one of {', '.join(QUESTION_FORMATS)}"
-            )
-        src = read_source(source)
-        rubric = options.pop("rubric", None)
-        if fmt == "researcherbench":
-            inputs = researcherbench.parse_questions(src, read_source(rubric) if rubric else None)
-        elif rubric:
-            _refuse(source, "a separate rubric file is only read with --format researcherbench")
-        elif fmt == "researchqa":
-            inputs = researchqa.parse_questions(src)
-        else:
-            inputs = questions.parse_generic(src)
-        rep.records = len(inputs)
-
-        def write(study_obj):
-            questions.write_questions(study_obj, inputs, rep, file=_name_of(source))
-
-    else:
-        if fmt not in (None, "", "scholarqa"):
-            _refuse(source, f"unknown pairwise format {fmt!r}; only scholarqa is read")
-        src = read_source(source)
-
-        def write(study_obj):
-            scholarqa.import_pairwise(src, study_obj, rep, **options)
-
-    try:
-        with transaction.atomic():
-            study_obj = _study(study, rep)
-            write(study_obj)
-            if dry_run:
-                raise _DryRun
+    existing = None if spec.creates_study else _existing_study(study, source)
+    with dry_run_transaction(dry_run):
+        study_obj = existing or _study(study, rep)
+        fmt.load(source, study_obj, rep, **options)
+        if spec.enables_tasks and not dry_run:
             # A study with no task enabled would make every assignment of it an unavailable
             # page: it gets the tasks its data supports (an admin's choice is kept).
             from annotation.readiness import enable_supported
 
             rep.enabled_tasks = enable_supported(study_obj)
-    except _DryRun:
-        pass
     return rep
+
+
+def _existing_study(study, source) -> Study:
+    if isinstance(study, Study):
+        return study
+    found = Study.objects.filter(name=study).first()
+    if found is None:
+        _refuse(source, f"no study named {study!r}; import its reports first")
+    return found
 
 
 def _study(study, rep: ImportReport) -> Study:

@@ -13,7 +13,10 @@ as a problem (record and field), so that nothing is changed silently.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from django.db import transaction
 
 
 @dataclass(frozen=True)
@@ -85,3 +88,21 @@ class ImportReport:
             if len(self.warnings) > len(shown):
                 text += f"\n- … and {len(self.warnings) - len(shown)} more"
         return text
+
+
+class _RolledBack(Exception):
+    """Raised at the end of a dry run's transaction to undo it (never escapes)."""
+
+
+@contextmanager
+def dry_run_transaction(dry_run: bool):
+    """One transaction around an import's writes; with ``dry_run`` it is rolled back at the
+    end, so a dry run performs (and counts) exactly what a real import would, then undoes
+    it. The one dry-run helper of every import and restore (issue 14)."""
+    try:
+        with transaction.atomic():
+            yield
+            if dry_run:
+                raise _RolledBack
+    except _RolledBack:
+        pass

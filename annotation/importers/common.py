@@ -440,3 +440,44 @@ def insert_new(model, rows: list[dict]) -> int:
 
     names = [f.name for f in fields]
     return insert_rows(model, names, [tuple(value(r, n) for n in names) for r in rows])
+
+
+def sync_rows(
+    model, rep, *, stored: dict, wanted: dict, fields: list[str], new_row,
+    same=None, touch: dict | None = None, table: str | None = None,
+) -> tuple[int, int, int]:  # fmt: skip
+    """Bring the rows of ``model`` to ``wanted``: the one diff-then-count writer of the
+    importers (issue 14).
+
+    ``stored`` maps a natural key to ``(pk, values)`` and ``wanted`` a natural key to
+    ``values``, both tuples in ``fields`` order. A wanted key that is not stored is inserted
+    (``new_row(key, values)`` gives its ``{field: value}``, :func:`insert_new`); a stored one
+    whose values differ (``same(stored, wanted)``, default ``==``) is updated in place with
+    ``fields`` (and ``touch``, e.g. ``updated_at``); an equal one is counted unchanged.
+    Stored keys not wanted are left alone (the caller decides what a missing row means).
+    Returns (created, updated, unchanged), also counted in ``rep`` under ``table``.
+    """
+    same = same or (lambda old, new: old == new)
+    name = table or model.__name__
+    create, update, unchanged = [], [], 0
+    for key, values in wanted.items():
+        old = stored.get(key)
+        if old is None:
+            create.append(new_row(key, values))
+        elif same(old[1], values):
+            unchanged += 1
+        else:
+            update.append(model(pk=old[0], **_attrs(model, fields, values), **(touch or {})))
+    if create:
+        insert_new(model, create)
+    if update:
+        model.objects.bulk_update(update, [*fields, *(touch or {})], batch_size=2000)
+    for bucket, n in (("created", len(create)), ("updated", len(update)), ("unchanged", unchanged)):
+        if n:
+            rep.count(bucket, name, n)
+    return len(create), len(update), unchanged
+
+
+def _attrs(model, fields: list[str], values) -> dict:
+    """Field values as model attributes (a foreign key given as its id goes to ``<name>_id``)."""
+    return {model._meta.get_field(f).attname: v for f, v in zip(fields, values, strict=True)}

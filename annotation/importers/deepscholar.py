@@ -13,7 +13,8 @@ from pathlib import Path
 from django.conf import settings
 
 from .common import Problems, Source
-from .structure import ReportInput, parse_markdown
+from .registry import Format, Option, register
+from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 
 def parse_folder(src: Source) -> list[ReportInput]:
@@ -43,3 +44,26 @@ def parse_folder(src: Source) -> list[ReportInput]:
         out.append(ReportInput(n, paper_id, paper_id, parse_markdown(text)))
     problems.raise_if_any()
     return out
+
+
+def dump_folder(study, *, system: str) -> dict[str, str]:
+    """One system's reports as its DeepScholar folder: ``<system>/<paper_id>/output.md``."""
+    return {
+        f"{system}/{r.question_id}/output.md": to_markdown(r)
+        for r in stored_reports(study, system=system)
+    }
+
+
+register(
+    Format(
+        "reports",
+        "deepscholar",
+        "DeepScholar-Bench system folder <system>/<paper_id>/output.md",
+        load=report_loader(
+            lambda src, rep: parse_folder(src), source_format="deepscholar", directory=True
+        ),  # fmt: skip
+        dump=dump_folder,
+        dump_options=(Option("system", "the system whose reports are written", required=True),),
+        directory=True,
+    )
+)

@@ -229,3 +229,65 @@ def write_questions(
         if n:
             rep.count(bucket, "RubricItem", n)
     return questions
+
+
+# --- The import of a question format (every question format registers through this) --------
+
+
+def question_loader(parse):
+    """``load(source, study, rep, **options)`` for a question format whose
+    ``parse(src, **options)`` returns the :class:`QuestionInput` of every record."""
+    from .common import read_source
+    from .structure import _display_name
+
+    def load(source, study, rep: ImportReport, **options) -> None:
+        src = read_source(source)
+        inputs = parse(src, **options)
+        rep.records = len(inputs)
+        write_questions(study, inputs, rep, file=_display_name(source))
+
+    return load
+
+
+def register_generic() -> None:
+    """Declare the generic format (called by ``annotation.importers`` after the benchmark
+    formats, so the forms list it last)."""
+    from .registry import Format, register
+
+    register(
+        Format(
+            "questions",
+            "jsonl",
+            "generic JSON lines, one question a line with its rubric "
+            "(annotation/importers/questions.py)",
+            load=question_loader(lambda src: parse_generic(src)),
+            dump=lambda study, **_: {"questions.jsonl": dump_generic(study)},
+        )
+    )
+
+
+def dump_generic(study) -> str:
+    """The study's questions and their rubric in the generic format."""
+    import json
+
+    lines = []
+    for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
+        base = {"id": q.external_id, "text": q.text}
+        for name in ("field", "subdomain", "domain", "split", "origin", "intent"):
+            if getattr(q, name):
+                base[name] = getattr(q, name)
+        if q.cutoff_date:
+            base["date"] = q.cutoff_date.isoformat()
+        rubrics = sorted(q.rubrics.all(), key=lambda r: r.kind)
+        # One line per question (ids are unique in the file): its first rubric by kind.
+        for rubric in rubrics[:1] or [None]:
+            rec = dict(base)
+            if rubric is not None:
+                rec["rubric_kind"] = rubric.kind
+                rec["rubric"] = [
+                    {"text": i.text, "type": i.item_type, "weight": i.weight,
+                     "cited_paper": i.cited_paper}
+                    for i in sorted(rubric.items.all(), key=lambda i: i.position)
+                ]  # fmt: skip
+            lines.append(json.dumps(rec, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)

@@ -14,11 +14,13 @@ from .common import (
     is_number,
     optional_str,
     parse_json_records,
+    read_source,
     require,
     type_name,
 )
-from .questions import ItemInput, QuestionInput, check_unique_ids
-from .structure import ReportInput, parse_markdown
+from .questions import ItemInput, QuestionInput, check_unique_ids, question_loader
+from .registry import Format, Option, register
+from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 RUBRIC_KIND = "researcherbench"
 
@@ -96,3 +98,61 @@ def parse_responses(src: Source) -> list[ReportInput]:
             out.append(ReportInput(n, qid, question or qid, parse_markdown(response)))
     problems.raise_if_any()
     return out
+
+
+# --- Writing back (round trips, issue 18) ---------------------------------------------------
+
+
+def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
+    """``questions.json`` (id, question, category) and ``rubric.json`` (the rubric of kind
+    ``rubric_kind``: points and weights), as ResearcherBench ships them."""
+    import json
+
+    questions, rubrics = [], []
+    for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
+        rec = {"id": q.external_id, "question": q.text}
+        if q.field:
+            rec["category"] = q.field
+        questions.append(rec)
+        rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
+        if rubric is not None:
+            items = sorted(rubric.items.all(), key=lambda i: i.position)
+            rubrics.append({"id": q.external_id, "question": q.text,
+                            "rubric": [{"point": i.text, "weight": i.weight} for i in items]})  # fmt: skip
+    dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
+    return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
+
+
+def dump_responses(study, *, system: str) -> dict[str, str]:
+    """One system's reports as ResearcherBench responses ``[{id, question, response}]``."""
+    import json
+
+    data = [
+        {"id": r.question_id, "question": r.question_text, "response": to_markdown(r)}
+        for r in stored_reports(study, system=system)
+    ]
+    return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+
+
+register(
+    Format(
+        "reports",
+        "researcherbench",
+        "ResearcherBench responses: a JSON list of {id, question, response: markdown}",
+        load=report_loader(lambda src, rep: parse_responses(src), source_format="researcherbench"),
+        dump=dump_responses,
+        dump_options=(Option("system", "the system whose reports are written", required=True),),
+    )
+)
+register(
+    Format(
+        "questions",
+        "researcherbench",
+        "ResearcherBench questions.json (with its rubric.json as --rubric)",
+        load=question_loader(
+            lambda src, rubric=None: parse_questions(src, read_source(rubric) if rubric else None)
+        ),
+        options=(Option("rubric", "ResearcherBench rubric.json", type="file"),),
+        dump=dump_questions,
+    )
+)

@@ -12,8 +12,16 @@ from __future__ import annotations
 from annotation.models import Question
 
 from .common import Problems, Source, optional_str, parse_json_records, require, type_name
-from .questions import ItemInput, QuestionInput, check_unique_ids, item_type, parse_date
-from .structure import ReportInput, parse_markdown
+from .questions import (
+    ItemInput,
+    QuestionInput,
+    check_unique_ids,
+    item_type,
+    parse_date,
+    question_loader,
+)
+from .registry import Format, Option, register
+from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 RUBRIC_KIND = "researchqa"
 
@@ -77,3 +85,60 @@ def _looks_scholarqa(data) -> bool:
     return (
         bool(data) and isinstance(data[0], dict) and "response" in data[0] and "question" in data[0]
     )
+
+
+# --- Writing back (round trips, issue 18) ---------------------------------------------------
+
+
+def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
+    """The study's questions as ResearchQA items (JSON lines), with their rubric of kind
+    ``rubric_kind``."""
+    import json
+
+    lines = []
+    for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
+        rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
+        items = sorted(rubric.items.all(), key=lambda i: i.position) if rubric else []
+        rec = {
+            "id": q.external_id,
+            "general_domain": q.domain,
+            "subdomain": q.subdomain,
+            "field": q.field,
+            "query": q.text,
+            "date": q.cutoff_date.isoformat() if q.cutoff_date else None,
+            "rubric": [{"rubric_item": i.text, "type": i.item_type} for i in items],
+        }
+        lines.append(json.dumps(rec, ensure_ascii=False))
+    return {"researchqa_items.jsonl": "".join(line + "\n" for line in lines)}
+
+
+def dump_responses(study, *, system: str) -> dict[str, str]:
+    """One system's reports as a ResearchQA responses file ``{id: {"answer": markdown}}``."""
+    import json
+
+    data = {r.question_id: {"answer": to_markdown(r)} for r in stored_reports(study, system=system)}
+    return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+
+
+_SYSTEM = Option("system", "the system whose reports are written", required=True)
+
+register(
+    Format(
+        "reports",
+        "researchqa",
+        "ResearchQA responses: one JSON object {id: {answer: markdown}}",
+        load=report_loader(lambda src, rep: parse_responses(src), source_format="researchqa"),
+        dump=dump_responses,
+        dump_options=(_SYSTEM,),
+    )
+)
+register(
+    Format(
+        "questions",
+        "researchqa",
+        "ResearchQA items: JSON lines of {id, general_domain, subdomain, field, query, date, "
+        "rubric: [{rubric_item, type}]}",
+        load=question_loader(lambda src: parse_questions(src)),
+        dump=dump_questions,
+    )
+)

@@ -1,4 +1,7 @@
-"""ScholarQA-CS2 (Hwang et al. 2026): report files and pairwise annotation records.
+"""ScholarQA-CS2 (Hwang et al. 2026) report files, read and written.
+
+The pairwise annotation records, which carry judge scores, are a judges-layer format
+(``judges/formats/scholarqa_pairwise.py``).
 
 Reports: a JSON list or JSON lines of
 ``{"question", "response": {"sections": [{"title", "text", "citations": [{"id", "title",
@@ -36,44 +39,28 @@ from __future__ import annotations
 
 import re
 
-from annotation.models import (
-    Annotator,
-    Assignment,
-    ExpertAgreedRecord,
-    HumanMetricScore,
-    Medal,
-    MedalRanking,
-    PairwisePreference,
-    Question,
-    Setting,
-    System,
-)
-from judges.models import Judge, JudgeScore
-
 from .base import ImportReport
 from .common import (
     Problems,
     Source,
-    insert_new,
-    insert_rows,
-    is_number,
     parse_json_records,
     question_key,
     require,
-    split_from_name,
     type_name,
 )
+from .registry import Format, Option, register
 from .structure import (
     ParsedCitation,
     ParsedParagraph,
     ParsedReport,
     ParsedSection,
     ReportInput,
-    ensure_question_ids,
-    ensure_report_ids,
-    ensure_systems,
+    StoredReport,
     find_anchors,
+    marker_forms,
+    report_loader,
     split_paragraphs,
+    stored_reports,
 )
 
 # --- Reports --------------------------------------------------------------------------------
@@ -353,592 +340,52 @@ def _unlisted_anchors(text: str, unlisted: set[int]) -> list[tuple[int, int, str
     ]
 
 
-# --- Pairwise records -----------------------------------------------------------------------
-
-#: File metric suffix -> Concord metric name, in the files' field order.
-FILE_METRICS = {
-    "overall": "overall",
-    "overall_citation": "overall_citation",
-    "answer_precision": "answer_relevance",
-    "answer_recall": "answer_recall",
-    "citation_precision": "citation_precision",
-    "citation_recall": "citation_recall",
-}
-#: In ``assigned`` files these human fields hold rank-like values (1, 2, 3 and their means),
-#: not metric-wise scores; they are stored under these metric names instead.
-RANK_LIKE = {
-    "citation_precision": "rank_citation_precision",
-    "citation_recall": "rank_citation_recall",
-    "overall_citation": "rank_overall_citation",
-}
-#: Agreement-only files hold the mean medal score of the two annotations (0.25, 0.75 …).
-CONSENSUS_METRIC = "consensus_medal_score"
-CONSENSUS_REASON = "ScholarQA-CS2 agreement-only record: both annotations agree on this pair."
-KNOWN_FIELDS = {
-    "question",
-    "models",
-    "preference_ranking_norm",
-    "question_intent",
-    "question_word_length",
-}
-SETTING_FROM_NAME = {"assigned": "assigned", "chosen": "near_expert", "authored": "deep_expert"}
-TOLERANCE = 1e-9
+# --- Writing reports back in the released form ----------------------------------------------
 
 
-def human_metric(file_metric: str, setting: str) -> str:
-    if setting == Setting.ASSIGNED and file_metric in RANK_LIKE:
-        return RANK_LIKE[file_metric]
-    return FILE_METRICS[file_metric]
-
-
-def infer_setting(name: str) -> str:
-    base = name.lower()
-    for word, setting in SETTING_FROM_NAME.items():
-        if word in base:
-            return setting
-    return ""
-
-
-def parse_pairwise(src: Source, *, setting: str, consensus: bool):
-    """Validate every record; return the per-question plan (no database access)."""
-    records = parse_json_records(src)
-    problems = Problems(src.name)
-    questions: dict[str, dict] = {}  # key -> {text, intent, systems[], first record}
-    medal: dict[tuple[str, str], tuple[float, int]] = {}
-    human: dict[tuple[str, str, str], tuple[float, int]] = {}
-    judge: dict[tuple[str, str, str], tuple[float, int, str]] = {}
-    pairs: dict[tuple[str, frozenset], int] = {}
-    pair_list: list[tuple[str, str, str, int]] = []
-    # field name -> (store, stored metric name); the key of each question text, computed
-    # once per text (each question has several records). Why: this loop runs 120,000
-    # times per file in the scale benchmark.
-    targets = {
-        f"{prefix}_{metric}": (human, human_metric(metric, setting))
-        if prefix == "human"
-        else (judge, FILE_METRICS[metric])
-        for prefix in ("human", "model")
-        for metric in FILE_METRICS
-    }
-    keys: dict[str, str] = {}
-    for n, r in enumerate(records, start=1):
-        if not isinstance(r, dict):
-            problems.add(n, None, f"expected an object, found {type_name(r)}")
-            continue
-        text = require(problems, n, r, "question", str)
-        models = require(problems, n, r, "models", list)
-        prefs = require(problems, n, r, "preference_ranking_norm", list)
-        if models is not None:
-            if len(models) != 2 or not all(isinstance(m, str) and m.strip() for m in models):
-                problems.add(n, "models", "expected two system names")
-                models = None
-            elif models[0] == models[1]:
-                problems.add(n, "models", "a system compared with itself")
-                models = None
-        if prefs is not None:
-            prefs = _pair_values(problems, n, "preference_ranking_norm", prefs, allow_none=False)
-        if prefs is not None:
-            for v in prefs:
-                if consensus and not 0.0 <= v <= 1.0:
-                    problems.add(n, "preference_ranking_norm", f"medal score {v} is outside 0..1")
-                    prefs = None
-                    break
-                if not consensus and v not in Medal.FROM_SCORE:
-                    problems.add(
-                        n,
-                        "preference_ranking_norm",
-                        f"medal score {v} is not gold 1.0, silver 0.5 or bronze 0.0",
-                    )
-                    prefs = None
-                    break
-        intent = r.get("question_intent")
-        if intent is not None and not isinstance(intent, str):
-            problems.add(n, "question_intent", f"expected a string, found {type_name(intent)}")
-            intent = None
-        wl = r.get("question_word_length")
-        if wl is not None and (not isinstance(wl, int) or isinstance(wl, bool)):
-            problems.add(n, "question_word_length", f"expected an integer, found {type_name(wl)}")
-        metric_values: dict[str, list] = {}
-        for field_name, value in r.items():
-            if field_name in KNOWN_FIELDS:
-                continue
-            if field_name not in targets:
-                problems.add(n, field_name, "unknown field")
-                continue
-            if type(value) is list and len(value) == 2 and _finite_floats(*value):
-                metric_values[field_name] = value  # the common case, checked fast
-                continue
-            if not isinstance(value, list):
-                problems.add(
-                    n, field_name, f"expected a list of two numbers, found {type_name(value)}"
-                )
-                continue
-            vals = _pair_values(problems, n, field_name, value, allow_none=True)
-            if vals is not None:
-                metric_values[field_name] = vals
-        if text is None or models is None:
-            continue
-        key = keys.get(text)
-        if key is None:
-            key = keys[text] = question_key(text)
-        q = questions.setdefault(key, {"text": text, "intent": "", "systems": [], "record": n})
-        if intent:
-            if q["intent"] and q["intent"] != intent:
-                problems.add(
-                    n,
-                    "question_intent",
-                    f"{intent!r} contradicts {q['intent']!r} (record {q['record']})",
-                )
-            q["intent"] = q["intent"] or intent
-        for m in models:
-            if m not in q["systems"]:
-                q["systems"].append(m)
-        if not consensus and len(q["systems"]) > 3:
-            problems.add(n, "models", "a medal ranking covers at most 3 reports per question")
-        pk = (key, frozenset(models))
-        if pk in pairs:
-            problems.add(n, "models", f"the same pair as record {pairs[pk]}")
-            continue
-        pairs[pk] = n
-        pair_list.append((key, models[0], models[1], n))
-        if prefs is not None:
-            for m, v in zip(models, prefs, strict=True):
-                _agree(problems, n, "preference_ranking_norm", medal, (key, m), v, m)
-        for field_name, vals in metric_values.items():
-            store, metric = targets[field_name]
-            for m, v in zip(models, vals, strict=True):
-                if v is None:
-                    continue
-                value_key = (key, m, metric)
-                prev = store.get(value_key)  # _agree, inlined for the common first sight
-                if prev is None:
-                    store[value_key] = (v, n, field_name)
-                elif abs(prev[0] - v) > TOLERANCE:
-                    _agree(problems, n, field_name, store, value_key, v, m)
-    problems.raise_if_any()
-    return records, questions, medal, human, judge, pair_list
-
-
-def _finite_floats(a, b) -> bool:
-    """Both values are finite floats (``x - x`` is NaN for ±inf and NaN)."""
-    return type(a) is float and type(b) is float and a - a == 0.0 and b - b == 0.0
-
-
-def _pair_values(problems, n, field_name, value, *, allow_none):
-    if len(value) != 2:
-        problems.add(n, field_name, f"expected two values (one per system), found {len(value)}")
-        return None
-    out = []
-    for v in value:
-        if v is None and allow_none:
-            out.append(None)
-        elif is_number(v):
-            out.append(v)
-        else:
-            problems.add(n, field_name, f"expected a number, found {type_name(v)}")
-            return None
-    return out
-
-
-def _agree(problems, n, field_name, store, key, value, system):
-    prev = store.get(key)
-    if prev is None:
-        store[key] = (value, n, field_name)
-    elif abs(prev[0] - value) > TOLERANCE:
-        problems.add(
-            n,
-            field_name,
-            f"{system}: {value} contradicts {prev[0]} given for the same report in record {prev[1]}",
-        )
-
-
-def import_pairwise(
-    src: Source,
-    study,
-    rep: ImportReport,
-    *,
-    annotator: str | None = None,
-    setting: str | None = None,
-    judge: str,
-    split: str | None = None,
-    consensus: bool | None = None,
-    expert_agreed: bool = False,
-) -> None:
-    if expert_agreed:
-        return import_expert_agreed(
-            src, study, rep, annotator=annotator, setting=setting, judge=judge, split=split
-        )
-    problems = Problems(src.name)
-    setting = setting or infer_setting(src.name)
-    if setting not in Setting.values:
-        problems.file_level(
-            f"setting {setting!r} is not one of {', '.join(Setting.values)}"
-            if setting
-            else "no setting given and none can be inferred from the file name"
-        )
-    if not annotator or not annotator.strip():
-        problems.file_level("an annotator name is required")
-    if not judge or not judge.strip():
-        problems.file_level("a judge name is required")
-    problems.raise_if_any()
-    if consensus is None:
-        consensus = "agreement_only" in src.name.lower()
-    split = split or split_from_name(src.name)
-    records, questions, medal, human, judge_vals, pair_list = parse_pairwise(
-        src, setting=setting, consensus=consensus
-    )
-    rep.records = len(records)
-
-    # Read-only check against the database: a judge's stored scores must agree.
-    stored_judge = _stored_judge_scores(study, judge)
-    _check_stored_judge_scores(problems, study, judge, judge_vals, stored_judge)
-    problems.raise_if_any()
-
-    judge_obj, created = Judge.objects.get_or_create(name=judge)
-    rep.count("created" if created else "unchanged", "Judge")
-    ann, created = Annotator.objects.get_or_create(pseudonym=annotator)
-    rep.count("created" if created else "unchanged", "Annotator")
-    qids = ensure_question_ids(
-        study,
-        {
-            k: {"text": q["text"], "intent": q["intent"], "split": split}
-            for k, q in questions.items()
-        },
-        rep,
-    )
-    systems = ensure_systems(study, {s for q in questions.values() for s in q["systems"]}, rep)
-    sids = {name: system.pk for name, system in systems.items()}
-    reports, _ = ensure_report_ids(
-        [(k, s) for k, q in questions.items() for s in q["systems"]], sids, qids, rep
-    )
-    has_human = {k for (k, _, metric) in human if not metric.startswith("rank_")}
-    if consensus:
-        task = {k: "pairwise" for k in questions}
-    else:
-        task = {k: "metric_wise" if k in has_human else "medal_ranking" for k in questions}
-    assignments = _write_assignments(study, ann, setting, questions, qids, reports, task, rep)
-    human_rows = dict(human)
-    if consensus:
-        _write_preferences(study, ann, setting, pair_list, qids, reports, medal, assignments, rep)
-        for (k, s), (v, n, f) in medal.items():
-            human_rows[(k, s, CONSENSUS_METRIC)] = (v, n, f)
-    else:
-        _write_rankings(study, ann, setting, questions, qids, reports, medal, assignments, rep)
-    _write_human_scores(study, ann, setting, human_rows, qids, reports, assignments, rep)
-    stored = {(qs, metric) for (qs, metric) in stored_judge}
-    _write_judge_scores(judge_obj, judge_vals, qids, sids, reports, stored, rep)
-
-
-def import_expert_agreed(
-    src: Source, study, rep: ImportReport, *, annotator, setting, judge, split
-) -> None:
-    """A released agreement-only file as the study's expert-agreed records.
-
-    Each record is one comparison both annotators agree on (mean medal scores) with the
-    judge scores the file carries, stored as they are (nulls included) in
-    :class:`~annotation.models.ExpertAgreedRecord`: the released script computes its
-    ``--human_agreed`` figures from exactly these (seed 003 Table 3 "Expert-Agreed"), and
-    they differ from the ann1/ann2 files' judge scores on a few reports. Nothing else is
-    written: no annotator, medal ranking or judge score.
-    """
-    problems = Problems(src.name)
-    setting = setting or infer_setting(src.name)
-    if annotator:
-        problems.file_level(
-            "--expert-agreed records are the annotators' agreed judgments, not one "
-            f"annotator's: give no annotator (got {annotator!r})"
-        )
-    if setting != Setting.ASSIGNED:
-        problems.file_level(
-            f"setting {setting or '(none)'!r}: expert-agreed records need two annotators "
-            "per comparison, the assigned setting"
-        )
-    if not judge or not judge.strip():
-        problems.file_level("a judge name is required (whose model_* scores the file holds)")
-    problems.raise_if_any()
-    split = split or split_from_name(src.name)
-    records, questions, _, _, _, pair_list = parse_pairwise(src, setting=setting, consensus=True)
-    rep.records = len(records)
-    qids = ensure_question_ids(
-        study,
-        {
-            k: {"text": q["text"], "intent": q["intent"], "split": split}
-            for k, q in questions.items()
-        },
-        rep,
-    )
-    systems = ensure_systems(study, {s for q in questions.values() for s in q["systems"]}, rep)
-    sids = {name: system.pk for name, system in systems.items()}
-    reports, _ = ensure_report_ids(
-        [(k, s) for k, q in questions.items() for s in q["systems"]], sids, qids, rep
-    )
-    mine = ExpertAgreedRecord.objects.filter(study=study, setting=setting, judge_name=judge)
-    stored = {
-        (a, b): (pk, pref, human, scores)
-        for pk, a, b, pref, human, scores in mine.values_list(
-            "id", "report_a_id", "report_b_id", "preference", "human", "judge_scores"
-        )
-    }
-    position = (max((p for p in mine.values_list("position", flat=True)), default=-1)) + 1
-    create, update = [], []
-    for k, a, b, n in pair_list:
-        record = records[n - 1]
-        human, scores = {}, {}
-        for field_name, value in record.items():
-            prefix, _, metric = field_name.partition("_")
-            if prefix == "human" and metric in FILE_METRICS:
-                human[human_metric(metric, setting)] = list(value)
-            elif prefix == "model" and metric in FILE_METRICS:
-                scores[FILE_METRICS[metric]] = list(value)
-        pref = list(record["preference_ranking_norm"])
-        left, right = reports[(k, a)], reports[(k, b)]
-        old = stored.get((left, right))
-        if old is None:
-            create.append(
-                ExpertAgreedRecord(
-                    study=study,
-                    setting=setting,
-                    question_id=qids[k],
-                    report_a_id=left,
-                    report_b_id=right,
-                    judge_name=judge,
-                    position=position,
-                    preference=pref,
-                    human=human,
-                    judge_scores=scores,
-                )  # fmt: skip
+def to_record(report: StoredReport) -> dict:
+    """One stored report as a released record: each listed source under the first section
+    whose text cites it (uncited ones under the first section), its id as the key the text
+    cites (``[n]`` for a number)."""
+    cited_in: dict[str, int] = {}
+    for i, (_title, _table, paragraphs) in enumerate(report.sections):
+        text = "\n\n".join(paragraphs)
+        for c in report.citations:
+            if c.key not in cited_in and any(f in text for f in marker_forms(c.key)):
+                cited_in[c.key] = i
+    sections = []
+    for title, table, paragraphs in report.sections:
+        section = {"title": title, "text": "\n\n".join(paragraphs), "citations": []}
+        if table is not None:
+            section["table"] = table
+        sections.append(section)
+    for c in report.citations:
+        metadata = dict(c.metadata)
+        if c.url and not metadata.get("url"):
+            metadata["url"] = c.url
+        where = sections[cited_in.get(c.key, 0)] if sections else None
+        if where is not None:
+            where["citations"].append(
+                {"id": c.key, "title": c.title, "snippets": list(c.snippets), "metadata": metadata}
             )
-            position += 1
-        elif (old[1], old[2], old[3]) != (pref, human, scores):
-            update.append(
-                ExpertAgreedRecord(pk=old[0], preference=pref, human=human, judge_scores=scores)
-            )
-        else:
-            rep.count("unchanged", "ExpertAgreedRecord")
-    if create:
-        ExpertAgreedRecord.objects.bulk_create(create)
-        rep.count("created", "ExpertAgreedRecord", len(create))
-    if update:
-        ExpertAgreedRecord.objects.bulk_update(update, ["preference", "human", "judge_scores"])
-        rep.count("updated", "ExpertAgreedRecord", len(update))
+    return {"question": report.question_text, "response": {"sections": sections}}
 
 
-# Why ids and ``values_list`` below, never model instances: the scale benchmark (issue 3)
-# imports 120,000 records per file and re-reads what the first file wrote; building
-# instances for them cost more than the whole import budget. New rows go through
-# ``insert_new`` / ``insert_rows`` (COPY on PostgreSQL); the rare changed rows through
-# ``bulk_update`` of instances that carry only their primary key and the changed fields.
+def dump_reports(study, *, system: str) -> dict[str, str]:
+    """One system's reports as a ScholarQA-CS2 report file (a JSON list)."""
+    import json
+
+    records = [to_record(r) for r in stored_reports(study, system=system)]
+    return {f"{system}.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
 
 
-def _stored_judge_scores(study, judge: str) -> dict[tuple[tuple[int, int], str], float]:
-    """The judge's stored scores in the study: {((question id, system id), metric): value}."""
-    rows = JudgeScore.objects.filter(judge__name=judge, report__question__study=study)
-    return {
-        ((q, s), metric): value
-        for q, s, metric, value in rows.values_list(
-            "report__question_id", "report__system_id", "metric", "value"
-        )
-    }
-
-
-def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> None:
-    if not judge_vals or not stored:
-        return
-    qids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
-    sids = dict(System.objects.filter(study=study).values_list("name", "id"))
-    for (k, s, metric), (v, n, field_name) in sorted(judge_vals.items(), key=lambda i: i[1][1]):
-        old = stored.get(((qids.get(k), sids.get(s)), metric))
-        if old is not None and abs(old - v) > TOLERANCE:
-            problems.add(
-                n,
-                field_name,
-                f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}",
-            )
-
-
-def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
-    """The annotator's submitted assignment of each question: {question key: assignment id}."""
-    from django.utils import timezone
-
-    mine = Assignment.objects.filter(study=study, annotator=ann, setting=setting)
-
-    def stored() -> dict[tuple[int, str], tuple]:
-        rows = mine.values_list("question_id", "task", "id", "report_order", "status")
-        return {(q, t): (pk, order, status) for q, t, pk, order, status in rows}
-
-    existing = stored()
-    new, changed, out = [], [], {}
-    now = timezone.now()
-    submitted = Assignment.Status.SUBMITTED
-    for k, q in questions.items():
-        order = [reports[(k, s)] for s in q["systems"]]
-        row = existing.get((qids[k], task[k]))
-        if row is None:
-            new.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
-                        "task": task[k], "setting": setting, "report_order": order,
-                        "status": submitted, "submitted_at": now})  # fmt: skip
-            continue
-        pk, stored_order, status = row
-        if stored_order != order or status != submitted:
-            changed.append(Assignment(pk=pk, report_order=order, status=submitted))
-        else:
-            rep.count("unchanged", "Assignment")
-        out[k] = pk
-    if new:
-        insert_new(Assignment, new)
-        rep.count("created", "Assignment", len(new))
-        existing = stored()
-        out.update({k: existing[(qids[k], task[k])][0] for k in questions if k not in out})
-    if changed:
-        # keep a first submission time (one query for those few)
-        first = dict(
-            Assignment.objects.filter(pk__in=[a.pk for a in changed], submitted_at__isnull=False)
-            .values_list("id", "submitted_at")
-        )  # fmt: skip
-        for a in changed:
-            a.submitted_at = first.get(a.pk, now)
-        Assignment.objects.bulk_update(changed, ["report_order", "status", "submitted_at"])
-        rep.count("updated", "Assignment", len(changed))
-    return out
-
-
-def _write_rankings(study, ann, setting, questions, qids, reports, medal, assignments, rep):
-    mine = MedalRanking.objects.filter(study=study, annotator=ann, setting=setting)
-
-    def stored() -> dict[int, tuple[int, int | None]]:
-        rows = mine.values_list("question_id", "id", "assignment_id")
-        return {q: (pk, assignment) for q, pk, assignment in rows}
-
-    existing = stored()
-    new = [
-        {
-            "study": study.pk,
-            "annotator": ann.pk,
-            "question": qids[k],
-            "setting": setting,
-            "assignment": assignments[k],
-        }  # fmt: skip
-        for k in questions
-        if qids[k] not in existing
-    ]
-    if new:
-        insert_new(MedalRanking, new)
-        rep.count("created", "MedalRanking", len(new))
-        existing = stored()
-    relink = [
-        MedalRanking(pk=existing[qids[k]][0], assignment_id=assignments[k])
-        for k in questions
-        if existing[qids[k]][1] != assignments[k]
-    ]
-    if relink:
-        MedalRanking.objects.bulk_update(relink, ["assignment"])
-    unchanged_rankings = len(questions) - len(new)
-    stored_medals = {
-        (r, report): (pk, value)
-        for pk, r, report, value in Medal.objects.filter(
-            ranking__study=study, ranking__annotator=ann, ranking__setting=setting
-        ).values_list("id", "ranking_id", "report_id", "medal")
-    }
-    ranking_of = {k: existing[qids[k]][0] for k in questions}
-    wanted = {
-        (ranking_of[k], reports[(k, s)]): Medal.FROM_SCORE[v] for (k, s), (v, _, _) in medal.items()
-    }
-    create, update = [], []
-    for key, value in wanted.items():
-        m = stored_medals.get(key)
-        if m is None:
-            create.append((key[0], key[1], value))
-        elif m[1] != value:
-            update.append(Medal(pk=m[0], medal=value))
-        else:
-            rep.count("unchanged", "Medal")
-    in_file = set(ranking_of.values())
-    stale = [m[0] for key, m in stored_medals.items() if key[0] in in_file and key not in wanted]
-    if stale:
-        Medal.objects.filter(pk__in=stale).delete()
-        rep.count("updated", "MedalRanking", len(stale))  # a report left the ranking
-    if create:
-        insert_rows(Medal, ["ranking", "report", "medal"], create)
-        rep.count("created", "Medal", len(create))
-    if update:
-        Medal.objects.bulk_update(update, ["medal"])
-        rep.count("updated", "Medal", len(update))
-    if unchanged_rankings:
-        rep.count("unchanged", "MedalRanking", unchanged_rankings)
-
-
-def _write_preferences(study, ann, setting, pair_list, qids, reports, medal, assignments, rep):
-    existing = {
-        (left, right): (pk, choice)
-        for pk, left, right, choice in PairwisePreference.objects.filter(
-            study=study, annotator=ann, setting=setting
-        ).values_list("id", "left_id", "right_id", "choice")
-    }
-    create, update = [], []
-    for k, a, b, _ in pair_list:
-        left, right = reports[(k, a)], reports[(k, b)]
-        sa, sb = medal[(k, a)][0], medal[(k, b)][0]
-        choice = "left" if sa > sb else "right" if sb > sa else "tie"
-        p = existing.get((left, right))
-        if p is None:
-            create.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
-                           "setting": setting, "assignment": assignments[k], "left": left,
-                           "right": right, "choice": choice, "reason": CONSENSUS_REASON})  # fmt: skip
-        elif p[1] != choice:
-            update.append(PairwisePreference(pk=p[0], choice=choice))
-        else:
-            rep.count("unchanged", "PairwisePreference")
-    if create:
-        insert_new(PairwisePreference, create)
-        rep.count("created", "PairwisePreference", len(create))
-    if update:
-        PairwisePreference.objects.bulk_update(update, ["choice"])
-        rep.count("updated", "PairwisePreference", len(update))
-
-
-def _write_human_scores(study, ann, setting, human, qids, reports, assignments, rep):
-    if not human:
-        return
-    from django.utils import timezone
-
-    stored = {
-        (report, metric): (pk, value)
-        for pk, report, metric, value in HumanMetricScore.objects.filter(
-            study=study, annotator=ann, setting=setting
-        ).values_list("id", "report_id", "metric", "value")
-    }
-    now = timezone.now()
-    create, update = [], []
-    for (k, s, metric), (v, _, _) in human.items():
-        report = reports[(k, s)]
-        h = stored.get((report, metric))
-        if h is None:
-            create.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
-                           "setting": setting, "assignment": assignments[k], "report": report,
-                           "metric": metric, "value": float(v)})  # fmt: skip
-        elif abs(h[1] - v) > TOLERANCE:
-            # updated_at too: the report cache's fingerprint reads it (an edit in place)
-            update.append(HumanMetricScore(pk=h[0], value=float(v), updated_at=now))
-        else:
-            rep.count("unchanged", "HumanMetricScore")
-    if create:
-        insert_new(HumanMetricScore, create)
-        rep.count("created", "HumanMetricScore", len(create))
-    if update:
-        HumanMetricScore.objects.bulk_update(update, ["value", "updated_at"])
-        rep.count("updated", "HumanMetricScore", len(update))
-
-
-def _write_judge_scores(judge, values, qids, sids, reports, stored, rep):
-    """New judge scores; ``stored`` holds the ((question id, system id), metric) already
-    there, whose values were checked equal before anything was written."""
-    if not values:
-        return
-    create = []
-    for (k, s, metric), (v, _, _) in values.items():
-        if ((qids[k], sids[s]), metric) in stored:
-            rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
-        else:
-            create.append((judge.pk, reports[(k, s)], metric, float(v), ""))
-    if create:
-        insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"], create)
-        rep.count("created", "JudgeScore", len(create))
+register(
+    Format(
+        "reports",
+        "scholarqa",
+        "ScholarQA-CS2 report file: a JSON list of {question, response: {sections}}",
+        load=report_loader(parse_reports, source_format="scholarqa"),
+        dump=dump_reports,
+        dump_options=(Option("system", "the system whose reports are written", required=True),),
+    )
+)

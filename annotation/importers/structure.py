@@ -369,110 +369,43 @@ def write_structures(
     items: list[tuple[Report, ParsedReport, dict]], rep: ImportReport, new_ids: set[int]
 ) -> None:
     """Store the structure of each report (normalised) and its original: unchanged ones
-    untouched, others replaced."""
+    untouched, others replaced. The one report-structure writer: the importers and the
+    API's report serializer both store through it (issue 14).
+
+    Paragraph rows are kept by number and sections by position, updated in place:
+    relevance judgments and adjudications point at paragraphs (annotation.units). They are
+    read before anything is written, and the whole batch is refused
+    (:class:`~annotation.units.JudgedUnitRemoved`) if a judged paragraph would be removed."""
     if not items:
         return
-    current = stored_canonical([r.pk for r, _, _ in items])
-    to_write, originals = [], []
-    for report, parsed, original in items:
-        if report.original != original:
-            report.original = original
-            originals.append(report)
-        before = current[report.pk]
-        if before == parsed.canonical():
-            if report in originals and report.pk not in new_ids:
-                rep.count("updated", "Report")
-            else:
-                rep.count("unchanged", "Report")
-            continue
-        if report.pk not in new_ids:
-            rep.count("updated", "Report")
-        to_write.append((report, parsed))
-    if originals:
-        Report.objects.bulk_update(originals, ["original"], batch_size=500)
+    to_write, replaced = _changed(items, rep, new_ids)
     if not to_write:
         return
-    replaced = [r.pk for r, _ in to_write if current[r.pk] != ([], [])]
-    # Paragraph rows are kept by number and updated in place: relevance judgments and
-    # adjudications point at them (annotation.units). Read them before anything is written,
-    # and refuse the whole batch if a judged paragraph would be removed.
-    old_sections = {
-        (s.report_id, s.position): s for s in Section.objects.filter(report_id__in=replaced)
-    }
-    old_paras = {
-        (p.report_id, p.number): p
-        for p in Paragraph.objects.filter(report_id__in=replaced).only(
-            "id", "report_id", "number", "section_id", "text"
-        )
-    }
-    wanted_counts = {
-        r.pk: sum(len(s.paragraphs) for s in parsed.sections) for r, parsed in to_write
-    }
-    removed: dict[int, list[tuple[int, int]]] = {}
-    for (rid, number), para in old_paras.items():
-        if number > wanted_counts[rid]:
-            removed.setdefault(rid, []).append((para.pk, number))
-    check_paragraphs_kept(removed)
-    if replaced:  # citations are not judged: replaced, their anchors with them
-        Citation.objects.filter(report_id__in=replaced).delete()
-    sections, new_sections, kept_sections, citations = [], [], [], []
-    for report, parsed in to_write:
-        for pos, s in enumerate(parsed.sections, start=1):
-            row = old_sections.get((report.pk, pos))
-            if row is None:
-                row = Section(report=report, position=pos)
-                new_sections.append(row)
-            else:
-                kept_sections.append(row)
-            row.title, row.table = s.title, s.table
-            sections.append(row)
-        for c in parsed.citations.values():
-            citations.append(
-                Citation(
-                    report=report,
-                    key=c.key,
-                    title=c.title,
-                    snippets=c.snippets,
-                    url=c.url,
-                    metadata=c.metadata,
-                )
-            )
+    old = _OldRows.read(replaced, to_write)
+    check_paragraphs_kept(old.removed)
+    if old.replaced:  # citations are not judged: replaced, their anchors with them
+        Citation.objects.filter(report_id__in=old.replaced).delete()
+    sections, new_sections, kept_sections, citations = _sections_and_citations(to_write, old)
     Section.objects.bulk_update(kept_sections, ["title", "table"], batch_size=2000)
     Section.objects.bulk_create(new_sections, batch_size=2000)
     Citation.objects.bulk_create(citations, batch_size=2000)
-    cit_ids = {(c.report_id, c.key): c for c in citations}
-    paragraphs, new_paras, kept_paras, para_anchor_specs = [], [], [], []
-    it = iter(sections)
-    for report, parsed in to_write:
-        number = 0
-        for s in parsed.sections:
-            section = next(it)
-            for p in s.paragraphs:
-                number += 1
-                row = old_paras.get((report.pk, number))
-                if row is None:
-                    row = Paragraph(report=report, number=number)
-                    new_paras.append(row)
-                else:
-                    kept_paras.append(row)
-                row.section, row.text = section, p.text
-                paragraphs.append(row)
-                para_anchor_specs.append(p.anchors)
+    paragraphs, new_paras, kept_paras, specs = _paragraphs(to_write, old, sections)
     Paragraph.objects.bulk_update(kept_paras, ["section", "text"], batch_size=2000)
     Paragraph.objects.bulk_create(new_paras, batch_size=2000)
-    gone = [pk for ps in removed.values() for pk, _ in ps]
+    gone = [pk for ps in old.removed.values() for pk, _ in ps]
     if gone:
         Paragraph.objects.filter(pk__in=gone).delete()
-    if replaced:
-        Section.objects.filter(report_id__in=replaced).exclude(
+    if old.replaced:
+        Section.objects.filter(report_id__in=old.replaced).exclude(
             pk__in=[s.pk for s in kept_sections]
         ).delete()
+    cit_ids = {(c.report_id, c.key): c for c in citations}
     anchors = [
         CitationAnchor(
             paragraph=para, citation=cit_ids[(para.report_id, key)], start=start, end=end
         )
-        for para, specs in zip(paragraphs, para_anchor_specs, strict=True)
-        for start, end, key in specs
+        for para, spec in zip(paragraphs, specs, strict=True)
+        for start, end, key in spec
     ]
     CitationAnchor.objects.bulk_create(anchors, batch_size=5000)
     for bucket, table, n in (
@@ -485,6 +418,104 @@ def write_structures(
     ):
         if n:
             rep.count(bucket, table, n)
+
+
+def _changed(items, rep: ImportReport, new_ids: set[int]):
+    """The reports whose structure differs from what is stored, and the ids of those of
+    them that had a structure; changed originals saved, every report counted."""
+    current = stored_canonical([r.pk for r, _, _ in items])
+    to_write, originals = [], []
+    for report, parsed, original in items:
+        if report.original != original:
+            report.original = original
+            originals.append(report)
+        if current[report.pk] == parsed.canonical():
+            if report in originals and report.pk not in new_ids:
+                rep.count("updated", "Report")
+            else:
+                rep.count("unchanged", "Report")
+            continue
+        if report.pk not in new_ids:
+            rep.count("updated", "Report")
+        to_write.append((report, parsed))
+    if originals:
+        Report.objects.bulk_update(originals, ["original"], batch_size=500)
+    return to_write, [r.pk for r, _ in to_write if current[r.pk] != ([], [])]
+
+
+@dataclass
+class _OldRows:
+    """The stored sections and paragraphs of the reports about to be rewritten."""
+
+    replaced: list[int]
+    sections: dict[tuple[int, int], Section]
+    paragraphs: dict[tuple[int, int], Paragraph]
+    removed: dict[int, list[tuple[int, int]]]
+
+    @classmethod
+    def read(cls, replaced: list[int], to_write) -> _OldRows:
+        sections = {
+            (s.report_id, s.position): s for s in Section.objects.filter(report_id__in=replaced)
+        }
+        paragraphs = {
+            (p.report_id, p.number): p
+            for p in Paragraph.objects.filter(report_id__in=replaced).only(
+                "id", "report_id", "number", "section_id", "text"
+            )
+        }
+        wanted = {r.pk: sum(len(s.paragraphs) for s in parsed.sections) for r, parsed in to_write}
+        removed: dict[int, list[tuple[int, int]]] = {}
+        for (rid, number), para in paragraphs.items():
+            if number > wanted[rid]:
+                removed.setdefault(rid, []).append((para.pk, number))
+        return cls(replaced, sections, paragraphs, removed)
+
+
+def _sections_and_citations(to_write, old: _OldRows):
+    sections, new_sections, kept_sections, citations = [], [], [], []
+    for report, parsed in to_write:
+        for pos, s in enumerate(parsed.sections, start=1):
+            row = old.sections.get((report.pk, pos))
+            if row is None:
+                row = Section(report=report, position=pos)
+                new_sections.append(row)
+            else:
+                kept_sections.append(row)
+            row.title, row.table = s.title, s.table
+            sections.append(row)
+        citations.extend(
+            Citation(
+                report=report,
+                key=c.key,
+                title=c.title,
+                snippets=c.snippets,
+                url=c.url,
+                metadata=c.metadata,
+            )  # fmt: skip
+            for c in parsed.citations.values()
+        )
+    return sections, new_sections, kept_sections, citations
+
+
+def _paragraphs(to_write, old: _OldRows, sections: list[Section]):
+    paragraphs, new_paras, kept_paras, specs = [], [], [], []
+    it = iter(sections)
+    for report, parsed in to_write:
+        number = 0
+        for s in parsed.sections:
+            section = next(it)
+            for p in s.paragraphs:
+                number += 1
+                row = old.paragraphs.get((report.pk, number))
+                if row is None:
+                    row = Paragraph(report=report, number=number)
+                    new_paras.append(row)
+                else:
+                    kept_paras.append(row)
+                row.section, row.text = section, p.text
+                paragraphs.append(row)
+                specs.append(p.anchors)
+    return paragraphs, new_paras, kept_paras, specs
 
 
 def write_reports(
@@ -525,3 +556,100 @@ def write_reports(
                 for rid in refused.owners()
             ]
         ) from None  # fmt: skip
+
+
+# --- The import of a report format (every report format registers through this) -------------
+
+
+def report_loader(parse, *, source_format: str, directory: bool = False):
+    """``load(source, study, rep, system)`` for a report format whose ``parse(src, rep)``
+    returns the :class:`ReportInput` of every record (the registry's ``load``)."""
+    from .common import fail, read_source
+
+    def load(source, study, rep: ImportReport, system: str | None = None) -> None:
+        src = read_source(source, allow_directory=directory)
+        if directory and src.directory is None:
+            fail(
+                _display_name(source),
+                "DeepScholar reports are read from a folder <system>/<paper_id>/output.md",
+            )
+        system = system or (src.directory.name if src.directory else None)
+        if not system:
+            fail(_display_name(source), "a system name is required")
+        inputs = parse(src, rep)
+        rep.records = rep.records or len(inputs)
+        write_reports(study, system, inputs, source_format, rep, file=_display_name(source))
+
+    return load
+
+
+def _display_name(source) -> str:
+    if isinstance(source, (bytes, bytearray)):
+        return "upload"
+    return str(getattr(source, "name", source))
+
+
+# --- Reading stored reports back out (the writers of every report format) -------------------
+
+
+@dataclass
+class StoredReport:
+    """One stored report as its format writers need it: the question, the system, the
+    sections (title, table, paragraph texts) and the listed sources, all as stored."""
+
+    question_id: str
+    question_text: str
+    system: str
+    sections: list[tuple[str, dict | list | None, list[str]]]
+    citations: list[ParsedCitation]
+
+
+def _key_order(key: str):
+    return (0, int(key), "") if key.isdecimal() else (1, 0, key)
+
+
+def stored_reports(study, *, system: str | None = None) -> list[StoredReport]:
+    """The study's reports (of one system, or all), by question id then system (5 queries)."""
+    rows = Report.objects.filter(question__study=study)
+    if system:
+        rows = rows.filter(system__name=system)
+    meta = list(
+        rows.order_by("question__external_id", "system__name").values_list(
+            "id", "question__external_id", "question__text", "system__name"
+        )
+    )
+    canonical = stored_canonical([rid for rid, *_ in meta])
+    out = []
+    for rid, qid, text, name in meta:
+        sections, cits = canonical[rid]
+        out.append(
+            StoredReport(
+                qid, text, name,
+                [(title, table, [p[1] for p in paras]) for title, table, paras in sections],
+                sorted(
+                    (ParsedCitation(k, t, list(s or []), u, dict(m or {})) for k, t, s, u, m in cits),
+                    key=lambda c: _key_order(c.key),
+                ),
+            )
+        )  # fmt: skip
+    return out
+
+
+def to_markdown(report: StoredReport) -> str:
+    """A stored report as markdown that :func:`parse_markdown` reads back to the same
+    structure: a heading per titled section, paragraphs separated by blank lines, and the
+    numbered sources as a closing "References" list (``[n] title url``)."""
+    blocks = []
+    for title, _table, paragraphs in report.sections:
+        if title:
+            blocks.append(f"## {title}")
+        blocks.extend(paragraphs)
+    refs = [
+        f"[{c.key}] {' '.join(x for x in (c.title, c.url) if x)}".rstrip()
+        for c in report.citations
+        if c.key.isdecimal() and (c.title or c.url)
+    ]
+    if refs:
+        blocks.append("## References")
+        blocks.append("\n".join(refs))
+    return "\n\n".join(blocks) + "\n"

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, connection, models
 from django.db.models.fields import PositiveIntegerRelDbTypeMixin
 
-from annotation.importers.base import ImportFailed, Problem
+from annotation.importers.base import ImportFailed, Problem, dry_run_transaction
 from annotation.importers.common import insert_rows
 from annotation.models.content import public_token
 
@@ -74,10 +74,6 @@ class RestoreSummary:
 
 
 class _TooMany(Exception):
-    pass
-
-
-class _DryRun(Exception):
     pass
 
 
@@ -560,12 +556,8 @@ def import_study(
             f"(annotators' links to those reports change; drafts were rewritten to match)"
         )
     try:
-        with transaction.atomic():
+        with dry_run_transaction(dry_run):
             _write(plan, summary)
-            if dry_run:
-                raise _DryRun
-    except _DryRun:
-        pass
     except IntegrityError as exc:  # a concurrent write took a name or key since validation
         problem = Problem(reader.name, None, None, f"nothing was written: {exc}")
         raise ImportFailed([problem]) from exc

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from annotation.exporters import export_pairwise
 from annotation.importers import ImportFailed, Problem, run
-from annotation.importers.scholarqa import CONSENSUS_METRIC
 from annotation.models import HumanMetricScore, MedalRanking, Study
+from judges.formats.scholarqa_pairwise import CONSENSUS_METRIC, export_pairwise
 
 MANIFEST = "manifest.json"
 

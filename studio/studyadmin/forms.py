@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from annotation import roles
 from annotation.assignment import STRATEGIES
-from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS
+from annotation.importers.forms import RegistryImportForm
 from annotation.models import Annotator, Question, Setting, Study, System
 from judges.models import Judge, JudgeRelevance
 
@@ -171,54 +171,15 @@ class StudySettingsForm(forms.Form):
         }
 
 
-class UploadForm(forms.Form):
-    """Questions, reports (their systems come with them), rubrics or pairwise judgments."""
-
-    kind = forms.ChoiceField(choices=[(k, k) for k in KINDS])
-    format = forms.ChoiceField(
-        choices=[("", "—")] + [(f, f) for f in dict.fromkeys(REPORT_FORMATS + QUESTION_FORMATS)],
-        required=False,
-        help_text="reports: scholarqa / researchqa / researcherbench; questions (with their "
-        "rubrics): researchqa / researcherbench / jsonl; pairwise: leave empty",
-    )
-    file = forms.FileField()
-    rubric = forms.FileField(required=False, help_text="ResearcherBench rubric.json")
-    system = forms.CharField(required=False, max_length=200, help_text="reports: system name")
-    annotator = forms.CharField(required=False, max_length=100, help_text="pairwise: pseudonym")
-    setting = forms.ChoiceField(
-        choices=[("", "from the file name")] + Setting.choices, required=False
-    )
-    judge = forms.CharField(required=False, max_length=200, help_text="pairwise: judge name")
-    split = forms.ChoiceField(
-        choices=[("", "from the file name"), ("dev", "dev"), ("test", "test")], required=False
-    )
-    dry_run = forms.BooleanField(required=False, label="Dry run (validate and count only)")
+class UploadForm(RegistryImportForm):
+    """Questions, reports (their systems come with them), rubrics, pairwise judgments or
+    judge scores: fields from the import registry (annotation.importers.forms)."""
 
     def clean(self):
         d = super().clean()
-        kind = d.get("kind")
-        if kind == "reports" and not d.get("system"):
+        if d.get("kind") == "reports" and not d.get("system"):
             self.add_error("system", "a system name is required for reports")
-        if kind in ("reports", "questions") and not d.get("format"):
-            self.add_error("format", f"choose the format of the {kind}")
-        if kind == "pairwise":
-            for name in ("annotator", "judge"):
-                if not d.get(name):
-                    self.add_error(name, f"a {name} name is required for pairwise records")
         return d
-
-    def options(self) -> dict:
-        d = self.cleaned_data
-        if d["kind"] == "reports":
-            return {"format": d["format"], "system": d["system"]}
-        if d["kind"] == "questions":
-            return {"format": d["format"], **({"rubric": d["rubric"]} if d.get("rubric") else {})}
-        return {
-            "annotator": d["annotator"],
-            "setting": d["setting"] or None,
-            "judge": d["judge"],
-            "split": d["split"] or None,
-        }
 
 
 class PlanForm(forms.Form):

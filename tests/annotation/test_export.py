@@ -6,9 +6,10 @@ import math
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.exporters import TABLES, export_pairwise, export_table, read_table, rows
+from annotation.exporters import TABLES, export_table, read_table, rows
 from annotation.importers import run
 from annotation.models import Study
+from judges.formats.scholarqa_pairwise import export_pairwise
 
 from .test_import_common import DATA
 

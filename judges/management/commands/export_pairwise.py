@@ -4,9 +4,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from annotation import progress
-from annotation.exporters import export_pairwise
 from annotation.models import Setting
 from annotation.study_lookup import find_study
+from judges.formats.scholarqa_pairwise import export_pairwise
 
 
 class Command(BaseCommand):

@@ -1,0 +1,75 @@
+"""The upload form of the admin page and the study page, derived from the import registry.
+
+Every registered kind is a choice of ``kind``, every format one of ``format``, every option
+of any format a field (a text field, a choice, a checkbox or a second file) with the
+option's help text, and :meth:`RegistryImportForm.options` passes a kind's options to
+``annotation.importers.run``. Choices are computed when a form is built, not when this
+module is imported: the judges app registers its formats when it is ready.
+"""
+
+from __future__ import annotations
+
+from django import forms
+
+from .registry import KINDS, Option, all_options, choices, options_of
+
+
+def option_field(option: Option) -> forms.Field:
+    """The form field of one registry option (never required on its own: which options a
+    kind needs is checked in :meth:`RegistryImportForm.clean`)."""
+    if option.type is bool:
+        return forms.BooleanField(required=False, help_text=option.help)
+    if option.type == "file":
+        return forms.FileField(required=False, help_text=option.help)
+    if option.choices:
+        return forms.ChoiceField(
+            choices=[("", option.empty_label)] + [(c, c) for c in option.choices],
+            required=False,
+            help_text=option.help,
+        )
+    return forms.CharField(required=False, max_length=200, help_text=option.help)
+
+
+class RegistryImportForm(forms.Form):
+    """kind, format, file, every registered option, dry run."""
+
+    kind = forms.ChoiceField(choices=())
+    format = forms.ChoiceField(choices=(), required=False)
+    file = forms.FileField()
+    dry_run = forms.BooleanField(required=False, label="Dry run (validate and count only)")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        listed = choices()
+        self.fields["kind"].choices = listed.kinds
+        self.fields["format"].choices = listed.formats
+        self.fields["format"].help_text = listed.help
+        for name, option in all_options().items():
+            if name not in self.fields:
+                self.fields[name] = option_field(option)
+
+    def clean(self):
+        d = super().clean()
+        kind = d.get("kind")
+        if kind not in KINDS:
+            return d
+        spec = KINDS[kind]
+        if spec.default is None and not d.get("format"):
+            self.add_error("format", f"choose the format of the {kind}")
+        for name, option in options_of(kind).items():
+            if option.needed(d) and not d.get(name):
+                self.add_error(name, f"a {name} is required for {kind}")
+        return d
+
+    def options(self) -> dict:
+        """The chosen kind's options as ``run`` takes them (empty ones left out)."""
+        d = self.cleaned_data
+        out = {"format": d.get("format") or None}
+        for name in options_of(d["kind"]):
+            value = d.get(name)
+            if value not in (None, "", False):
+                out[name] = value.strip() if isinstance(value, str) else value
+        return out
+
+
+__all__ = ["RegistryImportForm", "option_field"]

@@ -1,0 +1,179 @@
+"""The one declaration of every outside file format Concord reads and writes (issue 14).
+
+A format module declares itself once with :func:`register`: its kind (``reports``,
+``questions``, ``pairwise``, ``judge_scores``, ``judgments``), its name, a help text, the
+options it takes (each with its help text, type and whether it is required), the function
+that imports a file and, when the format can be written back, the function that exports a
+study's data in it. Everything else derives from the registry: ``annotation.importers.run``
+dispatches through it, the import commands build their arguments from it
+(:mod:`annotation.importers.commandline`), the admin page's and study page's upload forms
+their fields (:mod:`annotation.importers.forms`), and the API its accepted options
+(``annotation.api.IMPORT_OPTIONS``).
+
+Why the registry lives in the lowest layer although some formats belong higher: formats
+whose files carry judge verdicts (the ScholarQA-CS2 pairwise records hold judge scores,
+the judge-score files) live in ``judges/formats/`` and register themselves when the judges
+app is ready (``judges.apps``), so the imports still run one way (annotation <- judges)
+while every consumer sees every format at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of an import: ``--<name>`` on the command line, a form field on the
+    admin and study pages, a multipart field of the API."""
+
+    name: str
+    help: str
+    #: ``str``, ``bool``, or ``"file"`` (a second uploaded file, e.g. a rubric)
+    type: type | str = str
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    #: Required unless this (boolean) option is set, e.g. the annotator of a pairwise file
+    #: unless it is read as expert-agreed records (checked by the forms and the API; the
+    #: format's own check names the problem on the command line).
+    required_unless: str | None = None
+    #: What the admin and study pages show for an empty choice (e.g. "from the file name").
+    empty_label: str = "—"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def needed(self, given: dict) -> bool:
+        """Whether this option must have a value, given the others."""
+        return self.required or bool(self.required_unless and not given.get(self.required_unless))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What an import of this kind writes and how its study is found."""
+
+    name: str
+    help: str
+    #: The study is created when no study has the name (False: it must exist already,
+    #: e.g. judge scores need the study's reports).
+    creates_study: bool = True
+    #: The format may be omitted (then ``default`` is used).
+    default: str | None = None
+    #: Options every format of the kind takes (before the format's own).
+    options: tuple[Option, ...] = ()
+    #: Whether a study with no task enabled gets the tasks its data supports afterwards.
+    enables_tasks: bool = True
+
+
+@dataclass(frozen=True)
+class Format:
+    """One outside format of one kind: how it is read and (optionally) written."""
+
+    kind: str
+    name: str
+    help: str
+    #: ``load(source, study, rep, **options)``: validate the whole source and write it
+    #: (inside the import's transaction); raises ImportFailed naming every problem.
+    load: Callable
+    options: tuple[Option, ...] = ()
+    #: ``dump(study, **options) -> {relative file name: text}``: the study's data in this
+    #: format, as files the format's own ``load`` reads back (the round trip).
+    dump: Callable | None = None
+    #: Options of ``dump`` (names and help texts; the export command derives from them).
+    dump_options: tuple[Option, ...] = ()
+    #: The source may be a folder (DeepScholar's ``<system>/<paper>/output.md``).
+    directory: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.kind, self.name)
+
+    def all_options(self) -> tuple[Option, ...]:
+        return KINDS[self.kind].options + self.options
+
+
+KINDS: dict[str, Kind] = {}
+FORMATS: dict[tuple[str, str], Format] = {}
+
+
+def register_kind(kind: Kind) -> Kind:
+    KINDS.setdefault(kind.name, kind)
+    return KINDS[kind.name]
+
+
+def register(fmt: Format) -> Format:
+    """Declare ``fmt`` (idempotent: a module imported twice registers once)."""
+    if fmt.kind not in KINDS:
+        raise KeyError(f"register the kind {fmt.kind!r} before its formats")
+    FORMATS.setdefault(fmt.key, fmt)
+    return FORMATS[fmt.key]
+
+
+def formats(kind: str | None = None) -> list[Format]:
+    """Registered formats, of one kind or all, in registration order."""
+    return [f for f in FORMATS.values() if kind is None or f.kind == kind]
+
+
+def format_names(kind: str) -> tuple[str, ...]:
+    return tuple(f.name for f in formats(kind))
+
+
+def options_of(kind: str) -> dict[str, Option]:
+    """Every option any format of ``kind`` takes, by name (first declaration wins)."""
+    out: dict[str, Option] = {}
+    for option in KINDS[kind].options:
+        out.setdefault(option.name, option)
+    for fmt in formats(kind):
+        for option in fmt.options:
+            out.setdefault(option.name, option)
+    return out
+
+
+def all_options() -> dict[str, Option]:
+    """Every option of every kind, by name (the union the upload forms show)."""
+    out: dict[str, Option] = {}
+    for kind in KINDS:
+        for name, option in options_of(kind).items():
+            out.setdefault(name, option)
+    return out
+
+
+def writable() -> list[Format]:
+    """The formats Concord can write back (``export_format``)."""
+    return [f for f in FORMATS.values() if f.dump is not None]
+
+
+@dataclass
+class Choices:
+    """Kinds and formats as form choices (computed when a form is built: the judges app
+    registers its formats when it is ready)."""
+
+    kinds: list[tuple[str, str]] = field(default_factory=list)
+    formats: list[tuple[str, str]] = field(default_factory=list)
+    help: str = ""
+
+
+def choices() -> Choices:
+    out = Choices(kinds=[(k, k) for k in KINDS])
+    names = dict.fromkeys(f.name for f in FORMATS.values())
+    out.formats = [("", "—")] + [(n, n) for n in names]
+    parts = []
+    for kind in KINDS.values():
+        listed = " / ".join(format_names(kind.name))
+        parts.append(f"{kind.name}: {listed}" + (" (or leave empty)" if kind.default else ""))
+    out.help = "; ".join(parts)
+    return out
+
+
+# --- The kinds of the content layer (judges/formats adds pairwise and judge_scores) --------
+
+REPORTS = register_kind(
+    Kind(
+        "reports",
+        "one system's reports (sections, paragraphs, citations)",
+        options=(Option("system", "system name (DeepScholar: defaults to the folder name)"),),
+    )
+)
+QUESTIONS = register_kind(Kind("questions", "questions and their rubrics"))

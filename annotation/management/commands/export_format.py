@@ -1,0 +1,69 @@
+"""`manage.py export_format KIND FORMAT --study S [options] [--out DIR]`: a study's data in
+an outside format, as files that the same format's import reads back (issue 18).
+
+The kinds, formats and options come from the import registry
+(``annotation.importers.registry``): every format registered with a writer is listed by
+``--help`` and accepted here."""
+
+from dataclasses import replace
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation import progress
+from annotation.importers import format_of
+from annotation.importers.base import ImportFailed
+from annotation.importers.registry import KINDS, writable
+from annotation.study_lookup import find_study
+
+from ._importing import add_option
+
+
+def dump_options() -> dict:
+    out = {}
+    for fmt in writable():
+        for option in fmt.dump_options:
+            out.setdefault(option.name, option)
+    return out
+
+
+class Command(BaseCommand):
+    help = "Export a study's data in an outside format (the files its import reads back)."
+
+    def add_arguments(self, parser):
+        listed = "; ".join(
+            f"{kind}: {' | '.join(f.name for f in writable() if f.kind == kind)}" for kind in KINDS
+        )
+        parser.add_argument("kind", choices=list(KINDS), help=listed)
+        parser.add_argument("format", help="a format of the kind (see kind)")
+        parser.add_argument("--study", required=True, help="study name or id")
+        parser.add_argument("--out", help="folder to write the files into (default: standard "
+                            "output, when the format writes one file)")  # fmt: skip
+        for option in dump_options().values():
+            add_option(parser, replace(option, required=False))
+
+    @progress.command
+    def handle(self, *args, **options):
+        try:
+            fmt = format_of(options["kind"], options["format"])
+        except ImportFailed as exc:
+            raise CommandError(str(exc.problems[0].message)) from exc
+        if fmt.dump is None:
+            raise CommandError(f"{fmt.kind} {fmt.name} is read only: it has no writer")
+        given = {o.name: options.get(o.name) for o in fmt.dump_options}
+        missing = [o.flag for o in fmt.dump_options if o.required and not given[o.name]]
+        if missing:
+            raise CommandError(f"{fmt.kind} {fmt.name} needs {', '.join(missing)}")
+        study = find_study(options["study"])
+        files = fmt.dump(study, **{k: v for k, v in given.items() if v is not None})
+        if options["out"]:
+            out = Path(options["out"])
+            for name, text in files.items():
+                path = out / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                self.stderr.write(f"wrote {path}")
+        elif len(files) == 1:
+            self.stdout.write(next(iter(files.values())), ending="")
+        else:
+            raise CommandError(f"{fmt.kind} {fmt.name} writes {len(files)} files: give --out")

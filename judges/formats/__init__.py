@@ -1,0 +1,12 @@
+"""The outside formats whose files carry judge verdicts (issue 14: layers run one way).
+
+* :mod:`.scholarqa_pairwise`: ScholarQA-CS2 pairwise records (human judgments with one
+  judge's scores), read and written; kind ``pairwise``.
+* :mod:`.judge_scores`: judge outputs produced elsewhere (ResearchQA coverage and pairwise,
+  ResearcherBench results, a generic CSV), read and written; kind ``judge_scores``.
+
+Importing this package registers them in the one import registry
+(:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
+"""
+
+from . import judge_scores, scholarqa_pairwise  # noqa: F401

@@ -1,0 +1,551 @@
+"""Importing judge outputs produced elsewhere (issue: "Getting scores in").
+
+``import_judge_scores(source, study=, judge=, format=, system=None, rubric_kind=None,
+dry_run=False) -> ImportReport``
+
+format               file
+===================  ==========================================================================
+researchqa-coverage  ResearchQA ``compute_coverage.py`` output, one system's answers:
+                     ``{question id: [{"rubric": item text, "score": label}]}`` with labels
+                     "Not at all" … "Completely" (or 0–4); needs ``system``.
+researchqa-pairwise  ResearchQA ``judge_systems_by_gpt.py`` output: a list of ``{session_id,
+                     implementation_A, implementation_B, judge, judge_feedback,
+                     judge_swapped, judge_swapped_feedback}``; ``judge`` / ``judge_swapped``
+                     are "A" / "B" in the A/B frame (the swapped answer already relabelled),
+                     null when the judge gave no decision (that order is then not stored).
+researcherbench      ResearcherBench rubric results: a list of ``{id, model, result:
+                     {coverage_results: [{point, weight, covered, justification}],
+                     m_weighted?, total_weight?, recall?}}``; ``model`` is the system
+                     (``system`` overrides it); a given ``recall`` must equal Σw·b/Σw.
+csv                  generic per-report scores: header ``question,system,metric,value``
+                     and optionally ``rationale``.
+===================  ==========================================================================
+
+ScholarQA-CS2 judge scores come with the pairwise records: use ``import_pairwise``
+(:func:`annotation.importers.scholarqa.import_pairwise`), which stores them.
+
+The contract of :mod:`annotation.importers.base`: every record is validated (against the
+study's questions, systems, reports and rubrics, read-only) before anything is written;
+any problem raises :class:`ImportFailed` naming file, record and field, and nothing
+changes. Then everything is written in one transaction, by natural key (a re-import
+updates, never duplicates); ``dry_run`` rolls the transaction back after counting. The
+study must exist (scores need its reports); the judge is created when missing. Derived
+scores (coverage %, ensemble decisions) are recomputed by :func:`judges.runs.finalize`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from functools import partial
+
+from annotation.importers.base import ImportFailed, ImportReport, Problem
+from annotation.importers.common import (
+    Problems,
+    Source,
+    is_number,
+    parse_json_records,
+    read_source,
+    require,
+    sync_rows,
+    type_name,
+)
+from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.models import Report, RubricItem, Study
+from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
+from judges.scoring import researcherbench, researchqa
+
+FORMATS = ("researchqa-coverage", "researchqa-pairwise", "researcherbench", "csv")
+CSV_COLUMNS = ("question", "system", "metric", "value")
+RECALL_TOLERANCE = 5e-4  # the released files round recall to 4 decimals
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+class _StudyIndex:
+    """The study's questions, reports and rubric items, read once (three queries)."""
+
+    def __init__(self, study: Study, rubric_kind: str | None):
+        self.study = study
+        self.reports = {
+            (qid, system): rid
+            for rid, qid, system in Report.objects.filter(question__study=study).values_list(
+                "id", "question__external_id", "system__name"
+            )
+        }
+        self.questions = {q for q, _ in self.reports} | set(
+            study.questions.values_list("external_id", flat=True)
+        )
+        self.systems = set(study.systems.values_list("name", flat=True))
+        items = RubricItem.objects.filter(rubric__question__study=study)
+        if rubric_kind:
+            items = items.filter(rubric__kind=rubric_kind)
+        self.items: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for item_id, qid, text in items.values_list("id", "rubric__question__external_id", "text"):
+            self.items[qid][_norm(text)].append(item_id)
+
+    def report(self, problems: Problems, n: int, field: str, qid: str, system: str):
+        if qid not in self.questions:
+            problems.add(n, field, f"no question {qid!r} in study {self.study.name!r}")
+            return None
+        if system not in self.systems:
+            problems.add(n, field, f"no system {system!r} in study {self.study.name!r}")
+            return None
+        rid = self.reports.get((qid, system))
+        if rid is None:
+            problems.add(n, field, f"system {system!r} has no report for question {qid!r}")
+        return rid
+
+    def item(self, problems: Problems, n: int, field: str, qid: str, text: str):
+        ids = self.items.get(qid, {}).get(_norm(text))
+        if not ids:
+            problems.add(n, field, f"{text[:80]!r} is not a rubric item of question {qid!r}")
+            return None
+        if len(ids) > 1:
+            problems.add(
+                n, field, f"{text[:80]!r} matches {len(ids)} rubric items; pass a rubric kind"
+            )
+            return None
+        return ids[0]
+
+
+def load(
+    source,
+    study: Study,
+    rep: ImportReport,
+    *,
+    format: str,  # noqa: A002 - the option's name
+    judge: str | None = None,
+    system: str | None = None,
+    rubric_kind: str | None = None,
+) -> None:
+    """Validate ``source`` completely against ``study``, then write it (module doc); the
+    registry's ``load`` of every judge-score format (``run("judge_scores", ...)``)."""
+    name = str(getattr(source, "name", source) if not isinstance(source, bytes) else "upload")
+
+    def refuse(message: str):
+        raise ImportFailed([Problem(name, None, None, message)])
+
+    if not judge or not str(judge).strip():
+        refuse("a judge name is required")
+    src = read_source(source)
+    index = _StudyIndex(study, rubric_kind)
+    rep.kind = f"judge scores ({format})"
+    if format == "researchqa-coverage" and not system:
+        refuse("a system name is required (--system): the coverage file is one system's")
+    rows = PARSERS[format](src, index, rep, system)
+    judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
+    rep.count("created" if created else "unchanged", "Judge")
+    _write(judge_obj, rows, rep)
+    from judges.runs import finalize
+
+    finalize(judge_obj, study.pk)
+
+
+# --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
+#                      "pairwise": {(left, right): (choice, rationale)},
+#                      "scores": {(report, metric): (value, rationale)}}
+
+
+def _rows() -> dict:
+    return {"coverage": {}, "pairwise": {}, "scores": {}}
+
+
+def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
+    data = parse_json_records(src, allow_mapping=True)
+    problems = Problems(src.name)
+    if not isinstance(data, dict):
+        problems.file_level('expected one JSON object {question id: [{"rubric", "score"}]}')
+        problems.raise_if_any()
+    out = _rows()
+    for n, (qid, entries) in enumerate(data.items(), start=1):
+        rep.records += 1
+        qid = str(qid)
+        if not isinstance(entries, list):
+            problems.add(
+                n, qid, f"expected a list of {{rubric, score}}, found {type_name(entries)}"
+            )
+            continue
+        rid = index.report(problems, n, qid, qid, system)
+        seen: dict[int, int] = {}
+        for i, entry in enumerate(entries):
+            where = f"{qid}[{i}]"
+            text = require(problems, n, entry, "rubric", str, label=f"{where}.rubric")
+            if not isinstance(entry, dict) or "score" not in entry:
+                if isinstance(entry, dict):
+                    problems.add(n, f"{where}.score", "missing required field")
+                continue
+            try:
+                label = researchqa.label_value(entry["score"])
+            except ValueError as exc:
+                problems.add(n, f"{where}.score", str(exc))
+                continue
+            if text is None or rid is None:
+                continue
+            item = index.item(problems, n, f"{where}.rubric", qid, text)
+            if item is None:
+                continue
+            if item in seen:
+                problems.add(n, f"{where}.rubric", f"the same rubric item as {qid}[{seen[item]}]")
+                continue
+            seen[item] = i
+            out["coverage"][(rid, item)] = (label, None, "")
+    problems.raise_if_any()
+    return out
+
+
+def _side(problems, n, field, value):
+    if value is None:
+        return None
+    if value not in ("A", "B"):
+        problems.add(n, field, f'expected "A", "B" or null, found {value!r}')
+        return False
+    return value
+
+
+def _parse_pairwise(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    out = _rows()
+    seen: dict[tuple, int] = {}
+    for n, r in enumerate(records, start=1):
+        rep.records += 1
+        qid = require(problems, n, r, "session_id", "id")
+        a = require(problems, n, r, "implementation_A", str)
+        b = require(problems, n, r, "implementation_B", str)
+        if not isinstance(r, dict):
+            continue
+        first = _side(problems, n, "judge", r.get("judge"))
+        swapped = _side(problems, n, "judge_swapped", r.get("judge_swapped"))
+        for key in ("judge_feedback", "judge_swapped_feedback"):
+            if r.get(key) is not None and not isinstance(r[key], str):
+                problems.add(n, key, f"expected a string, found {type_name(r[key])}")
+        if qid is None or a is None or b is None:
+            continue
+        if a == b:
+            problems.add(n, "implementation_B", "a system compared with itself")
+            continue
+        ra = index.report(problems, n, "implementation_A", qid, a)
+        rb = index.report(problems, n, "implementation_B", qid, b)
+        if ra is None or rb is None or first is False or swapped is False:
+            continue
+        pair = (qid, frozenset((a, b)))
+        if pair in seen:
+            problems.add(n, "implementation_B", f"the same comparison as record {seen[pair]}")
+            continue
+        seen[pair] = n
+        if first is not None:  # A shown first: "A" means left
+            out["pairwise"][(ra, rb)] = (
+                "left" if first == "A" else "right",
+                r.get("judge_feedback") or "",
+            )
+        if swapped is not None:  # B shown first; the answer is already in the A/B frame
+            out["pairwise"][(rb, ra)] = (
+                "right" if swapped == "A" else "left",
+                r.get("judge_swapped_feedback") or "",
+            )
+    problems.raise_if_any()
+    return out
+
+
+def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    out = _rows()
+    for n, r in enumerate(records, start=1):
+        rep.records += 1
+        qid = require(problems, n, r, "id", "id")
+        model = system or require(problems, n, r, "model", str)
+        result = require(problems, n, r, "result", dict)
+        if result is None:
+            continue
+        criteria = require(problems, n, result, "coverage_results", list,
+                           label="result.coverage_results")  # fmt: skip
+        if criteria is None:
+            continue
+        rid = index.report(problems, n, "id", qid, model) if qid and model else None
+        weights, covered, ok = [], [], True
+        for i, c in enumerate(criteria):
+            where = f"result.coverage_results[{i}]"
+            point = require(problems, n, c, "point", str, label=f"{where}.point")
+            if not isinstance(c, dict):
+                ok = False
+                continue
+            weight = c.get("weight", 1)
+            if not is_number(weight) or weight <= 0:
+                problems.add(n, f"{where}.weight", f"expected a positive number, found {weight!r}")
+                ok = False
+            flag = c.get("covered")
+            if not isinstance(flag, bool):
+                problems.add(n, f"{where}.covered", f"expected true or false, found {flag!r}")
+                ok = False
+            why = c.get("justification") or ""
+            if not isinstance(why, str):
+                problems.add(
+                    n, f"{where}.justification", f"expected a string, found {type_name(why)}"
+                )
+                why = ""
+            if point is None or not ok:
+                ok = False
+                continue
+            weights.append(float(weight))
+            covered.append(flag)
+            if rid is not None:
+                item = index.item(problems, n, f"{where}.point", qid, point)
+                if item is not None:
+                    out["coverage"][(rid, item)] = (None, flag, why)
+        if not ok or not weights:
+            continue
+        score = researcherbench.weighted_coverage(weights, covered)
+        recall = result.get("recall")
+        if recall is not None and (not is_number(recall) or abs(recall - score) > RECALL_TOLERANCE):
+            problems.add(
+                n, "result.recall",
+                f"{recall!r} does not equal Σw·covered/Σw = {score:.4f} of its criteria",
+            )  # fmt: skip
+        if rid is not None:
+            out["scores"][(rid, "rubric_coverage")] = (score, "")
+    problems.raise_if_any()
+    return out
+
+
+def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
+    problems = Problems(src.name)
+    reader = csv.DictReader(io.StringIO(src.text or ""))
+    missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        problems.file_level(
+            f"missing column(s) {', '.join(missing)}; expected {','.join(CSV_COLUMNS)}[,rationale]"
+        )
+        problems.raise_if_any()
+    out = _rows()
+    seen: dict[tuple, int] = {}
+    for n, row in enumerate(reader, start=1):  # record n = data row n (after the header)
+        rep.records += 1
+        qid, sys_name = (row.get("question") or "").strip(), (row.get("system") or "").strip()
+        metric = (row.get("metric") or "").strip()
+        for col, value in (("question", qid), ("system", sys_name), ("metric", metric)):
+            if not value:
+                problems.add(n, col, "must not be empty")
+        if len(metric) > 40:
+            problems.add(n, "metric", "at most 40 characters")
+        try:
+            value = float(row.get("value") or "")
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError
+        except ValueError:
+            problems.add(n, "value", f"expected a number, found {row.get('value')!r}")
+            value = None
+        if not (qid and sys_name and metric) or value is None:
+            continue
+        rid = index.report(problems, n, "question", qid, sys_name)
+        if rid is None:
+            continue
+        if (rid, metric) in seen:
+            problems.add(n, "metric", f"the same report and metric as row {seen[(rid, metric)]}")
+            continue
+        seen[(rid, metric)] = n
+        out["scores"][(rid, metric)] = (value, (row.get("rationale") or "").strip())
+    problems.raise_if_any()
+    return out
+
+
+# --- Writing ----------------------------------------------------------------------------------
+
+
+def _write(judge: Judge, rows: dict, rep: ImportReport) -> None:
+    coverage = rows["coverage"]
+    if coverage:
+        stored = {
+            (rid, item): (pk, (label, covered, why))
+            for pk, rid, item, label, covered, why in JudgeCoverage.objects.filter(
+                judge=judge, report_id__in={r for r, _ in coverage}
+            ).values_list("id", "report_id", "item_id", "label", "covered", "rationale")
+        }
+        sync_rows(
+            JudgeCoverage, rep, stored=stored, wanted=coverage,
+            fields=["label", "covered", "rationale"],
+            new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "item": key[1],
+                                    "label": v[0], "covered": v[1], "rationale": v[2]},
+        )  # fmt: skip
+    for (left, right), (choice, why) in rows["pairwise"].items():
+        _, created = JudgePairwise.objects.update_or_create(
+            judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left_id=left, right_id=right,
+            defaults={"choice": choice, "rationale": why},
+        )  # fmt: skip
+        rep.count("created" if created else "updated", "JudgePairwise")
+    for (rid, metric), (value, why) in rows["scores"].items():
+        _, created = JudgeScore.objects.update_or_create(
+            judge=judge, report_id=rid, metric=metric, defaults={"value": value, "rationale": why}
+        )
+        rep.count("created" if created else "updated", "JudgeScore")
+
+
+PARSERS = {
+    "researchqa-coverage": _parse_coverage,
+    "researchqa-pairwise": _parse_pairwise,
+    "researcherbench": _parse_researcherbench,
+    "csv": _parse_csv,
+}
+
+
+# --- Writing judge results back in their outside formats (round trips, issue 18) ------------
+
+
+def _dumps(data) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = None):
+    """ResearchQA ``compute_coverage.py`` output of one system: ``{question id: [{"rubric",
+    "score"}]}``, the label as its phrase ("Mostly"), items in rubric order."""
+    rows = JudgeCoverage.objects.filter(
+        judge__name=judge, report__system__name=system, report__question__study=study,
+        label__isnull=False,
+    )  # fmt: skip
+    if rubric_kind:
+        rows = rows.filter(item__rubric__kind=rubric_kind)
+    out: dict[str, list] = {}
+    for qid, text, label in rows.order_by(
+        "report__question__external_id", "item__rubric__kind", "item__position"
+    ).values_list("report__question__external_id", "item__text", "label"):
+        out.setdefault(qid, []).append({"rubric": text, "score": researchqa.LABELS[label]})
+    return {f"coverage_{system}.json": _dumps(out)}
+
+
+def dump_pairwise(study, *, judge: str, **_):
+    """ResearchQA ``judge_systems_by_gpt.py`` output: one record per compared pair, the
+    first stored order as A/B (``judge``), the reverse order as ``judge_swapped`` in the A/B
+    frame. A tie has no A/B answer in this format and is written as null (not stored)."""
+    rows = (
+        JudgePairwise.objects.filter(
+            judge__name=judge,
+            protocol=JudgePairwise.Protocol.DIRECT,
+            left__question__study=study,
+        )  # fmt: skip
+        .order_by("pk")
+        .values_list(
+            "left_id",
+            "right_id",
+            "choice",
+            "rationale",
+            "left__question__external_id",
+            "left__system__name",
+            "right__system__name",
+        )  # fmt: skip
+    )
+    records: dict[frozenset, dict] = {}
+    for left, right, choice, why, qid, left_name, right_name in rows:
+        rec = records.get(frozenset((left, right)))
+        if rec is None:
+            rec = records[frozenset((left, right))] = {
+                "session_id": qid, "implementation_A": left_name,
+                "implementation_B": right_name, "judge": None, "judge_feedback": "",
+                "judge_swapped": None, "judge_swapped_feedback": "", "_a": left,
+            }  # fmt: skip
+        if left == rec["_a"]:
+            rec["judge"] = {"left": "A", "right": "B"}.get(choice)
+            rec["judge_feedback"] = why
+        else:  # B shown first: "right" is A
+            rec["judge_swapped"] = {"right": "A", "left": "B"}.get(choice)
+            rec["judge_swapped_feedback"] = why
+    out = [{k: v for k, v in r.items() if k != "_a"} for r in records.values()]
+    return {"judge_pairwise.json": _dumps(out)}
+
+
+def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
+    """ResearcherBench rubric results: ``[{id, model, result: {coverage_results: [{point,
+    weight, covered, justification}], recall}}]``, one record per judged report."""
+    rows = JudgeCoverage.objects.filter(
+        judge__name=judge, report__question__study=study, covered__isnull=False
+    )
+    if system:
+        rows = rows.filter(report__system__name=system)
+    records: dict[int, dict] = {}
+    for rid, qid, model, point, weight, covered, why in rows.order_by(
+        "report__question__external_id", "report__system__name", "item__position"
+    ).values_list("report_id", "report__question__external_id", "report__system__name",
+                  "item__text", "item__weight", "covered", "rationale"):  # fmt: skip
+        rec = records.setdefault(
+            rid, {"id": qid, "model": model, "result": {"coverage_results": []}}
+        )
+        rec["result"]["coverage_results"].append(
+            {"point": point, "weight": weight, "covered": covered, "justification": why}
+        )
+    for rec in records.values():
+        crit = rec["result"]["coverage_results"]
+        rec["result"]["recall"] = researcherbench.weighted_coverage(
+            [c["weight"] for c in crit], [c["covered"] for c in crit]
+        )
+    return {
+        f"researcherbench_results{'_' + system if system else ''}.json": _dumps(
+            list(records.values())
+        )
+    }
+
+
+def dump_csv(study, *, judge: str, **_):
+    """The judge's per-report scores: ``question,system,metric,value,rationale``."""
+    from annotation import spreadsheets
+
+    out = io.StringIO()
+    writer = spreadsheets.csv_writer(out, lineterminator="\n")
+    writer.writerow([*CSV_COLUMNS, "rationale"])
+    for row in (
+        JudgeScore.objects.filter(judge__name=judge, report__question__study=study)
+        .order_by("report__question__external_id", "report__system__name", "metric")
+        .values_list(
+            "report__question__external_id", "report__system__name", "metric", "value", "rationale"
+        )  # fmt: skip
+    ):
+        writer.writerow([*row[:3], repr(row[3]), row[4]])
+    return {"judge_scores.csv": out.getvalue()}
+
+
+# --- Registration ---------------------------------------------------------------------------
+
+_JUDGE = Option("judge", "judge name (created when missing)", required=True)
+_SYSTEM = Option(
+    "system",
+    "system of a researchqa-coverage file; overrides 'model' of ResearcherBench records",
+)
+_RUBRIC_KIND = Option("rubric_kind", "match items of this rubric kind only")
+
+register_kind(
+    Kind(
+        "judge_scores",
+        "judge outputs produced elsewhere (ScholarQA-CS2 judge scores come with pairwise)",
+        creates_study=False,
+        enables_tasks=False,
+        options=(_JUDGE,),
+    )
+)
+
+_DUMP_JUDGE = Option("judge", "judge whose results are written", required=True)
+for _name, _help, _dump, _dump_options in (
+    ("researchqa-coverage", "ResearchQA compute_coverage.py output (one system's answers)",
+     dump_coverage, (_DUMP_JUDGE, Option("system", "system", required=True), _RUBRIC_KIND)),
+    ("researchqa-pairwise", "ResearchQA judge_systems_by_gpt.py output", dump_pairwise,
+     (_DUMP_JUDGE,)),
+    ("researcherbench", "ResearcherBench rubric results", dump_researcherbench,
+     (_DUMP_JUDGE, Option("system", "only this system's reports"))),
+    ("csv", "generic per-report scores: question,system,metric,value[,rationale]", dump_csv,
+     (_DUMP_JUDGE,)),
+):  # fmt: skip
+    register(
+        Format(
+            "judge_scores",
+            _name,
+            _help,
+            load=partial(load, format=_name),
+            options=(_SYSTEM, _RUBRIC_KIND),
+            dump=_dump,
+            dump_options=_dump_options,
+        )  # fmt: skip
+    )

@@ -1,0 +1,920 @@
+"""ScholarQA-CS2 (Hwang et al. 2026) pairwise annotation records, read and written.
+
+A released pairwise file is a JSON list of ``{"question", "models": [a, b],
+"human_<metric>": [x, y], "model_<metric>": [x, y], "preference_ranking_norm": [x, y]}``
+(plus ``question_intent`` / ``question_word_length`` outside the assigned setting): one
+annotator's medal rankings and metric-wise scores, and one judge's scores, per pair of
+reports. Because the files carry judge verdicts this format lives in the judges layer
+(issue 14): :func:`read_pairwise` checks a file into a :class:`PairwiseFile`,
+:func:`import_pairwise` writes it, :func:`export_pairwise` writes a study's records back in
+the released form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from annotation.importers.base import ImportReport
+from annotation.importers.common import (
+    Problems,
+    Source,
+    insert_new,
+    insert_rows,
+    is_number,
+    parse_json_records,
+    question_key,
+    read_source,
+    require,
+    split_from_name,
+    sync_rows,
+    type_name,
+)
+from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.importers.structure import (
+    ensure_question_ids,
+    ensure_report_ids,
+    ensure_systems,
+)
+from annotation.models import (
+    Annotator,
+    Assignment,
+    ExpertAgreedRecord,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+    PairwisePreference,
+    Question,
+    Report,
+    Setting,
+    System,
+)
+from judges.models import Judge, JudgeScore
+
+# --- Pairwise records -----------------------------------------------------------------------
+
+#: File metric suffix -> Concord metric name, in the files' field order.
+FILE_METRICS = {
+    "overall": "overall",
+    "overall_citation": "overall_citation",
+    "answer_precision": "answer_relevance",
+    "answer_recall": "answer_recall",
+    "citation_precision": "citation_precision",
+    "citation_recall": "citation_recall",
+}
+#: In ``assigned`` files these human fields hold rank-like values (1, 2, 3 and their means),
+#: not metric-wise scores; they are stored under these metric names instead.
+RANK_LIKE = {
+    "citation_precision": "rank_citation_precision",
+    "citation_recall": "rank_citation_recall",
+    "overall_citation": "rank_overall_citation",
+}
+#: Agreement-only files hold the mean medal score of the two annotations (0.25, 0.75 …).
+CONSENSUS_METRIC = "consensus_medal_score"
+CONSENSUS_REASON = "ScholarQA-CS2 agreement-only record: both annotations agree on this pair."
+KNOWN_FIELDS = {
+    "question",
+    "models",
+    "preference_ranking_norm",
+    "question_intent",
+    "question_word_length",
+}
+SETTING_FROM_NAME = {"assigned": "assigned", "chosen": "near_expert", "authored": "deep_expert"}
+TOLERANCE = 1e-9
+
+
+def human_metric(file_metric: str, setting: str) -> str:
+    if setting == Setting.ASSIGNED and file_metric in RANK_LIKE:
+        return RANK_LIKE[file_metric]
+    return FILE_METRICS[file_metric]
+
+
+def infer_setting(name: str) -> str:
+    base = name.lower()
+    for word, setting in SETTING_FROM_NAME.items():
+        if word in base:
+            return setting
+    return ""
+
+
+@dataclass
+class PairwiseFile:
+    """A checked pairwise file, before anything is written (no database access).
+
+    ``questions``: question key -> {text, intent, systems (in order of appearance), record};
+    ``medal`` / ``human`` / ``judge``: (key, system[, metric]) -> (value, record, field);
+    ``pairs``: (key, system a, system b, record) in file order.
+    """
+
+    records: list
+    questions: dict[str, dict] = field(default_factory=dict)
+    medal: dict = field(default_factory=dict)
+    human: dict = field(default_factory=dict)
+    judge: dict = field(default_factory=dict)
+    pairs: list[tuple[str, str, str, int]] = field(default_factory=list)
+
+
+class _RecordReader:
+    """Checks one record after another into a :class:`PairwiseFile`.
+
+    Why a class: the per-record checks share the problems, the setting and the file read
+    so far; the loop runs 120,000 times per file in the scale benchmark, so the common case
+    (two finite floats) is checked first and each question text is keyed once."""
+
+    def __init__(self, problems: Problems, out: PairwiseFile, *, setting: str, consensus: bool):
+        self.problems, self.out, self.consensus = problems, out, consensus
+        # field name -> (store, stored metric name)
+        self.targets = {
+            f"{prefix}_{metric}": (out.human, human_metric(metric, setting))
+            if prefix == "human"
+            else (out.judge, FILE_METRICS[metric])
+            for prefix in ("human", "model")
+            for metric in FILE_METRICS
+        }
+        self.keys: dict[str, str] = {}
+        self.seen_pairs: dict[tuple[str, frozenset], int] = {}
+
+    def read(self, n: int, r) -> None:
+        problems = self.problems
+        if not isinstance(r, dict):
+            problems.add(n, None, f"expected an object, found {type_name(r)}")
+            return
+        text = require(problems, n, r, "question", str)
+        models = self._models(n, require(problems, n, r, "models", list))
+        prefs = self._preferences(n, require(problems, n, r, "preference_ranking_norm", list))
+        intent = self._intent(n, r)
+        values = self._metric_values(n, r)
+        if text is None or models is None:
+            return
+        key = self.keys.get(text)
+        if key is None:
+            key = self.keys[text] = question_key(text)
+        self._question(n, key, text, intent, models)
+        pair = (key, frozenset(models))
+        if pair in self.seen_pairs:
+            problems.add(n, "models", f"the same pair as record {self.seen_pairs[pair]}")
+            return
+        self.seen_pairs[pair] = n
+        self.out.pairs.append((key, models[0], models[1], n))
+        if prefs is not None:
+            for m, v in zip(models, prefs, strict=True):
+                _agree(problems, n, "preference_ranking_norm", self.out.medal, (key, m), v, m)
+        self._store_values(n, key, models, values)
+
+    def _models(self, n: int, models):
+        if models is None:
+            return None
+        if len(models) != 2 or not all(isinstance(m, str) and m.strip() for m in models):
+            self.problems.add(n, "models", "expected two system names")
+            return None
+        if models[0] == models[1]:
+            self.problems.add(n, "models", "a system compared with itself")
+            return None
+        return models
+
+    def _preferences(self, n: int, prefs):
+        if prefs is None:
+            return None
+        prefs = _pair_values(self.problems, n, "preference_ranking_norm", prefs, allow_none=False)
+        for v in prefs or ():
+            if self.consensus and not 0.0 <= v <= 1.0:
+                self.problems.add(n, "preference_ranking_norm", f"medal score {v} is outside 0..1")
+                return None
+            if not self.consensus and v not in Medal.FROM_SCORE:
+                self.problems.add(
+                    n,
+                    "preference_ranking_norm",
+                    f"medal score {v} is not gold 1.0, silver 0.5 or bronze 0.0",
+                )
+                return None
+        return prefs
+
+    def _intent(self, n: int, r: dict):
+        intent = r.get("question_intent")
+        if intent is not None and not isinstance(intent, str):
+            self.problems.add(n, "question_intent", f"expected a string, found {type_name(intent)}")
+            intent = None
+        wl = r.get("question_word_length")
+        if wl is not None and (not isinstance(wl, int) or isinstance(wl, bool)):
+            self.problems.add(
+                n, "question_word_length", f"expected an integer, found {type_name(wl)}"
+            )
+        return intent
+
+    def _metric_values(self, n: int, r: dict) -> dict[str, list]:
+        values: dict[str, list] = {}
+        for field_name, value in r.items():
+            if field_name in KNOWN_FIELDS:
+                continue
+            if field_name not in self.targets:
+                self.problems.add(n, field_name, "unknown field")
+                continue
+            if type(value) is list and len(value) == 2 and _finite_floats(*value):
+                values[field_name] = value  # the common case, checked fast
+                continue
+            if not isinstance(value, list):
+                self.problems.add(
+                    n, field_name, f"expected a list of two numbers, found {type_name(value)}"
+                )
+                continue
+            vals = _pair_values(self.problems, n, field_name, value, allow_none=True)
+            if vals is not None:
+                values[field_name] = vals
+        return values
+
+    def _question(self, n: int, key: str, text: str, intent, models) -> None:
+        q = self.out.questions.setdefault(
+            key, {"text": text, "intent": "", "systems": [], "record": n}
+        )
+        if intent:
+            if q["intent"] and q["intent"] != intent:
+                self.problems.add(
+                    n,
+                    "question_intent",
+                    f"{intent!r} contradicts {q['intent']!r} (record {q['record']})",
+                )
+            q["intent"] = q["intent"] or intent
+        for m in models:
+            if m not in q["systems"]:
+                q["systems"].append(m)
+        if not self.consensus and len(q["systems"]) > 3:
+            self.problems.add(n, "models", "a medal ranking covers at most 3 reports per question")
+
+    def _store_values(self, n: int, key: str, models, values: dict[str, list]) -> None:
+        for field_name, vals in values.items():
+            store, metric = self.targets[field_name]
+            for m, v in zip(models, vals, strict=True):
+                if v is None:
+                    continue
+                value_key = (key, m, metric)
+                prev = store.get(value_key)  # _agree, inlined for the common first sight
+                if prev is None:
+                    store[value_key] = (v, n, field_name)
+                elif abs(prev[0] - v) > TOLERANCE:
+                    _agree(self.problems, n, field_name, store, value_key, v, m)
+
+
+def read_pairwise(src: Source, *, setting: str, consensus: bool) -> PairwiseFile:
+    """Validate every record; return the file as a :class:`PairwiseFile` (no database)."""
+    records = parse_json_records(src)
+    problems = Problems(src.name)
+    out = PairwiseFile(records)
+    reader = _RecordReader(problems, out, setting=setting, consensus=consensus)
+    for n, r in enumerate(records, start=1):
+        reader.read(n, r)
+    problems.raise_if_any()
+    return out
+
+
+def _finite_floats(a, b) -> bool:
+    """Both values are finite floats (``x - x`` is NaN for ±inf and NaN)."""
+    return type(a) is float and type(b) is float and a - a == 0.0 and b - b == 0.0
+
+
+def _pair_values(problems, n, field_name, value, *, allow_none):
+    if len(value) != 2:
+        problems.add(n, field_name, f"expected two values (one per system), found {len(value)}")
+        return None
+    out = []
+    for v in value:
+        if v is None and allow_none:
+            out.append(None)
+        elif is_number(v):
+            out.append(v)
+        else:
+            problems.add(n, field_name, f"expected a number, found {type_name(v)}")
+            return None
+    return out
+
+
+def _agree(problems, n, field_name, store, key, value, system):
+    prev = store.get(key)
+    if prev is None:
+        store[key] = (value, n, field_name)
+    elif abs(prev[0] - value) > TOLERANCE:
+        problems.add(
+            n,
+            field_name,
+            f"{system}: {value} contradicts {prev[0]} given for the same report in record {prev[1]}",
+        )
+
+
+def import_pairwise(
+    src: Source,
+    study,
+    rep: ImportReport,
+    *,
+    annotator: str | None = None,
+    setting: str | None = None,
+    judge: str,
+    split: str | None = None,
+    consensus: bool | None = None,
+    expert_agreed: bool = False,
+) -> None:
+    if expert_agreed:
+        return import_expert_agreed(
+            src, study, rep, annotator=annotator, setting=setting, judge=judge, split=split
+        )
+    problems = Problems(src.name)
+    setting = setting or infer_setting(src.name)
+    if setting not in Setting.values:
+        problems.file_level(
+            f"setting {setting!r} is not one of {', '.join(Setting.values)}"
+            if setting
+            else "no setting given and none can be inferred from the file name"
+        )
+    if not annotator or not annotator.strip():
+        problems.file_level("an annotator name is required")
+    if not judge or not judge.strip():
+        problems.file_level("a judge name is required")
+    problems.raise_if_any()
+    if consensus is None:
+        consensus = "agreement_only" in src.name.lower()
+    split = split or split_from_name(src.name)
+    file = read_pairwise(src, setting=setting, consensus=consensus)
+    rep.records = len(file.records)
+
+    # Read-only check against the database: a judge's stored scores must agree.
+    stored_judge = _stored_judge_scores(study, judge)
+    _check_stored_judge_scores(problems, study, judge, file.judge, stored_judge)
+    problems.raise_if_any()
+
+    judge_obj, created = Judge.objects.get_or_create(name=judge)
+    rep.count("created" if created else "unchanged", "Judge")
+    ann, created = Annotator.objects.get_or_create(pseudonym=annotator)
+    rep.count("created" if created else "unchanged", "Annotator")
+    qids, sids, reports = _ensure_content(study, file, split, rep)
+    questions = file.questions
+    has_human = {k for (k, _, metric) in file.human if not metric.startswith("rank_")}
+    if consensus:
+        task = {k: "pairwise" for k in questions}
+    else:
+        task = {k: "metric_wise" if k in has_human else "medal_ranking" for k in questions}
+    assignments = _write_assignments(study, ann, setting, questions, qids, reports, task, rep)
+    human_rows = dict(file.human)
+    where = _Where(study, ann, setting, qids, reports, assignments)
+    if consensus:
+        _write_preferences(where, file.pairs, file.medal, rep)
+        for (k, s), (v, n, f) in file.medal.items():
+            human_rows[(k, s, CONSENSUS_METRIC)] = (v, n, f)
+    else:
+        _write_rankings(where, questions, file.medal, rep)
+    _write_human_scores(where, human_rows, rep)
+    stored = {(qs, metric) for (qs, metric) in stored_judge}
+    _write_judge_scores(judge_obj, file.judge, qids, sids, reports, stored, rep)
+
+
+@dataclass
+class _Where:
+    """Whose judgments an import writes, and the ids of what they are about."""
+
+    study: object
+    ann: Annotator
+    setting: str
+    qids: dict[str, int]
+    reports: dict[tuple[str, str], int]
+    assignments: dict[str, int]
+
+
+def _ensure_content(study, file: PairwiseFile, split: str, rep: ImportReport):
+    """The file's questions, systems and (empty when new) reports: their ids."""
+    qids = ensure_question_ids(
+        study,
+        {
+            k: {"text": q["text"], "intent": q["intent"], "split": split}
+            for k, q in file.questions.items()
+        },
+        rep,
+    )
+    systems = ensure_systems(study, {s for q in file.questions.values() for s in q["systems"]}, rep)
+    sids = {name: system.pk for name, system in systems.items()}
+    reports, _ = ensure_report_ids(
+        [(k, s) for k, q in file.questions.items() for s in q["systems"]], sids, qids, rep
+    )
+    return qids, sids, reports
+
+
+def import_expert_agreed(
+    src: Source, study, rep: ImportReport, *, annotator, setting, judge, split
+) -> None:
+    """A released agreement-only file as the study's expert-agreed records.
+
+    Each record is one comparison both annotators agree on (mean medal scores) with the
+    judge scores the file carries, stored as they are (nulls included) in
+    :class:`~annotation.models.ExpertAgreedRecord`: the released script computes its
+    ``--human_agreed`` figures from exactly these (seed 003 Table 3 "Expert-Agreed"), and
+    they differ from the ann1/ann2 files' judge scores on a few reports. Nothing else is
+    written: no annotator, medal ranking or judge score.
+    """
+    problems = Problems(src.name)
+    setting = setting or infer_setting(src.name)
+    if annotator:
+        problems.file_level(
+            "--expert-agreed records are the annotators' agreed judgments, not one "
+            f"annotator's: give no annotator (got {annotator!r})"
+        )
+    if setting != Setting.ASSIGNED:
+        problems.file_level(
+            f"setting {setting or '(none)'!r}: expert-agreed records need two annotators "
+            "per comparison, the assigned setting"
+        )
+    if not judge or not judge.strip():
+        problems.file_level("a judge name is required (whose model_* scores the file holds)")
+    problems.raise_if_any()
+    split = split or split_from_name(src.name)
+    file = read_pairwise(src, setting=setting, consensus=True)
+    rep.records = len(file.records)
+    qids, _, reports = _ensure_content(study, file, split, rep)
+    mine = ExpertAgreedRecord.objects.filter(study=study, setting=setting, judge_name=judge)
+    stored = {
+        (a, b): (pk, (pref, human, scores))
+        for pk, a, b, pref, human, scores in mine.values_list(
+            "id", "report_a_id", "report_b_id", "preference", "human", "judge_scores"
+        )
+    }
+    wanted = {}
+    question_of = {}
+    for k, a, b, n in file.pairs:
+        key = (reports[(k, a)], reports[(k, b)])
+        wanted[key] = _agreed_values(file.records[n - 1], setting)
+        question_of[key] = qids[k]
+    position = iter(range(max(mine.values_list("position", flat=True), default=-1) + 1, 10**9))
+    sync_rows(
+        ExpertAgreedRecord, rep, stored=stored, wanted=wanted,
+        fields=["preference", "human", "judge_scores"],
+        new_row=lambda key, v: {
+            "study": study.pk, "setting": setting, "question": question_of[key],
+            "report_a": key[0], "report_b": key[1], "judge_name": judge,
+            "position": next(position), "preference": v[0], "human": v[1], "judge_scores": v[2],
+        },
+    )  # fmt: skip
+
+
+def _agreed_values(record: dict, setting: str) -> tuple[list, dict, dict]:
+    """(preference, human scores, judge scores) of one agreement-only record, as stored."""
+    human, scores = {}, {}
+    for field_name, value in record.items():
+        prefix, _, metric = field_name.partition("_")
+        if prefix == "human" and metric in FILE_METRICS:
+            human[human_metric(metric, setting)] = list(value)
+        elif prefix == "model" and metric in FILE_METRICS:
+            scores[FILE_METRICS[metric]] = list(value)
+    return list(record["preference_ranking_norm"]), human, scores
+
+
+# Why ids and ``values_list`` below, never model instances: the scale benchmark (issue 3)
+# imports 120,000 records per file and re-reads what the first file wrote; building
+# instances for them cost more than the whole import budget. New rows go through
+# ``insert_new`` / ``insert_rows`` (COPY on PostgreSQL); the rare changed rows through
+# ``bulk_update`` of instances that carry only their primary key and the changed fields.
+
+
+def _stored_judge_scores(study, judge: str) -> dict[tuple[tuple[int, int], str], float]:
+    """The judge's stored scores in the study: {((question id, system id), metric): value}."""
+    rows = JudgeScore.objects.filter(judge__name=judge, report__question__study=study)
+    return {
+        ((q, s), metric): value
+        for q, s, metric, value in rows.values_list(
+            "report__question_id", "report__system_id", "metric", "value"
+        )
+    }
+
+
+def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> None:
+    if not judge_vals or not stored:
+        return
+    qids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
+    sids = dict(System.objects.filter(study=study).values_list("name", "id"))
+    for (k, s, metric), (v, n, field_name) in sorted(judge_vals.items(), key=lambda i: i[1][1]):
+        old = stored.get(((qids.get(k), sids.get(s)), metric))
+        if old is not None and abs(old - v) > TOLERANCE:
+            problems.add(
+                n,
+                field_name,
+                f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}",
+            )
+
+
+def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
+    """The annotator's submitted assignment of each question: {question key: assignment id}."""
+    from django.utils import timezone
+
+    mine = Assignment.objects.filter(study=study, annotator=ann, setting=setting)
+
+    def stored() -> dict[tuple[int, str], tuple]:
+        rows = mine.values_list("question_id", "task", "id", "report_order", "status")
+        return {(q, t): (pk, order, status) for q, t, pk, order, status in rows}
+
+    existing = stored()
+    new, changed, out = [], [], {}
+    now = timezone.now()
+    submitted = Assignment.Status.SUBMITTED
+    for k, q in questions.items():
+        order = [reports[(k, s)] for s in q["systems"]]
+        row = existing.get((qids[k], task[k]))
+        if row is None:
+            new.append({"study": study.pk, "annotator": ann.pk, "question": qids[k],
+                        "task": task[k], "setting": setting, "report_order": order,
+                        "status": submitted, "submitted_at": now})  # fmt: skip
+            continue
+        pk, stored_order, status = row
+        if stored_order != order or status != submitted:
+            changed.append(Assignment(pk=pk, report_order=order, status=submitted))
+        else:
+            rep.count("unchanged", "Assignment")
+        out[k] = pk
+    if new:
+        insert_new(Assignment, new)
+        rep.count("created", "Assignment", len(new))
+        existing = stored()
+        out.update({k: existing[(qids[k], task[k])][0] for k in questions if k not in out})
+    if changed:
+        # keep a first submission time (one query for those few)
+        first = dict(
+            Assignment.objects.filter(pk__in=[a.pk for a in changed], submitted_at__isnull=False)
+            .values_list("id", "submitted_at")
+        )  # fmt: skip
+        for a in changed:
+            a.submitted_at = first.get(a.pk, now)
+        Assignment.objects.bulk_update(changed, ["report_order", "status", "submitted_at"])
+        rep.count("updated", "Assignment", len(changed))
+    return out
+
+
+def _write_rankings(w: _Where, questions: dict, medal: dict, rep: ImportReport) -> None:
+    mine = MedalRanking.objects.filter(study=w.study, annotator=w.ann, setting=w.setting)
+
+    def stored() -> dict[int, tuple[int, int | None]]:
+        rows = mine.values_list("question_id", "id", "assignment_id")
+        return {q: (pk, assignment) for q, pk, assignment in rows}
+
+    existing = stored()
+    new = [
+        {
+            "study": w.study.pk,
+            "annotator": w.ann.pk,
+            "question": w.qids[k],
+            "setting": w.setting,
+            "assignment": w.assignments[k],
+        }  # fmt: skip
+        for k in questions
+        if w.qids[k] not in existing
+    ]
+    if new:
+        insert_new(MedalRanking, new)
+        rep.count("created", "MedalRanking", len(new))
+        existing = stored()
+    relink = [
+        MedalRanking(pk=existing[w.qids[k]][0], assignment_id=w.assignments[k])
+        for k in questions
+        if existing[w.qids[k]][1] != w.assignments[k]
+    ]
+    if relink:
+        MedalRanking.objects.bulk_update(relink, ["assignment"])
+    unchanged_rankings = len(questions) - len(new)
+    stored_medals = {
+        (r, report): (pk, (value,))
+        for pk, r, report, value in Medal.objects.filter(
+            ranking__study=w.study, ranking__annotator=w.ann, ranking__setting=w.setting
+        ).values_list("id", "ranking_id", "report_id", "medal")
+    }
+    ranking_of = {k: existing[w.qids[k]][0] for k in questions}
+    wanted = {
+        (ranking_of[k], w.reports[(k, s)]): (Medal.FROM_SCORE[v],)
+        for (k, s), (v, _, _) in medal.items()
+    }
+    in_file = set(ranking_of.values())
+    stale = [m[0] for key, m in stored_medals.items() if key[0] in in_file and key not in wanted]
+    if stale:
+        Medal.objects.filter(pk__in=stale).delete()
+        rep.count("updated", "MedalRanking", len(stale))  # a report left the ranking
+    sync_rows(
+        Medal, rep, stored=stored_medals, wanted=wanted, fields=["medal"],
+        new_row=lambda key, v: {"ranking": key[0], "report": key[1], "medal": v[0]},
+    )  # fmt: skip
+    if unchanged_rankings:
+        rep.count("unchanged", "MedalRanking", unchanged_rankings)
+
+
+def _write_preferences(w: _Where, pairs: list, medal: dict, rep: ImportReport) -> None:
+    stored = {
+        (left, right): (pk, (choice,))
+        for pk, left, right, choice in PairwisePreference.objects.filter(
+            study=w.study, annotator=w.ann, setting=w.setting
+        ).values_list("id", "left_id", "right_id", "choice")
+    }
+    wanted, question_of = {}, {}
+    for k, a, b, _ in pairs:
+        key = (w.reports[(k, a)], w.reports[(k, b)])
+        sa, sb = medal[(k, a)][0], medal[(k, b)][0]
+        wanted[key] = ("left" if sa > sb else "right" if sb > sa else "tie",)
+        question_of[key] = k
+    sync_rows(
+        PairwisePreference, rep, stored=stored, wanted=wanted, fields=["choice"],
+        new_row=lambda key, v: {
+            "study": w.study.pk, "annotator": w.ann.pk, "question": w.qids[question_of[key]],
+            "setting": w.setting, "assignment": w.assignments[question_of[key]],
+            "left": key[0], "right": key[1], "choice": v[0], "reason": CONSENSUS_REASON,
+        },
+    )  # fmt: skip
+
+
+def _write_human_scores(w: _Where, human: dict, rep: ImportReport) -> None:
+    if not human:
+        return
+    from django.utils import timezone
+
+    stored = {
+        (report, metric): (pk, (value,))
+        for pk, report, metric, value in HumanMetricScore.objects.filter(
+            study=w.study, annotator=w.ann, setting=w.setting
+        ).values_list("id", "report_id", "metric", "value")
+    }
+    wanted, question_of = {}, {}
+    for (k, s, metric), (v, _, _) in human.items():
+        key = (w.reports[(k, s)], metric)
+        wanted[key] = (float(v),)
+        question_of[key] = k
+    # updated_at too: the report cache's fingerprint reads it (an edit in place)
+    sync_rows(
+        HumanMetricScore, rep, stored=stored, wanted=wanted, fields=["value"],
+        same=lambda old, new: abs(old[0] - new[0]) <= TOLERANCE,
+        touch={"updated_at": timezone.now()},
+        new_row=lambda key, v: {
+            "study": w.study.pk, "annotator": w.ann.pk, "question": w.qids[question_of[key]],
+            "setting": w.setting, "assignment": w.assignments[question_of[key]],
+            "report": key[0], "metric": key[1], "value": v[0],
+        },
+    )  # fmt: skip
+
+
+def _write_judge_scores(judge, values, qids, sids, reports, stored, rep):
+    """New judge scores; ``stored`` holds the ((question id, system id), metric) already
+    there, whose values were checked equal before anything was written."""
+    if not values:
+        return
+    create = []
+    for (k, s, metric), (v, _, _) in values.items():
+        if ((qids[k], sids[s]), metric) in stored:
+            rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
+        else:
+            create.append((judge.pk, reports[(k, s)], metric, float(v), ""))
+    if create:
+        insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"], create)
+        rep.count("created", "JudgeScore", len(create))
+
+
+# --- Writing the released records back ------------------------------------------------------
+
+_UNRANK = {v: k for k, v in RANK_LIKE.items()}
+_FILE_FROM_CONCORD = {v: k for k, v in FILE_METRICS.items()}
+_INTEGER_RANKS = {"rank_citation_precision", "rank_citation_recall"}
+
+
+def default_judge(study_id: int) -> str | None:
+    """The judge with the most scores in the study (one query), when none is named.
+
+    The same rule as ``metaeval.data.default_judge``, restated here because the judges layer
+    does not import the statistics layer."""
+    from django.db.models import Count
+
+    row = (
+        JudgeScore.objects.filter(report__question__study_id=study_id)
+        .values_list("judge__name")
+        .order_by()
+        .annotate(n=Count("id"))
+        .order_by("-n", "judge__name")
+        .first()
+    )
+    return row[0] if row else None
+
+
+@dataclass
+class _Plan:
+    """What one annotator's records are made of: questions, report pairs, medal scores."""
+
+    questions: dict[int, object] = field(default_factory=dict)
+    pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    medal_score: dict[int, float] = field(default_factory=dict)
+
+
+def _plan_from_rankings(rankings) -> _Plan:
+    """Per question the reports in the assignment's order and the pairs (1,2), (1,3), (2,3)."""
+    plan = _Plan(questions={r.question_id: r.question for r in rankings})
+    by_ranking: dict[int, list[int]] = {}
+    for rid, report_id, medal in Medal.objects.filter(ranking__in=rankings).values_list(
+        "ranking_id", "report_id", "medal"
+    ):
+        by_ranking.setdefault(rid, []).append(report_id)
+        plan.medal_score[report_id] = Medal.SCORE[medal]
+    for r in rankings:
+        reports = by_ranking.get(r.pk, [])
+        stored = list(r.assignment.report_order) if r.assignment else []
+        seq = [x for x in stored if x in reports] + sorted(x for x in reports if x not in stored)
+        plan.pairs[r.question_id] = [
+            (seq[i], seq[j]) for i in range(len(seq)) for j in range(i + 1, len(seq))
+        ]
+    return plan
+
+
+def _plan_from_preferences(prefs) -> _Plan:
+    """An agreement-only import: its pairwise preferences, in the order imported."""
+    plan = _Plan()
+    for p in prefs.select_related("question").order_by("pk"):
+        plan.questions[p.question_id] = p.question
+        plan.pairs.setdefault(p.question_id, []).append((p.left_id, p.right_id))
+    return plan
+
+
+def _human_field(metric: str, setting: str) -> str | None:
+    if metric in _UNRANK:
+        return _UNRANK[metric] if setting == Setting.ASSIGNED else None
+    if setting == Setting.ASSIGNED and _FILE_FROM_CONCORD.get(metric) in RANK_LIKE:
+        return None
+    return _FILE_FROM_CONCORD.get(metric)
+
+
+@dataclass
+class _Scores:
+    """The human and judge values of the exported reports, and which file fields hold them."""
+
+    setting: str
+    human: dict[tuple[int, str], float] = field(default_factory=dict)
+    model: dict[tuple[int, str], float] = field(default_factory=dict)
+
+    def human_fields(self) -> set[str]:
+        return {_human_field(m, self.setting) for _, m in self.human} - {None}
+
+    def model_fields(self) -> set[str]:
+        return {_FILE_FROM_CONCORD[m] for _, m in self.model if m in _FILE_FROM_CONCORD}
+
+    def human_value(self, report_id: int, file_metric: str):
+        metric = (
+            RANK_LIKE[file_metric]
+            if self.setting == Setting.ASSIGNED and file_metric in RANK_LIKE
+            else FILE_METRICS[file_metric]
+        )
+        v = self.human.get((report_id, metric))
+        if v is not None and metric in _INTEGER_RANKS and float(v).is_integer():
+            return int(v)
+        return v
+
+
+def _scores(study, plan: _Plan, *, setting: str, annotator: str, judge: str | None) -> _Scores:
+    report_ids = {x for ps in plan.pairs.values() for p in ps for x in p}
+    out = _Scores(setting)
+    for report_id, metric, value in HumanMetricScore.objects.filter(
+        study=study, setting=setting, annotator__pseudonym=annotator, report_id__in=report_ids
+    ).values_list("report_id", "metric", "value"):
+        if metric == CONSENSUS_METRIC:
+            plan.medal_score[report_id] = value
+        else:
+            out.human[(report_id, metric)] = value
+    if judge:
+        for report_id, metric, value in JudgeScore.objects.filter(
+            judge__name=judge, report_id__in=report_ids
+        ).values_list("report_id", "metric", "value"):
+            out.model[(report_id, metric)] = value
+    return out
+
+
+def export_pairwise(
+    study, *, setting: str, annotator: str, judge: str | None = None, split: str | None = None
+) -> list[dict]:
+    """The pairwise records of one annotator and setting, as in the released files.
+
+    Order as released: questions by text; per question the reports in the assignment's
+    report order and the pairs (1, 2), (1, 3), (2, 3); fields in the released order
+    (question, models, question_intent and question_word_length when the intent is known
+    and the setting is not ``assigned``, then human_/model_ per metric,
+    preference_ranking_norm last). A field is written when any exported report has a value
+    for it; a missing value is null. Medal scores come from the medal rankings, or for an
+    agreement-only import from its pairwise preferences and mean medal scores.
+    """
+    from annotation import progress
+
+    if setting not in Setting.values:
+        raise ValueError(f"unknown setting {setting!r}")
+    if judge is None:
+        judge = default_judge(study.pk)
+    who = {"study": study, "setting": setting, "annotator__pseudonym": annotator}
+    rankings = MedalRanking.objects.filter(**who)
+    prefs = PairwisePreference.objects.filter(**who)
+    if split:
+        rankings = rankings.filter(question__split=split)
+        prefs = prefs.filter(question__split=split)
+    rankings = list(rankings.select_related("question", "assignment"))
+    plan = _plan_from_rankings(rankings) if rankings else _plan_from_preferences(prefs)
+    scores = _scores(study, plan, setting=setting, annotator=annotator, judge=judge)
+    report_ids = {x for ps in plan.pairs.values() for p in ps for x in p}
+    system = dict(Report.objects.filter(pk__in=report_ids).values_list("pk", "system__name"))
+    human_fields, model_fields = scores.human_fields(), scores.model_fields()
+    records = []
+    ordered = sorted(plan.questions, key=lambda q: plan.questions[q].text)
+    for qid in progress.track(ordered, len(ordered), "exporting pairwise", "question"):
+        q = plan.questions[qid]
+        for a, b in plan.pairs.get(qid, []):
+            rec = {"question": q.text, "models": [system[a], system[b]]}
+            if q.intent and setting != Setting.ASSIGNED:  # as released: never in assigned files
+                rec["question_intent"] = q.intent
+                rec["question_word_length"] = len(q.text.split())
+            for file_metric, metric in FILE_METRICS.items():
+                if file_metric in human_fields:
+                    rec[f"human_{file_metric}"] = [
+                        scores.human_value(a, file_metric),
+                        scores.human_value(b, file_metric),
+                    ]
+                if file_metric in model_fields:
+                    rec[f"model_{file_metric}"] = [
+                        scores.model.get((a, metric)),
+                        scores.model.get((b, metric)),
+                    ]
+            rec["preference_ranking_norm"] = [plan.medal_score.get(a), plan.medal_score.get(b)]
+            records.append(rec)
+    return records
+
+
+# --- Registration ---------------------------------------------------------------------------
+
+PAIRWISE = register_kind(
+    Kind(
+        "pairwise",
+        "one annotator's pairwise records with one judge's scores (ScholarQA-CS2)",
+        default="scholarqa",
+    )
+)
+
+
+def _load(source, study, rep: ImportReport, **options) -> None:
+    import_pairwise(read_source(source), study, rep, **options)
+
+
+def _dump(study, *, setting: str, annotator: str, judge=None, split=None) -> dict[str, str]:
+    import json
+
+    records = export_pairwise(study, setting=setting, annotator=annotator, judge=judge,
+                              split=split)  # fmt: skip
+    name = f"pairwise_{split + '_' if split else ''}{setting}_{annotator}.json"
+    return {name: json.dumps(records, ensure_ascii=False, indent=2) + "\n"}
+
+
+_SETTING = Option(
+    "setting",
+    "assigned | near_expert | deep_expert (default: from the file name: assigned / chosen = "
+    "near_expert / authored = deep_expert)",
+    choices=tuple(Setting.values),
+    empty_label="from the file name",
+)
+_SPLIT = Option(
+    "split",
+    "dev | test (default: from pairwise_dev_* / pairwise_test_*)",
+    choices=("dev", "test"),
+    empty_label="from the file name",
+)
+
+register(
+    Format(
+        "pairwise",
+        "scholarqa",
+        "ScholarQA-CS2 pairwise records: medal rankings, human metric scores, judge scores. "
+        "Files named *agreement_only* are read as consensus pairwise preferences.",
+        load=_load,
+        options=(
+            Option(
+                "annotator",
+                "annotator pseudonym (created when missing); required unless --expert-agreed",
+                required_unless="expert_agreed",
+            ),  # fmt: skip
+            _SETTING,
+            Option("judge", "judge of the model_* scores (created when missing)", required=True),
+            _SPLIT,
+            Option(
+                "consensus",
+                "read as an agreement-only file (default: when the name says agreement_only)",
+                type=bool,
+            ),  # fmt: skip
+            Option(
+                "expert_agreed",
+                "import an agreement-only file as the study's released "
+                "expert-agreed records with their own judge scores (no --annotator; what "
+                "--compat reads for --expert-agreed)",
+                type=bool,
+            ),  # fmt: skip
+        ),
+        dump=_dump,
+        dump_options=(
+            Option(
+                "setting",
+                "assigned | near_expert | deep_expert",
+                choices=tuple(Setting.values),
+                required=True,
+            ),  # fmt: skip
+            Option("annotator", "annotator pseudonym", required=True),
+            Option(
+                "judge",
+                "judge of the model_* scores (default: the judge with the most "
+                "scores in the study)",
+            ),  # fmt: skip
+            _SPLIT,
+        ),
+    )
+)
