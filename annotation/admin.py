@@ -5,30 +5,20 @@ System names are visible here: the admin is for staff, never for annotators (bli
 applies to the task pages).
 """
 
-import tempfile
-from pathlib import Path
-
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
-from django.http import FileResponse
-from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from annotation import roles
 from annotation.importers import ImportFailed, run
 from annotation.importers.forms import RegistryImportForm
-from studio.backup import export_study
-from studio.studyadmin import StudyAdminError
-from studio.studyadmin.deletion import deactivate_annotator, delete_study, judgment_models
+from annotation.protection import deactivate_annotator
 
 from .models import (
     Annotator,
     Assignment,
     Citation,
     CitationAnchor,
-    DraftVersion,
     ExpertiseRating,
     HumanMetricScore,
     Medal,
@@ -54,10 +44,6 @@ class ImportForm(RegistryImportForm):
     field_order = ["kind", "format", "file", "study"]
 
 
-class DeleteStudyForm(forms.Form):
-    confirm = forms.CharField(help_text="Type the study's exact name to confirm")
-
-
 class StudyResearcherInline(admin.TabularInline):
     """Researchers who may read the study (admins read every study)."""
 
@@ -77,75 +63,16 @@ class StudyAdmin(admin.ModelAdmin):
     change_form_template = "admin/annotation/study/change_form.html"
 
     def get_urls(self):
+        """The import page; ``studio.admin`` adds the backup download and the one delete
+        (both write a full backup, which composes every app, so they live above this one)."""
         extra = [
             path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
-            path(
-                "<int:study_id>/backup/",
-                self.admin_site.admin_view(self.backup_view),
-                name="annotation_study_backup",
-            ),
-            path(
-                "<int:study_id>/delete-with-backup/",
-                self.admin_site.admin_view(self.delete_with_backup_view),
-                name="annotation_study_delete_with_backup",
-            ),
         ]
         return extra + super().get_urls()
 
     def has_delete_permission(self, request, obj=None):
         """Never Django's cascading delete: see :meth:`delete_with_backup_view`."""
         return False
-
-    def delete_with_backup_view(self, request, study_id: int):
-        """The one way to delete a study: confirmed by typing its name, after its backup."""
-        if not roles.is_admin(request.user):
-            raise PermissionDenied("Only admins can delete a study.")
-        study = get_object_or_404(Study, pk=study_id)
-        form = DeleteStudyForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                done = delete_study(study, confirm=form.cleaned_data["confirm"])
-            except StudyAdminError as exc:
-                form.add_error("confirm", exc.message)
-            else:
-                messages.success(
-                    request,
-                    f"Study “{done.study}” deleted ({done.judgments} judgments); "
-                    f"its backup is {done.backup.name} in the backup folder.",
-                )
-                return redirect("admin:annotation_study_changelist")
-        counts = {
-            "judgments": sum(m.objects.filter(study=study).count() for m in judgment_models()),
-            "versions": DraftVersion.objects.filter(assignment__study=study).count(),
-        }
-        context = {
-            **self.admin_site.each_context(request),
-            "title": f"Delete {study.name}",
-            "study": study,
-            "form": form,
-            "counts": counts,
-            "opts": self.model._meta,
-        }
-        status = 400 if request.method == "POST" else 200
-        return TemplateResponse(
-            request, "admin/annotation/study/delete_with_backup.html", context, status=status
-        )
-
-    def backup_view(self, request, study_id: int):
-        """The full backup of a study (``manage.py export_study``) as a download, for
-        admins. Restoring stays a command: it creates users and must be run deliberately."""
-        if not roles.is_admin(request.user):
-            raise PermissionDenied("Only admins can download a full backup.")
-        study = get_object_or_404(Study, pk=study_id)
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "study.zip"
-            export_study(study, path)
-            handle = path.open("rb")  # stays readable after the folder is removed
-        slug = "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or "study"
-        return FileResponse(
-            handle, as_attachment=True, filename=f"{slug}-backup.zip",
-            content_type="application/zip",
-        )  # fmt: skip
 
     def import_view(self, request):
         """Upload a file and run the one import function; show its report or every problem."""

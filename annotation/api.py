@@ -196,35 +196,13 @@ class StudyViewSet(RoleViewSet):
     ordering = ("name",)
     throttle_scope = "imports"  # only the import action has ScopedRateThrottle
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "confirm",
-                OpenApiTypes.STR,
-                required=True,
-                description="The study's exact name: deleting is explicit and confirmed",
-            )
-        ],
-        responses={200: s.StudyDeletionSerializer},
-        description=(
-            "Delete a study (admin only): refused unless `confirm` is the study's exact name; "
-            "writes the full backup first (`export_study`), then deletes the study with its "
-            "judgments, drafts and version history, and answers where the backup is."
-        ),
-    )
     def destroy(self, request, *args, **kwargs):
-        from studio.studyadmin import StudyAdminError
-        from studio.studyadmin.deletion import delete_study
-
-        study = self.get_object()
-        try:
-            done = delete_study(study, confirm=request.query_params.get("confirm", ""))
-        except StudyAdminError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        """Never Django's cascading delete: ``studio.api.StudyViewSet`` (on the router) deletes
+        a study after writing its full backup, which composes every app, so it lives above."""
         return Response(
-            {"study": done.study, "backup": done.backup.name, "judgments": done.judgments,
-             "versions": done.versions}
-        )  # fmt: skip
+            {"detail": "a study is deleted by the study admin, after its backup"},
+            status=status.HTTP_405_METHOD_NOT_ALLOWED,
+        )
 
     @extend_schema(
         request={"multipart/form-data": s.StudyImportSerializer},
@@ -486,7 +464,7 @@ class AnnotatorViewSet(RoleViewSet):
         ),
     )
     def destroy(self, request, *args, **kwargs):
-        from studio.studyadmin.deletion import deactivate_annotator
+        from annotation.protection import deactivate_annotator
 
         deactivate_annotator(self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -612,8 +590,10 @@ def _judgment_kind_viewsets() -> dict[str, type]:
 JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
 
 
-def register(router) -> None:
-    router.register("studies", StudyViewSet, basename="study")
+def register(router, *, studies=None) -> None:
+    """Every viewset of this app on the router; ``studies`` replaces the study viewset (the
+    combined router in ``studio.api_urls`` passes the one that can delete after a backup)."""
+    router.register("studies", studies or StudyViewSet, basename="study")
     router.register("questions", QuestionViewSet, basename="question")
     router.register("rubrics", RubricViewSet, basename="rubric")
     router.register("systems", SystemViewSet, basename="system")

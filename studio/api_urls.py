@@ -6,9 +6,10 @@ from rest_framework.routers import DefaultRouter
 from annotation import api as annotation_api
 from concord.login_throttle import obtain_auth_token
 from judges import api as judges_api
+from studio.api import StudyViewSet
 
 router = DefaultRouter()
-annotation_api.register(router)
+annotation_api.register(router, studies=StudyViewSet)
 judges_api.register(router)
 
 urlpatterns = [

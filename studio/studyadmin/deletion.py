@@ -17,16 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.apps import apps
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Annotator, Draft, DraftVersion, RelevanceDisagreement, Study
-from annotation.models.judgments import JudgmentBase
+from annotation.models import Draft, DraftVersion, RelevanceDisagreement, Study
+from annotation.protection import deactivate_annotator, judgment_models
 from studio.backup import export_study
 
 from . import StudyAdminError
+
+__all__ = [
+    "StudyDeletion",
+    "deactivate_annotator",
+    "delete_study",
+    "judgment_models",
+    "purge_study",
+]
 
 
 @dataclass
@@ -41,10 +48,6 @@ def backup_dir() -> Path:
     folder = Path(settings.CONCORD_BACKUP_DIR)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def judgment_models() -> list:
-    return [m for m in apps.get_models() if issubclass(m, JudgmentBase)]
 
 
 def delete_study(study: Study, *, confirm: str) -> StudyDeletion:
@@ -81,9 +84,3 @@ def purge_study(study: Study) -> tuple[int, int]:
         Draft.objects.filter(assignment__study=study).delete()
         study.delete()
     return judgments, versions
-
-
-def deactivate_annotator(annotator: Annotator) -> None:
-    """Instead of deleting: the account can no longer sign in; the work stays."""
-    if annotator.user_id is not None:
-        type(annotator.user).objects.filter(pk=annotator.user_id).update(is_active=False)
