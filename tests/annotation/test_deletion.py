@@ -127,6 +127,23 @@ def test_deleting_a_study_needs_its_name_and_writes_the_backup_first(world, sett
     assert counts["annotation.draftversion"] == 3
 
 
+def test_annotations_own_study_viewset_never_deletes_a_study(world):
+    """Only studio's viewset (on the router) deletes, after the backup; annotation's alone
+    answers 405 and never cascades, even with the right confirmation."""
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIRequestFactory, force_authenticate
+
+    from annotation.api import StudyViewSet
+
+    _, study, _, _ = world
+    before = expert_work()
+    request = APIRequestFactory().delete(f"/api/studies/{study.pk}/?confirm=Deletion%20study")
+    force_authenticate(request, user=User.objects.get(username="del_admin"))
+    response = StudyViewSet.as_view({"delete": "destroy"})(request, pk=study.pk)
+    assert response.status_code == 405
+    assert expert_work() == before and Study.objects.filter(pk=study.pk).exists()
+
+
 def test_reassigning_keeps_the_drafts_and_versions_of_the_work_it_moves(world):
     client, study, expert, open_ = world
     make_user("del_other", "annotator", annotator=True)
