@@ -27,6 +27,7 @@ from studio.studyadmin import (
     authoring,
     planning,
     progress,
+    quality,
     question_fields,
 )
 from studio.studyadmin.exports import pairwise_bundle_zip
@@ -439,6 +440,8 @@ def study_progress(request, study_id: int):
             "study": study,
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
+            "rows": quality.quality_rows(study),
+            "threshold": quality.gold_threshold(study),
         },
     )
 

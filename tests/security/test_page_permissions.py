@@ -53,6 +53,8 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
+    # an annotator's own adjudication requests (quality control); no annotator profile: 404
+    "studies:my_adjudications": (ANNOTATORS, 404),
     # the study's guidelines: its annotators, its researchers, admins (404 for anyone else,
     # and for everyone while the study has no file, as here)
     "studies:guidelines_file": ({"owner", "researcher", "admin"}, 404),
@@ -78,6 +80,8 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:plan": ({"admin"}, 403),
     "studies:reassign": ({"admin"}, 403),
     "studies:adjudication": ({"admin"}, 403),
+    "studies:quality": ({"admin"}, 403),
+    "studies:quality_csv": ({"admin"}, 403),
     "studies:authoring": ({"admin"}, 403),
     "studies:question_review": ({"admin"}, 403),
     "studies:export_judgments": ({"admin"}, 403),
