@@ -12,10 +12,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.models import AdjudicationRequest, Annotator, GoldItem, QualityEvent, Study
+from annotation.permissions import readable_studies
 from annotation.quality import observations
 from annotation.quality.agreement import disagreements
 from annotation.quality.labels import TASKS
-from annotation.views.access import admin_required
+from annotation.views.access import admin_required, researcher_required
 from studio.studyadmin import quality
 
 ACTIONS = {}
@@ -158,6 +159,16 @@ def study_quality(request, study_id: int):
         context = {**_context(study), "error": error, "posted": request.POST}
         return render(request, "annotation/studies/quality.html", context, status=400)
     return render(request, "annotation/studies/quality.html", _context(study))
+
+
+@researcher_required
+@require_GET
+def progress_quality(request, study_id: int):
+    """The quality-over-time table of the progress page, loaded (and refreshed every 30 s,
+    so gold accuracy is live) by htmx: its queries stay out of the progress page's own."""
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    context = {"rows": quality.quality_rows(study), "threshold": quality.gold_threshold(study)}
+    return render(request, "annotation/studies/_quality_table.html", context)
 
 
 @admin_required

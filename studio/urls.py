@@ -31,6 +31,11 @@ urlpatterns = [
         name="question_review",
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path(
+        "<int:study_id>/progress/quality/",
+        quality_views.progress_quality,
+        name="progress_quality",
+    ),
     path("<int:study_id>/quality/", quality_views.study_quality, name="quality"),
     path("<int:study_id>/quality.csv", quality_views.study_quality_csv, name="quality_csv"),
     path("adjudicate/", quality_views.my_adjudications, name="my_adjudications"),

@@ -27,7 +27,6 @@ from studio.studyadmin import (
     authoring,
     planning,
     progress,
-    quality,
     question_fields,
 )
 from studio.studyadmin.exports import pairwise_bundle_zip
@@ -440,8 +439,6 @@ def study_progress(request, study_id: int):
             "study": study,
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
-            "rows": quality.quality_rows(study),
-            "threshold": quality.gold_threshold(study),
         },
     )
 

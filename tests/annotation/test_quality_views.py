@@ -65,7 +65,10 @@ def test_gold_from_a_judgment_scores_the_others_and_flags_below_threshold(client
     assert r.status_code == 302
     gold = GoldItem.objects.get(study=study)
     assert (gold.answer, gold.source_annotator) == (S0, a)
-    page = client.get(reverse("studies:progress", args=[study.pk])).content.decode()
+    progress = client.get(reverse("studies:progress", args=[study.pk])).content.decode()
+    table = reverse("studies:progress_quality", args=[study.pk])
+    assert f'hx-get="{table}"' in progress  # loaded live into the progress page
+    page = client.get(table).content.decode()
     assert page.count('data-testid="gold-flag"') == 1
     assert 'data-annotator="Pseudo-qc_b" class="flagged"' in page
     rows = {
