@@ -22,7 +22,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Annotator, Draft, DraftVersion, RelevanceDisagreement, Study
+from annotation.models import (
+    AdjudicationRequest,
+    Annotator,
+    Draft,
+    DraftVersion,
+    RelevanceDisagreement,
+    Study,
+)
 from annotation.models.judgments import JudgmentBase
 from studio.backup import export_study
 
@@ -77,6 +84,7 @@ def purge_study(study: Study) -> tuple[int, int]:
             judgments += model.objects.filter(study=study).delete()[1].get(model._meta.label, 0)
         # What was adjudicated points at paragraphs (PROTECT): named here, like the judgments.
         RelevanceDisagreement.objects.filter(assignment__study=study).delete()
+        AdjudicationRequest.objects.filter(study=study).delete()  # PROTECTs its question too
         versions, _ = DraftVersion.objects.filter(assignment__study=study).delete()
         Draft.objects.filter(assignment__study=study).delete()
         study.delete()

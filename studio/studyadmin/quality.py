@@ -121,7 +121,10 @@ def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, use
         purpose=purpose, user=user, source=f"judgment of annotator {aid}",
         by=Annotator.objects.get(pk=aid),
     )  # fmt: skip
-    _audit(study, user, "mark_gold", item=item.pk, purpose=purpose, unit=unit)
+    _audit(
+        study, user, "mark_gold", purpose=purpose, question=question.external_id,
+        task=key[0], unit=key[2], answer=item.answer,
+    )  # fmt: skip
     return item
 
 
@@ -150,7 +153,7 @@ def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
 def mark_entered(study, *, task, question, answer, purpose, user) -> GoldItem:
     d = _entered(study, {"task": task, "question": question, "answer": answer}, "", purpose)
     item = _create_item(study, **d, user=user, source="entered")
-    _audit(study, user, "mark_gold", item=item.pk, purpose=purpose, answer=answer)
+    _audit(study, user, "mark_gold", purpose=purpose, question=question, answer=answer)
     return item
 
 
@@ -229,7 +232,10 @@ def remove_item(study, item_id: str, user) -> None:
     item = GoldItem.objects.filter(study=study, pk=item_id).first()
     if item is None:
         raise QualityError(f"gold item {item_id}: not in this study")
-    _audit(study, user, "remove_gold", item=item.pk, answer=item.answer, unit=item.unit)
+    _audit(
+        study, user, "remove_gold", question=item.question.external_id, unit=item.unit,
+        answer=item.answer,
+    )  # fmt: skip
     item.delete()
 
 
@@ -278,10 +284,11 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     names = {
         a.pk: a.pseudonym for a in Annotator.objects.filter(pk__in=[o.annotator for o in found])
     }
-    originals = [
-        {"annotator": o.annotator, "pseudonym": names.get(o.annotator, ""), "label": o.label}
-        for o in sorted(found, key=lambda o: o.annotator)
-    ]
+    # pseudonyms, not ids: the frozen labels stay readable in a backup restored elsewhere
+    originals = sorted(
+        ({"pseudonym": names.get(o.annotator, ""), "label": o.label} for o in found),
+        key=lambda o: o["pseudonym"],
+    )
     created = 0
     with transaction.atomic():
         for person in people:
@@ -290,7 +297,11 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
                 defaults={"originals": originals, "requested_by": user},
             )  # fmt: skip
             created += new
-        _audit(study, user, "send_adjudication", unit=unit, adjudicators=[p.pk for p in people])
+        _audit(
+            study, user, "send_adjudication", task=key[0], unit=key[2],
+            question=Question.objects.get(pk=key[1]).external_id,
+            adjudicators=[p.pseudonym for p in people],
+        )  # fmt: skip
     return created
 
 

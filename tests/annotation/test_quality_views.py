@@ -212,3 +212,19 @@ def test_adjudication_is_blinded_stored_beside_the_originals_and_feeds_the_signa
     assert [(s.label, s.source) for s in signals] == [(S1, "adjudicated")]
     assert human_signal(observations.load(study), adjudicated, mode="majority") == []
     assert len(human_signal(observations.load(study), adjudicated, mode="each")) == 2
+
+
+def test_deleting_a_study_takes_its_quality_records(client, world):
+    from studio.studyadmin.deletion import purge_study
+
+    study, (q1, *_), (a, b, c), _ = world
+    judge(a, q1, "left")
+    judge(b, q1, "right")
+    key = f"pairwise|{q1.pk}|{UNIT}"
+    post(client, study, action="mark", unit=key, annotator=a.pk, purpose="gold")
+    post(client, study, action="adjudicate", unit=key, adjudicators=[c.pk])
+    post(client, study, action="override", annotator=a.pk, verdict="pass", reason="known expert")
+    assert AdjudicationRequest.objects.exists() and QualityEvent.objects.count() == 3
+    purge_study(study)
+    assert not AdjudicationRequest.objects.exists() and not GoldItem.objects.exists()
+    assert not QualificationResult.objects.exists() and not QualityEvent.objects.exists()
