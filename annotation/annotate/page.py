@@ -150,8 +150,10 @@ def progress_of(assignment: Assignment) -> Progress:
         position=assignment.position, pk__lt=assignment.pk
     )
     agg = (
-        Assignment.objects.filter(
-            annotator_id=assignment.annotator_id, study_id=assignment.study_id
+        released(
+            Assignment.objects.filter(
+                annotator_id=assignment.annotator_id, study_id=assignment.study_id
+            )
         )
         .exclude(status=Assignment.Status.WITHDRAWN)
         .aggregate(

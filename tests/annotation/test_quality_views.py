@@ -150,6 +150,9 @@ def test_qualification_holds_back_real_work_until_passed_and_override_is_audited
     assert reverse("annotate:task", args=[qual.pk]) in queue
     assert reverse("annotate:task", args=[real.pk]) not in queue
     assert client.get(reverse("annotate:task", args=[real.pk])).status_code == 404
+    listed = client.get(reverse("assignment-list")).json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert [r["id"] for r in rows] == [qual.pk]  # the API holds it back too
     # a wrong qualification answer: failed, still held back
     with django_capture_on_commit_callbacks(execute=True):
         left, right = q1.reports.order_by("system__name")
