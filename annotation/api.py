@@ -44,6 +44,7 @@ from annotation.models import (
     Study,
     System,
 )
+from annotation.models.quality import released
 from annotation.permissions import (
     IsAdmin,
     RolePermission,
@@ -485,7 +486,7 @@ class AssignmentViewSet(RoleViewSet):
 
     def scope_for_annotator(self, queryset, annotator):
         return (
-            queryset.filter(annotator=annotator)
+            released(queryset.filter(annotator=annotator))  # held back by a qualification
             .select_related("question")
             .prefetch_related(
                 Prefetch("question__reports", Report.objects.only("id", "public_id", "question_id"))

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from annotation.views import history, review
+from studio import quality_views
 from studio import views as studies
 
 app_name = "studies"
@@ -30,6 +31,14 @@ urlpatterns = [
         name="question_review",
     ),
     path("<int:study_id>/progress/", studies.study_progress, name="progress"),
+    path(
+        "<int:study_id>/progress/quality/",
+        quality_views.progress_quality,
+        name="progress_quality",
+    ),
+    path("<int:study_id>/quality/", quality_views.study_quality, name="quality"),
+    path("<int:study_id>/quality.csv", quality_views.study_quality_csv, name="quality_csv"),
+    path("adjudicate/", quality_views.my_adjudications, name="my_adjudications"),
     path("<int:study_id>/history/", history.study_history, name="history"),
     path("<int:study_id>/review/", review.study_review, name="review"),
     path("<int:study_id>/guidelines/", review.study_guidelines, name="guidelines"),

@@ -20,6 +20,7 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
+from annotation.models.quality import released
 from annotation.rendering import RenderedReport, render_reports
 
 
@@ -110,7 +111,7 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
     annotator = annotator_of(user)
     try:
         assignments = with_review_state(
-            Assignment.objects.select_related("study", "question").exclude(
+            released(Assignment.objects.select_related("study", "question")).exclude(
                 status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
             )
         )
@@ -149,8 +150,10 @@ def progress_of(assignment: Assignment) -> Progress:
         position=assignment.position, pk__lt=assignment.pk
     )
     agg = (
-        Assignment.objects.filter(
-            annotator_id=assignment.annotator_id, study_id=assignment.study_id
+        released(
+            Assignment.objects.filter(
+                annotator_id=assignment.annotator_id, study_id=assignment.study_id
+            )
         )
         .exclude(status=Assignment.Status.WITHDRAWN)
         .aggregate(
@@ -164,7 +167,9 @@ def progress_of(assignment: Assignment) -> Progress:
 
 def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
     """The next open assignment in this annotator's queue (same study first)."""
-    open_ = Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
+    open_ = released(
+        Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
+    )
     open_ = open_.exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
     open_ = open_.exclude(pk=assignment.pk)
     open_ = with_review_state(open_).filter(skipped=False)

@@ -74,3 +74,7 @@ __all__ += ["RelevanceAdjudication", "RelevanceDisagreement"]
 from .review import Flag, Guidelines, Reopening  # noqa: E402
 
 __all__ += ["Flag", "Guidelines", "Reopening"]
+
+from .quality import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent  # noqa: E402
+
+__all__ += ["AdjudicationRequest", "GoldItem", "QualificationResult", "QualityEvent"]

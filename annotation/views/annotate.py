@@ -20,6 +20,7 @@ from annotation.annotate.page import (
 )
 from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Flag, Study
+from annotation.models.quality import released
 
 GUIDELINE_TASKS = set(SPECS)
 
@@ -75,7 +76,7 @@ def queue(request):
     annotator = annotator_of(request.user)
     assignments = list(
         with_review_state(
-            Assignment.objects.filter(annotator=annotator).exclude(
+            released(Assignment.objects.filter(annotator=annotator)).exclude(
                 status=Assignment.Status.WITHDRAWN
             )
         )

@@ -4,7 +4,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from annotation import roles
-from annotation.models import Assignment
+from annotation.models import AdjudicationRequest, Assignment
+from annotation.models.quality import released
 from annotation.permissions import readable_studies
 
 
@@ -16,8 +17,11 @@ def home(request):
         context["studies"] = readable_studies(request.user).order_by("name")
     if roles.is_annotator(request.user):
         context["assignments"] = (
-            Assignment.objects.filter(annotator=request.user.annotator)
+            released(Assignment.objects.filter(annotator=request.user.annotator))
             .select_related("question")
             .order_by("position", "id")
         )
+        context["adjudications"] = AdjudicationRequest.objects.filter(
+            adjudicator=request.user.annotator, status=AdjudicationRequest.Status.OPEN
+        ).count()
     return render(request, "annotation/home.html", context)

@@ -95,6 +95,8 @@ PLAIN_JSON = {
     ("judges.judgerun", "errors"),
     ("judges.judgeclaimverdict", "citations"),
     ("metaeval.reportrun", "options"),
+    ("annotation.adjudicationrequest", "originals"),  # pseudonyms and labels, no ids
+    ("annotation.qualityevent", "detail"),  # external ids, pseudonyms and labels, no ids
 }
 
 

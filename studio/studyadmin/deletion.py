@@ -21,7 +21,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Draft, DraftVersion, RelevanceDisagreement, Study
+from annotation.models import (
+    AdjudicationRequest,
+    Draft,
+    DraftVersion,
+    RelevanceDisagreement,
+    Study,
+)
 from annotation.protection import deactivate_annotator, judgment_models
 from studio.backup import export_study
 
@@ -80,6 +86,7 @@ def purge_study(study: Study) -> tuple[int, int]:
             judgments += model.objects.filter(study=study).delete()[1].get(model._meta.label, 0)
         # What was adjudicated points at paragraphs (PROTECT): named here, like the judgments.
         RelevanceDisagreement.objects.filter(assignment__study=study).delete()
+        AdjudicationRequest.objects.filter(study=study).delete()  # PROTECTs its question too
         versions, _ = DraftVersion.objects.filter(assignment__study=study).delete()
         Draft.objects.filter(assignment__study=study).delete()
         study.delete()

@@ -161,6 +161,20 @@ def full_study(settings) -> Study:
         disagreement=disagreement, decision="keep", reason="It is relevant.", final_label="R",
         **base,
     )  # fmt: skip
+    # quality control (issue 17): a gold item, a qualification result, an adjudication, audit
+    from annotation.models import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent
+
+    GoldItem.objects.create(study=study, task="pairwise", question=q, unit="A~B", answer="A",
+                            source_annotator=ann, created_by=researcher)  # fmt: skip
+    QualificationResult.objects.create(study=study, annotator=ann, correct=1, answered=1,
+                                       items=1, passed=True, overridden=True)  # fmt: skip
+    AdjudicationRequest.objects.create(
+        study=study, task="pairwise", question=q, unit="A~B", adjudicator=author,
+        originals=[{"pseudonym": ann.pseudonym, "label": "A"}], status="decided", label="B",
+        requested_by=researcher, decided_at=timezone.now(),
+    )  # fmt: skip
+    QualityEvent.objects.create(study=study, actor=researcher, action="qualification_override",
+                                annotator=ann, detail={"verdict": "pass", "reason": "ok"})  # fmt: skip
     options = ReportOptions()
     ReportRun.objects.create(
         study=study, options=options.to_dict(), status="done", progress=1.0,

@@ -53,6 +53,8 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
+    # an annotator's own adjudication requests (quality control); no annotator profile: 404
+    "studies:my_adjudications": (ANNOTATORS, 404),
     # the study's guidelines: its annotators, its researchers, admins (404 for anyone else,
     # and for everyone while the study has no file, as here)
     "studies:guidelines_file": ({"owner", "researcher", "admin"}, 404),
@@ -60,6 +62,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:list": (STAFF, 403),
     "studies:progress": (STAFF, 403),
     "studies:progress_csv": (STAFF, 403),
+    "studies:progress_quality": (STAFF, 403),
     "studies:annotator_progress": (STAFF, 403),
     "metaeval:report": (STAFF, 403),
     "metaeval:report-by-name": (STAFF, 403),  # redirects to metaeval:report
@@ -78,6 +81,8 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:plan": ({"admin"}, 403),
     "studies:reassign": ({"admin"}, 403),
     "studies:adjudication": ({"admin"}, 403),
+    "studies:quality": ({"admin"}, 403),
+    "studies:quality_csv": ({"admin"}, 403),
     "studies:authoring": ({"admin"}, 403),
     "studies:question_review": ({"admin"}, 403),
     "studies:export_judgments": ({"admin"}, 403),
@@ -104,7 +109,7 @@ REDIRECTS = {"task", "metaeval:report-by-name"}
 #: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
-    "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "studies:progress_quality", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
     "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.

@@ -1,0 +1,173 @@
+"""Study quality control (issue 17, part 2): gold and qualification items, qualification
+results with an audited admin override, and adjudication requests for disagreements.
+
+Why these live beside the judgments and never in them: a gold item, a qualification result
+or an adjudicated label is a statement *about* judgments. The judgments themselves stay as
+the annotators submitted them; the analyses choose which signal to read
+(:func:`annotation.quality.signal.human_signal`).
+
+A unit is what one label is about: ``(task, question, unit)`` where ``unit`` is empty for a
+medal ranking (the question's reports as a whole) and ``"SysA~SysB"`` (system names, sorted)
+for one pair of a pairwise task (``annotation.quality.labels``).
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+
+
+class GoldItem(models.Model):
+    """A unit with a known answer: a gold (attention) item mixed unannounced into queues, or
+    an item of the study's qualification set."""
+
+    class Purpose(models.TextChoices):
+        GOLD = "gold", "Gold (attention) item"
+        QUALIFICATION = "qualification", "Qualification item"
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    task = models.CharField(max_length=40)
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
+    unit = models.CharField(max_length=500, blank=True)
+    #: The canonical label (``annotation.quality.labels``).
+    answer = models.CharField(max_length=500)
+    purpose = models.CharField(max_length=20, choices=Purpose.choices, default=Purpose.GOLD)
+    #: When marked from a submitted judgment: whose (their own answer never scores them).
+    source_annotator = models.ForeignKey(
+        "annotation.Annotator", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.CharField(max_length=100, blank=True, help_text="judgment or file it came from")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["purpose", "question", "unit"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "task", "question", "unit"], name="one_gold_per_unit"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.purpose} {self.task} q{self.question_id} {self.unit} = {self.answer}"
+
+
+class QualificationResult(models.Model):
+    """Pass / fail of one annotator's qualification round; ``overridden`` when set by hand."""
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        "annotation.Annotator", on_delete=models.PROTECT, related_name="+"
+    )
+    correct = models.PositiveIntegerField(default=0)
+    answered = models.PositiveIntegerField(default=0)
+    items = models.PositiveIntegerField(default=0)
+    passed = models.BooleanField(null=True)
+    overridden = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "annotator"], name="one_qualification")
+        ]
+
+    def __str__(self) -> str:
+        return f"qualification of {self.annotator_id}: {self.passed}"
+
+    @property
+    def score(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+
+class QualityEvent(models.Model):
+    """The audit trail of quality-control decisions taken by hand (overrides, gold, sends)."""
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=40)
+    annotator = models.ForeignKey(
+        "annotation.Annotator", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor_id}"
+
+
+class AdjudicationRequest(models.Model):
+    """A disagreement sent to an adjudicator. ``originals`` freezes the competing labels as
+    they were (annotator id, pseudonym, label); the originals themselves stay untouched."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        DECIDED = "decided", "Decided"
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    task = models.CharField(max_length=40)
+    question = models.ForeignKey("annotation.Question", on_delete=models.PROTECT, related_name="+")
+    unit = models.CharField(max_length=500, blank=True)
+    originals = models.JSONField(default=list)
+    adjudicator = models.ForeignKey(
+        "annotation.Annotator", on_delete=models.PROTECT, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    label = models.CharField(max_length=500, blank=True)
+    reason = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["status", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "task", "question", "unit", "adjudicator"],
+                name="one_adjudication_request",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"adjudication of {self.task} q{self.question_id} {self.unit} by {self.adjudicator_id}"
+        )
+
+
+def released(assignments):
+    """``assignments`` without those held back by a qualification round: in a study whose
+    config says ``qualification_required``, an annotator who has not passed sees only the
+    qualification items until they pass (or an admin passes them by hand)."""
+    passed = QualificationResult.objects.filter(
+        study=OuterRef("study"), annotator=OuterRef("annotator"), passed=True
+    )
+    qualifying = GoldItem.objects.filter(
+        study=OuterRef("study"),
+        task=OuterRef("task"),
+        question=OuterRef("question"),
+        purpose=GoldItem.Purpose.QUALIFICATION,
+    )
+    from .content import Study
+
+    # NOT IN over ids, not a negated JSON lookup: a study without the key must not give
+    # NULL (SQL's three-valued logic would then drop its assignments too).
+    requiring = Study.objects.filter(config__qualification_required=True).values("pk")
+    return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
+
+
+def _on_assignment_saved(sender, instance, **kwargs):
+    from annotation.quality.qualification import on_submitted
+
+    on_submitted(sender, instance, **kwargs)
+
+
+models.signals.post_save.connect(
+    _on_assignment_saved, sender="annotation.Draft", dispatch_uid="qc_qualification"
+)

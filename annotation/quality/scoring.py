@@ -1,0 +1,53 @@
+"""Gold accuracy and qualification pass/fail (pure).
+
+Gold accuracy of an annotator = correct / answered over the gold units they submitted a label
+for, their own source judgment excluded (an item marked from A's judgment never scores A).
+An annotator is *flagged* when they answered at least ``min_items`` gold units and their
+accuracy is below the study's ``gold_threshold``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .labels import Observation, Unit
+
+
+@dataclass(frozen=True)
+class Gold:
+    answer: str
+    source_annotator: int | None = None
+
+
+@dataclass
+class Score:
+    correct: int = 0
+    answered: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+
+def gold_scores(observations: Iterable[Observation], gold: Mapping[Unit, Gold]) -> dict[int, Score]:
+    out: dict[int, Score] = {}
+    for o in observations:
+        g = gold.get(o.unit)
+        if g is None or g.source_annotator == o.annotator:
+            continue
+        s = out.setdefault(o.annotator, Score())
+        s.answered += 1
+        s.correct += o.label == g.answer
+    return out
+
+
+def flagged(score: Score | None, threshold: float, min_items: int = 1) -> bool:
+    return bool(score and score.answered >= min_items and score.rate < threshold)
+
+
+def qualification_outcome(score: Score, items: int, pass_mark: float) -> bool | None:
+    """None while items remain unanswered; then passed iff correct / items ≥ pass_mark."""
+    if items == 0 or score.answered < items:
+        return None
+    return score.correct / items >= pass_mark

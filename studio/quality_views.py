@@ -1,0 +1,236 @@
+"""Quality-control pages (issue 17, part 2): the admin's quality page of a study, its CSV,
+and the adjudicator's page. Thin: parse the POST, call ``studio.studyadmin.quality``, render.
+A refused action re-renders the page with status 400, the error naming the record and field,
+and the entered values kept in the form."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.models import AdjudicationRequest, Annotator, GoldItem, QualityEvent, Study
+from annotation.permissions import readable_studies
+from annotation.quality import observations
+from annotation.quality.agreement import disagreements
+from annotation.quality.labels import TASKS
+from annotation.views.access import admin_required, researcher_required
+from studio.studyadmin import quality
+
+ACTIONS = {}
+
+
+def action(name):
+    def register(fn):
+        ACTIONS[name] = fn
+        return fn
+
+    return register
+
+
+@action("settings")
+def _settings(request, study):
+    p = request.POST
+    quality.save_settings(
+        study,
+        threshold=p.get("gold_threshold", ""),
+        required=p.get("qualification_required") == "on",
+        pass_mark=p.get("qualification_pass", ""),
+        user=request.user,
+    )
+    return "Quality settings saved."
+
+
+@action("mark")
+def _mark(request, study):
+    p = request.POST
+    quality.mark_from_judgment(
+        study, unit=p.get("unit", ""), annotator_id=p.get("annotator", ""),
+        purpose=p.get("purpose", "gold"), user=request.user,
+    )  # fmt: skip
+    return "Marked as a known answer."
+
+
+@action("enter")
+def _enter(request, study):
+    p = request.POST
+    quality.mark_entered(
+        study, task=p.get("task", ""), question=p.get("question", ""),
+        answer=p.get("answer", ""), purpose=p.get("purpose", "gold"), user=request.user,
+    )  # fmt: skip
+    return "Known answer saved."
+
+
+@action("import")
+def _import(request, study):
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise quality.QualityError("file: choose a JSONL or CSV file of known answers")
+    n = quality.import_items(
+        study, upload.name, upload.read(), purpose=request.POST.get("purpose", "gold"),
+        user=request.user,
+    )  # fmt: skip
+    return f"{n} known answers imported from {upload.name}."
+
+
+@action("release")
+def _release(request, study):
+    n = quality.release(study, request.user)
+    return f"{n} gold and qualification assignments added to the annotators' queues."
+
+
+@action("remove")
+def _remove(request, study):
+    quality.remove_item(study, request.POST.get("item", ""), request.user)
+    return "Known answer removed."
+
+
+@action("override")
+def _override(request, study):
+    p = request.POST
+    r = quality.override(
+        study, annotator_id=p.get("annotator", ""), verdict=p.get("verdict", ""),
+        reason=p.get("reason", ""), user=request.user,
+    )  # fmt: skip
+    return f"{r.annotator.pseudonym}: qualification set by hand to {p.get('verdict')}."
+
+
+@action("adjudicate")
+def _send(request, study):
+    n = quality.send_to_adjudication(
+        study, unit=request.POST.get("unit", ""),
+        adjudicators=request.POST.getlist("adjudicators"), user=request.user,
+    )  # fmt: skip
+    return f"Sent to {n} adjudicator(s)."
+
+
+def _context(study) -> dict:
+    obs = observations.load(study)
+    names = dict(Annotator.objects.values_list("pk", "pseudonym"))
+    questions = dict(study.questions.values_list("pk", "external_id"))
+    units: dict = {}
+    for o in sorted(obs, key=lambda o: (o.unit, names.get(o.annotator, ""))):
+        key = quality.unit_key(o.unit)
+        units.setdefault(key, {"unit": o.unit, "question": questions.get(o.unit[1]), "labels": []})
+        units[key]["labels"].append(
+            {"annotator": o.annotator, "name": names.get(o.annotator), "label": o.label}
+        )
+    open_units = {quality.unit_key(u) for u in disagreements(obs)}
+    return {
+        "study": study,
+        "threshold": quality.gold_threshold(study),
+        "pass_mark": study.config.get("qualification_pass", 0.8),
+        "required": bool(study.config.get("qualification_required")),
+        "items": GoldItem.objects.filter(study=study).select_related("question"),
+        "rows": quality.quality_rows(study),
+        "qualification": quality.refresh_qualification(study),
+        "units": list(units.items())[:300],
+        "disagreements": [(k, units[k]) for k in sorted(open_units)],
+        "requests": AdjudicationRequest.objects.filter(study=study).select_related(
+            "adjudicator", "question"
+        ),
+        "annotators": Annotator.objects.filter(user__isnull=False).order_by("pseudonym"),
+        "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
+            :30
+        ],
+        "tasks": [t for t in TASKS if t in (study.tasks or [])],
+        "purposes": GoldItem.Purpose.choices,
+    }
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_quality(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "POST":
+        act = ACTIONS.get(request.POST.get("action", ""))
+        if act is None:
+            error = f"action: “{request.POST.get('action', '')}” is not a quality action"
+        else:
+            try:
+                message = act(request, study)
+            except quality.QualityError as exc:
+                error = str(exc)
+            else:
+                messages.success(request, message)
+                return redirect("studies:quality", study_id=study.pk)
+        context = {**_context(study), "error": error, "posted": request.POST}
+        return render(request, "annotation/studies/quality.html", context, status=400)
+    return render(request, "annotation/studies/quality.html", _context(study))
+
+
+@researcher_required
+@require_GET
+def progress_quality(request, study_id: int):
+    """The quality-over-time table of the progress page, loaded (and refreshed every 30 s,
+    so gold accuracy is live) by htmx: its queries stay out of the progress page's own."""
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    context = {"rows": quality.quality_rows(study), "threshold": quality.gold_threshold(study)}
+    return render(request, "annotation/studies/_quality_table.html", context)
+
+
+@admin_required
+@require_GET
+def study_quality_csv(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    slug = "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or f"study{study.pk}"
+    response = HttpResponse(quality.quality_csv(study), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-quality.csv"'
+    return response
+
+
+def _report_paragraphs(question, unit: str, task: str):
+    """The reports an adjudicator compares, blinded as Report A, B, … (sorted by system, the
+    order ``quality.blind`` names them)."""
+    reports = sorted(question.reports.select_related("system"), key=lambda r: r.system.name)
+    if task == "pairwise":
+        wanted = unit.split("~")
+        reports = [r for r in reports if r.system.name in wanted]
+    return [
+        {"label": f"Report {chr(65 + n)}", "paragraphs": list(r.paragraphs.order_by("number"))}
+        for n, r in enumerate(reports)
+    ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_adjudications(request):
+    """The signed-in annotator's adjudication requests: the question, the reports (blinded),
+    the competing labels (anonymous) and a choice; decided ones are listed read-only."""
+    annotator = getattr(request.user, "annotator", None)
+    if annotator is None:
+        raise Http404("No annotator profile")
+    mine = AdjudicationRequest.objects.filter(adjudicator=annotator).select_related(
+        "question", "study"
+    )
+    error, status = None, 200
+    if request.method == "POST":
+        target = mine.filter(pk=request.POST.get("request", "") or 0).first()
+        if target is None:
+            raise Http404("No such adjudication")
+        try:
+            quality.decide(
+                target, choice=request.POST.get("label", ""), reason=request.POST.get("reason", "")
+            )
+        except quality.QualityError as exc:
+            error, status = str(exc), 400
+        else:
+            messages.success(request, "Adjudication saved. Thank you!")
+            return redirect("studies:my_adjudications")
+    rows = []
+    for r in mine:
+        rows.append({
+            "request": r,
+            "options": [text for _, text in quality.options(r)],
+            "originals": [quality.blind(r, o["label"]) for o in r.originals],
+            "reports": _report_paragraphs(r.question, r.unit, r.task) if r.status == "open" else [],
+            "decided": quality.blind(r, r.label) if r.label else "",
+        })  # fmt: skip
+    return render(
+        request,
+        "annotation/studies/quality_adjudicate.html",
+        {"rows": rows, "error": error, "posted": request.POST},
+        status=status,
+    )

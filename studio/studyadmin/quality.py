@@ -1,0 +1,395 @@
+"""Study quality control for admins (issue 17, part 2): gold and qualification items, the
+qualification round, adjudication of disagreements, and annotator quality over time.
+
+The database side of ``annotation.quality``: every function here validates, writes in one
+transaction and raises :class:`QualityError` naming the record and field on bad input, so a
+refused action changes nothing. Config keys of a study: ``gold_threshold`` (accuracy below
+which an annotator is flagged, default 0.7), ``qualification_required``,
+``qualification_pass`` (default 0.8).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import (
+    AdjudicationRequest,
+    Annotator,
+    Assignment,
+    GoldItem,
+    QualificationResult,
+    QualityEvent,
+    Question,
+)
+from annotation.quality import observations, qualification
+from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
+from annotation.quality.labels import PAIRWISE, TASKS, BadAnswer, Unit, parse_answer
+from annotation.quality.scoring import Score, flagged
+from annotation.spreadsheets import csv_writer
+
+DEFAULT_GOLD_THRESHOLD = 0.7
+Purpose = GoldItem.Purpose
+
+
+class QualityError(ValueError):
+    """A refused quality-control action; the message names the record and the field."""
+
+
+def gold_threshold(study) -> float:
+    return float(study.config.get("gold_threshold", DEFAULT_GOLD_THRESHOLD))
+
+
+def unit_key(unit: Unit) -> str:
+    task, qid, name = unit
+    return f"{task}|{qid}|{name}"
+
+
+def parse_unit_key(text: str) -> Unit:
+    try:
+        task, qid, name = text.split("|", 2)
+        return task, int(qid), name
+    except ValueError:
+        raise QualityError(f"unit: “{text}” is not a unit of this study") from None
+
+
+def _audit(study, user, action, annotator=None, **detail):
+    QualityEvent.objects.create(
+        study=study, actor=user, action=action, annotator=annotator, detail=detail
+    )
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def save_settings(study, *, threshold: str, required: bool, pass_mark: str, user) -> None:
+    values = {}
+    for field, text in (("gold_threshold", threshold), ("qualification_pass", pass_mark)):
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise QualityError(f"{field}: “{text}” is not a number between 0 and 1") from None
+        if not 0 <= value <= 1:
+            raise QualityError(f"{field}: {value:g} is not between 0 and 1")
+        values[field] = value
+    study.config = {**study.config, **values, "qualification_required": bool(required)}
+    study.save(update_fields=["config"])
+    _audit(study, user, "settings", **values, qualification_required=bool(required))
+
+
+# --- gold and qualification items -----------------------------------------------------------
+
+
+def _systems(question) -> list[str]:
+    return list(question.reports.values_list("system__name", flat=True))
+
+
+def _create_item(study, *, task, question, unit, answer, purpose, user, source="", by=None):
+    if purpose not in Purpose.values:
+        raise QualityError(f"purpose: “{purpose}” is not one of {', '.join(Purpose.values)}")
+    try:
+        with transaction.atomic():
+            return GoldItem.objects.create(
+                study=study, task=task, question=question, unit=unit, answer=answer,
+                purpose=purpose, source=source, source_annotator=by, created_by=user,
+            )  # fmt: skip
+    except IntegrityError:
+        raise QualityError(
+            f"question {question.external_id} ({task} {unit}): already a gold or qualification item"
+        ) from None
+
+
+def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, user) -> GoldItem:
+    """Make a submitted label a known answer: the annotator's label on the unit."""
+    key = parse_unit_key(unit)
+    try:
+        aid = int(annotator_id)
+    except (TypeError, ValueError):
+        raise QualityError(f"annotator: “{annotator_id}” is not an annotator id") from None
+    found = [o for o in observations.load(study) if o.unit == key and o.annotator == aid]
+    if not found:
+        raise QualityError(f"unit {unit}: annotator {aid} has no submitted label on it")
+    question = Question.objects.get(pk=key[1])
+    item = _create_item(
+        study, task=key[0], question=question, unit=key[2], answer=found[0].label,
+        purpose=purpose, user=user, source=f"judgment of annotator {aid}",
+        by=Annotator.objects.get(pk=aid),
+    )  # fmt: skip
+    _audit(
+        study, user, "mark_gold", purpose=purpose, question=question.external_id,
+        task=key[0], unit=key[2], answer=item.answer,
+    )  # fmt: skip
+    return item
+
+
+def _question(study, external_id: str, where: str) -> Question:
+    try:
+        return Question.objects.get(study=study, external_id=(external_id or "").strip())
+    except Question.DoesNotExist:
+        raise QualityError(f"{where}question: no question “{external_id}” in this study") from None
+
+
+def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
+    task = (row.get("task") or "").strip()
+    if task not in TASKS:
+        raise QualityError(f"{where}task: “{task}” is not one of {', '.join(TASKS)}")
+    if task not in (study.tasks or []):
+        raise QualityError(f"{where}task: {task} is not enabled in this study")
+    question = _question(study, row.get("question", ""), where)
+    try:
+        unit, label = parse_answer(task, row.get("answer", ""), _systems(question))
+    except BadAnswer as bad:
+        raise QualityError(f"{where}answer: {bad}") from None
+    purpose = (row.get("purpose") or default_purpose).strip()
+    return {"task": task, "question": question, "unit": unit, "answer": label, "purpose": purpose}
+
+
+def mark_entered(study, *, task, question, answer, purpose, user) -> GoldItem:
+    d = _entered(study, {"task": task, "question": question, "answer": answer}, "", purpose)
+    item = _create_item(study, **d, user=user, source="entered")
+    _audit(study, user, "mark_gold", purpose=purpose, question=question, answer=answer)
+    return item
+
+
+def read_rows(name: str, data: bytes) -> list[dict]:
+    """Rows of a JSONL (one object a line) or CSV (header row) upload."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise QualityError(f"{name}: not UTF-8 text") from None
+    if name.lower().endswith(".csv"):
+        return [dict(r) for r in csv.DictReader(io.StringIO(text))]
+    rows = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise QualityError(f"{name} line {n}: not JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise QualityError(f"{name} line {n}: not a JSON object")
+            rows.append({k: str(v) if v is not None else "" for k, v in row.items()})
+    return rows
+
+
+def import_items(study, name: str, data: bytes, *, purpose: str, user) -> int:
+    """All rows or none: fields ``question`` (external id), ``task``, ``answer`` (the
+    notation of ``annotation.quality.labels.parse_answer``), optional ``purpose``."""
+    rows = read_rows(name, data)
+    if not rows:
+        raise QualityError(f"{name}: no rows")
+    line = 2 if name.lower().endswith(".csv") else 1
+    with transaction.atomic():
+        for n, row in enumerate(rows, start=line):
+            where = f"{name} row {n}: "
+            d = _entered(study, row, where, purpose)
+            try:
+                _create_item(study, **d, user=user, source=name)
+            except QualityError as e:
+                raise QualityError(f"{where}{e}") from None
+        _audit(study, user, "import_gold", file=name, rows=len(rows))
+    return len(rows)
+
+
+def release(study, user, *, seed: int | None = None) -> int:
+    """Put every gold and qualification item into the queue of every annotator of the
+    study who lacks it: an ordinary assignment (same page, same URL shape) — a gold item at
+    a random place among their work, qualification items first."""
+    rng = random.Random(seed)
+    annotators = Annotator.objects.filter(assignments__study=study).distinct()
+    items = {(g.task, g.question_id): g.purpose for g in GoldItem.objects.filter(study=study)}
+    created = 0
+    with transaction.atomic():
+        for annotator in annotators:
+            mine = Assignment.objects.filter(study=study, annotator=annotator)
+            have = set(mine.values_list("task", "question_id"))
+            positions = list(mine.values_list("position", flat=True)) or [0]
+            for (task, qid), purpose in sorted(items.items()):
+                if (task, qid) in have:
+                    continue
+                position = (
+                    0
+                    if purpose == Purpose.QUALIFICATION
+                    else rng.randint(min(positions), max(positions) + 1)
+                )
+                reports = list(Question.objects.get(pk=qid).reports.values_list("pk", flat=True))
+                Assignment.objects.create(
+                    study=study, annotator=annotator, question_id=qid, task=task,
+                    position=position, report_order=Assignment.shuffled(reports),
+                )  # fmt: skip
+                created += 1
+        _audit(study, user, "release_gold", assignments=created)
+    return created
+
+
+def remove_item(study, item_id: str, user) -> None:
+    item = GoldItem.objects.filter(study=study, pk=item_id).first()
+    if item is None:
+        raise QualityError(f"gold item {item_id}: not in this study")
+    _audit(
+        study, user, "remove_gold", question=item.question.external_id, unit=item.unit,
+        answer=item.answer,
+    )  # fmt: skip
+    item.delete()
+
+
+# --- qualification ----------------------------------------------------------------------------
+
+
+def refresh_qualification(study) -> list[QualificationResult]:
+    for annotator in Annotator.objects.filter(assignments__study=study).distinct():
+        qualification.evaluate(study, annotator)
+    return list(QualificationResult.objects.filter(study=study).select_related("annotator"))
+
+
+def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> QualificationResult:
+    """Pass or fail an annotator by hand, with a reason; audited, never recomputed."""
+    annotator = Annotator.objects.filter(pk=annotator_id, assignments__study=study).first()
+    if annotator is None:
+        raise QualityError(f"annotator: {annotator_id} has no work in this study")
+    if verdict not in ("pass", "fail"):
+        raise QualityError(f"verdict: “{verdict}” is not pass or fail")
+    if not (reason or "").strip():
+        raise QualityError(f"reason: say why {annotator.pseudonym} is passed or failed by hand")
+    with transaction.atomic():
+        result, _ = QualificationResult.objects.get_or_create(study=study, annotator=annotator)
+        before = result.passed
+        result.passed, result.overridden = verdict == "pass", True
+        result.save()
+        _audit(
+            study, user, "qualification_override", annotator,
+            verdict=verdict, reason=reason.strip(), before=before,
+        )  # fmt: skip
+    return result
+
+
+# --- adjudication -----------------------------------------------------------------------------
+
+
+def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> int:
+    """Open one request per adjudicator on a disagreeing unit; the labels are frozen."""
+    key = parse_unit_key(unit)
+    found = disagreements(observations.load(study)).get(key)
+    if not found:
+        raise QualityError(f"unit {unit}: no disagreement to adjudicate")
+    people = list(Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isdigit()]))
+    if not people:
+        raise QualityError("adjudicators: choose at least one adjudicator")
+    names = {
+        a.pk: a.pseudonym for a in Annotator.objects.filter(pk__in=[o.annotator for o in found])
+    }
+    # pseudonyms, not ids: the frozen labels stay readable in a backup restored elsewhere
+    originals = sorted(
+        ({"pseudonym": names.get(o.annotator, ""), "label": o.label} for o in found),
+        key=lambda o: o["pseudonym"],
+    )
+    created = 0
+    with transaction.atomic():
+        for person in people:
+            _, new = AdjudicationRequest.objects.get_or_create(
+                study=study, task=key[0], question_id=key[1], unit=key[2], adjudicator=person,
+                defaults={"originals": originals, "requested_by": user},
+            )  # fmt: skip
+            created += new
+        _audit(
+            study, user, "send_adjudication", task=key[0], unit=key[2],
+            question=Question.objects.get(pk=key[1]).external_id,
+            adjudicators=[p.pseudonym for p in people],
+        )  # fmt: skip
+    return created
+
+
+def options(request: AdjudicationRequest) -> list[tuple[str, str]]:
+    """(label, blinded text) the adjudicator chooses from: for a pair every outcome, with
+    the systems shown as Report A / Report B; otherwise the competing labels."""
+    if request.task == PAIRWISE:
+        a, _, b = request.unit.partition("~")
+        return [
+            (a, "Report A is better"),
+            (b, "Report B is better"),
+            ("tie", "Tie"),
+            ("both_bad", "Both bad"),
+        ]
+    labels = sorted({o["label"] for o in request.originals})
+    return [(label, blind(request, label)) for label in labels]
+
+
+def blind(request: AdjudicationRequest, label: str) -> str:
+    """A label with system names replaced by Report A, B, … (the annotator page's blinding)."""
+    names = sorted({part.split("=")[0] for part in label.split(";") if "=" in part})
+    if request.task == PAIRWISE:
+        names = request.unit.split("~")
+    out = label
+    for n, name in enumerate(names):
+        out = out.replace(name, f"Report {chr(65 + n)}")
+    return out
+
+
+def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:
+    """``choice`` is the option's position (the page never carries a system name)."""
+    allowed = [value for value, _ in options(request)]
+    if not (choice or "").isdigit() or int(choice) >= len(allowed):
+        raise QualityError(f"adjudication {request.pk} label: choose one of the options")
+    label = allowed[int(choice)]
+    if request.status == AdjudicationRequest.Status.DECIDED:
+        raise QualityError(f"adjudication {request.pk}: already decided")
+    request.label, request.reason = label, (reason or "").strip()
+    request.status, request.decided_at = AdjudicationRequest.Status.DECIDED, timezone.now()
+    request.save()
+
+
+# --- quality over time --------------------------------------------------------------------------
+
+
+@dataclass
+class QualityRow:
+    annotator: Annotator
+    quality: AnnotatorQuality
+    flagged: bool
+    qualification: QualificationResult | None
+
+
+def quality_rows(study) -> list[QualityRow]:
+    obs = observations.load(study)
+    gold = observations.gold_map(study)
+    per = annotator_quality(obs, gold, observations.seconds_per_annotator(study))
+    results = {r.annotator_id: r for r in QualificationResult.objects.filter(study=study)}
+    threshold = gold_threshold(study)
+    rows = []
+    for annotator in Annotator.objects.filter(assignments__study=study).distinct():
+        q = per.get(annotator.pk) or AnnotatorQuality(annotator.pk)
+        score = Score(q.gold_correct, q.gold_n) if q.gold_n else None
+        rows.append(QualityRow(annotator, q, flagged(score, threshold), results.get(annotator.pk)))
+    return sorted(rows, key=lambda r: r.annotator.pseudonym)
+
+
+CSV_COLUMNS = (
+    "annotator", "submitted_labels", "gold_answered", "gold_accuracy", "gold_flagged",
+    "consensus_scored", "consensus_agreement", "median_seconds_per_task",
+    "agreement_first_third", "agreement_last_third", "drift", "qualification",
+)  # fmt: skip
+
+
+def _num(x):
+    return "" if x is None else round(x, 4)
+
+
+def quality_csv(study) -> str:
+    out = io.StringIO()
+    w = csv_writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in quality_rows(study):
+        q, res = r.quality, r.qualification
+        verdict = "" if res is None or res.passed is None else ("pass" if res.passed else "fail")
+        w.writerow([
+            r.annotator.pseudonym, q.submitted, q.gold_n, _num(q.gold_rate), int(r.flagged),
+            q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
+            _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
+        ])  # fmt: skip
+    return out.getvalue()
