@@ -424,7 +424,15 @@ class Row:
     signals: list[Signal | None]
 
 
-def _slot_figures(sel, table, metric, slot, choices, policy, calib) -> tuple:
+def _slot_figures(
+    sel: Selected,
+    table: str,
+    metric: str,
+    slot: np.ndarray,
+    choices: Choices,
+    policy: Policy,
+    calib: PairFrame | None,
+) -> tuple:
     """(agreement, tau, n, threshold, human ties, judge ties, signal) of one slot."""
     frame = sel.frame
     values, judge = signal_values(frame, table, metric, policy), frame.judge[metric]
