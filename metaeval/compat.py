@@ -451,6 +451,12 @@ def differences(
     list is what a report shows in its ``notes`` (METHODS §6: "a report should list").
     """
     choices = _choices(setting, subset, exclude_systems, only_systems, ties, threshold)
+    if (
+        choices.expert_agreed
+        and setting in SLOT_SETTINGS
+        and not is_released_agreed(frame, setting)
+    ):  # derive the records once, not once per mode (the same records every time)
+        frame = expert_agreed(frame, setting)
     compat = _figures(frame, choices, mode)
     default = _figures(frame, choices, DEFAULT)
     out = []
