@@ -3,10 +3,14 @@
 The published meta-evaluation figures of ScholarQA-CS2 (seed 003, Tables 2, 3, 4, 6, 7)
 come from the authors' released script (allenai/ai2-scholarqa-eval,
 ``meta_evaluation/agreement_calculation/calculate_agreement.py``), which differs from
-Concord's definitions (METHODS §5) in ways a reproduction must copy (METHODS §6). This
-module reproduces that behaviour, pure functions over a :class:`~metaeval.frame.PairFrame`
-(no Django import), and :func:`differences` says, figure by figure, what each quirk changed
-compared with the default mode, for a report's ``notes``.
+Concord's definitions (METHODS §5) in ways a reproduction must copy (METHODS §6). Each
+difference is a named switch of :class:`Mode`; :meth:`Mode.policy` turns the switches into
+the :class:`~metaeval.pipeline.Policy` of the one report path (:mod:`metaeval.pipeline`),
+which the default report runs with every switch off. This module holds no second copy of
+selection, calibration, tables or IAA: its table functions are that path under a mode, and
+:func:`differences` runs it once per quirk switched off to say, figure by figure, what each
+quirk changed compared with the default mode, for a report's ``notes``. Pure functions over
+a :class:`~metaeval.frame.PairFrame` (no Django import).
 
 The quirks (``QUIRKS``; METHODS §6 items 1-5, plus what the script does that §6 leaves out):
 
@@ -44,48 +48,68 @@ The quirks (``QUIRKS``; METHODS §6 items 1-5, plus what the script does that §
 Signals: ``"preference"`` is the medal ranking (``frame.preference``); a metric name is the
 metric-wise human score (``frame.human[metric]``). Human decisions are exact (ties on equal
 values); judge decisions tie when ``|s_A - s_B| <= t``.
+
+Options in compat mode. Ties (``threshold``/``partial``/``exclude``), a fixed threshold,
+system subsets and the expert-agreed subset go through the same steps as in the default
+mode, so they combine the same way by construction. Five options stay refused with an
+error naming them (``metaeval.reports.ReportOptions``), by decision: the script has no
+equivalent, and giving one would mean inventing how the script's per-slot averaging and
+pooled grid calibration combine with it, which is not defined (METHODS §6):
+
+* ``bootstrap``: the script computes no interval, and a cluster bootstrap of a
+  slot-averaged figure with pooled thresholds is no interval the paper or §5 defines;
+* ``calibrate_on`` and ``calibration=max-accuracy``: the script fits thresholds by tie
+  rate on its own pools (§6.2);
+* more than one setting: the script reports one ``--source`` at a time;
+* ``partial`` with a threshold other than 0: partial compares judge scores exactly.
+
+Because the system step reads the threshold of the preference-overall row (METHODS §5
+"System level"), ties and a fixed threshold reach it in every mode: with
+``exact_win_rates`` switched off, the system τ-b is computed at the threshold the tables
+apply (0 for ``partial`` and ``--threshold 0``, where the quirk then changes nothing).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from metaeval import pipeline
 from metaeval.frame import METRICS, PairFrame
-from metaeval.stats.agreement import agreement
-from metaeval.stats.calibration import calibrate_match_rate
-from metaeval.stats.decisions import score_decisions
-from metaeval.stats.iaa import label_matrix, pairwise_agreement
-from metaeval.stats.kendall import tau_b_decisions
-from metaeval.stats.system import system_tau_b, win_rates
+from metaeval.pipeline import (
+    AGREED_ANNOTATOR,
+    POOLED_CALIBRATION,
+    SLOT_SETTINGS,
+    TIE_STRATEGIES,
+    Choices,
+    Policy,
+    is_released_agreed,
+    two_slots,
+)
+
+__all__ = [
+    "AGREED_ANNOTATOR", "ALL", "COMPAT", "DEFAULT", "EXPERT_AGREED", "MODES",
+    "POOLED_CALIBRATION", "PREFERENCE", "QUIRKS", "ROUND_GRID", "SLOT_SETTINGS", "SUBSETS",
+    "THRESHOLD_GRID", "TIE_STRATEGIES", "CompatIAA", "CompatRow", "CompatTable", "Difference",
+    "Mode", "SystemTau", "compat_iaa", "compat_metric_wise_table", "compat_preference_table",
+    "compat_system_tau", "compat_thresholds", "differences", "expert_agreed",
+    "is_released_agreed", "paper_notes", "two_slots",
+]  # fmt: skip
 
 #: The script's threshold grid, ``numpy.arange(0.01, 0.16, 0.01)``: 15 float values
 #: 0.01 ... 0.15000000000000002 (METHODS §6.2). Boundary cases depend on the exact floats.
-THRESHOLD_GRID: np.ndarray = np.arange(0.01, 0.16, 0.01)
+THRESHOLD_GRID: np.ndarray = np.asarray(pipeline.SCRIPT_GRID)
 #: The same grid rounded to 2 decimals. Not the released script's, but the only grid under
 #: which every figure of seed 003 Table 4 reproduces: deep-expert answer recall needs the
 #: pair 0.975 vs 0.825 (float |difference| 0.15000000000000002) untied at t = 0.15.
 ROUND_GRID: np.ndarray = np.round(THRESHOLD_GRID, 2)
 
-PREFERENCE = "preference"
+PREFERENCE = pipeline.PREFERENCE
 ALL, EXPERT_AGREED = "all", "expert_agreed"
 SUBSETS = (ALL, EXPERT_AGREED)
-#: The script's ``--tie_strategy`` values (METHODS §5 "Ties"), applied as the script does:
-#: ``threshold`` ties the judge within the fitted threshold, full credit only; ``partial``
-#: compares judge scores exactly (the script drops its thresholds) and gives half credit
-#: when exactly one side ties; ``exclude`` drops the judgments the human ties, thresholds
-#: unchanged.
-TIE_STRATEGIES: tuple[str, ...] = ("threshold", "partial", "exclude")
-
-#: Settings whose figures are computed per annotator slot and averaged (METHODS §6.1).
-SLOT_SETTINGS: tuple[str, ...] = ("assigned",)
-#: Settings calibrated together, once, whichever of them is analysed (METHODS §6.2).
-POOLED_CALIBRATION: tuple[str, ...] = ("near_expert", "deep_expert")
-#: Label of the rows of :func:`expert_agreed` (one row per agreed comparison).
-AGREED_ANNOTATOR = "expert_agreed"
 
 QUIRKS: dict[str, str] = {
     "slot_average": "METHODS §6.1: figures per annotator slot, then averaged",
@@ -109,7 +133,9 @@ QUIRKS: dict[str, str] = {
 class Mode:
     """Which quirks are on (``True`` = the script's behaviour, ``False`` = METHODS §5).
 
-    ``grid`` is the threshold grid used when ``threshold_grid`` is on.
+    ``grid`` is the threshold grid used when ``threshold_grid`` is on. Every mode reads
+    the records as the script does (``Policy.script_records``); the default report is the
+    path with every switch off (``Policy()``).
     """
 
     slot_average: bool = True
@@ -120,16 +146,32 @@ class Mode:
     ranking_ignores_subset: bool = True
     exact_win_rates: bool = True
     degenerate_tau_zero: bool = True
-    grid: tuple[float, ...] = tuple(THRESHOLD_GRID.tolist())
+    grid: tuple[float, ...] = pipeline.SCRIPT_GRID
 
     def without(self, quirk: str) -> Mode:
         if quirk not in QUIRKS:
             raise ValueError(f"unknown quirk {quirk!r}; expected one of {sorted(QUIRKS)}")
         return replace(self, **{quirk: False})
 
+    def policy(self) -> Policy:
+        """The switches of the one report path: each quirk is one :class:`Policy` field."""
+        return Policy(
+            slot_average=self.slot_average,
+            grid=tuple(self.grid) if self.threshold_grid else None,
+            tie_target=self.tie_target,
+            calibration_pool=self.calibration_pool,
+            iaa_per_question=self.iaa_per_question,
+            ranking_ignores_subset=self.ranking_ignores_subset,
+            exact_win_rates=self.exact_win_rates,
+            degenerate_tau_zero=self.degenerate_tau_zero,
+            script_records=True,
+        )
+
 
 COMPAT = Mode()
 DEFAULT = Mode(**{quirk: False for quirk in QUIRKS})
+#: Report option ``compat`` -> its mode.
+MODES: dict[str, Mode] = {"scholarqa-cs2": COMPAT}
 
 
 @dataclass(frozen=True)
@@ -206,188 +248,32 @@ class Difference:
     default: float
 
 
-# --------------------------------------------------------------------------- selection
+# --------------------------------------------------------------------------- the path
 
 
-def _code(labels: Sequence[str], name: str, what: str) -> int:
-    try:
-        return list(labels).index(name)
-    except ValueError:
-        raise ValueError(f"{what} {name!r} is not in the frame ({list(labels)})") from None
+def _choices(
+    setting: str,
+    subset: str,
+    exclude_systems: Sequence[str] = (),
+    only_systems: Sequence[str] = (),
+    ties: str = "threshold",
+    threshold: float | None = None,
+) -> Choices:
+    if subset not in SUBSETS:
+        raise ValueError(f"unknown subset {subset!r}; expected one of {SUBSETS}")
+    return Choices(setting, subset == EXPERT_AGREED, tuple(exclude_systems),
+                   tuple(only_systems), ties, threshold)  # fmt: skip
 
 
-def _rows_of(frame: PairFrame, settings: Iterable[str]) -> np.ndarray:
-    codes = [_code(frame.settings, s, "setting") for s in settings if s in frame.settings]
-    return np.isin(frame.setting, codes)
-
-
-def _system_mask(
-    frame: PairFrame, exclude_systems: Sequence[str] = (), only_systems: Sequence[str] = ()
-) -> np.ndarray:
-    """Rows whose two systems pass the filters (names must exist in the frame)."""
-    keep = np.ones(len(frame), dtype=bool)
-    for name in exclude_systems:
-        code = _code(frame.systems, name, "system")
-        keep &= (frame.system_a != code) & (frame.system_b != code)
-    if only_systems:
-        codes = [_code(frame.systems, name, "system") for name in only_systems]
-        keep &= np.isin(frame.system_a, codes) & np.isin(frame.system_b, codes)
-    return keep
-
-
-def _signal(frame: PairFrame, signal: str) -> np.ndarray:
-    """The human values compared: the medal scores, or the field ``human_<metric>``.
-
-    Like the script, a metric's field is read whatever it holds: in the ``assigned``
-    files ``human_citation_*`` are rank-like values, which the importer keeps as
-    ``rank_<metric>`` and the script's metric-wise table compares all the same.
-    """
-    if signal == PREFERENCE:
-        return frame.preference
-    if signal not in frame.human and f"rank_{signal}" not in frame.human:
-        raise ValueError(f"unknown human signal {signal!r}")
-    return _tie_field(frame, signal)
-
-
-def _tie_field(frame: PairFrame, metric: str) -> np.ndarray:
-    """The human field the script takes its tie target from (METHODS §6.2).
-
-    In the ``assigned`` files ``human_citation_*`` hold rank-like values; the importer
-    keeps them as ``rank_<metric>`` so they never pass for metric-wise scores, but the
-    script's tie target reads them all the same. A metric-wise score wins where present.
-    """
-    values = frame.human.get(metric)
-    rank = frame.human.get(f"rank_{metric}")
-    if values is None:
-        return rank if rank is not None else np.full((len(frame), 2), np.nan)
-    if rank is None:
-        return values
-    return np.where(np.isnan(values), rank, values)
-
-
-def _present(values: np.ndarray) -> np.ndarray:
-    return ~np.isnan(values).any(axis=1)
-
-
-def _decide(values: np.ndarray, threshold: float = 0.0) -> np.ndarray:
-    return score_decisions(values[:, 0], values[:, 1], threshold)
-
-
-def _comparison_keys(frame: PairFrame) -> np.ndarray:
-    """One key per row naming its comparison (setting, split, question, A, B)."""
-    return np.stack(
-        [frame.setting, frame.split, frame.question, frame.system_a, frame.system_b], axis=1
-    )
-
-
-def _slots(frame: PairFrame, setting: str, mode: Mode) -> list[np.ndarray]:
-    """Row masks of the annotator slots (one pooled mask unless slot-averaging)."""
-    rows = _rows_of(frame, [setting])
-    if not rows.any():
-        raise ValueError(f"no judgments in setting {setting!r}")
-    if setting in SLOT_SETTINGS and mode.slot_average:
-        return [rows & (frame.annotator == a) for a in np.unique(frame.annotator[rows])]
-    return [rows]
+def _selected(frame: PairFrame, choices: Choices, mode: Mode) -> pipeline.Selected:
+    choices.check()
+    return pipeline.select(frame, choices, mode.policy())
 
 
 def expert_agreed(frame: PairFrame, setting: str = "assigned") -> PairFrame:
-    """The expert-agreed subset, derived: comparisons where every slot gives one decision.
-
-    METHODS §5 "Expert-agreed subset": comparisons where every judgment of the preference
-    agrees, counted once. Like the authors' ``*_agreement_only`` files, each kept row
-    carries the judge scores of the first slot's row and the mean over slots of the human
-    values (preference and metric-wise), in the first slot's row order; its annotator is
-    ``AGREED_ANNOTATOR``.
-    """
-    rows = np.flatnonzero(_rows_of(frame, [setting]))
-    keys = _comparison_keys(frame)[rows]
-    decisions = _decide(frame.preference[rows])
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for i, key in zip(rows, map(tuple, keys), strict=True):
-        groups.setdefault(key, []).append(int(i))
-    kept: list[list[int]] = []
-    position = {int(r): k for k, r in enumerate(rows)}
-    for members in groups.values():
-        first = decisions[position[members[0]]]
-        if len(members) >= 2 and all(decisions[position[m]] == first for m in members):
-            kept.append(members)
-    kept.sort(key=lambda members: members[0])
-    first_rows = np.array([members[0] for members in kept], dtype=np.int64)
-    out = frame.take(first_rows)
-
-    def mean_over(values: np.ndarray) -> np.ndarray:
-        stacked = np.stack([values[members].mean(axis=0) for members in kept]) if kept else None
-        return stacked if stacked is not None else values[first_rows]
-
-    annotators = list(frame.annotators)
-    if AGREED_ANNOTATOR not in annotators:
-        annotators.append(AGREED_ANNOTATOR)
-    return PairFrame(
-        question=out.question,
-        system_a=out.system_a,
-        system_b=out.system_b,
-        annotator=np.full(len(first_rows), annotators.index(AGREED_ANNOTATOR), dtype=np.int64),
-        setting=out.setting,
-        split=out.split,
-        preference=mean_over(frame.preference),
-        human={metric: mean_over(values) for metric, values in frame.human.items()},
-        judge=out.judge,
-        questions=frame.questions,
-        systems=frame.systems,
-        annotators=annotators,
-        settings=frame.settings,
-        splits=frame.splits,
-    )
-
-
-# --------------------------------------------------------------------------- thresholds
-
-
-def _calibrate(frame: PairFrame, rows: np.ndarray, signal: str, metric: str, mode: Mode) -> float:
-    """One threshold fitted on ``rows``: tie target and candidates per ``mode``."""
-    judge = frame.judge[metric]
-    if mode.tie_target:
-        # The script: target from the metric-wise field of the same name over the records
-        # having it (0 when none has it); judge ties over every record with the score.
-        human = _tie_field(frame, metric)
-        has_human = rows & _present(human)
-        target = float(np.mean(_decide(human[has_human]) == 0)) if has_human.any() else 0.0
-        fit = rows & _present(judge)
-    else:
-        values = _signal(frame, signal)
-        fit = rows & _present(values) & _present(judge)
-        target = float(np.mean(_decide(values[fit]) == 0)) if fit.any() else math.nan
-    diffs = np.abs(judge[fit, 0] - judge[fit, 1])
-    if mode.threshold_grid:
-        if diffs.size == 0:  # the script: every distance is |0 - 0|, so the first wins
-            return float(mode.grid[0])
-        return calibrate_match_rate(diffs, target, np.asarray(mode.grid), tol=0.0).threshold
-    if diffs.size == 0 or math.isnan(target):
-        return math.nan
-    return calibrate_match_rate(diffs, target).threshold
-
-
-def _threshold(
-    frame: PairFrame,
-    setting: str,
-    subset: str,
-    signal: str,
-    metric: str,
-    mode: Mode,
-    analysed: np.ndarray,
-) -> float:
-    """The threshold applied to ``analysed`` rows (of one slot, or pooled)."""
-    if not mode.calibration_pool:
-        return _calibrate(frame, analysed, signal, metric, mode)
-    if subset == EXPERT_AGREED:
-        return float(mode.grid[0]) if mode.threshold_grid else float(THRESHOLD_GRID[0])
-    if setting in POOLED_CALIBRATION:
-        return _calibrate(frame, _rows_of(frame, POOLED_CALIBRATION), signal, metric, mode)
-    rows = _rows_of(frame, [setting])
-    if setting in SLOT_SETTINGS:
-        slots = [rows & (frame.annotator == a) for a in np.unique(frame.annotator[rows])]
-        return sum(_calibrate(frame, s, signal, metric, mode) for s in slots) / len(slots)
-    return _calibrate(frame, rows, signal, metric, mode)
+    """The expert-agreed subset, derived as the authors' ``*_agreement_only`` files
+    (:func:`metaeval.pipeline.agreed_records`)."""
+    return pipeline.agreed_records(frame, setting)
 
 
 def compat_thresholds(
@@ -403,118 +289,27 @@ def compat_thresholds(
     With the quirks on, ``signal`` does not matter (the target comes from the metric-wise
     human field), and the thresholds are those of every table of the setting.
     """
-    data, setting = _prepare(frame, setting, subset)
-    rows = _rows_of(data, [setting])
-    return {m: _threshold(data, setting, subset, signal, m, mode, rows) for m in METRICS}
+    sel = _selected(frame, _choices(setting, subset), mode)
+    table = PREFERENCE if signal == PREFERENCE else pipeline.METRIC_WISE
+    policy = mode.policy()
+    return {
+        m: pipeline.threshold(sel, table, m, sel.base, Choices(setting), policy) for m in METRICS
+    }
 
 
-# --------------------------------------------------------------------------- figures
-
-
-def _prepare(frame: PairFrame, setting: str, subset: str) -> tuple[PairFrame, str]:
-    if subset not in SUBSETS:
-        raise ValueError(f"unknown subset {subset!r}; expected one of {SUBSETS}")
-    if subset == EXPERT_AGREED:
-        if setting not in SLOT_SETTINGS:
-            raise ValueError(f"the expert-agreed subset needs two annotators ({SLOT_SETTINGS})")
-        if is_released_agreed(frame, setting):  # the authors' own records: the subset itself
-            return frame, setting
-        return expert_agreed(frame, setting), setting
-    return frame, setting
-
-
-def is_released_agreed(frame: PairFrame, setting: str) -> bool:
-    """Every row of ``setting`` is an expert-agreed record (annotator ``AGREED_ANNOTATOR``).
-
-    Such a frame holds the released ``*_agreement_only`` records, which the script reads
-    for ``--human_agreed`` instead of deriving them (their judge scores differ: null
-    citation scores where the ann1/ann2 files have 0.0).
-    """
-    rows = _rows_of(frame, [setting])
-    if not rows.any() or AGREED_ANNOTATOR not in frame.annotators:
-        return False
-    return bool((frame.annotator[rows] == frame.annotators.index(AGREED_ANNOTATOR)).all())
-
-
-def _check_choices(ties: str, threshold: float | None) -> None:
-    """Refuse what the script cannot do (never ignore it silently)."""
-    if ties not in TIE_STRATEGIES:
-        raise ValueError(f"ties: {ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
-    if threshold is not None:
-        if not math.isfinite(threshold) or threshold < 0:
-            raise ValueError(f"threshold: {threshold!r} must be a finite number >= 0")
-        if ties == "partial" and threshold != 0:
-            raise ValueError(
-                "threshold: ties=partial compares judge scores exactly (the script drops "
-                f"its thresholds), so a threshold of {threshold} cannot apply; use 0 or none"
-            )
-
-
-def _tau(human: np.ndarray, judge: np.ndarray, mode: Mode) -> float:
-    tau = tau_b_decisions(human, judge)
-    return 0.0 if math.isnan(tau) and mode.degenerate_tau_zero else tau
-
-
-def _row(
-    frame: PairFrame,
-    setting: str,
-    subset: str,
-    signal: str,
-    metric: str,
-    keep: np.ndarray,
-    mode: Mode,
-    ties: str = "threshold",
-    threshold: float | None = None,
-) -> CompatRow:
-    values, judge = _signal(frame, signal), frame.judge[metric]
-    slots = _slots(frame, setting, mode)
-    results = []
-    for slot in slots:
-        analysed = slot & keep & _present(values) & _present(judge)
-        if ties == "exclude":  # the script skips a judgment the human ties, nothing else
-            human_all = np.zeros(len(frame), dtype=np.int8)
-            human_all[analysed] = _decide(values[analysed])
-            analysed &= human_all != 0
-        if ties == "partial":  # the script sets its threshold to None: exact comparison
-            t = 0.0
-        elif threshold is not None:
-            t = float(threshold)
-        else:
-            t = _threshold(frame, setting, subset, signal, metric, mode, analysed)
-        n = int(analysed.sum())
-        if n == 0:  # the script reports 0 for an empty table; METHODS §5 has no value
-            empty = 0.0 if mode.degenerate_tau_zero else math.nan
-            results.append((empty, empty, 0, t))
+def _table(frame: PairFrame, setting: str, table: str, mode: Mode, **choice) -> CompatTable:
+    """One table of the path under ``mode``: a :class:`CompatRow` per metric it has."""
+    choices = _choices(setting, **choice)
+    sel = _selected(frame, choices, mode)
+    policy = mode.policy()
+    rows = []
+    for metric in METRICS:
+        if not pipeline.has_row(sel, table, metric, policy):
             continue
-        human = _decide(values[analysed])
-        decided = _decide(judge[analysed], t)
-        rate = agreement(human, decided, "partial" if ties == "partial" else "threshold").value
-        results.append((rate, _tau(human, decided, mode), n, t))
-    rate, tau, n, t = (sum(r[k] for r in results) / len(results) for k in range(4))
-    return CompatRow(signal, metric, rate, tau, n, t)
-
-
-def _table(
-    frame: PairFrame,
-    setting: str,
-    signal_of: dict[str, str],
-    subset: str,
-    exclude_systems: Sequence[str],
-    only_systems: Sequence[str],
-    mode: Mode,
-    ties: str = "threshold",
-    threshold: float | None = None,
-) -> CompatTable:
-    _check_choices(ties, threshold)
-    data, setting = _prepare(frame, setting, subset)
-    keep = _system_mask(data, exclude_systems, only_systems)
-    rows = tuple(
-        _row(data, setting, subset, signal_of[m], m, keep, mode, ties, threshold)
-        for m in METRICS
-        if signal_of[m] == PREFERENCE
-        or _present(_tie_field(data, m))[_rows_of(data, [setting])].any()
-    )
-    return CompatTable(setting, subset, rows)
+        row = pipeline.table_row(sel, table, metric, choices, policy)
+        signal = PREFERENCE if table == PREFERENCE else metric
+        rows.append(CompatRow(signal, metric, row.agreement, row.tau_b, row.n, row.threshold))
+    return CompatTable(setting, choice.get("subset", ALL), tuple(rows))
 
 
 def compat_preference_table(
@@ -536,10 +331,9 @@ def compat_preference_table(
     ``ties`` is the script's ``--tie_strategy``; ``threshold`` a fixed judge threshold for
     every metric instead of the fitted ones (0 is the script's ``--dont_use_thresholds``).
     """
-    signal_of = dict.fromkeys(METRICS, PREFERENCE)
-    return _table(
-        frame, setting, signal_of, subset, exclude_systems, only_systems, mode, ties, threshold
-    )
+    return _table(frame, setting, PREFERENCE, mode, subset=subset, ties=ties,
+                  threshold=threshold, exclude_systems=exclude_systems,
+                  only_systems=only_systems)  # fmt: skip
 
 
 def compat_metric_wise_table(
@@ -559,10 +353,14 @@ def compat_metric_wise_table(
     ``assigned`` files have none for overall, answer relevance, answer recall).
     ``ties`` and ``threshold`` as in :func:`compat_preference_table`.
     """
-    signal_of = {m: m for m in METRICS}
-    return _table(
-        frame, setting, signal_of, subset, exclude_systems, only_systems, mode, ties, threshold
-    )
+    return _table(frame, setting, pipeline.METRIC_WISE, mode, subset=subset, ties=ties,
+                  threshold=threshold, exclude_systems=exclude_systems,
+                  only_systems=only_systems)  # fmt: skip
+
+
+def named_rates(frame: PairFrame, rates: np.ndarray) -> dict[str, float]:
+    """System name -> win rate, systems without a rate left out."""
+    return {s: float(r) for s, r in zip(frame.systems, rates, strict=True) if not np.isnan(r)}
 
 
 def compat_system_tau(
@@ -579,72 +377,15 @@ def compat_system_tau(
     Compat: per slot (§6.1), judge wins from exact comparisons of ``overall`` (§6.5),
     ``only_systems`` ignored by the ranking (§6.4), ``exclude_systems`` honoured.
     """
-    data, setting = _prepare(frame, setting, subset)
-    keep = _system_mask(data, exclude_systems, () if mode.ranking_ignores_subset else only_systems)
-    judge = data.judge["overall"]
-    n_systems = len(data.systems)
-    taus, human_rates, judge_rates = [], [], []
-    for slot in _slots(data, setting, mode):
-        analysed = slot & keep & _present(data.preference) & _present(judge)
-        if mode.exact_win_rates:
-            t = 0.0
-        else:
-            t = _threshold(data, setting, subset, PREFERENCE, "overall", mode, analysed)
-        h = win_rates(
-            data.system_a[analysed], data.system_b[analysed],
-            _decide(data.preference[analysed]), n_systems,
-        )  # fmt: skip
-        j = win_rates(
-            data.system_a[analysed], data.system_b[analysed],
-            _decide(judge[analysed], t), n_systems,
-        )  # fmt: skip
-        taus.append(system_tau_b(h, j).statistic)
-        human_rates.append(h)
-        judge_rates.append(j)
-
-    def named(rates: list[np.ndarray]) -> dict[str, float]:
-        mean = np.mean(rates, axis=0)
-        return {s: float(r) for s, r in zip(data.systems, mean, strict=True) if not np.isnan(r)}
-
-    return SystemTau(
-        float(np.mean(taus)), tuple(float(t) for t in taus), named(human_rates), named(judge_rates)
-    )
-
-
-def _iaa_per_question(frame: PairFrame, slots: list[np.ndarray], keep: np.ndarray) -> CompatIAA:
-    """The script's IAA: the last decision read per question and slot, two slots."""
-    if len(slots) != 2:
-        raise ValueError(f"IAA per question needs exactly two annotator slots, got {len(slots)}")
-    decisions = _decide(frame.preference)
-    choice: dict[int, list[int | None]] = {}
-    for k, slot in enumerate(slots):
-        for i in np.flatnonzero(slot & keep):  # file order: the last pair read wins
-            choice.setdefault(int(frame.question[i]), [None, None])[k] = int(decisions[i])
-    strict, half = [], []
-    for first, second in choice.values():
-        strict.append(1.0 if first == second else 0.0)
-        if first == second:
-            half.append(1.0)
-        elif first == 0 or second == 0:  # opposite decisions are left out
-            half.append(0.5)
-    return CompatIAA(
-        float(np.mean(strict)) if strict else math.nan,
-        float(np.mean(half)) if half else math.nan,
-        len(strict),
-        len(half),
-    )
-
-
-def _iaa_all_pairs(frame: PairFrame, rows: np.ndarray) -> CompatIAA:
-    """METHODS §5 IAA: every pair of judgments of every comparison judged at least twice."""
-    idx = np.flatnonzero(rows)
-    labels, _, _ = label_matrix(
-        map(tuple, _comparison_keys(frame)[idx].tolist()),
-        frame.annotator[idx].tolist(),
-        _decide(frame.preference[idx]),
-    )
-    result = pairwise_agreement(labels)
-    return CompatIAA(result.strict, result.half_credit, result.n_pairs, result.n_pairs)
+    choices = _choices(setting, subset, exclude_systems, only_systems)
+    sel = _selected(frame, choices, mode)
+    policy = mode.policy()
+    overall = None
+    if not policy.exact_win_rates:
+        overall = pipeline.table_row(sel, PREFERENCE, "overall", choices, policy)
+    s = pipeline.system_figures(sel, overall, policy)
+    return SystemTau(s.tau_b, tuple(s.per_slot), named_rates(sel.frame, s.human_rates),
+                     named_rates(sel.frame, s.judge_rates))  # fmt: skip
 
 
 def compat_iaa(
@@ -660,51 +401,31 @@ def compat_iaa(
     Compat (§6.3): one decision per question and slot, the last pair read, so 200
     questions rather than 600 pairs; half credit leaves opposite decisions out.
     """
-    keep = _system_mask(frame, exclude_systems, only_systems)
-    rows = _rows_of(frame, [setting])
+    keep = pipeline.system_mask(frame, exclude_systems, only_systems)
+    rows = pipeline.rows_of(frame, [setting])
     if mode.iaa_per_question:
-        slots = [rows & (frame.annotator == a) for a in np.unique(frame.annotator[rows])]
-        return _iaa_per_question(frame, slots, keep)
-    return _iaa_all_pairs(frame, rows & keep)
+        got = pipeline.iaa_per_question(frame, pipeline.slot_masks(frame, rows), keep)
+    else:
+        got = pipeline.iaa_all_pairs(frame.take(rows & keep))
+    return CompatIAA(got.strict, got.half_credit, got.n, got.n_half_credit)
 
 
 # --------------------------------------------------------------------------- differences
 
 
-def two_slots(frame: PairFrame, setting: str) -> bool:
-    """The setting has exactly two annotator slots, which the script's IAA needs (§6.3)."""
-    rows = _rows_of(frame, [setting])
-    return setting in SLOT_SETTINGS and np.unique(frame.annotator[rows]).size == 2
-
-
-def _figures(
-    frame: PairFrame,
-    setting: str,
-    subset: str,
-    exclude_systems: Sequence[str],
-    only_systems: Sequence[str],
-    mode: Mode,
-    ties: str = "threshold",
-    threshold: float | None = None,
-) -> dict[str, float]:
+def _figures(frame: PairFrame, choices: Choices, mode: Mode) -> dict[str, float]:
     """Every figure the compat mode publishes for one analysis, by name."""
+    got = pipeline.run(frame, choices, mode.policy())
     out: dict[str, float] = {}
-    args = dict(subset=subset, exclude_systems=exclude_systems, only_systems=only_systems)
-    choices = dict(ties=ties, threshold=threshold)
-    tables = [compat_preference_table(frame, setting, mode=mode, **args, **choices)]
-    tables.append(compat_metric_wise_table(frame, setting, mode=mode, **args, **choices))
-    for table in tables:
-        for row in table.rows:
-            name = f"{row.signal} vs judge {row.metric}"
+    for table, rows in got.tables.items():
+        for metric, row in rows.items():
+            name = f"{PREFERENCE if table == PREFERENCE else metric} vs judge {metric}"
             out[f"agreement: {name}"] = row.agreement
             out[f"tau_b: {name}"] = row.tau_b
-    out["system tau_b"] = compat_system_tau(frame, setting, mode=mode, **args).tau_b
-    if subset == ALL and two_slots(frame, setting):
-        iaa = compat_iaa(
-            frame, setting, exclude_systems=exclude_systems, only_systems=only_systems, mode=mode
-        )
-        out["IAA strict"] = iaa.strict
-        out["IAA half credit"] = iaa.half_credit
+    out["system tau_b"] = got.system.tau_b
+    if got.iaa is not None:
+        out["IAA strict"] = got.iaa.strict
+        out["IAA half credit"] = got.iaa.half_credit
     return out
 
 
@@ -729,18 +450,87 @@ def differences(
     a different value; ``default`` is the figure with every quirk off (METHODS §5). The
     list is what a report shows in its ``notes`` (METHODS §6: "a report should list").
     """
-    args = (frame, setting, subset, exclude_systems, only_systems)
-    compat = _figures(*args, mode, ties, threshold)
-    default = _figures(*args, DEFAULT, ties, threshold)
+    choices = _choices(setting, subset, exclude_systems, only_systems, ties, threshold)
+    if (
+        choices.expert_agreed
+        and setting in SLOT_SETTINGS
+        and not is_released_agreed(frame, setting)
+    ):  # derive the records once, not once per mode (the same records every time)
+        frame = expert_agreed(frame, setting)
+    compat = _figures(frame, choices, mode)
+    default = _figures(frame, choices, DEFAULT)
     out = []
     for quirk, reason in QUIRKS.items():
         if not getattr(mode, quirk):
             continue
-        without = _figures(*args, mode.without(quirk), ties, threshold)
+        without = _figures(frame, choices, mode.without(quirk))
         for name, value in compat.items():
             if not _same(value, without[name]):
                 out.append(Difference(quirk, reason, name, value, without[name], default[name]))
     return out
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def _iaa_note(frame: PairFrame, choices: Choices) -> list[str]:
+    """Why the IAA is null, where the script computes none."""
+    setting = choices.setting
+    if choices.expert_agreed:
+        return ["IAA: null. The script computes no IAA on the expert-agreed subset "
+                "(its judgments agree by construction)."]  # fmt: skip
+    if two_slots(frame, setting):
+        return []
+    if setting in SLOT_SETTINGS:
+        n_slots = int(np.unique(frame.annotator[pipeline.rows_of(frame, [setting])]).size)
+        return [f"IAA: null. The script's IAA compares exactly two annotator slots per "
+                f"question (METHODS §6.3); setting {setting!r} has {n_slots}. Every other "
+                "figure is reported."]  # fmt: skip
+    return [f"IAA: null. The script computes IAA for the assigned setting only, not "
+            f"{setting!r} (one judgment per comparison)."]  # fmt: skip
+
+
+def _subset_notes(frame: PairFrame, choices: Choices, asked_agreed: bool) -> list[str]:
+    """Which expert-agreed records were read, as the script's ``--human_agreed``."""
+    setting, out = choices.setting, []
+    if is_released_agreed(frame, setting):
+        out.append(
+            f"Expert-agreed subset: the study's {len(frame)} released expert-agreed records "
+            f"of judge {frame.judge_name!r} with their own judge scores, as the script reads "
+            "them (--human_agreed)."
+        )
+    elif choices.expert_agreed:
+        out.append(
+            "Expert-agreed subset: derived from the annotations (the study has no released "
+            "expert-agreed records of this judge; import them with import_pairwise "
+            "--expert-agreed to use the authors' own)."
+        )
+    if asked_agreed and not choices.expert_agreed:
+        out.append(
+            f"Expert-agreed: setting {setting!r} has one judgment per comparison, so every "
+            "judgment is reported, as the script does with --human_agreed there."
+        )
+    return out
+
+
+def report_notes(
+    frame: PairFrame, choices: Choices, asked_agreed: bool, *, preference, metric_wise, iaa
+) -> list[str]:
+    """The text notes of a compat report: null IAA, records read, fixed threshold, and the
+    figures the paper prints differently (``asked_agreed``: the user asked for the subset,
+    which ``choices`` drops where the script's ``--human_agreed`` changes nothing)."""
+    out = _iaa_note(frame, choices) + _subset_notes(frame, choices, asked_agreed)
+    if choices.threshold is not None:
+        out.append(
+            f"Fixed threshold {choices.threshold:g} for every judge metric, not fitted"
+            + (" (the script's --dont_use_thresholds)." if choices.threshold == 0 else ".")
+        )
+    return out + paper_notes(
+        choices.setting, preference=preference, metric_wise=metric_wise, iaa=iaa,
+        subset=EXPERT_AGREED if choices.expert_agreed else ALL,
+        exclude_systems=choices.exclude_systems, only_systems=choices.only_systems,
+        ties=choices.ties, threshold=choices.threshold,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the paper
