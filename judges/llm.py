@@ -36,8 +36,10 @@ import hashlib
 import json
 import random
 import re
+import ssl
 import time
 from dataclasses import dataclass, field, fields
+from functools import cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import openai
@@ -273,6 +275,13 @@ def cache_key(config: LLMConfig, messages: list[dict], schema: dict | None = Non
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+@cache
+def _ssl_context() -> ssl.SSLContext:
+    """One certificate store per process: loading it is most of what creating an SDK client
+    costs (~0.1 s), and a run creates a client per chunk of units."""
+    return ssl.create_default_context()
+
+
 def make_sdk_client(config: LLMConfig) -> openai.OpenAI:
     """The SDK client of an endpoint: ``AzureOpenAI`` when it has an api-version."""
     base, query = config.endpoint
@@ -282,6 +291,7 @@ def make_sdk_client(config: LLMConfig) -> openai.OpenAI:
         "api_key": config.api_key or "none",  # local servers need no key; the SDK wants one
         "timeout": config.timeout,
         "max_retries": 0,  # retried (and counted) by ChatClient
+        "http_client": openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout),
         "default_headers": {k: str(v) for k, v in config.extra_headers.items()} or None,
         "default_query": {**query, **{k: str(v) for k, v in config.extra_query.items()}} or None,
     }
