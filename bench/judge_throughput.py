@@ -7,7 +7,10 @@ its own judge and model name so no answer comes from the cache:
 
 * eager: the run executes in this process (no broker), on SQLite;
 * one worker / two workers: ``--runs`` runs queued at once on Redis, executed by one or two
-  Celery worker processes (``--pool=solo``), on PostgreSQL.
+  Celery worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
+  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``). Each run is
+  split into chunks of about 100 units, each chunk a task of its own, so two workers share
+  even a single run (``--runs 1``).
 
 Units/s = units done / wall time from queueing to the last run done (finalize included).
 

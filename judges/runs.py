@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from concord.leases import new_lease
 
-from . import execution, tasks
+from . import execution
+from . import tasks as queue
 from .execution import CHUNKS, RUNS, STALE_AFTER, make_chunks
 from .kinds import KINDS, comparisons, finalize, plan_units, report_claims, report_text
 from .llm import LLMConfig
@@ -71,10 +72,10 @@ def create_run(judge: Judge, study, tasks, options: dict | None = None, user=Non
     return run
 
 
-def start_run(judge: Judge, study, tasks_, options: dict | None = None, user=None) -> JudgeRun:
+def start_run(judge: Judge, study, tasks, options: dict | None = None, user=None) -> JudgeRun:
     """Create a run and queue it (runs at once, in-process, when no broker is configured)."""
-    run = create_run(judge, study, tasks_, options, user)
-    tasks.queue_run(run.pk, run.lease)
+    run = create_run(judge, study, tasks, options, user)
+    queue.queue_run(run.pk, run.lease)
     run.refresh_from_db()
     return run
 
@@ -113,7 +114,7 @@ def resume_run(run: JudgeRun, *, force: bool = False) -> JudgeRun:
     rows = JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRun.Status.DONE)
     lease = execution.release_run(run.pk, rows)
     if lease:
-        tasks.queue_run(run.pk, lease)
+        queue.queue_run(run.pk, lease)
     run.refresh_from_db()
     return run
 
@@ -121,7 +122,7 @@ def resume_run(run: JudgeRun, *, force: bool = False) -> JudgeRun:
 def resume_stale_runs() -> list[int]:
     """Resume what lost its worker: a chunk that stopped beating is leased again alone; a
     run that says RUNNING but has shown no life for STALE_AFTER is resumed whole."""
-    return tasks.take_over_stale(STALE_AFTER)
+    return queue.take_over_stale(STALE_AFTER)
 
 
 def cancel_run(run: JudgeRun) -> None:

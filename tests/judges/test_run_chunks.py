@@ -150,3 +150,22 @@ def test_two_workers_share_one_run_and_every_unit_is_judged_once(
     assert done.total_units == done.done_units == done.requests == 24
     assert set(fake_llm.answered.values()) == {1} and len(fake_llm.answered) == 24
     assert JudgeCoverage.objects.filter(judge=judge).count() == 120
+
+
+def test_runs_and_tasks_import_one_way():
+    """judges.runs → judges.tasks → judges.execution → judges.kinds: no module imports one
+    above it (the runs ↔ tasks loop of issue 14 is gone)."""
+    import ast
+    from pathlib import Path
+
+    order = ["runs", "tasks", "execution", "kinds"]
+    root = Path(__file__).resolve().parents[2] / "judges"
+    for i, name in enumerate(order):
+        tree = ast.parse((root / f"{name}.py").read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                imported |= {node.module} if node.module else {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("judges."):
+                imported.add(node.module.split(".")[1])
+        assert not imported & set(order[: i + 1]), (name, imported)
