@@ -7,7 +7,10 @@ its own judge and model name so no answer comes from the cache:
 
 * eager: the run executes in this process (no broker), on SQLite;
 * one worker / two workers: ``--runs`` runs queued at once on Redis, executed by one or two
-  Celery worker processes (``--pool=solo``), on PostgreSQL.
+  Celery worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
+  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``). Each run is
+  split into chunks of about 100 units, each chunk a task of its own, so two workers share
+  even a single run (``--runs 1``).
 
 Units/s = units done / wall time from queueing to the last run done (finalize included).
 
@@ -125,10 +128,9 @@ def child(mode: str, n_runs: int, concurrency: int) -> dict:
         return {"mode": label, "runs": n_runs, "units": sum(r.done_units for r in done),
                 "seconds": seconds}  # fmt: skip
     finally:
-        for w in workers:
-            w.terminate()
-        for w in workers:
-            w.wait(timeout=30)
+        from tests import worker
+
+        worker.stop(workers, timeout=30)
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
@@ -138,42 +140,22 @@ class _NoLog(list):
 
 
 def _workers(connection, n: int) -> list[subprocess.Popen]:
+    """``n`` workers started as the tests start theirs (``tests/worker.py``)."""
     import redis
 
     from concord.celery import app
+    from tests import worker
 
-    db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     broker = os.environ["CELERY_BROKER_URL"]
     redis.Redis.from_url(broker).flushdb()
     procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "concord",
-                "worker",
-                "--pool=solo",
-                "--concurrency=1",
-                "--loglevel=warning",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"bench{i}@%h",
-            ],
-            env={**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker},
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        worker.start_worker(connection, broker, name=f"bench{i}@%h", stdout=subprocess.DEVNULL)
         for i in range(n)
     ]
-    deadline = time.monotonic() + 90
-    while len(app.control.ping(timeout=1.0) or []) < n:
-        if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
-            raise SystemExit("the Celery workers did not start")
+    try:
+        worker.wait_until_answering(app, procs, 90)
+    except worker.WorkerError as exc:
+        raise SystemExit(f"the Celery workers did not start: {exc}") from None
     return procs
 
 

@@ -97,6 +97,34 @@ class JudgeRun(models.Model):
         return (self.done_units + self.failed_units) / self.total_units
 
 
+class JudgeChunk(models.Model):
+    """A slice of a run's units (``units``) executed by one Celery task under its
+    own lease (:mod:`concord.leases`), so that several workers share one run and a worker
+    that dies loses only its chunk, which is then leased again (issue 18). The run is done
+    when every chunk is."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done (every unit settled)"
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    lease = models.CharField(max_length=40, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="executions started")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [models.UniqueConstraint(fields=["run", "number"], name="one_chunk_number")]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"chunk {self.number} of run {self.run_id} ({self.status})"
+
+
 class JudgeUnit(models.Model):
     """One unit of work of a run, with what it cost; ``key`` is stable across resumes."""
 
@@ -106,6 +134,10 @@ class JudgeUnit(models.Model):
         FAILED = "failed", "Failed"
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="units")
+    #: The chunk that executes the unit (None: a unit planned before runs had chunks).
+    chunk = models.ForeignKey(
+        JudgeChunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="units"
+    )
     key = models.CharField(max_length=200)
     task = models.CharField(max_length=10, choices=JudgeRun.Task.choices)
     payload = models.JSONField(default=dict)
@@ -121,7 +153,7 @@ class JudgeUnit(models.Model):
     class Meta:
         ordering = ["run", "id"]
         constraints = [models.UniqueConstraint(fields=["run", "key"], name="one_unit_key")]
-        indexes = [models.Index(fields=["run", "status"])]
+        indexes = [models.Index(fields=["run", "status"]), models.Index(fields=["chunk", "status"])]
 
     def __str__(self) -> str:
         return f"{self.key} ({self.status})"

@@ -1,21 +1,53 @@
-"""Celery tasks of the judges: live runs off the request path (see :mod:`judges.runs`)."""
+"""Celery tasks of the judges: live runs off the request path, one task per chunk.
+
+``run_judge`` opens a run under its lease and queues one ``run_chunk`` per chunk of units
+(:mod:`judges.execution`); each chunk holds a lease of its own, so the chunks of one run
+spread over every worker, and the chunk that settles last closes the run. Imports run one
+way: :mod:`judges.runs` (the public API) → this module → :mod:`judges.execution`.
+"""
 
 from celery import shared_task
 
-from . import runs
+from . import execution
 
 
 @shared_task(bind=True, acks_late=True)
 def run_judge(self, run_id: int, lease: str) -> str:
-    """Execute a judge run; idempotent and resumable (:func:`judges.runs.execute_run`).
+    """Open a judge run and queue its chunks; idempotent.
 
     A redelivered message of a run that was resumed meanwhile carries the old lease and
-    does nothing; one of a finished run does nothing either.
+    does nothing; one of a finished run does nothing either. Eagerly (no broker) the chunks
+    execute right here and the run's final status is returned.
     """
-    return runs.execute_run(run_id, lease)
+    chunks = execution.open_run(run_id, lease)
+    if chunks is None:
+        return "skipped"
+    for chunk_id, chunk_lease in chunks:
+        run_chunk.delay(chunk_id, chunk_lease)
+    return execution.status_of(run_id)
+
+
+@shared_task(bind=True, acks_late=True)
+def run_chunk(self, chunk_id: int, lease: str) -> str:
+    """Judge the pending units of one chunk (:func:`judges.execution.execute_chunk`)."""
+    return execution.execute_chunk(chunk_id, lease)
+
+
+def queue_run(run_id: int, lease: str) -> None:
+    run_judge.delay(run_id, lease)
+
+
+def queue_chunk(chunk_id: int, lease: str) -> None:
+    run_chunk.delay(chunk_id, lease)
+
+
+def take_over_stale(stale_after=None) -> list[int]:
+    """Lease again and queue the chunks and runs whose worker died (ids of the runs)."""
+    limit = execution.STALE_AFTER if stale_after is None else stale_after
+    return execution.take_over_stale(queue_run, queue_chunk, limit)
 
 
 @shared_task
 def resume_stale_runs() -> list[int]:
-    """Resume runs whose worker died (schedule it with celery beat if wanted)."""
-    return runs.resume_stale_runs()
+    """Resume runs whose worker died (scheduled by Celery beat every minute)."""
+    return take_over_stale()

@@ -3,7 +3,8 @@
 A report is a pure function of the study's rows and the options (the bootstrap is seeded),
 so a run whose worker died is not resumed piece by piece like a judge run: it is started
 again from scratch and gives the same result an uninterrupted run would have given.
-What needs care is noticing the death and not letting two executions race:
+What needs care is noticing the death and not letting two executions race; both follow
+the leased-run discipline of :mod:`concord.leases` (shared with the judge runs):
 
 * the executing worker writes ``heartbeat_at`` every few seconds from a side thread (the
   bootstrap is one long numpy computation that cannot report progress often), so a run
@@ -15,15 +16,13 @@ What needs care is noticing the death and not letting two executions race:
 
 from __future__ import annotations
 
-import threading
-import uuid
-from contextlib import contextmanager
 from datetime import timedelta
 
 from celery import shared_task
-from django.db import connection
 from django.db.models import F
 from django.utils import timezone
+
+from concord.leases import Leases, new_lease
 
 from .models import ReportRun
 from .reports import ReportOptions, agreement_report
@@ -34,6 +33,15 @@ STALE_AFTER = timedelta(seconds=60)
 HEARTBEAT_EVERY = 5.0
 
 Status = ReportRun.Status
+#: Report runs' statuses as the lease module knows them (stored names unchanged).
+LEASES = Leases(
+    ReportRun,
+    queued=Status.PENDING,
+    running=Status.RUNNING,
+    final=(Status.DONE,),
+    stale_after=STALE_AFTER,
+    heartbeat_every=HEARTBEAT_EVERY,
+)
 
 
 class RunError(ValueError):
@@ -46,66 +54,29 @@ def run_report(self, run_id: int, lease: str = "") -> int:
 
     Only the execution holding the run's lease writes; a run already done is left as it is.
     """
-    claimed = (
-        ReportRun.objects.filter(pk=run_id, lease=lease)
-        .exclude(status=Status.DONE)
-        .update(
-            status=Status.RUNNING,
-            progress=0.01,
-            error="",
-            heartbeat_at=timezone.now(),
-            attempts=F("attempts") + 1,
-        )
-    )
-    if not claimed:  # done, or restarted under another lease meanwhile
-        return run_id
-    mine = ReportRun.objects.filter(pk=run_id, lease=lease)
+    if not LEASES.claim(run_id, lease, progress=0.01, error="", attempts=F("attempts") + 1):
+        return run_id  # done, or restarted under another lease meanwhile
+    mine = LEASES.held(run_id, lease)
     run = mine.get()
 
     def progress(fraction: float) -> None:
         mine.update(progress=max(0.01, min(fraction, 0.99)), heartbeat_at=timezone.now())
 
     # Eager runs execute inside a request: no worker to lose, no heartbeat thread needed.
-    with _heartbeat(run_id, lease, enabled=not self.request.is_eager):
+    with LEASES.beating(run_id, lease, enabled=not self.request.is_eager, every=HEARTBEAT_EVERY):
         try:
             result = agreement_report(run.study_id, ReportOptions.from_dict(run.options), progress)
         except Exception as exc:  # noqa: BLE001 - stored for the user, then re-raised
-            mine.update(status=Status.FAILED, error=str(exc), finished_at=timezone.now())
+            LEASES.settle(run_id, lease, Status.FAILED, error=str(exc))
             raise
-    mine.update(status=Status.DONE, result=result, progress=1.0, finished_at=timezone.now())
+    LEASES.settle(run_id, lease, Status.DONE, result=result, progress=1.0)
     return run_id
-
-
-@contextmanager
-def _heartbeat(run_id: int, lease: str, *, enabled: bool):
-    """Keep ``heartbeat_at`` fresh from a daemon thread while the body runs."""
-    if not enabled:
-        yield
-        return
-    stop = threading.Event()
-
-    def beat() -> None:
-        try:
-            while not stop.wait(HEARTBEAT_EVERY):
-                ReportRun.objects.filter(pk=run_id, lease=lease, status=Status.RUNNING).update(
-                    heartbeat_at=timezone.now()
-                )
-        finally:
-            connection.close()  # the thread's own connection
-
-    thread = threading.Thread(target=beat, name=f"report-run-{run_id}-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 def start_report(study, options: ReportOptions, user=None) -> ReportRun:
     """Create a run and queue it (eagerly computed when no broker is configured)."""
     run = ReportRun.objects.create(
-        study=study, options=options.to_dict(), requested_by=user, lease=uuid.uuid4().hex
+        study=study, options=options.to_dict(), requested_by=user, lease=new_lease()
     )
     run_report.delay(run.pk, run.lease)
     run.refresh_from_db()
@@ -114,10 +85,7 @@ def start_report(study, options: ReportOptions, user=None) -> ReportRun:
 
 def is_stale(run: ReportRun, now=None) -> bool:
     """True when a RUNNING run has shown no life for STALE_AFTER."""
-    now = now or timezone.now()
-    return run.status == Status.RUNNING and (
-        run.heartbeat_at is None or now - run.heartbeat_at > STALE_AFTER
-    )
+    return LEASES.is_stale(run, now, STALE_AFTER)
 
 
 def restart_run(run: ReportRun, *, force: bool = False) -> ReportRun:
@@ -139,6 +107,10 @@ def restart_run(run: ReportRun, *, force: bool = False) -> ReportRun:
     return run
 
 
+#: What a restart resets besides the lease and the status.
+RESTART_FIELDS = {"progress": 0.0, "finished_at": None, "heartbeat_at": None}
+
+
 def restart_stale_runs() -> list[int]:
     """Restart every run that says RUNNING but has shown no life for STALE_AFTER.
 
@@ -146,23 +118,18 @@ def restart_stale_runs() -> list[int]:
     between the scan and the restart is left alone, and two schedulers cannot both
     restart it.
     """
-    cutoff = timezone.now() - STALE_AFTER
-    stale = ReportRun.objects.filter(status=Status.RUNNING, heartbeat_at__lt=cutoff)
-    restarted = []
-    for pk in stale.values_list("pk", flat=True):
-        if _requeue(stale.filter(pk=pk), pk):
-            restarted.append(pk)
-    return restarted
+    return LEASES.take_over_stale(_queue, STALE_AFTER, **RESTART_FIELDS)
 
 
 def _requeue(rows, run_id: int) -> bool:
-    lease = uuid.uuid4().hex
-    taken = rows.update(
-        lease=lease, status=Status.PENDING, progress=0.0, finished_at=None, heartbeat_at=None
-    )
-    if taken:
-        run_report.delay(run_id, lease)
-    return bool(taken)
+    lease = LEASES.take_over(rows, **RESTART_FIELDS)
+    if lease:
+        _queue(run_id, lease)
+    return bool(lease)
+
+
+def _queue(run_id: int, lease: str) -> None:
+    run_report.delay(run_id, lease)
 
 
 @shared_task

@@ -67,14 +67,10 @@ def celery_worker_process(transactional_db, settings):
     CONCORD_TEST_BROKER_URL. Skipped locally without them; under CI=true a missing
     broker is a failure, not a skip.
     """
-    import signal
-    import subprocess
-    import sys
-    import time
-
     from django.db import connection
 
     from concord.celery import app
+    from tests import worker
 
     broker = os.environ.get("CONCORD_TEST_BROKER_URL")
     vendor = connection.vendor
@@ -82,30 +78,10 @@ def celery_worker_process(transactional_db, settings):
         if os.environ.get("CI") == "true" and vendor == "postgresql":
             pytest.fail("CONCORD_TEST_BROKER_URL is not set: the worker tests need Redis")
         pytest.skip("a real worker needs PostgreSQL and CONCORD_TEST_BROKER_URL")
-    db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker}
     import redis
 
     redis.Redis.from_url(broker).flushdb()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "concord",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "--loglevel=warning",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],  # fmt: skip
-        env=env,
-        cwd=Path(__file__).resolve().parents[1],
-    )
+    proc = worker.start_worker(connection, broker)
 
     def reset_connections():
         # Celery caches its connection pools and result backend at first use; an eager
@@ -119,24 +95,14 @@ def celery_worker_process(transactional_db, settings):
     reset_connections()
     settings.CELERY_TASK_ALWAYS_EAGER = False
     app.connection_for_write().ensure_connection(max_retries=3)
-    # wait until the worker answers a ping
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if app.control.ping(timeout=1.0):
-            break
-        if proc.poll() is not None:
-            pytest.fail(f"the Celery worker exited with {proc.returncode}")
-    else:
-        proc.kill()
-        pytest.fail("the Celery worker did not answer within 60 s")
+    try:  # wait until the worker answers a ping
+        worker.wait_until_answering(app, [proc], 60)
+    except worker.WorkerError as exc:
+        pytest.fail(str(exc))
     try:
         yield proc
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        worker.stop([proc])
         app.conf.update(**saved)
         reset_connections()
 

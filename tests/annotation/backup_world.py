@@ -40,6 +40,7 @@ from annotation.models import (
 )
 from judges.models import (
     Judge,
+    JudgeChunk,
     JudgeClaimVerdict,
     JudgeCoverage,
     JudgePairwise,
@@ -124,12 +125,13 @@ def full_study(settings) -> Study:
         judge=judge, study=study, tasks=["coverage", "pairwise"], status="done",
         total_units=2, done_units=2, requested_by=researcher, finished_at=timezone.now(),
     )  # fmt: skip
+    chunk = JudgeChunk.objects.create(run=run, number=1, status="done")
     JudgeUnit.objects.create(
-        run=run, key=f"coverage:{left.pk}:{rubric.pk}:0", task="coverage",
+        run=run, chunk=chunk, key=f"coverage:{left.pk}:{rubric.pk}:0", task="coverage",
         payload={"report": left.pk, "items": [item.pk]}, status="done",
     )  # fmt: skip
     JudgeUnit.objects.create(
-        run=run, key=f"pairwise:{left.pk}:{right.pk}", task="pairwise",
+        run=run, chunk=chunk, key=f"pairwise:{left.pk}:{right.pk}", task="pairwise",
         payload={"left": left.pk, "right": right.pk}, status="done", cached=True,
     )  # fmt: skip
     LLMResponse.objects.create(key="k" * 64, model="local-model", content='{"ok": true}')
