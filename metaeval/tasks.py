@@ -25,8 +25,9 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from . import sections
 from .models import ReportRun
-from .reports import ReportOptions, agreement_report
+from .reports import ReportOptions
 
 #: A running run whose heartbeat is older than this has lost its worker.
 STALE_AFTER = timedelta(seconds=60)
@@ -68,7 +69,7 @@ def run_report(self, run_id: int, lease: str = "") -> int:
     # Eager runs execute inside a request: no worker to lose, no heartbeat thread needed.
     with _heartbeat(run_id, lease, enabled=not self.request.is_eager):
         try:
-            result = agreement_report(run.study_id, ReportOptions.from_dict(run.options), progress)
+            result = sections.report(run.study_id, ReportOptions.from_dict(run.options), progress)
         except Exception as exc:  # noqa: BLE001 - stored for the user, then re-raised
             mine.update(status=Status.FAILED, error=str(exc), finished_at=timezone.now())
             raise
