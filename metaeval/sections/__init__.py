@@ -50,7 +50,9 @@ page and in the offline HTML, in ``order``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import pkgutil
 
 from .base import Analysis, FigureSpec, Section, register, registry, unregister
@@ -126,15 +128,33 @@ def draw(name: str, entry: dict):
     return spec.draw(section_result(entry, section), entry)
 
 
+def _svg_key(name: str, data) -> str:
+    digest = hashlib.sha256(json.dumps([name, data], sort_keys=True, default=str).encode())
+    return f"concord:report:svg:{digest.hexdigest()[:32]}"
+
+
 def figure_svgs(entry: dict) -> dict[str, str]:
-    """Every figure of ``entry`` that has data, as inline SVG text, by name."""
+    """Every figure of ``entry`` that has data, as inline SVG text, by name.
+
+    Drawing is most of a page's time (matplotlib), so each SVG is cached under a digest of
+    its name and data (:class:`FigureSpec`): the same data gives the same SVG (the
+    figures are deterministic), whatever selection it belongs to."""
+    from django.core.cache import cache
+
     from .. import plots
+    from ..cache import CACHE_SECONDS
 
     out = {}
-    for name in figure_specs():
-        fig = draw(name, entry)
-        if fig is not None:
-            out[name] = plots.inline_svg(plots.render(fig, "svg"))
+    for name, (section, spec) in figure_specs().items():
+        result = section_result(entry, section)
+        key = _svg_key(name, spec.data(result, entry) if spec.data else result)
+        svg = cache.get(key)
+        if svg is None:
+            fig = spec.draw(result, entry)
+            svg = "" if fig is None else plots.inline_svg(plots.render(fig, "svg"))
+            cache.set(key, svg, CACHE_SECONDS)
+        if svg:
+            out[name] = svg
     return out
 
 

@@ -1,9 +1,8 @@
 """Per-annotator alignment: each expert against the judge (seed 003 Fig. 3) and against
 their own metric-wise scores (Fig. 4)."""
 
-from .. import plots
 from ..figures import figure_tables
-from .base import FigureSpec, Section, register
+from .base import Section, plotted, register
 
 NAMES = ("annotator_judge", "annotator_self")
 
@@ -18,10 +17,7 @@ register(Section(
     template="metaeval/sections/annotators.html",
     compute=lambda analysis: {name: analysis.figures.get(name) for name in NAMES},
     tables=_tables,
-    figures=tuple(
-        FigureSpec(name, plots.FIGURE_TITLES[name],
-                   lambda result, entry, name=name: plots.build(name, entry))
-        for name in ("annotator-judge", "annotator-self")
-    ),
+    figures=(plotted("annotator-judge", lambda result: result["annotator_judge"]),
+             plotted("annotator-self", lambda result: result["annotator_self"])),
     payload=False, order=50,
 ))  # fmt: skip

@@ -21,11 +21,25 @@ def no_context(result, entry) -> dict:
 @dataclass(frozen=True)
 class FigureSpec:
     """One figure: its download name, its title, and ``draw(result, entry)`` returning a
-    matplotlib figure, or None when the selection has no data for it."""
+    matplotlib figure, or None when the selection has no data for it. ``data(result,
+    entry)``: everything the figure draws (default: the section's result); its SVG is
+    cached under a digest of it, so a selector change that leaves a figure's data as it
+    was does not draw it again."""
 
     name: str
     title: str
     draw: Callable[[Any, dict], Any]
+    data: Callable[[Any, dict], Any] | None = None
+
+
+def plotted(name: str, data: Callable[[Any], Any]) -> FigureSpec:
+    """A figure of :mod:`metaeval.plots` (drawn from the entry by ``plots.build``), whose
+    data is ``data(result)``."""
+    from .. import plots
+
+    return FigureSpec(name, plots.FIGURE_TITLES[name],
+                      lambda result, entry: plots.build(name, entry),
+                      lambda result, entry: data(result))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,8 @@
 """System ranking: human vs judge win rates and their Kendall τ-b (METHODS §5)."""
 
-from .. import plots
 from ..exports import report_tables
 from ..formatting import system_context
-from .base import FigureSpec, Section, register
+from .base import Section, plotted, register
 
 
 def _tables(result, entry):
@@ -15,7 +14,6 @@ register(Section(
     key="system", title="System ranking", template="metaeval/sections/system.html",
     compute=lambda analysis: analysis.report.get("system") or {},
     tables=_tables, context=lambda result, entry: system_context(result),
-    figures=(FigureSpec("system", plots.FIGURE_TITLES["system"],
-                        lambda result, entry: plots.build("system", entry)),),
+    figures=(plotted("system", lambda result: result),),
     in_report=True, order=30,
 ))  # fmt: skip
