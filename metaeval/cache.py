@@ -19,6 +19,9 @@ from annotation.models import HumanMetricScore, Medal, MedalRanking
 from judges.models import JudgeScore
 
 CACHE_SECONDS = 24 * 60 * 60
+#: Bumped when the entry's shape changes, so entries cached by an older release (shared
+#: cache, 24 h) are never read as the new shape (2: the sections' results).
+ENTRY_VERSION = 2
 
 
 def study_fingerprint(study_id: int) -> str:
@@ -53,7 +56,7 @@ def study_fingerprint(study_id: int) -> str:
 
 def cache_key(study_id: int, options, fingerprint: str, kind: str = "entry") -> str:
     digest = hashlib.sha256(json.dumps(options.to_dict(), sort_keys=True).encode()).hexdigest()
-    return f"concord:report:{kind}:{study_id}:{digest[:24]}:{fingerprint}"
+    return f"concord:report:v{ENTRY_VERSION}:{kind}:{study_id}:{digest[:24]}:{fingerprint}"
 
 
 class ReportCache:
