@@ -141,9 +141,11 @@ def report_context(entry: dict, options) -> dict:
 
     report = entry["report"]
     figures = {}
+    specs = sections.figure_specs()
     for name, svg in (entry.get("svgs") or {}).items():
-        _, spec = sections.figure_specs()[name]
-        figures[name.replace("-", "_")] = {"name": name, "title": spec.title, "svg": svg}
+        if name in specs:
+            title = specs[name][1].title
+            figures[name.replace("-", "_")] = {"name": name, "title": title, "svg": svg}
     context = {
         "entry": entry,
         "report": report,
@@ -153,7 +155,7 @@ def report_context(entry: dict, options) -> dict:
         "figure_formats": FIGURE_FORMATS,
     }
     shown = []
-    for section in sections.registered():
+    for section in sections.in_entry(entry):
         result = sections.section_result(entry, section)
         context.update(section.context(result, entry))
         shown.append({"section": section, "result": result, "template": section.template,

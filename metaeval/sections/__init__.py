@@ -122,9 +122,18 @@ def section_result(entry: dict, section: Section):
     return results.get(section.key)
 
 
+def in_entry(entry: dict) -> list[Section]:
+    """The registered sections ``entry`` was built with (a section registered since, in
+    a test, waits for the next entry)."""
+    results = entry.get("results") or {}
+    return [s for s in registered() if s.key in results]
+
+
 def draw(name: str, entry: dict):
     """The figure ``name`` of an entry, as a matplotlib figure (None: no data)."""
     section, spec = figure_specs()[name]
+    if section not in in_entry(entry):
+        return None
     return spec.draw(section_result(entry, section), entry)
 
 
@@ -145,7 +154,10 @@ def figure_svgs(entry: dict) -> dict[str, str]:
     from ..cache import CACHE_SECONDS
 
     out = {}
+    shown = {s.key for s in in_entry(entry)}
     for name, (section, spec) in figure_specs().items():
+        if section.key not in shown:
+            continue
         result = section_result(entry, section)
         key = _svg_key(name, spec.data(result, entry) if spec.data else result)
         svg = cache.get(key)
@@ -161,7 +173,7 @@ def figure_svgs(entry: dict) -> dict[str, str]:
 def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
     """Every table of every section: name -> (rows, columns)."""
     out: dict = {}
-    for section in registered():
+    for section in in_entry(entry):
         out.update(section.tables(section_result(entry, section), entry))
     return out
 
