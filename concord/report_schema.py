@@ -96,6 +96,20 @@ class AgreementReportSerializer(serializers.Serializer):
     )
 
 
+def agreement_report_serializer(sections) -> type[serializers.Serializer]:
+    """The report's shape with the registered report sections that add a key to it
+    (:mod:`metaeval.sections`), each typed by its ``serializer``; exactly
+    :class:`AgreementReportSerializer` when none does."""
+    extra = {
+        s.key: s.serializer(required=False, allow_null=True, help_text=s.title)
+        for s in sections
+        if s.payload and not s.in_report and s.serializer is not None
+    }
+    if not extra:
+        return AgreementReportSerializer
+    return type("AgreementReportWithSectionsSerializer", (AgreementReportSerializer,), extra)
+
+
 class JudgeBlockSerializer(serializers.Serializer):
     preference = serializers.DictField(child=MetricAgreementSerializer(), required=False)
     system_tau_b = _figure("System-level Kendall τ-b")

@@ -1,7 +1,8 @@
-"""Agreement reports over the API: the same dict as the command and the pages."""
+"""Agreement reports over the API: the same dict as the command and the pages (the
+agreement report and every registered section's result, :func:`metaeval.sections.report`);
+the query parameters are derived from the options' declaration (:mod:`metaeval.options`)."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -9,57 +10,20 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
-from concord.report_schema import AGREEMENT_EXAMPLE, AgreementReportSerializer
+from concord.report_schema import AGREEMENT_EXAMPLE, agreement_report_serializer
 
+from . import options as report_options
+from . import sections
 from .models import ReportRun
-from .reports import ReportOptions, agreement_report
 from .tasks import start_report
 
-OPTION_PARAMS = [
-    OpenApiParameter(name, OpenApiTypes.STR, description=desc)
-    for name, desc in [
-        ("settings", "comma-separated settings (assigned, near_expert, deep_expert)"),
-        ("systems", "comma-separated: keep pairs of these systems only"),
-        ("exclude_systems", "comma-separated: drop pairs with these systems"),
-        ("expert_agreed", "true: only comparisons whose judgments all agree"),
-        ("judge", "judge name (default: the judge with most scores)"),
-        ("ties", "threshold | partial | exclude"),
-        ("calibration", "match-rate | max-accuracy"),
-        ("calibrate_on", "setting to calibrate thresholds on"),
-        ("bootstrap", "number of bootstrap rounds (0: none)"),
-        ("seed", "bootstrap seed"),
-        ("compat", "scholarqa-cs2"),
-        (
-            "threshold",
-            "a fixed judge tie threshold for every metric instead of calibrating "
-            "(0: compare exactly; with compat, the script's --dont_use_thresholds)",
-        ),
-    ]
-]
-
+#: The report options as OpenAPI query parameters, derived from ReportOptions' declaration.
+OPTION_PARAMS = report_options.openapi_parameters()
 
 RESEARCHERS_ONLY = "Agreement reports are for researchers and admins."
 
-
-def options_from(data) -> ReportOptions:
-    """Parse query/JSON options; a bad value is a 400 naming the option."""
-    values = {}
-    for key, raw in data.items():
-        if key in {"expert_agreed"}:
-            values[key] = str(raw).lower() in {"1", "true", "yes", "on"}
-        elif key in {"bootstrap", "seed"}:
-            try:
-                values[key] = int(raw)
-            except (TypeError, ValueError):
-                raise ValidationError({key: f"{raw!r} is not a whole number"}) from None
-        elif key in {"format"}:
-            continue
-        else:
-            values[key] = raw if raw != "" else None
-    try:
-        return ReportOptions.from_dict(values)
-    except (ValueError, TypeError) as exc:
-        raise ValidationError({"options": str(exc)}) from exc
+#: Query string / JSON -> ReportOptions; a bad value is a 400 naming the option.
+options_from = report_options.from_query
 
 
 class AgreementView(APIView):
@@ -70,13 +34,14 @@ class AgreementView(APIView):
 
     @extend_schema(
         parameters=OPTION_PARAMS,
-        responses={200: AgreementReportSerializer},
+        responses={200: agreement_report_serializer(sections.registered())},
         examples=[AGREEMENT_EXAMPLE],
     )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
-            return Response(agreement_report(study.pk, options_from(request.query_params)))
+            report = sections.report(study.pk, options_from(request.query_params))
+            return Response(report)
         except ValueError as exc:
             raise ValidationError({"options": str(exc)}) from exc
 

@@ -63,7 +63,9 @@ def write_csv(report: dict, path: str) -> None:
         fh.write(to_csv(report))
 
 
-def write_xlsx(report: dict, path: str) -> None:
+def write_xlsx(report: dict, path: str, extra: dict | None = None) -> None:
+    """The report's tables, one sheet each; ``extra``: more tables, name -> (rows,
+    columns) (the registered report sections', :func:`metaeval.sections.extra_tables`)."""
     from openpyxl import Workbook
 
     wb = Workbook()
@@ -71,6 +73,7 @@ def write_xlsx(report: dict, path: str) -> None:
         "agreement": (table_rows(report), TABLE_COLUMNS),
         "systems": (system_rows(report), SYSTEM_COLUMNS),
         "iaa": ([report.get("iaa", {})], list(report.get("iaa", {}).keys())),
+        **{name[:31]: table for name, table in (extra or {}).items()},
     }
     wb.remove(wb.active)
     for name, (rows, columns) in sheets.items():

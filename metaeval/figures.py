@@ -40,6 +40,12 @@ def load_analysed_frame(study_id: int, options: ReportOptions, report: dict) -> 
     from .reports import load_selection
 
     frame, _, _ = load_selection(study_id, options)
+    return analysed_frame(frame, options, report)
+
+
+def analysed_frame(frame: PairFrame, options: ReportOptions, report: dict) -> PairFrame:
+    """Of the rows :func:`metaeval.reports.load_selection` loaded, those ``report``
+    analysed (the report page passes the rows it loaded once for the report)."""
     if options.compat:
         setting = report["selection"].get("compat_setting")
         keep = frame.setting == (frame.settings.index(setting) if setting in frame.settings else -1)

@@ -12,6 +12,9 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from .formatting import report_context
+from .options import to_query
+
 STYLESHEETS = ("css/concord.css", "css/reports.css")
 
 
@@ -27,12 +30,10 @@ def inline_css() -> str:
 
 def render_offline(study, options, entry: dict) -> str:
     """The report page's sections for ``entry``, without selectors or download links."""
-    from .views import options_query, report_context
-
     context = {
         "study": study,
         "options": options,
-        "query": options_query(options),
+        "query": to_query(options),
         "offline": True,
         "css": inline_css(),
         "generated": timezone.now(),

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import compat as compat_mode
 from .frame import PairFrame
+from .options import SETTINGS, option
 from .pipeline import (
     METRIC_WISE,
     PREFERENCE,
@@ -61,18 +62,36 @@ def max_bootstrap() -> int:
 class ReportOptions:
     """Everything that selects or changes a figure; part of every report's ``selection``."""
 
-    settings: tuple[str, ...] = ()
-    systems: tuple[str, ...] = ()
-    exclude_systems: tuple[str, ...] = ()
-    expert_agreed: bool = False
-    judge: str | None = None
-    ties: str = "threshold"
-    calibration: str = "match-rate"
-    calibrate_on: str | None = None
-    bootstrap: int = 0
-    seed: int = 0
-    compat: str | None = None
-    threshold: float | None = None
+    # Each field's option(...) metadata is the one description of the option: the
+    # commands' arguments, the API's parameters, the page's form and links derive from it
+    # (metaeval.options).
+    settings: tuple[str, ...] = option((), "settings (assigned, near_expert, deep_expert)",
+        kind="names", choices=SETTINGS, flag="--setting", one=True, widget="select",
+        label="Setting", empty_label="all settings", order=0)  # fmt: skip
+    systems: tuple[str, ...] = option((), "keep pairs of these systems only", kind="names",
+        widget="checks", label="Systems", order=9)  # fmt: skip
+    exclude_systems: tuple[str, ...] = option((), "drop pairs with these systems",
+        kind="names")  # fmt: skip
+    expert_agreed: bool = option(False, "only comparisons whose judgments all agree",
+        kind="bool", interval=True, widget="check", label="expert-agreed only", order=8)  # fmt: skip
+    judge: str | None = option(None, "judge name (default: the judge with most scores)",
+        widget="select", label="Judge", order=1)  # fmt: skip
+    ties: str = option("threshold", " | ".join(TIE_STRATEGIES), choices=TIE_STRATEGIES,
+        widget="select", label="Ties", order=2)  # fmt: skip
+    calibration: str = option("match-rate", " | ".join(CALIBRATIONS), choices=tuple(CALIBRATIONS),
+        widget="select", label="Calibration", order=4)  # fmt: skip
+    calibrate_on: str | None = option(None, "setting to calibrate thresholds on",
+        choices=SETTINGS, interval=True)  # fmt: skip
+    bootstrap: int = option(0, "number of bootstrap rounds (0: none)", kind="int",
+        interval=True, metavar="N", widget="select", label="Bootstrap", order=5)  # fmt: skip
+    seed: int = option(0, "bootstrap seed", kind="int", interval=True)
+    compat: str | None = option(None, " | ".join(COMPAT_MODES), choices=COMPAT_MODES,
+        widget="select", label="Computation", empty_label="default (METHODS §5)",
+        choice_label="{} compatibility", order=6)  # fmt: skip
+    threshold: float | None = option(None, "a fixed judge tie threshold for every metric "
+        "instead of calibrating (0: compare exactly; with compat, the script's "
+        "--dont_use_thresholds)", kind="number", metavar="T", widget="number",
+        label="Threshold", placeholder="calibrated", order=3)  # fmt: skip
 
     def __post_init__(self):
         if self.ties not in TIE_STRATEGIES:
@@ -444,10 +463,14 @@ def load_selection(study_id: int, options: ReportOptions):
 
 
 def agreement_report(
-    study_id: int, options: ReportOptions, progress: Progress | None = None
+    study_id: int, options: ReportOptions, progress: Progress | None = None, *, loaded=None
 ) -> dict:
-    """Load the selection from the database and build its report (command, API, pages)."""
-    frame, calib, judge = load_selection(study_id, options)
+    """Load the selection from the database and build its report (command, API, pages).
+
+    ``loaded``: the :func:`load_selection` of the same options, when the caller has it
+    (the report page loads a selection once for the report, its figures and its judges).
+    """
+    frame, calib, judge = loaded if loaded is not None else load_selection(study_id, options)
     report = build_report(frame, options, calibration_frame=calib, progress=progress)
     report["selection"]["study_id"] = study_id
     report["selection"]["judge"] = judge

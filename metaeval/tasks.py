@@ -24,8 +24,9 @@ from django.utils import timezone
 
 from concord.leases import Leases, new_lease
 
+from . import sections
 from .models import ReportRun
-from .reports import ReportOptions, agreement_report
+from .reports import ReportOptions
 
 #: A running run whose heartbeat is older than this has lost its worker.
 STALE_AFTER = timedelta(seconds=60)
@@ -65,7 +66,7 @@ def run_report(self, run_id: int, lease: str = "") -> int:
     # Eager runs execute inside a request: no worker to lose, no heartbeat thread needed.
     with LEASES.beating(run_id, lease, enabled=not self.request.is_eager, every=HEARTBEAT_EVERY):
         try:
-            result = agreement_report(run.study_id, ReportOptions.from_dict(run.options), progress)
+            result = sections.report(run.study_id, ReportOptions.from_dict(run.options), progress)
         except Exception as exc:  # noqa: BLE001 - stored for the user, then re-raised
             LEASES.settle(run_id, lease, Status.FAILED, error=str(exc))
             raise

@@ -1,0 +1,257 @@
+"""Report options, declared once: the fields of :class:`metaeval.reports.ReportOptions`
+carry their description as dataclass field metadata (:func:`option`), and everything that
+reads or shows options is derived from it here (issue 14, item 2):
+
+* the report commands' arguments (:func:`add_arguments`, :func:`from_command`);
+* the API's OpenAPI query parameters (:func:`openapi_parameters`);
+* query strings and JSON bodies -> options (:func:`from_query`), with the error naming
+  the option;
+* the page's selector form (:func:`form_controls`) and its links (:func:`to_query`).
+
+A new option is one field with ``option(...)`` metadata in ``ReportOptions``; a test
+(``tests/metaeval/test_options.py``) fails if a field has none or a derived place lacks it.
+
+This module imports nothing of ``reports`` at import time (``reports`` imports
+:func:`option` from here to declare its fields).
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from urllib.parse import urlencode
+
+#: The settings a judgment is made in (``annotation.models.Setting``; a test checks they
+#: are the same).
+SETTINGS = ("assigned", "near_expert", "deep_expert")
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class OptionMeta:
+    """How one report option is read, written and shown.
+
+    ``kind``: ``names`` (comma-separated names), ``bool``, ``int``, ``number`` or
+    ``text``. ``choices``: the allowed values (empty: any). ``flag``: the command-line
+    flag when it is not ``--<name-with-dashes>``; ``one``: the command line takes one
+    value for a ``names`` option (``--setting``). ``interval``: only commands that report
+    intervals and subsets take it (``judge_alignment`` does not). ``widget``: how the page
+    shows it (``select``, ``number``, ``check``, ``checks``), or ``hidden`` (carried from
+    link to link, not a selector). ``label``: the page's label.
+    """
+
+    help: str
+    kind: str = "text"
+    choices: tuple = ()
+    flag: str | None = None
+    one: bool = False
+    interval: bool = False
+    metavar: str | None = None
+    widget: str = "hidden"
+    label: str = ""
+    empty_label: str | None = None  # a select's "no value" entry (None: no such entry)
+    choice_label: str = "{}"  # a select entry's text, from its value
+    placeholder: str = ""
+    order: int = 99  # position on the page's form
+
+
+def option(default, help: str, **meta):  # noqa: A002 - the argparse word
+    """A ``ReportOptions`` field with its :class:`OptionMeta`."""
+    return field(default=default, metadata={"option": OptionMeta(help=help, **meta)})
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared option: the dataclass field's name and default with its metadata."""
+
+    name: str
+    default: object
+    meta: OptionMeta
+
+    @property
+    def flag(self) -> str:
+        return self.meta.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def text(self, value) -> str:
+        """``value`` as it is written in a query string."""
+        if isinstance(value, list | tuple):
+            return ",".join(value)
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+
+def declared() -> list[Option]:
+    """Every option of ``ReportOptions``, in field order; a field without metadata is an
+    error (so no option exists that the derived places do not know)."""
+    from .reports import ReportOptions
+
+    out = []
+    for f in fields(ReportOptions):
+        meta = f.metadata.get("option")
+        if meta is None:
+            raise TypeError(f"ReportOptions.{f.name} has no option(...) metadata")
+        default = f.default if f.default is not MISSING else f.default_factory()
+        out.append(Option(f.name, default, meta))
+    return out
+
+
+def by_name() -> dict[str, Option]:
+    return {o.name: o for o in declared()}
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def add_arguments(parser, *, interval: bool = True) -> None:
+    """The options as command-line arguments (``interval=False``: without those only a
+    report with intervals and subsets reads, for ``judge_alignment``)."""
+    for opt in declared():
+        meta = opt.meta
+        if meta.interval and not interval:
+            continue
+        kwargs: dict = {"help": meta.help}
+        if meta.kind == "bool":
+            kwargs["action"] = "store_true"
+        else:
+            if meta.choices:
+                kwargs["choices"] = list(meta.choices)
+            if meta.kind == "int":
+                kwargs["type"] = int
+            if opt.default not in (None, (), ""):
+                kwargs["default"] = opt.default
+            if meta.metavar:
+                kwargs["metavar"] = meta.metavar
+        parser.add_argument(opt.flag, **kwargs)
+
+
+def from_command(opts: dict):
+    """ReportOptions from parsed command options; a bad value raises ValueError naming it."""
+    from .reports import ReportOptions, parse_threshold
+
+    values = {}
+    for opt in declared():
+        if opt.dest not in opts:
+            continue  # an interval option the command does not take: the default
+        raw = opts[opt.dest]
+        if opt.meta.kind == "names":
+            if opt.meta.one:
+                raw = (raw,) if raw else ()
+            else:
+                raw = tuple(s.strip() for s in (raw or "").split(",") if s.strip())
+        elif opt.meta.kind == "number":
+            raw = parse_threshold(raw)
+        values[opt.name] = raw
+    return ReportOptions(**values)
+
+
+# ----------------------------------------------------------------------------- API
+
+
+def from_query(data):
+    """Options from a query string or a JSON body; a bad value is a 400 naming the option
+    (``format``, the downloads' own parameter, is ignored)."""
+    from rest_framework.exceptions import ValidationError
+
+    from .reports import ReportOptions
+
+    known = by_name()
+    values = {}
+    for key, raw in data.items():
+        opt = known.get(key)
+        kind = opt.meta.kind if opt else "text"
+        if key == "format":
+            continue
+        if kind == "bool":
+            values[key] = str(raw).lower() in TRUE_WORDS
+        elif kind == "int":
+            try:
+                values[key] = int(raw)
+            except (TypeError, ValueError):
+                raise ValidationError({key: f"{raw!r} is not a whole number"}) from None
+        else:
+            values[key] = raw if raw != "" else None
+    try:
+        return ReportOptions.from_dict(values)
+    except (ValueError, TypeError) as exc:
+        raise ValidationError({"options": str(exc)}) from exc
+
+
+OPENAPI_TYPES = {"bool": "BOOL", "int": "INT", "number": "NUMBER"}
+
+
+def openapi_parameters() -> list:
+    """The options as OpenAPI query parameters (drf-spectacular), typed, with their
+    choices as an enum."""
+    from drf_spectacular.types import OpenApiTypes
+    from drf_spectacular.utils import OpenApiParameter
+
+    params = []
+    for opt in declared():
+        meta = opt.meta
+        kind = getattr(OpenApiTypes, OPENAPI_TYPES.get(meta.kind, "STR"))
+        enum = list(meta.choices) if meta.choices and meta.kind != "names" else None
+        help_text = meta.help
+        if meta.kind == "names":
+            help_text = "comma-separated: " + help_text
+        params.append(OpenApiParameter(opt.name, kind, description=help_text, enum=enum))
+    return params
+
+
+# ----------------------------------------------------------------------------- page
+
+
+def to_query(options) -> str:
+    """The query string of ``options`` (non-default values only), for links."""
+    params = {}
+    for opt in declared():
+        value = getattr(options, opt.name)
+        if value != opt.default:
+            params[opt.name] = opt.text(value)
+    return urlencode(params)
+
+
+def form_controls(options, choices: dict[str, list], shown: dict | None = None) -> list[dict]:
+    """The page's selector form, one control per option.
+
+    ``choices``: the values a select or checkbox list offers where they depend on the
+    study (settings present, judges, systems, the bootstrap rounds allowed); others come
+    from the declaration. Options without a selector are hidden inputs carrying a
+    non-default value, so a selector change keeps them. ``shown``: the value a control
+    shows where it is not the option's (the judge the report chose when none was named,
+    every system ticked when none is).
+    """
+    shown = shown or {}
+    controls = []
+    for opt in sorted(declared(), key=lambda o: o.meta.order):
+        meta = opt.meta
+        value = shown.get(opt.name, getattr(options, opt.name))
+        control = {
+            "name": opt.name,
+            "id": "opt-" + opt.name.replace("_", "-"),
+            "widget": meta.widget,
+            "label": meta.label or opt.name,
+            "help": meta.help,
+            "empty_label": meta.empty_label,
+            "value": "" if value is None else opt.text(value),
+            "default": getattr(options, opt.name) == opt.default,
+            "placeholder": meta.placeholder,
+        }
+        offered = choices.get(opt.name, list(meta.choices))
+        control["choices"] = [_choice(opt, c, value) for c in offered]
+        controls.append(control)
+    return controls
+
+
+def _choice(opt: Option, choice, value) -> dict:
+    """One entry of a select or checkbox list: ``choice`` is a value or (value, text)."""
+    raw, text = (
+        choice if isinstance(choice, tuple) else (choice, opt.meta.choice_label.format(choice))
+    )
+    selected = raw in value if isinstance(value, tuple | list) else raw == value
+    return {"value": opt.text(raw), "text": str(raw) if text is None else text,
+            "selected": selected}  # fmt: skip

@@ -1,0 +1,198 @@
+"""The report-section framework: one declaration per analysis gives its page section, its
+API and command output, its CSV/XLSX/JSON downloads and its part of the offline HTML.
+
+How an analysis registers
+-------------------------
+Write one small module in this package (every module here is imported when the registry
+is first read, so the module is the whole registration)::
+
+    # metaeval/sections/leaderboard.py
+    from .base import FigureSpec, Section, register
+
+
+    def compute(analysis):  # the data loader + the pure statistics call
+        rows = load_pairwise_verdicts(analysis.study_id, analysis.options)  # DB -> arrays
+        return bradley_terry(rows)  # metaeval.stats: pure, JSON-able result
+
+
+    def tables(result, entry):  # name -> (rows, columns): each a download
+        return {"leaderboard": (result["systems"], ["system", "rating", "low", "high"])}
+
+
+    register(Section(
+        key="leaderboard",  # its key in the report dict (API, command --json, report.json)
+        title="Leaderboard (ResearchQA §4.1)",
+        compute=compute,
+        tables=tables,
+        figures=(FigureSpec("leaderboard", "Ratings", lambda result, entry: draw(result)),),
+        template="metaeval/sections/leaderboard.html",  # optional: default, generic tables
+        text=lambda result: "...",  # optional: lines of `manage.py agreement`'s text output
+        serializer=LeaderboardSerializer,  # optional: its OpenAPI shape
+        order=60,  # position on the page
+    ))
+
+:class:`~metaeval.sections.base.Analysis` is what ``compute`` gets: the study id, the
+options, and the selection loaded once (``analysis.loaded()`` — frame, calibration frame,
+judge —, ``analysis.report``, ``analysis.figures``, ``analysis.alignment``,
+``analysis.report_of(other_options)``), so that no section loads or computes again what
+another already has.
+
+Where each part goes: ``compute`` runs once per selection (the page's cached *entry*,
+:func:`build_entry`; the API and the command through :func:`report`); its result is
+``report[key]`` in the report dict unless the section is a view of that dict already
+(``in_report``, the built-in sections) or page-only (``payload=False``: figure data and
+the per-judge table, which the command has its own commands for). ``tables`` feed
+``/reports/<id>/tables/<name>.<fmt>`` and the command's ``--xlsx``; ``figures`` feed the
+page's inline SVG and ``/reports/<id>/figures/<name>.<fmt>``; ``template`` (given
+``result``, ``section`` and the dict ``context(result, entry)`` returns) renders on the
+page and in the offline HTML, in ``order``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import pkgutil
+
+from .base import Analysis, FigureSpec, Section, register, registry, unregister
+
+__all__ = ["Analysis", "FigureSpec", "Section", "register", "unregister", "registered"]
+
+_DISCOVERED = False
+
+
+def _discover() -> None:
+    """Import every module of this package once: each registers its section."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    for info in pkgutil.iter_modules(__path__):
+        if info.name != "base":
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+def registered() -> list[Section]:
+    """Every section, in page order."""
+    _discover()
+    return sorted(registry().values(), key=lambda s: s.order)
+
+
+def figure_specs() -> dict[str, tuple[Section, FigureSpec]]:
+    return {f.name: (s, f) for s in registered() for f in s.figures}
+
+
+# ----------------------------------------------------------------------------- building
+
+
+def with_payload(report: dict, analysis: Analysis) -> dict:
+    """``report`` with the result of every section that adds a key to the report dict."""
+    for section in registered():
+        if section.payload and not section.in_report and section.key not in report:
+            report[section.key] = analysis.result(section)
+    return report
+
+
+def report(study_id: int, options, progress=None) -> dict:
+    """The report dict of the API and the command: the agreement report with the
+    registered sections' results (exactly the agreement report when none adds one)."""
+    from ..reports import agreement_report
+
+    base = agreement_report(study_id, options, progress)
+    return with_payload(base, Analysis(study_id, options, report=base))
+
+
+def build_entry(analysis: Analysis) -> dict:
+    """Every section of one selection, computed once: the cached *entry* of the page,
+    the downloads and the offline HTML, with every figure as inline SVG."""
+    results = {s.key: analysis.result(s) for s in registered()}
+    entry = {
+        "report": with_payload(analysis.report, analysis),
+        "figures": analysis.figures,
+        "alignment": analysis.alignment,
+        "results": results,
+    }
+    entry["svgs"] = figure_svgs(entry)
+    return entry
+
+
+def section_result(entry: dict, section: Section):
+    results = entry.get("results") or {}
+    return results.get(section.key)
+
+
+def in_entry(entry: dict) -> list[Section]:
+    """The registered sections ``entry`` was built with (a section registered since, in
+    a test, waits for the next entry)."""
+    results = entry.get("results") or {}
+    return [s for s in registered() if s.key in results]
+
+
+def draw(name: str, entry: dict):
+    """The figure ``name`` of an entry, as a matplotlib figure (None: no data)."""
+    section, spec = figure_specs()[name]
+    if section not in in_entry(entry):
+        return None
+    return spec.draw(section_result(entry, section), entry)
+
+
+def _svg_key(name: str, data) -> str:
+    digest = hashlib.sha256(json.dumps([name, data], sort_keys=True, default=str).encode())
+    return f"concord:report:svg:{digest.hexdigest()[:32]}"
+
+
+def figure_svgs(entry: dict) -> dict[str, str]:
+    """Every figure of ``entry`` that has data, as inline SVG text, by name.
+
+    Drawing is most of a page's time (matplotlib), so each SVG is cached under a digest of
+    its name and data (:class:`FigureSpec`): the same data gives the same SVG (the
+    figures are deterministic), whatever selection it belongs to."""
+    from django.core.cache import cache
+
+    from .. import plots
+    from ..cache import CACHE_SECONDS
+
+    out = {}
+    shown = {s.key for s in in_entry(entry)}
+    for name, (section, spec) in figure_specs().items():
+        if section.key not in shown:
+            continue
+        result = section_result(entry, section)
+        key = _svg_key(name, spec.data(result, entry) if spec.data else result)
+        svg = cache.get(key)
+        if svg is None:
+            fig = spec.draw(result, entry)
+            svg = "" if fig is None else plots.inline_svg(plots.render(fig, "svg"))
+            cache.set(key, svg, CACHE_SECONDS)
+        if svg:
+            out[name] = svg
+    return out
+
+
+def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
+    """Every table of every section: name -> (rows, columns)."""
+    out: dict = {}
+    for section in in_entry(entry):
+        out.update(section.tables(section_result(entry, section), entry))
+    return out
+
+
+def as_text(report: dict) -> str:
+    """The command's plain-text output: the agreement summary, then each section's lines."""
+    from .. import exports
+
+    lines = [exports.as_text(report).rstrip("\n")]
+    for section in registered():
+        if section.text is not None and section.key in report and not section.in_report:
+            lines.append(section.text(report[section.key]))
+    return "\n".join(lines) + "\n"
+
+
+def extra_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
+    """The tables of the sections that add a key to the report dict (command ``--xlsx``)."""
+    out: dict = {}
+    for section in registered():
+        if section.payload and not section.in_report and section.key in report:
+            out.update(section.tables(report[section.key], {"report": report}))
+    return out

@@ -1,0 +1,180 @@
+"""The pieces of the report-section framework: :class:`Section`, :class:`FigureSpec`, the
+registry, and :class:`Analysis`, the one selection every section reads (package doc)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+Tables = dict[str, tuple[list[dict], list[str]]]
+
+
+def no_tables(result, entry) -> Tables:
+    return {}
+
+
+def no_context(result, entry) -> dict:
+    return {}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure: its download name, its title, and ``draw(result, entry)`` returning a
+    matplotlib figure, or None when the selection has no data for it. ``data(result,
+    entry)``: everything the figure draws (default: the section's result); its SVG is
+    cached under a digest of it, so a selector change that leaves a figure's data as it
+    was does not draw it again."""
+
+    name: str
+    title: str
+    draw: Callable[[Any, dict], Any]
+    data: Callable[[Any, dict], Any] | None = None
+
+
+def plotted(name: str, data: Callable[[Any], Any]) -> FigureSpec:
+    """A figure of :mod:`metaeval.plots` (drawn from the entry by ``plots.build``), whose
+    data is ``data(result)``."""
+    from .. import plots
+
+    return FigureSpec(name, plots.FIGURE_TITLES[name],
+                      lambda result, entry: plots.build(name, entry),
+                      lambda result, entry: data(result))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Section:
+    """One analysis of the report (package doc for what each part feeds).
+
+    ``compute(analysis)``: the data loader and the pure statistics call; returns a
+    JSON-able result (None: nothing to show). ``tables(result, entry)``: name -> (rows,
+    columns), each one a CSV/XLSX/JSON download. ``figures``: :class:`FigureSpec` s.
+    ``template``: the page and offline-HTML fragment; it gets ``result``, ``section`` and
+    what ``context(result, entry)`` returns (formatted cells). ``text(result)``: lines of
+    the ``agreement`` command's plain-text output. ``in_report``: the result is already a
+    part of the agreement report dict (the built-in sections); otherwise, with
+    ``payload``, it is added to that dict under ``key`` (API, command JSON, report.json).
+    ``serializer``: its shape for the OpenAPI schema.
+    """
+
+    key: str
+    title: str
+    compute: Callable[[Analysis], Any]
+    template: str = "metaeval/sections/generic.html"
+    tables: Callable[[Any, dict], Tables] = no_tables
+    figures: tuple[FigureSpec, ...] = ()
+    context: Callable[[Any, dict], dict] = no_context
+    text: Callable[[Any], str] | None = None
+    in_report: bool = False
+    payload: bool = True
+    serializer: Any = None
+    order: int = 100
+
+
+_REGISTRY: dict[str, Section] = {}
+
+
+def register(section: Section) -> Section:
+    """Add ``section`` to every report (a second registration of a key replaces it)."""
+    _REGISTRY[section.key] = section
+    return section
+
+
+def unregister(key: str) -> None:
+    _REGISTRY.pop(key, None)
+
+
+def registry() -> dict[str, Section]:
+    return _REGISTRY
+
+
+# ----------------------------------------------------------------------------- the selection
+
+
+def _load_key(options) -> tuple:
+    """What :func:`metaeval.reports.load_selection` reads of the options: selections that
+    differ only in how figures are computed (ties, calibration, bootstrap…) share rows."""
+    return (options.settings, options.systems, options.exclude_systems, options.judge,
+            options.calibrate_on, options.compat, bool(options.compat and options.expert_agreed))  # fmt: skip
+
+
+class Analysis:
+    """One study selection, loaded once: every section reads its rows, its report, its
+    figure data and its per-judge reports from here, so a page computes each once.
+
+    ``report``: the agreement report already computed (a bootstrap run's result).
+    ``compute_report``: how the main report is computed (``agreement_report``; the page
+    passes its own name so that tests can count the computations).
+    """
+
+    def __init__(self, study_id: int, options, *, report: dict | None = None,
+                 compute_report: Callable | None = None):  # fmt: skip
+        from ..reports import agreement_report
+
+        self.study_id = study_id
+        self.options = options
+        self._compute_report = compute_report or agreement_report
+        self._loaded: dict[tuple, tuple] = {}
+        self._reports: dict = {}
+        self._figures = None
+        self._alignment = None
+        self.results: dict[str, Any] = {}
+        if report is not None:
+            self._reports[options] = report
+
+    def loaded(self, options=None) -> tuple:
+        """``(frame, calibration_frame, judge)`` of ``options`` (default: the page's)."""
+        from ..reports import load_selection
+
+        options = options or self.options
+        key = _load_key(options)
+        if key not in self._loaded:
+            got = load_selection(self.study_id, options)
+            self._loaded[key] = got
+            if options.judge is None and got[2] is not None:  # the default judge, by name
+                self._loaded[_load_key(replace(options, judge=got[2]))] = got
+        return self._loaded[key]
+
+    def report_of(self, options=None) -> dict:
+        """The agreement report of ``options`` (default: the page's), computed once."""
+        from ..reports import agreement_report
+
+        options = options or self.options
+        if options not in self._reports:
+            compute = self._compute_report if options == self.options else agreement_report
+            report = compute(self.study_id, options, loaded=self.loaded(options))
+            self._reports[options] = report
+            judge = (report.get("selection") or {}).get("judge")
+            if options.judge is None and judge is not None:
+                self._reports.setdefault(replace(options, judge=judge), report)
+        return self._reports[options]
+
+    @property
+    def report(self) -> dict:
+        return self.report_of(self.options)
+
+    @property
+    def figures(self) -> dict:
+        """The figure data of the report (:mod:`metaeval.figures`), on the same rows."""
+        if self._figures is None:
+            from .. import figures
+
+            frame = figures.analysed_frame(self.loaded()[0], self.options, self.report)
+            self._figures = figures.report_figures(frame, self.report, self.options)
+        return self._figures
+
+    @property
+    def alignment(self) -> dict | None:
+        """Every judge against the experts (:mod:`metaeval.alignment`), its reports shared
+        with the page's where the options are the same."""
+        if self._alignment is None:
+            from ..alignment import judge_alignment
+
+            options = replace(self.options, judge=None, bootstrap=0)
+            self._alignment = judge_alignment(self.study_id, options, report_of=self.report_of)
+        return self._alignment
+
+    def result(self, section: Section):
+        if section.key not in self.results:
+            self.results[section.key] = section.compute(self)
+        return self.results[section.key]

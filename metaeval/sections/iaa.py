@@ -1,0 +1,13 @@
+"""Inter-annotator agreement over comparisons with two or more judgments (METHODS §5)."""
+
+from ..exports import report_tables
+from ..formatting import iaa_cells
+from .base import Section, register
+
+register(Section(
+    key="iaa", title="Inter-annotator agreement", template="metaeval/sections/iaa.html",
+    compute=lambda analysis: analysis.report.get("iaa") or {},
+    tables=lambda result, entry: {"iaa": report_tables(entry["report"])["iaa"]},
+    context=lambda result, entry: {"iaa": iaa_cells(result)},
+    in_report=True, order=10,
+))  # fmt: skip
