@@ -25,8 +25,7 @@ FIXED = ReportOptions(ties="partial", threshold=0.0, compat="scholarqa-cs2")
 
 
 def _parser(command: str):
-    app = "judges" if command == "judge_alignment" else "metaeval"
-    return load_command_class(app, command).create_parser("manage.py", command)
+    return load_command_class("metaeval", command).create_parser("manage.py", command)
 
 
 def test_every_field_is_declared_with_its_metadata():
