@@ -74,3 +74,12 @@ __all__ += ["RelevanceAdjudication", "RelevanceDisagreement"]
 from .review import Flag, Guidelines, Reopening  # noqa: E402
 
 __all__ += ["Flag", "Guidelines", "Reopening"]
+
+from .deepscholar import (  # noqa: E402
+    DeepScholarLabel,
+    Exemplar,
+    ExemplarReference,
+    Nugget,
+)
+
+__all__ += ["DeepScholarLabel", "Exemplar", "ExemplarReference", "Nugget"]
