@@ -22,6 +22,10 @@ T = Study.Task
 #: Tasks an Assign plan cannot make (they come from an annotator's own work); never
 #: enabled automatically.
 PERSONAL = {T.RELEVANCE_ADJUDICATION, T.QUESTION_AUTHORING}
+#: DeepScholar-Bench tasks (seed 002 §8.11): enabled automatically only in a study that has
+#: DeepScholar units (nuggets or an exemplar's references), not in every study with reports.
+DEEPSCHOLAR = {T.ORGANIZATION, T.NUGGET_IMPORTANCE, T.NUGGET_SUPPORT, T.RETRIEVAL_RELEVANCE,
+               T.REFERENCE_IMPORTANCE, T.ENTAILMENT}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,12 @@ NEEDS: dict[str, Needs] = {
     T.METRIC_WISE: Needs(reports=1),
     T.CLAIM_CHECK: Needs(reports=1, claims=True),
     T.RUBRIC_COMPARISON: Needs(rubrics=2),
+    T.ORGANIZATION: Needs(reports=1),
+    T.NUGGET_IMPORTANCE: Needs(),
+    T.NUGGET_SUPPORT: Needs(reports=1),
+    T.RETRIEVAL_RELEVANCE: Needs(reports=1),
+    T.REFERENCE_IMPORTANCE: Needs(),
+    T.ENTAILMENT: Needs(reports=1),
 }
 
 
@@ -119,7 +129,17 @@ def supported_tasks(study: Study) -> list[str]:
     if not questions.exists():
         return []
     data = list(question_data(questions).values()) + [QuestionData()]
-    return [t for t in T.values if t not in PERSONAL and any(problem(t, d) is None for d in data)]
+    skip = set(PERSONAL) | (set() if _has_deepscholar_units(study) else DEEPSCHOLAR)
+    return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
+
+
+def _has_deepscholar_units(study: Study) -> bool:
+    from annotation.models import ExemplarReference, Nugget
+
+    return (
+        Nugget.objects.filter(question__study=study).exists()
+        or ExemplarReference.objects.filter(question__study=study).exists()
+    )
 
 
 def enable_supported(study: Study) -> list[str]:

@@ -180,3 +180,32 @@ def test_malformed_judge_labels_name_record_and_field_and_change_nothing(tmp_pat
     path = labels_file(tmp_path, [GOOD[0], record])
     expect_failure("judge_scores", path, file_part="labels.jsonl", record=2, field=field,
                    text=text, format="deepscholar-labels", judge="gpt-4o")  # fmt: skip
+
+
+def test_deepscholar_tasks_are_enabled_only_with_deepscholar_units():
+    from annotation.models import Study
+    from annotation.readiness import DEEPSCHOLAR, supported_tasks
+
+    rep = run("reports", DS / "queried-system", study="S", format="deepscholar")
+    assert rep.enabled_tasks and not set(rep.enabled_tasks) & DEEPSCHOLAR
+    run("deepscholar", DS / "nuggets.jsonl", study="S", format="nuggets")
+    assert set(supported_tasks(Study.objects.get(name="S"))) >= DEEPSCHOLAR
+
+
+def test_judge_labels_round_trip(tmp_path):
+    from annotation.models import Study
+    from judges.formats.deepscholar_labels import dump
+
+    imported()
+    run("judge_scores", labels_file(tmp_path, GOOD), study="S", format="deepscholar-labels",
+        judge="gpt-4o")  # fmt: skip
+    files = dump(Study.objects.get(name="S"), judge="gpt-4o")
+    path = tmp_path / "written.jsonl"
+    path.write_text(files["deepscholar_labels.jsonl"])
+    run("judge_scores", path, study="S", format="deepscholar-labels", judge="copy")
+
+    def labels(judge):
+        return {(r.kind, r.question_id, r.report_id, r.unit, r.label, r.rationale)
+                for r in JudgeDeepScholarLabel.objects.filter(judge__name=judge)}  # fmt: skip
+
+    assert labels("copy") == labels("gpt-4o") and len(labels("copy")) == 6
