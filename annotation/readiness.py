@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
 from annotation.models import Question, Report, ReportClaim, Rubric, Study
 
@@ -126,20 +126,22 @@ def supported_tasks(study: Study) -> list[str]:
     """The tasks at least one accepted question of ``study`` has the data for, in the order
     of ``Study.Task`` (personal tasks excluded: an admin opens those from the study page)."""
     questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
-    if not questions.exists():
+    has_units = _deepscholar_flag(questions)  # None: no accepted question (one query)
+    if has_units is None:
         return []
     data = list(question_data(questions).values()) + [QuestionData()]
-    skip = set(PERSONAL) | (set() if _has_deepscholar_units(study) else DEEPSCHOLAR)
+    skip = set(PERSONAL) | (set() if has_units else DEEPSCHOLAR)
     return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
 
 
-def _has_deepscholar_units(study: Study) -> bool:
+def _deepscholar_flag(questions) -> bool | None:
+    """Whether any of ``questions`` has DeepScholar units; None when there is no question."""
     from annotation.models import ExemplarReference, Nugget
 
-    return (
-        Nugget.objects.filter(question__study=study).exists()
-        or ExemplarReference.objects.filter(question__study=study).exists()
+    units = Exists(Nugget.objects.filter(question=OuterRef("pk"))) | Exists(
+        ExemplarReference.objects.filter(question=OuterRef("pk"))
     )
+    return questions.annotate(ds=units).order_by("-ds").values_list("ds", flat=True).first()
 
 
 def enable_supported(study: Study) -> list[str]:
