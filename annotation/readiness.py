@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
 from annotation.models import Question, Report, ReportClaim, Rubric, Study
 
@@ -22,6 +22,10 @@ T = Study.Task
 #: Tasks an Assign plan cannot make (they come from an annotator's own work); never
 #: enabled automatically.
 PERSONAL = {T.RELEVANCE_ADJUDICATION, T.QUESTION_AUTHORING}
+#: DeepScholar-Bench tasks (seed 002 §8.11): enabled automatically only in a study that has
+#: DeepScholar units (nuggets or an exemplar's references), not in every study with reports.
+DEEPSCHOLAR = {T.ORGANIZATION, T.NUGGET_IMPORTANCE, T.NUGGET_SUPPORT, T.RETRIEVAL_RELEVANCE,
+               T.REFERENCE_IMPORTANCE, T.ENTAILMENT}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,12 @@ NEEDS: dict[str, Needs] = {
     T.METRIC_WISE: Needs(reports=1),
     T.CLAIM_CHECK: Needs(reports=1, claims=True),
     T.RUBRIC_COMPARISON: Needs(rubrics=2),
+    T.ORGANIZATION: Needs(reports=1),
+    T.NUGGET_IMPORTANCE: Needs(),
+    T.NUGGET_SUPPORT: Needs(reports=1),
+    T.RETRIEVAL_RELEVANCE: Needs(reports=1),
+    T.REFERENCE_IMPORTANCE: Needs(),
+    T.ENTAILMENT: Needs(reports=1),
 }
 
 
@@ -116,10 +126,22 @@ def supported_tasks(study: Study) -> list[str]:
     """The tasks at least one accepted question of ``study`` has the data for, in the order
     of ``Study.Task`` (personal tasks excluded: an admin opens those from the study page)."""
     questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
-    if not questions.exists():
+    has_units = _deepscholar_flag(questions)  # None: no accepted question (one query)
+    if has_units is None:
         return []
     data = list(question_data(questions).values()) + [QuestionData()]
-    return [t for t in T.values if t not in PERSONAL and any(problem(t, d) is None for d in data)]
+    skip = set(PERSONAL) | (set() if has_units else DEEPSCHOLAR)
+    return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
+
+
+def _deepscholar_flag(questions) -> bool | None:
+    """Whether any of ``questions`` has DeepScholar units; None when there is no question."""
+    from annotation.models import ExemplarReference, Nugget
+
+    units = Exists(Nugget.objects.filter(question=OuterRef("pk"))) | Exists(
+        ExemplarReference.objects.filter(question=OuterRef("pk"))
+    )
+    return questions.annotate(ds=units).order_by("-ds").values_list("ds", flat=True).first()
 
 
 def enable_supported(study: Study) -> list[str]:

@@ -295,3 +295,30 @@ class JudgeClaimVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge}: {self.key} of report {self.report_id} {self.verdict}"
+
+
+class JudgeDeepScholarLabel(models.Model):
+    """A judge's label of one DeepScholar unit (seed 002 §8.11): the counterpart of an
+    expert's :class:`annotation.models.DeepScholarLabel`, keyed the same way (kind, question,
+    report or none, unit key) so that Table 3 joins the two without ids."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="deepscholar_labels")
+    kind = models.CharField(max_length=24)
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="+")
+    report = models.ForeignKey(
+        "annotation.Report", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    unit = models.CharField(max_length=400, blank=True)
+    label = models.CharField(max_length=24)
+    rationale = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judge", "kind", "question", "report", "unit"],
+                name="one_judge_deepscholar_label",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge}: {self.kind} {self.unit} = {self.label}"

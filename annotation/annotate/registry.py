@@ -44,13 +44,19 @@ from types import ModuleType
 
 from . import (
     claim_check,
+    entailment,
     expertise_triage,
     medal_ranking,
     metric_wise,
+    nugget_importance,
+    nugget_support,
+    organization,
     pairwise,
     query_quality,
     question_authoring,
+    reference_importance,
     relevance_adjudication,
+    retrieval_relevance,
     rubric_comparison,
     rubric_coverage,
     rubric_item_quality,
@@ -69,6 +75,12 @@ TASK_MODULES: tuple[ModuleType, ...] = (
     claim_check,
     relevance_adjudication,
     question_authoring,
+    organization,
+    nugget_importance,
+    nugget_support,
+    retrieval_relevance,
+    reference_importance,
+    entailment,
 )
 
 

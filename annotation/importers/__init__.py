@@ -31,7 +31,8 @@ from .common import question_key as question_key
 from .registry import FORMATS, KINDS, Format, Kind, format_names
 
 questions.register_generic()
-from . import judgments  # noqa: E402, F401  (the judgments kind, after the content kinds)
+from . import judgments  # noqa: E402, F401, I001  (the judgments kind, after the content kinds)
+from . import deepscholar_units  # noqa: E402, F401, I001  (units of questions already imported)
 
 logger = logging.getLogger("concord.imports")
 

@@ -78,3 +78,12 @@ __all__ += ["Flag", "Guidelines", "Reopening"]
 from .quality import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent  # noqa: E402
 
 __all__ += ["AdjudicationRequest", "GoldItem", "QualificationResult", "QualityEvent"]
+
+from .deepscholar import (  # noqa: E402
+    DeepScholarLabel,
+    Exemplar,
+    ExemplarReference,
+    Nugget,
+)
+
+__all__ += ["DeepScholarLabel", "Exemplar", "ExemplarReference", "Nugget"]

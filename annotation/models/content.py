@@ -31,6 +31,12 @@ class Study(models.Model):
         EXPERTISE_TRIAGE = "expertise_triage", "Expertise triage"
         QUESTION_AUTHORING = "question_authoring", "Question authoring"
         RUBRIC_COMPARISON = "rubric_comparison", "Rubric comparison"
+        ORGANIZATION = "organization", "Organization vs the exemplar"
+        NUGGET_IMPORTANCE = "nugget_importance", "Nugget importance"
+        NUGGET_SUPPORT = "nugget_support", "Nugget support"
+        RETRIEVAL_RELEVANCE = "retrieval_relevance", "Retrieval relevance"
+        REFERENCE_IMPORTANCE = "reference_importance", "Reference importance"
+        ENTAILMENT = "entailment", "Claim–source entailment"
 
     #: Defaults of METHODS §2/§3; a study overrides any key in ``config``.
     DEFAULT_CONFIG = {

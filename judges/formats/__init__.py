@@ -4,9 +4,11 @@
   judge's scores), read and written; kind ``pairwise``.
 * :mod:`.judge_scores`: judge outputs produced elsewhere (ResearchQA coverage and pairwise,
   ResearcherBench results, a generic CSV), read and written; kind ``judge_scores``.
+* :mod:`.deepscholar_labels`: DeepScholar-Bench judge labels per unit (the LLM side of the
+  human agreement study, seed 002 §8.11), read and written; kind ``judge_scores``.
 
 Importing this package registers them in the one import registry
 (:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
 """
 
-from . import judge_scores, scholarqa_pairwise  # noqa: F401
+from . import deepscholar_labels, judge_scores, scholarqa_pairwise  # noqa: F401

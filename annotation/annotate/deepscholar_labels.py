@@ -1,0 +1,134 @@
+"""What the six DeepScholar-Bench task types share (seed 002 §8.11, Table 3).
+
+Each DeepScholar task asks one label from a small set for each *unit* the LLM judge labels
+(a report against the exemplar, a nugget, a nugget in a report, a retrieved source, an
+exemplar reference, a cited paragraph with one source). A task module
+(``organization``, ``nugget_importance``, ``nugget_support``, ``retrieval_relevance``,
+``reference_importance``, ``entailment``) declares its label set and how its units are
+found; this module builds the :class:`~annotation.annotate.form.Form` (one field
+``lab.<unit>`` per unit, its choices, its required message naming the unit), saves a
+submit as :class:`~annotation.models.DeepScholarLabel` rows keyed as the judge's labels
+are, and lays out one card per unit with its context, walked with the keyboard (type a
+label's key in a card; ``j`` / ``k`` move to the next / previous card).
+
+Units are identified in the form by ids the annotator may see (a report's public id, a
+nugget's public id, a position), never by database ids or system names (blinding).
+Payload: ``{"labels": {unit id: label}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.utils.safestring import SafeString
+
+from annotation.models import DeepScholarLabel, Exemplar
+
+from .base import TaskSpec
+from .form import Choices, Field, Form, Unit
+from .widgets import radio_group
+
+
+@dataclass
+class LabelUnit:
+    """One unit to label: its form id, its natural key (as the judge's files name it), the
+    report it belongs to (or None), its title and the context shown with it."""
+
+    id: str
+    key: str
+    title: str
+    report_pk: int | None = None
+    text: str = ""  # the unit itself (a nugget, a claim, a source's title)
+    details: list[tuple[str, str | SafeString]] = field(default_factory=list)
+    url: str = ""
+
+
+def units_cached(page, build: Callable) -> list[LabelUnit]:
+    """The page's units, built once per request (the form resolves them several times)."""
+    cached = getattr(page, "_ds_units", None)
+    if cached is None:
+        cached = page._ds_units = build(page)
+    return cached
+
+
+def exemplar_text(page) -> str:
+    found = Exemplar.objects.filter(question_id=page.assignment.question_id).first()
+    return found.text if found else ""
+
+
+def make_form(title: str, options, describe: str, build: Callable) -> Form:
+    """The form of a label task: ``lab.<unit>`` -> ``labels.<unit>``, one of ``options``."""
+    values = tuple(str(v) for v, _, _ in options)
+    unit = Unit(
+        "unit",
+        lambda page, ids: {u.id: u.title for u in units_cached(page, build)},
+        unknown=f"{title}: an answer names a unit that is not in this task.",
+    )
+    return Form(
+        title=title,
+        fields=(
+            Field(
+                "lab.<unit>",
+                "labels.<unit>",
+                choices=Choices(values, describe),
+                invalid="{unit}: {value!r} is not " + describe + ".",
+                required="{unit}: choose " + describe + ".",
+            ),
+        ),
+        units=(unit,),
+    )
+
+
+class LabelTask(TaskSpec):
+    """A DeepScholar label task; a module sets ``key``, ``kind``, ``options`` (value, label,
+    key), ``describe``, ``build`` (page -> units) and ``form`` (:func:`make_form`)."""
+
+    kind: str = ""
+    options: tuple[tuple[str, str, str], ...] = ()
+    intro: str = ""
+    show_reports: bool = True
+    show_exemplar: bool = False
+
+    def build(self, page) -> list[LabelUnit]:
+        raise NotImplementedError
+
+    def units(self, page) -> list[LabelUnit]:
+        return units_cached(page, self.build)
+
+    def initial(self, page):
+        return {"labels": {}}
+
+    def persist(self, payload, page):
+        a = page.assignment
+        labels = payload.get("labels") or {}
+        for u in self.units(page):
+            DeepScholarLabel.objects.update_or_create(
+                annotator=page.annotator,
+                question=a.question,
+                setting=a.setting,
+                kind=self.kind,
+                report_id=u.report_pk,
+                unit=u.key,
+                defaults={"study": a.study, "assignment": a, "label": labels[u.id]},
+            )
+
+    def context(self, payload, page):
+        labels = payload.get("labels") or {}
+        cards = [
+            {
+                "n": n,
+                "unit": u,
+                "html": radio_group(
+                    f"lab.{u.id}", self.options, labels.get(u.id), f"{u.title}: your label"
+                ),
+            }
+            for n, u in enumerate(self.units(page), start=1)
+        ]
+        return {
+            "cards": cards,
+            "intro": self.intro,
+            "show_reports": self.show_reports,
+            "exemplar": exemplar_text(page) if self.show_exemplar else "",
+            "label_keys": [(k, label) for _, label, k in self.options],
+        }

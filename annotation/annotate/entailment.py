@@ -1,0 +1,51 @@
+"""Claim–source entailment (seed 002 §8.11; citation precision and claim coverage): for
+each cited claim of a report — a paragraph with one of the sources it cites — is the claim
+Entailed by the source or Not entailed (80 % in Table 3)? Units: (paragraph, citation)
+pairs, report by report in reading order; the judge's files key them
+``"<paragraph number>:<citation key>"``."""
+
+from __future__ import annotations
+
+from .base import reports_of
+from .deepscholar_labels import LabelTask, LabelUnit, make_form
+from .retrieval_relevance import source_details
+
+OPTIONS = (("entailed", "Entailed", "e"), ("not_entailed", "Not entailed", "n"))
+
+
+def units(page) -> list[LabelUnit]:
+    names = reports_of(page)
+    out = []
+    for r in page.reports:
+        order = {key: i for i, key in enumerate(r.citations, start=1)}
+        for p in r.paragraphs:
+            for key in dict.fromkeys(p.citation_keys):
+                c = r.citations.get(key)
+                if c is None:
+                    continue
+                out.append(
+                    LabelUnit(
+                        id=f"{r.public_id}~{p.number}~{order[key]}",
+                        key=f"{p.number}:{key}",
+                        title=f"{names[r.public_id]}, paragraph {p.number}, source {order[key]}",
+                        report_pk=r.report.pk,
+                        text=p.html,
+                        details=[("Source", c.title or c.key), *source_details(c)],
+                        url=c.url,
+                    )
+                )
+    return out
+
+
+class EntailmentTask(LabelTask):
+    key = "entailment"
+    kind = "entailment"
+    options = OPTIONS
+    min_reports = 1
+    show_reports = False
+    intro = "Does the source entail (fully back) the claim it is cited for?"
+    form = make_form("Entailment", OPTIONS, "entailed or not entailed", units)
+    build = staticmethod(units)
+
+
+TASK = EntailmentTask()

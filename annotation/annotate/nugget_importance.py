@@ -1,0 +1,45 @@
+"""Nugget importance (seed 002 §8.11): each nugget of the question — a fact a good
+related-work section contains — is Vital or Non-vital (72 % human–judge agreement in
+Table 3). Units: the question's nuggets, in their imported order."""
+
+from __future__ import annotations
+
+from annotation.models import Nugget
+
+from .deepscholar_labels import LabelTask, LabelUnit, make_form
+
+OPTIONS = (("vital", "Vital", "v"), ("non_vital", "Non-vital", "n"))
+
+
+def nuggets_of(page) -> list[Nugget]:
+    cached = getattr(page, "_nuggets", None)
+    if cached is None:
+        cached = page._nuggets = list(
+            Nugget.objects.filter(question_id=page.assignment.question_id).order_by(
+                "position", "pk"
+            )
+        )
+    return cached
+
+
+def units(page) -> list[LabelUnit]:
+    return [
+        LabelUnit(id=g.public_id, key=g.key, title=f"Nugget {n}", text=g.text)
+        for n, g in enumerate(nuggets_of(page), start=1)
+    ]
+
+
+class NuggetImportanceTask(LabelTask):
+    key = "nugget_importance"
+    kind = "nugget_importance"
+    options = OPTIONS
+    show_reports = False
+    intro = (
+        "Is each nugget vital (a related-work section on this topic must state it) or "
+        "non-vital (useful but dispensable)?"
+    )
+    form = make_form("Nugget importance", OPTIONS, "vital or non-vital", units)
+    build = staticmethod(units)
+
+
+TASK = NuggetImportanceTask()

@@ -1,0 +1,45 @@
+"""Nugget support (seed 002 §8.11): for each report and each nugget of the question, does
+the report state the nugget — Supported, Partially supported or Not supported (70 % in
+Table 3, compared three-way)? Units: (report, nugget) pairs, report by report."""
+
+from __future__ import annotations
+
+from .base import reports_of
+from .deepscholar_labels import LabelTask, LabelUnit, make_form
+from .nugget_importance import nuggets_of
+
+OPTIONS = (
+    ("supported", "Supported", "s"),
+    ("partially_supported", "Partially supported", "p"),
+    ("not_supported", "Not supported", "n"),
+)
+
+
+def units(page) -> list[LabelUnit]:
+    names = reports_of(page)
+    return [
+        LabelUnit(
+            id=f"{r.public_id}~{g.public_id}",
+            key=g.key,
+            title=f"{names[r.public_id]}, nugget {n}",
+            report_pk=r.report.pk,
+            text=g.text,
+        )
+        for r in page.reports
+        for n, g in enumerate(nuggets_of(page), start=1)
+    ]
+
+
+class NuggetSupportTask(LabelTask):
+    key = "nugget_support"
+    kind = "nugget_support"
+    options = OPTIONS
+    min_reports = 1
+    intro = "Does the report state each nugget: fully (supported), in part, or not at all?"
+    form = make_form(
+        "Nugget support", OPTIONS, "supported, partially supported or not supported", units
+    )
+    build = staticmethod(units)
+
+
+TASK = NuggetSupportTask()

@@ -1,0 +1,41 @@
+"""Reference importance (seed 002 §8.11): each reference of the human-written exemplar is
+Important (a related-work section on the topic should cite it) or Not important (82 % in
+Table 3). Units: the exemplar's references, in their imported order."""
+
+from __future__ import annotations
+
+from annotation.models import ExemplarReference
+
+from .deepscholar_labels import LabelTask, LabelUnit, make_form
+
+OPTIONS = (("important", "Important", "i"), ("not_important", "Not important", "n"))
+
+
+def units(page) -> list[LabelUnit]:
+    refs = ExemplarReference.objects.filter(question_id=page.assignment.question_id).order_by(
+        "position", "pk"
+    )
+    return [
+        LabelUnit(
+            id=ref.public_id,
+            key=ref.key,
+            title=f"Reference {n}",
+            text=ref.title or ref.key,
+            url=ref.url,
+        )  # fmt: skip
+        for n, ref in enumerate(refs, start=1)
+    ]
+
+
+class ReferenceImportanceTask(LabelTask):
+    key = "reference_importance"
+    kind = "reference_importance"
+    options = OPTIONS
+    show_reports = False
+    show_exemplar = True
+    intro = "Should a related-work section on this topic cite each reference of the exemplar?"
+    form = make_form("Reference importance", OPTIONS, "important or not important", units)
+    build = staticmethod(units)
+
+
+TASK = ReferenceImportanceTask()

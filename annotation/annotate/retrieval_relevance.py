@@ -1,0 +1,48 @@
+"""Retrieval relevance (seed 002 §8.11, METHODS §4: relevance rate = Σ rel(s) / 2|S|):
+each source a report retrieved and cited is graded 0 (not relevant), 1 (somewhat) or 2
+(highly relevant) to the query (70 % in Table 3, compared three-way). Units: each report's
+citations in the order they first appear; the judge's files key them by citation key."""
+
+from __future__ import annotations
+
+from .base import reports_of
+from .deepscholar_labels import LabelTask, LabelUnit, make_form
+
+OPTIONS = (("0", "0 Not relevant", "0"), ("1", "1 Somewhat relevant", "1"),
+           ("2", "2 Highly relevant", "2"))  # fmt: skip
+
+
+def source_details(citation) -> list[tuple[str, str]]:
+    snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
+    return [("Excerpt", s) for s in snippets[:3]]
+
+
+def units(page) -> list[LabelUnit]:
+    names = reports_of(page)
+    return [
+        LabelUnit(
+            id=f"{r.public_id}~{i}",
+            key=c.key,
+            title=f"{names[r.public_id]}, source {i}",
+            report_pk=r.report.pk,
+            text=c.title or c.key,
+            details=source_details(c),
+            url=c.url,
+        )
+        for r in page.reports
+        for i, c in enumerate(r.citations.values(), start=1)
+    ]
+
+
+class RetrievalRelevanceTask(LabelTask):
+    key = "retrieval_relevance"
+    kind = "retrieval_relevance"
+    options = OPTIONS
+    min_reports = 1
+    show_reports = False
+    intro = "Grade each retrieved source against the query: 0 not, 1 somewhat, 2 highly relevant."
+    form = make_form("Retrieval relevance", OPTIONS, "0, 1 or 2", units)
+    build = staticmethod(units)
+
+
+TASK = RetrievalRelevanceTask()

@@ -1,0 +1,67 @@
+"""DeepScholar labels (seed 002 §8.11) → aligned human / judge label rows. Two queries.
+
+Join rule (docs/ANALYSES.md §10): an expert's :class:`~annotation.models.DeepScholarLabel`
+and a judge's :class:`~judges.models.JudgeDeepScholarLabel` label the same unit when kind,
+question, report (or none) and unit key are equal — the keys the task pages store and the
+judge-label files use. Each expert label is a row (the default human signal: a unit
+labelled by two experts counts twice), once per judge that labelled the unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._db import fetch, settings_filter
+
+
+@dataclass
+class DeepScholarData:
+    kind: np.ndarray  # one row per (expert label, judge label of the same unit)
+    question: np.ndarray  # question ids (the bootstrap clusters)
+    judge: np.ndarray  # judge names
+    human: np.ndarray  # labels as stored (strings)
+    verdict: np.ndarray
+    judges: list[str] = field(default_factory=list)
+    n_human: dict[str, int] = field(default_factory=dict)  # expert labels per kind
+    n_unmatched: dict[str, int] = field(default_factory=dict)  # of those, no judge label
+
+
+def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
+    from annotation.models import DeepScholarLabel
+    from judges.models import JudgeDeepScholarLabel
+
+    h = fetch(
+        DeepScholarLabel.objects.filter(study_id=study_id, **settings_filter(settings))
+        .order_by("pk")
+        .values_list("kind", "question_id", "report_id", "unit", "label"),
+        5,
+    )
+    j = fetch(
+        JudgeDeepScholarLabel.objects.filter(question__study_id=study_id)
+        .order_by("judge__name", "pk")
+        .values_list("kind", "question_id", "report_id", "unit", "label", "judge__name"),
+        6,
+    )
+    by_unit: dict[tuple, list[tuple[str, str]]] = {}
+    for kind, q, r, unit, label, judge in zip(*j, strict=True):
+        by_unit.setdefault((kind, q, r, unit), []).append((judge, label))
+    rows, n_human, n_unmatched = [], {}, {}
+    for kind, q, r, unit, label in zip(*h, strict=True):
+        n_human[kind] = n_human.get(kind, 0) + 1
+        matches = by_unit.get((kind, q, r, unit), [])
+        if not matches:
+            n_unmatched[kind] = n_unmatched.get(kind, 0) + 1
+        rows.extend((kind, q, judge, label, verdict) for judge, verdict in matches)
+    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+    return DeepScholarData(
+        kind=np.asarray(cols[0], dtype=object),
+        question=np.asarray(cols[1], dtype=np.int64),
+        judge=np.asarray(cols[2], dtype=object),
+        human=np.asarray(cols[3], dtype=object),
+        verdict=np.asarray(cols[4], dtype=object),
+        judges=sorted(set(j[5])),
+        n_human=n_human,
+        n_unmatched=n_unmatched,
+    )

@@ -1,0 +1,74 @@
+"""Table 3 reproduced from a synthetic study whose human–judge agreements are set by
+construction (seed 002 §8.11): for every label kind, 100 units over 10 questions of which
+exactly the paper's share get the same label from the expert and from the judge; the
+loader joins them on their unit keys and the analysis gives back the paper's numbers."""
+
+import pytest
+
+from annotation.annotate.sample import make_question, make_study
+from annotation.models import DeepScholarLabel
+from annotation.models.deepscholar import LABELS, REPORT_KINDS
+from judges.models import Judge, JudgeDeepScholarLabel
+from metaeval.analyses.deepscholar import PAPER_AGREEMENT, analyse_deepscholar
+from metaeval.loaders.deepscholar import load_deepscholar
+
+pytestmark = pytest.mark.django_db
+
+QUESTIONS, PER_QUESTION = 10, 10
+
+
+def synthetic_study(annotator):
+    study = make_study("DeepScholar synthetic")
+    questions = [make_question(study, n_reports=PER_QUESTION, paragraphs=1)
+                 for _ in range(QUESTIONS)]  # fmt: skip
+    reports = {q.pk: list(q.reports.order_by("pk")) for q in questions}
+    judge = Judge.objects.create(name="gpt-4o")
+    other = Judge.objects.create(name="always-first")
+    human, verdicts = [], []
+    for kind, labels in LABELS.items():
+        agree = round(PAPER_AGREEMENT[kind] * QUESTIONS * PER_QUESTION)
+        for n in range(QUESTIONS * PER_QUESTION):
+            q, i = questions[n % QUESTIONS], n // QUESTIONS
+            report = reports[q.pk][i] if kind in REPORT_KINDS else None
+            unit = "" if kind == "organization" else f"u{i}"
+            mine = labels[(n // 3) % len(labels)]
+            theirs = mine if n < agree else labels[(labels.index(mine) + 1) % len(labels)]
+            human.append(DeepScholarLabel(study=study, annotator=annotator, question=q,
+                                          kind=kind, report=report, unit=unit, label=mine))  # fmt: skip
+            for j, label in ((judge, theirs), (other, labels[0])):
+                verdicts.append(JudgeDeepScholarLabel(judge=j, kind=kind, question=q,
+                                                      report=report, unit=unit, label=label))  # fmt: skip
+    # an expert label with no judge counterpart is counted, not compared
+    human.append(DeepScholarLabel(study=study, annotator=annotator, question=questions[0],
+                                  kind="nugget_importance", unit="unjudged", label="vital"))  # fmt: skip
+    DeepScholarLabel.objects.bulk_create(human)
+    JudgeDeepScholarLabel.objects.bulk_create(verdicts)
+    return study
+
+
+def test_table3_reproduces_the_constructed_agreements(annotator_user):
+    study = synthetic_study(annotator_user.annotator)
+    data = load_deepscholar(study.pk)
+    assert data.judges == ["always-first", "gpt-4o"]
+    result = analyse_deepscholar(data, rounds=200, seed=0)
+    table = {k["kind"]: k for k in result["judges"][1]["kinds"]}
+    assert list(table) == list(LABELS)
+    for kind, paper in PAPER_AGREEMENT.items():
+        row = table[kind]
+        assert row["agreement"]["value"] == pytest.approx(paper), kind
+        assert row["paper"] == paper
+        assert (row["n_units"], row["n_questions"]) == (100, QUESTIONS)
+        assert row["agreement"]["low"] <= paper <= row["agreement"]["high"]
+        assert 0 < row["kappa"]["value"] < paper
+        assert row["kappa"]["low"] <= row["kappa"]["value"] <= row["kappa"]["high"]
+    assert table["nugget_importance"]["human_labels"] == 101
+    assert table["nugget_importance"]["unmatched"] == 1
+    # the constant judge: κ undefined only if both sides constant; here it is defined (≤ 0)
+    first = {k["kind"]: k for k in result["judges"][0]["kinds"]}
+    assert first["organization"]["kappa"]["value"] == pytest.approx(0.0)
+
+
+def test_a_study_without_judge_labels_has_no_rows(annotator_user):
+    study = make_study("empty")
+    data = load_deepscholar(study.pk)
+    assert data.judges == [] and analyse_deepscholar(data) == {"judges": []}
