@@ -177,6 +177,18 @@ def full_study(settings) -> Study:
     )  # fmt: skip
     QualityEvent.objects.create(study=study, actor=researcher, action="qualification_override",
                                 annotator=ann, detail={"verdict": "pass", "reason": "ok"})  # fmt: skip
+    # DeepScholar-Bench units and labels (issue 17): a nugget, the exemplar, its reference,
+    # an expert's label and a judge's label of the same unit
+    from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference, Nugget
+    from judges.models import JudgeDeepScholarLabel
+
+    nugget = Nugget.objects.create(question=q, key="n1", position=1, text="A key fact.")
+    Exemplar.objects.create(question=q, text="The authors' related work.")
+    ExemplarReference.objects.create(question=q, key="r1", position=1, title="A paper")
+    DeepScholarLabel.objects.create(study=study, annotator=ann, question=q,
+                                    kind="nugget_importance", unit=nugget.key, label="vital")  # fmt: skip
+    JudgeDeepScholarLabel.objects.create(judge=judge, kind="nugget_importance", question=q,
+                                         unit=nugget.key, label="vital")  # fmt: skip
     options = ReportOptions()
     ReportRun.objects.create(
         study=study, options=options.to_dict(), status="done", progress=1.0,
