@@ -22,6 +22,7 @@ COPY concord ./concord
 COPY annotation ./annotation
 COPY judges ./judges
 COPY metaeval ./metaeval
+COPY studio ./studio
 COPY templates ./templates
 COPY static ./static
 COPY fixtures ./fixtures

@@ -1,6 +1,6 @@
 """Relevance adjudication (003 A.6): which paragraphs an annotator is asked to look at again.
 
-Pure functions, no database. ``annotation.studyadmin.adjudication`` loads the inputs and
+Pure functions, no database. ``studio.studyadmin.adjudication`` loads the inputs and
 writes the assignments; the task page is ``annotation.annotate.adjudication``.
 
 Disagreement, precisely. The annotator labels each paragraph R (relevant), U (unnecessary

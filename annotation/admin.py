@@ -17,10 +17,10 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from annotation import roles
-from annotation.backup import export_study
 from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS, ImportFailed, run
-from annotation.studyadmin import StudyAdminError
-from annotation.studyadmin.deletion import deactivate_annotator, delete_study, judgment_models
+from studio.backup import export_study
+from studio.studyadmin import StudyAdminError
+from studio.studyadmin.deletion import deactivate_annotator, delete_study, judgment_models
 
 from .models import (
     Annotator,

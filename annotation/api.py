@@ -212,8 +212,8 @@ class StudyViewSet(RoleViewSet):
         ),
     )
     def destroy(self, request, *args, **kwargs):
-        from annotation.studyadmin import StudyAdminError
-        from annotation.studyadmin.deletion import delete_study
+        from studio.studyadmin import StudyAdminError
+        from studio.studyadmin.deletion import delete_study
 
         study = self.get_object()
         try:
@@ -402,7 +402,7 @@ class AnnotatorViewSet(RoleViewSet):
         ),
     )
     def destroy(self, request, *args, **kwargs):
-        from annotation.studyadmin.deletion import deactivate_annotator
+        from studio.studyadmin.deletion import deactivate_annotator
 
         deactivate_annotator(self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)

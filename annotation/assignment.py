@@ -628,8 +628,9 @@ def summarize(plan: Plan, items: Sequence[Item]) -> Summary:
     )
 
 
-STRATEGIES = ("random", "expertise", "triage", "authored")
+STRATEGIES = ("random", "expertise", "triage", "authored", "planner")
 SETTING_OF = {
+    "planner": ASSIGNED,  # annotation.planning_strategy
     "random": ASSIGNED,
     "expertise": ASSIGNED,
     "triage": NEAR_EXPERT,

@@ -40,7 +40,7 @@ def main() -> None:
     from agreement_scale import generate, timed
     from django.core.management import call_command
 
-    from annotation.backup import graph
+    from studio.backup import graph
 
     def rows() -> int:
         return sum(t.model.objects.count() for t in graph.tables())

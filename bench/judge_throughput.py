@@ -88,9 +88,9 @@ def child(mode: str, n_runs: int, concurrency: int) -> dict:
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     workers = []
     try:
-        from annotation import demo
         from judges import runs
         from judges.models import Judge, JudgeRun
+        from studio import demo
         from tests.judges.fake_llm import FakeLLM
 
         study = demo.load().study

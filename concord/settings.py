@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "annotation",
     "judges",
     "metaeval",
+    "studio",  # study administration and what composes several apps: above the three (README)
 ]
 
 MIDDLEWARE = [
@@ -200,7 +201,7 @@ CONCORD_AUTOSAVE_COALESCE_SECONDS = int(os.environ.get("CONCORD_AUTOSAVE_COALESC
 # The largest page an API list answers (?limit= above it is cut to it).
 CONCORD_API_MAX_LIMIT = int(os.environ.get("CONCORD_API_MAX_LIMIT", "1000"))
 
-# Deleting a study first writes its full backup here (annotation.studyadmin.deletion).
+# Deleting a study first writes its full backup here (studio.studyadmin.deletion).
 CONCORD_BACKUP_DIR = Path(os.environ.get("CONCORD_BACKUP_DIR", str(BASE_DIR / "backups")))
 
 REST_FRAMEWORK = {

@@ -34,7 +34,7 @@ urlpatterns = [
     ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("annotate/", include("annotation.annotate_urls")),
-    path("studies/", include("annotation.studies_urls")),
+    path("studies/", include("studio.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", api_docs, name="api-docs"),
@@ -42,6 +42,6 @@ urlpatterns = [
     path("api/", include("judges.api_urls")),
     path("judges/", include("judges.urls")),
     path("reports/", include("metaeval.urls")),
-    path("api/", include("annotation.api_urls")),
+    path("api/", include("studio.api_urls")),
     path("", include("annotation.urls")),
 ]

@@ -1,4 +1,4 @@
-"""REST API of the judges app, registered on the one router of ``annotation.api_urls``.
+"""REST API of the judges app, registered on the one router of ``studio.api_urls``.
 
 Judges and their scores are researcher data: annotators see none of it (a judge's rationale
 may name what it compared), researchers read, admins write.

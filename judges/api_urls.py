@@ -3,11 +3,6 @@ from django.urls import path
 from . import run_api
 
 urlpatterns = [
-    path(
-        "studies/<int:study_id>/judge-alignment/",
-        run_api.JudgeAlignmentView.as_view(),
-        name="api-judge-alignment",
-    ),
     path("judge-runs/", run_api.JudgeRunListView.as_view(), name="api-judge-runs"),
     path("judge-runs/<int:run_id>/", run_api.JudgeRunDetailView.as_view(), name="api-judge-run"),
     path(

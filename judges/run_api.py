@@ -1,6 +1,5 @@
-"""API of judge runs and per-judge alignment (researchers read; admins start and resume).
+"""API of judge runs (researchers read; admins start and resume).
 
-``GET  /api/studies/{id}/judge-alignment/``  the dict of :func:`metaeval.alignment.judge_alignment`
 ``GET  /api/judge-runs/?study=&judge=``      runs with their progress
 ``POST /api/judge-runs/``                    {"judge", "study", "tasks", "options"} (admin)
 ``GET  /api/judge-runs/{id}/``               one run
@@ -13,7 +12,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import roles
@@ -22,11 +20,7 @@ from annotation.permissions import (
     readable_studies,
     require_staff,
     staff_run_or_404,
-    staff_study_or_404,
 )
-from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
-from metaeval.alignment import judge_alignment
-from metaeval.api import OPTION_PARAMS, options_from
 
 from . import runs
 from .models import Judge, JudgeRun
@@ -37,25 +31,6 @@ RESEARCHERS_ONLY = "Judge runs and alignment are for researchers and admins."
 def _admin(request) -> None:
     if not roles.is_admin(request.user):
         raise PermissionDenied("Only an admin may start, resume or cancel a judge run.")
-
-
-class JudgeAlignmentView(APIView):
-    """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
-
-    throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
-    throttle_scope = "reports"
-
-    @extend_schema(
-        parameters=OPTION_PARAMS,
-        responses={200: JudgeAlignmentSerializer},
-        examples=[ALIGNMENT_EXAMPLE],
-    )
-    def get(self, request, study_id: int):
-        study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
-        try:
-            return Response(judge_alignment(study.pk, options_from(request.query_params)))
-        except ValueError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
 
 
 class JudgeRunSerializer(serializers.ModelSerializer):

@@ -165,7 +165,7 @@ def make_relevance_work(
 def make_adjudication(annotator, question: Question, judge_name: str = "judge-x") -> Assignment:
     """The relevance adjudication assignment made (by the study action) from
     :func:`make_relevance_work`."""
-    from annotation.studyadmin import adjudication
+    from studio.studyadmin import adjudication
 
     source, judge = make_relevance_work(annotator, question, judge_name)
     adjudication.commit(question.study, judge)
@@ -176,7 +176,7 @@ def make_adjudication(annotator, question: Question, judge_name: str = "judge-x"
 
 def make_authoring(annotator, study: Study, setting: str = "deep_expert") -> Assignment:
     """An authoring slot (an assignment without a question), opened by the study action."""
-    from annotation.studyadmin import authoring
+    from studio.studyadmin import authoring
 
     authoring.open_slots(study, [annotator], setting=setting)
     return Assignment.objects.get(task="question_authoring", annotator=annotator, study=study)

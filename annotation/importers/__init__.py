@@ -159,7 +159,7 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
                 raise _DryRun
             # A study with no task enabled would make every assignment of it an unavailable
             # page: it gets the tasks its data supports (an admin's choice is kept).
-            from annotation.studyadmin.readiness import enable_supported
+            from annotation.readiness import enable_supported
 
             rep.enabled_tasks = enable_supported(study_obj)
     except _DryRun:

@@ -5,10 +5,9 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from annotation import roles
+from annotation import history, roles
 from annotation.models import Annotator, Assignment, Study
-from annotation.studyadmin import history
-from annotation.views.studies import admin_required
+from annotation.views.access import admin_required
 
 
 def _int_param(request, name: str):

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.annotate import guidelines, review
 from annotation.models import Assignment, Flag, Guidelines, Reopening, Study
 
-from .studies import admin_required
+from .access import admin_required
 
 
 @admin_required

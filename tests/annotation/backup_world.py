@@ -10,7 +10,7 @@ import datetime as dt
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from annotation import demo, roles
+from annotation import roles
 from annotation.models import (
     Annotator,
     Assignment,
@@ -50,6 +50,7 @@ from judges.models import (
 )
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
+from studio import demo
 
 PAST = dt.datetime(2025, 3, 4, 5, 6, 7, tzinfo=dt.UTC)
 

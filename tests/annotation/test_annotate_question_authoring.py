@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from annotation.annotate.sample import make_authoring, make_question, make_study
 from annotation.models import Assignment, Question, Report, System
-from annotation.studyadmin import StudyAdminError, authoring, planning, progress
+from studio.studyadmin import StudyAdminError, authoring, planning, progress
 
 pytestmark = pytest.mark.django_db
 

@@ -21,9 +21,9 @@ from annotation.models import (
     RelevanceAdjudication,
     RelevanceDisagreement,
 )
-from annotation.studyadmin import StudyAdminError, adjudication
 from judges.models import Judge, JudgeRelevance
 from metaeval.adjudication import adjudication_results
+from studio.studyadmin import StudyAdminError, adjudication
 
 pytestmark = pytest.mark.django_db
 

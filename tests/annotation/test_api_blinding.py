@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.api_urls import router
 from annotation.models import Report, System
+from studio.api_urls import router
 from tests.annotation import factories as f
 
 FORBIDDEN_KEYS = {"system", "system_id", "system_name", "source_format", "report_order", "metadata"}

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.api_urls import router
 from annotation.models import Report
+from studio.api_urls import router
 from tests.annotation import factories as f
 from tests.annotation.test_permissions import ENDPOINTS
 

@@ -16,12 +16,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from annotation.backup import archive, export_study, graph, import_study
 from annotation.importers import ImportFailed
 from annotation.models import Report, Study
 from judges.models import JudgeUnit
 from metaeval.alignment import judge_alignment
 from metaeval.reports import ReportOptions, agreement_report
+from studio.backup import archive, export_study, graph, import_study
 from tests.annotation.backup_world import full_study
 from tests.scholarqa_release import import_release
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation.backup import import_study
 from annotation.models import Medal, Study
+from studio.backup import import_study
 from tests.conftest import make_user
 from tests.metaeval.factories import ranked_study
 

@@ -2,13 +2,13 @@
 
 Why: models are added to these apps all the time; a new one must fail here until the
 backup knows it (it reaches Study by non-null foreign keys, or is declared shared, special
-or excluded in ``annotation/backup/graph.py``), and until each of its JSON columns is
+or excluded in ``studio/backup/graph.py``), and until each of its JSON columns is
 declared to hold database ids (remapped on import) or not.
 """
 
 from django.db import models
 
-from annotation.backup import graph, remap
+from studio.backup import graph, remap
 
 
 def test_every_model_is_exported_or_excluded_with_a_reason():

@@ -25,7 +25,7 @@ from annotation.models import (
     Report,
     Study,
 )
-from annotation.studyadmin.planning import reassign
+from studio.studyadmin.planning import reassign
 from tests.conftest import make_user
 
 

@@ -9,7 +9,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotation import demo, roles
+from annotation import roles
 from annotation.importers import question_key
 from annotation.models import (
     Annotator,
@@ -27,6 +27,7 @@ from annotation.models import (
     System,
 )
 from judges.models import Judge, JudgeScore
+from studio import demo
 
 STUDY = "Demo: deep-research reports"
 METRICS = ("overall", "answer_relevance", "answer_recall", "citation_precision", "citation_recall")

@@ -181,7 +181,7 @@ def test_author_reopens_only_within_the_study_window(two, client):
 
 
 def test_reopen_hours_is_a_study_setting(client, admin_user):
-    from annotation.studyadmin.forms import StudySettingsForm
+    from studio.studyadmin.forms import StudySettingsForm
 
     study = make_study()
     form = StudySettingsForm(study)

@@ -14,8 +14,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.api_urls import router
 from judges.models import JudgeScore
+from studio.api_urls import router
 from tests.annotation import factories as f
 from tests.conftest import make_user
 

@@ -15,13 +15,13 @@ from annotation.exporters import (
     judgment_records,
 )
 from annotation.models import Annotator, Study
-from annotation.studyadmin.exports import (
+from judges.models import Judge
+from metaeval.reports import ReportOptions, agreement_report
+from studio.studyadmin.exports import (
     import_pairwise_bundle,
     pairwise_bundle,
     pairwise_bundle_zip,
 )
-from judges.models import Judge
-from metaeval.reports import ReportOptions, agreement_report
 from tests.annotation import factories as f
 from tests.annotation.test_export import populate
 
@@ -33,7 +33,7 @@ def _report(study_id, **options):
 
 
 def _empty_database():
-    from annotation.studyadmin.deletion import purge_study
+    from studio.studyadmin.deletion import purge_study
 
     for study in Study.objects.all():
         purge_study(study)  # judgments are protected from cascades (issue 12)

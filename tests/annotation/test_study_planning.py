@@ -21,10 +21,10 @@ from annotation.models import (
     Study,
     System,
 )
-from annotation.studyadmin import StudyAdminError
-from annotation.studyadmin.invitations import invite, parse_fields
-from annotation.studyadmin.planning import PlanSpec, commit, preview, reassign
-from annotation.studyadmin.progress import progress_csv, study_progress
+from studio.studyadmin import StudyAdminError
+from studio.studyadmin.invitations import invite, parse_fields
+from studio.studyadmin.planning import PlanSpec, commit, preview, reassign
+from studio.studyadmin.progress import progress_csv, study_progress
 
 FIELDS = [f"Field {i}" for i in range(8)]
 

@@ -37,8 +37,8 @@ def study(django_db_setup, django_db_blocker, scholarqa_dir):
         yield study
         # committed outside any test transaction: leave the database as it was found
         from annotation.models import Annotator
-        from annotation.studyadmin.deletion import purge_study
         from judges.models import Judge
+        from studio.studyadmin.deletion import purge_study
 
         purge_study(study)  # judgments are protected from cascades (issue 12)
         Annotator.objects.filter(pseudonym__in=ANNOTATORS).delete()

@@ -17,8 +17,8 @@ from annotation.annotate.sample import make_assignment, make_question, make_stud
 from annotation.exporters import export_judgments, export_table, read_table
 from annotation.models import Medal, MedalRanking, PairwisePreference, System
 from annotation.spreadsheets import csv_cell, csv_unescape
-from annotation.studyadmin.progress import progress_csv, study_progress
 from metaeval import exports
+from studio.studyadmin.progress import progress_csv, study_progress
 from tests.conftest import make_user
 
 PAYLOADS = [

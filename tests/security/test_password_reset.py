@@ -45,7 +45,7 @@ def test_with_mail_the_form_works_and_is_throttled(db, settings):
 
 
 def test_links_to_set_a_password_still_work_without_mail(db, settings):
-    """Invitations use the same links (annotation.studyadmin.invitations)."""
+    """Invitations use the same links (studio.studyadmin.invitations)."""
     settings.PASSWORD_RESET_ENABLED = False
     response = Client().get(
         reverse("password_reset_confirm", kwargs={"uidb64": "MQ", "token": "set-password"})

@@ -97,7 +97,7 @@ def test_the_development_key_is_the_only_key_in_the_repository_and_debug_only():
         r"|django-insecure-[^\s\"']{20,}|(?:API_KEY|PASSWORD|TOKEN)\s*=\s*[\"'][^\"']{12,}[\"'])"
     )
     hits = []
-    for folder in ("concord", "annotation", "judges", "metaeval", "fixtures", "bench"):
+    for folder in ("concord", "annotation", "judges", "metaeval", "studio", "fixtures", "bench"):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix in SOURCE_SUFFIXES and suspicious.search(
                 path.read_text(errors="ignore")

@@ -1,0 +1,39 @@
+"""API of per-judge alignment with the experts (researchers and admins read).
+
+``GET  /api/studies/{id}/judge-alignment/``  the dict of :func:`metaeval.alignment.judge_alignment`
+
+In metaeval, not judges: it computes statistics over the judges' verdicts, and judges may
+not import metaeval (README "Architecture").
+"""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from annotation.permissions import staff_study_or_404
+from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
+from judges.run_api import RESEARCHERS_ONLY
+
+from .alignment import judge_alignment
+from .api import OPTION_PARAMS, options_from
+
+
+class JudgeAlignmentView(APIView):
+    """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
+
+    throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
+    throttle_scope = "reports"
+
+    @extend_schema(
+        parameters=OPTION_PARAMS,
+        responses={200: JudgeAlignmentSerializer},
+        examples=[ALIGNMENT_EXAMPLE],
+    )
+    def get(self, request, study_id: int):
+        study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
+        try:
+            return Response(judge_alignment(study.pk, options_from(request.query_params)))
+        except ValueError as exc:
+            raise ValidationError({"options": str(exc)}) from exc

@@ -1,0 +1,134 @@
+"""Rubric-coverage analyses: ResearchQA 0–4 alignment and ResearcherBench binary agreement
+(001 §3.3, Fig. 11; 004 §4.3; METHODS §7; docs/ANALYSES.md §2, §4)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metaeval.loaders.coverage import CoverageData
+from metaeval.stats.bootstrap import bootstrap_from_cluster_sums, cluster_sums
+from metaeval.stats.coverage_agreement import (
+    FIGURES_OF_TOTALS,
+    coverage_agreement,
+    figures_of_totals,
+    human_coverage_agreement,
+    moment_rows,
+)
+from metaeval.stats.figure import figure, nan_to_none, number, with_interval
+from metaeval.stats.researcherbench import binary_judge_agreement, coverage_scores
+
+from ._common import share
+from .researchqa_pairwise import judge_differences
+
+UNDEFINED = {
+    "exact": "No unit labelled by both.",
+    "binarised": "No unit labelled by both.",
+    "weighted_kappa": "Weighted κ: a single label on both sides.",
+    "pearson": "Pearson: a constant side.",
+    "mean_difference": "No unit labelled by both.",
+}
+
+
+def _label_block(h, j, q, rounds, seed) -> dict:
+    """Every 0–4 figure with its interval from one bootstrap of per-question sums (the
+    figures are functions of sums: :func:`figures_of_totals`)."""
+    res = coverage_agreement(h, j)
+    ok = ~(np.isnan(h) | np.isnan(j))
+    out = {"confusion": res.confusion.tolist(), "n": res.n}
+    if res.n == 0:
+        return out | {k: figure(None, 0, undefined=v).as_dict() for k, v in UNDEFINED.items()}
+    sums, _ = cluster_sums(q[ok], moment_rows(h[ok], j[ok]))
+    boot = bootstrap_from_cluster_sums(sums, figures_of_totals, n_rounds=max(rounds, 1),
+                                       seed=seed)  # fmt: skip
+    for k, name in enumerate(FIGURES_OF_TOTALS):
+        fig = figure(boot.estimate[k], res.n, undefined=UNDEFINED[name])
+        if rounds > 0:
+            fig = with_interval(fig, boot.low[k], boot.high[k], boot.note)
+        out[name] = fig.as_dict()
+    return out
+
+
+def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
+                     by_field: bool = False) -> dict:  # fmt: skip
+    """Human vs each judge (0–4), per field on request, and human vs human."""
+    hh = human_coverage_agreement(data.human_matrix("label"))
+    out = {
+        "units": int(data.report.size),
+        "human_vs_human": {k: number(getattr(hh, k)) for k in
+                           ("exact", "binarised", "weighted_kappa", "krippendorff_alpha")}
+        | {"units": hh.n_units, "pairs": hh.n_pairs,
+           "note": None if hh.n_pairs else "No unit has two human labels."},
+        "judges": [],
+    }  # fmt: skip
+    credits = {}
+    for judge in data.judges:
+        h, j, q, _ = data.human_vs_judge(judge, "label")
+        if np.isnan(j).all() or np.isnan(h).all():
+            continue
+        block = {"judge": judge, "all": _label_block(h, j, q, rounds, seed),
+                 "not_labelled_by_judge": int((~np.isnan(h) & np.isnan(j)).sum())}  # fmt: skip
+        if by_field:
+            fields = data.field[data.h_unit]
+            block["fields"] = {
+                name: _label_block(h[fields == k], j[fields == k], q[fields == k], rounds, seed)
+                for k, name in enumerate(data.fields)
+            }
+        out["judges"].append(block)
+        credits[(judge, "exact")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
+    out["judge_differences"] = judge_differences(credits, data.question[data.h_unit], rounds, seed)
+    return out
+
+
+def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0) -> dict:
+    """ResearcherBench: human S_c per system, each judge's accuracy / P / R / F1 (unweighted
+    and weighted), κ, and judge vs human S_c per system."""
+    h_rows = ~np.isnan(data.h_covered)
+    # S_c per (report, annotator): the key report·scale + annotator groups the rows
+    rep = data.report[data.h_unit[h_rows]]
+    ann = data.h_annotator[h_rows]
+    scale = int(ann.max()) + 1 if ann.size else 1
+    per_report = coverage_scores(rep * scale + ann, data.h_covered[h_rows],
+                                 data.weight[data.h_unit[h_rows]])  # fmt: skip
+    rep_system = {r: s for r, s in zip(data.report, data.system, strict=True)}
+    systems = np.array([rep_system[k // scale] for k in per_report.report], dtype=int)
+    out = {
+        "reports_scored": int(per_report.report.size),
+        "human_coverage_by_system": {
+            name: figure(np.nanmean(per_report.score[systems == k]) if (systems == k).any()
+                         else None, int((systems == k).sum()),
+                         undefined="No report of this system labelled.").as_dict()
+            for k, name in enumerate(data.systems)
+        },
+        "judges": [],
+    }  # fmt: skip
+    for judge in data.judges:
+        hb, jb, q, unit = data.human_vs_judge(judge, "covered")
+        ok = ~(np.isnan(hb) | np.isnan(jb))
+        if not ok.any():
+            continue
+        w = data.weight[unit]
+        res = binary_judge_agreement(hb, jb, w)
+        block = {"judge": judge, "n": res.n, "kappa": figure(res.kappa, res.n,
+                 undefined="κ: a single category on both sides.").as_dict()}  # fmt: skip
+        for name, weights in (("unweighted", np.ones_like(w)), ("weighted", w)):
+            hh, jj, ww, qq = hb[ok], jb[ok], weights[ok], q[ok]
+            tp = ww * ((jj == 1) & (hh == 1))
+            block[name] = {
+                "accuracy": share(ww * (hh == jj), ww, qq, rounds, seed, "No unit."),
+                "precision": share(tp, ww * (jj == 1), qq, rounds, seed,
+                                   "Precision: the judge never says covered."),
+                "recall": share(tp, ww * (hh == 1), qq, rounds, seed,
+                                "Recall: the human never says covered."),
+                "f1": figure(getattr(res, name).f1, res.n,
+                             undefined="F1: precision or recall undefined.").as_dict(),
+            }  # fmt: skip
+        jrows = data.j_judge == data.judges.index(judge)
+        jscore = coverage_scores(data.report[data.j_unit[jrows]], data.j_covered[jrows],
+                                 data.weight[data.j_unit[jrows]])  # fmt: skip
+        jsys = np.array([rep_system[r] for r in jscore.report], dtype=int)
+        block["judge_coverage_by_system"] = nan_to_none(
+            [np.nanmean(jscore.score[jsys == k]) if (jsys == k).any() else np.nan
+             for k in range(len(data.systems))]
+        )  # fmt: skip
+        out["judges"].append(block)
+    return out

@@ -1,0 +1,60 @@
+"""Query and rubric-item quality (001 §3.1, §3.2, Table 2; docs/ANALYSES.md §3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metaeval.loaders.quality import ITEM_KINDS, QUERY_KINDS, QualityData
+from metaeval.stats.figure import figure, nan_to_none
+from metaeval.stats.label_quality import (
+    BINARISATIONS,
+    any_flag_share,
+    binarised_agreement,
+    label_distribution,
+)
+
+from ._common import interval
+
+
+def _unit_questions(data: QualityData, kind: str) -> np.ndarray:
+    """Question of each row of the kind's label matrix (its units are sorted ids)."""
+    if kind in QUERY_KINDS:
+        return np.unique(data.q_question[~np.isnan(data.q_codes[kind])])
+    ok = ~np.isnan(data.i_codes[kind])
+    items, first = np.unique(data.i_item[ok], return_index=True)
+    return data.i_question[ok][first]
+
+
+def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0) -> dict:
+    """Per annotation type: distribution (overall and by question origin / rubric kind) and
+    binarised PA with the paper's merge and the paper's PA for reference."""
+    out = {}
+    for kind in (*QUERY_KINDS, *ITEM_KINDS):
+        spec = BINARISATIONS[kind]
+        codes = data.q_codes[kind] if kind in QUERY_KINDS else data.i_codes[kind]
+        groups = (np.array(data.q_origin, dtype=object) if kind in QUERY_KINDS
+                  else np.array(data.rubric_kinds, dtype=object)[data.i_rubric_kind]
+                  if data.rubric_kinds else np.array([], dtype=object))  # fmt: skip
+        dist = label_distribution(codes, spec)
+        m = data.matrix(kind)
+        pa = binarised_agreement(m, spec) if m.size else None
+        out[kind] = {
+            "categories": [str(c) for c in spec.categories],
+            "merged": [str(c) for c in spec.merged],
+            "counts": dist.counts.tolist(),
+            "shares": nan_to_none(dist.shares),
+            "merged_share": figure(dist.merged_share, dist.n, undefined="No label.").as_dict(),
+            "by_group": {
+                str(g): label_distribution(codes[groups == g], spec).counts.tolist()
+                for g in sorted(set(groups.tolist()))
+            },
+            "binarised_pa": interval(
+                lambda r, m=m, spec=spec: binarised_agreement(m[r], spec).strict,
+                _unit_questions(data, kind) if m.size else np.array([]), rounds, seed,
+                pa.n_pairs if pa else 0, "No unit has two labels.",
+            ),
+            "paper_pa": spec.paper_pa,
+        }  # fmt: skip
+    flagged, n = any_flag_share(data.i_flags)
+    out["item_flags"] = figure(flagged, n, undefined="No rubric-item judgment.").as_dict()
+    return out

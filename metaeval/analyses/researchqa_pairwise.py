@@ -1,0 +1,123 @@
+"""ResearchQA pairwise preference analysis (001 §3.3, §4.1; METHODS §7; docs/ANALYSES.md §1)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from metaeval.loaders.pairwise import PairwiseData
+from metaeval.stats.figure import number
+from metaeval.stats.judge_comparison import compare_judges
+from metaeval.stats.leaderboard import leaderboard
+from metaeval.stats.researchqa_pairwise import (
+    BOTH_BAD,
+    binarised_agreement,
+    human_vs_majority,
+    judge_credit,
+    plurality_labels,
+)
+
+from ._common import interval, share
+
+
+def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
+    if len(outcome) == 0:
+        return {"rows": [], "notes": ["No battle."], "resampled": None}
+    board = leaderboard(system_a, system_b, outcome, len(names), n_rounds=max(rounds, 1),
+                        seed=seed, clusters=clusters, names=names)  # fmt: skip
+    return {
+        "rows": [
+            {"system": names[r.system], "rating": number(r.rating), "median": number(r.median),
+             "sd": number(r.sd), "low": number(r.low), "high": number(r.high),
+             "battles": r.battles, "points": r.wins}
+            for r in board.rows
+        ],
+        "notes": list(board.notes),
+        "resampled": board.resampled,
+    }  # fmt: skip
+
+
+def judge_differences(credits: dict, clusters, rounds: int, seed: int) -> list[dict]:
+    """Paired permutation test between every two judges' per-unit credit (METHODS §5)."""
+    out = []
+    for a, b in combinations(sorted(credits), 2):
+        d = compare_judges(credits[a], credits[b], clusters, n_rounds=max(rounds, 1), seed=seed)
+        out.append({
+            "a": " ".join(a), "b": " ".join(b),
+            "agreement_a": number(d.agreement_a), "agreement_b": number(d.agreement_b),
+            "difference": number(d.difference), "pvalue": number(d.pvalue),
+            "n": d.n_units, "questions": d.n_clusters,
+            "note": None if d.n_units else "The two judges share no judged unit.",
+        })  # fmt: skip
+    return out
+
+
+def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
+                     leaderboard_by: str = "battles") -> dict:  # fmt: skip
+    """Majority labels, human agreement, each judge's accuracy, judge-vs-judge tests and
+    human / judge leaderboards."""
+    m = data.human_matrix()
+    q = data.question
+    maj = plurality_labels(m)
+    hm = human_vs_majority(m)
+    pa = binarised_agreement(m)
+    rows = np.arange(q.size)
+    out = {
+        "comparisons": int(q.size),
+        "majority": {
+            "items": maj.n_items,
+            "no_majority": maj.n_no_majority,
+            "direction": maj.n_direction,
+        },  # fmt: skip
+        "human_vs_majority": interval(
+            lambda r: human_vs_majority(m[r]).value,
+            q,
+            rounds,
+            seed,
+            hm.n,
+            "No annotator label has a majority of the others to compare with.",
+        ),  # fmt: skip
+        "human_vs_majority_skipped": hm.n_no_majority,
+        "binarised_pa": interval(
+            lambda r: binarised_agreement(m[r]).strict,
+            q,
+            rounds,
+            seed,
+            pa.n_pairs,
+            "No comparison has two direction labels.",
+        ),  # fmt: skip
+        "judges": [],
+    }
+    credits = {}
+    for judge in data.judges:
+        for protocol in ("direct", "ensemble"):
+            first, second = data.verdicts(judge, protocol)
+            if np.isnan(first).all() and np.isnan(second).all():
+                continue
+            c = judge_credit(maj.label, first, second)
+            ok = ~np.isnan(c)
+            credits[(judge, protocol)] = c
+            out["judges"].append({
+                "judge": judge, "protocol": protocol,
+                "accuracy": share(np.where(ok, c, 0), ok.astype(float), q, rounds, seed,
+                                  "No comparison with a direction majority was judged."),
+            })  # fmt: skip
+    out["judge_differences"] = judge_differences(credits, q, rounds, seed)
+    clusters = q if leaderboard_by == "questions" else None
+    has = ~np.isnan(maj.label)
+    outcome = np.where(maj.label == BOTH_BAD, 0, maj.label)[has].astype(int)
+    out["leaderboard"] = {"human": _board(data.system_a[has], data.system_b[has], outcome,
+                                          data.systems, rounds, seed,
+                                          None if clusters is None else q[has])}  # fmt: skip
+    for judge in data.judges:
+        first, second = data.verdicts(judge, "ensemble")
+        if np.isnan(first).all():
+            first, second = data.verdicts(judge, "direct")
+        a = np.concatenate((rows, rows))
+        v = np.concatenate((first, second))
+        ok = ~np.isnan(v)
+        out["leaderboard"][judge] = _board(data.system_a[a[ok]], data.system_b[a[ok]],
+                                           v[ok].astype(int), data.systems, rounds, seed,
+                                           None if clusters is None else q[a[ok]])  # fmt: skip
+    return out

@@ -1,0 +1,135 @@
+"""Rubric coverage, human and judge, 0–4 and binary → arrays (ResearchQA §3.3,
+ResearcherBench §4.3; METHODS §7).
+
+A *unit* is one (report, rubric item). Human labels: one row per annotator's judgment;
+judge labels are read only for units some expert labelled (an ``EXISTS`` subquery, so a
+study with millions of judge labels and a few percent of human ones reads only those
+the analysis compares). Two queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from metaeval.stats.iaa import label_matrix
+
+from ._db import codes, fetch, floats, ints, settings_filter
+
+
+@dataclass
+class CoverageData:
+    # units: one (report, item) with at least one human label
+    report: np.ndarray
+    item: np.ndarray
+    question: np.ndarray  # bootstrap cluster
+    field: np.ndarray  # codes into ``fields`` (the question's field; Fig. 11 per field)
+    system: np.ndarray  # codes into ``systems``
+    weight: np.ndarray  # rubric item weight (ResearcherBench 1–3)
+    fields: list[str]
+    systems: list[str]
+    # human rows
+    h_unit: np.ndarray
+    h_annotator: np.ndarray
+    h_label: np.ndarray  # 0–4, NaN when the binary variant was used
+    h_covered: np.ndarray  # 0 / 1, NaN when not given
+    # judge rows (only units with a human label)
+    j_judge: np.ndarray  # codes into ``judges``
+    j_unit: np.ndarray
+    j_label: np.ndarray
+    j_covered: np.ndarray
+    judges: list[str]
+
+    def human_matrix(self, kind: str = "label") -> np.ndarray:
+        """units × annotators of ``label`` (0–4) or ``covered`` (0/1), NaN = missing."""
+        values = self.h_label if kind == "label" else self.h_covered
+        out = np.full((self.report.size, 0), np.nan)
+        ok = ~np.isnan(values)
+        if not ok.any():
+            return out
+        mat, units, _ = label_matrix(self.h_unit[ok], self.h_annotator[ok], values[ok])
+        out = np.full((self.report.size, mat.shape[1]), np.nan)
+        out[np.asarray(units, dtype=int)] = mat
+        return out
+
+    def judge_vector(self, judge: str, kind: str = "label") -> np.ndarray:
+        """The judge's label per unit (NaN where it gave none)."""
+        out = np.full(self.report.size, np.nan)
+        if judge in self.judges:
+            sel = self.j_judge == self.judges.index(judge)
+            values = self.j_label if kind == "label" else self.j_covered
+            out[self.j_unit[sel]] = values[sel]
+        return out
+
+    def human_vs_judge(self, judge: str, kind: str = "label"):
+        """Per human label: (human, judge, question, unit); every annotator's judgment is a
+        row (the default human signal, METHODS §7). NaN judge where it did not label."""
+        h = self.h_label if kind == "label" else self.h_covered
+        j = self.judge_vector(judge, kind)[self.h_unit]
+        return h, j, self.question[self.h_unit], self.h_unit
+
+
+def load_coverage(study_id: int, settings=None) -> CoverageData:
+    """Human rubric coverage of a study and the judges' labels of the same units."""
+    from django.db.models import Exists, OuterRef
+
+    from annotation.models import RubricCoverage
+    from judges.models import JudgeCoverage
+
+    human = RubricCoverage.objects.filter(study_id=study_id, **settings_filter(settings))
+    h = fetch(
+        human.order_by("pk").values_list(
+            "report_id", "item_id", "question_id", "question__field", "report__system__name",
+            "item__weight", "annotator_id", "label", "covered",
+        ),
+        9,
+    )  # fmt: skip
+    labelled = human.filter(report_id=OuterRef("report_id"), item_id=OuterRef("item_id"))
+    j = fetch(
+        JudgeCoverage.objects.filter(report__question__study_id=study_id)
+        .filter(Exists(labelled))
+        .order_by("pk")
+        .values_list("judge__name", "report_id", "item_id", "label", "covered"),
+        5,
+    )
+    rep, item = ints(h[0]), ints(h[1])
+    keys = np.stack((rep, item), 1).reshape(-1, 2)
+    uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    field_codes, fields = codes(h[3])
+    system_codes, systems = codes(h[4])
+    j_keys = np.stack((ints(j[1]), ints(j[2])), 1).reshape(-1, 2)
+    j_unit = _find_rows(uniq, j_keys)
+    j_judge, judges = codes(j[0])
+    return CoverageData(
+        report=uniq[:, 0],
+        item=uniq[:, 1],
+        question=ints(h[2])[first],
+        field=field_codes[first],
+        system=system_codes[first],
+        weight=floats(h[5])[first],
+        fields=fields,
+        systems=systems,
+        h_unit=inverse.ravel(),
+        h_annotator=ints(h[6]),
+        h_label=floats(h[7]),
+        h_covered=floats(h[8]),
+        j_judge=j_judge,
+        j_unit=j_unit,
+        j_label=floats(j[3]),
+        j_covered=floats(j[4]),
+        judges=judges,
+    )
+
+
+def _find_rows(sorted_keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Index of each wanted (report, item) in ``sorted_keys`` (rows of np.unique)."""
+    if wanted.shape[0] == 0:
+        return np.empty(0, dtype=np.int64)
+    scale = int(max(sorted_keys[:, 1].max(initial=0), wanted[:, 1].max(initial=0))) + 1
+    flat = sorted_keys[:, 0] * scale + sorted_keys[:, 1]
+    want = wanted[:, 0] * scale + wanted[:, 1]
+    at = np.searchsorted(flat, want)
+    if (at >= flat.size).any() or (flat[np.minimum(at, flat.size - 1)] != want).any():
+        raise ValueError("a judge label of a unit without a human label")  # EXISTS prevents it
+    return at

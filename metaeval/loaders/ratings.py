@@ -1,0 +1,79 @@
+"""Report ratings (1–5), the reports' medal scores and the judges' metric scores → arrays
+for Fig. 9 (seed 003 B). Three queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._db import codes, fetch, floats, ints, settings_filter
+
+
+@dataclass
+class RatingsData:
+    # ratings: one row per (annotator, report, dimension)
+    report: np.ndarray
+    question: np.ndarray
+    annotator: np.ndarray
+    system: np.ndarray  # codes into ``systems``
+    dimension: np.ndarray  # codes into ``dimensions``
+    value: np.ndarray
+    systems: list[str]
+    dimensions: list[str]
+    # medals of the study's rankings: one row per (ranking, report)
+    m_report: np.ndarray
+    m_value: np.ndarray  # gold 1, silver ½, bronze 0
+    # judge scores of the rated reports' study
+    s_judge: np.ndarray  # codes into ``judges``
+    s_report: np.ndarray
+    s_metric: list[str]
+    s_value: np.ndarray
+    judges: list[str]
+
+
+def load_ratings(study_id: int, settings=None) -> RatingsData:
+    from annotation.models import Medal, ReportRating
+    from judges.models import JudgeScore
+
+    r = fetch(
+        ReportRating.objects.filter(study_id=study_id, **settings_filter(settings))
+        .order_by("pk")
+        .values_list("report_id", "question_id", "annotator_id", "report__system__name",
+                     "dimension", "value"),
+        6,
+    )  # fmt: skip
+    medal_setting = {} if settings is None else {"ranking__setting__in": list(settings)}
+    m = fetch(
+        Medal.objects.filter(ranking__study_id=study_id, **medal_setting)
+        .order_by("pk")
+        .values_list("report_id", "medal"),
+        2,
+    )
+    s = fetch(
+        JudgeScore.objects.filter(report__question__study_id=study_id)
+        .order_by("pk")
+        .values_list("judge__name", "report_id", "metric", "value"),
+        4,
+    )
+    system, systems = codes(r[3])
+    dimension, dimensions = codes(r[4])
+    judge, judges = codes(s[0])
+    return RatingsData(
+        report=ints(r[0]),
+        question=ints(r[1]),
+        annotator=ints(r[2]),
+        system=system,
+        dimension=dimension,
+        value=floats(r[5]),
+        systems=systems,
+        dimensions=dimensions,
+        m_report=ints(m[0]),
+        m_value=np.array([Medal.SCORE[v] for v in m[1]], dtype=float),
+        s_judge=judge,
+        s_report=ints(s[1]),
+        s_metric=list(s[2]),
+        s_value=floats(s[3]),
+        judges=judges,
+    )

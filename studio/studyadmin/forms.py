@@ -1,0 +1,404 @@
+"""Forms of the study pages. Each validates everything server-side and names the field.
+
+Choices that refer to rows (systems, annotators) are querysets scoped to the study, so an id
+of another study's system or an unknown annotator is a form error on that field.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.models import User
+
+from annotation import roles
+from annotation.assignment import STRATEGIES
+from annotation.importers import KINDS, QUESTION_FORMATS, REPORT_FORMATS
+from annotation.models import Annotator, Question, Setting, Study, System
+from judges.models import Judge, JudgeRelevance
+
+from .invitations import MAX_INVITES, parse_fields
+from .planning import PlanSpec
+
+STRATEGY_CHOICES = [
+    ("random", "Random, k annotators per comparison (003 Setting 1)"),
+    ("expertise", "By expertise field (ResearchQA field-matched pools)"),
+    ("triage", "From triage: within before near, never outside (003 Setting 2)"),
+    ("authored", "Authored: own questions come back (003 Setting 3)"),
+    ("planner", "Budget planner: narrowest agreement CI per expert hour (per expert: budget)"),
+]
+assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
+
+
+class StudyForm(forms.ModelForm):
+    """A new study, and the tasks it enables: chosen here, or left to the data. A study with
+    no task enabled gets, at its first import, the tasks its data supports
+    (``readiness.enable_supported``), so its assignments are never unavailable pages."""
+
+    tasks = forms.MultipleChoiceField(
+        choices=Study.Task.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="Tasks",
+        help_text="none ticked = the tasks the imported data supports are enabled at the "
+        "first import; change them any time under “Tasks and settings”",
+    )
+
+    class Meta:
+        model = Study
+        fields = ["name", "description", "tasks"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+def _credit(label):
+    return forms.FloatField(label=label, min_value=0.0, max_value=1.0)
+
+
+class StudySettingsForm(forms.Form):
+    """Tasks and their settings (``Study.config``), and which systems are compared."""
+
+    tasks = forms.MultipleChoiceField(
+        choices=Study.Task.choices, widget=forms.CheckboxSelectMultiple, required=False
+    )
+    ties_allowed = forms.BooleanField(required=False, label="Ties allowed")
+    three_way_tie_allowed = forms.BooleanField(required=False, label="Three-way ties allowed")
+    claims_min = forms.IntegerField(min_value=1, max_value=20, label="Claims, at least")
+    claims_max = forms.IntegerField(min_value=1, max_value=20, label="Claims, at most")
+    relevance_R = _credit("Relevance credit R")
+    relevance_U = _credit("Relevance credit U")
+    relevance_O = _credit("Relevance credit O")
+    coverage_fully = _credit("Coverage credit fully")
+    coverage_partially = _credit("Coverage credit partially")
+    coverage_none = _credit("Coverage credit none")
+    support_snippet = _credit("Support credit: snippet supports")
+    support_title = _credit("Support credit: title, likely supports")
+    coverage_binary = forms.BooleanField(required=False, label="Binary rubric coverage")
+    reopen_hours = forms.IntegerField(
+        min_value=0,
+        max_value=24 * 365,
+        required=False,
+        label="Hours an annotator may reopen a submitted judgment",
+        help_text="0 = only an admin can return a judgment for revision",
+    )
+    compared_systems = forms.ModelMultipleChoiceField(
+        queryset=System.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="none checked = every system",
+    )
+    systems_per_question = forms.IntegerField(
+        min_value=2,
+        required=False,
+        help_text="e.g. 3 of 6, sampled so every pair of systems is compared equally often",
+    )
+    researchers = forms.ModelMultipleChoiceField(
+        queryset=User.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="who may read this study's judgments and reports (admins read every study)",
+    )
+
+    def __init__(self, study: Study, *args, **kwargs):
+        self.study = study
+        if not args and "initial" not in kwargs:
+            kwargs["initial"] = self.initial_from(study)
+        super().__init__(*args, **kwargs)
+        self.fields["compared_systems"].queryset = System.objects.filter(study=study)
+        self.fields["researchers"].queryset = User.objects.filter(
+            groups__name=roles.RESEARCHER
+        ).order_by("username")
+
+    @staticmethod
+    def initial_from(study: Study) -> dict:
+        s = study.setting
+        rel, cov, sup = s("relevance_credit"), s("coverage_credit"), s("support_credit")
+        return {
+            "tasks": study.tasks,
+            "ties_allowed": s("ties_allowed"),
+            "three_way_tie_allowed": s("three_way_tie_allowed"),
+            "claims_min": s("claims_min"),
+            "claims_max": s("claims_max"),
+            "relevance_R": rel["R"],
+            "relevance_U": rel["U"],
+            "relevance_O": rel["O"],
+            "coverage_fully": cov["fully"],
+            "coverage_partially": cov["partially"],
+            "coverage_none": cov["none"],
+            "support_snippet": sup["snippet_supports"],
+            "support_title": sup["title_likely_supports"],
+            "coverage_binary": s("coverage_binary"),
+            "reopen_hours": s("reopen_hours"),
+            "compared_systems": study.config.get("compared_systems", []),
+            "systems_per_question": study.config.get("systems_per_question"),
+            "researchers": list(study.researchers.values_list("pk", flat=True)),
+        }
+
+    def clean(self):
+        d = super().clean()
+        if d.get("claims_min") and d.get("claims_max") and d["claims_min"] > d["claims_max"]:
+            self.add_error("claims_max", "must be at least the minimum number of claims")
+        systems = d.get("compared_systems")
+        per = d.get("systems_per_question")
+        n = len(systems) if systems else System.objects.filter(study=self.study).count()
+        if per and n and per > n:
+            self.add_error("systems_per_question", f"only {n} systems are compared")
+        return d
+
+    def config(self) -> dict:
+        d = self.cleaned_data
+        return {
+            "ties_allowed": d["ties_allowed"],
+            "three_way_tie_allowed": d["three_way_tie_allowed"],
+            "claims_min": d["claims_min"],
+            "claims_max": d["claims_max"],
+            "relevance_credit": {
+                "R": d["relevance_R"],
+                "U": d["relevance_U"],
+                "O": d["relevance_O"],
+            },
+            "coverage_credit": {
+                "fully": d["coverage_fully"],
+                "partially": d["coverage_partially"],
+                "none": d["coverage_none"],
+            },
+            "support_credit": {
+                "snippet_supports": d["support_snippet"],
+                "title_likely_supports": d["support_title"],
+                "none": 0.0,
+            },
+            "coverage_binary": d["coverage_binary"],
+            "reopen_hours": d.get("reopen_hours") or 0,
+            "compared_systems": sorted(s.pk for s in d["compared_systems"]),
+            "systems_per_question": d["systems_per_question"],
+        }
+
+
+class UploadForm(forms.Form):
+    """Questions, reports (their systems come with them), rubrics or pairwise judgments."""
+
+    kind = forms.ChoiceField(choices=[(k, k) for k in KINDS])
+    format = forms.ChoiceField(
+        choices=[("", "—")] + [(f, f) for f in dict.fromkeys(REPORT_FORMATS + QUESTION_FORMATS)],
+        required=False,
+        help_text="reports: scholarqa / researchqa / researcherbench; questions (with their "
+        "rubrics): researchqa / researcherbench / jsonl; pairwise: leave empty",
+    )
+    file = forms.FileField()
+    rubric = forms.FileField(required=False, help_text="ResearcherBench rubric.json")
+    system = forms.CharField(required=False, max_length=200, help_text="reports: system name")
+    annotator = forms.CharField(required=False, max_length=100, help_text="pairwise: pseudonym")
+    setting = forms.ChoiceField(
+        choices=[("", "from the file name")] + Setting.choices, required=False
+    )
+    judge = forms.CharField(required=False, max_length=200, help_text="pairwise: judge name")
+    split = forms.ChoiceField(
+        choices=[("", "from the file name"), ("dev", "dev"), ("test", "test")], required=False
+    )
+    dry_run = forms.BooleanField(required=False, label="Dry run (validate and count only)")
+
+    def clean(self):
+        d = super().clean()
+        kind = d.get("kind")
+        if kind == "reports" and not d.get("system"):
+            self.add_error("system", "a system name is required for reports")
+        if kind in ("reports", "questions") and not d.get("format"):
+            self.add_error("format", f"choose the format of the {kind}")
+        if kind == "pairwise":
+            for name in ("annotator", "judge"):
+                if not d.get(name):
+                    self.add_error(name, f"a {name} name is required for pairwise records")
+        return d
+
+    def options(self) -> dict:
+        d = self.cleaned_data
+        if d["kind"] == "reports":
+            return {"format": d["format"], "system": d["system"]}
+        if d["kind"] == "questions":
+            return {"format": d["format"], **({"rubric": d["rubric"]} if d.get("rubric") else {})}
+        return {
+            "annotator": d["annotator"],
+            "setting": d["setting"] or None,
+            "judge": d["judge"],
+            "split": d["split"] or None,
+        }
+
+
+class PlanForm(forms.Form):
+    task = forms.ChoiceField(choices=Study.Task.choices)
+    strategy = forms.ChoiceField(choices=STRATEGY_CHOICES, widget=forms.RadioSelect)
+    overlap = forms.IntegerField(
+        min_value=1, max_value=10, initial=2, help_text="annotators per comparison"
+    )
+    seed = forms.IntegerField(min_value=0, initial=0)
+    per_expert = forms.IntegerField(
+        min_value=1, max_value=1000, initial=5, help_text="triage: questions per expert"
+    )
+    systems_per_question = forms.IntegerField(
+        min_value=2, required=False, help_text="empty = the study's setting / the task's default"
+    )
+    capacity = forms.IntegerField(
+        required=False, help_text="most new assignments per annotator; empty = no limit"
+    )
+    split = forms.ChoiceField(required=False)
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=Annotator.objects.none(),
+        required=False,
+        help_text="empty = every annotator with an account",
+    )
+    fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        self.study = study
+        super().__init__(*args, **kwargs)
+        # Every task is offered, the ones the study does not enable marked so: choosing one
+        # is refused with how to enable it (``PlanSpec.validate``), never silently planned.
+        enabled = set(study.tasks or ())
+        self.fields["task"].choices = [
+            (value, label if value in enabled else f"{label} (not enabled in this study)")
+            for value, label in Study.Task.choices
+        ]
+        if enabled:
+            self.fields["task"].initial = next(v for v, _ in Study.Task.choices if v in enabled)
+        self.fields["annotators"].queryset = Annotator.objects.filter(user__isnull=False).order_by(
+            "pseudonym"
+        )
+        splits = Question.objects.filter(study=study).values_list("split", flat=True).distinct()
+        self.fields["split"].choices = [("", "all")] + [(s, s) for s in sorted(set(splits)) if s]
+
+    def clean_capacity(self):
+        value = self.cleaned_data.get("capacity")
+        if value is not None and value < 0:
+            raise forms.ValidationError("capacity cannot be negative")
+        return value
+
+    def spec(self) -> PlanSpec:
+        d = self.cleaned_data
+        config = self.study.config
+        return PlanSpec(
+            task=d["task"],
+            strategy=d["strategy"],
+            overlap=d["overlap"],
+            seed=d["seed"],
+            per_expert=d["per_expert"],
+            systems_per_question=d["systems_per_question"] or config.get("systems_per_question"),
+            systems=tuple(config.get("compared_systems") or ()),
+            annotators=tuple(sorted(a.pk for a in d["annotators"])),
+            capacity=d["capacity"],
+            split=d["split"] or "",
+        )
+
+
+class QuestionFieldsForm(forms.Form):
+    """Bulk edit on the Questions page: one field and/or subdomain for the ticked questions."""
+
+    questions = forms.ModelMultipleChoiceField(
+        queryset=Question.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    without_field = forms.BooleanField(
+        required=False, label="Also every question that has no field yet"
+    )
+    field = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="as written in annotators' expertise, e.g. Computer Science",
+    )
+    subdomain = forms.CharField(max_length=200, required=False)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        self.study = study
+        super().__init__(*args, **kwargs)
+        self.fields["questions"].queryset = Question.objects.filter(study=study)
+
+    def clean(self):
+        d = super().clean()
+        if not (d.get("field") or "").strip() and not (d.get("subdomain") or "").strip():
+            self.add_error("field", "write a field or a subdomain to set")
+        if not d.get("questions") and not d.get("without_field") and "questions" not in self.errors:
+            self.add_error("questions", "tick at least one question")
+        return d
+
+    def question_ids(self) -> set[int]:
+        d = self.cleaned_data
+        ids = {q.pk for q in d["questions"]}
+        if d["without_field"]:
+            ids |= set(
+                Question.objects.filter(study=self.study, field="").values_list("pk", flat=True)
+            )
+        return ids
+
+
+class QuestionFieldsUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with columns id (or text), field, subdomain — or JSON lines with the "
+        "same keys. Rows update the existing questions; none is created."
+    )
+
+
+class ReassignForm(forms.Form):
+    annotator = forms.ModelChoiceField(
+        queryset=Annotator.objects.none(), help_text="the annotator who dropped out"
+    )
+    seed = forms.IntegerField(min_value=0, initial=0)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = Annotator.objects.filter(
+            assignments__study=study
+        ).distinct()
+
+
+class InviteForm(forms.Form):
+    expertise = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="one line per annotator: their expertise fields, separated by commas",
+    )
+    degree = forms.CharField(required=False, max_length=50, help_text="e.g. PhD")
+
+    def clean_expertise(self):
+        lines = [line for line in self.cleaned_data["expertise"].splitlines() if line.strip()]
+        if not lines:
+            raise forms.ValidationError("write one line per annotator")
+        if len(lines) > MAX_INVITES:
+            raise forms.ValidationError(f"at most {MAX_INVITES} annotators at once")
+        return [parse_fields(line) for line in lines]
+
+
+class AdjudicationForm(forms.Form):
+    """Relevance adjudication from finished metric-wise work against one judge (003 A.6)."""
+
+    judge = forms.ModelChoiceField(
+        queryset=Judge.objects.none(),
+        help_text="a judge with paragraph relevance verdicts on this study's reports",
+    )
+    limit = forms.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="at most this many questions, most disagreements first; empty = all",
+    )
+
+    def __init__(self, study: Study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].queryset = Judge.objects.filter(
+            pk__in=JudgeRelevance.objects.filter(paragraph__report__question__study=study).values(
+                "judge_id"
+            )
+        ).order_by("name")
+
+
+class AuthoringForm(forms.Form):
+    """Open question-authoring slots (003 Setting 3) for some annotators."""
+
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=Annotator.objects.none(), widget=forms.CheckboxSelectMultiple
+    )
+    setting = forms.ChoiceField(choices=Setting.choices, initial=Setting.DEEP_EXPERT)
+
+    def __init__(self, study: Study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = Annotator.objects.filter(user__isnull=False).order_by(
+            "pseudonym"
+        )
+
+
+class ReviewForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[(Question.Review.ACCEPTED, "Accept"), (Question.Review.REJECTED, "Reject")]
+    )

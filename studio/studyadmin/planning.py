@@ -1,0 +1,451 @@
+"""Assignment plans from the database: preview, commit, and reassignment after a dropout.
+
+``preview(study, spec)`` loads the strategy's inputs (a fixed number of queries whatever the
+study size), runs the pure strategy and returns the plan with its summary and a fingerprint.
+``commit(study, spec, fingerprint=...)`` recomputes the same plan (strategies are
+deterministic for a seed) and writes it in one transaction; when the data changed since the
+preview the fingerprint differs and nothing is written. Which systems each question
+compares is chosen here (``assignment.balanced_systems``) and stored per assignment in
+``Assignment.report_order``; a question that already has assignments for the task keeps
+the reports it was given, so every annotator of a comparison judges the same reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+
+from annotation import assignment as strategies
+from annotation import readiness
+from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
+
+from . import StudyAdminError, budget
+
+#: Tasks that show reports; the others (query quality, triage, …) are about the question.
+REPORT_TASKS = {
+    Study.Task.PAIRWISE,
+    Study.Task.MEDAL_RANKING,
+    Study.Task.METRIC_WISE,
+    Study.Task.RUBRIC_COVERAGE,
+    Study.Task.CLAIM_CHECK,
+    Study.Task.RELEVANCE_ADJUDICATION,
+}
+#: Tasks a plan cannot make: they belong to one annotator's own work (why, for the admin).
+PERSONAL_TASKS = {
+    Study.Task.RELEVANCE_ADJUDICATION: "relevance adjudication is made from an annotator's own "
+    "finished metric-wise work: use “Relevance adjudication” on the study page",
+    Study.Task.QUESTION_AUTHORING: "question authoring has no question to assign: use "
+    "“Question authoring” on the study page to open authoring slots",
+}
+#: How many reports a task compares when the admin does not say (None = every report).
+DEFAULT_PER_QUESTION = {Study.Task.PAIRWISE: 2, Study.Task.MEDAL_RANKING: 3}
+UNFINISHED = (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    task: str
+    strategy: str = "random"
+    overlap: int = 1
+    seed: int = 0
+    per_expert: int = 5
+    #: How many systems each question compares; None = the task's default.
+    systems_per_question: int | None = None
+    #: System ids compared; empty = every system of the study.
+    systems: tuple[int, ...] = ()
+    #: Annotator ids in the pool; empty = every annotator with an account.
+    annotators: tuple[int, ...] = ()
+    #: Most new assignments per annotator from this plan; None = no limit.
+    capacity: int | None = None
+    #: Only questions of this split; "" = all.
+    split: str = ""
+
+    def validate(self, study: Study) -> None:
+        if self.task not in Study.Task.values:
+            raise StudyAdminError("task", f"unknown task {self.task!r}")
+        if self.task not in (study.tasks or ()):
+            raise StudyAdminError("task", readiness.enable_hint(study, self.task))
+        if self.task in PERSONAL_TASKS:
+            raise StudyAdminError("task", PERSONAL_TASKS[self.task])
+        if self.strategy not in strategies.STRATEGIES:
+            raise StudyAdminError("strategy", f"unknown strategy {self.strategy!r}")
+        if self.overlap < 1:
+            raise StudyAdminError("overlap", "each comparison needs at least 1 annotator")
+        if self.capacity is not None and self.capacity < 0:
+            raise StudyAdminError("capacity", "capacity cannot be negative")
+        if self.per_expert < 1:
+            raise StudyAdminError("per_expert", "at least 1 question per expert")
+        if self.systems_per_question is not None and self.systems_per_question < 2:
+            raise StudyAdminError("systems_per_question", "a comparison needs at least 2 systems")
+
+
+@dataclass(frozen=True)
+class Unassigned:
+    """A question the plan leaves without (enough) annotators, and why, for the admin."""
+
+    question: int
+    key: str
+    text: str
+    got: int
+    wanted: int
+    reason: str
+
+
+@dataclass
+class Preview:
+    spec: PlanSpec
+    plan: strategies.Plan
+    items: list[strategies.Item]
+    summary: strategies.Summary
+    names: dict[int, str]
+    question_keys: dict[int, str]
+    #: questions left out of the plan because their task page could not be completed
+    #: (no reports to compare, no claims, one rubric, …), with why
+    left_out: list[Unassigned] = field(default_factory=list)
+    #: questions in the plan that get fewer annotators than wanted, with why
+    short: list[Unassigned] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> list[str]:
+        return [u.key for u in self.left_out]
+
+    @property
+    def fingerprint(self) -> str:
+        text = repr(sorted((a.annotator, a.question, a.reports) for a in self.plan.assignments))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def setting(self) -> str:
+        return strategies.SETTING_OF[self.spec.strategy]
+
+    def annotator_rows(self) -> list[tuple[str, int]]:
+        counts = self.summary.per_annotator
+        return sorted(((self.names[a], counts.get(a, 0)) for a in self.names), key=str)
+
+    def short_keys(self) -> list[str]:
+        return [self.question_keys[q] for q in self.summary.short]
+
+    def reasons(self) -> list[tuple[str, int]]:
+        """Each reason a question got no or too few annotators, most frequent first."""
+        counts = Counter(u.reason for u in self.left_out + self.short)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def pool(study: Study, annotator_ids=()) -> list[Annotator]:
+    """The annotators a plan may use: those named, else everyone with an account."""
+    qs = Annotator.objects.all()
+    qs = qs.filter(pk__in=annotator_ids) if annotator_ids else qs.filter(user__isnull=False)
+    qs = qs.exclude(user__is_active=False)  # deactivated people get no new work
+    return list(qs.order_by("pseudonym"))
+
+
+def _inputs(study: Study, spec: PlanSpec):
+    # Authored questions still pending review, or rejected, are assigned to nobody.
+    questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
+    if spec.split:
+        questions = questions.filter(split=spec.split)
+    qrows = list(
+        questions.order_by("pk").values_list("pk", "external_id", "field", "authored_by_id", "text")
+    )
+    available: dict[int, dict[str, int]] = defaultdict(dict)
+    if spec.task in REPORT_TASKS:
+        reports = Report.objects.filter(question__in=questions)
+        if spec.systems:
+            reports = reports.filter(system_id__in=spec.systems)
+        for rid, qid, system in reports.values_list("pk", "question_id", "system__name"):
+            available[qid][system] = rid
+    needs = readiness.NEEDS.get(spec.task, readiness.Needs())
+    data = (
+        readiness.question_data(questions, systems=spec.systems)
+        if needs.claims or needs.rubrics
+        else {}
+    )
+    existing: dict[int, set[int]] = defaultdict(set)
+    existing_reports: dict[int, list[int]] = {}
+    for qid, aid, order in Assignment.objects.filter(study=study, task=spec.task).values_list(
+        "question_id", "annotator_id", "report_order"
+    ):
+        existing[qid].add(aid)
+        existing_reports.setdefault(qid, list(order or []))
+    return qrows, available, data, existing, existing_reports
+
+
+def _why_short(spec, it, people, wanted: int, ratings) -> str:
+    """Why ``it`` got fewer than ``wanted`` annotators: said around the strategy, which is
+    not changed (the first condition that explains the shortfall)."""
+    free = [p for p in people if p.id not in it.assigned]
+    at_capacity = (
+        f"the annotators who could take it reached this plan's capacity ({spec.capacity})"
+        if spec.capacity is not None
+        else "the annotators who could take it were given other questions"
+    )
+    if not people:
+        return "the pool has no annotator (invite annotators, or choose some)"
+    if spec.strategy == "expertise":
+        if not it.field:
+            return "has no field: set its field under “Questions” on the study page"
+        experts = [p for p in free if it.field in p.fields]
+        if not any(it.field in p.fields for p in people):
+            return f"no annotator in the pool has the expertise “{it.field}”"
+        if len(experts) + len(it.assigned) < wanted:
+            n = len(experts) + len(it.assigned)
+            return f"only {n} annotator(s) with the expertise “{it.field}”; {wanted} wanted"
+        return at_capacity
+    if spec.strategy == "triage":
+        raters = [
+            p
+            for p in free
+            if ratings.get((p.id, it.question)) in (strategies.WITHIN, strategies.NEAR)
+        ]
+        if not raters and not it.assigned:
+            return "no annotator in the pool rated it within or near their expertise (triage)"
+        if len(raters) + len(it.assigned) < wanted:
+            return f"only {len(raters) + len(it.assigned)} annotator(s) rated it within or near"
+        return f"its raters reached {spec.per_expert} questions per expert"
+    if spec.strategy == "authored":
+        if it.authored_by is None:
+            return "no annotator authored it (the authored strategy gives a question to its author)"
+        if it.authored_by not in {p.id for p in people}:
+            return "its author is not in the pool"
+        return at_capacity
+    if len(free) + len(it.assigned) < wanted:
+        return f"only {len(people)} annotator(s) in the pool; {wanted} wanted"
+    return at_capacity
+
+
+def preview(study: Study, spec: PlanSpec) -> Preview:
+    spec.validate(study)
+    people_rows = pool(study, spec.annotators)
+    if spec.annotators and len(people_rows) != len(set(spec.annotators)):
+        raise StudyAdminError("annotators", "unknown annotator")
+    qrows, available, data, existing, existing_reports = _inputs(study, spec)
+    per_question = spec.systems_per_question or DEFAULT_PER_QUESTION.get(spec.task)
+    least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
+    fresh = {
+        q: list(available[q])
+        for q, *_ in qrows
+        if q not in existing_reports and len(available[q]) >= least
+    }
+    chosen = strategies.balanced_systems(fresh, per_question, seed=spec.seed)
+    system_of_report = {rid: s for q in available.values() for s, rid in q.items()}
+    items, left_out, keys, texts = [], [], {}, {}
+    for q, key, fld, author, text in qrows:
+        keys[q], texts[q] = key, text
+        have = data.get(q, readiness.QuestionData())
+        problem = readiness.problem(
+            spec.task,
+            readiness.QuestionData(len(available[q]), have.rubrics, have.claims),
+        )
+        if problem is not None:
+            left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))
+            continue
+        if spec.task in REPORT_TASKS:
+            if q in existing_reports:
+                reports = tuple(sorted(existing_reports[q]))
+            else:
+                reports = tuple(sorted(available[q][s] for s in chosen[q]))
+        else:
+            reports = ()
+        items.append(
+            strategies.Item(
+                question=q,
+                field=fld,
+                reports=reports,
+                systems=tuple(system_of_report.get(r, "?") for r in reports),
+                authored_by=author,
+                assigned=frozenset(existing.get(q, ())),
+            )
+        )
+    people = [
+        strategies.Person(a.pk, frozenset(a.expertise_fields or ()), spec.capacity)
+        for a in people_rows
+    ]
+    ratings = {}
+    if spec.strategy == "random":
+        plan = strategies.random_assignment(items, people, overlap=spec.overlap, seed=spec.seed)
+    elif spec.strategy == "expertise":
+        plan = strategies.by_expertise(items, people, overlap=spec.overlap, seed=spec.seed)
+    elif spec.strategy == "triage":
+        ratings = {
+            (a, q): level
+            for a, q, level in ExpertiseRating.objects.filter(
+                question__study=study, annotator__in=[p.id for p in people]
+            ).values_list("annotator_id", "question_id", "level")
+        }
+        plan = strategies.from_triage(
+            items,
+            people,
+            ratings,
+            per_expert=spec.per_expert,
+            overlap=spec.overlap,
+            seed=spec.seed,
+        )
+    elif spec.strategy == "planner":
+        plan = budget.plan(study, items, people, spec)
+    else:
+        plan = strategies.authored(items, people, seed=spec.seed)
+    summary = strategies.summarize(plan, items)
+    got = Counter(a.question for a in plan.assignments)
+    by_q = {it.question: it for it in items}
+    short = []
+    for q in summary.short:
+        it, wanted = by_q[q], plan.wanted[q]
+        short.append(
+            Unassigned(
+                q,
+                keys[q],
+                texts[q],
+                len(it.assigned) + got[q],
+                wanted,
+                _why_short(spec, it, people, wanted, ratings),
+            )
+        )
+    return Preview(
+        spec=spec,
+        plan=plan,
+        items=items,
+        summary=summary,
+        names={a.pk: a.pseudonym for a in people_rows},
+        question_keys=keys,
+        left_out=left_out,
+        short=short,
+    )
+
+
+def _write(study: Study, task: str, planned) -> list[Assignment]:
+    planned = list(planned)
+    start = dict(
+        Assignment.objects.filter(annotator_id__in={p.annotator for p in planned})
+        .values("annotator_id")
+        .annotate(m=Max("position"))
+        .values_list("annotator_id", "m")
+    )
+    rows = []
+    for p in planned:
+        start[p.annotator] = (start.get(p.annotator) or 0) + 1
+        rows.append(
+            Assignment(
+                study=study,
+                annotator_id=p.annotator,
+                question_id=p.question,
+                task=task,
+                setting=p.setting,
+                report_order=list(p.reports),
+                position=start[p.annotator],
+            )
+        )
+    return Assignment.objects.bulk_create(rows)
+
+
+def commit(study: Study, spec: PlanSpec, *, fingerprint: str | None = None) -> Preview:
+    """Write the plan the preview showed, in one transaction; refuse when it has changed."""
+    with transaction.atomic():
+        # Lock the study row so two admins committing at once cannot interleave.
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        result = preview(study, spec)
+        if fingerprint and fingerprint != result.fingerprint:
+            raise StudyAdminError(
+                "fingerprint",
+                "the study changed since this plan was previewed; preview it again",
+            )
+        if not result.plan.assignments:
+            raise StudyAdminError("strategy", "this plan assigns nothing")
+        _write(study, spec.task, result.plan.assignments)
+    return result
+
+
+# --- an annotator drops out ---------------------------------------------------------------
+
+
+@dataclass
+class Reassignment:
+    moved: int
+    kept: int  # finished assignments left untouched
+    to: dict[str, int]  # pseudonym -> how many they received
+
+
+def reassign(
+    study: Study,
+    annotator: Annotator,
+    *,
+    pool_ids=(),
+    seed: int = 0,
+    dry_run: bool = False,
+) -> Reassignment:
+    """Give the dropped annotator's unfinished assignments to others; submitted ones stay.
+
+    Each unfinished assignment goes to someone who does not already have that question for
+    that task (an expert of its field first, then the least loaded); the compared reports stay
+    the same. All or nothing: when one cannot be placed nothing changes. Adjudication and
+    authoring (``PERSONAL_TASKS``) are about the annotator's own work and stay with them.
+    """
+    mine = list(
+        Assignment.objects.filter(study=study, annotator=annotator)
+        .exclude(task__in=PERSONAL_TASKS)
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .values_list(
+            "pk", "question_id", "question__field", "task", "setting", "status", "report_order"
+        )
+    )
+    if not mine:
+        raise StudyAdminError("annotator", f"{annotator.pseudonym} has no work in this study")
+    open_ = [m for m in mine if m[5] in UNFINISHED]
+    kept = len(mine) - len(open_)
+    if not open_:
+        raise StudyAdminError("annotator", f"{annotator.pseudonym} has no unfinished work")
+    holders: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for task, qid, aid in Assignment.objects.filter(
+        study=study, task__in={m[3] for m in open_}, question_id__in={m[1] for m in open_}
+    ).values_list("task", "question_id", "annotator_id"):
+        holders[(task, qid)].add(aid)
+    people_rows = [a for a in pool(study, pool_ids) if a.pk != annotator.pk]
+    if pool_ids and len(people_rows) != len(set(pool_ids) - {annotator.pk}):
+        raise StudyAdminError("annotators", "unknown annotator")
+    people = [strategies.Person(a.pk, frozenset(a.expertise_fields or ())) for a in people_rows]
+    names = {a.pk: a.pseudonym for a in people_rows}
+    groups: dict[tuple[str, str], list] = defaultdict(list)
+    for m in open_:
+        groups[(m[3], m[4])].append(m)
+    plans = []
+    for (task, setting), rows in sorted(groups.items()):
+        items = [
+            strategies.Item(
+                question=qid,
+                field=fld,
+                reports=tuple(order or ()),
+                assigned=frozenset(holders[(task, qid)]),
+            )
+            for _, qid, fld, _, _, _, order in rows
+        ]
+        plan = strategies.replacements(items, people, seed=seed, setting=setting)
+        if len(plan.assignments) < len(items):
+            raise StudyAdminError(
+                "annotators",
+                f"{len(items) - len(plan.assignments)} of {len(items)} unfinished {task} "
+                "assignments have nobody left to take them; add annotators to the pool",
+            )
+        plans.append((task, plan))
+    to: dict[str, int] = defaultdict(int)
+    for _, plan in plans:
+        for p in plan.assignments:
+            to[names[p.annotator]] += 1
+    if not dry_run:
+        with transaction.atomic():
+            still_open = Assignment.objects.select_for_update().filter(
+                pk__in=[m[0] for m in open_], status__in=UNFINISHED
+            )
+            if len(list(still_open.values_list("pk", flat=True))) != len(open_):
+                raise StudyAdminError(
+                    "annotator", f"{annotator.pseudonym} submitted work meanwhile; try again"
+                )
+            # Withdrawn, never deleted: their drafts and every version stay (issue 12).
+            Assignment.objects.filter(pk__in=[m[0] for m in open_]).update(
+                status=Assignment.Status.WITHDRAWN
+            )
+            for task, plan in plans:
+                _write(study, task, plan.assignments)
+    return Reassignment(moved=len(open_), kept=kept, to=dict(sorted(to.items())))

@@ -1,0 +1,497 @@
+"""Study pages for admins (setup, import, assignment, invitations, exports) and progress
+pages that researchers may read too. Thin: parse a form, call ``studio.studyadmin``,
+render. Every POST is validated server-side; an error names the field and changes nothing.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import readiness, roles
+from annotation.exporters import JUDGMENT_FORMATS, export_judgments
+from annotation.importers import ImportFailed, run
+from annotation.models import Annotator, Question, Report, Rubric, Study, System
+from annotation.permissions import readable_studies
+from annotation.views.access import admin_required, researcher_required
+from concord.token_auth import accepts_token
+from metaeval.adjudication import adjudication_results
+from studio.studyadmin import (
+    StudyAdminError,
+    adjudication,
+    authoring,
+    planning,
+    progress,
+    question_fields,
+)
+from studio.studyadmin.exports import pairwise_bundle_zip
+from studio.studyadmin.forms import (
+    AdjudicationForm,
+    AuthoringForm,
+    InviteForm,
+    PlanForm,
+    QuestionFieldsForm,
+    QuestionFieldsUploadForm,
+    ReassignForm,
+    ReviewForm,
+    StudyForm,
+    StudySettingsForm,
+    UploadForm,
+)
+from studio.studyadmin.invitations import invite
+
+CONTENT_TYPES = {
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "parquet": "application/vnd.apache.parquet",
+}
+
+
+def _download(data, filename: str, content_type: str) -> HttpResponse:
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _slug(study: Study) -> str:
+    return "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or f"study{study.pk}"
+
+
+# --- list and setup -----------------------------------------------------------------------
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_list(request):
+    form = StudyForm(request.POST or None)
+    if request.method == "POST":
+        if not roles.is_admin(request.user):
+            raise PermissionDenied("Only an admin may create a study.")
+        if form.is_valid():
+            study = form.save()
+            messages.success(request, f"Study “{study.name}” created.")
+            return redirect("studies:detail", study_id=study.pk)
+    studies = (
+        readable_studies(request.user)
+        .annotate(
+            n_questions=Count("questions", distinct=True),
+            n_assignments=Count("assignments", distinct=True),
+        )
+        .order_by("name")
+    )
+    return render(
+        request,
+        "annotation/studies/list.html",
+        {"studies": studies, "form": form, "is_admin": roles.is_admin(request.user)},
+    )
+
+
+def _detail_context(study: Study) -> dict:
+    supported = readiness.supported_tasks(study)
+    return {
+        "study": study,
+        "enabled_tasks": [readiness.task_label(t) for t in study.tasks or ()],
+        "supported_tasks": [
+            readiness.task_label(t) for t in supported if t not in (study.tasks or ())
+        ],
+        "counts": {
+            "questions": Question.objects.filter(study=study).count(),
+            "reports": Report.objects.filter(question__study=study).count(),
+            "rubrics": Rubric.objects.filter(question__study=study).count(),
+            "annotators": Annotator.objects.filter(user__isnull=False).count(),
+        },
+        "systems": System.objects.filter(study=study).annotate(n=Count("reports")),
+        "judgment_formats": JUDGMENT_FORMATS,
+        "authored": authoring.authored_questions(study),
+        "review_choices": Question.Review,
+        "adjudication_results": adjudication_results(study.pk),
+    }
+
+
+def _forms(study: Study, **bound) -> dict:
+    """The forms of the study page; ``bound`` replaces some with the ones just posted."""
+    forms = {
+        "settings_form": StudySettingsForm(study),
+        "upload_form": UploadForm(),
+        "reassign_form": ReassignForm(study),
+        "adjudication_form": AdjudicationForm(study),
+        "authoring_form": AuthoringForm(study),
+    }
+    return {**forms, **bound}
+
+
+def _detail_form_post(request, study, form_key: str, form, act, *, refused: str):
+    """A form posted from the study's detail page: ``act(cleaned_data)`` does the work and
+    returns (success message, page to go to). A field error, or a ``StudyAdminError`` that
+    ``act`` raises before writing anything, shows the detail page again with the field
+    marked and ``refused`` said, status 400."""
+    if form.is_valid():
+        try:
+            message, target = act(form.cleaned_data)
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, message)
+            return redirect(target, study_id=study.pk)
+    messages.error(request, refused)
+    context = {**_detail_context(study), **_forms(study, **{form_key: form})}
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+@admin_required
+@require_GET
+def study_detail(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    return render(
+        request,
+        "annotation/studies/detail.html",
+        {**_detail_context(study), **_forms(study)},
+    )
+
+
+@admin_required
+@require_POST
+def study_settings(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    form = StudySettingsForm(study, request.POST)
+
+    def act(d):
+        with transaction.atomic():
+            study.tasks = d["tasks"]
+            study.config = {**study.config, **form.config()}
+            study.save(update_fields=["tasks", "config"])
+            study.researchers.set(d["researchers"])
+        return "Tasks, researchers and settings saved.", "studies:detail"
+
+    return _detail_form_post(
+        request, study, "settings_form", form, act,
+        refused="Nothing was saved: fix the fields marked below.",
+    )  # fmt: skip
+
+
+@admin_required
+@require_POST
+def study_import(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    form = UploadForm(request.POST, request.FILES)
+    problems = []
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            result = run(d["kind"], d["file"], study=study, dry_run=d["dry_run"], **form.options())
+            messages.success(request, result.summary())
+            return redirect("studies:detail", study_id=study.pk)
+        except ImportFailed as exc:
+            problems = exc.problems
+    messages.error(request, "Nothing was imported: see the problems below.")
+    context = {**_detail_context(study), **_forms(study, upload_form=form), "problems": problems}
+    return render(request, "annotation/studies/detail.html", context, status=400)
+
+
+# --- questions' fields (expertise assignment needs them) ------------------------------------
+
+
+def _questions_page(request, study, *, form=None, upload_form=None, problems=(), status=200):
+    questions = Question.objects.filter(study=study).annotate(n_reports=Count("reports"))
+    known = sorted(
+        {
+            f
+            for fields in Annotator.objects.values_list("expertise_fields", flat=True)
+            for f in fields or ()
+        }
+    )
+    return render(
+        request,
+        "annotation/studies/questions.html",
+        {
+            "study": study,
+            "questions": questions.order_by("pk"),
+            "form": form or QuestionFieldsForm(study),
+            "upload_form": upload_form or QuestionFieldsUploadForm(),
+            "problems": problems,
+            "known_fields": known,
+        },
+        status=status,
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_questions(request, study_id: int):
+    """The study's questions with their ids; POST sets a field/subdomain on those ticked."""
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "GET":
+        return _questions_page(request, study)
+    form = QuestionFieldsForm(study, request.POST)
+    if form.is_valid():
+        try:
+            done = question_fields.bulk_set(
+                study,
+                form.question_ids(),
+                {k: form.cleaned_data[k] for k in question_fields.EDITABLE},
+            )
+        except StudyAdminError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(
+                request, f"{done.changed} questions updated ({done.unchanged} already had it)."
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: fix the fields marked below.")
+    return _questions_page(request, study, form=form, status=400)
+
+
+@admin_required
+@require_POST
+def study_question_fields(request, study_id: int):
+    """Upload fields onto existing questions (matched by id or exact text)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = QuestionFieldsUploadForm(request.POST, request.FILES)
+    problems = []
+    if form.is_valid():
+        try:
+            done = question_fields.upload(study, form.cleaned_data["file"])
+        except ImportFailed as exc:
+            problems = exc.problems
+        else:
+            messages.success(
+                request,
+                f"{done.changed} questions updated, {done.unchanged} unchanged; none created.",
+            )
+            return redirect("studies:questions", study_id=study.pk)
+    messages.error(request, "No question was changed: see the problems below.")
+    return _questions_page(request, study, upload_form=form, problems=problems, status=400)
+
+
+@accepts_token
+@admin_required
+@require_GET
+def study_questions_csv(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    text = question_fields.questions_csv(study)
+    return _download(text, f"{_slug(study)}-questions.csv", CONTENT_TYPES["csv"])
+
+
+# --- assignment ---------------------------------------------------------------------------
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_plan(request, study_id: int):
+    """GET: the form. POST action=preview: counts of the plan. POST action=commit: write it."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = PlanForm(study, request.POST or None, initial={"strategy": "random"})
+    result, status = None, 200
+    if request.method == "POST":
+        if form.is_valid():
+            spec = form.spec()
+            try:
+                if request.POST.get("action") == "commit":
+                    done = planning.commit(
+                        study, spec, fingerprint=form.cleaned_data["fingerprint"] or None
+                    )
+                    messages.success(
+                        request,
+                        f"{done.summary.assignments} assignments created "
+                        f"({done.spec.task}, {done.setting}).",
+                    )
+                    return redirect("studies:progress", study_id=study.pk)
+                result = planning.preview(study, spec)
+            except StudyAdminError as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+                status = 400
+        else:
+            status = 400
+    return render(
+        request,
+        "annotation/studies/plan.html",
+        {"study": study, "form": form, "preview": result},
+        status=status,
+    )
+
+
+@admin_required
+@require_POST
+def study_reassign(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+
+    def act(d):
+        done = planning.reassign(study, d["annotator"], seed=d["seed"])
+        given = ", ".join(f"{n} to {name}" for name, n in done.to.items())
+        return (
+            f"{done.moved} unfinished assignments moved ({given}); {done.kept} finished ones kept.",
+            "studies:progress",
+        )
+
+    return _detail_form_post(
+        request, study, "reassign_form", ReassignForm(study, request.POST), act,
+        refused="Nothing was reassigned: fix the fields marked below.",
+    )  # fmt: skip
+
+
+@admin_required
+@require_POST
+def study_adjudication(request, study_id: int):
+    """Relevance adjudication assignments from finished metric-wise work (003 A.6)."""
+    study = get_object_or_404(Study, pk=study_id)
+
+    def act(d):
+        done = adjudication.commit(study, d["judge"], limit=d["limit"])
+        return (
+            f"{len(done.chosen)} relevance adjudication assignments created with "
+            f"{done.disagreements} disagreements with {done.judge.name}"
+            f" ({done.already} finished evaluations already had one).",
+            "studies:progress",
+        )
+
+    return _detail_form_post(
+        request, study, "adjudication_form", AdjudicationForm(study, request.POST), act,
+        refused="No adjudication was created: fix the fields marked below.",
+    )  # fmt: skip
+
+
+@admin_required
+@require_POST
+def study_authoring(request, study_id: int):
+    """Open question-authoring slots for annotators (003 Setting 3)."""
+    study = get_object_or_404(Study, pk=study_id)
+
+    def act(d):
+        done = authoring.open_slots(study, list(d["annotators"]), setting=d["setting"])
+        had = f"; {', '.join(done.existing)} already had one" if done.existing else ""
+        return (
+            f"Question authoring opened for {len(done.created)} annotators{had}.",
+            "studies:detail",
+        )
+
+    return _detail_form_post(
+        request, study, "authoring_form", AuthoringForm(study, request.POST), act,
+        refused="No authoring slot was opened: fix the fields marked below.",
+    )  # fmt: skip
+
+
+@admin_required
+@require_POST
+def question_review(request, study_id: int, question_id: int):
+    """Accept or reject one question an annotator authored."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = ReviewForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise StudyAdminError("decision", "choose accept or reject")
+        question = authoring.review(study, question_id, form.cleaned_data["decision"])
+    except StudyAdminError as exc:
+        messages.error(request, f"Question {question_id} unchanged: {exc.message}.")
+        context = {**_detail_context(study), **_forms(study)}
+        return render(request, "annotation/studies/detail.html", context, status=400)
+    messages.success(
+        request, f"Question {question.external_id}: {question.get_review_display().lower()}."
+    )
+    return redirect("studies:detail", study_id=study.pk)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def invite_annotators(request):
+    form = InviteForm(request.POST or None)
+    invitations, status = None, 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                invitations = invite(
+                    form.cleaned_data["expertise"],
+                    degree=form.cleaned_data["degree"],
+                    base_url=request.build_absolute_uri("/")[:-1],
+                )
+                messages.success(request, f"{len(invitations)} annotators invited.")
+                form = InviteForm()
+            except StudyAdminError as exc:
+                form.add_error(None, exc.message)
+                status = 400
+        else:
+            status = 400
+    return render(
+        request,
+        "annotation/studies/invite.html",
+        {"form": form, "invitations": invitations},
+        status=status,
+    )
+
+
+# --- progress (researchers too) -----------------------------------------------------------
+
+
+@researcher_required
+@require_GET
+def study_progress(request, study_id: int):
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    return render(
+        request,
+        "annotation/studies/progress.html",
+        {
+            "study": study,
+            "progress": progress.study_progress(study),
+            "is_admin": roles.is_admin(request.user),
+        },
+    )
+
+
+@accepts_token
+@researcher_required
+@require_GET
+def study_progress_csv(request, study_id: int):
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    text = progress.progress_csv(progress.study_progress(study))
+    return _download(text, f"{_slug(study)}-progress.csv", CONTENT_TYPES["csv"])
+
+
+@researcher_required
+@require_GET
+def annotator_progress(request, study_id: int, annotator_id: int):
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    annotator = get_object_or_404(
+        Annotator.objects.filter(assignments__study=study).distinct(), pk=annotator_id
+    )
+    rows = progress.annotator_assignments(study, annotator)
+    return render(
+        request,
+        "annotation/studies/annotator.html",
+        {
+            "study": study,
+            "annotator": annotator,
+            "assignments": rows,
+            "is_admin": roles.is_admin(request.user),
+        },
+    )
+
+
+# --- exports ------------------------------------------------------------------------------
+
+
+@accepts_token
+@admin_required
+@require_GET
+def export_study_judgments(request, study_id: int, fmt: str):
+    study = get_object_or_404(Study, pk=study_id)
+    if fmt not in JUDGMENT_FORMATS:
+        raise Http404(f"unknown format {fmt!r}")
+    try:
+        data = export_judgments(study, fmt)
+    except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
+
+
+@accepts_token
+@admin_required
+@require_GET
+def export_study_pairwise(request, study_id: int):
+    study = get_object_or_404(Study, pk=study_id)
+    return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
