@@ -87,3 +87,66 @@ class WinProbabilitySerializer(s.Serializer):
 class LeaderboardSerializer(s.Serializer):
     boards = BoardSerializer(many=True)
     win_probability = WinProbabilitySerializer(many=True, help_text="each system against the next")
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+class HumanVsHumanSerializer(s.Serializer):
+    exact = _float()
+    binarised = _float()
+    weighted_kappa = _float()
+    krippendorff_alpha = _float()
+    units = s.IntegerField()
+    pairs = s.IntegerField()
+    note = s.CharField(allow_null=True)
+
+
+class CoverageBlockSerializer(s.Serializer):
+    confusion = s.ListField(child=s.ListField(child=s.IntegerField()),
+                            help_text="5×5 human (rows) × judge (columns), Fig. 11")  # fmt: skip
+    n = s.IntegerField()
+    exact = _fig()
+    binarised = _fig(help_text="{0,1} vs {2,3,4} (PA 0.73 in 001)")
+    weighted_kappa = _fig()
+    pearson = _fig()
+    mean_difference = _fig()
+
+
+class CoverageJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    all = CoverageBlockSerializer()
+    not_labelled_by_judge = s.IntegerField()
+    fields = s.DictField(child=CoverageBlockSerializer(), required=False,
+                         help_text="per question field")  # fmt: skip
+
+
+class CoverageSerializer(s.Serializer):
+    units = s.IntegerField()
+    human_vs_human = HumanVsHumanSerializer()
+    judges = CoverageJudgeSerializer(many=True)
+    judge_differences = JudgeDifferenceSerializer(many=True)
+
+
+class BinaryFiguresSerializer(s.Serializer):
+    accuracy = _fig()
+    precision = _fig()
+    recall = _fig()
+    f1 = _fig()
+
+
+class BinaryJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    n = s.IntegerField()
+    kappa = _fig()
+    unweighted = BinaryFiguresSerializer()
+    weighted = BinaryFiguresSerializer(help_text="weighted by rubric-item weight (004 §4.3)")
+    judge_coverage_by_system = s.ListField(child=_float(), help_text="in `systems` order")
+
+
+class ResearcherBenchSerializer(s.Serializer):
+    reports_scored = s.IntegerField()
+    systems = s.ListField(child=s.CharField())
+    human_coverage_by_system = s.DictField(child=FigureSerializer())
+    judges = BinaryJudgeSerializer(many=True)
+    judge_differences = JudgeDifferenceSerializer(many=True)
