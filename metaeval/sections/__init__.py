@@ -27,7 +27,7 @@ is first read, so the module is the whole registration)::
         figures=(FigureSpec("leaderboard", "Ratings", lambda result, entry: draw(result)),),
         template="metaeval/sections/leaderboard.html",  # optional: default, generic tables
         text=lambda result: "...",  # optional: lines of `manage.py agreement`'s text output
-        serializer=LeaderboardSerializer,  # optional: its OpenAPI shape
+        serializer=LeaderboardAnalysisSerializer,  # optional: its OpenAPI shape
         order=60,  # position on the page
     ))
 

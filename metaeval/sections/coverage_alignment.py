@@ -7,7 +7,7 @@ agreement."""
 from annotation.models import RubricCoverage
 
 from ..analyses.coverage import analyse_coverage
-from ..analysis_schema import CoverageSerializer
+from ..analysis_schema import CoverageAnalysisSerializer
 from ..loaders.coverage import load_coverage
 from . import _kit
 from .base import FigureSpec, Section, register
@@ -97,5 +97,5 @@ register(Section(
     key="coverage_alignment", title="Rubric coverage 0–4, human vs judge (ResearchQA Fig. 11)",
     compute=_compute, template="metaeval/sections/analysis.html", tables=_tables,
     figures=(FigureSpec("coverage-alignment", "Coverage agreement with experts", _draw),),
-    text=_text, serializer=CoverageSerializer, order=62,
+    text=_text, serializer=CoverageAnalysisSerializer, order=62,
 ))  # fmt: skip

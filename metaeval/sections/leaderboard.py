@@ -3,7 +3,7 @@ and from each judge's pairwise verdicts, with bootstrap CIs, and the win probabi
 rating gap implies (1505 vs 1244 → 0.818 is the paper's check). Computed with the
 pairwise analysis (:mod:`.researchqa_pairwise`), once per selection."""
 
-from ..analysis_schema import LeaderboardSerializer
+from ..analysis_schema import LeaderboardAnalysisSerializer
 from ..stats.bradley_terry import elo_win_probability
 from ..stats.figure import number
 from . import _kit
@@ -62,5 +62,5 @@ register(Section(
     key="leaderboard", title="Leaderboard (ResearchQA §4.1)", compute=_compute,
     template="metaeval/sections/analysis.html", tables=_tables,
     figures=(FigureSpec("leaderboard", "Elo ratings with bootstrap CIs", _draw),),
-    text=_text, serializer=LeaderboardSerializer, order=61,
+    text=_text, serializer=LeaderboardAnalysisSerializer, order=61,
 ))  # fmt: skip

@@ -10,7 +10,7 @@ from annotation.models import RubricCoverage
 
 from ..analyses.coverage import analyse_binary_coverage
 from ..analyses.researchqa_pairwise import judge_differences
-from ..analysis_schema import ResearcherBenchSerializer
+from ..analysis_schema import ResearcherBenchAnalysisSerializer
 from . import _kit
 from .base import FigureSpec, Section, register
 from .coverage_alignment import coverage_data
@@ -88,5 +88,5 @@ register(Section(
     key="researcherbench", title="Binary rubric coverage (ResearcherBench §4.3, Table 2)",
     compute=_compute, template="metaeval/sections/analysis.html", tables=_tables,
     figures=(FigureSpec("researcherbench", "Binary coverage: judge vs human", _draw),),
-    text=_text, serializer=ResearcherBenchSerializer, order=63,
+    text=_text, serializer=ResearcherBenchAnalysisSerializer, order=63,
 ))  # fmt: skip

@@ -7,7 +7,7 @@ every two judges."""
 from annotation.models import PairwisePreference
 
 from ..analyses.researchqa_pairwise import analyse_pairwise
-from ..analysis_schema import PairwiseSerializer
+from ..analysis_schema import PairwiseAnalysisSerializer
 from ..loaders.pairwise import load_pairwise
 from . import _kit
 from .base import FigureSpec, Section, register
@@ -71,5 +71,5 @@ register(Section(
     key="researchqa_pairwise", title="Pairwise preference (ResearchQA §3.3, §4.1)",
     compute=_compute, template="metaeval/sections/analysis.html", tables=_tables,
     figures=(FigureSpec("researchqa-pairwise", "Pairwise agreement and judge accuracy", _draw),),
-    text=_text, serializer=PairwiseSerializer, order=60,
+    text=_text, serializer=PairwiseAnalysisSerializer, order=60,
 ))  # fmt: skip

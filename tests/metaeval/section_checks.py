@@ -73,3 +73,14 @@ def everywhere(client, study, key: str, table: str, figure: str, query: str = ""
     offline = client.get(reverse("metaeval:offline", args=[study.pk]) + query).content.decode()
     assert f'id="section-{key}"' in offline and f'id="table-{table}"' in offline
     return api[key]
+
+
+def check_kind(client, study, key, table, figure, fields, add_judgment, query=""):
+    """Everything the issue asks of one analysis section, and its figure changing when
+    ``add_judgment()`` adds a judgment of its kind."""
+    got = everywhere(client, study, key, table, figure, query)
+    assert_typed(key, fields)
+    before = svg(client, study, figure, query)
+    add_judgment()
+    assert svg(client, study, figure, query) != before
+    return got
