@@ -85,7 +85,7 @@ class ReportOptions:
         label="Threshold", placeholder="calibrated", order=3)  # fmt: skip
     target_half_width: float | None = option(None, "budget planner: the agreement CI "
         "half-width to reach (docs/ANALYSES.md §9); the report's budget section answers "
-        "how many more questions or annotators it takes", kind="number", metavar="H",
+        "how many more questions or annotators it takes", kind="number", metavar="H", interval=True,
         widget="number", label="Target CI half-width", placeholder="none", order=10)  # fmt: skip
 
     def __post_init__(self):

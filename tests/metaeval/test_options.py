@@ -25,7 +25,7 @@ FIXED = ReportOptions(ties="partial", threshold=0.0, compat="scholarqa-cs2")
 
 
 def _parser(command: str):
-    app = "judges" if command == "judge_alignment" else "metaeval"
+    app = "metaeval"  # judge_alignment moved to metaeval (layers, issue 14)
     return load_command_class(app, command).create_parser("manage.py", command)
 
 
