@@ -4,6 +4,8 @@ measurement, for preferences, 0–4 and binary coverage, every quality type and 
 support. Each kind's loader runs only when the study has judgments of it (the other
 sections of the page share the loaded data)."""
 
+from contextlib import suppress
+
 from annotation.models import (
     ClaimCheck,
     PairwisePreference,
@@ -34,7 +36,8 @@ def _compute(analysis):
     if _kit.has(RubricCoverage, sid):
         kinds["coverage"] = coverage_data(analysis)
     if _kit.has(QueryQuality, sid) or _kit.has(RubricItemQuality, sid):
-        kinds["quality"] = quality_data(analysis)
+        with suppress(ValueError):  # a label outside the paper's scale: the kind is left out
+            kinds["quality"] = quality_data(analysis)
     if _kit.has(ClaimCheck, sid):
         kinds["claims"] = claim_data(analysis)
     if not kinds:

@@ -20,8 +20,11 @@ def _compute(analysis):
     if not (_kit.has(QueryQuality, analysis.study_id)
             or _kit.has(RubricItemQuality, analysis.study_id)):  # fmt: skip
         return None
-    raw = analyse_quality(quality_data(analysis), rounds=_kit.rounds(analysis),
-                          seed=analysis.options.seed)  # fmt: skip
+    try:
+        data = quality_data(analysis)
+    except ValueError:  # a label outside the paper's scale (an older import): not analysed
+        return None
+    raw = analyse_quality(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed)
     flags = raw.pop("item_flags")
     return {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}
 

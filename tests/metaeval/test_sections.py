@@ -97,19 +97,7 @@ def test_a_registered_section_reaches_every_output(client, study, dummy, tmp_pat
     assert 'id="section-dummy_analysis"' in offline and 'id="table-dummy_ranks"' in offline
 
 
-@pytest.fixture
-def built_in_only():
-    """Only the built-in sections (those already in the agreement report) registered."""
-    sections.registered()
-    extra = [s for s in sections.registered() if s.payload and not s.in_report]
-    for s in extra:
-        sections.unregister(s.key)
-    yield
-    for s in extra:
-        sections.register(s)
-
-
-def test_without_extra_sections_the_report_is_the_agreement_report(study, built_in_only):
+def test_without_extra_sections_the_report_is_the_agreement_report(study):
     options = reports.ReportOptions()
     assert sections.report(study.pk, options) == reports.agreement_report(study.pk, options)
 
