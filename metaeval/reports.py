@@ -92,6 +92,10 @@ class ReportOptions:
         "instead of calibrating (0: compare exactly; with compat, the script's "
         "--dont_use_thresholds)", kind="number", metavar="T", widget="number",
         label="Threshold", placeholder="calibrated", order=3)  # fmt: skip
+    target_half_width: float | None = option(None, "budget planner: the agreement CI "
+        "half-width to reach (docs/ANALYSES.md §9); the report's budget section answers "
+        "how many more questions or annotators it takes", kind="number", metavar="H", interval=True,
+        widget="number", label="Target CI half-width", placeholder="none", order=10)  # fmt: skip
 
     def __post_init__(self):
         if self.ties not in TIE_STRATEGIES:
@@ -171,8 +175,9 @@ class ReportOptions:
                 if isinstance(raw, str):
                     raw = [s for s in raw.split(",") if s.strip()]
                 values[key] = tuple(str(s).strip() for s in raw)
-        if isinstance(values.get("threshold"), str):
-            values["threshold"] = parse_threshold(values["threshold"])
+        for key in ("threshold", "target_half_width"):
+            if isinstance(values.get(key), str):
+                values[key] = parse_threshold(values[key])
         return cls(**values)
 
     def to_dict(self) -> dict:

@@ -27,7 +27,7 @@ is first read, so the module is the whole registration)::
         figures=(FigureSpec("leaderboard", "Ratings", lambda result, entry: draw(result)),),
         template="metaeval/sections/leaderboard.html",  # optional: default, generic tables
         text=lambda result: "...",  # optional: lines of `manage.py agreement`'s text output
-        serializer=LeaderboardSerializer,  # optional: its OpenAPI shape
+        serializer=LeaderboardAnalysisSerializer,  # optional: its OpenAPI shape
         order=60,  # position on the page
     ))
 
@@ -90,7 +90,9 @@ def with_payload(report: dict, analysis: Analysis) -> dict:
     """``report`` with the result of every section that adds a key to the report dict."""
     for section in registered():
         if section.payload and not section.in_report and section.key not in report:
-            report[section.key] = analysis.result(section)
+            result = analysis.result(section)
+            if result is not None:  # None: nothing to show (no judgment of its kind)
+                report[section.key] = result
     return report
 
 

@@ -25,7 +25,8 @@ FIXED = ReportOptions(ties="partial", threshold=0.0, compat="scholarqa-cs2")
 
 
 def _parser(command: str):
-    return load_command_class("metaeval", command).create_parser("manage.py", command)
+    app = "metaeval"  # judge_alignment moved to metaeval (layers, issue 14)
+    return load_command_class(app, command).create_parser("manage.py", command)
 
 
 def test_every_field_is_declared_with_its_metadata():

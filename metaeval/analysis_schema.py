@@ -1,0 +1,332 @@
+"""OpenAPI shapes of the issue-16 analysis sections (``metaeval/sections/<kind>.py``): each
+section's result typed field by field, so the report schema lists every figure rather
+than a free-form object. A figure is always :class:`AnalysisFigureSerializer` (value with its
+cluster-bootstrap CI, n, and the note saying why it is null)."""
+
+from rest_framework import serializers as s
+
+
+def _float(**kw):
+    return s.FloatField(allow_null=True, **kw)
+
+
+class AnalysisFigureSerializer(s.Serializer):
+    value = _float(help_text="the figure (null: not defined, see note)")
+    n = s.IntegerField(allow_null=True)
+    low = _float(help_text="cluster-bootstrap CI low (null without bootstrap)")
+    high = _float()
+    note = s.CharField(allow_null=True)
+
+
+def _fig(**kw):
+    return AnalysisFigureSerializer(allow_null=True, **kw)
+
+
+class JudgeDifferenceSerializer(s.Serializer):
+    a = s.CharField()
+    b = s.CharField()
+    agreement_a = _float()
+    agreement_b = _float()
+    difference = _float()
+    pvalue = _float(help_text="paired permutation test over questions")
+    n = s.IntegerField()
+    questions = s.IntegerField()
+    note = s.CharField(allow_null=True)
+
+
+# ----------------------------------------------------------------------------- ResearchQA
+
+
+class MajoritySerializer(s.Serializer):
+    items = s.IntegerField()
+    no_majority = s.IntegerField()
+    direction = s.IntegerField()
+
+
+class PairwiseJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    protocol = s.CharField()
+    accuracy = _fig()
+
+
+class PairwiseAnalysisSerializer(s.Serializer):
+    comparisons = s.IntegerField()
+    majority = MajoritySerializer()
+    human_vs_majority = _fig()
+    human_vs_majority_skipped = s.IntegerField()
+    binarised_pa = _fig()
+    judges = PairwiseJudgeSerializer(many=True)
+    judge_differences = JudgeDifferenceSerializer(many=True)
+
+
+class LeaderboardRowSerializer(s.Serializer):
+    system = s.CharField()
+    rating = _float()
+    median = _float()
+    sd = _float()
+    low = _float()
+    high = _float()
+    battles = s.IntegerField()
+    points = s.FloatField()
+
+
+class BoardSerializer(s.Serializer):
+    source = s.CharField(help_text="human, or a judge's name")
+    rows = LeaderboardRowSerializer(many=True)
+    notes = s.ListField(child=s.CharField())
+    resampled = s.CharField(allow_null=True)
+
+
+class WinProbabilitySerializer(s.Serializer):
+    source = s.CharField()
+    a = s.CharField()
+    b = s.CharField()
+    probability = _float(help_text="P(a beats b) = 1 / (1 + 10^((R_b - R_a)/400)), 001 §4.1")
+
+
+class LeaderboardAnalysisSerializer(s.Serializer):
+    boards = BoardSerializer(many=True)
+    win_probability = WinProbabilitySerializer(many=True, help_text="each system against the next")
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+class HumanVsHumanSerializer(s.Serializer):
+    exact = _float()
+    binarised = _float()
+    weighted_kappa = _float()
+    krippendorff_alpha = _float()
+    units = s.IntegerField()
+    pairs = s.IntegerField()
+    note = s.CharField(allow_null=True)
+
+
+class CoverageBlockSerializer(s.Serializer):
+    confusion = s.ListField(child=s.ListField(child=s.IntegerField()),
+                            help_text="5×5 human (rows) × judge (columns), Fig. 11")  # fmt: skip
+    n = s.IntegerField()
+    exact = _fig()
+    binarised = _fig(help_text="{0,1} vs {2,3,4} (PA 0.73 in 001)")
+    weighted_kappa = _fig()
+    pearson = _fig()
+    mean_difference = _fig()
+
+
+class CoverageJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    all = CoverageBlockSerializer()
+    not_labelled_by_judge = s.IntegerField()
+    fields = s.DictField(child=CoverageBlockSerializer(), required=False,
+                         help_text="per question field")  # fmt: skip
+
+
+class CoverageAnalysisSerializer(s.Serializer):
+    units = s.IntegerField()
+    human_vs_human = HumanVsHumanSerializer()
+    judges = CoverageJudgeSerializer(many=True)
+    judge_differences = JudgeDifferenceSerializer(many=True)
+
+
+class BinaryFiguresSerializer(s.Serializer):
+    accuracy = _fig()
+    precision = _fig()
+    recall = _fig()
+    f1 = _fig()
+
+
+class BinaryJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    n = s.IntegerField()
+    kappa = _fig()
+    unweighted = BinaryFiguresSerializer()
+    weighted = BinaryFiguresSerializer(help_text="weighted by rubric-item weight (004 §4.3)")
+    judge_coverage_by_system = s.ListField(child=_float(), help_text="in `systems` order")
+
+
+class ResearcherBenchAnalysisSerializer(s.Serializer):
+    reports_scored = s.IntegerField()
+    systems = s.ListField(child=s.CharField())
+    human_coverage_by_system = s.DictField(child=AnalysisFigureSerializer())
+    judges = BinaryJudgeSerializer(many=True)
+    judge_differences = JudgeDifferenceSerializer(many=True)
+
+
+# ----------------------------------------------------------------------------- quality
+
+
+class QualityKindSerializer(s.Serializer):
+    kind = s.CharField()
+    categories = s.ListField(child=s.CharField())
+    merged = s.ListField(child=s.CharField(), help_text="the paper's merge (001 Table 2)")
+    counts = s.ListField(child=s.IntegerField())
+    shares = s.ListField(child=_float())
+    merged_share = _fig()
+    by_group = s.DictField(child=s.ListField(child=s.IntegerField()))
+    binarised_pa = _fig()
+    paper_pa = _float()
+
+
+class QualityAnalysisSerializer(s.Serializer):
+    kinds = QualityKindSerializer(many=True)
+    item_flags = _fig(help_text="share of rubric-item judgments with any error flag")
+
+
+# ----------------------------------------------------------------------------- A.4 – A.6, Fig. 9
+
+
+class RubricSourceSerializer(s.Serializer):
+    source = s.CharField()
+    matches = s.IntegerField()
+    wins = s.IntegerField()
+    ties = s.IntegerField()
+    losses = s.IntegerField()
+    win_rate = _float()
+    tie_rate = _float()
+    score = _float()
+
+
+class SourceComparisonSerializer(s.Serializer):
+    x = s.CharField()
+    y = s.CharField()
+    x_wins = s.IntegerField()
+    y_wins = s.IntegerField()
+    ties = s.IntegerField()
+    pvalue = _float()
+    method = s.CharField()
+    note = s.CharField(allow_null=True)
+
+
+class RubricComparisonAnalysisSerializer(s.Serializer):
+    rankings = s.IntegerField()
+    sources = RubricSourceSerializer(many=True)
+    comparisons = SourceComparisonSerializer(many=True)
+
+
+class SupportBlockSerializer(s.Serializer):
+    agreement = _fig()
+    kappa = _fig()
+    judge_lenient = _fig(help_text="share of disagreements where the judge says supported")
+    n = s.IntegerField()
+
+
+class ClaimSubsetSerializer(s.Serializer):
+    claim_support = SupportBlockSerializer(help_text="citation recall (003 A.5)")
+    citation_support = SupportBlockSerializer(help_text="citation precision (003 A.5)")
+
+
+class ClaimJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    all = ClaimSubsetSerializer()
+    without = ClaimSubsetSerializer(required=False)
+    excluded_system = s.CharField(required=False)
+
+
+class ClaimAnalysisSerializer(s.Serializer):
+    checks = s.IntegerField()
+    unmatched_checks = s.IntegerField()
+    judges = ClaimJudgeSerializer(many=True)
+
+
+class SettingRatesSerializer(s.Serializer):
+    setting = s.CharField()
+    n = s.IntegerField()
+    keep = _float()
+    switch = _float()
+    subjective = _float()
+    counts = s.ListField(child=s.IntegerField())
+
+
+class SettingDifferenceSerializer(s.Serializer):
+    a = s.CharField()
+    b = s.CharField()
+    pvalue_all = _float()
+    pvalue_per_decision = s.DictField(child=_float())
+
+
+class AdjudicationAnalysisSerializer(s.Serializer):
+    settings = SettingRatesSerializer(many=True)
+    differences = SettingDifferenceSerializer(many=True)
+
+
+class RatingMeanSerializer(s.Serializer):
+    mean = s.FloatField()
+    n = s.IntegerField()
+
+
+class AnnotatorMeanSerializer(s.Serializer):
+    annotator = s.IntegerField()
+    system = s.CharField()
+    mean = s.FloatField()
+    n = s.IntegerField()
+
+
+class CorrelationSerializer(s.Serializer):
+    pearson = _float()
+    spearman = _float()
+    n = s.IntegerField()
+    note = s.CharField(allow_null=True)
+
+
+class DimensionSerializer(s.Serializer):
+    dimension = s.CharField()
+    by_system = s.DictField(child=RatingMeanSerializer())
+    by_annotator = AnnotatorMeanSerializer(many=True)
+    correlations = s.DictField(child=CorrelationSerializer(),
+                               help_text="preference, and judge:metric")  # fmt: skip
+
+
+class RatingsAnalysisSerializer(s.Serializer):
+    dimensions = DimensionSerializer(many=True)
+
+
+class LabelIAASerializer(s.Serializer):
+    kind = s.CharField()
+    level = s.CharField()
+    units = s.IntegerField()
+    pairs = s.IntegerField()
+    strict = _float()
+    cohen_kappa = _float()
+    fleiss_kappa = _float()
+    krippendorff_alpha = _float()
+    note = s.CharField(allow_null=True)
+
+
+class LabelIAAListSerializer(s.Serializer):
+    kinds = LabelIAASerializer(many=True)
+
+
+# ----------------------------------------------------------------------------- budget
+
+
+class RouteSerializer(s.Serializer):
+    route = s.CharField()
+    new_questions = s.IntegerField(allow_null=True)
+    extra_per_question = s.IntegerField(allow_null=True)
+    units = s.IntegerField(allow_null=True)
+    comparisons = s.IntegerField(allow_null=True)
+    hours = _float()
+    half_width = _float()
+    note = s.CharField(allow_null=True)
+
+
+class PilotSerializer(s.Serializer):
+    figure = s.CharField()
+    estimate = _float()
+    half_width = _float()
+    n_questions = s.IntegerField()
+    n_units = s.IntegerField()
+    n_comparisons = s.IntegerField()
+    comparisons_per_unit = _float()
+    seconds_per_unit = _float()
+
+
+class BudgetAnalysisSerializer(s.Serializer):
+    figure = s.CharField()
+    target_half_width = s.FloatField()
+    pilot = PilotSerializer(allow_null=True)
+    reached = s.BooleanField()
+    routes = RouteSerializer(many=True)
+    cheapest = s.CharField(allow_null=True)
+    judge = s.CharField(allow_null=True)
+    notes = s.ListField(child=s.CharField())

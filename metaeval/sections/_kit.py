@@ -1,0 +1,77 @@
+"""Shared parts of the issue-16 analysis sections (one module per analysis in this
+package): whether a study has judgments of a kind (one query, so an absent kind costs a
+constant), the loaders' data shared between sections of one selection, figure rows for
+downloads, and the dot-and-whisker figure every analysis draws with its intervals.
+
+Not a section: it registers nothing (the package imports it like any module)."""
+
+from __future__ import annotations
+
+UNSET = object()
+
+
+def rounds(analysis) -> int:
+    """Bootstrap rounds the report asked for (0: point figures only)."""
+    return int(getattr(analysis.options, "bootstrap", 0) or 0)
+
+
+def settings(analysis):
+    return tuple(analysis.options.settings) or None
+
+
+def has(model, study_id: int, **filters) -> bool:
+    """One ``EXISTS`` query: a study without judgments of a kind skips its section."""
+    return model.objects.filter(study_id=study_id, **filters).exists()
+
+
+def loaded(analysis, kind: str, load):
+    """``load()`` once per selection (sections of one page share a loader's data)."""
+    cache = analysis.__dict__.setdefault("_issue16_loaded", {})
+    if kind not in cache:
+        cache[kind] = load()
+    return cache[kind]
+
+
+def cells(fig: dict | None, prefix: str = "") -> dict:
+    """A figure dict (value, n, low, high, note) as table columns."""
+    fig = fig or {}
+    return {f"{prefix}{k}": fig.get(k) for k in ("value", "low", "high", "n", "note")}
+
+
+FIG_COLUMNS = ["value", "low", "high", "n", "note"]
+
+
+def intervals_figure(rows: list[tuple[str, dict | None]], xlabel: str, title: str = "",
+                     xlim: tuple | None = (0, 1)):  # fmt: skip
+    """One dot per figure with its bootstrap CI as a whisker (none drawn when the report
+    has no interval); an undefined figure (``value`` null) is listed with "n/a"."""
+    import matplotlib
+
+    from .. import plots
+
+    rows = [(label, f or {}) for label, f in rows]
+    if not rows:
+        return None
+    fig = plots._figure(6.0, 0.9 + 0.36 * len(rows))
+    with matplotlib.rc_context(plots.FONT):
+        ax = fig.subplots()
+        ys = list(range(len(rows)))[::-1]
+        for y, (_, f) in zip(ys, rows, strict=True):
+            v = f.get("value")
+            if v is None:
+                ax.text(0.01, y, "n/a", va="center", transform=ax.get_yaxis_transform(),
+                        color="#888888")  # fmt: skip
+                continue
+            lo, hi = f.get("low"), f.get("high")
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [y, y], "-", color=plots.JUDGE, linewidth=1.6)
+            ax.plot([v], [y], "o", color=plots.HUMAN)
+        ax.set_yticks(ys, [label for label, _ in rows])
+        if xlim is not None:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel)
+        if title:
+            ax.set_title(title)
+        ax.grid(axis="x", color="#dddddd")
+        fig.tight_layout()
+    return fig

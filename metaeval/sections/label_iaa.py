@@ -1,0 +1,64 @@
+"""IAA of every doubly annotated label kind (METHODS §5 IAA; docs/ANALYSES.md §6): strict
+agreement, Cohen's κ (slots), Fleiss' κ and Krippendorff's α at the kind's level of
+measurement, for preferences, 0–4 and binary coverage, every quality type and claim
+support. Each kind's loader runs only when the study has judgments of it (the other
+sections of the page share the loaded data)."""
+
+from contextlib import suppress
+
+from annotation.models import (
+    ClaimCheck,
+    PairwisePreference,
+    QueryQuality,
+    RubricCoverage,
+    RubricItemQuality,
+)
+
+from ..analyses.iaa import analyse_iaa, label_sets
+from ..analysis_schema import LabelIAAListSerializer
+from ..loaders.pairwise import load_pairwise
+from . import _kit
+from .base import FigureSpec, Section, register
+from .claim_support import claim_data
+from .coverage_alignment import coverage_data
+from .label_quality import quality_data
+
+COLUMNS = ["kind", "level", "units", "pairs", "strict", "cohen_kappa", "fleiss_kappa",
+           "krippendorff_alpha", "note"]  # fmt: skip
+
+
+def _compute(analysis):
+    sid = analysis.study_id
+    kinds = {}
+    if _kit.has(PairwisePreference, sid):
+        kinds["pairwise"] = _kit.loaded(analysis, "pairwise",
+                                        lambda: load_pairwise(sid, _kit.settings(analysis)))  # fmt: skip
+    if _kit.has(RubricCoverage, sid):
+        kinds["coverage"] = coverage_data(analysis)
+    if _kit.has(QueryQuality, sid) or _kit.has(RubricItemQuality, sid):
+        with suppress(ValueError):  # a label outside the paper's scale: the kind is left out
+            kinds["quality"] = quality_data(analysis)
+    if _kit.has(ClaimCheck, sid):
+        kinds["claims"] = claim_data(analysis)
+    if not kinds:
+        return None
+    return {"kinds": analyse_iaa(label_sets(**kinds))}
+
+
+def _draw(result, entry):
+    if not result:
+        return None
+    rows = [(f"{k['kind']} ({k['level']})", {"value": k["krippendorff_alpha"]})
+            for k in result["kinds"]]  # fmt: skip
+    return _kit.intervals_figure(rows, "Krippendorff's α", xlim=(-1.05, 1.05))
+
+
+register(Section(
+    key="label_iaa", title="Inter-annotator agreement per label kind", compute=_compute,
+    template="metaeval/sections/analysis.html",
+    tables=lambda r, e: {"label_iaa": (r["kinds"], COLUMNS)} if r else {},
+    figures=(FigureSpec("label-iaa", "Krippendorff's α per label kind", _draw),),
+    text=lambda r: "label IAA: " + (", ".join(f"{k['kind']} α {k['krippendorff_alpha']}"
+                                              for k in r["kinds"]) if r else "none"),
+    serializer=LabelIAAListSerializer, order=69,
+))  # fmt: skip
