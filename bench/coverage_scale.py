@@ -113,13 +113,13 @@ def timed(label: str, fn, results: list):
     return value
 
 
-def report_in_new_process(rounds: int) -> None:
+def report_in_new_process(rounds: int, study: str) -> None:
     code = (
         "import django, json; django.setup()\n"
         "from annotation.models import Study\n"
         "from metaeval.loaders.coverage import load_coverage\n"
         "from metaeval.analyses.coverage import analyse_coverage\n"
-        f"s = Study.objects.get(name={STUDY!r})\n"
+        f"s = Study.objects.get(name={study!r})\n"
         f"out = analyse_coverage(load_coverage(s.pk), rounds={rounds}, by_field=True)\n"
         "json.dumps(out, default=float)\n"
     )
@@ -132,6 +132,9 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=18)
     parser.add_argument("--human-share", type=float, default=0.02)
     parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the rows directly (no files, no import path) and time "
+                             "only the report: its figure at full scale in minutes")  # fmt: skip
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="concord-coverage-bench-"))
@@ -144,11 +147,19 @@ def main() -> None:
 
     from annotation import importers
     from annotation.models import Study
-    from metaeval.analyses.coverage import analyse_coverage
-    from metaeval.loaders.coverage import load_coverage
 
     results: list[tuple[str, float, str]] = []
     print(f"database: {os.environ['DATABASE_URL'].split('://')[0]}; {load_average()}")
+    if args.report_only:
+        global STUDY
+        STUDY = f"{STUDY}-direct"  # beside an imported one, never in its way
+        call_command("migrate", verbosity=0)
+        for study in Study.objects.filter(name=STUDY):
+            _delete_study(study)
+        timed("write the rows directly (not the import path)",
+              lambda: seed_direct(args.questions, args.systems, args.human_share), results)  # fmt: skip
+        _report_stages(args, results)
+        return
     paths = timed("generate the ResearchQA files",
                   lambda: generate(args.questions, args.systems, tmp, args.human_share),
                   results)  # fmt: skip
@@ -177,11 +188,20 @@ def main() -> None:
           results)  # fmt: skip
     timed("import human coverage (judgments jsonl)", lambda: importers.run(
         "judgments", str(paths["human"]), study=STUDY), results)  # fmt: skip
-    study = Study.objects.get(name=STUDY)
     from judges.models import JudgeCoverage
 
-    stored = JudgeCoverage.objects.filter(report__question__study=study).count()
+    stored = JudgeCoverage.objects.filter(report__question__study__name=STUDY).count()
     assert stored == counts["judge_labels"], (stored, counts)
+    _report_stages(args, results)
+
+
+def _report_stages(args, results: list) -> None:
+    """The coverage alignment report from the database to the dict, four ways."""
+    from annotation.models import Study
+    from metaeval.analyses.coverage import analyse_coverage
+    from metaeval.loaders.coverage import load_coverage
+
+    study = Study.objects.get(name=STUDY)
 
     def report(rounds: int):
         return analyse_coverage(load_coverage(study.pk), rounds=rounds, by_field=True)
@@ -192,13 +212,73 @@ def main() -> None:
           f"{judge['binarised']['value']:.3f}, κw {judge['weighted_kappa']['value']:.3f}")  # fmt: skip
     timed(f"coverage report, bootstrap {args.bootstrap} (in this process)",
           lambda: report(args.bootstrap), results)  # fmt: skip
-    timed("coverage report, no bootstrap (new process)", lambda: report_in_new_process(0),
+    timed("coverage report, no bootstrap (new process)", lambda: report_in_new_process(0, STUDY),
           results)  # fmt: skip
     timed(f"coverage report, bootstrap {args.bootstrap} (new process)",
-          lambda: report_in_new_process(args.bootstrap), results)  # fmt: skip
+          lambda: report_in_new_process(args.bootstrap, STUDY), results)  # fmt: skip
     print("\n| step | seconds | load |\n| --- | ---: | --- |")
     for label, seconds, load in results:
         print(f"| {label} | {seconds:.2f} | {load} |")
+
+
+def seed_direct(n_questions: int, n_systems: int, human_share: float, seed: int = 11) -> None:
+    """The same study written row by row with ``insert_new`` (COPY on PostgreSQL), for
+    timing the report at full scale when the import path is too slow to repeat."""
+    from annotation.importers.common import insert_new
+    from annotation.models import (
+        Annotator,
+        Question,
+        Report,
+        Rubric,
+        RubricCoverage,
+        RubricItem,
+        Study,
+        System,
+    )
+    from judges.models import Judge, JudgeCoverage
+
+    rng = random.Random(seed)
+    study = Study.objects.create(name=STUDY)
+    insert_new(Question, [{"study": study.pk, "external_id": f"rqa-{q:06d}",
+                           "text": f"Research question {q}?", "field": FIELDS[q % len(FIELDS)]}
+                          for q in range(n_questions)])  # fmt: skip
+    qids = list(Question.objects.filter(study=study).order_by("pk").values_list("id", flat=True))
+    insert_new(Rubric, [{"question": q, "kind": RUBRIC} for q in qids])
+    rubric_of = dict(Rubric.objects.filter(question__study=study).values_list("question_id", "id"))
+    insert_new(RubricItem, [{"rubric": rubric_of[q], "position": i, "text": f"aspect {i}"}
+                            for q in qids for i in range(1, _items(rng) + 1)])  # fmt: skip
+    items: dict[int, list[int]] = {}
+    for pk, q in RubricItem.objects.filter(rubric__question__study=study).values_list(
+        "id", "rubric__question_id"
+    ):
+        items.setdefault(q, []).append(pk)
+    systems = [System.objects.create(study=study, name=f"system-{k:02d}").pk
+               for k in range(n_systems)]  # fmt: skip
+    insert_new(Report, [{"question": q, "system": s, "source_format": "researchqa"}
+                        for s in systems for q in qids])  # fmt: skip
+    judge = Judge.objects.get_or_create(name=JUDGE)[0].pk
+    people = [Annotator.objects.get_or_create(pseudonym=p)[0].pk for p in ("expert-1", "expert-2")]
+    judge_rows, human_rows = [], []
+    for rid, q, s in Report.objects.filter(question__study=study).values_list(
+        "id", "question_id", "system_id"
+    ):
+        if len(judge_rows) >= 200_000:  # bounded memory: 2.9 M dicts would take gigabytes
+            insert_new(JudgeCoverage, judge_rows)
+            judge_rows.clear()
+        quality = 0.35 + 0.5 * (s % n_systems) / max(n_systems - 1, 1)
+        for item in items[q]:
+            truth = min(4, max(0, round(4 * quality + rng.gauss(0, 1.1))))
+            judge_rows.append({"judge": judge, "report": rid, "item": item, "rationale": "",
+                               "label": min(4, max(0, truth + rng.choice((-1, 0, 0, 0, 1))))})  # fmt: skip
+            if rng.random() < human_share:
+                for ann in people if rng.random() < 0.1 else people[:1]:
+                    human_rows.append({"study": study.pk, "annotator": ann, "question": q,
+                                       "report": rid, "item": item, "setting": "assigned",
+                                       "label": min(4, max(0, truth + rng.choice((-1, 0, 0, 1))))})  # fmt: skip
+    insert_new(JudgeCoverage, judge_rows)
+    insert_new(RubricCoverage, human_rows)
+    n_judge = JudgeCoverage.objects.filter(report__question__study=study).count()
+    print(f"  {n_judge} judge labels, {len(human_rows)} human labels written", flush=True)
 
 
 def _delete_study(study) -> None:
