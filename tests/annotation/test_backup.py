@@ -22,8 +22,8 @@ from annotation.models import Report, Study
 from judges.models import JudgeUnit
 from metaeval.alignment import judge_alignment
 from metaeval.reports import ReportOptions, agreement_report
-from tests.annotation.backup_world import full_study
-from tests.scholarqa_release import import_release
+from tests.builders.backup import full_study
+from tests.builders.scholarqa import import_release
 
 pytestmark = pytest.mark.django_db
 

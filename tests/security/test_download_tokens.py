@@ -16,7 +16,7 @@ from django.urls import get_resolver, reverse
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotator, Question, Study
-from tests.conftest import make_user
+from tests.builders.users import make_user
 from tests.security.test_csrf import named_patterns
 
 #: The downloads the walk must find (it may find more: a new one is checked too).
