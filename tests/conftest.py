@@ -185,6 +185,7 @@ def demo_module(django_db_setup, django_db_blocker):
             outer.__exit__(None, None, None)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the tests that
     drive a real Celery worker all go to one xdist worker: they share the broker database
