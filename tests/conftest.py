@@ -185,14 +185,51 @@ def demo_module(django_db_setup, django_db_blocker):
             outer.__exit__(None, None, None)
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests whose outcome can depend on the database backend (the "
+        "SQLite pass of .ci/run; the PostgreSQL pass before it runs every test)",
+    )
+
+
+#: Fixtures that give a test the database (pytest-django's, and the live server's).
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences",
+                     "django_db_serialized_rollback"}  # fmt: skip
+
+
+def uses_the_database(item) -> bool:
+    """Whether ``item``'s outcome can depend on the database backend: it has the database
+    (a ``django_db`` mark or a database fixture, also through another fixture), or its
+    module starts processes that inherit DATABASE_URL (``subprocess``), except the
+    packaging tests, whose installed Concord gets a clean environment (its own SQLite)."""
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(
+        getattr(item, "fixturenames", ())
+    ):
+        return True
+    module = getattr(item, "module", None)
+    return hasattr(module, "subprocess") and not item.get_closest_marker("packaging")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the tests that
     drive a real Celery worker all go to one xdist worker: they share the broker database
     of CONCORD_TEST_BROKER_URL (the fixture flushes it, and a worker started by one test
-    would take the tasks of another's)."""
+    would take the tasks of another's).
+
+    With ``--database-tests-only`` the tests that cannot depend on the backend (statistics,
+    plots, packaging, file checks) are deselected: .ci/run's SQLite pass runs the suite a
+    second time for the backend, and these already ran in its PostgreSQL pass.
+    """
     for item in items:
         if item.get_closest_marker("celery_worker") or "celery_worker_process" in getattr(
             item, "fixturenames", ()
         ):
             item.add_marker(pytest.mark.xdist_group("celery-worker"))
+    if config.getoption("--database-tests-only"):
+        kept = [item for item in items if uses_the_database(item)]
+        if len(kept) < len(items):
+            config.hook.pytest_deselected(items=[i for i in items if not uses_the_database(i)])
+            items[:] = kept
