@@ -48,8 +48,11 @@ run: install-runtime
 	$(PY) manage.py demo
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
+# Every test, on every core: pytest-xdist workers (TEST_WORKERS=0 runs them in this process);
+# loadgroup keeps the real-Celery-worker tests in one worker (tests/conftest.py).
+TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff format --check .

@@ -1,7 +1,7 @@
 """Load: many annotators autosaving and submitting at once, against gunicorn and PostgreSQL.
 
 Builds its own PostgreSQL database (a study of medal ranking, pairwise, metric-wise and
-rubric coverage tasks made with ``annotation.annotate.sample``), starts gunicorn on loopback
+rubric coverage tasks made with ``tests.builders.content``), starts gunicorn on loopback
 with ``DEBUG=0`` as behind a TLS proxy, and runs one thread per simulated annotator with a
 plain HTTP client: log in through the login form (CSRF), open the queue, open each task,
 autosave growing answers with think time through the same endpoint and htmx headers the
@@ -97,8 +97,8 @@ def build_study(annotators: int, tasks_each: int, paragraphs: int, rubric_items:
     from django.contrib.auth.models import Group, User
     from django.core.management import call_command
 
-    from annotation.annotate.sample import make_assignment, make_question, make_study
     from annotation.models import Annotator
+    from tests.builders.content import make_assignment, make_question, make_study
 
     call_command("migrate", verbosity=0)
     study = make_study("Load study", tasks=TASKS)

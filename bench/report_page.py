@@ -1,7 +1,7 @@
 """The report page after a selector change against the command, on the released data (issue 14).
 
 Imports the released ScholarQA-CS2 annotation files (``../shared/data/scholarqa-cs2``, as
-the tests do: :mod:`tests.scholarqa_release`) into a fresh database, then for each selection:
+the tests do: :mod:`tests.builders.scholarqa`) into a fresh database, then for each selection:
 
 * the uncached report page as a browser gets it after a selector change: the htmx GET of
   the report body for a selection never computed (the selections are visited in turn, the
@@ -65,7 +65,7 @@ def main() -> None:
     from django.test import Client
 
     from annotation.models import Study
-    from tests.scholarqa_release import import_release
+    from tests.builders.scholarqa import import_release
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)

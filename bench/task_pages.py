@@ -51,7 +51,8 @@ def run(args) -> int:
     from django.contrib.auth.models import User
 
     from annotation.annotate.registry import SPECS
-    from annotation.annotate.sample import (
+    from annotation.models import Annotator, Draft
+    from tests.builders.content import (
         make_adjudication,
         make_assignment,
         make_authoring,
@@ -59,7 +60,6 @@ def run(args) -> int:
         make_question,
         make_study,
     )
-    from annotation.models import Annotator, Draft
 
     user = User.objects.create_user("bench", password="bench")
     annotator = Annotator.objects.create(user=user, pseudonym="Bench")

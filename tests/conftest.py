@@ -1,9 +1,12 @@
-"""Shared fixtures: users per role, the shared ScholarQA-CS2 data directory."""
+"""Shared fixtures: users per role, the shared ScholarQA-CS2 data directory, a real Celery
+worker. The data builders live in tests/builders/."""
 
 import os
 from pathlib import Path
 
 import pytest
+
+from tests.builders.users import make_user
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scholarqa-cs2"
 
@@ -22,20 +25,6 @@ def scholarqa_dir() -> Path:
             pytest.fail(f"../shared/data/scholarqa-cs2 is missing (looked in {SHARED_DATA})")
         pytest.skip("../shared/data/scholarqa-cs2 not available")
     return SHARED_DATA
-
-
-def make_user(username: str, role: str | None, *, annotator: bool = False):
-    from django.contrib.auth.models import User
-
-    from annotation import roles
-    from annotation.models import Annotator
-
-    user = User.objects.create_user(username=username, password=username)
-    if role:
-        roles.grant(user, role)
-    if annotator:
-        Annotator.objects.create(user=user, pseudonym=f"Pseudo-{username}")
-    return user
 
 
 @pytest.fixture
@@ -114,3 +103,99 @@ def _fresh_throttles():
     from django.core.cache import cache
 
     cache.clear()
+
+
+DEMO_STUDY = "Demo: deep-research reports"
+
+
+@pytest.fixture(scope="module")
+def demo_module(django_db_setup, django_db_blocker):
+    """The demo, loaded once for the whole test module (issue 14): a module whose tests only
+    read it (or write inside their own test transaction) requests this instead of running
+    ``call_command("demo")`` for every test, about 5 s each.
+
+    The demo is loaded inside a transaction that stays open for the module and is rolled
+    back at its end; each test's own transaction (pytest-django's ``db``) is a savepoint
+    inside it, so whatever a test writes is undone before the next test and the next module
+    starts without the demo. Only for modules without transactional or live-server tests:
+    those flush the database, demo included.
+    """
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.test.utils import override_settings
+
+    from annotation.models import Study
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        # Marked like TestCase's own class-level atomics, so a durable atomic block inside a
+        # test is still refused only where it would be outside the tests too.
+        outer._from_testcase = True
+        outer.__enter__()
+        try:
+            with override_settings(
+                DEBUG=True,  # the demo loads only with DEBUG on
+                PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            ):
+                call_command("demo", verbosity=0)
+            pk = Study.objects.get(name=DEMO_STUDY).pk
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    try:
+        yield pk
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests whose outcome can depend on the database backend (the "
+        "SQLite pass of .ci/run; the PostgreSQL pass before it runs every test)",
+    )
+
+
+#: Fixtures that give a test the database (pytest-django's, and the live server's).
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences",
+                     "django_db_serialized_rollback"}  # fmt: skip
+
+
+def uses_the_database(item) -> bool:
+    """Whether ``item``'s outcome can depend on the database backend: it has the database
+    (a ``django_db`` mark or a database fixture, also through another fixture), or its
+    module starts processes that inherit DATABASE_URL (``subprocess``), except the
+    packaging tests, whose installed Concord gets a clean environment (its own SQLite)."""
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(
+        getattr(item, "fixturenames", ())
+    ):
+        return True
+    module = getattr(item, "module", None)
+    return hasattr(module, "subprocess") and not item.get_closest_marker("packaging")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the tests that
+    drive a real Celery worker all go to one xdist worker: they share the broker database
+    of CONCORD_TEST_BROKER_URL (the fixture flushes it, and a worker started by one test
+    would take the tasks of another's).
+
+    With ``--database-tests-only`` the tests that cannot depend on the backend (statistics,
+    plots, packaging, file checks) are deselected: .ci/run's SQLite pass runs the suite a
+    second time for the backend, and these already ran in its PostgreSQL pass.
+    """
+    for item in items:
+        if item.get_closest_marker("celery_worker") or "celery_worker_process" in getattr(
+            item, "fixturenames", ()
+        ):
+            item.add_marker(pytest.mark.xdist_group("celery-worker"))
+    if config.getoption("--database-tests-only"):
+        kept = [item for item in items if uses_the_database(item)]
+        if len(kept) < len(items):
+            config.hook.pytest_deselected(items=[i for i in items if not uses_the_database(i)])
+            items[:] = kept

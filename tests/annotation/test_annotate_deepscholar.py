@@ -6,7 +6,6 @@ from django.urls import reverse
 
 from annotation.annotate.page import TaskPage
 from annotation.annotate.registry import SPECS
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     DeepScholarLabel,
     Draft,
@@ -16,6 +15,7 @@ from annotation.models import (
     Nugget,
     Study,
 )
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

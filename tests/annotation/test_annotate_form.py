@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from annotation.annotate import registry
 from annotation.annotate.form import Choices, Field, Form, Unit, as_int
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import DraftVersion, Report, RubricCoverage
+from tests.builders.content import make_assignment, make_question, make_study
 
 # A small task: a grade per (report, paragraph), a free note per report, one optional comment.
 REPORTS = {"r1": "Report A", "r2": "Report B"}

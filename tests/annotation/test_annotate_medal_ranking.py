@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.annotate.medal_ranking import ranking_problems
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Assignment, DraftVersion, Medal, MedalRanking, Report
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,6 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     ClaimAssessment,
     DraftVersion,
@@ -15,6 +14,7 @@ from annotation.models import (
     Report,
     ReportRating,
 )
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.annotate.sample import make_authoring, make_question, make_study
 from annotation.models import Assignment, Question, Report, System
 from studio.studyadmin import StudyAdminError, authoring, planning, progress
+from tests.builders.content import make_authoring, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,6 @@ import pytest
 from django.urls import reverse
 
 from annotation import adjudication as rules
-from annotation.annotate.sample import (
-    make_adjudication,
-    make_question,
-    make_relevance_work,
-    make_study,
-)
 from annotation.exporters import export_judgments
 from annotation.models import (
     Assignment,
@@ -24,6 +18,12 @@ from annotation.models import (
 from judges.models import Judge, JudgeRelevance
 from metaeval.adjudication import adjudication_results
 from studio.studyadmin import StudyAdminError, adjudication
+from tests.builders.content import (
+    make_adjudication,
+    make_question,
+    make_relevance_work,
+    make_study,
+)
 
 pytestmark = pytest.mark.django_db
 

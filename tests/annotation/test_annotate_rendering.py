@@ -2,9 +2,9 @@
 
 import pytest
 
-from annotation.annotate.sample import make_question, make_study
 from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section, System
 from annotation.rendering import render_reports, text_to_html
+from tests.builders.content import make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

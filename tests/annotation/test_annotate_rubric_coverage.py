@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.annotate.rubric_coverage import coverage_problems
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import DraftVersion, Report, RubricCoverage
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

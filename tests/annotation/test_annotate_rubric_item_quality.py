@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import RubricItemQuality
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

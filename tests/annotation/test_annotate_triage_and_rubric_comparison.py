@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     ExpertiseRating,
     Rubric,
@@ -11,6 +10,7 @@ from annotation.models import (
     RubricComparison,
     RubricItem,
 )
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 
 @pytest.fixture(autouse=True)

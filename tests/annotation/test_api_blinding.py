@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Report, System
 from studio.api_urls import router
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 FORBIDDEN_KEYS = {"system", "system_id", "system_name", "source_format", "report_order", "metadata"}
 

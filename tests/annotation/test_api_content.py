@@ -5,7 +5,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Medal, Report
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 
 @pytest.fixture(autouse=True)

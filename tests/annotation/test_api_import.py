@@ -9,7 +9,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Question, Rubric, RubricItem
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 
 from annotation.models import Report
 from studio.api_urls import router
-from tests.annotation import factories as f
 from tests.annotation.test_permissions import ENDPOINTS
+from tests.builders import world as f
 
 #: Session, user, groups, annotator profile, scope, count, rows and their prefetches.
 CEILING = 12

@@ -22,8 +22,8 @@ from judges.models import JudgeUnit
 from metaeval.alignment import judge_alignment
 from metaeval.reports import ReportOptions, agreement_report
 from studio.backup import archive, export_study, graph, import_study
-from tests.annotation.backup_world import full_study
-from tests.scholarqa_release import import_release
+from tests.builders.backup import full_study
+from tests.builders.scholarqa import import_release
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ import pytest
 
 from annotation.models import Medal, Study
 from studio.backup import import_study
-from tests.conftest import make_user
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
+from tests.builders.users import make_user
 
 pytestmark = pytest.mark.django_db
 

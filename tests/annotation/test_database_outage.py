@@ -9,9 +9,9 @@ from django.db import connection
 from django.db.models.signals import pre_save
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Assignment, Draft, DraftVersion, MedalRanking, Report
 from concord.outage import API_MESSAGE, SAVE_MESSAGE
+from tests.builders.content import make_assignment, make_question, make_study
 from tests.outage import database_outage, kill_backend
 
 pytestmark = pytest.mark.django_db(transaction=True)

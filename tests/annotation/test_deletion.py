@@ -13,7 +13,6 @@ from django.db.models import ProtectedError
 from django.test import Client
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     Annotator,
     Assignment,
@@ -26,7 +25,8 @@ from annotation.models import (
     Study,
 )
 from studio.studyadmin.planning import reassign
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 
 def expert_work() -> dict:

@@ -6,8 +6,8 @@ when a version since was saved by another page, unless it changes nothing."""
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Draft, DraftVersion
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

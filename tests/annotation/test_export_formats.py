@@ -305,7 +305,7 @@ def test_every_outside_format_is_written_back():
 
 def _content_twice():
     """Two studies with the same questions, reports and rubric (natural keys equal)."""
-    from annotation.annotate.sample import make_question, make_study
+    from tests.builders.content import make_question, make_study
 
     studies = []
     for name in ("A", "B"):

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.exporters import export_judgments, judgment_columns
-from tests.annotation import factories as f
-from tests.conftest import make_user
+from tests.builders import world as f
+from tests.builders.users import make_user
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     Assignment,
     DraftVersion,
@@ -16,6 +15,7 @@ from annotation.models import (
     Reopening,
     Report,
 )
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

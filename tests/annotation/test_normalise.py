@@ -20,7 +20,7 @@ from annotation.importers.structure import (
 from annotation.importers.structure import ParsedSection as Sec
 from annotation.models import Citation, Paragraph, Question, Report, RubricItem
 from annotation.normalise import clean_text, normalise_report
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 
 def one(text: str, keys=(), titles=None) -> tuple[ParsedReport, dict]:

@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from judges.models import JudgeScore
 from studio.api_urls import router
-from tests.annotation import factories as f
-from tests.conftest import make_user
+from tests.builders import world as f
+from tests.builders.users import make_user
 
 
 @dataclass(frozen=True)
@@ -397,7 +397,7 @@ def test_annotator_sees_only_the_reports_of_their_report_order(world, annotator_
 @pytest.mark.django_db
 def test_annotator_without_profile_is_refused(world):
     """In the annotator group but with no Annotator profile: no scope, so nothing."""
-    from tests.conftest import make_user
+    from tests.builders.users import make_user
 
     user = make_user("no_profile", "annotator")
     client = client_for(user)
@@ -408,7 +408,7 @@ def test_annotator_without_profile_is_refused(world):
 
 @pytest.mark.django_db
 def test_user_without_role_is_refused(world):
-    from tests.conftest import make_user
+    from tests.builders.users import make_user
 
     client = client_for(make_user("nobody", None))
     for basename, ep in ENDPOINTS.items():

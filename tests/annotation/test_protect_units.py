@@ -26,7 +26,7 @@ from annotation.models import (
     RubricItemQuality,
     Study,
 )
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 from .test_import_common import DATA, table_counts, write
 

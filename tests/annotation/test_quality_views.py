@@ -10,7 +10,6 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     AdjudicationRequest,
     Assignment,
@@ -22,7 +21,8 @@ from annotation.models import (
 )
 from annotation.quality import observations
 from annotation.quality.signal import human_signal
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 S0, S1 = "SecretSystem0", "SecretSystem1"
 UNIT = f"{S0}~{S1}"

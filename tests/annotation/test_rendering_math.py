@@ -171,7 +171,7 @@ def test_the_released_tables_render_as_tables(scholarqa_dir):
 
 def _report_with_anchor(study, text: str, marker: str, key: str = "2") -> Report:
     system = System.objects.create(study=study, name="S")
-    from annotation.annotate.sample import make_question
+    from tests.builders.content import make_question
 
     question = make_question(study, n_reports=0)
     report = Report.objects.create(question=question, system=system)
@@ -187,7 +187,7 @@ def _report_with_anchor(study, text: str, marker: str, key: str = "2") -> Report
 
 @pytest.mark.django_db
 def test_a_citation_marker_inside_an_attribute_is_not_substituted():
-    from annotation.annotate.sample import make_study
+    from tests.builders.content import make_study
 
     text = 'See <a href="https://e.example/[2]">the source</a> for details.'
     report = _report_with_anchor(make_study(), text, "[2]")
@@ -204,7 +204,7 @@ def test_a_citation_marker_inside_an_attribute_is_not_substituted():
 
 @pytest.mark.django_db
 def test_a_citation_marker_beside_math_stays_a_marker():
-    from annotation.annotate.sample import make_study
+    from tests.builders.content import make_study
 
     text = r"A bound of $(2-\epsilon)^n$ holds [2]."
     report = _report_with_anchor(make_study(), text, "[2]")

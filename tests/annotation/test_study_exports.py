@@ -22,8 +22,8 @@ from studio.studyadmin.exports import (
     pairwise_bundle,
     pairwise_bundle_zip,
 )
-from tests.annotation import factories as f
 from tests.annotation.test_export import populate
+from tests.builders import world as f
 
 
 def _report(study_id, **options):
@@ -68,8 +68,8 @@ def test_round_trip_keeps_the_agreement_report(options):
 @pytest.mark.shared_data
 def test_round_trip_on_the_released_data(scholarqa_dir):
     """The published figures survive export -> empty database -> import (compat mode too)."""
+    from tests.builders.scholarqa import import_release
     from tests.metaeval.test_compat_reproduction import pct
-    from tests.scholarqa_release import import_release
 
     import_release(scholarqa_dir, "CS2")
     study = Study.objects.get(name="CS2")
@@ -151,7 +151,7 @@ def test_judgments_only_of_the_study(world):
 
 @pytest.mark.django_db
 def test_judgments_export_queries_do_not_grow(world, django_assert_max_num_queries):
-    from tests.annotation import factories as f2
+    from tests.builders import world as f2
 
     with django_assert_max_num_queries(len(JUDGMENT_KINDS)):
         judgment_records(world.study)

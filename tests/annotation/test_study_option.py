@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from annotation.study_lookup import find_study
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 pytestmark = pytest.mark.django_db
 

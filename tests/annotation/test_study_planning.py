@@ -7,7 +7,6 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.core.management import CommandError, call_command
 
@@ -17,42 +16,13 @@ from annotation.models import (
     Assignment,
     ExpertiseRating,
     Question,
-    Report,
-    Study,
     System,
 )
 from studio.studyadmin import StudyAdminError
 from studio.studyadmin.invitations import invite, parse_fields
 from studio.studyadmin.planning import PlanSpec, commit, preview, reassign
 from studio.studyadmin.progress import progress_csv, study_progress
-
-FIELDS = [f"Field {i}" for i in range(8)]
-
-
-def make_study(name="Plan study", *, questions=24, systems=6, fields=FIELDS, tasks=None):
-    study = Study.objects.create(name=name, tasks=tasks or ["medal_ranking", "pairwise"])
-    sys_rows = [System.objects.create(study=study, name=f"S{i}") for i in range(systems)]
-    qs = Question.objects.bulk_create(
-        Question(
-            study=study, external_id=f"q{i}", text=f"Question {i}?", field=fields[i % len(fields)]
-        )
-        for i in range(questions)
-    )
-    Report.objects.bulk_create(Report(question=q, system=s) for q in qs for s in sys_rows)
-    return study
-
-
-def make_annotators(n, *, fields=FIELDS, prefix="Ann"):
-    out = []
-    for i in range(n):
-        user = User.objects.create_user(username=f"{prefix}{i}")
-        roles.grant(user, roles.ANNOTATOR)
-        out.append(
-            Annotator.objects.create(
-                user=user, pseudonym=f"{prefix}-{i}", expertise_fields=[fields[i % len(fields)]]
-            )
-        )
-    return out
+from tests.builders.planning import make_annotators, make_study
 
 
 @pytest.mark.django_db

@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 from annotation.models import Annotator, Assignment, Question, Study, System
 from studio.studyadmin.planning import PlanSpec, commit
 from tests.annotation.test_import_common import DATA
-from tests.annotation.test_study_planning import make_annotators, make_study
+from tests.builders.planning import make_annotators, make_study
 
 ADMIN_PAGES = [
     ("studies:detail", True),

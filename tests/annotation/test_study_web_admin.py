@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Question, Rubric, Study
 from tests.annotation.test_import_common import DATA
-from tests.annotation.test_study_planning import make_annotators
+from tests.builders.planning import make_annotators
 
 PLAN = {"strategy": "random", "overlap": 1, "seed": 0, "per_expert": 5}
 
@@ -263,8 +263,8 @@ def test_preview_leaves_out_work_that_cannot_be_done(client, admin_user):
 
 @pytest.mark.django_db
 def test_pages_show_task_names_and_open_is_not_in_progress(client, admin_user, annotator_user):
-    from annotation.annotate.sample import make_assignment, make_question
-    from annotation.annotate.sample import make_study as make_task_study
+    from tests.builders.content import make_assignment, make_question
+    from tests.builders.content import make_study as make_task_study
 
     study = make_task_study()
     assignment = make_assignment(annotator_user.annotator, make_question(study), "medal_ranking")
@@ -301,8 +301,8 @@ def test_history_annotator_sees_own_versions_admin_sees_all(
     settings.CONCORD_AUTOSAVE_COALESCE_SECONDS = 0  # every save its own version, to list them
     from django.test import Client
 
-    from annotation.annotate.sample import make_assignment, make_question
-    from annotation.annotate.sample import make_study as make_task_study
+    from tests.builders.content import make_assignment, make_question
+    from tests.builders.content import make_study as make_task_study
 
     study = make_task_study()
     question = make_question(study)
@@ -356,9 +356,9 @@ def test_history_annotator_sees_own_versions_admin_sees_all(
 def test_history_pages_use_a_constant_number_of_queries(
     client, admin_user, annotator_user, django_assert_max_num_queries, n
 ):
-    from annotation.annotate.sample import make_assignment, make_question
-    from annotation.annotate.sample import make_study as make_task_study
     from annotation.models import DraftVersion
+    from tests.builders.content import make_assignment, make_question
+    from tests.builders.content import make_study as make_task_study
 
     study = make_task_study()
     me = annotator_user.annotator

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.annotation import factories as f
+from tests.builders import world as f
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_adjudication, make_authoring, make_question, make_study
 from annotation.models import DraftVersion, Question, RelevanceAdjudication
+from tests.builders.content import make_adjudication, make_authoring, make_question, make_study
 
 from .helpers import press_keys, wait_saved
 

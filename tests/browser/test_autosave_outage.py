@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Draft
+from tests.builders.content import make_assignment, make_question, make_study
 from tests.outage import database_outage
 
 from .helpers import wait_saved

@@ -5,7 +5,7 @@ and the answer panel is reached without scrolling past every report (800 px high
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

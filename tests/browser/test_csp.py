@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_claims, make_question, make_study
 from annotation.models import Study
+from tests.builders.content import make_assignment, make_claims, make_question, make_study
 
 from .helpers import wait_saved
 

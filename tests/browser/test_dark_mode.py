@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
+from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -7,9 +7,9 @@ from playwright.sync_api import expect
 
 from annotation.annotate.page import TaskPage
 from annotation.annotate.registry import SPECS
-from annotation.annotate.sample import make_assignment, make_study
 from annotation.models import DeepScholarLabel, DraftVersion
 from tests.annotation.test_annotate_deepscholar import KEYS, deepscholar_question
+from tests.builders.content import make_assignment, make_study
 
 from .helpers import press_keys, wait_saved
 

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Assignment, Flag
+from tests.builders.content import make_assignment, make_question, make_study
 
 from .helpers import wait_saved
 

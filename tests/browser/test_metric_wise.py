@@ -5,9 +5,9 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import ClaimAssessment, DraftVersion, HumanMetricScore, MedalRanking
 from annotation.rendering import report_label
+from tests.builders.content import make_assignment, make_question, make_study
 
 from .helpers import press_keys, wait_saved
 

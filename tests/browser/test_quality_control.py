@@ -11,14 +11,14 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import (
     AdjudicationRequest,
     Assignment,
     PairwisePreference,
     QualificationResult,
 )
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import DraftVersion, ExpertiseRating, Rubric, RubricAssessment, RubricItem
+from tests.builders.content import make_assignment, make_question, make_study
 
 from .helpers import press_keys, wait_saved
 

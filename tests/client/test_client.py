@@ -14,7 +14,7 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
 from annotation.models import HumanMetricScore, MedalRanking, Study
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
 from concord_client import JUDGMENT_KINDS, Concord, ConcordError  # noqa: E402

@@ -21,7 +21,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from tests.conftest import make_user
+from tests.builders.users import make_user
 from tests.judges.fake_llm import FakeLLM
 from tests.outage import database_outage
 
@@ -170,7 +170,7 @@ def llm_server():
 
 def test_judge_runs_log_their_start_and_end(db, json_log, llm_server):
     from judges import runs
-    from tests.judges.conftest import build_study, make_judge
+    from tests.builders.judged import build_study, make_judge
 
     study = build_study(questions=1)
     judge = make_judge(llm_server)

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from judges import runs, tasks
 from judges.models import JudgeCoverage, JudgeRun, JudgeUnit
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from annotation.models import Question, Report, Rubric, RubricItem, System
 from judges.importers import import_judge_scores
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
 from judges.scoring import researchqa
-from tests.judges.conftest import build_study
+from tests.builders.judged import build_study
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).parent / "data"

@@ -21,7 +21,7 @@ from judges.models import (
     LLMResponse,
 )
 from judges.scoring import researchqa
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.django_db
 

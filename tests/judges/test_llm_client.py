@@ -17,7 +17,7 @@ from judges.llm import (
 )
 from judges.models import JudgeRun, JudgeUnit, LLMResponse
 from judges.prompts import CLAIM_SCHEMA
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 MESSAGES = [{"role": "user", "content": '{"irrelevant"} Question: x'}]
 

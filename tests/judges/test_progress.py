@@ -12,7 +12,7 @@ from django.core.management import call_command
 from annotation import progress
 from judges.models import JudgeRun
 from metaeval.stats.bootstrap import bootstrap_from_cluster_sums
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from judges.models import Judge, JudgeRun, JudgeScore
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from judges.models import JudgeRun
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.django_db
 
@@ -76,8 +76,8 @@ def test_a_judges_api_key_is_never_sent_back_and_survives_a_round_trip(admin_use
     judge = Judge.objects.create(name="keyed", model="m",
                                  parameters={"api_key": "sk-live-secret", "temperature": 0})  # fmt: skip
     # the researcher reads a judge of their own studies only (issue 12)
-    from annotation.annotate.sample import make_study
     from judges.models import JudgeRun
+    from tests.builders.content import make_study
 
     study = make_study("Keyed study")
     study.researchers.add(researcher_user)

@@ -18,7 +18,7 @@ import pytest
 
 from judges import runs
 from judges.models import JudgeCoverage, JudgePairwise, JudgeRun, JudgeUnit
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 pytestmark = pytest.mark.celery_worker
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,14 +25,11 @@ def _empty_cache():
 
 
 @pytest.fixture
-def demo(settings, researcher_user):
-    """The demo study, which the test researcher was added to."""
+def demo(demo_module, researcher_user):
+    """The demo study (loaded once for the module), which the test researcher was added to."""
     from annotation.models import Study
 
-    settings.DEBUG = True
-    call_command("demo", verbosity=0)
-    settings.DEBUG = False
-    study = Study.objects.get()
+    study = Study.objects.get(pk=demo_module)
     study.researchers.add(researcher_user)
     return study
 

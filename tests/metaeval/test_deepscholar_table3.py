@@ -5,12 +5,12 @@ loader joins them on their unit keys and the analysis gives back the paper's num
 
 import pytest
 
-from annotation.annotate.sample import make_question, make_study
 from annotation.models import DeepScholarLabel
 from annotation.models.deepscholar import LABELS, REPORT_KINDS
 from judges.models import Judge, JudgeDeepScholarLabel
 from metaeval.analyses.deepscholar import PAPER_AGREEMENT, analyse_deepscholar
 from metaeval.loaders.deepscholar import load_deepscholar
+from tests.builders.content import make_question, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from annotation.models.assignment import Setting
 from metaeval import options as report_options
 from metaeval.api import OPTION_PARAMS
 from metaeval.reports import ReportOptions
-from tests.metaeval.factories import SYSTEMS, ranked_study
+from tests.builders.ranked import SYSTEMS, ranked_study
 
 NAMES = [f.name for f in fields(ReportOptions)]
 #: every option away from its default (a valid combination)

@@ -16,7 +16,7 @@ from annotation.models import Annotator, Assignment, MedalRanking, Question, Rep
 from judges.models import Judge, JudgeScore
 from metaeval.loaders.planner import load_pilot
 from studio.studyadmin.planning import PlanSpec, commit, preview
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 
 def pilot_study(n_questions=12, new_questions=6, name="pilot"):

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
 from metaeval.tasks import start_report
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 
 def command_report(study, *args) -> dict:

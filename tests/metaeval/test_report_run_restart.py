@@ -12,7 +12,7 @@ from django.utils import timezone
 from metaeval import tasks
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 pytestmark = pytest.mark.django_db
 OPTIONS = ReportOptions(bootstrap=200, seed=3)

@@ -16,8 +16,8 @@ from django.test import override_settings
 from metaeval import tasks
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
+from tests.builders.ranked import ranked_study
 from tests.judges.test_worker import start_worker, wait_for
-from tests.metaeval.factories import ranked_study
 
 pytestmark = pytest.mark.celery_worker
 ROUNDS = 1_000_000

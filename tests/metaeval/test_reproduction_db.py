@@ -14,10 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from metaeval.reports import ReportOptions, agreement_report
+from tests.builders.scholarqa import ANNOTATORS, JUDGE, import_expert_agreed, import_release
 from tests.conftest import SHARED_DATA
 from tests.metaeval.script_output import parse
 from tests.metaeval.test_compat_reproduction import pct, tau2
-from tests.scholarqa_release import ANNOTATORS, JUDGE, import_expert_agreed, import_release
 
 #: The released script's outputs (issue 13): every figure of each must be equalled.
 SCRIPT_OUTPUT = SHARED_DATA / "released-script-output"

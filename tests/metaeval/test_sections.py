@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from metaeval import reports, sections
 from metaeval.sections import FigureSpec, Section
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from judges.models import JudgeScore
 from metaeval import views
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
-from tests.metaeval.factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 pytestmark = pytest.mark.django_db
 
@@ -31,13 +31,10 @@ def _empty_cache():
 
 
 @pytest.fixture
-def demo(settings, researcher_user):
-    """The demo study, which the test researcher was added to (a researcher reads only
-    their studies)."""
-    settings.DEBUG = True
-    call_command("demo", verbosity=0)
-    settings.DEBUG = False
-    study = Study.objects.get()
+def demo(demo_module, researcher_user):
+    """The demo study (loaded once for the module), which the test researcher was added to
+    (a researcher reads only their studies)."""
+    study = Study.objects.get(pk=demo_module)
     study.researchers.add(researcher_user)
     return study
 
@@ -391,7 +388,7 @@ def test_runs_of_another_study_are_404(client, demo, researcher_user):
 def test_a_researcher_not_added_to_the_study_gets_404_everywhere(client, demo):
     """Another lab's researcher: the report, its downloads, its runs and the API say the
     study does not exist; the studies they were added to stay readable."""
-    from tests.conftest import make_user
+    from tests.builders.users import make_user
 
     outsider = make_user("outsider_t", "researcher")
     run = ReportRun.objects.create(study=demo, options={})

@@ -13,9 +13,9 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import get_resolver, reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.models import Medal, MedalRanking
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 from tests.security.test_csrf import named_patterns
 
 

@@ -13,7 +13,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from concord.api_schema import INTERNAL_WORDS
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 METHODS = ("get", "post", "put", "patch", "delete")
 

@@ -28,8 +28,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 CHECKS = [
     not_a_server_error,

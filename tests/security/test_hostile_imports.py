@@ -22,7 +22,7 @@ import pytest
 from annotation.importers import ImportFailed, run
 from judges.importers import import_judge_scores
 from tests.annotation.test_import_common import table_counts
-from tests.judges.conftest import build_study
+from tests.builders.judged import build_study
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -7,9 +7,9 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.annotate.sample import make_study
 from annotation.models import Study
-from tests.conftest import make_user
+from tests.builders.content import make_study
+from tests.builders.users import make_user
 
 
 @pytest.fixture

@@ -3,9 +3,9 @@ uses the judge, and by admins (issue 12)."""
 
 from rest_framework.test import APIClient
 
-from annotation.annotate.sample import make_question, make_study
 from judges.models import Judge, JudgeRun, JudgeScore
-from tests.conftest import make_user
+from tests.builders.content import make_question, make_study
+from tests.builders.users import make_user
 
 
 def client_for(user) -> APIClient:

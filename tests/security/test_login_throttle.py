@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 LIMIT = 3
 

@@ -8,11 +8,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
 from annotation.importers import ImportFailed, run
 from annotation.models import Draft, DraftVersion, Question, Report, Rubric, RubricItem
 from tests.annotation.test_import_common import table_counts
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 
 DEEP = "[" * 5000 + "]" * 5000
 LONG_NUMBER = "9" * 4301

@@ -19,8 +19,8 @@ from django.apps import apps
 from django.test import Client
 from django.urls import get_resolver, reverse
 
-from annotation.annotate.sample import make_assignment, make_question, make_study
-from tests.conftest import make_user
+from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.users import make_user
 from tests.security.test_csrf import named_patterns
 
 ROLES = ("anonymous", "owner", "other_annotator", "researcher", "outside_researcher", "admin")

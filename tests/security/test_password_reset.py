@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import make_user
+from tests.builders.users import make_user
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,37 @@
+"""A study to plan: many questions over several expertise fields, bare reports, and
+annotators whose expertise cycles through the same fields."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+
+from annotation import roles
+from annotation.models import Annotator, Question, Report, Study, System
+
+FIELDS = [f"Field {i}" for i in range(8)]
+
+
+def make_study(name="Plan study", *, questions=24, systems=6, fields=FIELDS, tasks=None):
+    study = Study.objects.create(name=name, tasks=tasks or ["medal_ranking", "pairwise"])
+    sys_rows = [System.objects.create(study=study, name=f"S{i}") for i in range(systems)]
+    qs = Question.objects.bulk_create(
+        Question(
+            study=study, external_id=f"q{i}", text=f"Question {i}?", field=fields[i % len(fields)]
+        )
+        for i in range(questions)
+    )
+    Report.objects.bulk_create(Report(question=q, system=s) for q in qs for s in sys_rows)
+    return study
+
+
+def make_annotators(n, *, fields=FIELDS, prefix="Ann"):
+    out = []
+    for i in range(n):
+        user = User.objects.create_user(username=f"{prefix}{i}")
+        roles.grant(user, roles.ANNOTATOR)
+        out.append(
+            Annotator.objects.create(
+                user=user, pseudonym=f"{prefix}-{i}", expertise_fields=[fields[i % len(fields)]]
+            )
+        )
+    return out
