@@ -45,3 +45,5 @@ urlpatterns = [
     path("api/", include("studio.api_urls")),
     path("", include("annotation.urls")),
 ]
+
+handler404 = "concord.errors.not_found"

@@ -17,6 +17,7 @@ from annotation.quality import observations
 from annotation.quality.agreement import disagreements
 from annotation.quality.labels import TASKS
 from annotation.views.access import admin_required, researcher_required
+from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 
 ACTIONS = {}
@@ -171,6 +172,7 @@ def progress_quality(request, study_id: int):
     return render(request, "annotation/studies/_quality_table.html", context)
 
 
+@accepts_token
 @admin_required
 @require_GET
 def study_quality_csv(request, study_id: int):

@@ -180,7 +180,7 @@ def judgments(study: Study, judge: str) -> dict:
 
 
 def test_researchqa_coverage_and_pairwise_judgments_round_trip(tmp_path):
-    from tests.judges.conftest import build_study
+    from tests.builders.judged import build_study
 
     a = build_study("A")
     for system in ("alpha", "beta"):
@@ -227,7 +227,7 @@ def test_researcherbench_judge_results_round_trip(tmp_path):
 
 
 def test_csv_judge_scores_round_trip(tmp_path):
-    from tests.judges.conftest import build_study
+    from tests.builders.judged import build_study
 
     a, b = build_study("A"), build_study("B")
     run("judge_scores", JUDGE_DATA / "scores.csv", study=a, format="csv", judge="j")

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from judges import execution, runs
 from judges.models import JudgeChunk, JudgeCoverage, JudgeRun, JudgeUnit
-from tests.judges.conftest import build_study, make_judge
+from tests.builders.judged import build_study, make_judge
 
 
 def wait_for(predicate, timeout: float = 90.0, what: str = "condition"):

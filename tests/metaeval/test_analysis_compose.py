@@ -22,8 +22,7 @@ from metaeval.loaders.pairwise import load_pairwise
 from metaeval.loaders.quality import load_quality
 from metaeval.loaders.ratings import load_ratings
 from metaeval.loaders.rubric_comparison import load_rubric_comparisons
-
-from .analysis_world import analysis_world
+from tests.builders.analysis import analysis_world
 
 pytestmark = pytest.mark.django_db
 

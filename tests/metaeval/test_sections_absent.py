@@ -9,8 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from metaeval import sections
 from metaeval.reports import ReportOptions
-
-from .factories import ranked_study
+from tests.builders.ranked import ranked_study
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,8 @@ for a target CI half-width, on the page, the API (typed), the command and the do
 import pytest
 from django.urls import reverse
 
-from .factories import ranked_study
+from tests.builders.ranked import ranked_study
+
 from .section_checks import assert_typed, command, csv_rows
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotator, Report, RubricCoverage, RubricItem
+from tests.builders.analysis import analysis_world
 
-from .analysis_world import analysis_world
 from .section_checks import assert_typed, everywhere, svg
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,9 @@ judgment of its kind is added."""
 
 import pytest
 
+from tests.builders.analysis import analysis_world
+
 from . import world_additions
-from .analysis_world import analysis_world
 from .section_checks import check_kind
 
 pytestmark = pytest.mark.django_db

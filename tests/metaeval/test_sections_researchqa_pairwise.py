@@ -5,8 +5,8 @@ import pytest
 
 from annotation.models import Annotator, PairwisePreference, Question
 from judges.models import Judge, JudgePairwise
+from tests.builders.analysis import analysis_world
 
-from .analysis_world import analysis_world
 from .section_checks import assert_typed, everywhere, svg
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ def test_pairwise_figure_changes_with_a_judgment(client, world):
 
 
 def test_a_study_without_pairwise_judgments_has_no_section(client, researcher_user):
-    from .factories import ranked_study
+    from tests.builders.ranked import ranked_study
 
     study = ranked_study(3)
     study.researchers.add(researcher_user)
