@@ -255,7 +255,7 @@ class RatingMeanSerializer(s.Serializer):
 
 
 class AnnotatorMeanSerializer(s.Serializer):
-    annotator = s.IntegerField()
+    annotator = s.CharField(help_text="the annotator's pseudonym")
     system = s.CharField()
     mean = s.FloatField()
     n = s.IntegerField()

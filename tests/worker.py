@@ -15,8 +15,28 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def xdist_broker_url() -> str | None:
+    """``CONCORD_TEST_BROKER_URL``, on a Redis database of this pytest-xdist worker's own.
+
+    Tests that drive a real Celery worker flush the broker database and ping "every worker";
+    two xdist workers sharing one database would flush each other's queues and take each
+    other's tasks (whose runs live in the other worker's test database). xdist's
+    ``--dist loadgroup`` cannot keep them on one worker with pytest 9 (its group marks are
+    not honoured), so each xdist worker gets its own database instead: gw0 the one named,
+    gw1 the one below it, and so on (Redis has 16).
+    """
+    url = os.environ.get("CONCORD_TEST_BROKER_URL")
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not url or not name.startswith("gw"):
+        return url
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(base - int(name[2:])) % 16}"))
 
 
 class WorkerError(RuntimeError):

@@ -120,7 +120,7 @@ def analyse_ratings(data: RatingsData) -> dict:
             "by_system": {data.systems[key[0]]: {"mean": float(mu), "n": int(n)}
                           for key, mu, n in zip(by_system.keys, by_system.mean, by_system.n,
                                                 strict=True)},
-            "by_annotator": [{"annotator": int(key[0]), "system": data.systems[key[1]],
+            "by_annotator": [{"annotator": data.annotators[key[0]], "system": data.systems[key[1]],
                               "mean": float(mu), "n": int(n)}
                              for key, mu, n in zip(by_annotator.keys, by_annotator.mean,
                                                    by_annotator.n, strict=True)],

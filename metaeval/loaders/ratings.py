@@ -4,7 +4,7 @@ for Fig. 9 (seed 003 B). Three queries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,7 +16,7 @@ class RatingsData:
     # ratings: one row per (annotator, report, dimension)
     report: np.ndarray
     question: np.ndarray
-    annotator: np.ndarray
+    annotator: np.ndarray  # codes into ``annotators``
     system: np.ndarray  # codes into ``systems``
     dimension: np.ndarray  # codes into ``dimensions``
     value: np.ndarray
@@ -31,6 +31,8 @@ class RatingsData:
     s_metric: list[str]
     s_value: np.ndarray
     judges: list[str]
+    #: pseudonyms (never database ids: stable across a backup restore, safe to show)
+    annotators: list[str] = field(default_factory=list)
 
 
 def load_ratings(study_id: int, settings=None) -> RatingsData:
@@ -40,7 +42,7 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
     r = fetch(
         ReportRating.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
-        .values_list("report_id", "question_id", "annotator_id", "report__system__name",
+        .values_list("report_id", "question_id", "annotator__pseudonym", "report__system__name",
                      "dimension", "value"),
         6,
     )  # fmt: skip
@@ -59,11 +61,12 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
     )
     system, systems = codes(r[3])
     dimension, dimensions = codes(r[4])
+    annotator, annotators = codes(r[2])
     judge, judges = codes(s[0])
     return RatingsData(
         report=ints(r[0]),
         question=ints(r[1]),
-        annotator=ints(r[2]),
+        annotator=annotator,
         system=system,
         dimension=dimension,
         value=floats(r[5]),
@@ -76,4 +79,5 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
         s_metric=list(s[2]),
         s_value=floats(s[3]),
         judges=judges,
+        annotators=annotators,
     )

@@ -4,7 +4,6 @@ has; a chunk whose worker died is leased again alone."""
 
 from __future__ import annotations
 
-import os
 import time
 from datetime import timedelta
 
@@ -122,6 +121,7 @@ def test_judge_runs_and_report_runs_use_the_one_lease_module():
 
 
 @pytest.mark.celery_worker
+@pytest.mark.xdist_group("celery-worker")
 def test_two_workers_share_one_run_and_every_unit_is_judged_once(
     celery_worker_process, fake_llm, small_chunks
 ):
@@ -133,7 +133,7 @@ def test_two_workers_share_one_run_and_every_unit_is_judged_once(
     study = build_study(questions=4)  # 12 reports × 10 items: 24 units, 5 chunks
     judge = make_judge(fake_llm, concurrency=2)
     fake_llm.delay = 0.05  # long enough for both workers to take chunks
-    second = worker.start_worker(connection, os.environ["CONCORD_TEST_BROKER_URL"], name="w2@%h")
+    second = worker.start_worker(connection, worker.xdist_broker_url(), name="w2@%h")
     try:
         worker.wait_until_answering(app, [celery_worker_process, second], 60)
         run = runs.start_run(judge, study, ["coverage"])

@@ -19,8 +19,9 @@ import pytest
 from judges import runs
 from judges.models import JudgeCoverage, JudgePairwise, JudgeRun, JudgeUnit
 from tests.builders.judged import build_study, make_judge
+from tests.worker import xdist_broker_url
 
-pytestmark = pytest.mark.celery_worker
+pytestmark = [pytest.mark.celery_worker, pytest.mark.xdist_group("celery-worker")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,7 +47,7 @@ def start_worker() -> subprocess.Popen:
 
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    broker = os.environ["CONCORD_TEST_BROKER_URL"]
+    broker = xdist_broker_url()
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo",
          "--concurrency=1", "--loglevel=warning", "--without-gossip", "--without-mingle",

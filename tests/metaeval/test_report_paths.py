@@ -78,6 +78,7 @@ def test_anonymous_gets_no_report(client, db):
 
 
 @pytest.mark.celery_worker
+@pytest.mark.xdist_group("celery-worker")
 def test_a_real_worker_computes_the_same_report(celery_worker_process):
     study = ranked_study(8, name="worker")
     options = ReportOptions(bootstrap=100, seed=2)

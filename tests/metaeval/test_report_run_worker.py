@@ -19,7 +19,7 @@ from metaeval.reports import ReportOptions, agreement_report
 from tests.builders.ranked import ranked_study
 from tests.judges.test_worker import start_worker, wait_for
 
-pytestmark = pytest.mark.celery_worker
+pytestmark = [pytest.mark.celery_worker, pytest.mark.xdist_group("celery-worker")]
 ROUNDS = 1_000_000
 #: About five seconds of bootstrap on one core: long enough to be killed in the middle.
 #: Above the default cap (CONCORD_MAX_BOOTSTRAP), which this test raises for itself and

@@ -76,7 +76,12 @@ def response_schema(schema, path) -> tuple[dict, dict]:
 @pytest.mark.parametrize(
     ("path", "component", "keys"),
     [
-        ("/api/studies/{study_id}/agreement/", "AgreementReport", {"iaa", "preference", "system"}),
+        # the agreement report, plus each registered analysis section's typed key (issue 16)
+        (
+            "/api/studies/{study_id}/agreement/",
+            "AgreementReportWithSections",
+            {"iaa", "preference", "system", "researchqa_pairwise", "coverage_alignment"},
+        ),
         ("/api/studies/{study_id}/judge-alignment/", "JudgeAlignment", {"judges", "pearson"}),
     ],
 )
