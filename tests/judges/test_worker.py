@@ -7,22 +7,18 @@ it over loopback.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
 from judges import runs
 from judges.models import JudgeCoverage, JudgePairwise, JudgeRun, JudgeUnit
+from tests import worker
 from tests.builders.judged import build_study, make_judge
-from tests.worker import xdist_broker_url
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.xdist_group("celery-worker")]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
@@ -40,23 +36,17 @@ def run_state(run_id: int) -> JudgeRun:
 
 
 def start_worker() -> subprocess.Popen:
-    """A second worker, started like the ``celery_worker_process`` fixture's."""
+    """A second worker, started exactly as the ``celery_worker_process`` fixture's
+    (``tests/worker.py``); killed, not leaked, when it does not answer."""
     from django.db import connection
 
     from concord.celery import app
 
-    db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    broker = xdist_broker_url()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo",
-         "--concurrency=1", "--loglevel=warning", "--without-gossip", "--without-mingle",
-         "--without-heartbeat"],
-        env={**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker},
-        cwd=ROOT,
-    )  # fmt: skip
-    wait_for(lambda: app.control.ping(timeout=1.0) or proc.poll() is not None, 60, "a worker")
-    assert proc.poll() is None, f"the second worker exited with {proc.returncode}"
+    proc = worker.start_worker(connection, worker.xdist_broker_url())
+    try:
+        worker.wait_until_answering(app, [proc], 60)
+    except worker.WorkerError as exc:
+        pytest.fail(str(exc))
     return proc
 
 
