@@ -36,6 +36,7 @@ from annotation import importers, roles
 from annotation.models import (
     Annotator,
     Assignment,
+    DeepScholarLabel,
     HumanMetricScore,
     Medal,
     MedalRanking,
@@ -92,7 +93,9 @@ def load(*, reset: bool = False, fixtures: Path = FIXTURES) -> DemoSummary:
             name=plan["study"]["name"],
             defaults={
                 "description": plan["study"]["description"],
-                "tasks": list(Study.Task.values),
+                # every task its content supports: the DeepScholar label tasks need
+                # nuggets and exemplars, which the demo does not have
+                "tasks": [t for t in Study.Task.values if t not in DeepScholarLabel.Kind.values],
                 "config": {},
             },
         )
