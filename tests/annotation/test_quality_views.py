@@ -191,7 +191,7 @@ def test_adjudication_is_blinded_stored_beside_the_originals_and_feeds_the_signa
         post(client, study, action="adjudicate", unit=key, adjudicators=[c.pk]).status_code == 302
     )
     client.force_login(people[2])
-    assert "1 comparison to adjudicate" in client.get(reverse("home")).content.decode()
+    assert "1 disagreement to adjudicate" in client.get(reverse("home")).content.decode()
     mine = client.get(reverse("studies:my_adjudications")).content.decode()
     assert "Report A is better" in mine and "SecretSystem" not in mine
     request = AdjudicationRequest.objects.get()
