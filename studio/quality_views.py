@@ -231,8 +231,15 @@ def study_quality_csv(request, study_id: int):
 def _report_paragraphs(request: AdjudicationRequest):
     """The reports an adjudicator reads, blinded as Report A, B, … (sorted by system, the
     order ``quality.blind`` names them): those the unit names, every report for a ranking
-    of reports, none for a unit about the question or its rubrics."""
+    of reports, the rubrics (as Rubric A, B, … by kind, their items) for a ranking of
+    rubrics, none for a unit about the question."""
     spec = catalog.spec(request.task)
+    if spec is not None and spec.blind_as == "Rubric":
+        rubrics = request.question.rubrics.order_by("kind").prefetch_related("items")
+        return [
+            {"label": f"Rubric {chr(65 + n)}", "paragraphs": list(r.items.order_by("position"))}
+            for n, r in enumerate(rubrics)
+        ]
     reports = sorted(request.question.reports.select_related("system"), key=lambda r: r.system.name)
     wanted = spec.systems_in(request.unit) if spec is not None else []
     if wanted:

@@ -98,6 +98,8 @@ def test_gold_disagreement_and_adjudication_per_task(client, world, task):
     client.force_login(people[3])
     shown = client.get(reverse("studies:my_adjudications")).content.decode()
     assert "SecretSystem" not in shown  # blinded: no system name, in the unit or the labels
+    if task == "rubric_comparison":  # rubrics are read as Rubric A / B, kinds not named
+        assert "Rubric A" in shown and "Another item" in shown and "hybrid" not in shown
     values = [v for v, _ in quality.options(request)]
     assert one in values and two in values
     r = client.post(reverse("studies:my_adjudications"),
