@@ -206,3 +206,39 @@ def test_parsers_read_the_asked_format(parse, content, expected):
 def test_parsers_refuse_anything_else(parse, content, why):
     with pytest.raises(prompts.MalformedAnswer, match=re.escape(why)):
         parse(content)
+
+
+def test_started_from_the_run_page_the_api_and_the_command(fake_llm, admin_user, client):
+    """The DeepScholar kinds start where every judge run starts: the run page's form
+    offers them, the API and the ``judge_run`` command accept them."""
+    import io
+
+    from django.core.management import call_command
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    study = deepscholar_study(systems=("alpha",))
+    judge = make_judge(fake_llm)
+    fake_llm.responder = answer
+    client.force_login(admin_user)
+    page = client.get(reverse("judge-run-list", args=[study.pk])).content.decode()
+    for kind in KINDS:
+        assert f'value="{kind}"' in page, kind
+    r = client.post(reverse("judge-run-start", args=[study.pk]),
+                    {"judge": judge.pk, "tasks": ["organization"]})  # fmt: skip
+    assert r.status_code == 302
+    assert labels(judge, "organization") == {("alpha", ""): "lose"}
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    body = {"judge": judge.pk, "study": study.pk, "tasks": ["entailment", "nugget_support"]}
+    got = api.post("/api/judge-runs/", body, format="json")
+    assert got.status_code == 202 and got.json()["status"] == "done", got.json()
+    assert len(labels(judge, "entailment")) == 4 and len(labels(judge, "nugget_support")) == 2
+    out = io.StringIO()
+    call_command("judge_run", study=study.name, judge=judge.name,
+                 tasks="reference_importance", stdout=out)  # fmt: skip
+    assert "2/2 units done, 0 failed" in out.getvalue()
+    assert labels(judge, "reference_importance") == {
+        (None, "r1"): "important",
+        (None, "r2"): "not_important",
+    }

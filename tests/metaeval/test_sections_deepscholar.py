@@ -102,3 +102,24 @@ def _judge(name):
     from judges.models import Judge
 
     return Judge.objects.get_or_create(name=name)[0]
+
+
+def test_the_report_cache_sees_a_new_or_changed_deepscholar_label(annotator_user):
+    """The report's cache key follows the DeepScholar labels: a new expert label, a new
+    judge label and a judge label changed in place (a re-import) each give a new key."""
+    from metaeval.cache import study_fingerprint
+
+    study = synthetic_study(annotator_user.annotator)
+    seen = {study_fingerprint(study.pk)}
+    unit = JudgeDeepScholarLabel.objects.filter(judge__name="gpt-4o", kind="entailment").first()
+    DeepScholarLabel.objects.create(study=study, annotator=Annotator.objects.create(pseudonym="x"),
+                                    question=unit.question, kind="entailment",
+                                    report=unit.report, unit=unit.unit, label="entailed")  # fmt: skip
+    seen.add(study_fingerprint(study.pk))
+    JudgeDeepScholarLabel.objects.create(judge=unit.judge, kind="nugget_importance",
+                                         question=unit.question, unit="new", label="vital")  # fmt: skip
+    seen.add(study_fingerprint(study.pk))
+    other = "not_entailed" if unit.label == "entailed" else "entailed"
+    JudgeDeepScholarLabel.objects.filter(pk=unit.pk).update(label=other)
+    seen.add(study_fingerprint(study.pk))
+    assert len(seen) == 4
