@@ -574,9 +574,7 @@ class DeepScholarKind(Kind):
     (:data:`annotation.models.deepscholar.LABELS`), written as the
     :class:`~judges.models.JudgeDeepScholarLabel` row the judge-label importer
     (``judges/formats/deepscholar_labels.py``) writes, so the Table 3 analysis joins live
-    and imported labels alike. ``report_level``: the unit lies in a report."""
-
-    report_level = True
+    and imported labels alike."""
 
     def existing(self, run: JudgeRun, reports, kind: str | None = None) -> set[tuple]:
         """(question, report, unit) of the labels this judge already has."""
@@ -587,18 +585,18 @@ class DeepScholarKind(Kind):
             ).values_list("question_id", "report_id", "unit")
         )  # fmt: skip
 
-    def units_of(self, reports) -> list[tuple[int, int | None, str, dict]]:
-        """(question, report or None, unit key, payload extras) of every unit."""
+    def units_of(self, reports) -> list[tuple[int, int | None, str]]:
+        """(question, report or None, unit key) of every unit, in order."""
         raise NotImplementedError
 
     def plan(self, run, reports, rejudge):
         done = set() if rejudge else self.existing(run, reports)
         out = []
-        for qid, rid, unit, extra in self.units_of(reports):
+        for qid, rid, unit in self.units_of(reports):
             if (qid, rid, unit) not in done:
                 scope = f"r{rid}" if rid else f"q{qid}"
-                out.append(self.unit(run, _unit_key(self.task, scope, unit), question=qid,
-                                     report=rid, unit=unit, **extra))  # fmt: skip
+                key = _unit_key(self.task, scope, unit)
+                out.append(self.unit(run, key, question=qid, report=rid, unit=unit))
         return out
 
     def label_row(self, ctx, unit, label: str, rationale: str = "", kind: str = ""):
@@ -646,14 +644,14 @@ class Organization(DeepScholarKind):
             .exclude(text="")
             .values_list("question_id", flat=True)
         )
-        return [(r.question_id, r.pk, order, {}) for r in reports
+        return [(r.question_id, r.pk, order) for r in reports
                 if r.question_id in with_exemplar for order in ORDERS]  # fmt: skip
 
     def plan(self, run, reports, rejudge):
         labelled = set() if rejudge else {rid for _, rid, _ in self.existing(run, reports)}
         voted = set() if rejudge else self.existing(run, reports, ORGANIZATION_VOTE)
         out = []
-        for qid, rid, order, _ in self.units_of(reports):
+        for qid, rid, order in self.units_of(reports):
             if rid not in labelled and (qid, rid, order) not in voted:
                 out.append(self.unit(run, f"organization:{rid}:{order}", question=qid,
                                      report=rid, unit=order))  # fmt: skip
@@ -702,13 +700,11 @@ class NuggetImportance(DeepScholarKind):
     nugget of the questions judged."""
 
     task = Task.NUGGET_IMPORTANCE
-    report_level = False
 
     def units_of(self, reports):
         qids = {r.question_id for r in reports}
-        return [(qid, None, key, {}) for qid, key in
-                Nugget.objects.filter(question__in=qids).order_by("question_id", "position",
-                                                                  "pk").values_list("question_id", "key")]  # fmt: skip
+        nuggets = Nugget.objects.filter(question__in=qids).order_by("question_id", "position", "pk")
+        return [(qid, None, key) for qid, key in nuggets.values_list("question_id", "key")]
 
     def job(self, ctx, unit):
         p = unit.payload
@@ -736,7 +732,7 @@ class NuggetSupport(DeepScholarKind):
             .values_list("question_id", "key")
         ):
             nuggets[qid].append(key)
-        return [(r.question_id, r.pk, key, {}) for r in reports for key in nuggets[r.question_id]]
+        return [(r.question_id, r.pk, key) for r in reports for key in nuggets[r.question_id]]
 
     def job(self, ctx, unit):
         p = unit.payload
@@ -754,11 +750,9 @@ class RetrievalRelevance(DeepScholarKind):
     task = Task.RETRIEVAL_RELEVANCE
 
     def units_of(self, reports):
-        ids = [r.pk for r in reports]
         question = {r.pk: r.question_id for r in reports}
-        return [(question[rid], rid, key, {}) for rid, key in
-                Citation.objects.filter(report__in=ids).order_by("report_id", "pk")
-                .values_list("report_id", "key")]  # fmt: skip
+        cited = Citation.objects.filter(report__in=list(question)).order_by("report_id", "pk")
+        return [(question[rid], rid, key) for rid, key in cited.values_list("report_id", "key")]
 
     def job(self, ctx, unit):
         p = unit.payload
@@ -775,13 +769,12 @@ class ReferenceImportance(DeepScholarKind):
     per reference of the exemplar."""
 
     task = Task.REFERENCE_IMPORTANCE
-    report_level = False
 
     def units_of(self, reports):
-        qids = {r.question_id for r in reports}
-        return [(qid, None, key, {}) for qid, key in
-                ExemplarReference.objects.filter(question__in=qids)
-                .order_by("question_id", "position", "pk").values_list("question_id", "key")]  # fmt: skip
+        refs = ExemplarReference.objects.filter(
+            question__in={r.question_id for r in reports}
+        ).order_by("question_id", "position", "pk")
+        return [(qid, None, key) for qid, key in refs.values_list("question_id", "key")]
 
     def job(self, ctx, unit):
         p = unit.payload
@@ -813,7 +806,7 @@ class Entailment(DeepScholarKind):
             unit = f"{number}:{key}"
             if (rid, unit) not in seen:
                 seen.add((rid, unit))
-                out.append((question[rid], rid, unit, {}))
+                out.append((question[rid], rid, unit))
         return out
 
     def job(self, ctx, unit):
