@@ -44,6 +44,11 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import openai
 
+try:  # the SDK's HTTP library (``httpx2`` from openai 3, ``httpx`` before)
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - older SDKs
+    import httpx
+
 #: Judge.parameters keys that configure the client (anything else is sent to the API
 #: as a request field only when listed under ``"request"``).
 CONFIG_KEYS = (
@@ -312,6 +317,7 @@ class ChatClient:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.sdk = make_sdk_client(config)
+        self._template = _request_template(self.sdk, config.model)
 
     def close(self) -> None:
         self.sdk.close()
@@ -350,10 +356,12 @@ class ChatClient:
         return base * (0.5 + self._rng.random() / 2)  # jitter: spread retries of many units
 
     def _post(self, body: dict) -> tuple[str, object]:
-        """One request through the SDK (its URL building for every provider, headers,
-        Azure deployments, timeouts and error types), the body sent as built and the answer
-        read as plain JSON: typing the request and the response with the SDK's models cost
-        about a third of a judge run's CPU against a fast endpoint (issue 18)."""
+        """One request, the body sent as built and the answer read as plain JSON: typing
+        the request and the response with the SDK's models cost about a third of a judge
+        run's CPU against a fast endpoint (issue 18). The URL and headers are the SDK's
+        (:func:`_request_template`), sent on the SDK's pooled HTTP client."""
+        if self._template is not None:
+            return _read(self._send(body))
         try:
             data = self.sdk.post("/chat/completions", body=body, cast_to=dict)
         except openai.APITimeoutError as exc:
@@ -373,20 +381,75 @@ class ChatClient:
             raise PermanentError(f"{code} {reason}{detail}") from None
         except (openai.APIResponseValidationError, ValueError) as exc:
             raise _Transient(f"malformed response body ({exc})") from None
-        if not isinstance(data, dict):
-            raise _Transient("malformed response body (not a JSON object)")
-        usage = data.get("usage")
+        return _read(data)
+
+    def _send(self, body: dict) -> object:
+        """The request on the SDK's HTTP client with the URL and headers the SDK built
+        once for this client (its per-request building — URL parsing, header merging, an
+        idempotency key — was half of the client's CPU per call against a fast endpoint,
+        issue 18); errors classified as :meth:`_post` classifies the SDK's."""
+        url, headers = self._template
+        request = httpx.Request(
+            "POST", url, headers=headers, content=json.dumps(body).encode(),
+        )  # fmt: skip
         try:
-            message = data["choices"][0]["message"]
-            content, refusal = message.get("content"), message.get("refusal")
-        except (AttributeError, IndexError, KeyError, TypeError) as exc:
-            raise _Transient(f"malformed response body ({exc!r})", usage=usage) from None
-        if content is None and refusal:
-            p, c = _tokens(usage)
-            raise Refusal(f"the model refused: {refusal}", 1, p, c)
-        if not isinstance(content, str):
-            raise _Transient("malformed response body (content is not a string)", usage=usage)
-        return content, usage
+            response = self.sdk._client.send(request)
+        except httpx.TimeoutException as exc:
+            raise _Transient(f"timed out after {self.config.timeout} s") from exc
+        except httpx.TransportError as exc:
+            raise _Transient(f"connection failed: {exc}") from exc
+        try:
+            code = response.status_code
+            if code >= 400:
+                detail = _error_detail(response)
+                if code == 429:
+                    raise _Transient(f"429 rate limited{detail}", _retry_after(response))
+                if code >= 500:
+                    raise _Transient(f"{code} server error{detail}", _retry_after(response))
+                raise PermanentError(f"{code} {response.reason_phrase}{detail}")
+            try:
+                return json.loads(response.content)
+            except ValueError as exc:
+                raise _Transient(f"malformed response body ({exc})") from None
+        finally:
+            response.close()
+
+
+def _request_template(sdk, model: str) -> tuple[str, dict] | None:
+    """The URL and headers the SDK builds for a chat completion of ``model`` (the
+    provider's path — Azure's deployment included —, the key, the default query and
+    headers), minus what differs per request; None when this SDK version does not build
+    requests as expected (the client then posts through the SDK per call)."""
+    try:
+        from openai._models import FinalRequestOptions
+
+        options = FinalRequestOptions.construct(
+            method="post", url="/chat/completions", json_data={"model": model}
+        )
+        request = sdk._build_request(options)
+    except Exception:  # noqa: BLE001 - private API: fall back to the public one
+        return None
+    skip = {"content-length", "idempotency-key", "x-stainless-retry-count"}
+    headers = {k: v for k, v in request.headers.items() if k.lower() not in skip}
+    return str(request.url), headers
+
+
+def _read(data) -> tuple[str, object]:
+    """(content, usage) of a chat completion's JSON; _Transient / Refusal otherwise."""
+    if not isinstance(data, dict):
+        raise _Transient("malformed response body (not a JSON object)")
+    usage = data.get("usage")
+    try:
+        message = data["choices"][0]["message"]
+        content, refusal = message.get("content"), message.get("refusal")
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise _Transient(f"malformed response body ({exc!r})", usage=usage) from None
+    if content is None and refusal:
+        p, c = _tokens(usage)
+        raise Refusal(f"the model refused: {refusal}", 1, p, c)
+    if not isinstance(content, str):
+        raise _Transient("malformed response body (content is not a string)", usage=usage)
+    return content, usage
 
 
 def _tokens(usage) -> tuple[int, int]:

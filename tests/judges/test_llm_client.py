@@ -59,6 +59,24 @@ def test_every_endpoint_kind_is_reached_with_its_path_query_and_key(fake_llm, na
     assert request["body"]["temperature"] == 0.0 and "max_tokens" not in request["body"]
 
 
+@pytest.mark.parametrize("name", sorted(ENDPOINTS))
+def test_the_lean_request_is_the_one_the_sdk_would_send(fake_llm, name):
+    """The client sends with the URL and headers the SDK built once (issue 18): same path,
+    query, key and headers as the SDK's own request, apart from per-request ones."""
+    suffix, model, _, _ = ENDPOINTS[name]
+    client = ChatClient(config(fake_llm, fake_llm.root + suffix, model=model,
+                               extra_headers={"X-Team": "eval"}, extra_query={"tag": "t"}))  # fmt: skip
+    assert client._template is not None  # the lean path, not the fallback
+    client.complete(MESSAGES)
+    client.sdk.post("/chat/completions", body=client.config.body(MESSAGES), cast_to=dict)
+    lean, sdk = fake_llm.requests
+    varying = {"content-length", "idempotency-key", "x-stainless-retry-count"}
+    for r in (lean, sdk):
+        r["headers"] = {k: v for k, v in r["headers"].items() if k not in varying}
+    assert lean == sdk
+    assert lean["headers"]["x-team"] == "eval" and lean["query"]["tag"] == "t"
+
+
 def test_extra_headers_and_query_parameters_go_with_every_request(fake_llm):
     client = ChatClient(
         config(
