@@ -86,10 +86,9 @@ def main() -> int:
         parts = [cpu.get(k) for k in ("worker", "server", "pg", "bench")]
         shown = " ".join(f"{v:>{w}.2f}" if v is not None else f"{'-':>{w}}"
                          for v, w in zip(parts, (7, 7, 6, 6), strict=True))  # fmt: skip
-        total = sum(v for v in parts if v is not None) if cpu else None
+        total = f"{sum(v for v in parts if v is not None):>6.2f}" if cpu else f"{'-':>6}"
         print(f"{r['mode']:<28} {r['runs']:>4} {r['units']:>6} {r['seconds']:>8.2f} "
-              f"{r['units'] / r['seconds']:>8.1f} {shown} "
-              f"{total if total is not None else float('nan'):>6.2f}  {r.get('load', '')}")  # fmt: skip
+              f"{r['units'] / r['seconds']:>8.1f} {shown} {total}  {r.get('load', '')}")  # fmt: skip
     for i in range(args.repeat):
         by_mode = {r["mode"]: r["units"] / r["seconds"] for r in results if r.get("round") == i}
         one, two = by_mode.get("1 worker, PostgreSQL"), by_mode.get("2 workers, PostgreSQL")
