@@ -20,11 +20,16 @@ def no_context(result, entry) -> dict:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure: its download name, its title, and ``draw(result, entry)`` returning a
-    matplotlib figure, or None when the selection has no data for it. ``data(result,
-    entry)``: everything the figure draws (default: the section's result); its SVG is
-    cached under a digest of it, so a selector change that leaves a figure's data as it
-    was does not draw it again."""
+    """One figure: its download name, its title, and ``draw(result, entry)`` returning the
+    figure's data as a :class:`metaeval.charts.Chart` (one helper per kind:
+    ``_kit.intervals_figure``, ``charts.intervals``, ``charts.build``…), or None when the
+    selection has no data for it. The page draws a Chart as inline SVG
+    (:mod:`metaeval.svg`, no matplotlib), the downloads with matplotlib
+    (:mod:`metaeval.plots`). A ``draw`` that returns a matplotlib figure still works, but
+    the page then draws through matplotlib (slow: issue 14). ``data(result, entry)``:
+    everything the figure draws (default: the section's result); its SVG is cached under
+    a digest of it, so a selector change that leaves a figure's data as it was does not
+    draw it again."""
 
     name: str
     title: str
@@ -33,12 +38,12 @@ class FigureSpec:
 
 
 def plotted(name: str, data: Callable[[Any], Any]) -> FigureSpec:
-    """A figure of :mod:`metaeval.plots` (drawn from the entry by ``plots.build``), whose
-    data is ``data(result)``."""
-    from .. import plots
+    """A built-in figure (:func:`metaeval.charts.build` from the entry), whose data is
+    ``data(result)``."""
+    from .. import charts
 
-    return FigureSpec(name, plots.FIGURE_TITLES[name],
-                      lambda result, entry: plots.build(name, entry),
+    return FigureSpec(name, charts.FIGURE_TITLES[name],
+                      lambda result, entry: charts.build(name, entry),
                       lambda result, entry: data(result))  # fmt: skip
 
 
