@@ -49,8 +49,8 @@ CMAPS = {
 
 def _f(x: float) -> str:
     """A coordinate: two decimals, no trailing zeros (short, deterministic text)."""
-    s = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if s in ("-0", "") else s
+    s = f"{round(x, 2):g}"
+    return "0" if s == "-0" else s
 
 
 def _v(x) -> str:
@@ -321,12 +321,23 @@ def system(block: dict, *, name: str = "", caption: str = "") -> str | None:
 
 
 def _step_path(sx: Scale, sy: Scale, xs, ys) -> str:
-    """A ``where="post"`` step line through (xs, ys)."""
+    """A ``where="post"`` step line through (xs, ys), at 0.1 px: a run that moves less
+    than that is not written (a curve has a point per candidate threshold, thousands on
+    real data, most of them closer than a pixel)."""
     if not xs:
         return ""
-    parts = [f"M{_f(sx(xs[0]))} {_f(sy(ys[0]))}"]
-    for i in range(1, len(xs)):
-        parts.append(f"H{_f(sx(xs[i]))}V{_f(sy(ys[i]))}")
+    kx, ky = (sx.b - sx.a) / (sx.hi - sx.lo), (sy.b - sy.a) / (sy.hi - sy.lo)
+    px = [round(sx.a + (x - sx.lo) * kx, 1) for x in xs]
+    py = [round(sy.a + (y - sy.lo) * ky, 1) for y in ys]
+    cx, cy = px[0], py[0]
+    parts = [f"M{cx:g} {cy:g}"]
+    for x, y in zip(px[1:], py[1:], strict=True):
+        if x != cx:
+            parts.append(f"H{x:g}")
+            cx = x
+        if y != cy:
+            parts.append(f"V{y:g}")
+            cy = y
     return "".join(parts)
 
 

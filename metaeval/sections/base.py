@@ -140,19 +140,28 @@ class Analysis:
                 self._loaded[_load_key(replace(options, judge=got[2]))] = got
         return self._loaded[key]
 
-    def report_of(self, options=None) -> dict:
-        """The agreement report of ``options`` (default: the page's), computed once."""
+    def report_of(self, options=None, notes: bool = True) -> dict:
+        """The agreement report of ``options`` (default: the page's), computed once.
+
+        ``notes`` False: the caller reads the figures only (the judge table), so a report
+        computed for it may lack the compat notes (:func:`metaeval.reports.build_report`);
+        it is kept apart and never given to a caller that wants the notes."""
         from ..reports import agreement_report
 
         options = options or self.options
-        if options not in self._reports:
+        if options == self.options or notes or options in self._reports:
+            notes = True  # the page's own report is computed whole in any case
+        key = options if notes else (options, "figures only")
+        if key not in self._reports:
             compute = self._compute_report if options == self.options else agreement_report
-            report = compute(self.study_id, options, loaded=self.loaded(options))
-            self._reports[options] = report
+            report = compute(self.study_id, options, loaded=self.loaded(options),
+                             **({} if notes else {"notes": False}))  # fmt: skip
+            self._reports[key] = report
             judge = (report.get("selection") or {}).get("judge")
             if options.judge is None and judge is not None:
-                self._reports.setdefault(replace(options, judge=judge), report)
-        return self._reports[options]
+                other = replace(options, judge=judge)
+                self._reports.setdefault(other if notes else (other, "figures only"), report)
+        return self._reports[key]
 
     @property
     def report(self) -> dict:
