@@ -7,8 +7,9 @@ selection, back to back in every round (so page and command see the same machine
 * the uncached report page: the cache emptied, the whole page (``GET /reports/<id>/``) of
   the selection, as when it is first opened;
 * the page after a selector change: the cache emptied, the page's default selection
-  visited, then the htmx GET of the report body for the changed selection (what the
-  browser asks for when a researcher changes one selector);
+  visited (for the default selection: ``ties=partial``), then the htmx GET of the report
+  body for the changed selection (what the browser asks for when a researcher changes
+  one selector);
 * both of those in the benchmark's process through Django's test client, and over HTTP
   through a WSGI server on a local port (``--http``, default on);
 * the same selection's ``manage.py agreement --json`` as a new process (end to end, as a
@@ -27,7 +28,10 @@ Run: ``.venv/bin/python bench/report_page.py [--rounds 5]``. Uses DATABASE_URL i
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,10 +60,19 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def timed(fn) -> float:
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``fn()``: this process's CPU time plus that of the child
+    processes it waited for (the command). CPU time is less inflated than wall time when
+    other sessions load the machine, but it is not immune (shared caches, frequency)."""
+    start, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     fn()
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    return wall, time.process_time() - cpu + _children_cpu() - children
 
 
 def setup():
@@ -159,6 +172,7 @@ def main() -> None:
     if args.pyc:  # as installed: compiled bytecode, here in a temporary cache of its own
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="concord-bench-pyc-")
+        atexit.register(shutil.rmtree, env["PYTHONPYCACHEPREFIX"], True)
 
     def command(argv):
         subprocess.run(
@@ -174,7 +188,7 @@ def main() -> None:
 
     def changed(get, query):
         cache.clear()
-        get("")  # the page as first opened (default selection), then the selector change
+        get("" if query else "ties=partial")  # the page as it was, then the selector change
         return timed(lambda: get(query, True))
 
     selections = [s for s in SELECTIONS if not args.only or s[0] in args.only]
@@ -193,15 +207,18 @@ def main() -> None:
         loads.append(load())
     db = os.environ["DATABASE_URL"].split("://")[0]
     pyc = "with bytecode caches" if args.pyc else "without bytecode caches"
-    print(f"\ndatabase: {db}; command {pyc}; median of {args.rounds} rounds, back to back; load average "
-          f"(1, 5, 15 min) per round: {' | '.join(loads)}")  # fmt: skip
-    print("\n| selection | " + " | ".join(f"{n} (s)" for n in names) + " | page/command |")
-    print("| --- |" + " ---: |" * (len(names) + 1))
-    for query, _ in selections:
-        med = {n: statistics.median(v) for n, v in times[query].items()}
-        worst = max(v for n, v in med.items() if n != "command")
-        cells = " | ".join(f"{med[n]:.2f}" for n in names)
-        print(f"| `{query or '(default)'}` | {cells} | {worst / med['command']:.2f} |", flush=True)
+    print(f"\ndatabase: {db}; command {pyc}; median of {args.rounds} rounds, back to back; "
+          f"load average (1, 5, 15 min) per round: {' | '.join(loads)}")  # fmt: skip
+    for what, k in (("wall", 0), ("CPU", 1)):
+        print(f"\n{what} time\n\n| selection | " + " | ".join(f"{n} (s)" for n in names)
+              + " | slowest page / command |")  # fmt: skip
+        print("| --- |" + " ---: |" * (len(names) + 1))
+        for query, _ in selections:
+            med = {n: statistics.median(v[k] for v in got) for n, got in times[query].items()}
+            worst = max(v for n, v in med.items() if n != "command")
+            cells = " | ".join(f"{med[n]:.2f}" for n in names)
+            print(f"| `{query or '(default)'}` | {cells} | {worst / med['command']:.2f} |",
+                  flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
