@@ -17,9 +17,15 @@ install: $(STAMP)
 # bench/README.md). A dependency added to pyproject.toml but not yet locked is still
 # installed; tests/packaging/test_lock.py fails until `make lock` pins it. pip stays in the
 # dev venv for ad-hoc installs.
+# --compile-bytecode: the dependencies' .pyc files are written once, here. Where
+# PYTHONDONTWRITEBYTECODE is set (the Dockerfile, the CI machine) no process writes them, so
+# without this every Python process of the test run (xdist workers, manage.py subprocesses,
+# Celery workers) compiled Django, numpy, scipy and matplotlib from source again: about 5 s
+# of CPU each (issue 14).
 UV := $(VENV)/bin/uv
 $(STAMP): pyproject.toml requirements-dev.lock | $(UV)
-	$(UV) pip install --quiet --python $(PY) -r requirements-dev.lock -e '.[dev]' pip
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -r requirements-dev.lock \
+		-e '.[dev]' pip
 	@touch $(STAMP) $(RUNTIME_STAMP)
 
 # The venv without ensurepip's copy of pip (slow to create); uv put in by the system pip
@@ -34,7 +40,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 install-runtime: $(RUNTIME_STAMP)
 
 $(RUNTIME_STAMP): pyproject.toml requirements.lock | $(UV)
-	$(UV) pip install --quiet --python $(PY) -r requirements.lock -e .
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -r requirements.lock -e .
 	@touch $(RUNTIME_STAMP)
 
 # Re-pin after changing dependencies in pyproject.toml.
@@ -48,11 +54,20 @@ run: install-runtime
 	$(PY) manage.py demo
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-# Every test, on every core: pytest-xdist workers (TEST_WORKERS=0 runs them in this process);
-# loadgroup keeps the real-Celery-worker tests in one worker (tests/conftest.py).
+# Every test, on every core: pytest-xdist workers (TEST_WORKERS=0 runs them in this process).
+# --dist worksteal hands each worker a contiguous half of the collection (a module's tests
+# stay together, so a module-scoped fixture such as the demo or the wheel is built once, not
+# once per worker as under load/loadgroup's round robin) and lets an idle worker take tests
+# from the other's queue at the end. Each xdist worker has its own test database and broker
+# database (tests/worker.py), so the real-Celery-worker tests need no grouping.
+# The project's own .pyc files are written first, for the same reason as --compile-bytecode
+# above (the editable install leaves its sources to be compiled by whoever imports them).
 TEST_WORKERS ?= auto
+TEST_DIST ?= worksteal
+SOURCES := annotation judges metaeval studio concord tests client bench manage.py
 test: install
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m compileall -q -j 0 $(SOURCES) >/dev/null
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff format --check .

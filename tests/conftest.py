@@ -180,7 +180,7 @@ def uses_the_database(item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the tests that
+    """Under pytest-xdist (``make test`` runs ``-n auto --dist worksteal``) the tests that
     drive a real Celery worker are marked to go to one xdist worker. With pytest 9 the
     group is not honoured, so what keeps them apart is that each xdist worker has its own
     broker database (``tests.worker.xdist_broker_url``); the mark stays for when it is.
