@@ -30,7 +30,7 @@ class Panel(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "li" and "data-format" in a:
+        if tag == "tr" and "data-format" in a:
             self.current = {"extension": a["data-extension"], "text": "", "targets": [],
                             "fields": []}  # fmt: skip
             self.entries[(a["data-kind"], a["data-format"])] = self.current
@@ -42,7 +42,7 @@ class Panel(HTMLParser):
             self.current["fields"].append(a["name"])
 
     def handle_endtag(self, tag):
-        if tag == "li":
+        if tag == "tr":
             self.current = None
 
     def handle_data(self, data):

@@ -33,7 +33,7 @@ def demo(settings, researcher_user):
 def test_a_researcher_downloads_researchqa_responses_from_the_panel(login, researcher_user, demo):
     page = login(researcher_user).new_page()
     page.goto(reverse("studies:progress", args=[demo.pk]), timeout=SLOW)
-    entry = page.locator('#downloads li[data-kind="reports"][data-format="researchqa"]')
+    entry = page.locator('#downloads tr[data-kind="reports"][data-format="researchqa"]')
     systems = entry.locator('select[name="system"] option').all_inner_texts()
     assert len(systems) >= 2, systems
     entry.locator('select[name="system"]').select_option(systems[1])
