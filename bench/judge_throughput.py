@@ -14,7 +14,17 @@ its own judge and model name so no answer comes from the cache:
 
 Units/s = units done / wall time from queueing to the last run done (finalize included).
 
+The endpoint (``--server``): ``fast`` (default), ``bench/fast_llm.py`` in processes of its
+own (a lean asyncio responder giving the tests' fake server's answers), or ``tests``, the
+tests' fake server (``tests/judges/fake_llm.py``, a ``ThreadingHTTPServer``) in a process
+of its own. For each mode the benchmark also prints the CPU time per unit of each party,
+read from ``/proc`` (utime + stime) while the runs go: the worker process(es), the fake
+server's process(es), the PostgreSQL backends of the benchmark's database (sampled every
+0.1 s: a backend that exits loses at most its last 0.1 s) and this process (polling).
+Their sum bounds what the machine's cores can give: units/s ≤ cores × 1000 / total ms.
+
     .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 4] [--concurrency 16]
+        [--server fast|tests] [--repeat 1]
 
 PostgreSQL and Redis come from ``BENCH_DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench``; the benchmark works in
@@ -42,31 +52,54 @@ def main() -> int:
     parser.add_argument("--modes", default="eager,1,2", help="eager, 1 and/or 2 (workers)")
     parser.add_argument("--runs", type=int, default=4, help="runs queued at once (workers)")
     parser.add_argument("--concurrency", type=int, default=16, help="the judges' concurrency")
+    parser.add_argument(
+        "--server",
+        choices=["fast", "tests"],
+        default="fast",
+        help="the fake endpoint: bench/fast_llm.py or tests/judges/fake_llm.py",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="measure each worker mode this many times, in one database",
+    )
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     results = []
+    common = [str(args.concurrency), args.server, str(args.repeat)]
     if "eager" in modes:
-        results.append(_child(["eager", "1", str(args.concurrency)], {}))
-    for workers in ("1", "2"):
-        if workers in modes:
-            env = {
-                "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", PG),
-                "CELERY_BROKER_URL": os.environ.get("BENCH_BROKER_URL", BROKER),
-            }
-            results.append(_child([workers, str(args.runs), str(args.concurrency)], env))
-    print(f"\n{'mode':<28} {'runs':>4} {'units':>6} {'seconds':>8} {'units/s':>8}")
+        results += _child(["eager", "1", *common], {})
+    workers = ",".join(w for w in ("1", "2") if w in modes)
+    if workers:
+        env = {
+            "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", PG),
+            "CELERY_BROKER_URL": os.environ.get("BENCH_BROKER_URL", BROKER),
+        }
+        results += _child([workers, str(args.runs), *common], env)
+    print(f"\nendpoint: {args.server}; CPU ms per unit: worker(s), fake server, PostgreSQL "
+          "backends, benchmark process")  # fmt: skip
+    print(f"{'mode':<28} {'runs':>4} {'units':>6} {'seconds':>8} {'units/s':>8} "
+          f"{'worker':>7} {'server':>7} {'pg':>6} {'bench':>6} {'total':>6}  load")  # fmt: skip
     for r in results:
+        cpu = r.get("cpu_ms") or {}
+        parts = [cpu.get(k) for k in ("worker", "server", "pg", "bench")]
+        shown = " ".join(f"{v:>{w}.2f}" if v is not None else f"{'-':>{w}}"
+                         for v, w in zip(parts, (7, 7, 6, 6), strict=True))  # fmt: skip
+        total = f"{sum(v for v in parts if v is not None):>6.2f}" if cpu else f"{'-':>6}"
         print(f"{r['mode']:<28} {r['runs']:>4} {r['units']:>6} {r['seconds']:>8.2f} "
-              f"{r['units'] / r['seconds']:>8.1f}")  # fmt: skip
-    by_mode = {r["mode"]: r["units"] / r["seconds"] for r in results}
-    one, two = by_mode.get("1 worker, PostgreSQL"), by_mode.get("2 workers, PostgreSQL")
-    if one and two:
-        print(f"two workers / one worker: {two / one:.2f}x")
+              f"{r['units'] / r['seconds']:>8.1f} {shown} {total}  {r.get('load', '')}")  # fmt: skip
+    for i in range(args.repeat):
+        by_mode = {r["mode"]: r["units"] / r["seconds"] for r in results if r.get("round") == i}
+        one, two = by_mode.get("1 worker, PostgreSQL"), by_mode.get("2 workers, PostgreSQL")
+        if one and two:
+            print(f"round {i + 1}: two workers / one worker: {two / one:.2f}x")
     return 0
 
 
-def _child(argv: list[str], env: dict) -> dict:
-    """Each mode in a fresh process: settings (database, broker) are read at start-up."""
+def _child(argv: list[str], env: dict) -> list[dict]:
+    """Each kind of mode in a fresh process: settings (database, broker) are read at
+    start-up."""
     out = subprocess.run(
         [sys.executable, __file__, "--child", *argv],
         env={**os.environ, "DEBUG": "1", **env},
@@ -80,7 +113,7 @@ def _child(argv: list[str], env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def child(mode: str, n_runs: int, concurrency: int) -> dict:
+def child(modes: str, n_runs: int, concurrency: int, server: str, repeat: int) -> list[dict]:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
     import django
@@ -89,54 +122,188 @@ def child(mode: str, n_runs: int, concurrency: int) -> dict:
     from django.db import connection
 
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    workers = []
+    endpoint = None
     try:
         from judges import runs
         from judges.models import Judge, JudgeRun
         from studio import demo
-        from tests.judges.fake_llm import FakeLLM
 
         study = demo.load().study
-        fake = FakeLLM().start()
-        fake.requests = _NoLog()  # keep no per-request log: the benchmark sends thousands
+        endpoint = _Endpoint(server)
 
-        def judge(i: int):
+        def judge(name: str):
             return Judge.objects.create(
-                name=f"bench-{mode}-{i}", model=f"bench-model-{mode}-{i}",
-                parameters={"base_url": fake.base_url, "api_key": "sk-bench",
+                name=name, model=f"model-{name}",
+                parameters={"base_url": endpoint.base_url, "api_key": "sk-bench",
                             "concurrency": concurrency},
             )  # fmt: skip
 
-        if mode == "eager":
+        if modes == "eager":
             start = time.perf_counter()
-            run = runs.start_run(judge(0), study, TASKS)
+            run = runs.start_run(judge("bench-eager"), study, TASKS)
             seconds = time.perf_counter() - start
             run.refresh_from_db()
             assert run.status == JudgeRun.Status.DONE, run.errors
-            return {"mode": "eager, SQLite", "runs": 1, "units": run.done_units,
-                    "seconds": seconds}  # fmt: skip
-        workers = _workers(connection, int(mode))
-        judges = [judge(i) for i in range(n_runs)]
-        start = time.perf_counter()
-        ids = [runs.start_run(j, study, TASKS).pk for j in judges]
-        while JudgeRun.objects.filter(pk__in=ids, status__in=["queued", "running"]).exists():
-            time.sleep(0.05)
-        seconds = time.perf_counter() - start
-        done = list(JudgeRun.objects.filter(pk__in=ids))
-        assert all(r.status == JudgeRun.Status.DONE for r in done), [r.errors for r in done]
-        label = f"{mode} worker{'s' if mode != '1' else ''}, PostgreSQL"
-        return {"mode": label, "runs": n_runs, "units": sum(r.done_units for r in done),
-                "seconds": seconds}  # fmt: skip
-    finally:
-        from tests import worker
+            return [{"mode": "eager, SQLite", "runs": 1, "units": run.done_units,
+                     "seconds": seconds}]  # fmt: skip
+        results = []
+        for round_ in range(repeat):
+            for mode in modes.split(","):
+                workers = _workers(connection, int(mode))
+                try:
+                    judges = [judge(f"bench-{mode}-{round_}-{i}") for i in range(n_runs)]
+                    cpu = _CPU(connection, workers, endpoint.pids)
+                    start = time.perf_counter()
+                    ids = [runs.start_run(j, study, TASKS).pk for j in judges]
+                    active = JudgeRun.objects.filter(pk__in=ids, status__in=["queued", "running"])
+                    while active.exists():
+                        time.sleep(0.05)
+                    seconds = time.perf_counter() - start
+                    used = cpu.stop()
+                finally:
+                    from tests import worker
 
-        worker.stop(workers, timeout=30)
+                    worker.stop(workers, timeout=30)
+                done = list(JudgeRun.objects.filter(pk__in=ids))
+                assert all(r.status == JudgeRun.Status.DONE for r in done), [r.errors for r in done]
+                units = sum(r.done_units for r in done)
+                label = f"{mode} worker{'s' if mode != '1' else ''}, PostgreSQL"
+                results.append({
+                    "mode": label, "runs": n_runs, "units": units, "seconds": seconds,
+                    "round": round_, "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+                    "cpu_ms": {k: v * 1000 / units for k, v in used.items()},
+                })  # fmt: skip
+        return results
+    finally:
+        if endpoint is not None:
+            endpoint.stop()
+        connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-class _NoLog(list):
-    def append(self, item) -> None:
-        pass
+class _Endpoint:
+    """The fake OpenAI-compatible server, in process(es) of its own so that its CPU is
+    counted apart and it shares no interpreter lock with this process."""
+
+    def __init__(self, kind: str):
+        script = (
+            [str(ROOT / "bench" / "fast_llm.py"), "--processes", "2"]
+            if kind == "fast"
+            else ["-c", _TESTS_SERVER]
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, *script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        port, pids = self.proc.stdout.readline().split(" ", 1)
+        self.base_url = f"http://127.0.0.1:{int(port)}/v1"
+        self.pids = [int(p) for p in pids.split()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+#: The tests' fake server in a process of its own, keeping no per-request log (the
+#: benchmark sends thousands of requests).
+_TESTS_SERVER = """
+import os, sys, threading
+sys.path.insert(0, os.getcwd())
+from tests.judges.fake_llm import FakeLLM
+class NoLog(list):
+    def append(self, item): pass
+fake = FakeLLM().start()
+fake.requests = NoLog()
+print(fake.httpd.server_address[1], os.getpid(), flush=True)
+threading.Event().wait()
+"""
+
+
+def _ticks(pid: int) -> float:
+    """CPU seconds (user + system) of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _CPU:
+    """CPU seconds used by each party from now to :meth:`stop`, sampled from ``/proc``."""
+
+    def __init__(self, connection, workers: list[subprocess.Popen], server: list[int]):
+        import threading
+
+        self.db = f" {connection.settings_dict['NAME']} "
+        self.parties = {"worker": [p.pid for p in workers], "server": server}
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.pg: set[int] = set()
+        self.seen: set[int] = set()
+        self.postmaster: int | None = None
+        self.bench = time.process_time()
+        self._sample(first=True)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _pg_backends(self) -> set[int]:
+        """The postmaster's children serving the benchmark's database (the postmaster is
+        found once, from this process's own backend)."""
+        if self.postmaster is None:
+            for name in filter(str.isdigit, os.listdir("/proc")):
+                if self._serves_db(int(name)):
+                    with open(f"/proc/{name}/status") as f:
+                        ppid = next(line for line in f if line.startswith("PPid:"))
+                    self.postmaster = int(ppid.split()[1])
+                    break
+            else:
+                return set()
+        pm = self.postmaster
+        with open(f"/proc/{pm}/task/{pm}/children") as f:
+            children = {int(p) for p in f.read().split()}
+        for pid in children - self.seen:
+            self.seen.add(pid)
+            if self._serves_db(pid):
+                self.pg.add(pid)
+        return self.pg & children
+
+    def _serves_db(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().decode(errors="replace")
+        except OSError:
+            return False
+        return cmd.startswith("postgres: ") and self.db in cmd
+
+    def _sample(self, first: bool = False) -> None:
+        """A process first seen after the start (a new backend) counts from zero."""
+        backends = self._pg_backends()
+        for pid in {p for ps in self.parties.values() for p in ps} | backends:
+            try:
+                t = _ticks(pid)
+            except OSError:
+                continue
+            if first:
+                self.first[pid] = t
+            self.last[pid] = t
+
+    def _loop(self) -> None:
+        while not self._done.wait(0.1):
+            self._sample()
+
+    def stop(self) -> dict[str, float]:
+        self._done.set()
+        self._thread.join()
+        self._sample()
+
+        def used(pids) -> float:
+            return sum(self.last.get(p, 0.0) - self.first.get(p, 0.0) for p in pids)
+
+        out = {k: used(v) for k, v in self.parties.items()}
+        out["pg"] = used(self.pg)
+        out["bench"] = time.process_time() - self.bench
+        return out
 
 
 def _workers(connection, n: int) -> list[subprocess.Popen]:
@@ -161,7 +328,9 @@ def _workers(connection, n: int) -> list[subprocess.Popen]:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        result = child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        result = child(
+            sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+        )
         print(json.dumps(result))
         sys.exit(0)
     sys.exit(main())

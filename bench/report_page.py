@@ -1,58 +1,81 @@
 """The report page after a selector change against the command, on the released data (issue 14).
 
 Imports the released ScholarQA-CS2 annotation files (``../shared/data/scholarqa-cs2``, as
-the tests do: :mod:`tests.builders.scholarqa`) into a fresh database, then for each selection:
+the tests do: :mod:`tests.builders.scholarqa`) into a fresh database, then, for each
+selection, back to back in every round (so page and command see the same machine load):
 
-* the uncached report page as a browser gets it after a selector change: the htmx GET of
-  the report body for a selection never computed (the selections are visited in turn, the
-  cache emptied at the start of each round, as a researcher changes one selector after
-  another);
+* the uncached report page: the cache emptied, the whole page (``GET /reports/<id>/``) of
+  the selection, as when it is first opened;
+* the page after a selector change: the cache emptied, the page's default selection
+  visited (for the default selection: ``ties=partial``), then the htmx GET of the report
+  body for the changed selection (what the browser asks for when a researcher changes
+  one selector);
+* both of those in the benchmark's process through Django's test client, and over HTTP
+  through a WSGI server on a local port (``--http``, default on);
 * the same selection's ``manage.py agreement --json`` as a new process (end to end, as a
-  user runs it).
+  user runs it), with its modules' bytecode cached as an installed Python has it (in a
+  temporary ``PYTHONPYCACHEPREFIX``; ``--no-pyc``: without, as when
+  PYTHONDONTWRITEBYTECODE is set, which compiles about 1,300 modules at every start).
 
-The target (issue 14, item 6): page ≤ command. Prints one table row per selection.
+The target (issue 14): page ≤ command. Prints medians over ``--rounds`` with the load
+average before and after; ``--profile QUERY`` prints where an uncached page's time goes
+(cProfile, cumulative) instead.
 
-Run: ``.venv/bin/python bench/report_page.py [--rounds 3]``. Uses DATABASE_URL if set
+Run: ``.venv/bin/python bench/report_page.py [--rounds 5]``. Uses DATABASE_URL if set
 (e.g. PostgreSQL), else a fresh SQLite file in a temp folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data" / "scholarqa-cs2"
+STUDY = "bench-page"
 
 #: (page query string, the command's arguments for the same selection)
 SELECTIONS = [
+    ("", []),
+    ("ties=partial", ["--ties", "partial"]),
     ("settings=assigned", ["--setting", "assigned"]),
     ("settings=near_expert", ["--setting", "near_expert"]),
-    ("ties=partial", ["--ties", "partial"]),
     ("settings=assigned&compat=scholarqa-cs2", ["--setting", "assigned", "--compat", "scholarqa-cs2"]),
 ]  # fmt: skip
 
 
-def best_of(rounds: int, fn) -> float:
-    """The fastest of ``rounds`` runs (the others measure the machine's other load)."""
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``fn()``: this process's CPU time plus that of the child
+    processes it waited for (the command). CPU time is less inflated than wall time when
+    other sessions load the machine, but it is not immune (shared caches, frequency)."""
+    start, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
+    fn()
+    wall = time.perf_counter() - start
+    return wall, time.process_time() - cpu + _children_cpu() - children
+
+
+def setup():
     tmp = Path(tempfile.mkdtemp(prefix="concord-bench-page-"))
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp / 'bench.sqlite3'}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
@@ -60,72 +83,142 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.core.cache import cache
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.test import Client
 
     from annotation.models import Study
     from tests.builders.scholarqa import import_release
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)
-    Study.objects.filter(name="bench-page").delete()
-    start = time.perf_counter()
-    import_release(SHARED, "bench-page")
-    print(f"import of the released files: {time.perf_counter() - start:.1f} s", flush=True)
-    study = Study.objects.get(name="bench-page")
-    from django.contrib.auth import get_user_model
-
+    if not Study.objects.filter(name=STUDY).exists():
+        start = time.perf_counter()
+        import_release(SHARED, STUDY)
+        print(f"import of the released files: {time.perf_counter() - start:.1f} s", flush=True)
     user, _ = get_user_model().objects.get_or_create(
         username="bench-researcher", defaults={"is_staff": True, "is_superuser": True}
     )
+    return Study.objects.get(name=STUDY), user
+
+
+def serve(port: int):
+    """A threaded WSGI server of the project on ``port`` (this process, its own thread)."""
+    from socketserver import ThreadingMixIn
+    from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+    from django.core.wsgi import get_wsgi_application
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    class Threaded(ThreadingMixIn, WSGIServer):
+        daemon_threads = True
+
+    server = make_server("127.0.0.1", port, get_wsgi_application(), Threaded, Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--port", type=int, default=8160)
+    parser.add_argument("--no-http", dest="http", action="store_false")
+    parser.add_argument("--no-pyc", dest="pyc", action="store_false",
+                        help="run the command without bytecode caches (PYTHONDONTWRITEBYTECODE "
+                             "as set, every module compiled at each start)")  # fmt: skip
+    parser.add_argument("--profile", metavar="QUERY", help="profile one uncached page instead")
+    parser.add_argument("--only", metavar="QUERY", action="append",
+                        help="measure only these selections (repeatable)")  # fmt: skip
+    args = parser.parse_args()
+    study, user = setup()
+    from django.core.cache import cache
+    from django.test import Client
+
     client = Client()
     client.force_login(user)
     url = f"/reports/{study.pk}/"
-    client.get(url)  # the first page load (imports, templates): not a selector change
+    client.get(url)  # the first page load of the process (imports, templates)
 
-    from metaeval import plots
-
-    drawing = [0.0]  # seconds spent in matplotlib (build + render) during the page
-    real_build, real_render = plots.build, plots.render
-
-    def timed(fn):
-        def wrapper(*a, **k):
-            start = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                drawing[0] += time.perf_counter() - start
-
-        return wrapper
-
-    plots.build, plots.render = timed(real_build), timed(real_render)
-
-    def page(query):
-        response = client.get(f"{url}?{query}", headers={"HX-Request": "true"})
+    def page(query: str, htmx: bool = False):
+        headers = {"HX-Request": "true"} if htmx else {}
+        response = client.get(f"{url}?{query}", headers=headers)
         assert response.status_code == 200 and b"report-body" in response.content, response
+
+    if args.profile is not None:
+        import cProfile
+        import pstats
+
+        cache.clear()
+        profiler = cProfile.Profile()
+        profiler.runcall(page, args.profile)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        return
+
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    base = f"http://127.0.0.1:{args.port}{url}"
+    if args.http:
+        serve(args.port)
+
+    def http(query: str, htmx: bool = False):
+        headers = {"Cookie": cookie, **({"HX-Request": "true"} if htmx else {})}
+        with urllib.request.urlopen(
+            urllib.request.Request(f"{base}?{query}", headers=headers)
+        ) as r:
+            assert r.status == 200 and b"report-body" in r.read()
+
+    env = dict(os.environ)
+    if args.pyc:  # as installed: compiled bytecode, here in a temporary cache of its own
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="concord-bench-pyc-")
+        atexit.register(shutil.rmtree, env["PYTHONPYCACHEPREFIX"], True)
 
     def command(argv):
         subprocess.run(
-            [sys.executable, "manage.py", "agreement", "--study", "bench-page", "--json", *argv],
-            cwd=ROOT, env=os.environ, check=True, stdout=subprocess.DEVNULL,
+            [sys.executable, "manage.py", "agreement", "--study", STUDY, "--json", *argv],
+            cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
 
-    pages: dict[str, list[tuple[float, float]]] = {q: [] for q, _ in SELECTIONS}
-    for _ in range(args.rounds):
+    command([])  # the bytecode cache filled (with --no-pyc: the file cache warmed)
+
+    def uncached(get, query):
         cache.clear()
-        client.get(url)  # the page as first opened (default selection)
-        for query, _argv in SELECTIONS:
-            drawing[0], start = 0.0, time.perf_counter()
-            page(query)
-            pages[query].append((time.perf_counter() - start, drawing[0]))
-    print(f"database: {os.environ['DATABASE_URL'].split('://')[0]}; best of {args.rounds}")
-    print("\n| selection | page after the change (s) | of which drawing figures (s) "
-          "| `agreement --json` (s) |\n| --- | ---: | ---: | ---: |")  # fmt: skip
-    for query, argv in SELECTIONS:
-        command_s = best_of(args.rounds, lambda a=argv: command(a))
-        page_s, drawing_s = min(pages[query])
-        print(f"| `{query}` | {page_s:.2f} | {drawing_s:.2f} | {command_s:.2f} |", flush=True)
+        return timed(lambda: get(query))
+
+    def changed(get, query):
+        cache.clear()
+        get("" if query else "ties=partial")  # the page as it was, then the selector change
+        return timed(lambda: get(query, True))
+
+    selections = [s for s in SELECTIONS if not args.only or s[0] in args.only]
+    names = ["page", "change"] + (["http page", "http change"] if args.http else []) + ["command"]
+    times = {q: {n: [] for n in names} for q, _ in selections}
+    loads = [load()]
+    for _ in range(args.rounds):
+        for query, argv in selections:
+            got = times[query]
+            got["page"].append(uncached(page, query))
+            got["change"].append(changed(page, query))
+            if args.http:
+                got["http page"].append(uncached(http, query))
+                got["http change"].append(changed(http, query))
+            got["command"].append(timed(lambda a=argv: command(a)))
+        loads.append(load())
+    db = os.environ["DATABASE_URL"].split("://")[0]
+    pyc = "with bytecode caches" if args.pyc else "without bytecode caches"
+    print(f"\ndatabase: {db}; command {pyc}; median of {args.rounds} rounds, back to back; "
+          f"load average (1, 5, 15 min) per round: {' | '.join(loads)}")  # fmt: skip
+    for what, k in (("wall", 0), ("CPU", 1)):
+        print(f"\n{what} time\n\n| selection | " + " | ".join(f"{n} (s)" for n in names)
+              + " | slowest page / command |")  # fmt: skip
+        print("| --- |" + " ---: |" * (len(names) + 1))
+        for query, _ in selections:
+            med = {n: statistics.median(v[k] for v in got) for n, got in times[query].items()}
+            worst = max(v for n, v in med.items() if n != "command")
+            cells = " | ".join(f"{med[n]:.2f}" for n in names)
+            print(f"| `{query or '(default)'}` | {cells} | {worst / med['command']:.2f} |",
+                  flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -74,20 +74,21 @@ def _block(report: dict) -> dict:
 def judge_alignment(study_id: int, options: ReportOptions, *, report_of=None) -> dict:
     """The per-judge alignment report of a study (module doc for the shape).
 
-    ``report_of(options)``: the agreement report of ``options``; the report page passes
-    its :class:`metaeval.sections.Analysis`, which loads each judge's rows once and shares
-    the reports it has already computed (the page's own report among them).
+    ``report_of(options, notes=False)``: the agreement report of ``options`` (its notes
+    not needed: the table reads figures only); the report page passes its
+    :class:`metaeval.sections.Analysis`, which loads each judge's rows once and shares the
+    reports it has already computed (the page's own report among them).
     """
     if report_of is None:
 
-        def report_of(opts: ReportOptions) -> dict:
-            return agreement_report(study_id, opts)
+        def report_of(opts: ReportOptions, notes: bool = True) -> dict:
+            return agreement_report(study_id, opts, notes=notes)
 
     names = judge_names(study_id, options)
     judges = []
     for name in names:
-        all_data = report_of(replace(options, judge=name, expert_agreed=False))
-        agreed = report_of(replace(options, judge=name, expert_agreed=True))
+        all_data = report_of(replace(options, judge=name, expert_agreed=False), notes=False)
+        agreed = report_of(replace(options, judge=name, expert_agreed=True), notes=False)
         judges.append({"judge": name, "all": _block(all_data), "expert_agreed": _block(agreed)})
     return {
         "judges": judges,

@@ -174,20 +174,9 @@ DEFAULT = Mode(**{quirk: False for quirk in QUIRKS})
 MODES: dict[str, Mode] = {"scholarqa-cs2": COMPAT}
 
 
-@dataclass(frozen=True)
-class CompatRow:
-    """One row of a table: human ``signal`` vs judge ``metric``.
-
-    ``n`` is the number of judgments (the mean over slots when slot-averaged, as the
-    script prints it); ``threshold`` the judge tie threshold applied.
-    """
-
-    signal: str
-    metric: str
-    agreement: float
-    tau_b: float
-    n: float
-    threshold: float
+#: One row of a compat table: human ``signal`` vs judge ``metric`` (agreement, tau_b, n,
+#: threshold…): the pipeline's row, the one row type of both modes.
+CompatRow = pipeline.Row
 
 
 @dataclass(frozen=True)
@@ -306,9 +295,7 @@ def _table(frame: PairFrame, setting: str, table: str, mode: Mode, **choice) -> 
     for metric in METRICS:
         if not pipeline.has_row(sel, table, metric, policy):
             continue
-        row = pipeline.table_row(sel, table, metric, choices, policy)
-        signal = PREFERENCE if table == PREFERENCE else metric
-        rows.append(CompatRow(signal, metric, row.agreement, row.tau_b, row.n, row.threshold))
+        rows.append(pipeline.table_row(sel, table, metric, choices, policy))
     return CompatTable(setting, choice.get("subset", ALL), tuple(rows))
 
 

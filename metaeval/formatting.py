@@ -9,7 +9,7 @@ the offline HTML uses it without importing the views.
 
 from __future__ import annotations
 
-from . import plots
+from . import charts
 
 TABLE_FORMATS = ("csv", "xlsx", "json")
 FIGURE_FORMATS = ("svg", "png")
@@ -53,7 +53,7 @@ def metric_rows(table: dict) -> list[dict]:
         ci = fig.get("ci") or {}
         rows.append({
             "metric": metric,
-            "label": plots.label(metric),
+            "label": charts.label(metric),
             "agreement": cell(fig.get("agreement"), "pct", ci.get("agreement")),
             "tau_b": cell(fig.get("tau_b"), "dec", ci.get("tau_b")),
             "n": cell(fig.get("n"), "int"),
@@ -109,7 +109,7 @@ def judge_table(alignment: dict | None) -> dict | None:
             fig = ((j.get("all") or {}).get("preference") or {}).get(m) or {}
             cells.append({"judge": j["judge"], "agreement": cell(fig.get("agreement"), "pct"),
                           "tau_b": cell(fig.get("tau_b"))})  # fmt: skip
-        rows.append({"metric": m, "label": plots.label(m), "cells": cells})
+        rows.append({"metric": m, "label": charts.label(m), "cells": cells})
     system = [
         {
             "judge": j["judge"],

@@ -1,7 +1,7 @@
 """The whole report as one self-contained HTML file that opens offline.
 
 Inline CSS (the site's and the report's style sheets, read from the static files), the
-figures as inline SVG (:func:`metaeval.plots.inline_svg` drops their namespace URIs), no
+figures as inline SVG (:mod:`metaeval.svg`, written without namespace URIs), no
 script, no link and no image source: the file names no outside address, so it opens the
 same in a mail attachment, on a plane or in an archive years later.
 """

@@ -407,10 +407,13 @@ class Signal:
 
 @dataclass
 class Row:
-    """One table row: figures averaged over slots (one slot = the figures themselves).
+    """One table row: human ``signal`` vs judge ``metric``, figures averaged over slots
+    (one slot = the figures themselves). The report's tables and compat mode's
+    (:data:`metaeval.compat.CompatRow`, the same type) are rows of this one type.
 
     ``n`` is the number of judgments (the mean over slots when slot-averaged, as the
-    script prints it); ``thresholds`` the threshold applied per slot.
+    script prints it); ``threshold`` the judge tie threshold applied (the mean over
+    slots), ``thresholds`` the threshold applied per slot.
     """
 
     agreement: float
@@ -422,6 +425,8 @@ class Row:
     thresholds: list[float]
     empty: list[bool]
     signals: list[Signal | None]
+    signal: str = PREFERENCE
+    metric: str = ""
 
 
 def _slot_figures(
@@ -468,7 +473,8 @@ def table_row(
     results = [_slot_figures(sel, table, metric, s, choices, policy, calib) for s in sel.slots]
     mean = [sum(r[k] for r in results) / len(results) for k in range(6)]
     return Row(*mean, [r[3] for r in results], [r[2] == 0 for r in results],
-               [r[6] for r in results])  # fmt: skip
+               [r[6] for r in results], PREFERENCE if table == PREFERENCE else metric,
+               metric)  # fmt: skip
 
 
 def has_row(sel: Selected, table: str, metric: str, policy: Policy) -> bool:

@@ -16,6 +16,11 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from . import charts
+from .charts import FIGURE_TITLES, METRIC_LABELS, label
+
+__all__ = ["FIGURE_TITLES", "METRIC_LABELS", "label", "draw", "build", "render"]
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -51,30 +56,8 @@ FONT = {
     "svg.fonttype": "none",  # text stays text: selectable, searchable, sharp in print
     "svg.hashsalt": "concord",  # stable ids: the same figure gives the same SVG
 }
-METRIC_LABELS = {
-    "overall": "Overall",
-    "answer_relevance": "Answer relev.",
-    "answer_recall": "Answer recall",
-    "citation_precision": "Citation prec.",
-    "citation_recall": "Citation recall",
-    "overall_citation": "Overall citation",
-}
 HUMAN = "#1f4e99"
 JUDGE = "#b3541e"
-FIGURE_TITLES = {
-    "calibration-preference": "Tie calibration: preference vs judge metrics",
-    "calibration-metric_wise": "Tie calibration: metric-wise scores vs judge metrics",
-    "confusion-preference": "Human preference vs judge decisions",
-    "confusion-metric_wise": "Metric-wise human vs judge decisions",
-    "annotator-judge": "Expert preference vs judge scores, per annotator (003 Fig. 3)",
-    "annotator-self": "Expert preference vs own metric-wise scores (003 Fig. 4)",
-    "system": "System ranking: win rates, human vs judge",
-    "cross-judge": "Cross-judge Pearson r of overall scores (003 Fig. 10)",
-}
-
-
-def label(metric: str) -> str:
-    return METRIC_LABELS.get(metric, metric.replace("_", " "))
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -238,22 +221,47 @@ def cross_judge(pearson: dict | None) -> Figure | None:
     return fig
 
 
+def intervals(rows, xlabel: str, title: str = "", xlim: tuple | None = (0, 1)) -> Figure | None:
+    """One dot per figure with its bootstrap CI as a whisker (none drawn when the report
+    has no interval); an undefined figure (``value`` null) is listed with "n/a"."""
+    rows = [(name, f or {}) for name, f in rows]
+    if not rows:
+        return None
+    fig = _figure(6.0, 0.9 + 0.36 * len(rows))
+    with matplotlib.rc_context(FONT):
+        ax = fig.subplots()
+        ys = list(range(len(rows)))[::-1]
+        for y, (_, f) in zip(ys, rows, strict=True):
+            v = f.get("value")
+            if v is None:
+                ax.text(0.01, y, "n/a", va="center", transform=ax.get_yaxis_transform(),
+                        color="#888888")  # fmt: skip
+                continue
+            lo, hi = f.get("low"), f.get("high")
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [y, y], "-", color=JUDGE, linewidth=1.6)
+            ax.plot([v], [y], "o", color=HUMAN)
+        ax.set_yticks(ys, [name for name, _ in rows])
+        if xlim is not None:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel)
+        if title:
+            ax.set_title(title)
+        ax.grid(axis="x", color="#dddddd")
+        fig.tight_layout()
+    return fig
+
+
+def draw(chart: charts.Chart | None) -> Figure | None:
+    """``chart`` (:mod:`metaeval.charts`) drawn with matplotlib: the function of its kind."""
+    if chart is None:
+        return None
+    return globals()[chart.kind](**chart.args)
+
+
 def build(name: str, entry: dict) -> Figure | None:
     """The figure ``name`` (a key of :data:`FIGURE_TITLES`) of a cached report entry."""
-    figures = entry.get("figures") or {}
-    if name.startswith("calibration-"):
-        return calibration(figures.get("calibration", {}).get(name.split("-", 1)[1]))
-    if name.startswith("confusion-"):
-        return confusion(figures.get("confusion", {}).get(name.split("-", 1)[1]))
-    if name == "annotator-judge":
-        return alignment(figures.get("annotator_judge"))
-    if name == "annotator-self":
-        return alignment(figures.get("annotator_self"))
-    if name == "system":
-        return system(entry["report"].get("system") or {})
-    if name == "cross-judge":
-        return cross_judge((entry.get("alignment") or {}).get("pearson"))
-    raise KeyError(name)
+    return draw(charts.build(name, entry))
 
 
 def render(fig: Figure, fmt: str) -> bytes:

@@ -341,11 +341,14 @@ def build_report(
     *,
     calibration_frame: PairFrame | None = None,
     progress: Progress | None = None,
+    notes: bool = True,
 ) -> dict:
     """The report dict for ``frame`` (already restricted to the selection's settings).
 
     One path for both modes (:mod:`metaeval.pipeline`); ``options.compat`` only sets its
     switches. ``calibration_frame``: rows of ``--calibrate-on`` (cross-fitted thresholds).
+    ``notes`` False: no compat notes (each quirk's figures without it, about a third of
+    a compat report's time), for a caller that reads the figures only (the judge table).
     """
     policy = _policy(options)
     choices = _choices(frame, options, policy)
@@ -364,7 +367,7 @@ def build_report(
         "notes": [],
     }
     if options.compat:
-        report["notes"] = _compat_notes(frame, options, choices, report)
+        report["notes"] = _compat_notes(frame, options, choices, report) if notes else []
         return report
     report["notes"] = _default_notes(figures, options, report)
     if options.bootstrap:
@@ -468,15 +471,22 @@ def load_selection(study_id: int, options: ReportOptions):
 
 
 def agreement_report(
-    study_id: int, options: ReportOptions, progress: Progress | None = None, *, loaded=None
+    study_id: int,
+    options: ReportOptions,
+    progress: Progress | None = None,
+    *,
+    loaded=None,
+    notes: bool = True,
 ) -> dict:
     """Load the selection from the database and build its report (command, API, pages).
 
     ``loaded``: the :func:`load_selection` of the same options, when the caller has it
     (the report page loads a selection once for the report, its figures and its judges).
+    ``notes``: as in :func:`build_report`.
     """
     frame, calib, judge = loaded if loaded is not None else load_selection(study_id, options)
-    report = build_report(frame, options, calibration_frame=calib, progress=progress)
+    report = build_report(frame, options, calibration_frame=calib, progress=progress,
+                          notes=notes)  # fmt: skip
     report["selection"]["study_id"] = study_id
     report["selection"]["judge"] = judge
     return report

@@ -131,12 +131,23 @@ def in_entry(entry: dict) -> list[Section]:
     return [s for s in registered() if s.key in results]
 
 
-def draw(name: str, entry: dict):
-    """The figure ``name`` of an entry, as a matplotlib figure (None: no data)."""
+def chart(name: str, entry: dict):
+    """What the figure ``name`` of an entry draws: a :class:`metaeval.charts.Chart` (or,
+    from a section that draws itself, a matplotlib figure); None: no data."""
     section, spec = figure_specs()[name]
     if section not in in_entry(entry):
         return None
     return spec.draw(section_result(entry, section), entry)
+
+
+def draw(name: str, entry: dict):
+    """The figure ``name`` of an entry, as a matplotlib figure (None: no data): the
+    downloads."""
+    from .. import plots
+    from ..charts import Chart
+
+    got = chart(name, entry)
+    return plots.draw(got) if isinstance(got, Chart) else got
 
 
 def _svg_key(name: str, data) -> str:
@@ -147,13 +158,16 @@ def _svg_key(name: str, data) -> str:
 def figure_svgs(entry: dict) -> dict[str, str]:
     """Every figure of ``entry`` that has data, as inline SVG text, by name.
 
-    Drawing is most of a page's time (matplotlib), so each SVG is cached under a digest of
-    its name and data (:class:`FigureSpec`): the same data gives the same SVG (the
-    figures are deterministic), whatever selection it belongs to."""
+    A :class:`~metaeval.charts.Chart` is written as SVG directly (:mod:`metaeval.svg`,
+    milliseconds, no matplotlib); a figure a section draws itself with matplotlib is
+    rendered and converted (:func:`metaeval.plots.inline_svg`). Each SVG is cached under
+    a digest of its name and data (:class:`FigureSpec`): the same data gives the same SVG
+    (the figures are deterministic), whatever selection it belongs to."""
     from django.core.cache import cache
 
-    from .. import plots
+    from .. import svg as svg_renderer
     from ..cache import CACHE_SECONDS
+    from ..charts import Chart
 
     out = {}
     shown = {s.key for s in in_entry(entry)}
@@ -165,7 +179,14 @@ def figure_svgs(entry: dict) -> dict[str, str]:
         svg = cache.get(key)
         if svg is None:
             fig = spec.draw(result, entry)
-            svg = "" if fig is None else plots.inline_svg(plots.render(fig, "svg"))
+            if fig is None:
+                svg = ""
+            elif isinstance(fig, Chart):
+                svg = svg_renderer.render(fig, name=name, title=spec.title) or ""
+            else:  # a matplotlib figure
+                from .. import plots
+
+                svg = plots.inline_svg(plots.render(fig, "svg"))
             cache.set(key, svg, CACHE_SECONDS)
         if svg:
             out[name] = svg

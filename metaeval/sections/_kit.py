@@ -1,11 +1,14 @@
 """Shared parts of the issue-16 analysis sections (one module per analysis in this
 package): whether a study has judgments of a kind (one query, so an absent kind costs a
 constant), the loaders' data shared between sections of one selection, figure rows for
-downloads, and the dot-and-whisker figure every analysis draws with its intervals.
+downloads, and the dot-and-whisker figure every analysis draws with its intervals
+(:func:`intervals_figure`: its data, which both renderers draw).
 
 Not a section: it registers nothing (the package imports it like any module)."""
 
 from __future__ import annotations
+
+from .. import charts
 
 UNSET = object()
 
@@ -44,34 +47,9 @@ FIG_COLUMNS = ["value", "low", "high", "n", "note"]
 def intervals_figure(rows: list[tuple[str, dict | None]], xlabel: str, title: str = "",
                      xlim: tuple | None = (0, 1)):  # fmt: skip
     """One dot per figure with its bootstrap CI as a whisker (none drawn when the report
-    has no interval); an undefined figure (``value`` null) is listed with "n/a"."""
-    import matplotlib
+    has no interval); an undefined figure (``value`` null) is listed with "n/a".
 
-    from .. import plots
-
-    rows = [(label, f or {}) for label, f in rows]
-    if not rows:
-        return None
-    fig = plots._figure(6.0, 0.9 + 0.36 * len(rows))
-    with matplotlib.rc_context(plots.FONT):
-        ax = fig.subplots()
-        ys = list(range(len(rows)))[::-1]
-        for y, (_, f) in zip(ys, rows, strict=True):
-            v = f.get("value")
-            if v is None:
-                ax.text(0.01, y, "n/a", va="center", transform=ax.get_yaxis_transform(),
-                        color="#888888")  # fmt: skip
-                continue
-            lo, hi = f.get("low"), f.get("high")
-            if lo is not None and hi is not None:
-                ax.plot([lo, hi], [y, y], "-", color=plots.JUDGE, linewidth=1.6)
-            ax.plot([v], [y], "o", color=plots.HUMAN)
-        ax.set_yticks(ys, [label for label, _ in rows])
-        if xlim is not None:
-            ax.set_xlim(*xlim)
-        ax.set_xlabel(xlabel)
-        if title:
-            ax.set_title(title)
-        ax.grid(axis="x", color="#dddddd")
-        fig.tight_layout()
-    return fig
+    Returns the figure's data (:func:`metaeval.charts.intervals`), which the page draws
+    as inline SVG (:mod:`metaeval.svg`) and the downloads with matplotlib: a section's
+    ``FigureSpec.draw`` returns it as it is."""
+    return charts.intervals(rows, xlabel, title, xlim)

@@ -20,11 +20,16 @@ def no_context(result, entry) -> dict:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure: its download name, its title, and ``draw(result, entry)`` returning a
-    matplotlib figure, or None when the selection has no data for it. ``data(result,
-    entry)``: everything the figure draws (default: the section's result); its SVG is
-    cached under a digest of it, so a selector change that leaves a figure's data as it
-    was does not draw it again."""
+    """One figure: its download name, its title, and ``draw(result, entry)`` returning the
+    figure's data as a :class:`metaeval.charts.Chart` (one helper per kind:
+    ``_kit.intervals_figure``, ``charts.intervals``, ``charts.build``…), or None when the
+    selection has no data for it. The page draws a Chart as inline SVG
+    (:mod:`metaeval.svg`, no matplotlib), the downloads with matplotlib
+    (:mod:`metaeval.plots`). A ``draw`` that returns a matplotlib figure still works, but
+    the page then draws through matplotlib (slow: issue 14). ``data(result, entry)``:
+    everything the figure draws (default: the section's result); its SVG is cached under
+    a digest of it, so a selector change that leaves a figure's data as it was does not
+    draw it again."""
 
     name: str
     title: str
@@ -33,12 +38,12 @@ class FigureSpec:
 
 
 def plotted(name: str, data: Callable[[Any], Any]) -> FigureSpec:
-    """A figure of :mod:`metaeval.plots` (drawn from the entry by ``plots.build``), whose
-    data is ``data(result)``."""
-    from .. import plots
+    """A built-in figure (:func:`metaeval.charts.build` from the entry), whose data is
+    ``data(result)``."""
+    from .. import charts
 
-    return FigureSpec(name, plots.FIGURE_TITLES[name],
-                      lambda result, entry: plots.build(name, entry),
+    return FigureSpec(name, charts.FIGURE_TITLES[name],
+                      lambda result, entry: charts.build(name, entry),
                       lambda result, entry: data(result))  # fmt: skip
 
 
@@ -135,19 +140,28 @@ class Analysis:
                 self._loaded[_load_key(replace(options, judge=got[2]))] = got
         return self._loaded[key]
 
-    def report_of(self, options=None) -> dict:
-        """The agreement report of ``options`` (default: the page's), computed once."""
+    def report_of(self, options=None, notes: bool = True) -> dict:
+        """The agreement report of ``options`` (default: the page's), computed once.
+
+        ``notes`` False: the caller reads the figures only (the judge table), so a report
+        computed for it may lack the compat notes (:func:`metaeval.reports.build_report`);
+        it is kept apart and never given to a caller that wants the notes."""
         from ..reports import agreement_report
 
         options = options or self.options
-        if options not in self._reports:
+        if options == self.options or notes or options in self._reports:
+            notes = True  # the page's own report is computed whole in any case
+        key = options if notes else (options, "figures only")
+        if key not in self._reports:
             compute = self._compute_report if options == self.options else agreement_report
-            report = compute(self.study_id, options, loaded=self.loaded(options))
-            self._reports[options] = report
+            report = compute(self.study_id, options, loaded=self.loaded(options),
+                             **({} if notes else {"notes": False}))  # fmt: skip
+            self._reports[key] = report
             judge = (report.get("selection") or {}).get("judge")
             if options.judge is None and judge is not None:
-                self._reports.setdefault(replace(options, judge=judge), report)
-        return self._reports[options]
+                other = replace(options, judge=judge)
+                self._reports.setdefault(other if notes else (other, "figures only"), report)
+        return self._reports[key]
 
     @property
     def report(self) -> dict:

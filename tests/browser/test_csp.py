@@ -156,11 +156,15 @@ def test_admin_and_researcher_pages(login, demo):
     page = watch.page()
     watch.visit(page, reverse("metaeval:report", args=[demo.pk]))
     expect(page.locator("#figure-calibration-preference svg")).to_be_visible()
-    # the figure keeps its drawing: matplotlib's styles survived as presentation attributes
+    # the figure keeps its drawing: presentation attributes, which the CSP does not govern
     fill = page.eval_on_selector(
-        "#figure-calibration-preference svg path", "p => getComputedStyle(p).fill"
+        "#figure-calibration-preference svg rect.background", "p => getComputedStyle(p).fill"
     )
     assert fill == "rgb(255, 255, 255)"
+    stroke = page.eval_on_selector(
+        "#figure-calibration-preference svg path.curve", "p => getComputedStyle(p).stroke"
+    )
+    assert stroke == "rgb(179, 84, 30)"  # the judge's colour, #b3541e
     page.select_option("#opt-ties", "partial")
     page.wait_for_url("**ties=partial**", timeout=SLOW)
     expect(page.locator("#figure-calibration-preference svg")).to_be_visible(timeout=SLOW)

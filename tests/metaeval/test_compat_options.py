@@ -131,3 +131,23 @@ def test_bootstrap_over_one_question_gives_no_interval_and_a_note(demo):
     cis = [fig["ci"] for fig in report["preference"].values() if "ci" in fig]
     assert cis and all(ci["agreement"] == [None, None] for ci in cis)
     assert any("No confidence interval" in n and "1 question" in n for n in report["notes"])
+
+
+def test_the_judge_table_reports_skip_the_compat_notes(demo):
+    """Issue 14: the judge table reads figures only, so the page computes its per-judge
+    compat reports without the notes (each quirk's figures without it); a caller that
+    wants the notes still gets them, never the bare report."""
+    from metaeval.sections import Analysis
+
+    page = ReportOptions(compat=COMPAT)
+    agreed = ReportOptions(compat=COMPAT, expert_agreed=True)
+    full = agreement_report(demo.pk, agreed)
+    analysis = Analysis(demo.pk, page)
+    bare = analysis.report_of(agreed, notes=False)
+    assert full["notes"] and bare["notes"] == []
+    assert bare["preference"] == full["preference"] and bare["system"] == full["system"]
+    assert analysis.report_of(agreed)["notes"] == full["notes"]
+    # the page's own report always has its notes, whoever asks first
+    assert (
+        analysis.report_of(page, notes=False)["notes"] == agreement_report(demo.pk, page)["notes"]
+    )
