@@ -292,39 +292,21 @@ def export_response(study, query) -> HttpResponse | Response:
     """``GET /api/studies/{id}/export/?kind=&file_format=&<option>=``: the study's data in an
     outside format, written by the format's registered writer (the files its import reads
     back): one file as itself, several (a DeepScholar folder, ResearcherBench questions and
-    rubric) as a zip of their relative paths."""
-    import io
-    import zipfile
-
-    from annotation.importers import ImportFailed, format_of
+    rubric) as a zip of their relative paths. The study page's Download panel serves the
+    same bytes through the same function (``annotation.importers.downloads``); an export
+    with nothing in it is a 404 naming what is missing, not an empty file."""
+    from annotation.importers.downloads import ExportRefused, attachment, export_download
 
     try:
         # not ``format``: DRF reads that query parameter as the response renderer
-        fmt = format_of(query.get("kind", ""), query.get("file_format") or None)
-    except ImportFailed as failed:
-        return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
-    if fmt.dump is None:
-        return import_refused("export", [("format", f"{fmt.kind} {fmt.name} has no writer")])
-    options = {o.name: query[o.name] for o in fmt.dump_options if query.get(o.name)}
-    missing = [
-        (o.name, "required") for o in fmt.dump_options if o.required and o.name not in options
-    ]
-    if missing:
-        return import_refused("export", missing)
-    files = fmt.dump(study, **options)
-    if len(files) == 1:
-        name, text = next(iter(files.items()))
-        kind = "text/csv" if name.endswith(".csv") else "application/json"
-        response = HttpResponse(text, content_type=f"{kind}; charset=utf-8")
-    else:
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path, text in files.items():
-                zf.writestr(path, text)
-        name = f"{fmt.kind}-{fmt.name}.zip"
-        response = HttpResponse(buf.getvalue(), content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{name.replace("/", "_")}"'
-    return response
+        download = export_download(
+            study, query.get("kind", ""), query.get("file_format") or None, query
+        )
+    except ExportRefused as refused:
+        response = import_refused("export", refused.problems)
+        response.status_code = refused.status
+        return response
+    return attachment(download)
 
 
 def import_option_types() -> dict[str, dict[str, type | str]]:

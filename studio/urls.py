@@ -62,4 +62,9 @@ urlpatterns = [
     path(
         "<int:study_id>/export/pairwise.zip", studies.export_study_pairwise, name="export_pairwise"
     ),
+    path(
+        "<int:study_id>/export/<str:kind>/<str:file_format>/",
+        studies.export_study_format,
+        name="export_format",
+    ),
 ]

@@ -29,6 +29,7 @@ from studio.studyadmin import (
     progress,
     question_fields,
 )
+from studio.studyadmin.downloads import download_panel
 from studio.studyadmin.exports import pairwise_bundle_zip
 from studio.studyadmin.forms import (
     AdjudicationForm,
@@ -112,6 +113,7 @@ def _detail_context(study: Study) -> dict:
         "authored": authoring.authored_questions(study),
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
+        "downloads": download_panel(study),
     }
 
 
@@ -439,6 +441,7 @@ def study_progress(request, study_id: int):
             "study": study,
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
+            "downloads": download_panel(study),
         },
     )
 
@@ -495,3 +498,29 @@ def export_study_judgments(request, study_id: int, fmt: str):
 def export_study_pairwise(request, study_id: int):
     study = get_object_or_404(Study, pk=study_id)
     return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
+
+
+@accepts_token
+@researcher_required
+@require_GET
+def export_study_format(request, study_id: int, kind: str, file_format: str):
+    """The study's data in one registered outside format, as the Download panel links it:
+    the bytes of ``GET /api/studies/{id}/export/`` (same function), for researchers of the
+    study and admins (annotators: 403; a study the researcher was not added to: 404).
+    Options come as query parameters; a refusal (a missing option, nothing to export) is a
+    page that says why, never an empty file."""
+    from annotation.importers.downloads import ExportRefused, attachment, export_download
+    from annotation.importers.registry import writable
+
+    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    if (kind, file_format) not in {f.key for f in writable()}:
+        raise Http404(f"no writer for {kind} {file_format}")
+    try:
+        download = export_download(study, kind, file_format, request.GET)
+    except ExportRefused as refused:
+        context = {"study": study, "kind": kind, "file_format": file_format,
+                   "problems": refused.problems, "is_admin": roles.is_admin(request.user)}  # fmt: skip
+        return render(
+            request, "annotation/studies/export_refused.html", context, status=refused.status
+        )
+    return attachment(download)

@@ -201,5 +201,7 @@ register(
         dump=dump_folder,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         directory=True,
+        label="DeepScholar-Bench system folder",
+        extension=".zip",
     )
 )

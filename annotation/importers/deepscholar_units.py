@@ -181,7 +181,8 @@ register_kind(
 )
 register(Format("deepscholar", "nuggets", "nuggets per question, JSON lines "
                 "(annotation/importers/deepscholar_units.py)", load=load_nuggets,
-                dump=dump_nuggets))  # fmt: skip
+                dump=dump_nuggets, label="DeepScholar-Bench nuggets",
+                extension=".jsonl"))  # fmt: skip
 register(Format("deepscholar", "exemplar-references", "exemplar and its references per "
                 "question, JSON lines (annotation/importers/deepscholar_units.py)",
                 load=load_references))  # fmt: skip

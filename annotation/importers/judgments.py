@@ -347,5 +347,7 @@ register(
         "the JSON lines of export_study_judgments --format jsonl (one judgment a line)",
         load=load,
         dump=dump,
+        label="Human judgments of every kind (JSON lines)",
+        extension=".jsonl",
     )
 )

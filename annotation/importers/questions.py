@@ -262,6 +262,8 @@ def register_generic() -> None:
             "(annotation/importers/questions.py)",
             load=question_loader(lambda src: parse_generic(src)),
             dump=lambda study, **_: {"questions.jsonl": dump_generic(study)},
+            label="Questions and rubrics (generic JSON lines)",
+            extension=".jsonl",
         )
     )
 

@@ -19,6 +19,7 @@ while every consumer sees every format at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -85,6 +86,12 @@ class Format:
     dump_options: tuple[Option, ...] = ()
     #: The source may be a folder (DeepScholar's ``<system>/<paper>/output.md``).
     directory: bool = False
+    #: What the study page's Download panel calls the writer's file (default: the help
+    #: text up to its first colon or parenthesis).
+    label: str = ""
+    #: The extension of what ``dump`` downloads as: its one file's (``.json``, ``.jsonl``,
+    #: ``.csv``), or ``.zip`` when it writes several files (default for a folder format).
+    extension: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -92,6 +99,18 @@ class Format:
 
     def all_options(self) -> tuple[Option, ...]:
         return KINDS[self.kind].options + self.options
+
+    @property
+    def title(self) -> str:
+        """The label, or the help text up to its first colon or parenthesis."""
+        if self.label:
+            return self.label
+        return re.split(r"[:(]", self.help, maxsplit=1)[0].strip() or self.name
+
+    @property
+    def download_extension(self) -> str:
+        """The declared extension; ``.zip`` for a folder format that declares none."""
+        return self.extension or (".zip" if self.directory else "")
 
 
 KINDS: dict[str, Kind] = {}

@@ -142,6 +142,8 @@ register(
         load=report_loader(lambda src, rep: parse_responses(src), source_format="researcherbench"),
         dump=dump_responses,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
+        label="ResearcherBench responses",
+        extension=".json",
     )
 )
 register(
@@ -154,5 +156,7 @@ register(
         ),
         options=(Option("rubric", "ResearcherBench rubric.json", type="file"),),
         dump=dump_questions,
+        label="ResearcherBench questions.json and rubric.json",
+        extension=".zip",
     )
 )

@@ -130,6 +130,8 @@ register(
         load=report_loader(lambda src, rep: parse_responses(src), source_format="researchqa"),
         dump=dump_responses,
         dump_options=(_SYSTEM,),
+        label="ResearchQA responses",
+        extension=".json",
     )
 )
 register(
@@ -140,5 +142,7 @@ register(
         "rubric: [{rubric_item, type}]}",
         load=question_loader(lambda src: parse_questions(src)),
         dump=dump_questions,
+        label="ResearchQA items and rubrics",
+        extension=".jsonl",
     )
 )

@@ -387,5 +387,7 @@ register(
         load=report_loader(parse_reports, source_format="scholarqa"),
         dump=dump_reports,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
+        label="ScholarQA-CS2 report file",
+        extension=".json",
     )
 )

@@ -213,5 +213,7 @@ register(
         load=load,
         dump=dump,
         dump_options=(Option("judge", "judge whose labels are written", required=True),),
+        label="DeepScholar-Bench judge labels",
+        extension=".jsonl",
     )
 )

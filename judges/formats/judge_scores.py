@@ -528,15 +528,17 @@ register_kind(
 )
 
 _DUMP_JUDGE = Option("judge", "judge whose results are written", required=True)
-for _name, _help, _dump, _dump_options in (
+for _name, _help, _dump, _dump_options, _label, _extension in (
     ("researchqa-coverage", "ResearchQA compute_coverage.py output (one system's answers)",
-     dump_coverage, (_DUMP_JUDGE, Option("system", "system", required=True), _RUBRIC_KIND)),
+     dump_coverage, (_DUMP_JUDGE, Option("system", "system", required=True), _RUBRIC_KIND),
+     "ResearchQA judge coverage", ".json"),
     ("researchqa-pairwise", "ResearchQA judge_systems_by_gpt.py output", dump_pairwise,
-     (_DUMP_JUDGE,)),
+     (_DUMP_JUDGE,), "ResearchQA judge pairwise verdicts", ".json"),
     ("researcherbench", "ResearcherBench rubric results", dump_researcherbench,
-     (_DUMP_JUDGE, Option("system", "only this system's reports"))),
+     (_DUMP_JUDGE, Option("system", "only this system's reports")),
+     "ResearcherBench judge rubric results", ".json"),
     ("csv", "generic per-report scores: question,system,metric,value[,rationale]", dump_csv,
-     (_DUMP_JUDGE,)),
+     (_DUMP_JUDGE,), "Judge scores per report (generic CSV)", ".csv"),
 ):  # fmt: skip
     register(
         Format(
@@ -547,5 +549,7 @@ for _name, _help, _dump, _dump_options in (
             options=(_SYSTEM, _RUBRIC_KIND),
             dump=_dump,
             dump_options=_dump_options,
+            label=_label,
+            extension=_extension,
         )  # fmt: skip
     )

@@ -916,5 +916,7 @@ register(
             ),  # fmt: skip
             _SPLIT,
         ),
+        label="ScholarQA-CS2 pairwise records (one annotator and setting)",
+        extension=".json",
     )
 )

@@ -65,6 +65,8 @@ def world(db):
         "format": "json",
         "name": "system",
         "task": "medal_ranking",
+        "kind": "questions",
+        "file_format": "jsonl",
         "uidb64": "MQ",
         "token": "set-password",
     }

@@ -22,6 +22,7 @@ from tests.security.test_csrf import named_patterns
 KNOWN_DOWNLOADS = {
     "studies:export_judgments",
     "studies:export_pairwise",
+    "studies:export_format",
     "studies:progress_csv",
     "metaeval:json",
     "metaeval:offline",
@@ -52,6 +53,8 @@ def world(db, demo_module):
         "question_id": Question.objects.filter(study=study).first().pk,
         "fmt": "csv",
         "name": "system",
+        "kind": "questions",
+        "file_format": "jsonl",
     }
     return values, sessions, tokens
 

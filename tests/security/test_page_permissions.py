@@ -63,6 +63,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:progress": (STAFF, 403),
     "studies:progress_csv": (STAFF, 403),
     "studies:progress_quality": (STAFF, 403),
+    "studies:export_format": (STAFF, 403),  # the Download panel: researchers too, as the API
     "studies:annotator_progress": (STAFF, 403),
     "metaeval:report": (STAFF, 403),
     "metaeval:report-by-name": (STAFF, 403),  # redirects to metaeval:report
@@ -109,7 +110,7 @@ REDIRECTS = {"task", "metaeval:report-by-name"}
 #: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
-    "studies:progress_quality", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "studies:progress_quality", "studies:export_format", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
     "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.
@@ -152,6 +153,8 @@ def world(db):
         "fmt": "csv",
         "name": "system",
         "task": "medal_ranking",
+        "kind": "questions",  # the Download panel: a writer the study has data for
+        "file_format": "jsonl",
         "uidb64": "MQ",
         "token": "set-password",
     }
