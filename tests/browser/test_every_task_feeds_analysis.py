@@ -22,6 +22,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from annotation.annotate.deepscholar_labels import LabelTask
 from annotation.annotate.registry import SPECS
 from annotation.models import (
     Annotator,
@@ -304,6 +305,7 @@ def test_every_task_type_is_covered():
     """Every registered task type is answered here, by the DeepScholar test, or listed as
     read by no analysis; a new task type fails here until it is one of them."""
     here = set(ANSWERS)
+    assert all(isinstance(SPECS.get(k), LabelTask) for k in DEEPSCHOLAR_TASKS)
     assert not here & DEEPSCHOLAR_TASKS and not here & set(NOT_ANALYSED)
     missing = set(SPECS) - here - DEEPSCHOLAR_TASKS - set(NOT_ANALYSED)
     assert not missing, f"task types no browser test feeds to an analysis: {sorted(missing)}"
