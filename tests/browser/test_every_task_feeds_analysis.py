@@ -15,7 +15,7 @@ new task type needs an analysis that reads it, and a row here.
 Each test builds its own small study (a few hundred rows, well under a second): the live
 server makes every test transactional, so the database is flushed after each one and a
 module-wide study would not survive; the browser is the session's. The nine tests take
-about 3.5 min on the 2-core machine under load 13, ~15 s each, mostly the report's two
+2–3.5 min on the shared 2-core machine (load 7–13), 9–20 s each, mostly the report's two
 computations (before and after).
 """
 
