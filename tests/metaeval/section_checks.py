@@ -52,7 +52,8 @@ def csv_rows(client, study, table: str, query: str = "") -> list[dict]:
 
 
 def svg(client, study, name: str, query: str = "") -> bytes:
-    cache.clear()
+    """The figure as served: the report cache is not cleared, so a figure that does not
+    change after a judgment is added also catches a cache key blind to that kind."""
     got = client.get(reverse("metaeval:figure", args=[study.pk, name, "svg"]) + query)
     assert got.status_code == 200 and b"<svg" in got.content, got.status_code
     return got.content

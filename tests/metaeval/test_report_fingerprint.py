@@ -1,0 +1,69 @@
+"""The report cache's study fingerprint (metaeval/cache.py) changes when a judgment of any
+kind a section reads is added or edited, so the page never serves the report from before
+it. It once covered medal rankings, medals, metric scores and judge scores only: a pairwise
+preference, a coverage label or a claim check left the page's sections stale for 24 h."""
+
+import pytest
+
+from annotation.models import PairwisePreference, Question, RubricCoverage
+from judges.models import Judge, JudgeClaimVerdict, JudgeCoverage, JudgePairwise
+from metaeval.cache import judgment_kinds, study_fingerprint
+from tests.builders.analysis import analysis_world
+
+from . import world_additions
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    "add",
+    [world_additions.query_quality, world_additions.rubric_comparison,
+     world_additions.claim_check, world_additions.adjudication, world_additions.rating],
+)  # fmt: skip
+def test_a_new_judgment_of_each_kind_changes_the_fingerprint(add):
+    study, _ = analysis_world(1)
+    before = study_fingerprint(study.pk)
+    add(study)
+    assert study_fingerprint(study.pk) != before
+
+
+def test_an_edit_in_place_changes_the_fingerprint():
+    study, _ = analysis_world(1)
+    before = study_fingerprint(study.pk)
+    label = RubricCoverage.objects.filter(study=study).first()
+    label.label = 1
+    label.save()
+    assert study_fingerprint(study.pk) != before
+    before = study_fingerprint(study.pk)
+    pref = PairwisePreference.objects.filter(study=study).first()
+    pref.choice = "tie"
+    pref.save()
+    assert study_fingerprint(study.pk) != before
+
+
+def test_a_judge_verdict_changes_the_fingerprint():
+    study, _ = analysis_world(1)
+    q = Question.objects.get(study=study)
+    alpha, beta = (q.reports.get(system__name=n) for n in ("alpha", "beta"))
+    j2 = Judge.objects.create(name="j2")
+    for add in (
+        lambda: JudgePairwise.objects.create(judge=j2, left=alpha, right=beta, choice="left"),
+        lambda: JudgeCoverage.objects.create(
+            judge=j2, report=alpha, item=q.rubrics.get(kind="hybrid").items.first(), label=0
+        ),  # fmt: skip
+        lambda: JudgeClaimVerdict.objects.create(
+            judge=j2, report=alpha, key="k", text="t", verdict="supported", citations=[]
+        ),  # fmt: skip
+    ):
+        before = study_fingerprint(study.pk)
+        add()
+        assert study_fingerprint(study.pk) != before
+
+
+def test_other_studies_do_not_change_it_and_each_kind_is_one_row():
+    study, _ = analysis_world(1, name="one")
+    before = study_fingerprint(study.pk)
+    analysis_world(1, name="two")
+    assert study_fingerprint(study.pk) == before
+    kinds = [k for k, *_ in judgment_kinds(study.pk)]
+    assert len(kinds) == len(set(kinds)) and "annotation.pairwisepreference" in kinds
