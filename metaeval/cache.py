@@ -1,9 +1,11 @@
 """The report cache: one place for the study fingerprint, the keys and the entry's life.
 
-Cache key: study id + options + a fingerprint of the study's judgments (counts, largest
-ids, update times and value sums of MedalRanking, Medal, HumanMetricScore and JudgeScore,
-four aggregate queries whatever the study's size), so a changed judgment gives a new key
-and the report is recomputed; nothing has to be invalidated by hand.
+Cache key: study id + options (the ``human_signal`` among them) + a fingerprint of the
+study's judgments (counts, largest ids, update times and value sums of MedalRanking, Medal,
+HumanMetricScore and JudgeScore, and the decided AdjudicationRequests the ``adjudicated``
+human signal reads; five aggregate queries whatever the study's size), so a changed
+judgment or a new adjudication gives a new key and the report is recomputed; nothing has
+to be invalidated by hand.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from django.core.cache import cache
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
 
-from annotation.models import HumanMetricScore, Medal, MedalRanking
+from annotation.models import AdjudicationRequest, HumanMetricScore, Medal, MedalRanking
 from judges.models import JudgeScore
 
 CACHE_SECONDS = 24 * 60 * 60
@@ -25,7 +27,8 @@ ENTRY_VERSION = 2
 
 
 def study_fingerprint(study_id: int) -> str:
-    """A digest of the study's judgments and judge scores, in four aggregate queries.
+    """A digest of the study's judgments, judge scores and adjudications, in five aggregate
+    queries.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too.
@@ -50,6 +53,10 @@ def study_fingerprint(study_id: int) -> str:
             sum=Sum("value"),
             sig=Sum(F("value") * F("id"), output_field=FloatField()),
         ),  # fmt: skip
+        # a decision (or a changed one) moves the count, the largest id or the time
+        AdjudicationRequest.objects.filter(
+            study_id=study_id, status=AdjudicationRequest.Status.DECIDED
+        ).aggregate(n=Count("id"), top=Max("id"), at=Max("decided_at")),
     ]
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 

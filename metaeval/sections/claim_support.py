@@ -24,7 +24,8 @@ def _compute(analysis):
         return None
     excluded = (analysis.options.exclude_systems or (None,))[0]
     return analyse_claims(claim_data(analysis), exclude_system=excluded,
-                          rounds=_kit.rounds(analysis), seed=analysis.options.seed)  # fmt: skip
+                          rounds=_kit.rounds(analysis), seed=analysis.options.seed,
+                          signal=analysis.options.human_signal)  # fmt: skip
 
 
 def _rows(result):

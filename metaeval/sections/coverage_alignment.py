@@ -26,7 +26,8 @@ def _compute(analysis):
     if not _kit.has(RubricCoverage, analysis.study_id, label__isnull=False):
         return None
     return analyse_coverage(coverage_data(analysis), rounds=_kit.rounds(analysis),
-                            seed=analysis.options.seed, by_field=True)  # fmt: skip
+                            seed=analysis.options.seed, by_field=True,
+                            signal=analysis.options.human_signal)  # fmt: skip
 
 
 def _judge_rows(result):

@@ -16,7 +16,8 @@ def _compute(analysis):
         return None
     data = load_rubric_comparisons(analysis.study_id, _kit.settings(analysis))
     return analyse_rubric_comparison(data, rounds=max(_kit.rounds(analysis), 1000),
-                                     seed=analysis.options.seed)  # fmt: skip
+                                     seed=analysis.options.seed,
+                                     signal=analysis.options.human_signal)  # fmt: skip
 
 
 def _tables(result, entry):
