@@ -11,7 +11,7 @@ from metaeval.loaders.adjudication import AdjudicationData
 from metaeval.loaders.claims import ClaimData
 from metaeval.loaders.ratings import RatingsData
 from metaeval.loaders.rubric_comparison import RubricComparisonData
-from metaeval.stats.adjudication_rates import DECISIONS, setting_difference, setting_rates
+from metaeval.stats.adjudication_rates import setting_difference, setting_rates
 from metaeval.stats.claim_support import support_agreement
 from metaeval.stats.figure import figure, number
 from metaeval.stats.ratings import align, correlation, group_means, report_means
@@ -153,29 +153,19 @@ def _claims_note(signal: str, judges: list[dict]) -> str:
     return text
 
 
-def _decision_rows(data: AdjudicationData, signal: str | None):
-    """Rows of the decisions counted (ANALYSES §0, §5 A.6): default and ``each``: every
-    expert's decision; ``majority`` / ``adjudicated``: one decision per (disagreement,
-    setting) — the setting is what A.6 compares —, ties left out. A relevance decision is
-    itself the adjudication of a judge–expert disagreement and is never adjudicated in
-    turn, so adjudicated = majority."""
-    if signal in (None, "each"):
-        return np.arange(data.decision.size), None
-    settings = sorted(set(data.setting.tolist()))
-    unit = data.disagreement * max(len(settings), 1) + np.array(
-        [settings.index(x) for x in data.setting], dtype=np.int64
-    )
-    label = np.array([DECISIONS.index(d) if d in DECISIONS else np.nan for d in data.decision])
-    c = collapse(unit, label, signal)
-    return c.rows, c
+ONE_DECISION = (
+    "Human signal: each disagreement is decided once, by one expert, so every "
+    "signal reads the same decisions."
+)
 
 
 def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> dict:
-    """A.6 rates per setting and the test between settings; ``signal``: :func:`_decision_rows`."""
-    rows, c = _decision_rows(data, signal)
-    decision = data.decision[rows] if c is None else np.array(
-        [DECISIONS[int(x)] for x in c.label], dtype=object)  # fmt: skip
-    rates = setting_rates(data.setting[rows], decision)
+    """A.6 rates per setting and the test between settings.
+
+    ``signal``: every disagreement is decided once (``RelevanceAdjudication.disagreement``
+    is one-to-one), by the expert whose label the judge disagreed with, so each annotator,
+    the majority and the adjudicated signal are the same decisions; the result says so."""
+    rates = setting_rates(data.setting, data.decision)
     out = {
         "settings": [{"setting": r.setting, "n": r.n,
                       **dict(zip(("keep", "switch", "subjective"), r.rates, strict=True)),
@@ -189,12 +179,7 @@ def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> d
             "pvalue_per_decision": {k: number(v) for k, v in diff.pvalue_per_decision.items()},
         })  # fmt: skip
     if signal is not None:
-        summary = c.summary(signal) if c is not None else {"mode": signal}
-        text = ("Human signal: each expert's decision." if c is None else
-                f"Human signal: {signal}, one decision per disagreement and setting "
-                f"({c.tied} tied left out)." + (" Relevance decisions are never adjudicated "
-                "in turn: every unit reads its majority." if signal == "adjudicated" else ""))  # fmt: skip
-        out["human_signal"] = summary | {"note": text}
+        out["human_signal"] = {"mode": signal, "applies": False, "note": ONE_DECISION}
     return out
 
 

@@ -16,7 +16,6 @@ class AdjudicationData:
     setting: np.ndarray  # str: assigned / near_expert / deep_expert
     decision: np.ndarray  # str: keep / switch / subjective
     judge: list[str]  # whose verdict was adjudicated
-    disagreement: np.ndarray | None = None  # the disagreement decided (the signal's unit)
 
 
 def load_adjudications(study_id: int, settings=None) -> AdjudicationData:
@@ -26,8 +25,8 @@ def load_adjudications(study_id: int, settings=None) -> AdjudicationData:
         RelevanceAdjudication.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
         .values_list("question_id", "annotator_id", "setting", "decision",
-                     "disagreement__judge__name", "disagreement_id"),
-        6,
+                     "disagreement__judge__name"),
+        5,
     )  # fmt: skip
     return AdjudicationData(
         question=ints(a[0]),
@@ -35,5 +34,4 @@ def load_adjudications(study_id: int, settings=None) -> AdjudicationData:
         setting=np.array(a[2], dtype=object),
         decision=np.array(a[3], dtype=object),
         judge=list(a[4]),
-        disagreement=ints(a[5]),
     )

@@ -12,6 +12,8 @@ q0, three annotators, a clear majority:
 * rating (alpha, informativeness): 4, 4, 2.
 * claim of alpha: fully supported, fully supported, not; j1 supported.
 * query clarity: 5, 5, 1.
+* rubric comparison (hybrid vs expert rubric): hybrid, hybrid, expert.
+* one relevance adjudication (ann1, near expert): keep.
 
 q1, two annotators who disagree, with a decided adjudication where quality control has
 one (pairwise and medal ranking):
@@ -21,6 +23,7 @@ one (pairwise and medal ranking):
 * rating (alpha, informativeness): 5, 3.
 * claim: fully supported, not; j1 supported.
 * query clarity: 4, 2.
+* rubric comparison: hybrid, expert.
 
 Judge scores (overall): alpha 0.8, beta 0.5 in both questions.
 """
@@ -28,18 +31,25 @@ Judge scores (overall): alpha 0.8, beta 0.5 in both questions.
 from annotation.models import (
     AdjudicationRequest,
     Annotator,
+    Assignment,
     ClaimCheck,
     Medal,
     MedalRanking,
     PairwisePreference,
+    Paragraph,
     QueryQuality,
     Question,
+    RelevanceAdjudication,
+    RelevanceDisagreement,
     Report,
     ReportClaim,
     ReportRating,
     Rubric,
+    RubricAssessment,
+    RubricComparison,
     RubricCoverage,
     RubricItem,
+    Section,
     Study,
     System,
 )
@@ -53,6 +63,7 @@ Q0 = {
     "rating": (4, 4, 2),
     "supported": (True, True, False),
     "clarity": (5, 5, 1),
+    "rubrics": (("gold", "silver"), ("gold", "silver"), ("silver", "gold")),  # hybrid, expert
 }
 Q1 = {
     "pairwise": ("alpha", "beta"),
@@ -62,6 +73,7 @@ Q1 = {
     "rating": (5, 3),
     "supported": (True, False),
     "clarity": (4, 2),
+    "rubrics": (("gold", "silver"), ("silver", "gold")),
 }
 
 
@@ -71,6 +83,7 @@ def _question(study, k, spec, systems, anns, judge, adjudicator):
     beta = Report.objects.create(question=q, system=systems["beta"])
     base = {"study": study, "question": q}
     rubric = Rubric.objects.create(question=q, kind="hybrid")
+    expert = Rubric.objects.create(question=q, kind="expert")
     item1 = RubricItem.objects.create(rubric=rubric, position=1, text="i1", weight=1)
     item2 = RubricItem.objects.create(rubric=rubric, position=2, text="i2", weight=1)
     claim = ReportClaim.objects.create(report=alpha, text="A claim.", citation_keys=[])
@@ -91,6 +104,11 @@ def _question(study, k, spec, systems, anns, judge, adjudicator):
                                   fully_supported=spec["supported"][n])  # fmt: skip
         QueryQuality.objects.create(**base, annotator=ann, clarity=spec["clarity"][n],
                                     naturalness=3, relevance=3, variability="closed")  # fmt: skip
+        comparison = RubricComparison.objects.create(**base, annotator=ann)
+        for r, medal in zip((rubric, expert), spec["rubrics"][n], strict=True):
+            RubricAssessment.objects.create(comparison=comparison, rubric=r, medal=medal)
+    if k == 0:
+        _relevance_decision(study, q, alpha, anns[0], judge)
     JudgePairwise.objects.create(judge=judge, protocol="ensemble", left=alpha, right=beta,
                                  choice="left", score_left=9, score_right=5)  # fmt: skip
     JudgeCoverage.objects.create(judge=judge, report=alpha, item=item1, label=spec["coverage"][0]
@@ -101,6 +119,20 @@ def _question(study, k, spec, systems, anns, judge, adjudicator):
     for report, score in ((alpha, 0.8), (beta, 0.5)):
         JudgeScore.objects.create(judge=judge, report=report, metric="overall", value=score)
     return q
+
+
+def _relevance_decision(study, q, report, ann, judge):
+    paragraph = Paragraph.objects.create(
+        section=Section.objects.create(report=report, position=1), report=report, number=1,
+        text="p")  # fmt: skip
+    assignment = Assignment.objects.create(study=study, annotator=ann, question=q,
+                                           task="relevance_adjudication", setting="near_expert")  # fmt: skip
+    disagreement = RelevanceDisagreement.objects.create(
+        assignment=assignment, judge=judge, paragraph=paragraph, annotator_label="O",
+        judge_relevant=True)  # fmt: skip
+    RelevanceAdjudication.objects.create(study=study, question=q, annotator=ann,
+                                         setting="near_expert", disagreement=disagreement,
+                                         decision="keep", final_label="O")  # fmt: skip
 
 
 def decide(study, question, task: str, unit: str, label: str, adjudicator) -> None:

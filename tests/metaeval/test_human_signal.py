@@ -35,7 +35,7 @@ def test_collapse_is_human_signal_on_arrays():
         for mode in ("each", "majority", "adjudicated"):
             want = sorted((s.unit[1], float(s.label)) for s in human_signal(obs, adjudicated, mode))
             got = collapse(unit, label, mode, {u[1]: float(v) for u, v in adjudicated.items()})
-            assert sorted(zip(unit[got.rows].tolist(), got.label.tolist())) == want
+            assert sorted(zip(unit[got.rows].tolist(), got.label.tolist(), strict=True)) == want
 
 
 def test_collapse_counts_ties_and_adjudications():
@@ -177,6 +177,41 @@ def test_ratings(world):
     signal = _result(study, "ratings", "adjudicated")["human_signal"]
     assert signal["medals"]["adjudicated"] == 2  # both reports of q1 read the adjudication
     assert _result(study, "ratings", "majority")["dimensions"][0]["by_annotator"] == []
+
+
+def test_rubric_comparison(world):
+    """Hybrid vs expert rubric: every ranking, hybrid wins 3 of 5; one ranking per
+    question: q0 hybrid, q1 ties (left out): 1 of 1."""
+    study, _ = world
+
+    def hybrid(r):
+        return next(s for s in r["sources"] if s["source"] == "hybrid")["win_rate"]
+
+    got = _by_mode(study, "rubric_comparison", hybrid)
+    assert got == {None: 0.6, "each": 0.6, "majority": 1.0, "adjudicated": 1.0}
+    assert _result(study, "rubric_comparison", "majority")["rankings"] == 1
+
+
+def test_relevance_adjudication_says_every_signal_reads_the_same(world):
+    """A disagreement has one decision (one-to-one): the signal cannot change A.6."""
+    study, _ = world
+    default = _result(study, "relevance_adjudication", None)
+    got = _result(study, "relevance_adjudication", "majority")
+    assert got.pop("human_signal")["applies"] is False
+    assert got == default and default["settings"][0]["counts"] == [1, 0, 0]
+
+
+def test_the_analysis_command_takes_the_signal(world):
+    import io
+    import json
+
+    study, _ = world
+    out = io.StringIO()
+    call_command("analysis", "--study", study.name, "--kind", "coverage_alignment",
+                 "--human-signal", "majority", "--json", stdout=out)  # fmt: skip
+    got = json.loads(out.getvalue())["coverage_alignment"]
+    assert got["judges"][0]["all"]["exact"]["value"] == 1.0
+    assert got["human_signal"]["tied"] == 1
 
 
 def test_iaa_says_the_signal_does_not_apply(world):
