@@ -2,10 +2,10 @@
 
 Cache key: study id + options (the ``human_signal`` among them) + a fingerprint of the
 study's judgments (counts, largest ids, update times and value sums of MedalRanking, Medal,
-HumanMetricScore and JudgeScore, and the decided AdjudicationRequests the ``adjudicated``
-human signal reads; five aggregate queries whatever the study's size), so a changed
-judgment or a new adjudication gives a new key and the report is recomputed; nothing has
-to be invalidated by hand.
+HumanMetricScore and JudgeScore, four aggregate queries whatever the study's size; with
+the ``adjudicated`` human signal also the decided AdjudicationRequests it reads, a
+fifth), so a changed judgment or a new adjudication gives a new key and the report is
+recomputed; nothing has to be invalidated by hand.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ CACHE_SECONDS = 24 * 60 * 60
 ENTRY_VERSION = 2
 
 
-def study_fingerprint(study_id: int) -> str:
-    """A digest of the study's judgments, judge scores and adjudications, in five aggregate
-    queries.
+def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
+    """A digest of the study's judgments and judge scores, in four aggregate queries, and
+    with ``adjudications`` (a report of the ``adjudicated`` human signal, the only one that
+    reads them) its decided adjudication requests, a fifth.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too.
@@ -53,11 +54,13 @@ def study_fingerprint(study_id: int) -> str:
             sum=Sum("value"),
             sig=Sum(F("value") * F("id"), output_field=FloatField()),
         ),  # fmt: skip
-        # a decision (or a changed one) moves the count, the largest id or the time
-        AdjudicationRequest.objects.filter(
-            study_id=study_id, status=AdjudicationRequest.Status.DECIDED
-        ).aggregate(n=Count("id"), top=Max("id"), at=Max("decided_at")),
     ]
+    if adjudications:  # a decision (or a changed one) moves the count, the largest id or time
+        parts.append(
+            AdjudicationRequest.objects.filter(
+                study_id=study_id, status=AdjudicationRequest.Status.DECIDED
+            ).aggregate(n=Count("id"), top=Max("id"), at=Max("decided_at"))
+        )
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 
 
@@ -72,7 +75,9 @@ class ReportCache:
     def __init__(self, study_id: int, options, fingerprint: str | None = None):
         self.study_id = study_id
         self.options = options
-        self.fingerprint = fingerprint or study_fingerprint(study_id)
+        self.fingerprint = fingerprint or study_fingerprint(
+            study_id, adjudications=getattr(options, "human_signal", None) == "adjudicated"
+        )
 
     def key(self, kind: str = "entry") -> str:
         return cache_key(self.study_id, self.options, self.fingerprint, kind)

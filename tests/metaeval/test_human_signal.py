@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotation.quality.labels import Observation
 from annotation.quality.signal import human_signal
 from metaeval import sections
-from metaeval.cache import cache_key, study_fingerprint
+from metaeval.cache import ReportCache, cache_key, study_fingerprint
 from metaeval.reports import ReportOptions
 from metaeval.sections import registry
 from metaeval.stats.signal import collapse
@@ -234,10 +234,14 @@ def test_the_cache_key_and_fingerprint_follow_the_signal(world):
     assert len(keys) == len(MODES)
     from annotation.models import AdjudicationRequest
 
+    adjudicated = study_fingerprint(study.pk, adjudications=True)
     req = AdjudicationRequest.objects.get(task="pairwise")
     req.status = "open"  # no longer decided: the adjudicated figures change
     req.save()
-    assert study_fingerprint(study.pk) != fp
+    assert study_fingerprint(study.pk, adjudications=True) != adjudicated
+    assert study_fingerprint(study.pk) == fp  # the other signals do not read adjudications
+    assert ReportCache(study.pk, ReportOptions(human_signal="adjudicated")).fingerprint == (
+        study_fingerprint(study.pk, adjudications=True))  # fmt: skip
 
 
 def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
