@@ -468,6 +468,17 @@ def _no_setting_report(frame: PairFrame, options: ReportOptions, setting: str) -
             "metric_wise": {}, "system": {"tau_b": None, "systems": []}}  # fmt: skip
 
 
+def frame_signal(options: ReportOptions) -> str | None:
+    """The signal :func:`load_selection` collapses the frame to (None: every judgment).
+
+    The expert-agreed subset is one label per comparison whose judgments all agree: the
+    same under every signal (its label is the unanimous majority), so it is not collapsed.
+    """
+    if options.human_signal in ("majority", "adjudicated") and not options.expert_agreed:
+        return options.human_signal
+    return None
+
+
 def load_selection(study_id: int, options: ReportOptions):
     """The rows a report reads: ``(frame, calibration_frame, judge_name)``.
 
@@ -508,17 +519,16 @@ def load_selection(study_id: int, options: ReportOptions):
         agreed = load_expert_agreed(study_id, compat_setting(frame, options), judge)
         if agreed is not None:
             frame = agreed
-    # The expert-agreed subset is one label per comparison whose judgments all agree: the
-    # same under every signal (its label is the unanimous majority).
-    if options.human_signal in ("majority", "adjudicated") and not options.expert_agreed:
+    signal = frame_signal(options)
+    if signal is not None:
         medals = None
-        if options.human_signal == "adjudicated":
+        if signal == "adjudicated":
             from .loaders.signal import adjudicated_medals
 
             medals = adjudicated_medals(study_id)
-        frame = with_human_signal(frame, options.human_signal, medals)[0]
+        frame = with_human_signal(frame, signal, medals)[0]
         if calib is not None:
-            calib = with_human_signal(calib, options.human_signal, medals)[0]
+            calib = with_human_signal(calib, signal, medals)[0]
     return frame, calib, judge
 
 

@@ -111,6 +111,20 @@ def test_medal_ranking_agreement(world):
     assert report["iaa"] == each["iaa"] and each["iaa"]["n"] > 0
 
 
+def test_judge_alignment_reads_the_signal_and_its_expert_agreed_block_each(world):
+    """Every judge against the experts (the judges section) on the signal; its
+    expert-agreed block (unanimous comparisons) is the same under every signal."""
+    study, _ = world
+    blocks = {}
+    for mode in ("each", "majority"):
+        analysis = sections.Analysis(study.pk, ReportOptions(human_signal=mode, threshold=0.0))
+        analysis.report  # noqa: B018 - the page's own report first, as the page does
+        blocks[mode] = analysis.alignment["judges"][0]
+    assert blocks["each"]["all"]["preference"]["overall"]["agreement"] == 0.6
+    assert blocks["majority"]["all"]["preference"]["overall"]["agreement"] == 1.0
+    assert blocks["majority"]["expert_agreed"] == blocks["each"]["expert_agreed"]
+
+
 def test_researchqa_pairwise_judge_accuracy_and_leaderboard(world):
     """Ensemble j1 says alpha: default (the paper: the plurality) 1 of 1; each 3 of 5;
     majority 1 of 1; adjudicated q0 right, q1 (beta) wrong: ½."""
@@ -257,3 +271,8 @@ def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
                                                                    "threshold": "0"}).json()  # fmt: skip
     assert api["selection"]["human_signal"] == "adjudicated"
     assert api["researchqa_pairwise"]["judges"][0]["accuracy"]["value"] == 0.5
+    assert api["researchqa_pairwise"]["human_signal"]["mode"] == "adjudicated"
+    from .section_checks import assert_typed
+
+    for key in ("researchqa_pairwise", "coverage_alignment", "ratings", "label_iaa"):
+        assert_typed(key, {"human_signal"})
