@@ -107,12 +107,12 @@ def _question(study, k, spec, systems, anns, judge, adjudicator):
         comparison = RubricComparison.objects.create(**base, annotator=ann)
         for r, medal in zip((rubric, expert), spec["rubrics"][n], strict=True):
             RubricAssessment.objects.create(comparison=comparison, rubric=r, medal=medal)
-    if k == 0:
+    if spec is Q0:
         _relevance_decision(study, q, alpha, anns[0], judge)
     JudgePairwise.objects.create(judge=judge, protocol="ensemble", left=alpha, right=beta,
                                  choice="left", score_left=9, score_right=5)  # fmt: skip
     JudgeCoverage.objects.create(judge=judge, report=alpha, item=item1, label=spec["coverage"][0]
-                                 if k == 0 else 3)  # fmt: skip
+                                 if spec is Q0 else 3)  # fmt: skip
     JudgeCoverage.objects.create(judge=judge, report=beta, item=item2, covered=True)
     JudgeClaimVerdict.objects.create(judge=judge, report=alpha, key="p1:0-8", text="A claim.",
                                      verdict="supported", citations=[])  # fmt: skip
@@ -140,14 +140,17 @@ def decide(study, question, task: str, unit: str, label: str, adjudicator) -> No
                                        adjudicator=adjudicator, status="decided", label=label)  # fmt: skip
 
 
-def signal_world(name: str = "signal") -> tuple[Study, Judge]:
+def signal_world(name: str = "signal", copies: int = 1) -> tuple[Study, Judge]:
+    """``copies`` > 1 repeats the two questions (the same labels: the figures do not
+    change; the query-count tests compare sizes)."""
     study = Study.objects.create(name=name)
     systems = {s: System.objects.create(study=study, name=s) for s in ("alpha", "beta")}
     anns = [Annotator.objects.create(pseudonym=f"{name}-ann{k}") for k in (1, 2, 3)]
     adjudicator = Annotator.objects.create(pseudonym=f"{name}-adj")
     judge = Judge.objects.create(name=f"{name}-j1")
-    _question(study, 0, Q0, systems, anns, judge, adjudicator)
-    q1 = _question(study, 1, Q1, systems, anns, judge, adjudicator)
-    decide(study, q1, "pairwise", "alpha~beta", "beta", adjudicator)
-    decide(study, q1, "medal_ranking", "", "alpha=silver;beta=gold", adjudicator)
+    for c in range(copies):
+        _question(study, 2 * c, Q0, systems, anns, judge, adjudicator)
+        q1 = _question(study, 2 * c + 1, Q1, systems, anns, judge, adjudicator)
+        decide(study, q1, "pairwise", "alpha~beta", "beta", adjudicator)
+        decide(study, q1, "medal_ranking", "", "alpha=silver;beta=gold", adjudicator)
     return study, judge

@@ -276,3 +276,24 @@ def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
 
     for key in ("researchqa_pairwise", "coverage_alignment", "ratings", "label_iaa"):
         assert_typed(key, {"human_signal"})
+
+
+def test_every_signal_reads_a_constant_number_of_queries(db):
+    """The adjudicated signal adds one query (two for the medal-ranking report), whatever
+    the study's size; the figures of a doubled study are the same."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    small, _ = signal_world("small")
+    large, _ = signal_world("large", copies=2)
+    keys = ("agreement", "researchqa_pairwise", "coverage_alignment", "claim_support",
+            "label_quality", "ratings", "rubric_comparison")  # fmt: skip
+    for mode in MODES:
+        counts, figures = [], []
+        for study in (small, large):
+            with CaptureQueriesContext(connection) as ctx:
+                got = {k: _result(study, k, mode, threshold=0.0) for k in keys}
+            counts.append(len(ctx.captured_queries))
+            figures.append(got["researchqa_pairwise"]["judges"][0]["accuracy"]["value"])
+        assert counts[0] == counts[1], mode
+        assert figures[0] == figures[1], mode
