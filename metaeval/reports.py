@@ -154,10 +154,10 @@ class ReportOptions:
             return
         if signal not in HUMAN_SIGNALS:
             raise ValueError(f"human_signal: {signal!r} is not one of {', '.join(HUMAN_SIGNALS)}")
-        if self.compat is not None:
+        if self.compat is not None and signal != "each":
             raise ValueError(
                 f"human_signal: compat {self.compat} reads each annotator's judgment as the "
-                "script does; choose the default"
+                f"script does; {signal} cannot apply (use each or the default)"
             )
         if self.target_half_width is not None and signal != "each":
             raise ValueError(
@@ -384,7 +384,9 @@ def build_report(
         t: {m: _row(r, policy) for m, r in rows.items()} for t, rows in figures.tables.items()
     }
     report = {
-        "selection": _selection(frame.each or frame, options, choices.setting),
+        "selection": _selection(
+            frame if frame.each is None else frame.each, options, choices.setting
+        ),  # fmt: skip
         "iaa": _iaa(
             figures.iaa if frame.each is None else iaa(frame.each, choices, policy), policy
         ),  # fmt: skip

@@ -64,6 +64,11 @@ def test_what_cannot_honour_a_signal_is_refused(options, words):
         ReportOptions.from_dict(options)
 
 
+def test_each_is_what_compat_and_the_budget_read():
+    assert ReportOptions(human_signal="each", compat="scholarqa-cs2").human_signal == "each"
+    assert ReportOptions(human_signal="each", target_half_width=0.05).human_signal == "each"
+
+
 def test_the_commands_refuse_an_unknown_signal():
     from metaeval.options import from_query
 
