@@ -144,16 +144,33 @@ def _deepscholar_flag(questions) -> bool | None:
     return questions.annotate(ds=units).order_by("-ds").values_list("ds", flat=True).first()
 
 
+def judged_tasks(study: Study) -> list[str]:
+    """The task types ``study`` holds judgments of (read through each task's quality-control
+    declaration, ``TaskSpec.qc.rows``), in the order of ``Study.Task``."""
+    from annotation.quality import catalog
+
+    specs = catalog.specs()
+    return [
+        t
+        for t in T.values
+        if t in specs and specs[t].has_label and next(iter(specs[t].rows(study)), None)
+    ]
+
+
 def enable_supported(study: Study) -> list[str]:
-    """A study with no task enabled gets the tasks its data supports; returns what it
-    enabled (nothing when the admin already chose tasks)."""
-    if study.tasks:
-        return []
-    tasks = supported_tasks(study)
-    if tasks:
+    """A study with no task enabled gets the tasks its data supports, and any study gets
+    the tasks whose judgments it holds (an import of 1,335 medal rankings into a study whose
+    reports enabled query quality, metric-wise and triage must enable medal ranking, or its
+    judgments are invisible to assignment and quality control). Returns what it enabled; the
+    tasks an admin chose stay."""
+    have = list(study.tasks or [])
+    new = [] if have else supported_tasks(study)
+    new += [t for t in judged_tasks(study) if t not in have and t not in new]
+    if new:
+        tasks = have + [t for t in T.values if t in new]
         Study.objects.filter(pk=study.pk).update(tasks=tasks)
         study.tasks = tasks
-    return tasks
+    return [t for t in T.values if t in new]
 
 
 def enable_hint(study: Study, task: str) -> str:
@@ -169,6 +186,7 @@ __all__ = [
     "QuestionData",
     "enable_hint",
     "enable_supported",
+    "judged_tasks",
     "problem",
     "question_data",
     "supported_tasks",

@@ -40,7 +40,7 @@ from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
 from . import prompts
-from .kinds import KINDS, Job, finalize, kind, report_text, scholarqa_style
+from .kinds import Job, finalize, kind, report_text, scholarqa_style
 from .llm import ChatClient, LLMConfig, LLMError, cache_key
 from .models import JudgeChunk, JudgeRun, JudgeUnit, LLMResponse
 
@@ -413,10 +413,6 @@ def _close_connection() -> None:
     connection.close()  # resolved on the calling thread: that thread's connection
 
 
-#: Result models: (their unique fields, the fields a new judgment overwrites), per kind.
-UPSERT = {k.upsert[0]: k.upsert[1:] for k in KINDS.values() if k.upsert}
-
-
 def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) -> None:
     """One transaction for a batch: settle the units that are still pending (locked, so a
     second execution cannot settle them too), cache the new answers, upsert the results
@@ -432,7 +428,7 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
         if not batch:
             return  # another execution settled them first: write nothing
         units, answers = [], {}
-        rows: dict[type, list] = defaultdict(list)
+        rows: dict[str, list] = defaultdict(list)  # task -> result rows
         totals = Counter()
         errors = []
         for job, o in batch:
@@ -460,8 +456,7 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
                         key=job.key, model=context.config.model, content=o.content,
                         prompt_tokens=o.prompt_tokens, completion_tokens=o.completion_tokens,
                     )  # fmt: skip
-                for row in kind(unit.task).rows(context, unit, o.parsed):
-                    rows[type(row)].append(row)
+                rows[unit.task] += kind(unit.task).rows(context, unit, o.parsed)
             else:
                 errors.append({"unit": unit.key, "error": o.error})
         # an upsert on the units' own key is one statement per 500 units (bulk_update's
@@ -474,12 +469,9 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
         )  # fmt: skip
         if answers:
             LLMResponse.objects.bulk_create(answers.values(), ignore_conflicts=True)
-        for model, objs in rows.items():
-            unique, update = UPSERT[model]
-            model.objects.bulk_create(
-                objs, update_conflicts=True, unique_fields=unique, update_fields=update,
-                batch_size=500,
-            )  # fmt: skip
+        for task, objs in rows.items():
+            if objs:
+                kind(task).write(objs)
         updates = {k: F(k) + v for k, v in totals.items()}
         JudgeRun.objects.filter(pk=run.pk).update(**updates, heartbeat_at=now)
         if errors:

@@ -6,7 +6,8 @@ and each unit belongs to one kind. A kind declares, in one place, its four jobs:
 * **plan**: the units of a run over some reports, leaving out what the judge already judged
   (a judge never judges the same thing twice unless the run asks to rejudge);
 * **job**: the prompt of a unit and how its answer is parsed (:class:`Job`);
-* **rows**: the result rows of a parsed answer (upserted by the executor, see ``UPSERT``);
+* **rows**: the result rows of a parsed answer (written by the executor through the kind's
+  :meth:`Kind.write`: an upsert on the result model's natural key);
 * **scores**: per-report scores derived from the stored judgments (:func:`finalize`).
 
 A new kind is one subclass of :class:`Kind` registered with :func:`register`; the planner,
@@ -17,6 +18,7 @@ names. The prompts and parsers live in :mod:`judges.prompts`, the formulas in
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,13 +27,24 @@ from itertools import combinations
 
 from django.db import transaction
 
-from annotation.models import CitationAnchor, Paragraph, Report, RubricItem
+from annotation.models import (
+    Citation,
+    CitationAnchor,
+    Exemplar,
+    ExemplarReference,
+    Nugget,
+    Paragraph,
+    Question,
+    Report,
+    RubricItem,
+)
 
 from . import prompts
 from .models import (
     Judge,
     JudgeClaimVerdict,
     JudgeCoverage,
+    JudgeDeepScholarLabel,
     JudgePairwise,
     JudgeRelevance,
     JudgeRun,
@@ -173,6 +186,15 @@ class Kind:
     def scores(self, evidence: Evidence) -> dict[tuple[int, str], float]:
         """Per-report scores ``{(report id, metric): value}`` from the stored judgments."""
         return {}
+
+    def write(self, rows: list) -> None:
+        """Store a batch of result rows (inside the executor's transaction): an upsert on
+        the natural key ``upsert`` declares."""
+        model, unique, update = self.upsert
+        model.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=unique, update_fields=update,
+            batch_size=500,
+        )  # fmt: skip
 
     def unit(self, run: JudgeRun, key: str, /, **payload) -> JudgeUnit:
         return JudgeUnit(run=run, task=self.task, key=key, payload=payload)
@@ -498,6 +520,302 @@ class Citations(Kind):
             else:
                 recall.append(0.0)
         return scholarqa.citation_precision(credits), scholarqa.citation_recall(recall)
+
+
+# --- DeepScholar-Bench labels (seed 002 §8.11, Table 3) --------------------------------------
+
+
+class _DeepScholarTexts:
+    """What the DeepScholar prompts read of a question — its text, exemplar, nuggets and
+    exemplar references — loaded once per question (four queries) on the task thread."""
+
+    def __init__(self):
+        self.questions: dict[int, str] = {}
+        self.exemplars: dict[int, str] = {}
+        self.nuggets: dict[int, dict[str, str]] = {}
+        self.references: dict[int, dict[str, tuple[str, str]]] = {}
+
+    def load(self, qid: int) -> None:
+        if qid in self.questions:
+            return
+        self.questions[qid] = Question.objects.values_list("text", flat=True).get(pk=qid)
+        self.exemplars[qid] = (
+            Exemplar.objects.filter(question_id=qid).values_list("text", flat=True).first() or ""
+        )
+        self.nuggets[qid] = dict(Nugget.objects.filter(question_id=qid).values_list("key", "text"))
+        self.references[qid] = {
+            key: (title, url)
+            for key, title, url in ExemplarReference.objects.filter(question_id=qid).values_list(
+                "key", "title", "url"
+            )
+        }
+
+
+def _texts(ctx, qid: int) -> _DeepScholarTexts:
+    texts = ctx.__dict__.setdefault("_deepscholar", _DeepScholarTexts())
+    texts.load(qid)
+    return texts
+
+
+def _unit_key(task: str, scope: str, unit: str) -> str:
+    """A run-unique unit key; a long natural key is shortened to a digest."""
+    key = f"{task}:{scope}:{unit}"
+    return key if len(key) <= 200 else f"{task}:{scope}:#{hashlib.sha1(unit.encode()).hexdigest()}"
+
+
+#: Organization's one-order answers, stored beside the labels under a kind of their own
+#: (the Table 3 loader and the label export read only the six label kinds).
+ORGANIZATION_VOTE = "organization_vote"
+ORDERS = ("report_first", "exemplar_first")
+
+
+class DeepScholarKind(Kind):
+    """One DeepScholar label kind: one unit, one call, one label in the expert's label set
+    (:data:`annotation.models.deepscholar.LABELS`), written as the
+    :class:`~judges.models.JudgeDeepScholarLabel` row the judge-label importer
+    (``judges/formats/deepscholar_labels.py``) writes, so the Table 3 analysis joins live
+    and imported labels alike."""
+
+    def existing(self, run: JudgeRun, reports, kind: str | None = None) -> set[tuple]:
+        """(question, report, unit) of the labels this judge already has."""
+        return set(
+            JudgeDeepScholarLabel.objects.filter(
+                judge=run.judge, kind=kind or self.task,
+                question__in={r.question_id for r in reports},
+            ).values_list("question_id", "report_id", "unit")
+        )  # fmt: skip
+
+    def units_of(self, reports) -> list[tuple[int, int | None, str]]:
+        """(question, report or None, unit key) of every unit, in order."""
+        raise NotImplementedError
+
+    def plan(self, run, reports, rejudge):
+        done = set() if rejudge else self.existing(run, reports)
+        out = []
+        for qid, rid, unit in self.units_of(reports):
+            if (qid, rid, unit) not in done:
+                scope = f"r{rid}" if rid else f"q{qid}"
+                key = _unit_key(self.task, scope, unit)
+                out.append(self.unit(run, key, question=qid, report=rid, unit=unit))
+        return out
+
+    def label_row(self, ctx, unit, label: str, rationale: str = "", kind: str = ""):
+        p = unit.payload
+        return JudgeDeepScholarLabel(judge=ctx.judge, kind=kind or self.task,
+                                     question_id=p["question"], report_id=p["report"],
+                                     unit=p["unit"], label=label, rationale=rationale)  # fmt: skip
+
+    def rows(self, ctx, unit, parsed):
+        return [self.label_row(ctx, unit, parsed)]
+
+    def write(self, rows):
+        write_labels(rows)
+
+
+def write_labels(rows: list[JudgeDeepScholarLabel]) -> None:
+    """Replace the judge's labels of these units by ``rows``: the natural key holds a null
+    report for the question-level kinds, which a unique constraint (and hence an upsert)
+    does not match, so the old rows are found and deleted first."""
+    keys = {(r.judge_id, r.kind, r.question_id, r.report_id, r.unit) for r in rows}
+    old = JudgeDeepScholarLabel.objects.filter(
+        judge_id__in={k[0] for k in keys}, kind__in={k[1] for k in keys},
+        question_id__in={k[2] for k in keys}, unit__in={k[4] for k in keys},
+    ).values_list("pk", "judge_id", "kind", "question_id", "report_id", "unit")  # fmt: skip
+    stale = [pk for pk, *key in old if tuple(key) in keys]
+    if stale:
+        JudgeDeepScholarLabel.objects.filter(pk__in=stale).delete()
+    JudgeDeepScholarLabel.objects.bulk_create(rows, batch_size=500)
+
+
+@register
+class Organization(DeepScholarKind):
+    """Organization and coherence against the exemplar (seed 002 §8.3.1, Box 1): the judge
+    picks A or B, no ties, asked in both orders (positional bias); the report *wins* when
+    preferred in both orders, *loses* when the exemplar is, and *ties* on a split — the
+    lose / tie / win scale the experts label. Each order's answer is kept as an
+    ``organization_vote`` row; :meth:`scores` combines the two once both are in (as the
+    ensemble does for ResearchQA), so a failed order leaves the report unlabelled."""
+
+    task = Task.ORGANIZATION
+
+    def units_of(self, reports):
+        with_exemplar = set(
+            Exemplar.objects.filter(question__in={r.question_id for r in reports})
+            .exclude(text="")
+            .values_list("question_id", flat=True)
+        )
+        return [(r.question_id, r.pk, order) for r in reports
+                if r.question_id in with_exemplar for order in ORDERS]  # fmt: skip
+
+    def plan(self, run, reports, rejudge):
+        labelled = set() if rejudge else {rid for _, rid, _ in self.existing(run, reports)}
+        voted = set() if rejudge else self.existing(run, reports, ORGANIZATION_VOTE)
+        out = []
+        for qid, rid, order in self.units_of(reports):
+            if rid not in labelled and (qid, rid, order) not in voted:
+                out.append(self.unit(run, f"organization:{rid}:{order}", question=qid,
+                                     report=rid, unit=order))  # fmt: skip
+        return out
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        exemplar = _texts(ctx, p["question"]).exemplars[p["question"]]
+        report = ctx.text(p["report"])
+        a, b = (report, exemplar) if p["unit"] == "report_first" else (exemplar, report)
+        return Job(unit, prompts.organization_messages(ctx.query(p["report"]), a, b),
+                   prompts.parse_organization)  # fmt: skip
+
+    def rows(self, ctx, unit, parsed):
+        decision, explanation = parsed
+        first = "report" if unit.payload["unit"] == "report_first" else "exemplar"
+        winner = first if decision == "A" else ({"report", "exemplar"} - {first}).pop()
+        return [self.label_row(ctx, unit, winner, explanation, kind=ORGANIZATION_VOTE)]
+
+    def scores(self, evidence):
+        """Writes the organization labels of the reports both of whose orders are judged
+        (label rows, not per-report scores)."""
+        votes: dict[int, dict[str, tuple]] = defaultdict(dict)
+        for qid, rid, order, winner, why in JudgeDeepScholarLabel.objects.filter(
+            judge=evidence.judge, kind=ORGANIZATION_VOTE, report__in=evidence.ids
+        ).values_list("question_id", "report_id", "unit", "label", "rationale"):
+            votes[rid][order] = (qid, winner, why)
+        rows = []
+        for rid, got in votes.items():
+            if set(got) != set(ORDERS):
+                continue
+            wins = sum(got[o][1] == "report" for o in ORDERS)
+            label = {2: "win", 1: "tie", 0: "lose"}[wins]
+            why = " / ".join(f"{o}: {got[o][2]}" for o in ORDERS if got[o][2])
+            rows.append(JudgeDeepScholarLabel(judge=evidence.judge, kind=self.task,
+                                              question_id=got[ORDERS[0]][0], report_id=rid,
+                                              unit="", label=label, rationale=why))  # fmt: skip
+        if rows:
+            write_labels(rows)
+        return {}
+
+
+@register
+class NuggetImportance(DeepScholarKind):
+    """Nugget importance (seed 002 §8.3.1; AutoNuggetizer's vital / okay): one call per
+    nugget of the questions judged."""
+
+    task = Task.NUGGET_IMPORTANCE
+
+    def units_of(self, reports):
+        qids = {r.question_id for r in reports}
+        nuggets = Nugget.objects.filter(question__in=qids).order_by("question_id", "position", "pk")
+        return [(qid, None, key) for qid, key in nuggets.values_list("question_id", "key")]
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        t = _texts(ctx, p["question"])
+        messages = prompts.nugget_importance_messages(
+            t.questions[p["question"]],
+            t.exemplars[p["question"]],
+            t.nuggets[p["question"]][p["unit"]],
+        )
+        return Job(unit, messages, prompts.parse_nugget_importance)
+
+
+@register
+class NuggetSupport(DeepScholarKind):
+    """Nugget support (seed 002 §8.3.1, nugget coverage): one call per nugget of a report's
+    question and the report."""
+
+    task = Task.NUGGET_SUPPORT
+
+    def units_of(self, reports):
+        nuggets = defaultdict(list)
+        for qid, key in (
+            Nugget.objects.filter(question__in={r.question_id for r in reports})
+            .order_by("position", "pk")
+            .values_list("question_id", "key")
+        ):
+            nuggets[qid].append(key)
+        return [(r.question_id, r.pk, key) for r in reports for key in nuggets[r.question_id]]
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        nugget = _texts(ctx, p["question"]).nuggets[p["question"]][p["unit"]]
+        messages = prompts.nugget_support_messages(ctx.query(p["report"]), ctx.text(p["report"]),
+                                                   nugget)  # fmt: skip
+        return Job(unit, messages, prompts.parse_nugget_support)
+
+
+@register
+class RetrievalRelevance(DeepScholarKind):
+    """Retrieved-source relevance 0 / 1 / 2 (seed 002 §8.3.2, Box 2): one call per source a
+    report cites."""
+
+    task = Task.RETRIEVAL_RELEVANCE
+
+    def units_of(self, reports):
+        question = {r.pk: r.question_id for r in reports}
+        cited = Citation.objects.filter(report__in=list(question)).order_by("report_id", "pk")
+        return [(question[rid], rid, key) for rid, key in cited.values_list("report_id", "key")]
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        c = ctx.citations[p["report"]][p["unit"]]
+        exemplar = _texts(ctx, p["question"]).exemplars[p["question"]]
+        messages = prompts.retrieval_relevance_messages(ctx.query(p["report"]), exemplar,
+                                                        c.title, c.snippets)  # fmt: skip
+        return Job(unit, messages, prompts.parse_retrieval_relevance)
+
+
+@register
+class ReferenceImportance(DeepScholarKind):
+    """Exemplar-reference importance (seed 002 §8.3.2 reference coverage, §8.4.1): one call
+    per reference of the exemplar."""
+
+    task = Task.REFERENCE_IMPORTANCE
+
+    def units_of(self, reports):
+        refs = ExemplarReference.objects.filter(
+            question__in={r.question_id for r in reports}
+        ).order_by("question_id", "position", "pk")
+        return [(qid, None, key) for qid, key in refs.values_list("question_id", "key")]
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        t = _texts(ctx, p["question"])
+        title, url = t.references[p["question"]][p["unit"]]
+        messages = prompts.reference_importance_messages(
+            t.questions[p["question"]], t.exemplars[p["question"]], title, url
+        )
+        return Job(unit, messages, prompts.parse_reference_importance)
+
+
+@register
+class Entailment(DeepScholarKind):
+    """Claim–source entailment (seed 002 §8.3.3, Box 3): one call per cited paragraph and
+    one of its sources, keyed ``"<paragraph number>:<citation key>"`` as the experts'
+    units are."""
+
+    task = Task.ENTAILMENT
+
+    def units_of(self, reports):
+        question = {r.pk: r.question_id for r in reports}
+        pairs = CitationAnchor.objects.filter(paragraph__report__in=list(question)).order_by(
+            "paragraph__report_id", "paragraph__number", "start"
+        )
+        seen, out = set(), []
+        for rid, number, key in pairs.values_list(
+            "paragraph__report_id", "paragraph__number", "citation__key"
+        ):
+            unit = f"{number}:{key}"
+            if (rid, unit) not in seen:
+                seen.add((rid, unit))
+                out.append((question[rid], rid, unit))
+        return out
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        number, _, key = p["unit"].partition(":")
+        claim = next(t for _, n, t in ctx.paragraphs[p["report"]] if n == int(number))
+        c = ctx.citations[p["report"]][key]
+        return Job(unit, prompts.entailment_messages(claim, c.title, c.snippets),
+                   prompts.parse_entailment)  # fmt: skip
 
 
 # --- Planning and derived scores over every kind ----------------------------------------------

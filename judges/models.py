@@ -58,6 +58,13 @@ class JudgeRun(models.Model):
         ENSEMBLE = "ensemble", "ResearchQA ensemble decision (coverage + both orders)"
         RELEVANCE = "relevance", "Paragraph relevance (ScholarQA-CS2)"
         CITATIONS = "citations", "Claim citation support"
+        # DeepScholar-Bench labels (seed 002 §8.11, Table 3): one kind per label kind
+        ORGANIZATION = "organization", "DeepScholar organization vs the exemplar, both orders"
+        NUGGET_IMPORTANCE = "nugget_importance", "DeepScholar nugget importance"
+        NUGGET_SUPPORT = "nugget_support", "DeepScholar nugget support by a report"
+        RETRIEVAL_RELEVANCE = "retrieval_relevance", "DeepScholar retrieved-source relevance 0–2"
+        REFERENCE_IMPORTANCE = "reference_importance", "DeepScholar exemplar-reference importance"
+        ENTAILMENT = "entailment", "DeepScholar claim–source entailment"
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
@@ -139,7 +146,7 @@ class JudgeUnit(models.Model):
         JudgeChunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="units"
     )
     key = models.CharField(max_length=200)
-    task = models.CharField(max_length=10, choices=JudgeRun.Task.choices)
+    task = models.CharField(max_length=24, choices=JudgeRun.Task.choices)
     payload = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)

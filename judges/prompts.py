@@ -14,6 +14,8 @@ number of lines.
   with a reason (JSON).
 * Claim support: one claim with its citations and their snippets (seed 003 §3, A.5):
   fully / partially / not supported, and which citations support it (JSON).
+* DeepScholar-Bench labels (seed 002 §8.3, Appendix Boxes 1–3): one prompt per Table 3
+  label kind, answered with one label (organization: Box 1's JSON decision).
 """
 
 from __future__ import annotations
@@ -288,3 +290,209 @@ def parse_claim(content: str, keys: list[str]) -> tuple[str, list[str], str]:
             raise MalformedAnswer(f"{k!r} is not a citation of the claim")
         out.append(k)
     return verdict, out, str(data.get("rationale") or "")
+
+
+# --- DeepScholar-Bench labels (seed 002 §8.3, §8.11) ------------------------------------------
+#
+# One prompt per label kind of Table 3, each answered with one label in a fixed line format;
+# the parsers accept that format only (a label outside the kind's set, or no such line, is a
+# MalformedAnswer and, once the format retries are spent, a failed unit with the reason — a
+# label is never guessed). The labels they return are the expert side's stored values
+# (:data:`annotation.models.deepscholar.LABELS`), so a live label joins a human one as an
+# imported label does.
+
+
+def _paper(query: str) -> str:
+    return f"### Paper under assessment:\n{query.strip()}\n\n"
+
+
+def _source(title: str, snippets) -> str:
+    body = [s.strip() for s in snippets or [] if isinstance(s, str) and s.strip()]
+    return (title or "(no title)").strip() + ("\n" + "\n".join(body) if body else "")
+
+
+def organization_messages(query: str, section_a: str, section_b: str) -> list[dict]:
+    """Box 1 (seed 002 §8.3.1, Appendix Box 1): which of two related-work sections is better
+    organized, no ties; asked in both orders by the runner (positional bias)."""
+    prompt = (
+        "You are an intelligent, rigorous, and fair evaluator of scholarly writing quality and "
+        "relevance. You will receive the title and abstract of a research paper, together "
+        "with two candidate related-work sections (A and B) written for that paper. Do not "
+        "consider the formatting of the text (e.g., LaTeX, markdown, etc.). Only consider the "
+        "content.\n\n"
+        "Task: Decide which section—A or B—exhibits better organization and coherence.\n\n"
+        "How to judge (organization only) Ignore breadth of coverage, citation accuracy, and "
+        "analytic depth.\n\nAssess:\n"
+        "Logical structure – Clear introduction, grouping of related themes, and smooth "
+        "progression of ideas.\n"
+        "Paragraph cohesion – Each paragraph develops a single topic and flows naturally to "
+        "the next.\n"
+        "Clarity & readability – Minimal redundancy or contradictions; transitions guide the "
+        "reader.\n"
+        "Signposting – Helpful headings, topic sentences, or discourse markers (if "
+        "provided).\n\n"
+        "Pick the section that is easier to follow and better structured—no ties.\n\n"
+        + _paper(query)
+        + f"### Candidate related-work section A\n{section_a}\n\n"
+        f"### Candidate related-work section B\n{section_b}\n\n"
+        "Output your answer as a JSON dictionary in the following format:\n"
+        '{"decision": "A" or "B", "explanation": "One sentence clearly explaining the key '
+        'differences between the two options and why the selected one is preferred."}\n'
+        "Only output the dictionary, do not output any other text."
+    )
+    return _user(prompt)
+
+
+def parse_organization(content: str) -> tuple[str, str]:
+    """("A" or "B", explanation)."""
+    data = _json_object(content)
+    decision = data.get("decision")
+    if not isinstance(decision, str) or decision.strip().upper() not in ("A", "B"):
+        raise MalformedAnswer(f'"decision" {decision!r} is not "A" or "B"')
+    return decision.strip().upper(), str(data.get("explanation") or "")
+
+
+def _line_label(content: str, field: str, allowed: dict[str, str]) -> str:
+    """The one ``<field>: <label>`` line of an answer (``###`` and case ignored), mapped by
+    ``allowed``; no line, two different labels or an unknown label is malformed."""
+    pattern = re.compile(rf"^\s*(?:#+\s*)?{field}\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+    found = [m.group(1).strip().strip("*`\"'.").strip().lower() for m in pattern.finditer(content)]
+    if not found:
+        raise MalformedAnswer(f"no '{field}: <label>' line in the answer")
+    if len(set(found)) > 1:
+        raise MalformedAnswer(f"several different '{field}' lines: {', '.join(found)}")
+    if found[0] not in allowed:
+        raise MalformedAnswer(f"{found[0]!r} is not one of {', '.join(allowed)}")
+    return allowed[found[0]]
+
+
+def nugget_importance_messages(query: str, exemplar: str, nugget: str) -> list[dict]:
+    """Nugget importance (seed 002 §8.3.1): nuggets are made from the exemplar following
+    AutoNuggetizer (Pradeep et al. 2025), whose scoring step labels each nugget "vital"
+    (must be present in a good answer) or "okay" (good to have)."""
+    prompt = (
+        "You are NuggetizeScoreLLM, an intelligent assistant that can label a nugget based "
+        "on its importance for writing the related-work section of a research paper.\n\n"
+        'Label the nugget as "vital" or "okay". Vital nuggets represent concepts that must '
+        'be present in a "good" related-work section for this paper; okay nuggets '
+        "contribute worthwhile information but are not essential. A nugget that could be "
+        "omitted without weakening the section is okay.\n\n"
+        + _paper(query)
+        + (f"### Human-written related-work section:\n{exemplar}\n\n" if exemplar.strip() else "")
+        + f"### Nugget:\n{nugget}\n\n"
+        "Return only the label in this format:\n### label: <vital or okay>"
+    )
+    return _user(prompt)
+
+
+def parse_nugget_importance(content: str) -> str:
+    return _line_label(content, "label", {"vital": "vital", "okay": "non_vital",
+                                          "non_vital": "non_vital", "non-vital": "non_vital"})  # fmt: skip
+
+
+def nugget_support_messages(query: str, report: str, nugget: str) -> list[dict]:
+    """Nugget coverage (seed 002 §8.3.1): AutoNuggetizer's assignment step (Pradeep et al.
+    2025) labels a nugget "support", "partial_support" or "not_support" by a passage."""
+    prompt = (
+        "You are NuggetizeAssignerLLM, an intelligent assistant that can label a nugget "
+        "based on whether it is supported by a given related-work section.\n\n"
+        'Label the nugget as "support" if the section fully captures it, "partial_support" '
+        'if the section partially captures it, and "not_support" if the section does not '
+        "capture it.\n\n"
+        + _paper(query)
+        + f"### Generated related-work section:\n{report}\n\n### Nugget:\n{nugget}\n\n"
+        "Return only the label in this format:\n"
+        "### label: <support, partial_support or not_support>"
+    )
+    return _user(prompt)
+
+
+def parse_nugget_support(content: str) -> str:
+    return _line_label(content, "label", {
+        "support": "supported", "supported": "supported",
+        "partial_support": "partially_supported", "partially_supported": "partially_supported",
+        "not_support": "not_supported", "not_supported": "not_supported",
+    })  # fmt: skip
+
+
+def retrieval_relevance_messages(query: str, exemplar: str, title: str, snippets) -> list[dict]:
+    """Relevance rate (seed 002 §8.3.2, Appendix Box 2): a retrieved source's graded
+    relevance 0–2 (§8.3.2 grades 0–2; Box 2 as printed asks 0/1, so its two grades are
+    split into "somewhat" and "highly" relevant here, as METHODS §2.10 labels them)."""
+    prompt = (
+        "You are an intelligent, rigorous, and fair evaluator of scholarly writing quality "
+        "and citation relevance. You will receive the title and abstract of a research paper "
+        "under assessment, the ground-truth related-work section written by human experts, "
+        "and the title and abstract of a candidate reference paper. Do not consider "
+        "formatting (e.g., LaTeX, markdown, etc.). Only consider the content.\n\n"
+        "Task: Determine how relevant the candidate reference paper is to the related-work "
+        "section.\n\n"
+        "How to judge\n"
+        "- Consider the main research topic and themes described in the related-work "
+        "section.\n"
+        "- If the reference directly discusses the same ideas, prior work, or background, "
+        "mark it as highly relevant (2).\n"
+        "- If the reference is related but only tangentially, mark it as somewhat relevant "
+        "(1).\n"
+        "- If the reference is off-topic or unrelated in scope, mark it as not relevant (0).\n"
+        "- Remember: You are only seeing the title and abstract of the reference, so the full "
+        "content might be more relevant than it appears.\n\n"
+        + _paper(query)
+        + (f"### Ground-truth related-work section:\n{exemplar}\n\n" if exemplar.strip() else "")
+        + f"### Candidate reference paper:\n{_source(title, snippets)}\n\n"
+        "Return only the score in this format:\n### final score: <0, 1 or 2>"
+    )
+    return _user(prompt)
+
+
+def parse_retrieval_relevance(content: str) -> str:
+    return _line_label(content, "final score", {"0": "0", "1": "1", "2": "2"})
+
+
+def reference_importance_messages(query: str, exemplar: str, title: str, url: str) -> list[dict]:
+    """Reference coverage (seed 002 §8.3.2, §8.4.1, Fig. 4): each reference of the exemplar
+    is "important" or "not-important", a not-important one being one that could be omitted
+    or substituted by a different reference."""
+    reference = (title or "(no title)").strip() + (f"\n{url}" if url else "")
+    prompt = (
+        "You are an intelligent, rigorous, and fair evaluator of scholarly writing. You will "
+        "receive the title and abstract of a research paper, its human-written related-work "
+        "section, and one reference cited in that section.\n\n"
+        "Task: Decide whether the reference is important to the related-work section. A "
+        "reference is not important if it could be omitted, or substituted by a different "
+        "reference, without weakening the section; otherwise it is important (a good "
+        "related-work section for this paper should cite it).\n\n"
+        + _paper(query)
+        + f"### Related-work section:\n{exemplar}\n\n### Reference:\n{reference}\n\n"
+        "Return only the label in this format:\n### final label: <important or not_important>"
+    )
+    return _user(prompt)
+
+
+def parse_reference_importance(content: str) -> str:
+    return _line_label(content, "final label", {
+        "important": "important", "not_important": "not_important",
+        "not important": "not_important", "not-important": "not_important",
+    })  # fmt: skip
+
+
+def entailment_messages(claim: str, title: str, snippets) -> list[dict]:
+    """Citation precision and claim coverage (seed 002 §8.3.3, Appendix Box 3): does the
+    cited reference support the claim?"""
+    prompt = (
+        "You are an intelligent and fair evaluator. Your task is to verify whether a given "
+        "reference can support the provided claim.\n\n"
+        "Task: Given a claim and its associated set of references, determine whether the "
+        "references sufficiently support all aspects of the claim.\n\n"
+        f"### CLAIM:\n{claim}\n\n### REFERENCES:\n{_source(title, snippets)}\n\n"
+        "Judgment Criteria:\n"
+        "- If the references support the claim, return 1.\n"
+        "- If the references do not support the claim, return 0.\n"
+        "- Do not explain your answer or include any additional commentary.\n\n"
+        "Output Format:\n\nAnswer: 1 or Answer: 0"
+    )
+    return _user(prompt)
+
+
+def parse_entailment(content: str) -> str:
+    return _line_label(content, "answer", {"1": "entailed", "0": "not_entailed"})

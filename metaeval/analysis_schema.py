@@ -32,6 +32,8 @@ class HumanSignalSerializer(s.Serializer):
     kept = s.IntegerField(required=False, help_text="signal rows read")
     tied = s.IntegerField(required=False, help_text="units left out for a tie")
     adjudicated = s.IntegerField(required=False, help_text="units with an adjudicated label")
+    unread_adjudications = s.IntegerField(required=False,
+                                          help_text="decided adjudications the section does not read")  # fmt: skip
     note = s.CharField()
 
 
@@ -353,3 +355,28 @@ class BudgetAnalysisSerializer(s.Serializer):
     cheapest = s.CharField(allow_null=True)
     judge = s.CharField(allow_null=True)
     notes = s.ListField(child=s.CharField())
+
+
+# ----------------------------------------------------------------------------- DeepScholar Table 3
+
+
+class DeepScholarKindSerializer(s.Serializer):
+    kind = s.CharField(help_text="label kind (seed 002 Table 3 row)")
+    agreement = _fig(help_text="share of units where the expert's and the judge's labels are equal")
+    kappa = _fig(help_text="Cohen's κ, expert vs judge")
+    n_units = s.IntegerField(help_text="expert labels with a judge label of the same unit")
+    n_questions = s.IntegerField(help_text="questions of those units (bootstrap clusters)")
+    paper = _float(help_text="the paper's agreement (Table 3)")
+    human_labels = s.IntegerField(help_text="expert labels of this kind in the selection")
+    unmatched = s.IntegerField(help_text="of those, labels of units the judge did not label")
+
+
+class DeepScholarJudgeSerializer(s.Serializer):
+    judge = s.CharField()
+    kinds = DeepScholarKindSerializer(many=True)
+
+
+class DeepScholarAnalysisSerializer(s.Serializer):
+    judges = DeepScholarJudgeSerializer(many=True)
+    human_labels = s.DictField(child=s.IntegerField(), help_text="expert labels per kind")
+    human_signal = HumanSignalSerializer(required=False)

@@ -2,10 +2,11 @@
 
 Cache key: study id + options (the ``human_signal`` among them) + a fingerprint of the
 study's judgments (counts, largest ids, update times and value sums of MedalRanking, Medal,
-HumanMetricScore and JudgeScore, four aggregate queries whatever the study's size; with
-the ``adjudicated`` human signal also the decided AdjudicationRequests it reads, a
-fifth), so a changed judgment or a new adjudication gives a new key and the report is
-recomputed; nothing has to be invalidated by hand.
+HumanMetricScore, JudgeScore and the DeepScholar labels of experts and judges, six
+aggregate queries whatever the study's size; with the ``adjudicated`` human signal also
+the decided AdjudicationRequests it reads, a seventh), so a changed judgment or a new
+adjudication gives a new key and the report is recomputed; nothing has to be invalidated
+by hand.
 """
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ from collections.abc import Callable
 
 from django.core.cache import cache
 from django.db.models import Case, Count, F, FloatField, IntegerField, Max, Sum, Value, When
+from django.db.models.functions import Length, Ord
 
-from annotation.models import AdjudicationRequest, HumanMetricScore, Medal, MedalRanking
-from judges.models import JudgeScore
+from annotation.models import (
+    AdjudicationRequest,
+    DeepScholarLabel,
+    HumanMetricScore,
+    Medal,
+    MedalRanking,
+)
+from judges.models import JudgeDeepScholarLabel, JudgeScore
 
 CACHE_SECONDS = 24 * 60 * 60
 #: Bumped when the entry's shape changes, so entries cached by an older release (shared
@@ -27,9 +35,9 @@ ENTRY_VERSION = 2
 
 
 def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
-    """A digest of the study's judgments and judge scores, in four aggregate queries, and
+    """A digest of the study's judgments and judge scores, in six aggregate queries, and
     with ``adjudications`` (a report of the ``adjudicated`` human signal, the only one that
-    reads them) its decided adjudication requests, a fifth.
+    reads them) its decided adjudication requests, a seventh.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too.
@@ -53,6 +61,16 @@ def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
             top=Max("id"),
             sum=Sum("value"),
             sig=Sum(F("value") * F("id"), output_field=FloatField()),
+        ),  # fmt: skip
+        # DeepScholar labels (Table 3): the judge's rows have no update time, and an import
+        # relabels in place: (first character, length) tells a kind's labels apart
+        DeepScholarLabel.objects.filter(study_id=study_id).aggregate(
+            n=Count("id"), top=Max("id"), at=Max("updated_at")
+        ),
+        JudgeDeepScholarLabel.objects.filter(question__study_id=study_id).aggregate(
+            n=Count("id"),
+            top=Max("id"),
+            sig=Sum((Ord("label") + 256 * Length("label")) * F("id"), output_field=IntegerField()),
         ),  # fmt: skip
     ]
     if adjudications:  # a decision (or a changed one) moves the count, the largest id or time

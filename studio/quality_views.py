@@ -13,9 +13,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.models import AdjudicationRequest, Annotator, GoldItem, QualityEvent, Study
 from annotation.permissions import readable_studies
-from annotation.quality import observations
+from annotation.quality import catalog, observations
 from annotation.quality.agreement import disagreements
-from annotation.quality.labels import TASKS
+from annotation.readiness import task_label
 from annotation.views.access import admin_required, researcher_required
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
@@ -60,6 +60,7 @@ def _enter(request, study):
     quality.mark_entered(
         study, task=p.get("task", ""), question=p.get("question", ""),
         answer=p.get("answer", ""), purpose=p.get("purpose", "gold"), user=request.user,
+        unit=p.get("unit", ""),
     )  # fmt: skip
     return "Known answer saved."
 
@@ -107,6 +108,42 @@ def _send(request, study):
     return f"Sent to {n} adjudicator(s)."
 
 
+def task_menu(study, obs) -> tuple[list[dict], str]:
+    """The enabled task types quality control reads, each with what its unit and label are
+    (``TaskSpec.qc``), and a notice: labels the study holds under tasks it does not enable
+    (they are out of the menu), or — when the menu is empty — why and what to do."""
+    enabled = list(study.tasks or [])
+    specs = catalog.specs()
+    menu = [
+        {"key": t, "name": task_label(t), "spec": specs[t]}
+        for t in specs
+        if t in enabled and specs[t].has_label
+    ]
+    held = sorted({o.unit[0] for o in obs} - set(enabled))
+    if held:
+        names = ", ".join(task_label(t) for t in held)
+        return menu, (
+            f"This study holds submitted labels of {names} but does not enable "
+            f"{'it' if len(held) == 1 else 'them'}. Tick {'it' if len(held) == 1 else 'them'} "
+            "under “Tasks and settings” on the set-up page and save; gold, qualification and "
+            "adjudication then work on those labels."
+        )
+    if menu:
+        return menu, ""
+    if not enabled:
+        return menu, (
+            "This study enables no task, so there is nothing to mark as a known answer. Enable "
+            "its tasks under “Tasks and settings” on the set-up page (importing reports or "
+            "judgments enables the tasks their data supports)."
+        )
+    unlabelled = ", ".join(task_label(t) for t in enabled if t in specs)
+    return menu, (
+        f"The enabled tasks ({unlabelled}) have no single label to score, compare or "
+        "adjudicate (see below why). Enable a task with labels under “Tasks and settings” "
+        "on the set-up page."
+    )
+
+
 def _context(study) -> dict:
     obs = observations.load(study)
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
@@ -119,6 +156,7 @@ def _context(study) -> dict:
             {"annotator": o.annotator, "name": names.get(o.annotator), "label": o.label}
         )
     open_units = {quality.unit_key(u) for u in disagreements(obs)}
+    menu, why_empty = task_menu(study, obs)
     return {
         "study": study,
         "threshold": quality.gold_threshold(study),
@@ -136,7 +174,14 @@ def _context(study) -> dict:
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
         ],
-        "tasks": [t for t in TASKS if t in (study.tasks or [])],
+        "tasks": [m["key"] for m in menu],
+        "menu": menu,
+        "menu_empty": why_empty,
+        "unlabelled": [
+            {"key": t, "name": task_label(t), "why": why}
+            for t, why in catalog.unlabelled().items()
+            if t in (study.tasks or [])
+        ],
         "purposes": GoldItem.Purpose.choices,
     }
 
@@ -183,13 +228,26 @@ def study_quality_csv(request, study_id: int):
     return response
 
 
-def _report_paragraphs(question, unit: str, task: str):
-    """The reports an adjudicator compares, blinded as Report A, B, … (sorted by system, the
-    order ``quality.blind`` names them)."""
-    reports = sorted(question.reports.select_related("system"), key=lambda r: r.system.name)
-    if task == "pairwise":
-        wanted = unit.split("~")
+def _report_paragraphs(request: AdjudicationRequest):
+    """The reports an adjudicator reads, blinded as Report A, B, … (sorted by system, the
+    order ``quality.blind`` names them): those the unit names, every report for a ranking
+    of reports, the rubrics (as Rubric A, B, … by kind, their items) for a ranking of
+    rubrics, none for a unit about the question."""
+    spec = catalog.spec(request.task)
+    if spec is not None and spec.blind_as == "Rubric":
+        rubrics = request.question.rubrics.order_by("kind").prefetch_related("items")
+        return [
+            {"label": f"Rubric {chr(65 + n)}", "paragraphs": list(r.items.order_by("position"))}
+            for n, r in enumerate(rubrics)
+        ]
+    reports = sorted(request.question.reports.select_related("system"), key=lambda r: r.system.name)
+    wanted = spec.systems_in(request.unit) if spec is not None else []
+    if wanted:
         reports = [r for r in reports if r.system.name in wanted]
+    else:
+        values = quality.unit_values(request)
+        if values is None or not values.ranked or spec.blind_as != "Report":
+            reports = []
     return [
         {"label": f"Report {chr(65 + n)}", "paragraphs": list(r.paragraphs.order_by("number"))}
         for n, r in enumerate(reports)
@@ -227,7 +285,8 @@ def my_adjudications(request):
             "request": r,
             "options": [text for _, text in quality.options(r)],
             "originals": [quality.blind(r, o["label"]) for o in r.originals],
-            "reports": _report_paragraphs(r.question, r.unit, r.task) if r.status == "open" else [],
+            "unit": quality.blind_unit(r),
+            "reports": _report_paragraphs(r) if r.status == "open" else [],
             "decided": quality.blind(r, r.label) if r.label else "",
         })  # fmt: skip
     return render(

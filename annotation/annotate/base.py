@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..quality.labels import LabelSpec
 from .form import Form
 
 if TYPE_CHECKING:
@@ -46,6 +47,9 @@ class TaskSpec:
     form: Form = Form(title="", fields=())
     min_reports: int = 0
     max_reports: int | None = None
+    #: How quality control reads this task's judgments (units, labels; or why it has no
+    #: single label): required, the registry refuses a task type without it.
+    qc: LabelSpec | None = None
 
     @property
     def template(self) -> str:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from annotation.models import ClaimCheck, ReportClaim
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec
 from .form import Choices, Field, Form, Unit, checked
 from .page import TaskPage
@@ -87,7 +89,47 @@ FORM = Form(
 )
 
 
+def qc_rows(study, annotator=None):
+    """Per claim: fully supported yes / no, and each citation's support yes / no. A skipped
+    claim (beyond the annotator's expertise) gives no label: a skip is not an answer."""
+    rows = ClaimCheck.objects.filter(study=study, **qc.who(annotator)).select_related(
+        "claim__report__system", "assignment"
+    )
+    for c in rows:
+        if c.skipped or c.fully_supported is None:
+            continue
+        system, pid = c.claim.report.system.name, c.claim.public_id
+        yield c, ql.on_report(f"claim {pid}", system), "yes" if c.fully_supported else "no"
+        for key, ok in sorted((c.citation_supports or {}).items()):
+            yield c, ql.on_report(f"claim {pid} cites {key}", system), "yes" if ok else "no"
+
+
+YES_NO_VALUES = ql.Values(("yes", "no"))
+
+
+def qc_units(study, question):
+    units = {}
+    claims = ReportClaim.objects.filter(report__question=question).select_related("report__system")
+    for c in claims:
+        system = c.report.system.name
+        units[ql.on_report(f"claim {c.public_id}", system)] = YES_NO_VALUES
+        for key in c.citation_keys:
+            units[ql.on_report(f"claim {c.public_id} cites {key}", system)] = YES_NO_VALUES
+    return units
+
+
+QC = ql.LabelSpec(
+    unit="one claim (claim <id>@System: fully supported?) or one of its citations (claim <id> "
+    "cites <key>@System: does it support the claim?)",
+    label="yes / no (a skipped claim gives no label)",
+    rows=qc_rows,
+    units=qc_units,
+    notation="unit “claim k3x9@SysA”, answer yes",
+)
+
+
 class ClaimCheckTask(TaskSpec):
+    qc = QC
     key = "claim_check"
     form = FORM
     min_reports = 1

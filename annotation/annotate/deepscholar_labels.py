@@ -25,6 +25,8 @@ from django.utils.safestring import SafeString
 
 from annotation.models import DeepScholarLabel, Exemplar
 
+from ..quality import labels as ql
+from . import qc as qch
 from .base import TaskSpec
 from .form import Choices, Field, Form, Unit
 from .widgets import radio_group
@@ -80,18 +82,58 @@ def make_form(title: str, options, describe: str, build: Callable) -> Form:
     )
 
 
+def qc_unit(key: str, system: str) -> str:
+    if not system:
+        return key
+    return ql.on_report(key or "report", system)
+
+
 class LabelTask(TaskSpec):
     """A DeepScholar label task; a module sets ``key``, ``kind``, ``options`` (value, label,
     key), ``describe``, ``build`` (page -> units) and ``form`` (:func:`make_form`)."""
 
     kind: str = ""
     options: tuple[tuple[str, str, str], ...] = ()
+    #: Whether the options are an ordered scale (scored by exact match all the same).
+    ordinal: bool = False
     intro: str = ""
     show_reports: bool = True
     show_exemplar: bool = False
 
     def build(self, page) -> list[LabelUnit]:
         raise NotImplementedError
+
+    def question_keys(self, question) -> list[tuple[str, str]]:
+        """(unit key as the judge's files name it, system name or "") of every unit the
+        question offers, without a page (gold entered by an admin is checked against it)."""
+        raise NotImplementedError
+
+    @property
+    def qc(self) -> ql.LabelSpec:
+        """One label per DeepScholarLabel row: unit ``<key>@System`` (``report@System`` for
+        a unit that is the report itself; ``<key>`` for a unit of the question)."""
+        values = ql.Values(tuple(str(v) for v, *_ in self.options), ordinal=self.ordinal)
+
+        def rows(study, annotator=None):
+            found = DeepScholarLabel.objects.filter(
+                study=study, kind=self.kind, **qch.who(annotator)
+            )
+            for r in found.select_related("report__system", "assignment"):
+                yield r, qc_unit(r.unit, r.report.system.name if r.report_id else ""), r.label
+
+        def units(study, question):
+            return {qc_unit(key, system): values for key, system in self.question_keys(question)}
+
+        return ql.LabelSpec(
+            unit=self.qc_unit_text,
+            label=" / ".join(values.values) + (" (ordinal; exact match)" if self.ordinal else ""),
+            rows=rows,
+            units=units,
+            notation=f"unit “{self.qc_example}”, answer {values.values[0]}",
+        )
+
+    qc_unit_text: str = ""
+    qc_example: str = ""
 
     def units(self, page) -> list[LabelUnit]:
         return units_cached(page, self.build)

@@ -6,6 +6,8 @@ pairs, report by report in reading order; the judge's files key them
 
 from __future__ import annotations
 
+from annotation.models import CitationAnchor
+
 from .base import reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 from .retrieval_relevance import source_details
@@ -46,6 +48,14 @@ class EntailmentTask(LabelTask):
     intro = "Does the source entail (fully back) the claim it is cited for?"
     form = make_form("Entailment", OPTIONS, "entailed or not entailed", units)
     build = staticmethod(units)
+    qc_unit_text = "one cited paragraph with one source: <paragraph>:<citation key>@System"
+    qc_example = "3:[1]@SysA"
+
+    def question_keys(self, question):
+        rows = CitationAnchor.objects.filter(paragraph__report__question=question).values_list(
+            "paragraph__number", "citation__key", "paragraph__report__system__name"
+        )
+        return sorted({(f"{n}:{k}", s) for n, k, s in rows})
 
 
 TASK = EntailmentTask()

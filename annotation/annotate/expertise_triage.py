@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from annotation.models import ExpertiseRating
 
+from ..quality import labels as ql
 from .base import TaskSpec
 from .form import Choices, Field, Form
 from .widgets import radio_group
@@ -31,7 +32,15 @@ FORM = Form(
 )
 
 
+QC = ql.no_label(
+    "a self-report: how the question relates to the annotator's own expertise. There is no "
+    "correct answer and two annotators are expected to differ, so it has no gold, consensus "
+    "or adjudication."
+)
+
+
 class ExpertiseTriageTask(TaskSpec):
+    qc = QC
     key = "expertise_triage"
     form = FORM
 

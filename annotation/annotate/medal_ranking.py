@@ -6,6 +6,8 @@ from collections import Counter
 
 from annotation.models import Medal, MedalRanking
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
@@ -106,8 +108,32 @@ def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
     return ranking
 
 
+def ranking_rows(rankings):
+    for r in rankings.select_related("assignment").prefetch_related("medals__report__system"):
+        yield r, "", ql.medal_label({m.report.system.name: m.medal for m in r.medals.all()})
+
+
+def qc_rows(study, annotator=None):
+    """Rankings of medal-ranking assignments and imported ones (no assignment); those of
+    metric-wise assignments are metric-wise's."""
+    rankings = MedalRanking.objects.filter(study=study, **qc.who(annotator))
+    return ranking_rows(rankings.filter(qc.of_task("medal_ranking", unassigned=True)))
+
+
+QC = ql.LabelSpec(
+    unit="the question's reports as a whole (unit empty)",
+    label="the ranking SysA=gold;SysB=silver;… (system names sorted); equal only when every "
+    "medal is",
+    rows=qc_rows,
+    units=lambda study, question: {"": ql.Values(tuple(qc.systems(question)), ranked=True)},
+    parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems),
+    notation="SysA=gold;SysB=silver;SysC=bronze",
+)
+
+
 class MedalRankingTask(TaskSpec):
     key = "medal_ranking"
+    qc = QC
     form = FORM
     min_reports = 2
     max_reports = 3

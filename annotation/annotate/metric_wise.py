@@ -26,14 +26,24 @@ from annotation.models import (
     Citation,
     ClaimAssessment,
     HumanMetricScore,
+    MedalRanking,
     ParagraphRelevance,
     ReportRating,
 )
 
-from . import scores
+from ..quality import labels as ql
+from . import qc, scores
 from .base import Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit, as_int, json_list
-from .medal_ranking import MEDAL, MEDALS, REASONING, check_ranking, medal_rows, persist_ranking
+from .medal_ranking import (
+    MEDAL,
+    MEDALS,
+    REASONING,
+    check_ranking,
+    medal_rows,
+    persist_ranking,
+    ranking_rows,
+)
 from .page import TaskPage
 
 RELEVANCE = ("R", "U", "O")
@@ -286,8 +296,47 @@ def persist(payload: dict, page: TaskPage) -> None:
     persist_ranking(payload, page)
 
 
+def qc_rows(study, annotator=None):
+    """Three kinds of unit: each report's 1–5 rating of each dimension, each paragraph's
+    relevance R/U/O, and the medal ranking. The selected claims are the annotator's own
+    choice (two annotators rarely pick the same), so they are not labels."""
+    mine = {"study": study, **qc.who(annotator)}
+    ratings = ReportRating.objects.filter(**mine).select_related("report__system", "assignment")
+    for r in ratings:
+        yield r, ql.on_report(f"rating {r.dimension}", r.report.system.name), str(r.value)
+    relevance = ParagraphRelevance.objects.filter(**mine).select_related(
+        "paragraph__report__system", "assignment"
+    )
+    for p in relevance:
+        unit = ql.on_report(f"paragraph {p.paragraph.number}", p.paragraph.report.system.name)
+        yield p, unit, p.label
+    rankings = MedalRanking.objects.filter(**mine).filter(qc.of_task("metric_wise"))
+    for row, _, label in ranking_rows(rankings):
+        yield row, "medals", label
+
+
+RATING_VALUES = ql.Values(tuple(str(v) for v in RATING.values), ordinal=True)
+
+
+def qc_units(study, question):
+    units = qc.per_report(question, {f"rating {d}": RATING_VALUES for d in DIMENSION_KEYS})
+    units.update(qc.paragraphs(question))
+    units["medals"] = ql.Values(tuple(qc.systems(question)), ranked=True)
+    return units
+
+
+QC = ql.LabelSpec(
+    unit="rating <dimension>@System (1–5), paragraph <n>@System (R/U/O), or medals (the ranking)",
+    label="the rating, the relevance letter, or SysA=gold;SysB=silver;…",
+    rows=qc_rows,
+    units=qc_units,
+    notation="unit “rating clarity@SysA”, answer 4 · unit “medals”, answer SysA=gold;SysB=silver",
+)
+
+
 class MetricWiseTask(TaskSpec):
     key = "metric_wise"
+    qc = QC
     form = FORM
     min_reports = 2
     max_reports = 3

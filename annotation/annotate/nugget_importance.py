@@ -40,6 +40,12 @@ class NuggetImportanceTask(LabelTask):
     )
     form = make_form("Nugget importance", OPTIONS, "vital or non-vital", units)
     build = staticmethod(units)
+    qc_unit_text = "one nugget of the question, by its key in the imported file"
+    qc_example = "n1"
+
+    def question_keys(self, question):
+        keys = Nugget.objects.filter(question=question).values_list("key", flat=True)
+        return [(k, "") for k in keys]
 
 
 TASK = NuggetImportanceTask()

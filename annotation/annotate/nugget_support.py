@@ -4,6 +4,9 @@ Table 3, compared three-way)? Units: (report, nugget) pairs, report by report.""
 
 from __future__ import annotations
 
+from annotation.models import Nugget
+
+from . import qc
 from .base import reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 from .nugget_importance import nuggets_of
@@ -40,6 +43,13 @@ class NuggetSupportTask(LabelTask):
         "Nugget support", OPTIONS, "supported, partially supported or not supported", units
     )
     build = staticmethod(units)
+    ordinal = True
+    qc_unit_text = "one nugget in one report: <nugget key>@System"
+    qc_example = "n1@SysA"
+
+    def question_keys(self, question):
+        keys = list(Nugget.objects.filter(question=question).values_list("key", flat=True))
+        return [(k, s) for s in qc.systems(question) for k in keys]
 
 
 TASK = NuggetSupportTask()

@@ -5,6 +5,7 @@ agreement in Table 3). Units: the assignment's reports, shown by letter (blinded
 
 from __future__ import annotations
 
+from . import qc
 from .base import reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
@@ -32,6 +33,12 @@ class OrganizationTask(LabelTask):
     )
     form = make_form("Organization", OPTIONS, "lose, tie or win", units)
     build = staticmethod(units)
+    ordinal = True
+    qc_unit_text = "one report against the exemplar: report@System"
+    qc_example = "report@SysA"
+
+    def question_keys(self, question):
+        return [("", s) for s in qc.systems(question)]
 
 
 TASK = OrganizationTask()

@@ -10,6 +10,8 @@ from itertools import combinations
 
 from annotation.models import PairwisePreference
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
@@ -71,7 +73,33 @@ def preference_problems(
     return demote(rules, final)
 
 
+def qc_rows(study, annotator=None):
+    prefs = PairwisePreference.objects.filter(study=study, **qc.who(annotator))
+    for p in prefs.select_related("left__system", "right__system", "assignment"):
+        left, right = p.left.system.name, p.right.system.name
+        yield p, ql.pair_unit(left, right), ql.pairwise_label(p.choice, left, right)
+
+
+def qc_units(study, question):
+    names = qc.systems(question)
+    return {
+        ql.pair_unit(a, b): ql.Values((a, b, *ql.PAIR_OUTCOMES)) for a, b in combinations(names, 2)
+    }
+
+
+QC = ql.LabelSpec(
+    unit="one pair of reports, named by its systems sorted: SysA~SysB",
+    label="the better report's system, tie or both_bad (whichever side it was shown on)",
+    rows=qc_rows,
+    units=qc_units,
+    parse=lambda text, systems: ql.parse_answer(ql.PAIRWISE, text, systems),
+    notation="SysA>SysB · SysA=SysB (tie) · SysA,SysB:both_bad",
+    extra={"unit_systems": lambda unit: unit.split("~")},
+)
+
+
 class PairwiseTask(TaskSpec):
+    qc = QC
     key = "pairwise"
     form = FORM
     min_reports = 2

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from annotation.models import QueryQuality
 
+from ..quality import labels as ql
+from . import qc
 from .base import TaskSpec
 from .form import Choices, Field, Form, optional_int
 from .widgets import likert, radio_group
@@ -45,7 +47,36 @@ FORM = Form(
 )
 
 
+LIKERT = ql.Values(("1", "2", "3", "4", "5"), ordinal=True)
+QC_UNITS = {
+    **{key: LIKERT for key, *_ in RATINGS},
+    "variability": ql.Values(tuple(QueryQuality.Variability.values)),
+}
+
+
+def qc_rows(study, annotator=None):
+    """Four units per question: each 1–5 rating and the variability; the comment is free
+    text and no label."""
+    rows = QueryQuality.objects.filter(study=study, **qc.who(annotator)).select_related(
+        "assignment"
+    )
+    for q in rows:
+        for key, *_ in RATINGS:
+            yield q, key, str(getattr(q, key))
+        yield q, "variability", q.variability
+
+
+QC = ql.LabelSpec(
+    unit="one of the question's ratings: clarity, naturalness, relevance (1–5) or variability",
+    label="the rating 1–5 (ordinal; exact match) or open_ended / semi_open / closed",
+    rows=qc_rows,
+    units=lambda study, question: dict(QC_UNITS),
+    notation="unit “clarity”, answer 4 · unit “variability”, answer closed",
+)
+
+
 class QueryQualityTask(TaskSpec):
+    qc = QC
     key = "query_quality"
     form = FORM
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from annotation.models import Question
 
+from ..quality import labels as ql
 from .base import Problems, TaskSpec
 from .form import Field, Form, Unit
 from .page import TaskPage
@@ -88,7 +89,15 @@ def authoring_rules(questions: dict, page: TaskPage) -> Problems:
     return rules
 
 
+QC = ql.no_label(
+    "free text: the annotator writes new questions. No two answers are meant to be equal, so "
+    "there is no label to score against gold or compare; a researcher reviews each question "
+    "instead (accept / reject on the question list)."
+)
+
+
 class QuestionAuthoringTask(TaskSpec):
+    qc = QC
     key = "question_authoring"
     form = FORM
 

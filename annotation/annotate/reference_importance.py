@@ -36,6 +36,12 @@ class ReferenceImportanceTask(LabelTask):
     intro = "Should a related-work section on this topic cite each reference of the exemplar?"
     form = make_form("Reference importance", OPTIONS, "important or not important", units)
     build = staticmethod(units)
+    qc_unit_text = "one reference of the exemplar, by its key in the imported file"
+    qc_example = "ref1"
+
+    def question_keys(self, question):
+        keys = ExemplarReference.objects.filter(question=question).values_list("key", flat=True)
+        return [(k, "") for k in keys]
 
 
 TASK = ReferenceImportanceTask()

@@ -8,7 +8,9 @@ It ends with ``TASK = <its TaskSpec>()``.
 
 Adding a task type is that module, one line in ``TASK_MODULES`` below, the key in
 ``Study.Task`` and its templates ``templates/annotation/annotate/<key>.html`` and
-``…/guidelines/<key>.html``. For example, a task grading each report Vital / Non-vital::
+``…/guidelines/<key>.html``. Its ``qc`` (:class:`annotation.quality.labels.LabelSpec`)
+says what quality control reads as one label of it (gold, consensus, adjudication).
+For example, a task grading each report Vital / Non-vital::
 
     # annotation/annotate/nugget_importance.py
     IMPORTANCE = Choices(("vital", "non_vital"), "vital or non-vital")
@@ -92,6 +94,11 @@ def registered(modules: tuple[ModuleType, ...]) -> dict[str, TaskSpec]:
         name = module.__name__.rsplit(".", 1)[-1]
         if name != spec.key or spec.key in specs:
             raise ImportError(f"task module {name!r} declares task {spec.key!r}")
+        if spec.qc is None:
+            raise ImportError(
+                f"task module {name!r} declares no quality control (TaskSpec.qc: a LabelSpec,"
+                " or labels.no_label(why))"
+            )
         specs[spec.key] = spec
     return specs
 

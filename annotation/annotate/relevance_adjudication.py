@@ -17,6 +17,8 @@ from annotation import adjudication as rules
 from annotation.models import ParagraphRelevance, RelevanceAdjudication, RelevanceDisagreement
 from annotation.rendering import text_to_html
 
+from ..quality import labels as ql
+from . import qc
 from .base import TaskSpec
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
@@ -75,7 +77,29 @@ FORM = Form(
 )
 
 
+def qc_rows(study, annotator=None):
+    """The paragraph's relevance after the annotator's decision (``final_label``): the unit
+    is the paragraph, so two annotators who both disputed the judge on it are compared."""
+    rows = RelevanceAdjudication.objects.filter(study=study, **qc.who(annotator)).select_related(
+        "disagreement__paragraph__report__system", "assignment"
+    )
+    for r in rows:
+        p = r.disagreement.paragraph
+        yield r, ql.on_report(f"paragraph {p.number}", p.report.system.name), r.final_label
+
+
+QC = ql.LabelSpec(
+    unit="one paragraph of a report: paragraph <n>@System",
+    label="its relevance after the decision, R / U / O (keep: the annotator's, switch: the "
+    "judge's)",
+    rows=qc_rows,
+    units=lambda study, question: qc.paragraphs(question),
+    notation="unit “paragraph 3@SysA”, answer U",
+)
+
+
 class RelevanceAdjudicationTask(TaskSpec):
+    qc = QC
     key = "relevance_adjudication"
     form = FORM
     min_reports = 1

@@ -5,6 +5,8 @@ citations in the order they first appear; the judge's files key them by citation
 
 from __future__ import annotations
 
+from annotation.models import Citation
+
 from .base import reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
@@ -43,6 +45,13 @@ class RetrievalRelevanceTask(LabelTask):
     intro = "Grade each retrieved source against the query: 0 not, 1 somewhat, 2 highly relevant."
     form = make_form("Retrieval relevance", OPTIONS, "0, 1 or 2", units)
     build = staticmethod(units)
+    ordinal = True
+    qc_unit_text = "one source a report cites: <citation key>@System"
+    qc_example = "[1]@SysA"
+
+    def question_keys(self, question):
+        rows = Citation.objects.filter(report__question=question)
+        return [(k, s) for k, s in rows.values_list("key", "report__system__name")]
 
 
 TASK = RetrievalRelevanceTask()

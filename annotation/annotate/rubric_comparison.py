@@ -13,6 +13,8 @@ from string import ascii_uppercase
 
 from annotation.models import RubricAssessment, RubricComparison
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .medal_ranking import MEDALS, REASONING, ranking_problems, reasoning_problems
@@ -80,7 +82,32 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     return problems
 
 
+def qc_rows(study, annotator=None):
+    """The medal ranking of the question's rubrics, named by their kind; the notes are free
+    text and no label."""
+    rows = RubricComparison.objects.filter(study=study, **qc.who(annotator))
+    rows = rows.select_related("assignment").prefetch_related("assessments__rubric")
+    for c in rows:
+        yield c, "", ql.medal_label({a.rubric.kind: a.medal for a in c.assessments.all()})
+
+
+def qc_units(study, question):
+    kinds = tuple(sorted(question.rubrics.values_list("kind", flat=True)))
+    return {"": ql.Values(kinds, ranked=True)}
+
+
+QC = ql.LabelSpec(
+    unit="the question's rubrics as a whole (unit empty)",
+    label="the ranking kindA=gold;kindB=silver;… over the rubrics' kinds",
+    rows=qc_rows,
+    units=qc_units,
+    blind_as="Rubric",
+    notation="answer expert=gold;hybrid=silver (unit empty)",
+)
+
+
 class RubricComparisonTask(TaskSpec):
+    qc = QC
     key = "rubric_comparison"
     form = FORM
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from annotation.models import RubricCoverage
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
 from .form import Choices, Field, Form, Unit, as_int
 from .page import TaskPage
@@ -69,7 +71,34 @@ def coverage_problems(
     return demote(rules, final)
 
 
+def qc_rows(study, annotator=None):
+    rows = RubricCoverage.objects.filter(study=study, **qc.who(annotator)).select_related(
+        "report__system", "item__rubric", "assignment"
+    )
+    for c in rows:
+        label = str(c.label) if c.label is not None else ("yes" if c.covered else "no")
+        yield c, ql.on_report(qc.item_name(c.item), c.report.system.name), label
+
+
+def qc_units(study, question):
+    binary = bool(study.setting("coverage_binary"))
+    values = ql.Values(tuple(str(v) for v in allowed_values(binary)), ordinal=not binary)
+    return qc.per_report(
+        question, {qc.item_name(i): values for i in qc.rubric_items(study, question)}
+    )
+
+
+QC = ql.LabelSpec(
+    unit="one rubric item in one report: item <rubric kind>:<position>@System",
+    label="the grade 0–4 (ordinal; exact match) or, with coverage_binary, yes / no",
+    rows=qc_rows,
+    units=qc_units,
+    notation="unit “item expert:1@SysA”, answer 3 (or yes / no)",
+)
+
+
 class RubricCoverageTask(TaskSpec):
+    qc = QC
     key = "rubric_coverage"
     form = FORM
     min_reports = 1

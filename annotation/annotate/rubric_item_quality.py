@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from annotation.models import RubricItemQuality
 
+from ..quality import labels as ql
+from . import qc
 from .base import Problems, TaskSpec, rubric_items_of
 from .form import Choices, Field, Form, Unit, optional_int
 from .widgets import checkboxes, likert, radio_group
@@ -79,7 +81,39 @@ FORM = Form(
 REQUIRED = FORM.fields[:3]
 
 
+QC_SCALES = {
+    "emphasis": ql.Values(tuple(v for v, *_ in EMPHASIS), ordinal=True),
+    "necessity": ql.Values(tuple(v for v, *_ in NECESSITY), ordinal=True),
+}
+
+
+def qc_rows(study, annotator=None):
+    """Two units per item, its emphasis and its necessity (ordinal scales). The confidence
+    is the annotator's about themselves and the flags a free set: neither is a label."""
+    rows = RubricItemQuality.objects.filter(study=study, **qc.who(annotator)).select_related(
+        "item__rubric", "assignment"
+    )
+    for r in rows:
+        for scale in QC_SCALES:
+            yield r, f"{scale} {qc.item_name(r.item)}", getattr(r, scale)
+
+
+def qc_units(study, question):
+    items = qc.rubric_items(study, question)
+    return {f"{s} {qc.item_name(i)}": v for i in items for s, v in QC_SCALES.items()}
+
+
+QC = ql.LabelSpec(
+    unit="emphasis or necessity of one rubric item: emphasis item <kind>:<position>",
+    label="the level (ordinal scales; exact match)",
+    rows=qc_rows,
+    units=qc_units,
+    notation="unit “emphasis item expert:1”, answer sentence",
+)
+
+
 class RubricItemQualityTask(TaskSpec):
+    qc = QC
     key = "rubric_item_quality"
     form = FORM
 

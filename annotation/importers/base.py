@@ -55,7 +55,8 @@ class ImportReport:
     updated: dict[str, int] = field(default_factory=dict)
     unchanged: dict[str, int] = field(default_factory=dict)
     records: int = 0
-    #: Tasks this import enabled in a study that had none (``readiness.enable_supported``).
+    #: Tasks this import enabled: those its data supports in a study that had none, and
+    #: those whose judgments the study now holds (``readiness.enable_supported``).
     enabled_tasks: list[str] = field(default_factory=list)
     #: What was imported by a documented rule rather than as written (see module doc).
     warnings: list[Problem] = field(default_factory=list)

@@ -7,8 +7,9 @@ the annotators submitted them; the analyses choose which signal to read
 (:func:`annotation.quality.signal.human_signal`).
 
 A unit is what one label is about: ``(task, question, unit)`` where ``unit`` is empty for a
-medal ranking (the question's reports as a whole) and ``"SysA~SysB"`` (system names, sorted)
-for one pair of a pairwise task (``annotation.quality.labels``).
+medal ranking (the question's reports as a whole), ``"SysA~SysB"`` (system names, sorted)
+for one pair of a pairwise task, ``"rating clarity@SysA"`` for one rating of metric-wise, …:
+each task type declares its units (``TaskSpec.qc``; docs/QUALITY.md lists them).
 """
 
 from django.conf import settings

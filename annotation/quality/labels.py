@@ -1,5 +1,17 @@
 """One canonical, comparable label per unit, whatever the task stores.
 
+Every task type declares how quality control reads it once, on its TaskSpec (``qc``, a
+:class:`LabelSpec`, in its module ``annotation/annotate/<key>.py``): what a unit is, which
+labels a unit takes, how its submitted rows become labels — or, for a task without a single
+label (free text, a self-report), why not. The registry refuses a task type without one, so
+adding a task type adds its quality control. docs/QUALITY.md lists every task's units.
+
+Scoring is exact match for every task, ordinal scales included (a 0–4 coverage grade, a 1–5
+rating): *within one* does not count as correct or as agreement. Why: gold items are attention
+checks, and on a 0–4 scale a label drawn at random lands within one of a middle answer three
+times in five, which would hide inattentive annotators; a researcher wanting a tolerant
+measure reads the labels themselves (``human_signal``) and computes it.
+
 A *unit* is ``(task, question_id, unit)``: for a medal ranking ``unit`` is empty (the whole
 ranking is the label, e.g. ``"SysA=gold;SysB=silver"``); for pairwise preference ``unit`` names
 the pair by its systems, sorted (``"SysA~SysB"``), and the label is the winning system's
@@ -10,12 +22,13 @@ analyses, never shown to an annotator (the adjudication page blinds them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 PAIRWISE, MEDAL_RANKING = "pairwise", "medal_ranking"
-#: Tasks whose judgments quality control reads.
+#: The first task types quality control read (kept for callers; every task now declares
+#: its own: ``annotation.quality.catalog``).
 TASKS = (PAIRWISE, MEDAL_RANKING)
 MEDALS = ("gold", "silver", "bronze")
 PAIR_OUTCOMES = ("tie", "both_bad")
@@ -83,16 +96,112 @@ def parse_answer(task: str, text: str, systems: Sequence[str], unit: str = "") -
             raise BadAnswer("a pair needs two different systems")
         return pair_unit(a, b), label
     if task == MEDAL_RANKING:
-        medals = {}
-        for part in filter(None, (p.strip() for p in text.split(";"))):
-            name, _, medal = part.partition("=")
-            name, medal = name.strip(), medal.strip().lower()
-            if name not in known:
-                raise BadAnswer(f"no report of system “{name}” for this question")
-            if medal not in MEDALS:
-                raise BadAnswer(f"“{medal}” is not one of {', '.join(MEDALS)}")
-            medals[name] = medal
-        if set(medals) != known:
-            raise BadAnswer(f"every report needs a medal: {', '.join(sorted(known))}")
-        return "", medal_label(medals)
+        return "", _ranking(text, systems)
     raise BadAnswer(f"quality control reads {', '.join(TASKS)}, not “{task}”")
+
+
+# --- per task-type declarations ---------------------------------------------------------------
+
+#: Separates what a unit is about from the system whose report it is in: ``"item expert:3@SysA"``
+#: (``rpartition``: keys before it may hold "@", a system name may not).
+AT = "@"
+
+
+def on_report(what: str, system: str) -> str:
+    return f"{what}{AT}{system}"
+
+
+def report_system(unit: str) -> str:
+    """The system whose report a unit is in ("" for a unit of the whole question)."""
+    what, at, system = unit.rpartition(AT)
+    return system if at else ""
+
+
+@dataclass(frozen=True)
+class Values:
+    """The labels one unit takes: ``values`` (ordered when ``ordinal``), or — ``ranked`` —
+    a medal ranking over ``values`` (system names or rubric kinds), entered as
+    ``A=gold;B=silver``."""
+
+    values: tuple[str, ...]
+    ordinal: bool = False
+    ranked: bool = False
+
+
+#: A submitted judgment row (any JudgmentBase: annotator_id, question_id, assignment,
+#: updated_at), the unit it labels, and the label.
+Row = tuple[object, str, str]
+
+
+@dataclass(frozen=True)
+class LabelSpec:
+    """How quality control reads one task type (``TaskSpec.qc``).
+
+    ``rows(study, annotator | None)`` yields :data:`Row` for every stored label of the task
+    (submitted or not: the loader keeps the submitted ones). ``units(study, question)`` gives
+    every unit a question offers with its :class:`Values` (an entered known answer is checked
+    against it, and the adjudicator chooses among its values). ``parse`` is an optional
+    notation that names the unit itself (``SysA>SysB``). An adjudicator reads the reports
+    the unit names (``extra["unit_systems"]``, else the system after ``@``), every report for
+    a ranking of reports, none for a unit about the question itself. ``blind_as``: how ranked
+    names are shown to an adjudicator ("Report" or "Rubric"). A task without a single label
+    has ``rows`` None and says why in ``no_label``.
+    """
+
+    unit: str
+    label: str
+    rows: Callable[..., Iterable[Row]] | None = None
+    units: Callable[..., Mapping[str, Values]] | None = None
+    parse: Callable[[str, Sequence[str]], tuple[str, str]] | None = None
+    blind_as: str = "Report"
+    no_label: str = ""
+    notation: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def has_label(self) -> bool:
+        return self.rows is not None
+
+    def systems_in(self, unit: str) -> list[str]:
+        """The systems a unit names (whose reports an adjudicator reads)."""
+        split = self.extra.get("unit_systems")
+        if split is not None:
+            return list(split(unit))
+        system = report_system(unit)
+        return [system] if system else []
+
+
+def no_label(why: str) -> LabelSpec:
+    return LabelSpec(unit="—", label="—", no_label=why)
+
+
+def check_answer(values: Values, text: str, noun: str = "report") -> str:
+    """The label ``text`` names for a unit taking ``values`` (``BadAnswer`` saying why not)."""
+    text = (text or "").strip()
+    if not text:
+        raise BadAnswer("the answer is empty")
+    if values.ranked:
+        return _ranking(text, values.values, noun)
+    if text not in values.values:
+        raise BadAnswer(f"“{text}” is not one of {', '.join(values.values)}")
+    return text
+
+
+def _ranking(text: str, names: Sequence[str], noun: str = "report") -> str:
+    known, medals = set(names), {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, _, medal = part.partition("=")
+        name, medal = name.strip(), medal.strip().lower()
+        if name not in known:
+            raise BadAnswer(f"no {noun} “{name}” here (one of {', '.join(sorted(known))})")
+        if medal not in MEDALS:
+            raise BadAnswer(f"“{medal}” is not one of {', '.join(MEDALS)}")
+        medals[name] = medal
+    if set(medals) != known:
+        raise BadAnswer(f"every {noun} needs a medal: {', '.join(sorted(known))}")
+    return medal_label(medals)
+
+
+def ranked_names(label: str) -> list[str]:
+    """The names a ranking label ranks (``A=gold;B=silver`` -> A, B)."""
+    return sorted({part.split("=")[0] for part in label.split(";") if "=" in part})

@@ -1,5 +1,6 @@
 """The study's submitted judgments as :class:`~.labels.Observation` rows (the one DB reader
-of quality control; everything it feeds is pure).
+of quality control; everything it feeds is pure). Which rows of which model are a task's
+labels is the task's own declaration (``TaskSpec.qc.rows``, via :mod:`.catalog`).
 
 Only judgments whose assignment is submitted count (a draft is not an answer); judgments
 imported without an assignment count as submitted when they were created.
@@ -9,16 +10,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from annotation.models import (
-    AdjudicationRequest,
-    Assignment,
-    GoldItem,
-    MedalRanking,
-    PairwisePreference,
-)
+from annotation.models import AdjudicationRequest, Assignment, GoldItem
 
-from .labels import MEDAL_RANKING, PAIRWISE, Observation, Unit, medal_label, pair_unit
-from .labels import pairwise_label as _pairwise_label
+from . import catalog
+from .labels import Observation, Unit
 from .scoring import Gold
 
 SUBMITTED = Assignment.Status.SUBMITTED
@@ -32,42 +27,24 @@ def _when(row):
     return (row.assignment.submitted_at if row.assignment_id else None) or row.updated_at
 
 
-def load(study, annotator=None) -> list[Observation]:
-    """Every submitted pairwise and medal-ranking label of ``study`` (of one annotator)."""
-    who = {"annotator": annotator} if annotator is not None else {}
+def load(study, annotator=None, tasks=None) -> list[Observation]:
+    """Every submitted label of ``study`` (of one annotator; of ``tasks`` only), read through
+    each task type's declaration (``TaskSpec.qc.rows``)."""
     out: list[Observation] = []
-    prefs = PairwisePreference.objects.filter(study=study, **who).select_related(
-        "left__system", "right__system", "assignment"
-    )
-    for p in prefs:
-        if _counts(p):
-            left, right = p.left.system.name, p.right.system.name
-            out.append(
-                Observation(
-                    p.annotator_id,
-                    (PAIRWISE, p.question_id, pair_unit(left, right)),
-                    _pairwise_label(p.choice, left, right),
-                    _when(p),
-                    assignment=p.assignment_id,
+    for task, spec in catalog.specs().items():
+        if not spec.has_label or (tasks is not None and task not in tasks):
+            continue
+        for row, unit, label in spec.rows(study, annotator):
+            if _counts(row):
+                out.append(
+                    Observation(
+                        row.annotator_id,
+                        (task, row.question_id, unit),
+                        label,
+                        _when(row),
+                        assignment=row.assignment_id,
+                    )
                 )
-            )
-    rankings = (
-        MedalRanking.objects.filter(study=study, **who)
-        .select_related("assignment")
-        .prefetch_related("medals__report__system")
-    )
-    for r in rankings:
-        if _counts(r):
-            medals = {m.report.system.name: m.medal for m in r.medals.all()}
-            out.append(
-                Observation(
-                    r.annotator_id,
-                    (MEDAL_RANKING, r.question_id, ""),
-                    medal_label(medals),
-                    _when(r),
-                    assignment=r.assignment_id,
-                )
-            )
     return out
 
 
@@ -78,11 +55,12 @@ def gold_map(study, purpose=GoldItem.Purpose.GOLD) -> dict[Unit, Gold]:
     }
 
 
-def seconds_per_annotator(study) -> dict[int, list[int]]:
+def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]]:
     out: dict[int, list[int]] = defaultdict(list)
-    rows = Assignment.objects.filter(study=study, status=SUBMITTED).values_list(
-        "annotator_id", "seconds_on_task"
-    )
+    rows = Assignment.objects.filter(study=study, status=SUBMITTED)
+    if task is not None:
+        rows = rows.filter(task=task)
+    rows = rows.values_list("annotator_id", "seconds_on_task")
     for aid, seconds in rows:
         out[aid].append(seconds)
     return dict(out)

@@ -27,7 +27,8 @@ def evaluate(study, annotator) -> QualificationResult | None:
     gold = observations.gold_map(study, GoldItem.Purpose.QUALIFICATION)
     if not gold:
         return None
-    mine = [o for o in observations.load(study, annotator) if o.unit in gold]
+    tasks = {task for task, _, _ in gold}
+    mine = [o for o in observations.load(study, annotator, tasks) if o.unit in gold]
     score = gold_scores(mine, gold).get(annotator.pk)
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(

@@ -89,8 +89,9 @@ def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
 
 def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
     """What the human side read (``each``: every label; else :class:`Collapsed`). Rubric
-    coverage is not adjudicated (quality control adjudicates pairwise and medal-ranking
-    units, QUALITY.md), so ``adjudicated`` is the majority of every unit (ANALYSES §0)."""
+    coverage adjudications are not read (their QC units, QUALITY.md, are not mapped to
+    (report, item) yet), so ``adjudicated`` is the majority of every unit (ANALYSES §0);
+    the section counts the adjudications left unread in the note."""
     if sig is None:
         values = data.h_label if kind == "label" else data.h_covered
         ok = ~np.isnan(values)
@@ -100,7 +101,7 @@ def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
         summary = sig.summary(mode)
     text = signal_note(summary)
     if mode == "adjudicated":
-        text += " Coverage labels are never adjudicated: every unit reads its majority."
+        text += " Coverage adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
     return summary | {"note": text}
 
 

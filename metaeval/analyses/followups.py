@@ -25,7 +25,7 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
     """Rows of the rankings counted (ANALYSES §0, §5 A.4): default and ``each``: every
     annotator's ranking; ``majority`` / ``adjudicated``: one ranking per unit — a question
     and the set of rubrics ranked —, the plurality of the whole rankings (medal of every
-    rubric), ties left out; rubric comparisons are never adjudicated (adjudicated =
+    rubric), ties left out; rubric-comparison adjudications are not read yet (adjudicated =
     majority). The rows kept are those of the first ranking equal to the plurality."""
     if signal in (None, "each"):
         return np.arange(data.comparison.size), None
@@ -76,7 +76,7 @@ def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomia
     if signal is not None:
         text = ("Human signal: each annotator's ranking." if sig is None else
                 f"Human signal: {signal}, one ranking per question and rubric set "
-                f"({sig.tied} tied left out)." + (" Rubric comparisons are never adjudicated: "
+                f"({sig.tied} tied left out)." + (" Rubric-comparison adjudications are not read: "
                 "every unit reads its majority." if signal == "adjudicated" else ""))  # fmt: skip
         out["human_signal"] = ({"mode": signal} if sig is None else sig.summary(signal)) | {
             "note": text
@@ -149,7 +149,7 @@ def _claims_note(signal: str, judges: list[dict]) -> str:
     text = (f"Human signal: {signal}, one label per claim and per (claim, citation); "
             f"{tied} tied claim labels left out (over judges).")  # fmt: skip
     if signal == "adjudicated":
-        text += " Claim checks are never adjudicated: every unit reads its majority."
+        text += " Claim-check adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
     return text
 
 
@@ -187,7 +187,7 @@ def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None)
     """(rating rows, their values, medal rows, their values, summaries) under the human
     signal (ANALYSES §0, §5): default and ``each``: every rating and every medal;
     ``majority``: one rating per (report, dimension) and one medal per report, the
-    plurality, ties left out; ``adjudicated``: ratings are never adjudicated (their
+    plurality, ties left out; ``adjudicated``: rating adjudications are not read yet (their
     majority), medals take the medal-ranking adjudication of their question where there is
     one, else their majority."""
     if signal in (None, "each"):
@@ -257,6 +257,6 @@ def _ratings_note(signal: str, summaries: dict | None) -> str:
             f"left out) and one medal per report ({m['tied']} tied left out); no "
             "per-annotator means.")  # fmt: skip
     if signal == "adjudicated":
-        text += (f" Ratings are never adjudicated (their majority); {m['adjudicated']} "
+        text += (f" Rating adjudications are not read (their majority); {m['adjudicated']} "
                  "medals from adjudicated rankings.")  # fmt: skip
     return text

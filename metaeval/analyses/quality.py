@@ -33,7 +33,7 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
 
     ``signal`` (ANALYSES §0, §3): the labels the distribution counts (default and
     ``each``: every label; ``majority`` / ``adjudicated``: one per unit — a question, or a
-    rubric item —, ties left out; quality labels are never adjudicated, so adjudicated =
+    rubric item —, ties left out; quality adjudications are not read yet, so adjudicated =
     majority). Binarised PA and the error-flag share are about each annotator's judgment
     whatever the signal."""
     out = {}
@@ -84,5 +84,5 @@ def _note(signal: str, summaries: dict) -> str:
             f"rubric item ({tied} tied units left out); binarised PA and error flags are "
             "about each annotator.")  # fmt: skip
     if signal == "adjudicated":
-        text += " Quality labels are never adjudicated: every unit reads its majority."
+        text += " Quality adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
     return text

@@ -29,7 +29,8 @@ def _compute(analysis):
     flags = raw.pop("item_flags")
     signal = raw.pop("human_signal", None)
     out = {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}
-    return out if signal is None else out | {"human_signal": signal}
+    out = out if signal is None else out | {"human_signal": signal}
+    return _kit.unread_adjudications(analysis, out, "query_quality", "rubric_item_quality")
 
 
 def _tables(result, entry):

@@ -19,7 +19,8 @@ def _compute(analysis):
     signal = analysis.options.human_signal
     medals = (data.adjudicated_medals(load_adjudicated(analysis.study_id, "medal_ranking"))
               if signal == "adjudicated" else None)  # fmt: skip
-    return analyse_ratings(data, signal=signal, adjudicated_medals=medals)
+    out = analyse_ratings(data, signal=signal, adjudicated_medals=medals)
+    return _kit.unread_adjudications(analysis, out, "metric_wise")
 
 
 def _tables(result, entry):

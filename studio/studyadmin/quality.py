@@ -28,9 +28,9 @@ from annotation.models import (
     QualityEvent,
     Question,
 )
-from annotation.quality import observations, qualification
+from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
-from annotation.quality.labels import PAIRWISE, TASKS, BadAnswer, Unit, parse_answer
+from annotation.quality.labels import PAIRWISE, BadAnswer, Unit, check_answer, ranked_names
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
 
@@ -137,23 +137,43 @@ def _question(study, external_id: str, where: str) -> Question:
 
 def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
     task = (row.get("task") or "").strip()
-    if task not in TASKS:
-        raise QualityError(f"{where}task: “{task}” is not one of {', '.join(TASKS)}")
+    spec = catalog.spec(task)
+    if spec is None or not spec.has_label:
+        why = f" ({spec.no_label})" if spec is not None else ""
+        raise QualityError(
+            f"{where}task: “{task}” is not one of {', '.join(catalog.labelled())}{why}"
+        )
     if task not in (study.tasks or []):
         raise QualityError(f"{where}task: {task} is not enabled in this study")
     question = _question(study, row.get("question", ""), where)
+    unit = (row.get("unit") or "").strip()
     try:
-        unit, label = parse_answer(task, row.get("answer", ""), _systems(question))
+        if spec.parse is not None and not unit:
+            unit, label = spec.parse(row.get("answer", ""), _systems(question))
+        else:
+            offered = spec.units(study, question)
+            if unit not in offered:
+                shown = ", ".join(f"“{u}”" for u in list(offered)[:6]) or "none"
+                raise QualityError(
+                    f"{where}unit: “{unit}” is not a unit of {task} on question "
+                    f"{question.external_id} (its units: {shown}{' …' if len(offered) > 6 else ''})"
+                )
+            noun = "rubric" if spec.blind_as == "Rubric" else "report"
+            label = check_answer(offered[unit], row.get("answer", ""), noun)
     except BadAnswer as bad:
         raise QualityError(f"{where}answer: {bad}") from None
     purpose = (row.get("purpose") or default_purpose).strip()
     return {"task": task, "question": question, "unit": unit, "answer": label, "purpose": purpose}
 
 
-def mark_entered(study, *, task, question, answer, purpose, user) -> GoldItem:
-    d = _entered(study, {"task": task, "question": question, "answer": answer}, "", purpose)
+def mark_entered(study, *, task, question, answer, purpose, user, unit="") -> GoldItem:
+    row = {"task": task, "question": question, "answer": answer, "unit": unit}
+    d = _entered(study, row, "", purpose)
     item = _create_item(study, **d, user=user, source="entered")
-    _audit(study, user, "mark_gold", purpose=purpose, question=question, answer=answer)
+    _audit(
+        study, user, "mark_gold", purpose=purpose, question=question, task=task,
+        unit=item.unit, answer=answer,
+    )  # fmt: skip
     return item
 
 
@@ -179,8 +199,9 @@ def read_rows(name: str, data: bytes) -> list[dict]:
 
 
 def import_items(study, name: str, data: bytes, *, purpose: str, user) -> int:
-    """All rows or none: fields ``question`` (external id), ``task``, ``answer`` (the
-    notation of ``annotation.quality.labels.parse_answer``), optional ``purpose``."""
+    """All rows or none: fields ``question`` (external id), ``task``, ``answer``, ``unit``
+    (optional for pairwise and medal ranking, whose answer names it: SysA>SysB), optional
+    ``purpose``; each task's units and labels are its ``TaskSpec.qc``."""
     rows = read_rows(name, data)
     if not rows:
         raise QualityError(f"{name}: no rows")
@@ -305,9 +326,19 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     return created
 
 
+def unit_values(request: AdjudicationRequest):
+    """The :class:`~annotation.quality.labels.Values` of the request's unit (None when the
+    question no longer offers it)."""
+    spec = catalog.spec(request.task)
+    if spec is None or not spec.has_label:
+        return None
+    return spec.units(request.study, request.question).get(request.unit)
+
+
 def options(request: AdjudicationRequest) -> list[tuple[str, str]]:
     """(label, blinded text) the adjudicator chooses from: for a pair every outcome, with
-    the systems shown as Report A / Report B; otherwise the competing labels."""
+    the systems shown as Report A / Report B; for a unit with a label set every label of it
+    (the adjudicator may choose one nobody gave); for a ranking the competing rankings."""
     if request.task == PAIRWISE:
         a, _, b = request.unit.partition("~")
         return [
@@ -316,18 +347,39 @@ def options(request: AdjudicationRequest) -> list[tuple[str, str]]:
             ("tie", "Tie"),
             ("both_bad", "Both bad"),
         ]
+    values = unit_values(request)
+    if values is not None and not values.ranked:
+        return [(v, v) for v in values.values]
     labels = sorted({o["label"] for o in request.originals})
     return [(label, blind(request, label)) for label in labels]
 
 
+def _names(request: AdjudicationRequest, label: str) -> tuple[list[str], str]:
+    spec = catalog.spec(request.task)
+    shown = spec.systems_in(request.unit) if spec is not None else []
+    if shown:
+        return sorted(shown), "Report"
+    return ranked_names(label), (spec.blind_as if spec is not None else "Report")
+
+
 def blind(request: AdjudicationRequest, label: str) -> str:
-    """A label with system names replaced by Report A, B, … (the annotator page's blinding)."""
-    names = sorted({part.split("=")[0] for part in label.split(";") if "=" in part})
-    if request.task == PAIRWISE:
-        names = request.unit.split("~")
+    """A label (or a unit) with system names replaced by Report A, B, … — rubric kinds by
+    Rubric A, B, … — (the annotator page's blinding), in the order the page shows them."""
+    names, noun = _names(request, label)
     out = label
     for n, name in enumerate(names):
-        out = out.replace(name, f"Report {chr(65 + n)}")
+        out = out.replace(name, f"{noun} {chr(65 + n)}")
+    return out
+
+
+def blind_unit(request: AdjudicationRequest) -> str:
+    """What the adjudicator decides about, blinded: "rating clarity @ Report A"."""
+    if not request.unit or request.task == PAIRWISE:
+        return ""
+    names, noun = _names(request, "")
+    out = request.unit
+    for n, name in enumerate(names):
+        out = out.replace(f"@{name}", f" in {noun} {chr(65 + n)}")
     return out
 
 
@@ -355,10 +407,13 @@ class QualityRow:
     qualification: QualificationResult | None
 
 
-def quality_rows(study) -> list[QualityRow]:
-    obs = observations.load(study)
+def quality_rows(study, obs=None, task: str | None = None) -> list[QualityRow]:
+    """One row per annotator of the study, over every task (``task`` None) or one task."""
+    obs = observations.load(study) if obs is None else obs
+    if task is not None:
+        obs = [o for o in obs if o.unit[0] == task]
     gold = observations.gold_map(study)
-    per = annotator_quality(obs, gold, observations.seconds_per_annotator(study))
+    per = annotator_quality(obs, gold, observations.seconds_per_annotator(study, task))
     results = {r.annotator_id: r for r in QualificationResult.objects.filter(study=study)}
     threshold = gold_threshold(study)
     rows = []
@@ -370,7 +425,7 @@ def quality_rows(study) -> list[QualityRow]:
 
 
 CSV_COLUMNS = (
-    "annotator", "submitted_labels", "gold_answered", "gold_accuracy", "gold_flagged",
+    "annotator", "task", "submitted_labels", "gold_answered", "gold_accuracy", "gold_flagged",
     "consensus_scored", "consensus_agreement", "median_seconds_per_task",
     "agreement_first_third", "agreement_last_third", "drift", "qualification",
 )  # fmt: skip
@@ -381,15 +436,27 @@ def _num(x):
 
 
 def quality_csv(study) -> str:
+    """Per annotator, one row per task type they labelled (``task`` = its key), then their
+    row over every task (``task`` = ``all``): each task type's labels are its own scale, so
+    its accuracy and agreement are shown apart as well as pooled."""
     out = io.StringIO()
     w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for r in quality_rows(study):
-        q, res = r.quality, r.qualification
-        verdict = "" if res is None or res.passed is None else ("pass" if res.passed else "fail")
-        w.writerow([
-            r.annotator.pseudonym, q.submitted, q.gold_n, _num(q.gold_rate), int(r.flagged),
-            q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
-            _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
-        ])  # fmt: skip
+    obs = observations.load(study)
+    tasks = [t for t in catalog.labelled() if any(o.unit[0] == t for o in obs)]
+    per_task = {t: {r.annotator.pk: r for r in quality_rows(study, obs, t)} for t in tasks}
+    for r in quality_rows(study, obs):
+        mine = [(t, per_task[t][r.annotator.pk]) for t in tasks]
+        for task, row in [*((t, x) for t, x in mine if x.quality.submitted), ("all", r)]:
+            _csv_row(w, row, task)
     return out.getvalue()
+
+
+def _csv_row(w, r: QualityRow, task: str) -> None:
+    q, res = r.quality, r.qualification
+    verdict = "" if res is None or res.passed is None else ("pass" if res.passed else "fail")
+    w.writerow([
+        r.annotator.pseudonym, task, q.submitted, q.gold_n, _num(q.gold_rate), int(r.flagged),
+        q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
+        _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
+    ])  # fmt: skip

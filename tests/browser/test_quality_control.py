@@ -147,3 +147,80 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     line = next(x for x in text.splitlines() if x.startswith("Pseudo-qc_a,"))
     assert ",0.0,1," in line  # gold accuracy 0, flagged
     shot(page, "admin-quality")
+
+
+def test_query_quality_gold_accuracy_and_adjudication_in_the_browser(login, shot):
+    """One non-pairwise task end to end: a query-quality rating (unit ``clarity``, labels
+    1–5, exact match) marked as gold from an annotator's judgment, answered wrongly by
+    another annotator (accuracy on the progress page), and a disagreement adjudicated."""
+    from tests.builders.quality import label
+
+    admin = make_user("qq_admin", "admin")
+    ann, other, expert = (
+        make_user(n, "annotator", annotator=True) for n in ("qq_a", "qq_b", "qq_c")
+    )
+    study = make_study("QQ browser", tasks=["query_quality"])
+    q1, q2 = (make_question(study, n_reports=0) for _ in range(2))
+    for q in (q1, q2):
+        label("query_quality", other.annotator, q)  # clarity 5, the rest 3 / closed
+    real = make_assignment(ann.annotator, q2, "query_quality", position=1)
+
+    # the admin marks the other annotator's clarity on q1 as gold and releases it
+    page = login(admin).new_page()
+    page.goto(reverse("studies:quality", args=[study.pk]))
+    expect(page.locator("#task-labels tr[data-task='query_quality']")).to_contain_text("clarity")
+    gold_key = f"query_quality|{q1.pk}|clarity"
+    mark = page.locator(f"#units tr[data-unit='{gold_key}'] form").filter(has_text="Pseudo-qq_b")
+    mark.get_by_role("button", name="Mark as known answer").click()
+    expect(page.get_by_text("Marked as a known answer.")).to_be_visible()
+    expect(page.locator("#gold-items")).to_contain_text("clarity")
+    page.get_by_role("button", name="Add gold and qualification items").click()
+    expect(page.get_by_text("assignments added to the annotators' queues")).to_be_visible()
+
+    # the annotator rates both questions' clarity 2 (the gold answer is 5)
+    work = login(ann).new_page()
+    gold = Assignment.objects.get(annotator=ann.annotator, question=q1)
+    for a in (gold, real):
+        work.goto(reverse("annotate:task", args=[a.pk]))
+        expect(work.locator("body")).not_to_contain_text("gold", ignore_case=True)
+        work.get_by_role("group", name="Clarity").get_by_label("2").check()
+        work.get_by_role("group", name="Naturalness").get_by_label("3").check()
+        work.get_by_role("group", name="Relevance to a researcher's need").get_by_label("3").check()
+        work.get_by_label("Closed").check()
+        work.get_by_role("button", name="Submit").click()
+        expect(work.get_by_text("Submitted. Thank you!")).to_be_visible()
+
+    # the admin: accuracy 0/1 and the flag on the progress page; q2's clarity adjudicated
+    page.goto(reverse("studies:progress", args=[study.pk]))
+    row = page.locator("#annotator-quality tr[data-annotator='Pseudo-qq_a']")
+    expect(row.locator("td.gold")).to_have_text("0.00 (0/1)")
+    expect(row.get_by_test_id("gold-flag")).to_be_visible()
+    page.goto(reverse("studies:quality", args=[study.pk]))
+    key = f"query_quality|{q2.pk}|clarity"
+    dis = page.locator(f"#disagreements tr[data-unit='{key}']")
+    dis.get_by_label("adjudicators").select_option(label="Pseudo-qq_c")
+    dis.get_by_role("button", name="Send to adjudication").click()
+    expect(page.get_by_text("Sent to 1 adjudicator(s).")).to_be_visible()
+
+    judge = login(expert).new_page()
+    judge.goto(reverse("studies:my_adjudications"))
+    section = judge.locator("section.adjudication")
+    expect(section.get_by_test_id("adjudication-unit")).to_have_text("About: clarity")
+    expect(section).to_contain_text("Earlier labels: 2 · 5")
+    section.get_by_label("4", exact=True).check()  # one nobody gave: the whole scale is offered
+    section.get_by_label("Reason").fill("Clear, one term undefined.")
+    section.get_by_role("button", name="Save adjudication").click()
+    expect(judge.get_by_text("Adjudication saved.")).to_be_visible()
+    request = AdjudicationRequest.objects.get()
+    assert (request.unit, request.label) == ("clarity", "4")
+    from annotation.models import QueryQuality
+
+    stored = sorted(QueryQuality.objects.filter(question=q2).values_list("clarity", flat=True))
+    assert stored == [2, 5]  # the originals stay as submitted
+    page.goto(reverse("studies:quality", args=[study.pk]))
+    expect(page.locator("#adjudications td.label")).to_contain_text("4")
+    with page.expect_download() as info:
+        page.get_by_role("link", name="Download quality CSV").click()
+    text = Path(info.value.path()).read_text(encoding="utf-8")
+    assert any(x.startswith("Pseudo-qq_a,query_quality,") for x in text.splitlines())
+    shot(page, "query-quality-admin")

@@ -9,6 +9,7 @@
 - ``judged``: a study for the judge runs and a judge pointed at the fake LLM.
 - ``planning``: many questions over expertise fields and annotators to plan over.
 - ``backup``: rows in every table a backup holds.
+- ``deepscholar``: a DeepScholar Table 3 study whose agreements are set by construction.
 - ``scholarqa``: imports of the released ScholarQA-CS2 files.
 - ``users``: an account with a role.
 

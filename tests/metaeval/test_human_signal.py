@@ -150,12 +150,12 @@ def test_researchqa_pairwise_judge_accuracy_and_leaderboard(world):
 
 def test_coverage_alignment(world):
     """0–4 exact, j1 4 then 3: each 3 of 5; majority q0 (4) only, q1 (2, 3) ties: 1 of 1;
-    coverage is never adjudicated: adjudicated = majority, and the note says so."""
+    coverage adjudications are not read yet: adjudicated = majority, and the note says so."""
     study, _ = world
     got = _by_mode(study, "coverage_alignment", lambda r: r["judges"][0]["all"]["exact"]["value"])
     assert got == {None: 0.6, "each": 0.6, "majority": 1.0, "adjudicated": 1.0}
     note = _result(study, "coverage_alignment", "adjudicated")["human_signal"]["note"]
-    assert "never adjudicated" in note
+    assert "not read" in note
 
 
 def test_researcherbench_binary(world):
@@ -231,6 +231,50 @@ def test_the_analysis_command_takes_the_signal(world):
     got = json.loads(out.getvalue())["coverage_alignment"]
     assert got["judges"][0]["all"]["exact"]["value"] == 1.0
     assert got["human_signal"]["tied"] == 1
+
+
+def test_deepscholar_table3(world):
+    """Nugget importance of one nugget per question, the judge says vital: q0 vital, vital,
+    non-vital; q1 vital, non-vital (tie). Each 3 of 5; majority q0 only: 1 of 1. The
+    pairwise and medal adjudications of the world are not DeepScholar ones: none unread."""
+    from annotation.models import Annotator, DeepScholarLabel, Question
+    from judges.models import JudgeDeepScholarLabel
+
+    study, judge = world
+    anns = list(Annotator.objects.filter(pseudonym__startswith="signal-ann").order_by("pk"))
+    for q, labels in zip(Question.objects.filter(study=study).order_by("external_id"),
+                         (("vital", "vital", "non_vital"), ("vital", "non_vital")),
+                         strict=True):  # fmt: skip
+        for ann, label in zip(anns, labels, strict=False):
+            DeepScholarLabel.objects.create(study=study, question=q, annotator=ann,
+                                            kind="nugget_importance", unit="n1", label=label)  # fmt: skip
+        JudgeDeepScholarLabel.objects.create(judge=judge, question=q, kind="nugget_importance",
+                                             unit="n1", label="vital")  # fmt: skip
+
+    def agreement(r):
+        kinds = r["judges"][0]["kinds"]
+        return next(k for k in kinds if k["kind"] == "nugget_importance")["agreement"]["value"]
+
+    got = _by_mode(study, "deepscholar_agreement", agreement)
+    assert got == {None: 0.6, "each": 0.6, "majority": 1.0, "adjudicated": 1.0}
+    signal = _result(study, "deepscholar_agreement", "adjudicated")["human_signal"]
+    assert signal["unread_adjudications"] == 0 and signal["tied"] == 1
+
+
+def test_unread_adjudications_are_counted_in_the_note(world):
+    """A coverage adjudication (QC adjudicates every task type) is not mapped to the
+    analysis's unit yet: the section says so and counts it, never silently."""
+    from annotation.models import Annotator, Question
+    from tests.builders.signal import decide
+
+    study, _ = world
+    q = Question.objects.get(study=study, external_id="sq1")
+    decide(study, q, "rubric_coverage", "item hybrid:1@alpha", "2",
+           Annotator.objects.get(pseudonym="signal-adj"))  # fmt: skip
+    signal = _result(study, "coverage_alignment", "adjudicated")["human_signal"]
+    assert signal["unread_adjudications"] == 1 and "1 decided adjudication" in signal["note"]
+    assert "unread_adjudications" not in _result(study, "coverage_alignment", "majority")[
+        "human_signal"]  # fmt: skip
 
 
 def test_iaa_says_the_signal_does_not_apply(world):

@@ -292,7 +292,8 @@ def test_constant_number_of_queries(client, researcher_user):
     warm = [_queries(client, url(s)) for s in (small, large)]
     assert cold[0] == cold[1]
     assert warm[0] == warm[1]
-    assert warm[0] <= 12, "a cached report costs the form's and the fingerprint's queries"
+    # the form's queries and the fingerprint's six (metaeval/cache.py)
+    assert warm[0] <= 14, "a cached report costs the form's and the fingerprint's queries"
     htmx = [_queries(client, url(s, ties="partial")) for s in (small, large)]
     assert htmx[0] == htmx[1]
 
