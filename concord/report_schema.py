@@ -43,6 +43,8 @@ class SelectionSerializer(serializers.Serializer):
     bootstrap = serializers.IntegerField(required=False)
     seed = serializers.IntegerField(required=False)
     compat = serializers.CharField(allow_null=True, required=False)
+    human_signal = serializers.CharField(allow_null=True, required=False)
+    human_signal_rows = serializers.DictField(required=False)
     n_judgments = serializers.IntegerField(required=False)
     n_questions = serializers.IntegerField(required=False)
     n_annotators = serializers.IntegerField(required=False)

@@ -22,6 +22,21 @@ def _fig(**kw):
     return AnalysisFigureSerializer(allow_null=True, **kw)
 
 
+class HumanSignalSerializer(s.Serializer):
+    """What a section's human-vs-judge figures read under the ``human_signal`` option
+    (docs/ANALYSES.md §0); present only when the option is given."""
+
+    mode = s.ChoiceField(choices=["each", "majority", "adjudicated"])
+    applies = s.BooleanField(required=False, help_text="false: the signal cannot change it")
+    units = s.IntegerField(required=False, help_text="units with a label")
+    kept = s.IntegerField(required=False, help_text="signal rows read")
+    tied = s.IntegerField(required=False, help_text="units left out for a tie")
+    adjudicated = s.IntegerField(required=False, help_text="units with an adjudicated label")
+    unread_adjudications = s.IntegerField(required=False,
+                                          help_text="decided adjudications the section does not read")  # fmt: skip
+    note = s.CharField()
+
+
 class JudgeDifferenceSerializer(s.Serializer):
     a = s.CharField()
     b = s.CharField()
@@ -57,6 +72,7 @@ class PairwiseAnalysisSerializer(s.Serializer):
     binarised_pa = _fig()
     judges = PairwiseJudgeSerializer(many=True)
     judge_differences = JudgeDifferenceSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class LeaderboardRowSerializer(s.Serializer):
@@ -87,6 +103,7 @@ class WinProbabilitySerializer(s.Serializer):
 class LeaderboardAnalysisSerializer(s.Serializer):
     boards = BoardSerializer(many=True)
     win_probability = WinProbabilitySerializer(many=True, help_text="each system against the next")
+    human_signal = HumanSignalSerializer(required=False)
 
 
 # ----------------------------------------------------------------------------- coverage
@@ -126,6 +143,7 @@ class CoverageAnalysisSerializer(s.Serializer):
     human_vs_human = HumanVsHumanSerializer()
     judges = CoverageJudgeSerializer(many=True)
     judge_differences = JudgeDifferenceSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class BinaryFiguresSerializer(s.Serializer):
@@ -150,6 +168,7 @@ class ResearcherBenchAnalysisSerializer(s.Serializer):
     human_coverage_by_system = s.DictField(child=AnalysisFigureSerializer())
     judges = BinaryJudgeSerializer(many=True)
     judge_differences = JudgeDifferenceSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 # ----------------------------------------------------------------------------- quality
@@ -170,6 +189,7 @@ class QualityKindSerializer(s.Serializer):
 class QualityAnalysisSerializer(s.Serializer):
     kinds = QualityKindSerializer(many=True)
     item_flags = _fig(help_text="share of rubric-item judgments with any error flag")
+    human_signal = HumanSignalSerializer(required=False)
 
 
 # ----------------------------------------------------------------------------- A.4 – A.6, Fig. 9
@@ -201,6 +221,7 @@ class RubricComparisonAnalysisSerializer(s.Serializer):
     rankings = s.IntegerField()
     sources = RubricSourceSerializer(many=True)
     comparisons = SourceComparisonSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class SupportBlockSerializer(s.Serializer):
@@ -226,6 +247,7 @@ class ClaimAnalysisSerializer(s.Serializer):
     checks = s.IntegerField()
     unmatched_checks = s.IntegerField()
     judges = ClaimJudgeSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class SettingRatesSerializer(s.Serializer):
@@ -247,6 +269,7 @@ class SettingDifferenceSerializer(s.Serializer):
 class AdjudicationAnalysisSerializer(s.Serializer):
     settings = SettingRatesSerializer(many=True)
     differences = SettingDifferenceSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class RatingMeanSerializer(s.Serializer):
@@ -278,6 +301,7 @@ class DimensionSerializer(s.Serializer):
 
 class RatingsAnalysisSerializer(s.Serializer):
     dimensions = DimensionSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 class LabelIAASerializer(s.Serializer):
@@ -294,6 +318,7 @@ class LabelIAASerializer(s.Serializer):
 
 class LabelIAAListSerializer(s.Serializer):
     kinds = LabelIAASerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)
 
 
 # ----------------------------------------------------------------------------- budget
@@ -354,3 +379,4 @@ class DeepScholarJudgeSerializer(s.Serializer):
 class DeepScholarAnalysisSerializer(s.Serializer):
     judges = DeepScholarJudgeSerializer(many=True)
     human_labels = s.DictField(child=s.IntegerField(), help_text="expert labels per kind")
+    human_signal = HumanSignalSerializer(required=False)

@@ -4,8 +4,10 @@ Cache key: study id + options + a fingerprint of the study's judgments (counts, 
 ids and update times of every human judgment kind — every ``JudgmentBase`` model, so a
 task type added later is covered too —, counts and largest ids of the judge's verdicts
 each section reads, value sums of Medal and JudgeScore and a label signature of the
-judge's DeepScholar labels; four aggregate queries whatever the study's size or number of
-kinds), so a changed judgment gives a new key and the report is recomputed; nothing has
+judge's verdicts; three aggregate queries whatever the study's size or number of
+kinds; with the ``adjudicated`` human signal, which is part of the options, also the
+decided AdjudicationRequests it reads, a fourth), so a changed judgment or adjudication
+gives a new key and the report is recomputed; nothing has
 to be invalidated by hand.
 """
 
@@ -30,9 +32,9 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Length, Ord
+from django.db.models.functions import Cast, Coalesce, Length, Ord
 
-from annotation.models import ExpertAgreedRecord, Medal
+from annotation.models import AdjudicationRequest, ExpertAgreedRecord, Medal
 from annotation.models.judgments import JudgmentBase
 from judges.models import (
     JudgeClaimVerdict,
@@ -49,23 +51,37 @@ CACHE_SECONDS = 24 * 60 * 60
 ENTRY_VERSION = 2
 
 
+def _text_code(field: str):
+    """A number that tells a field's short labels apart (first character, length)."""
+    return Ord(field) + 256 * Length(field)
+
+
 #: What the sections read besides human judgments and judge scores, with the lookup to their
-#: study: the judge's verdicts and the released expert-agreed records (no update time: a
-#: new row changes the count or the largest id).
+#: study and a value signature: the judge's verdicts and the released expert-agreed records
+#: have no update time, so a new row changes the count or the largest id, and a verdict
+#: relabelled in place by a re-import (``sync_rows`` updates in place) changes the sum of
+#: its value code weighted by the row id.
 OTHER_KINDS = (
-    (ExpertAgreedRecord, "study_id"),
-    (JudgeCoverage, "report__question__study_id"),
-    (JudgePairwise, "left__question__study_id"),
-    (JudgeClaimVerdict, "report__question__study_id"),
-    (JudgeRelevance, "paragraph__report__question__study_id"),
-    (JudgeDeepScholarLabel, "question__study_id"),
-)
+    (ExpertAgreedRecord, "study_id", None),
+    (JudgeCoverage, "report__question__study_id",
+     Coalesce("label", 9) * 3 + Case(When(covered=True, then=1), When(covered=False, then=2),
+                                     default=0)),
+    (JudgePairwise, "left__question__study_id",
+     _text_code("choice") + Coalesce("score_left", 0.0) + 7 * Coalesce("score_right", 0.0)),
+    (JudgeClaimVerdict, "report__question__study_id", _text_code("verdict")),
+    (JudgeRelevance, "paragraph__report__question__study_id",
+     Case(When(relevant=True, then=1), default=2)),
+    (JudgeDeepScholarLabel, "question__study_id", _text_code("label")),
+)  # fmt: skip
 
 
-def _kind_rows(model, lookup: str, study_id: int, updated: bool):
-    """(kind, count, largest id, last update) of ``model``'s rows in the study: one row, or
-    none when it has no row there (grouped by the study column, so it can be UNIONed)."""
+def _kind_rows(model, lookup: str, study_id: int, updated: bool, code=None):
+    """(kind, count, largest id, last update, value signature) of ``model``'s rows in the
+    study: one row, or none when it has no row there (grouped by the study column, so it
+    can be UNIONed)."""
     at = Max("updated_at") if updated else Value(None, output_field=DateTimeField())
+    sig = (Sum(code * F("id"), output_field=FloatField()) if code is not None
+           else Cast(Value(None), FloatField()))  # typed NULL: PostgreSQL's UNION  # fmt: skip
     return (
         model.objects.filter(**{lookup: study_id})
         .order_by()
@@ -75,8 +91,9 @@ def _kind_rows(model, lookup: str, study_id: int, updated: bool):
             n=Count("id"),
             top=Max("id"),
             at=at,
+            sig=sig,
         )  # fmt: skip
-        .values_list("kind", "n", "top", "at")
+        .values_list("kind", "n", "top", "at", "sig")
     )
 
 
@@ -88,12 +105,14 @@ def judgment_kinds(study_id: int) -> list[tuple]:
     humans = sorted((m for m in apps.get_models() if issubclass(m, JudgmentBase)),
                     key=lambda m: m._meta.label_lower)  # fmt: skip
     parts = [_kind_rows(m, "study_id", study_id, True) for m in humans]
-    parts += [_kind_rows(m, lookup, study_id, False) for m, lookup in OTHER_KINDS]
+    parts += [_kind_rows(m, lookup, study_id, False, code) for m, lookup, code in OTHER_KINDS]
     return sorted(parts[0].union(*parts[1:], all=True))
 
 
-def study_fingerprint(study_id: int) -> str:
-    """A digest of the study's judgments and judge verdicts, in four aggregate queries.
+def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
+    """A digest of the study's judgments and judge verdicts, in three aggregate queries,
+    and with ``adjudications`` (a report of the ``adjudicated`` human signal, the only one
+    that reads them) its decided adjudication requests, a fourth.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too. A human judgment
@@ -114,12 +133,13 @@ def study_fingerprint(study_id: int) -> str:
             sum=Sum("value"),
             sig=Sum(F("value") * F("id"), output_field=FloatField()),
         ),  # fmt: skip
-        # DeepScholar labels (Table 3): the judge's rows have no update time, and an import
-        # relabels in place: (first character, length) tells a kind's labels apart
-        JudgeDeepScholarLabel.objects.filter(question__study_id=study_id).aggregate(
-            sig=Sum((Ord("label") + 256 * Length("label")) * F("id"), output_field=IntegerField()),
-        ),  # fmt: skip
     ]
+    if adjudications:  # a decision (or a changed one) moves the count, the largest id or time
+        parts.append(
+            AdjudicationRequest.objects.filter(
+                study_id=study_id, status=AdjudicationRequest.Status.DECIDED
+            ).aggregate(n=Count("id"), top=Max("id"), at=Max("decided_at"))
+        )
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 
 
@@ -134,7 +154,9 @@ class ReportCache:
     def __init__(self, study_id: int, options, fingerprint: str | None = None):
         self.study_id = study_id
         self.options = options
-        self.fingerprint = fingerprint or study_fingerprint(study_id)
+        self.fingerprint = fingerprint or study_fingerprint(
+            study_id, adjudications=getattr(options, "human_signal", None) == "adjudicated"
+        )
 
     def key(self, kind: str = "entry") -> str:
         return cache_key(self.study_id, self.options, self.fingerprint, kind)

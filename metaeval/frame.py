@@ -51,6 +51,10 @@ class PairFrame:
     settings: list[str] = field(default_factory=list)
     splits: list[str] = field(default_factory=list)
     judge_name: str | None = None  # whose scores ``judge`` holds, when loaded from the DB
+    #: a frame of the majority / adjudicated human signal: the every-annotator rows it was
+    #: collapsed from (:func:`with_human_signal`; IAA reads them); ``take`` drops it
+    each: PairFrame | None = None
+    signal: dict | None = None  # what :func:`with_human_signal` kept (units, tied, …)
 
     def __len__(self) -> int:
         return int(self.question.shape[0])
@@ -75,3 +79,56 @@ class PairFrame:
             splits=self.splits,
             judge_name=self.judge_name,
         )
+
+
+def with_human_signal(
+    frame: PairFrame, mode: str, adjudicated: dict[str, dict[str, float]] | None = None
+) -> tuple[PairFrame, dict]:
+    """The frame with one row per comparison and setting: the ``majority`` or
+    ``adjudicated`` human signal (docs/ANALYSES.md §0; ``each`` is the frame itself).
+
+    A row's human label is the decision of its medal scores (A better, B better, tie:
+    METHODS §5); the kept row carries the signal's decision as medal scores (1, 0), (0, 1)
+    or (½, ½), so every figure downstream reads it as it reads a judgment. Metric-wise
+    human scores are collapsed the same way, metric by metric (NaN where that metric ties).
+    ``adjudicated``: question -> {system: medal score} of its adjudicated medal ranking
+    (the adjudication decides the ranking of every setting's comparison of the question;
+    metric-wise scores are never adjudicated and read their majority). A comparison
+    whose medal decision and every metric tie is left out. ``annotators`` becomes
+    ``[mode]``; the returned dict counts units, tied and adjudicated comparisons.
+    """
+    from .stats.signal import collapse
+
+    if mode == "each" or len(frame) == 0:
+        return frame, {"mode": mode, "units": len(frame), "kept": len(frame), "tied": 0,
+                       "adjudicated": 0}  # fmt: skip
+    keys = np.stack((frame.question, frame.system_a, frame.system_b, frame.setting), 1)
+    _, first, unit = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    unit = unit.ravel()
+
+    def decision(values: np.ndarray) -> np.ndarray:
+        d = np.sign(values[:, 0] - values[:, 1])
+        return np.where(np.isnan(d), np.nan, d)
+
+    adj = {}
+    for u, row in enumerate(first):
+        medals = (adjudicated or {}).get(frame.questions[frame.question[row]])
+        a, b = frame.systems[frame.system_a[row]], frame.systems[frame.system_b[row]]
+        if medals and a in medals and b in medals:
+            adj[u] = float(np.sign(medals[a] - medals[b]))
+    pref = collapse(unit, decision(frame.preference), mode, adj)
+    metrics = {m: collapse(unit, decision(v), "majority") for m, v in frame.human.items()}
+    kept = np.unique(np.concatenate([unit[pref.rows], *(unit[c.rows] for c in metrics.values())]))
+    out = frame.take(first[kept.astype(np.int64)])
+
+    def scores(c) -> np.ndarray:
+        by_unit = dict(zip(unit[c.rows].tolist(), c.label.tolist(), strict=True))
+        d = np.array([by_unit.get(u, np.nan) for u in kept.tolist()], dtype=float)
+        return np.column_stack(((d + 1) / 2, (1 - d) / 2))
+
+    out.preference = scores(pref)
+    out.human = {m: scores(c) for m, c in metrics.items()}
+    out.annotator = np.zeros(len(out), dtype=np.int64)
+    out.annotators = [mode]
+    out.each, out.signal = frame, pref.summary(mode)
+    return out, out.signal

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import compat as compat_mode
-from .frame import PairFrame
+from .frame import PairFrame, with_human_signal
 from .options import SETTINGS, option
 from .pipeline import (
     METRIC_WISE,
@@ -38,6 +38,7 @@ from .pipeline import (
     Policy,
     Row,
     agreed_rows,
+    iaa,
     rows_of,
     run,
 )
@@ -45,6 +46,9 @@ from .stats.calibration import MATCH_RATE, MAX_ACCURACY
 
 CALIBRATIONS = {"match-rate": MATCH_RATE, "max-accuracy": MAX_ACCURACY}
 COMPAT_MODES = tuple(compat_mode.MODES)
+#: The human signal an analysis reads (issues 16, 17; docs/ANALYSES.md §0). None: each
+#: section's own definition, the one the paper's figure uses (so every figure is as before).
+HUMAN_SIGNALS = ("each", "majority", "adjudicated")
 
 Progress = Callable[[float], None]
 
@@ -96,6 +100,11 @@ class ReportOptions:
         "half-width to reach (docs/ANALYSES.md §9); the report's budget section answers "
         "how many more questions or annotators it takes", kind="number", metavar="H", interval=True,
         widget="number", label="Target CI half-width", placeholder="none", order=10)  # fmt: skip
+    human_signal: str | None = option(None, "the human signal: each annotator's judgment, "
+        "the majority (plurality per unit, ties left out) or the adjudicated label (else "
+        "the majority); default: each analysis's own (docs/ANALYSES.md §0)",
+        choices=HUMAN_SIGNALS, widget="select", label="Human signal",
+        empty_label="as each analysis defines", order=7)  # fmt: skip
 
     def __post_init__(self):
         if self.ties not in TIE_STRATEGIES:
@@ -114,6 +123,7 @@ class ReportOptions:
                 f"{self.bootstrap} were asked for"
             )
         self._check_threshold()
+        self._check_signal()
         if self.compat is not None:
             self._check_compat()
 
@@ -135,6 +145,24 @@ class ReportOptions:
             raise ValueError(
                 f"threshold: a fixed threshold is not calibrated; drop calibration "
                 f"{self.calibration!r}"
+            )
+
+    def _check_signal(self) -> None:
+        """Combinations that cannot honour a human signal are refused (ANALYSES §0)."""
+        signal = self.human_signal
+        if signal is None:
+            return
+        if signal not in HUMAN_SIGNALS:
+            raise ValueError(f"human_signal: {signal!r} is not one of {', '.join(HUMAN_SIGNALS)}")
+        if self.compat is not None and signal != "each":
+            raise ValueError(
+                f"human_signal: compat {self.compat} reads each annotator's judgment as the "
+                f"script does; {signal} cannot apply (use each or the default)"
+            )
+        if self.target_half_width is not None and signal != "each":
+            raise ValueError(
+                f"human_signal: the budget planner (target_half_width) counts each "
+                f"annotator's judgment as a unit (ANALYSES §9); {signal} cannot apply"
             )
 
     def _check_compat(self) -> None:
@@ -359,8 +387,12 @@ def build_report(
         t: {m: _row(r, policy) for m, r in rows.items()} for t, rows in figures.tables.items()
     }
     report = {
-        "selection": _selection(frame, options, choices.setting),
-        "iaa": _iaa(figures.iaa, policy),
+        "selection": _selection(
+            frame if frame.each is None else frame.each, options, choices.setting
+        ),  # fmt: skip
+        "iaa": _iaa(
+            figures.iaa if frame.each is None else iaa(frame.each, choices, policy), policy
+        ),  # fmt: skip
         "preference": tables[PREFERENCE],
         "metric_wise": tables[METRIC_WISE],
         "system": _system(figures, policy),
@@ -370,6 +402,9 @@ def build_report(
         report["notes"] = _compat_notes(frame, options, choices, report) if notes else []
         return report
     report["notes"] = _default_notes(figures, options, report)
+    if frame.signal is not None:
+        report["selection"]["human_signal_rows"] = frame.signal
+        report["notes"].append(_signal_note(frame.signal))
     if options.bootstrap:
         from .uncertainty import add_confidence_intervals
 
@@ -391,8 +426,19 @@ def _default_notes(figures: Figures, options: ReportOptions, report: dict) -> li
         notes.append(
             f"Expert-agreed subset: {len(figures.selected.frame)} comparisons whose judgments "
             "all agree, each counted once."
+            + (" The same under every human signal." if options.human_signal else "")
         )
     return notes
+
+
+def _signal_note(summary: dict) -> str:
+    """The majority / adjudicated signal of the medal-ranking report (ANALYSES §0)."""
+    text = (f"Human signal: {summary['mode']}, one decision per comparison and setting "
+            f"({summary['kept']} of {summary['units']}; {summary['tied']} tied without "
+            "adjudication left out of the preference table")  # fmt: skip
+    if summary["mode"] == "adjudicated":
+        text += f"; {summary['adjudicated']} from adjudicated rankings"
+    return text + "). IAA reads every judgment; metric-wise scores read their majority."
 
 
 def _compat_notes(frame: PairFrame, options: ReportOptions, choices: Choices, report) -> list:
@@ -425,6 +471,17 @@ def _no_setting_report(frame: PairFrame, options: ReportOptions, setting: str) -
     selection = {**_selection(frame, options), "compat_setting": setting}
     return {"selection": selection, "notes": notes, "iaa": dict(_NO_IAA), "preference": {},
             "metric_wise": {}, "system": {"tau_b": None, "systems": []}}  # fmt: skip
+
+
+def frame_signal(options: ReportOptions) -> str | None:
+    """The signal :func:`load_selection` collapses the frame to (None: every judgment).
+
+    The expert-agreed subset is one label per comparison whose judgments all agree: the
+    same under every signal (its label is the unanimous majority), so it is not collapsed.
+    """
+    if options.human_signal in ("majority", "adjudicated") and not options.expert_agreed:
+        return options.human_signal
+    return None
 
 
 def load_selection(study_id: int, options: ReportOptions):
@@ -467,6 +524,16 @@ def load_selection(study_id: int, options: ReportOptions):
         agreed = load_expert_agreed(study_id, compat_setting(frame, options), judge)
         if agreed is not None:
             frame = agreed
+    signal = frame_signal(options)
+    if signal is not None:
+        medals = None
+        if signal == "adjudicated":
+            from .loaders.signal import adjudicated_medals
+
+            medals = adjudicated_medals(study_id)
+        frame = with_human_signal(frame, signal, medals)[0]
+        if calib is not None:
+            calib = with_human_signal(calib, signal, medals)[0]
     return frame, calib, judge
 
 

@@ -16,6 +16,7 @@ from metaeval.stats.coverage_agreement import (
 )
 from metaeval.stats.figure import figure, nan_to_none, number, with_interval
 from metaeval.stats.researcherbench import binary_judge_agreement, coverage_scores
+from metaeval.stats.signal import note as signal_note
 
 from ._common import share
 from .researchqa_pairwise import judge_differences
@@ -49,8 +50,12 @@ def _label_block(h, j, q, rounds, seed) -> dict:
 
 
 def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
-                     by_field: bool = False) -> dict:  # fmt: skip
-    """Human vs each judge (0–4), per field on request, and human vs human."""
+                     by_field: bool = False, signal: str | None = None) -> dict:  # fmt: skip
+    """Human vs each judge (0–4), per field on request, and human vs human.
+
+    ``signal``: the human side of human vs judge (ANALYSES §0, §2; default and ``each``:
+    every annotator's label). Human vs human is about each annotator whatever it is."""
+    sig = data.signal("label", signal)
     hh = human_coverage_agreement(data.human_matrix("label"))
     out = {
         "units": int(data.report.size),
@@ -62,32 +67,63 @@ def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
     }  # fmt: skip
     credits = {}
     for judge in data.judges:
-        h, j, q, _ = data.human_vs_judge(judge, "label")
+        h, j, q, unit = data.human_vs_judge(judge, "label", sig)
         if np.isnan(j).all() or np.isnan(h).all():
             continue
         block = {"judge": judge, "all": _label_block(h, j, q, rounds, seed),
                  "not_labelled_by_judge": int((~np.isnan(h) & np.isnan(j)).sum())}  # fmt: skip
         if by_field:
-            fields = data.field[data.h_unit]
+            fields = data.field[unit]
             block["fields"] = {
                 name: _label_block(h[fields == k], j[fields == k], q[fields == k], rounds, seed)
                 for k, name in enumerate(data.fields)
             }
         out["judges"].append(block)
         credits[(judge, "exact")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
-    out["judge_differences"] = judge_differences(credits, data.question[data.h_unit], rounds, seed)
+    clusters = data.question[data.h_unit if sig is None else data.h_unit[sig.rows]]
+    out["judge_differences"] = judge_differences(credits, clusters, rounds, seed)
+    if signal is not None:
+        out["human_signal"] = signal_summary(data, "label", signal, sig)
     return out
 
 
-def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0) -> dict:
+def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
+    """What the human side read (``each``: every label; else :class:`Collapsed`). Rubric
+    coverage adjudications are not read (their QC units, QUALITY.md, are not mapped to
+    (report, item) yet), so ``adjudicated`` is the majority of every unit (ANALYSES §0);
+    the section counts the adjudications left unread in the note."""
+    if sig is None:
+        values = data.h_label if kind == "label" else data.h_covered
+        ok = ~np.isnan(values)
+        summary = {"mode": mode, "units": int(np.unique(data.h_unit[ok]).size),
+                   "kept": int(ok.sum()), "tied": 0, "adjudicated": 0}  # fmt: skip
+    else:
+        summary = sig.summary(mode)
+    text = signal_note(summary)
+    if mode == "adjudicated":
+        text += " Coverage adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+    return summary | {"note": text}
+
+
+def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
+                            signal: str | None = None) -> dict:  # fmt: skip
     """ResearcherBench: human S_c per system, each judge's accuracy / P / R / F1 (unweighted
-    and weighted), κ, and judge vs human S_c per system."""
-    h_rows = ~np.isnan(data.h_covered)
+    and weighted), κ, and judge vs human S_c per system.
+
+    ``signal`` (ANALYSES §0, §4): default and ``each``: S_c per (report, annotator) and
+    every annotator's label against the judge; ``majority`` / ``adjudicated``: one label
+    per (report, item), S_c per report."""
+    sig = data.signal("covered", signal)
+    if sig is None:
+        h_rows = np.flatnonzero(~np.isnan(data.h_covered))
+        ann, covered = data.h_annotator[h_rows], data.h_covered[h_rows]
+    else:
+        h_rows, covered = sig.rows, sig.label
+        ann = np.zeros(h_rows.size, dtype=np.int64)  # one signal per unit
     # S_c per (report, annotator): the key report·scale + annotator groups the rows
     rep = data.report[data.h_unit[h_rows]]
-    ann = data.h_annotator[h_rows]
     scale = int(ann.max()) + 1 if ann.size else 1
-    per_report = coverage_scores(rep * scale + ann, data.h_covered[h_rows],
+    per_report = coverage_scores(rep * scale + ann, covered,
                                  data.weight[data.h_unit[h_rows]])  # fmt: skip
     rep_system = {r: s for r, s in zip(data.report, data.system, strict=True)}
     systems = np.array([rep_system[k // scale] for k in per_report.report], dtype=int)
@@ -102,7 +138,7 @@ def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 
         "judges": [],
     }  # fmt: skip
     for judge in data.judges:
-        hb, jb, q, unit = data.human_vs_judge(judge, "covered")
+        hb, jb, q, unit = data.human_vs_judge(judge, "covered", sig)
         ok = ~(np.isnan(hb) | np.isnan(jb))
         if not ok.any():
             continue
@@ -131,4 +167,6 @@ def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 
              for k in range(len(data.systems))]
         )  # fmt: skip
         out["judges"].append(block)
+    if signal is not None:
+        out["human_signal"] = signal_summary(data, "covered", signal, sig)
     return out

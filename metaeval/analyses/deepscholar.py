@@ -5,8 +5,11 @@ with a cluster-bootstrap CI over questions; a kind with no matched unit is null 
 
 from __future__ import annotations
 
+import numpy as np
+
 from metaeval.loaders.deepscholar import DeepScholarData
 from metaeval.stats.deepscholar_agreement import KINDS, table3
+from metaeval.stats.signal import collapse
 
 #: The agreements the paper reports (Table 3), shown beside the study's own.
 PAPER_AGREEMENT = {
@@ -19,17 +22,34 @@ PAPER_AGREEMENT = {
 }
 
 
-def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0) -> dict:
+def _signal_rows(data: DeepScholarData, sel: np.ndarray, signal: str | None):
+    """(rows, human label per row, tied units) of one judge and kind under the human signal
+    (ANALYSES §0, §10): default and ``each``: every expert label; ``majority`` /
+    ``adjudicated``: one label per unit, the strict plurality, ties left out (DeepScholar
+    adjudications are not read yet: adjudicated = majority)."""
+    idx = np.flatnonzero(sel)
+    if signal in (None, "each"):
+        return idx, data.human[idx], 0
+    labels = sorted(set(data.human[idx].tolist()))
+    codes = np.array([labels.index(x) for x in data.human[idx].tolist()], dtype=float)
+    c = collapse(data.unit[idx], codes, signal)
+    return idx[c.rows], np.array([labels[int(k)] for k in c.label], dtype=object), c.tied
+
+
+def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0,
+                        signal: str | None = None) -> dict:  # fmt: skip
     """``{"judges": [{"judge", "kinds": [{kind, agreement, kappa, n_units, n_questions,
-    paper, human_labels, unmatched}]}]}`` — figures as :class:`Figure` dicts."""
+    paper, human_labels, unmatched}]}]}`` — figures as :class:`Figure` dicts.
+    ``signal``: the human side (:func:`_signal_rows`)."""
     out = {"judges": []}
+    tied = 0
     for judge in data.judges:
         sel = data.judge == judge
-        rows = {
-            kind: (data.human[m], data.verdict[m], data.question[m])
-            for kind in KINDS
-            for m in [sel & (data.kind == kind)]
-        }
+        rows = {}
+        for kind in KINDS:
+            idx, human, t = _signal_rows(data, sel & (data.kind == kind), signal)
+            rows[kind] = (human, data.verdict[idx], data.question[idx])
+            tied += t
         kinds = []
         for result in table3(rows, rounds=rounds, seed=seed):
             block = result.as_dict()
@@ -38,4 +58,11 @@ def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0
             block["unmatched"] = data.n_unmatched.get(result.kind, 0)
             kinds.append(block)
         out["judges"].append({"judge": judge, "kinds": kinds})
+    if signal is not None:
+        text = ("Human signal: each expert label is a row." if signal == "each" else
+                f"Human signal: {signal}, one label per unit ({tied} tied left out, over "
+                "judges and kinds).")  # fmt: skip
+        if signal == "adjudicated":
+            text += " DeepScholar adjudications are not read: every unit reads its majority."
+        out["human_signal"] = {"mode": signal, "tied": tied, "note": text}
     return out

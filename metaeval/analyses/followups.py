@@ -16,16 +16,48 @@ from metaeval.stats.claim_support import support_agreement
 from metaeval.stats.figure import figure, number
 from metaeval.stats.ratings import align, correlation, group_means, report_means
 from metaeval.stats.rubric_comparison import compare_sources, matches_from_rankings, source_records
+from metaeval.stats.signal import collapse
 
 from ._common import share
 
 
+def _ranking_rows(data: RubricComparisonData, signal: str | None):
+    """Rows of the rankings counted (ANALYSES §0, §5 A.4): default and ``each``: every
+    annotator's ranking; ``majority`` / ``adjudicated``: one ranking per unit — a question
+    and the set of rubrics ranked —, the plurality of the whole rankings (medal of every
+    rubric), ties left out; rubric-comparison adjudications are not read yet (adjudicated =
+    majority). The rows kept are those of the first ranking equal to the plurality."""
+    if signal in (None, "each"):
+        return np.arange(data.comparison.size), None
+    by_ranking: dict[int, list[int]] = {}
+    for row, comp in enumerate(data.comparison.tolist()):
+        by_ranking.setdefault(comp, []).append(row)
+    comps = sorted(by_ranking)
+    units, labels = {}, {}
+    unit = np.empty(len(comps), dtype=np.int64)
+    label = np.empty(len(comps), dtype=float)
+    for k, comp in enumerate(comps):
+        rows = by_ranking[comp]
+        key = (int(data.question[rows[0]]), tuple(sorted(data.rubric[rows].tolist())))
+        ranking = tuple(sorted(zip(data.rubric[rows].tolist(), data.medal[rows].tolist(),
+                                   strict=True)))  # fmt: skip
+        unit[k] = units.setdefault(key, len(units))
+        label[k] = labels.setdefault(ranking, len(labels))
+    c = collapse(unit, label, signal)
+    kept = [next(comps[k] for k in np.flatnonzero((unit == unit[r]) & (label == lab)))
+            for r, lab in zip(c.rows, c.label, strict=True)]  # fmt: skip
+    return np.flatnonzero(np.isin(data.comparison, kept)), c
+
+
 def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomial",
-                              rounds: int = 10_000, seed: int = 0) -> dict:  # fmt: skip
-    r, a, b, d = matches_from_rankings(data.comparison, data.source, data.medal)
+                              rounds: int = 10_000, seed: int = 0,
+                              signal: str | None = None) -> dict:  # fmt: skip
+    """A.4 per-source records and tests; ``signal``: :func:`_ranking_rows`."""
+    rows, sig = _ranking_rows(data, signal)
+    r, a, b, d = matches_from_rankings(data.comparison[rows], data.source[rows], data.medal[rows])
     records = source_records(a, b, d)
     out = {
-        "rankings": int(np.unique(data.comparison).size),
+        "rankings": int(np.unique(data.comparison[rows]).size),
         "sources": [
             {"source": data.sources[s.source], "matches": s.matches, "wins": s.wins,
              "ties": s.ties, "losses": s.losses, "win_rate": s.win_rate,
@@ -41,6 +73,14 @@ def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomia
             "ties": c.ties, "pvalue": number(c.pvalue), "method": c.method,
             "note": None if number(c.pvalue) is not None else "No decisive match between them.",
         })  # fmt: skip
+    if signal is not None:
+        text = ("Human signal: each annotator's ranking." if sig is None else
+                f"Human signal: {signal}, one ranking per question and rubric set "
+                f"({sig.tied} tied left out)." + (" Rubric-comparison adjudications are not read: "
+                "every unit reads its majority." if signal == "adjudicated" else ""))  # fmt: skip
+        out["human_signal"] = ({"mode": signal} if sig is None else sig.summary(signal)) | {
+            "note": text
+        }
     return out
 
 
@@ -57,31 +97,74 @@ def _support_block(h, j, q, exclude, rounds, seed) -> dict:
     }  # fmt: skip
 
 
+def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None):
+    """Rows of one judge's (human, verdict) pairs under the human signal, and the human
+    label of each (ANALYSES §0, §5): default and ``each``: every expert's check;
+    ``majority`` / ``adjudicated``: one label per claim (or (claim, citation)), ties left
+    out. Claim checks are not adjudicated, so adjudicated = majority."""
+    rows = np.flatnonzero(sel)
+    if signal in (None, "each"):
+        return rows, human[rows], None
+    c = collapse(unit[rows], human[rows], signal)
+    return rows[c.rows], c.label, c.summary(signal)
+
+
 def analyse_claims(data: ClaimData, exclude_system: str | None = None, rounds: int = 1000,
-                   seed: int = 0) -> dict:  # fmt: skip
+                   seed: int = 0, signal: str | None = None) -> dict:  # fmt: skip
+    """Human vs each judge on claim and citation support; ``signal``: :func:`_signal_rows`."""
     out = {"checks": data.n_checks, "unmatched_checks": data.n_unmatched, "judges": []}
+    summaries = {}
     for k, judge in enumerate(data.judges):
-        sel, csel = data.judge == k, data.c_judge == k
+        sel, hum, summaries["claim_support"] = _signal_rows(data.judge == k, data.claim,
+                                                           data.human, signal)  # fmt: skip
+        csel, chum, summaries["citation_support"] = _signal_rows(
+            data.c_judge == k, data.c_unit, data.c_human, signal)  # fmt: skip
         block = {"judge": judge}
         for label, mask in (("all", None), ("without", exclude_system)):
             if label == "without" and (mask is None or mask not in data.systems):
                 continue
             code = data.systems.index(mask) if mask else -1
             block[label] = {
-                "claim_support": _support_block(data.human[sel], data.verdict[sel],
+                "claim_support": _support_block(hum, data.verdict[sel],
                                                 data.question[sel], data.system[sel] == code,
                                                 rounds, seed),
-                "citation_support": _support_block(data.c_human[csel], data.c_judge_supports[csel],
+                "citation_support": _support_block(chum, data.c_judge_supports[csel],
                                                    data.c_question[csel],
                                                    data.c_system[csel] == code, rounds, seed),
             }  # fmt: skip
         if "without" in block:
             block["excluded_system"] = exclude_system
+        if signal not in (None, "each"):
+            block["human_signal"] = dict(summaries)
         out["judges"].append(block)
+    if signal is not None:
+        out["human_signal"] = {"mode": signal, "note": _claims_note(signal, out["judges"])}
     return out
 
 
-def analyse_adjudication(data: AdjudicationData) -> dict:
+def _claims_note(signal: str, judges: list[dict]) -> str:
+    if signal == "each":
+        return "Human signal: each expert's check is a row."
+    tied = sum(j["human_signal"]["claim_support"]["tied"] for j in judges)
+    text = (f"Human signal: {signal}, one label per claim and per (claim, citation); "
+            f"{tied} tied claim labels left out (over judges).")  # fmt: skip
+    if signal == "adjudicated":
+        text += " Claim-check adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+    return text
+
+
+ONE_DECISION = (
+    "Human signal: each disagreement is decided once, by one expert, so every "
+    "signal reads the same decisions."
+)
+
+
+def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> dict:
+    """A.6 rates per setting and the test between settings.
+
+    ``signal``: every disagreement is decided once (``RelevanceAdjudication.disagreement``
+    is one-to-one), by the expert whose label the judge disagreed with, so each annotator,
+    the majority and the adjudicated signal are the same decisions; the result says so."""
     rates = setting_rates(data.setting, data.decision)
     out = {
         "settings": [{"setting": r.setting, "n": r.n,
@@ -95,19 +178,49 @@ def analyse_adjudication(data: AdjudicationData) -> dict:
             "a": diff.a, "b": diff.b, "pvalue_all": number(diff.pvalue_all),
             "pvalue_per_decision": {k: number(v) for k, v in diff.pvalue_per_decision.items()},
         })  # fmt: skip
+    if signal is not None:
+        out["human_signal"] = {"mode": signal, "applies": False, "note": ONE_DECISION}
     return out
 
 
-def analyse_ratings(data: RatingsData) -> dict:
+def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None):
+    """(rating rows, their values, medal rows, their values, summaries) under the human
+    signal (ANALYSES §0, §5): default and ``each``: every rating and every medal;
+    ``majority``: one rating per (report, dimension) and one medal per report, the
+    plurality, ties left out; ``adjudicated``: rating adjudications are not read yet (their
+    majority), medals take the medal-ranking adjudication of their question where there is
+    one, else their majority."""
+    if signal in (None, "each"):
+        return (
+            np.arange(data.value.size),
+            data.value,
+            np.arange(data.m_value.size),
+            data.m_value,
+            None,
+        )
+    unit = data.report * max(len(data.dimensions), 1) + data.dimension
+    r = collapse(unit, data.value, signal)
+    m = collapse(data.m_report, data.m_value, signal, adjudicated_medals)
+    return r.rows, r.label, m.rows, m.label, {"ratings": r.summary(signal),
+                                              "medals": m.summary(signal)}  # fmt: skip
+
+
+def analyse_ratings(data: RatingsData, signal: str | None = None,
+                    adjudicated_medals: dict | None = None) -> dict:  # fmt: skip
     """Fig. 9: mean rating per system (and per annotator) and per dimension, and each
-    dimension's correlation with the preference (mean medal) and each judge metric."""
+    dimension's correlation with the preference (mean medal) and each judge metric.
+    ``signal``: :func:`_rating_rows` (per-annotator means only with each annotator)."""
     out = {"dimensions": []}
-    m_keys, m_mean = report_means(data.m_report, data.m_value)
+    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal, adjudicated_medals)
+    m_keys, m_mean = report_means(data.m_report[m_rows], m_values)
     for k, dim in enumerate(data.dimensions):
-        sel = data.dimension == k
-        by_system = group_means(data.value[sel], data.system[sel])
-        by_annotator = group_means(data.value[sel], data.annotator[sel], data.system[sel])
-        r_keys, r_mean = report_means(data.report[sel], data.value[sel])
+        sel = rows[data.dimension[rows] == k]
+        value = values[data.dimension[rows] == k]
+        by_system = group_means(value, data.system[sel])
+        by_annotator = group_means(value, data.annotator[sel], data.system[sel])
+        if summaries is not None:  # one signal per unit: no annotator's own mean
+            by_annotator = group_means(value[:0], data.annotator[sel][:0], data.system[sel][:0])
+        r_keys, r_mean = report_means(data.report[sel], value)
         corr = {"preference": correlation(*align(r_keys, r_mean, m_keys, m_mean))}
         for j, judge in enumerate(data.judges):
             for metric in sorted(set(data.s_metric)):
@@ -130,4 +243,20 @@ def analyse_ratings(data: RatingsData) -> dict:
                                     "Fewer than 3 reports or a constant side."}
                              for name, c in corr.items()},
         })  # fmt: skip
+    if signal is not None:
+        out["human_signal"] = {"mode": signal, **(summaries or {}),
+                               "note": _ratings_note(signal, summaries)}  # fmt: skip
     return out
+
+
+def _ratings_note(signal: str, summaries: dict | None) -> str:
+    if summaries is None:
+        return "Human signal: each annotator's rating and medal."
+    r, m = summaries["ratings"], summaries["medals"]
+    text = (f"Human signal: {signal}; one rating per (report, dimension) ({r['tied']} tied "
+            f"left out) and one medal per report ({m['tied']} tied left out); no "
+            "per-annotator means.")  # fmt: skip
+    if signal == "adjudicated":
+        text += (f" Rating adjudications are not read (their majority); {m['adjudicated']} "
+                 "medals from adjudicated rankings.")  # fmt: skip
+    return text

@@ -12,6 +12,7 @@ from metaeval.stats.label_quality import (
     binarised_agreement,
     label_distribution,
 )
+from metaeval.stats.signal import collapse
 
 from ._common import interval
 
@@ -25,16 +26,29 @@ def _unit_questions(data: QualityData, kind: str) -> np.ndarray:
     return data.i_question[ok][first]
 
 
-def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0) -> dict:
+def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
+                    signal: str | None = None) -> dict:  # fmt: skip
     """Per annotation type: distribution (overall and by question origin / rubric kind) and
-    binarised PA with the paper's merge and the paper's PA for reference."""
+    binarised PA with the paper's merge and the paper's PA for reference.
+
+    ``signal`` (ANALYSES §0, §3): the labels the distribution counts (default and
+    ``each``: every label; ``majority`` / ``adjudicated``: one per unit — a question, or a
+    rubric item —, ties left out; quality adjudications are not read yet, so adjudicated =
+    majority). Binarised PA and the error-flag share are about each annotator's judgment
+    whatever the signal."""
     out = {}
+    summaries = {}
     for kind in (*QUERY_KINDS, *ITEM_KINDS):
         spec = BINARISATIONS[kind]
         codes = data.q_codes[kind] if kind in QUERY_KINDS else data.i_codes[kind]
         groups = (np.array(data.q_origin, dtype=object) if kind in QUERY_KINDS
                   else np.array(data.rubric_kinds, dtype=object)[data.i_rubric_kind]
                   if data.rubric_kinds else np.array([], dtype=object))  # fmt: skip
+        if signal not in (None, "each"):
+            c = collapse(data.q_question if kind in QUERY_KINDS else data.i_item, codes, signal)
+            codes = c.label
+            groups = groups[c.rows] if groups.size else groups
+            summaries[kind] = c.summary(signal)
         dist = label_distribution(codes, spec)
         m = data.matrix(kind)
         pa = binarised_agreement(m, spec) if m.size else None
@@ -57,4 +71,18 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0) -> dic
         }  # fmt: skip
     flagged, n = any_flag_share(data.i_flags)
     out["item_flags"] = figure(flagged, n, undefined="No rubric-item judgment.").as_dict()
+    if signal is not None:
+        out["human_signal"] = {"mode": signal, "kinds": summaries, "note": _note(signal, summaries)}
     return out
+
+
+def _note(signal: str, summaries: dict) -> str:
+    if signal == "each":
+        return "Human signal: each annotator's label (distributions count every label)."
+    tied = sum(s["tied"] for s in summaries.values())
+    text = (f"Human signal: {signal}; the distributions count one label per question or "
+            f"rubric item ({tied} tied units left out); binarised PA and error flags are "
+            "about each annotator.")  # fmt: skip
+    if signal == "adjudicated":
+        text += " Quality adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+    return text

@@ -17,6 +17,8 @@ from metaeval.stats.researchqa_pairwise import (
     judge_credit,
     plurality_labels,
 )
+from metaeval.stats.signal import collapse
+from metaeval.stats.signal import note as signal_note
 
 from ._common import interval, share
 
@@ -53,13 +55,31 @@ def judge_differences(credits: dict, clusters, rounds: int, seed: int) -> list[d
     return out
 
 
+def reference(data: PairwiseData, maj, signal: str | None, adjudicated=None):
+    """The human labels judges are scored against and the human leaderboard is built from:
+    ``(comparison per row, label per row, signal summary)``.
+
+    Default (``signal`` None): the plurality label of each comparison, the paper's (§4,
+    footnote 6); ``each``: every annotator's label is a row; ``majority`` / ``adjudicated``:
+    :func:`metaeval.stats.signal.collapse` (ANALYSES §0, §1). The human-agreement figures
+    (human vs majority, binarised PA) are about each annotator whatever the signal."""
+    if signal is None:  # every comparison (no majority: NaN), so the intervals are as before
+        return np.arange(maj.label.size), maj.label, None
+    c = collapse(data.h_item, data.h_label, signal, adjudicated)
+    return data.h_item[c.rows], c.label, c.summary(signal)
+
+
 def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
-                     leaderboard_by: str = "battles") -> dict:  # fmt: skip
+                     leaderboard_by: str = "battles", signal: str | None = None,
+                     adjudicated: dict | None = None) -> dict:  # fmt: skip
     """Majority labels, human agreement, each judge's accuracy, judge-vs-judge tests and
-    human / judge leaderboards."""
+    human / judge leaderboards. ``signal``, ``adjudicated`` (comparison -> label): the
+    human signal of the judge figures and the human leaderboard (:func:`reference`)."""
     m = data.human_matrix()
     q = data.question
     maj = plurality_labels(m)
+    ref_item, ref_label, summary = reference(data, maj, signal, adjudicated)
+    ref_q = q[ref_item]
     hm = human_vs_majority(m)
     pa = binarised_agreement(m)
     rows = np.arange(q.size)
@@ -95,21 +115,23 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
             first, second = data.verdicts(judge, protocol)
             if np.isnan(first).all() and np.isnan(second).all():
                 continue
-            c = judge_credit(maj.label, first, second)
+            c = judge_credit(ref_label, first[ref_item], second[ref_item])
             ok = ~np.isnan(c)
             credits[(judge, protocol)] = c
             out["judges"].append({
                 "judge": judge, "protocol": protocol,
-                "accuracy": share(np.where(ok, c, 0), ok.astype(float), q, rounds, seed,
+                "accuracy": share(np.where(ok, c, 0), ok.astype(float), ref_q, rounds, seed,
                                   "No comparison with a direction majority was judged."),
             })  # fmt: skip
-    out["judge_differences"] = judge_differences(credits, q, rounds, seed)
+    out["judge_differences"] = judge_differences(credits, ref_q, rounds, seed)
     clusters = q if leaderboard_by == "questions" else None
-    has = ~np.isnan(maj.label)
-    outcome = np.where(maj.label == BOTH_BAD, 0, maj.label)[has].astype(int)
+    has = ref_item[~np.isnan(ref_label)]
+    outcome = np.where(ref_label == BOTH_BAD, 0, ref_label)[~np.isnan(ref_label)].astype(int)
     out["leaderboard"] = {"human": _board(data.system_a[has], data.system_b[has], outcome,
                                           data.systems, rounds, seed,
                                           None if clusters is None else q[has])}  # fmt: skip
+    if summary is not None:
+        out["human_signal"] = summary | {"note": signal_note(summary)}
     for judge in data.judges:
         first, second = data.verdicts(judge, "ensemble")
         if np.isnan(first).all():

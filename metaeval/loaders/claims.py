@@ -46,6 +46,9 @@ class ClaimData:
     h_claim: np.ndarray | None = None
     h_annotator: np.ndarray | None = None
     h_supported: np.ndarray | None = None  # fully supported 1 / 0 / NaN
+    # the unit of each row, for the majority / adjudicated human signal (ANALYSES §0, §5)
+    claim: np.ndarray | None = None  # per (check, judge) row: the claim id
+    c_unit: np.ndarray | None = None  # per citation row: a code of (claim, citation key)
 
     def human_matrix(self) -> np.ndarray:
         """claims × annotators of "fully supported" (NaN = not checked)."""
@@ -81,6 +84,7 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
     h_cites = json_values(h[5], dict)
     system_codes, systems = codes(h[2])
     rows, cites = [], []
+    cite_units: dict[tuple[int, str], int] = {}
     unmatched = 0
     for k in range(len(h[0])):
         matches = by_claim.get((h[1][k], _norm(h[3][k])), [])
@@ -89,14 +93,15 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         for m in matches:
             v = VERDICT_SUPPORTED.get(j[3][m])
             rows.append((h[0][k], h[1][k], system_codes[k], judge_codes[m], human,
-                         np.nan if v is None else v))  # fmt: skip
+                         np.nan if v is None else v, h[6][k]))  # fmt: skip
             judged = {c.get("key"): c.get("supports") for c in j_cites[m] if isinstance(c, dict)}
             for key, supports in h_cites[k].items():
                 if key in judged and judged[key] is not None and supports is not None:
+                    unit = cite_units.setdefault((h[6][k], key), len(cite_units))
                     cites.append((h[0][k], system_codes[k], judge_codes[m], float(supports),
-                                  float(judged[key])))  # fmt: skip
-    r = np.array(rows, dtype=float).reshape(-1, 6)
-    c = np.array(cites, dtype=float).reshape(-1, 5)
+                                  float(judged[key]), unit))  # fmt: skip
+    r = np.array(rows, dtype=float).reshape(-1, 7)
+    c = np.array(cites, dtype=float).reshape(-1, 6)
     return ClaimData(
         question=r[:, 0].astype(np.int64),
         report=r[:, 1].astype(np.int64),
@@ -116,4 +121,6 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         h_claim=ints(h[6]),
         h_annotator=ints(h[7]),
         h_supported=floats(h[4]),
+        claim=r[:, 6].astype(np.int64),
+        c_unit=c[:, 5].astype(np.int64),
     )

@@ -15,6 +15,7 @@ from itertools import compress
 import numpy as np
 
 from metaeval.stats.iaa import label_matrix
+from metaeval.stats.signal import Collapsed, collapse
 
 from ._db import codes, fetch, floats, ints, settings_filter
 
@@ -63,12 +64,22 @@ class CoverageData:
             out[self.j_unit[sel]] = values[sel]
         return out
 
-    def human_vs_judge(self, judge: str, kind: str = "label"):
+    def signal(self, kind: str = "label", mode: str | None = None) -> Collapsed | None:
+        """The human signal of ``kind`` (None, ``each``: every annotator's row)."""
+        if mode in (None, "each"):
+            return None
+        return collapse(self.h_unit, self.h_label if kind == "label" else self.h_covered, mode)
+
+    def human_vs_judge(self, judge: str, kind: str = "label", signal: Collapsed | None = None):
         """Per human label: (human, judge, question, unit); every annotator's judgment is a
-        row (the default human signal, METHODS §7). NaN judge where it did not label."""
+        row (the default human signal, METHODS §7), or one row per unit of ``signal``
+        (:meth:`signal`). NaN judge where it did not label."""
         h = self.h_label if kind == "label" else self.h_covered
-        j = self.judge_vector(judge, kind)[self.h_unit]
-        return h, j, self.question[self.h_unit], self.h_unit
+        unit = self.h_unit
+        if signal is not None:
+            h, unit = signal.label, self.h_unit[signal.rows]
+        j = self.judge_vector(judge, kind)[unit]
+        return h, j, self.question[unit], unit
 
 
 def load_coverage(study_id: int, settings=None) -> CoverageData:

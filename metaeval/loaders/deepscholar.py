@@ -26,6 +26,9 @@ class DeepScholarData:
     judges: list[str] = field(default_factory=list)
     n_human: dict[str, int] = field(default_factory=dict)  # expert labels per kind
     n_unmatched: dict[str, int] = field(default_factory=dict)  # of those, no judge label
+    #: per row, a code of its unit (kind, question, report, unit key): the majority /
+    #: adjudicated human signal's unit (docs/ANALYSES.md §0)
+    unit: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
 def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
@@ -48,13 +51,15 @@ def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
     for kind, q, r, unit, label, judge in zip(*j, strict=True):
         by_unit.setdefault((kind, q, r, unit), []).append((judge, label))
     rows, n_human, n_unmatched = [], {}, {}
+    units: dict[tuple, int] = {}
     for kind, q, r, unit, label in zip(*h, strict=True):
         n_human[kind] = n_human.get(kind, 0) + 1
         matches = by_unit.get((kind, q, r, unit), [])
         if not matches:
             n_unmatched[kind] = n_unmatched.get(kind, 0) + 1
-        rows.extend((kind, q, judge, label, verdict) for judge, verdict in matches)
-    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+        code = units.setdefault((kind, q, r, unit), len(units))
+        rows.extend((kind, q, judge, label, verdict, code) for judge, verdict in matches)
+    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
     return DeepScholarData(
         kind=np.asarray(cols[0], dtype=object),
         question=np.asarray(cols[1], dtype=np.int64),
@@ -64,4 +69,5 @@ def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
         judges=sorted(set(j[5])),
         n_human=n_human,
         n_unmatched=n_unmatched,
+        unit=np.asarray(cols[5], dtype=np.int64),
     )

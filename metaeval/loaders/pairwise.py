@@ -71,6 +71,26 @@ class PairwiseData:
             first[self.j_item[sel]] = self.j_verdict[sel]
         return first, second
 
+    def adjudicated(self, labels: dict[tuple[int, str], str]) -> dict[int, float]:
+        """comparison -> adjudicated label code, from ``(question, "SysA~SysB") -> label``
+        (:func:`metaeval.loaders.signal.load_adjudicated`; the label is the winning
+        system's name, ``tie`` or ``both_bad``). Adjudications of pairs not in the data are
+        not used."""
+        index = {}
+        for i, (q, a, b) in enumerate(zip(self.question, self.system_a, self.system_b,
+                                          strict=True)):  # fmt: skip
+            index[(int(q), "~".join(sorted((self.systems[a], self.systems[b]))))] = i
+        out = {}
+        for key, label in labels.items():
+            i = index.get(key)
+            if i is None:
+                continue
+            a, b = self.systems[self.system_a[i]], self.systems[self.system_b[i]]
+            code = {a: A_BETTER, b: B_BETTER, **CHOICE}.get(label)
+            if code is not None:
+                out[i] = float(code)
+        return out
+
 
 def _canonical(question, left, right, left_name, right_name):
     """(question, A, B, left is A) per row, A the report of the system first by name."""

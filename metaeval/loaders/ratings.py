@@ -33,6 +33,25 @@ class RatingsData:
     judges: list[str]
     #: pseudonyms (never database ids: stable across a backup restore, safe to show)
     annotators: list[str] = field(default_factory=list)
+    #: each medal row's question and system (the adjudicated human signal, ANALYSES §0)
+    m_question: np.ndarray | None = None
+    m_system: list[str] | None = None
+
+    def adjudicated_medals(self, labels: dict[tuple[int, str], str]) -> dict[int, float]:
+        """report -> adjudicated medal value, from the medal-ranking adjudications
+        ``(question, "") -> "SysA=gold;SysB=silver;…"``
+        (:func:`metaeval.loaders.signal.load_adjudicated`)."""
+        from annotation.models import Medal
+
+        out = {}
+        for q, report, system in zip(self.m_question, self.m_report, self.m_system, strict=True):
+            label = labels.get((int(q), ""))
+            if label is None:
+                continue
+            medals = dict(part.split("=", 1) for part in label.split(";") if "=" in part)
+            if system in medals and medals[system] in Medal.SCORE:
+                out[int(report)] = Medal.SCORE[medals[system]]
+        return out
 
 
 def load_ratings(study_id: int, settings=None) -> RatingsData:
@@ -50,8 +69,8 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
     m = fetch(
         Medal.objects.filter(ranking__study_id=study_id, **medal_setting)
         .order_by("pk")
-        .values_list("report_id", "medal"),
-        2,
+        .values_list("report_id", "medal", "report__question_id", "report__system__name"),
+        4,
     )
     s = fetch(
         JudgeScore.objects.filter(report__question__study_id=study_id)
@@ -74,6 +93,8 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
         dimensions=dimensions,
         m_report=ints(m[0]),
         m_value=np.array([Medal.SCORE[v] for v in m[1]], dtype=float),
+        m_question=ints(m[2]),
+        m_system=list(m[3]),
         s_judge=judge,
         s_report=ints(s[1]),
         s_metric=list(s[2]),

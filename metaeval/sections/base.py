@@ -99,8 +99,11 @@ def registry() -> dict[str, Section]:
 def _load_key(options) -> tuple:
     """What :func:`metaeval.reports.load_selection` reads of the options: selections that
     differ only in how figures are computed (ties, calibration, bootstrap…) share rows."""
+    from ..reports import frame_signal
+
     return (options.settings, options.systems, options.exclude_systems, options.judge,
-            options.calibrate_on, options.compat, bool(options.compat and options.expert_agreed))  # fmt: skip
+            options.calibrate_on, options.compat, bool(options.compat and options.expert_agreed),
+            frame_signal(options))  # fmt: skip
 
 
 class Analysis:

@@ -23,8 +23,10 @@ def _compute(analysis):
     if not _kit.has(ClaimCheck, analysis.study_id):
         return None
     excluded = (analysis.options.exclude_systems or (None,))[0]
-    return analyse_claims(claim_data(analysis), exclude_system=excluded,
-                          rounds=_kit.rounds(analysis), seed=analysis.options.seed)  # fmt: skip
+    out = analyse_claims(claim_data(analysis), exclude_system=excluded,
+                         rounds=_kit.rounds(analysis), seed=analysis.options.seed,
+                         signal=analysis.options.human_signal)  # fmt: skip
+    return _kit.unread_adjudications(analysis, out, "claim_check")
 
 
 def _rows(result):

@@ -25,8 +25,10 @@ def coverage_data(analysis):
 def _compute(analysis):
     if not _kit.has(RubricCoverage, analysis.study_id, label__isnull=False):
         return None
-    return analyse_coverage(coverage_data(analysis), rounds=_kit.rounds(analysis),
-                            seed=analysis.options.seed, by_field=True)  # fmt: skip
+    out = analyse_coverage(coverage_data(analysis), rounds=_kit.rounds(analysis),
+                           seed=analysis.options.seed, by_field=True,
+                           signal=analysis.options.human_signal)  # fmt: skip
+    return _kit.unread_adjudications(analysis, out, "rubric_coverage")
 
 
 def _judge_rows(result):

@@ -38,9 +38,10 @@ def _compute(analysis):
             or JudgeDeepScholarLabel.objects.filter(question__study_id=sid).exists()):  # fmt: skip
         return None
     data = load_deepscholar(sid, _kit.settings(analysis))
-    out = analyse_deepscholar(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed)
+    out = analyse_deepscholar(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
+                              signal=analysis.options.human_signal)  # fmt: skip
     out["human_labels"] = {k: int(data.n_human.get(k, 0)) for k in KINDS}
-    return out
+    return _kit.unread_adjudications(analysis, out, *KINDS)
 
 
 def _tables(result, entry):

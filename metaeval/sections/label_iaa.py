@@ -27,6 +27,12 @@ COLUMNS = ["kind", "level", "units", "pairs", "strict", "cohen_kappa", "fleiss_k
            "krippendorff_alpha", "note"]  # fmt: skip
 
 
+NOT_APPLICABLE = (
+    "The human signal does not apply: inter-annotator agreement compares each "
+    "annotator's labels (docs/ANALYSES.md §6)."
+)
+
+
 def _compute(analysis):
     sid = analysis.study_id
     kinds = {}
@@ -42,7 +48,11 @@ def _compute(analysis):
         kinds["claims"] = claim_data(analysis)
     if not kinds:
         return None
-    return {"kinds": analyse_iaa(label_sets(**kinds))}
+    out = {"kinds": analyse_iaa(label_sets(**kinds))}
+    if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
+        out["human_signal"] = {"mode": analysis.options.human_signal, "applies": False,
+                               "note": NOT_APPLICABLE}  # fmt: skip
+    return out
 
 
 def _draw(result, entry):

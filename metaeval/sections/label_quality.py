@@ -24,9 +24,13 @@ def _compute(analysis):
         data = quality_data(analysis)
     except ValueError:  # a label outside the paper's scale (an older import): not analysed
         return None
-    raw = analyse_quality(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed)
+    raw = analyse_quality(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
+                          signal=analysis.options.human_signal)  # fmt: skip
     flags = raw.pop("item_flags")
-    return {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}
+    signal = raw.pop("human_signal", None)
+    out = {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}
+    out = out if signal is None else out | {"human_signal": signal}
+    return _kit.unread_adjudications(analysis, out, "query_quality", "rubric_item_quality")
 
 
 def _tables(result, entry):

@@ -25,7 +25,10 @@ def _compute(analysis):
         for a, b in zip(rows, rows[1:], strict=False):
             probs.append({"source": source, "a": a["system"], "b": b["system"],
                           "probability": number(elo_win_probability(a["rating"], b["rating"]))})  # fmt: skip
-    return {"boards": boards, "win_probability": probs}
+    out = {"boards": boards, "win_probability": probs}
+    if "human_signal" in full:  # the human board's battles (ANALYSES §0, §1)
+        out["human_signal"] = full["human_signal"]
+    return out
 
 
 def _tables(result, entry):

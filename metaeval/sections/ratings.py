@@ -7,6 +7,7 @@ from annotation.models import ReportRating
 from ..analyses.followups import analyse_ratings
 from ..analysis_schema import RatingsAnalysisSerializer
 from ..loaders.ratings import load_ratings
+from ..loaders.signal import load_adjudicated
 from . import _kit
 from .base import FigureSpec, Section, register
 
@@ -14,7 +15,12 @@ from .base import FigureSpec, Section, register
 def _compute(analysis):
     if not _kit.has(ReportRating, analysis.study_id):
         return None
-    return analyse_ratings(load_ratings(analysis.study_id, _kit.settings(analysis)))
+    data = load_ratings(analysis.study_id, _kit.settings(analysis))
+    signal = analysis.options.human_signal
+    medals = (data.adjudicated_medals(load_adjudicated(analysis.study_id, "medal_ranking"))
+              if signal == "adjudicated" else None)  # fmt: skip
+    out = analyse_ratings(data, signal=signal, adjudicated_medals=medals)
+    return _kit.unread_adjudications(analysis, out, "metric_wise")
 
 
 def _tables(result, entry):

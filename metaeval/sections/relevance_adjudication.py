@@ -15,7 +15,8 @@ DECISIONS = ("keep", "switch", "subjective")
 def _compute(analysis):
     if not _kit.has(RelevanceAdjudication, analysis.study_id):
         return None
-    return analyse_adjudication(load_adjudications(analysis.study_id, _kit.settings(analysis)))
+    return analyse_adjudication(load_adjudications(analysis.study_id, _kit.settings(analysis)),
+                                signal=analysis.options.human_signal)  # fmt: skip
 
 
 def _tables(result, entry):

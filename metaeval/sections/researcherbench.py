@@ -24,17 +24,19 @@ def _compute(analysis):
         return None
     data = coverage_data(analysis)
     rounds, seed = _kit.rounds(analysis), analysis.options.seed
-    out = analyse_binary_coverage(data, rounds=rounds, seed=seed)
+    signal = analysis.options.human_signal
+    out = analyse_binary_coverage(data, rounds=rounds, seed=seed, signal=signal)
     out["systems"] = list(data.systems)
     credits = {}
+    sig = data.signal("covered", signal)
     for judge in data.judges:
-        h, j, q, _ = data.human_vs_judge(judge, "covered")
+        h, j, q, _ = data.human_vs_judge(judge, "covered", sig)
         if not (~(np.isnan(h) | np.isnan(j))).any():
             continue
         credits[(judge, "binary")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
         clusters = q
     out["judge_differences"] = judge_differences(credits, clusters, rounds, seed) if credits else []
-    return out
+    return _kit.unread_adjudications(analysis, out, "rubric_coverage")
 
 
 def _tables(result, entry):

@@ -9,6 +9,7 @@ from annotation.models import PairwisePreference
 from ..analyses.researchqa_pairwise import analyse_pairwise
 from ..analysis_schema import PairwiseAnalysisSerializer
 from ..loaders.pairwise import load_pairwise
+from ..loaders.signal import load_adjudicated
 from . import _kit
 from .base import FigureSpec, Section, register
 
@@ -22,7 +23,11 @@ def result_of(analysis) -> dict | None:
         return None
     data = _kit.loaded(analysis, "pairwise",
                        lambda: load_pairwise(analysis.study_id, _kit.settings(analysis)))  # fmt: skip
-    return analyse_pairwise(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed)
+    signal = analysis.options.human_signal
+    adjudicated = (data.adjudicated(load_adjudicated(analysis.study_id, "pairwise"))
+                   if signal == "adjudicated" else None)  # fmt: skip
+    return analyse_pairwise(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
+                            signal=signal, adjudicated=adjudicated)  # fmt: skip
 
 
 def _compute(analysis):

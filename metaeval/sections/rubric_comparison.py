@@ -15,8 +15,10 @@ def _compute(analysis):
     if not _kit.has(RubricComparison, analysis.study_id):
         return None
     data = load_rubric_comparisons(analysis.study_id, _kit.settings(analysis))
-    return analyse_rubric_comparison(data, rounds=max(_kit.rounds(analysis), 1000),
-                                     seed=analysis.options.seed)  # fmt: skip
+    out = analyse_rubric_comparison(data, rounds=max(_kit.rounds(analysis), 1000),
+                                    seed=analysis.options.seed,
+                                    signal=analysis.options.human_signal)  # fmt: skip
+    return _kit.unread_adjudications(analysis, out, "rubric_comparison")
 
 
 def _tables(result, entry):

@@ -20,7 +20,9 @@ NAMES = [f.name for f in fields(ReportOptions)]
 CHANGED = ReportOptions(settings=("assigned",), systems=("s1", "s2"), exclude_systems=("s3",),
                         expert_agreed=True, judge="j", ties="exclude",
                         calibration="max-accuracy", calibrate_on="assigned", bootstrap=10,
-                        seed=3)  # fmt: skip
+                        seed=3, human_signal="each")  # fmt: skip
+#: the human signal away from its default, on its own (ANALYSES §0)
+SIGNAL = ReportOptions(human_signal="adjudicated", threshold=0.5)
 FIXED = ReportOptions(ties="partial", threshold=0.0, compat="scholarqa-cs2")
 
 
@@ -36,16 +38,18 @@ def test_every_field_is_declared_with_its_metadata():
 
 
 def test_every_option_is_a_command_argument():
-    parser = _parser("agreement")
-    dests = {a.dest for a in parser._actions}
-    assert {o.dest for o in report_options.declared()} <= dests
+    for command in ("agreement", "analysis"):  # analysis: one section of the report
+        dests = {a.dest for a in _parser(command)._actions}
+        assert {o.dest for o in report_options.declared()} <= dests, command
+    choices = {a.dest: a.choices for a in _parser("analysis")._actions}
+    assert list(choices["human_signal"]) == ["each", "majority", "adjudicated"]
     # judge_alignment takes the selection, not the interval and subset options
     dests = {a.dest for a in _parser("judge_alignment")._actions}
     for o in report_options.declared():
         assert (o.dest in dests) == (not o.meta.interval), o.name
 
 
-@pytest.mark.parametrize("options", [CHANGED, FIXED, ReportOptions()])
+@pytest.mark.parametrize("options", [CHANGED, FIXED, SIGNAL, ReportOptions()])
 def test_the_command_line_and_the_query_string_give_the_same_options(options):
     argv = ["--study", "x"]
     for o in report_options.declared():
@@ -71,6 +75,8 @@ def test_a_bad_value_names_the_option():
         report_options.from_query({"bootstrap": "many"})
     with pytest.raises(ValidationError, match="ties"):
         report_options.from_query({"ties": "sometimes"})
+    with pytest.raises(ValidationError, match="human_signal"):
+        report_options.from_query({"human_signal": "consensus"})
     from django.core.management.base import CommandError
 
     with pytest.raises(CommandError, match="--ties: invalid choice"):
@@ -86,6 +92,7 @@ def test_every_option_is_an_openapi_parameter():
     assert sorted(params["ties"]["schema"]["enum"]) == ["exclude", "partial", "threshold"]
     assert params["bootstrap"]["schema"]["type"] == "integer"
     assert params["expert_agreed"]["schema"]["type"] == "boolean"
+    assert sorted(params["human_signal"]["schema"]["enum"]) == ["adjudicated", "each", "majority"]
 
 
 @pytest.mark.django_db
@@ -97,7 +104,7 @@ def test_every_option_is_in_the_page_form_and_its_links(client, researcher_user)
     options = ReportOptions(settings=("assigned",), systems=tuple(systems[:2]),
                             exclude_systems=(systems[2],), expert_agreed=True,
                             ties="exclude", calibration="max-accuracy",
-                            calibrate_on="assigned", seed=3)  # fmt: skip
+                            calibrate_on="assigned", seed=3, human_signal="each")  # fmt: skip
     query = report_options.to_query(options)
     html = client.get(f"/reports/{study.pk}/?{query}").content.decode()
     start = html.index('id="report-options"')
@@ -108,3 +115,6 @@ def test_every_option_is_in_the_page_form_and_its_links(client, researcher_user)
     assert f"report.json?{query.replace('&', '&amp;')}" in html
     # options without a selector ride along as hidden inputs, so a selector change keeps them
     assert 'type="hidden" name="seed" id="opt-seed" value="3"' in form
+    # the human signal is a select whose empty entry is each analysis's own default
+    assert '<option value="each" selected>each</option>' in form
+    assert "as each analysis defines" in form

@@ -60,6 +60,28 @@ def test_a_judge_verdict_changes_the_fingerprint():
         assert study_fingerprint(study.pk) != before
 
 
+def test_a_judge_verdict_relabelled_in_place_changes_the_fingerprint():
+    """A re-import updates the judge's verdicts in place (``sync_rows``): same rows, same
+    ids, new values; the value signature of each verdict kind must move."""
+    study, _ = analysis_world(1)
+    q = Question.objects.get(study=study)
+    alpha, beta = (q.reports.get(system__name=n) for n in ("alpha", "beta"))
+    j2 = Judge.objects.create(name="j2")
+    item = q.rubrics.get(kind="hybrid").items.first()
+    rows = [
+        (JudgePairwise.objects.create(judge=j2, left=alpha, right=beta, choice="left"),
+         "choice", "right"),
+        (JudgeCoverage.objects.create(judge=j2, report=alpha, item=item, label=0), "label", 3),
+        (JudgeClaimVerdict.objects.create(judge=j2, report=alpha, key="k", text="t",
+                                          verdict="supported", citations=[]),
+         "verdict", "unsupported"),
+    ]  # fmt: skip
+    for row, field, value in rows:
+        before = study_fingerprint(study.pk)
+        type(row).objects.filter(pk=row.pk).update(**{field: value})
+        assert study_fingerprint(study.pk) != before, type(row).__name__
+
+
 def test_other_studies_do_not_change_it_and_each_kind_is_one_row():
     study, _ = analysis_world(1, name="one")
     before = study_fingerprint(study.pk)

@@ -1,0 +1,31 @@
+"""Adjudicated labels for the ``adjudicated`` human signal (ANALYSES §0; QUALITY.md): one
+query, the rule of :func:`annotation.quality.observations.adjudicated_labels` (a unit has
+an adjudicated label when every decided request of it gave the same one)."""
+
+from __future__ import annotations
+
+
+def load_adjudicated(study_id: int, task: str) -> dict[tuple[int, str], str]:
+    """``(question id, unit) -> adjudicated label`` of one task (``annotation.quality``'s
+    canonical labels: pairwise units are ``SysA~SysB``, medal rankings ``""``)."""
+    from annotation.quality.observations import adjudicated_labels
+
+    return {(q, unit): label for (t, q, unit), label in adjudicated_labels(study_id).items()
+            if t == task}  # fmt: skip
+
+
+def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
+    """question external id -> {system: medal score} of its adjudicated medal ranking (the
+    agreement report's frame names questions by external id). Two queries."""
+    from annotation.models import Medal, Question
+
+    labels = load_adjudicated(study_id, "medal_ranking")
+    if not labels:
+        return {}
+    external = dict(Question.objects.filter(id__in=[q for q, _ in labels])
+                    .values_list("id", "external_id"))  # fmt: skip
+    out = {}
+    for (q, _), label in labels.items():
+        medals = dict(part.split("=", 1) for part in label.split(";") if "=" in part)
+        out[external[q]] = {s: Medal.SCORE[m] for s, m in medals.items() if m in Medal.SCORE}
+    return out
