@@ -55,8 +55,12 @@ NEEDS: dict[str, Needs] = {
 }
 
 
+#: ``T.values`` builds a new list on each call: read once.
+_TASKS = frozenset(T.values)
+
+
 def task_label(task: str) -> str:
-    return T(task).label if task in T.values else task
+    return T(task).label if task in _TASKS else task
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ def supported_tasks(study: Study) -> list[str]:
     has_units = _deepscholar_flag(questions)  # None: no accepted question (one query)
     if has_units is None:
         return []
-    data = list(question_data(questions).values()) + [QuestionData()]
+    data = set(question_data(questions).values()) | {QuestionData()}  # the distinct kinds
     skip = set(PERSONAL) | (set() if has_units else DEEPSCHOLAR)
     return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
 

@@ -99,7 +99,7 @@ def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
         for values in items:
             row = stored.get((rid, values["position"]))
             if row is None:
-                new.append(RubricItem(rubric_id=rid, **values))
+                new.append({"rubric": rid, **values})
                 continue
             if any(f in values and getattr(row, f) != values[f] for f in fields):
                 for f in fields:
@@ -110,6 +110,8 @@ def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
         RubricItem.objects.filter(pk__in=[i.pk for i in gone]).delete()
     if changed:
         RubricItem.objects.bulk_update(changed, fields, batch_size=2000)
-    if new:
-        RubricItem.objects.bulk_create(new, batch_size=2000)
+    if new:  # plain rows, no model instances: 160,000 items in a ResearchQA file (issue 16)
+        from annotation.importers.common import insert_new
+
+        insert_new(RubricItem, new)
     return len(new), len(changed), len(gone)

@@ -19,6 +19,12 @@ one. Prints each stage's seconds and the machine's load average at the time.
 Run: ``.venv/bin/python bench/coverage_scale.py [--questions N] [--systems K]``. Uses
 DATABASE_URL if set (e.g. PostgreSQL; the bench migrates it and deletes its own study),
 else a fresh SQLite file in a temp folder.
+
+One stage again, e.g. the judge coverage import on an idle machine: ``--folder DIR`` keeps
+the generated files (reused when their counts file is there) and ``--stages coverage``
+(or ``reports,coverage,human,report``) runs only those stages on the study a full run
+left in the database, first deleting what they and the later stages wrote, so each is
+timed as a first import.
 """
 
 from __future__ import annotations
@@ -105,11 +111,14 @@ def load_average() -> str:
 
 
 def timed(label: str, fn, results: list):
-    start = time.perf_counter()
+    """Wall seconds, and this process's CPU seconds beside them: on a machine others load,
+    the CPU time says what the stage costs here (the database server's CPU not included)."""
+    start, cpu = time.perf_counter(), time.process_time()
     value = fn()
     seconds = time.perf_counter() - start
-    results.append((label, seconds, load_average()))
-    print(f"{label:58s} {seconds:8.2f} s   [{load_average()}]", flush=True)
+    load = f"{load_average()}; CPU {time.process_time() - cpu:.1f} s in this process"
+    results.append((label, seconds, load))
+    print(f"{label:58s} {seconds:8.2f} s   [{load}]", flush=True)
     return value
 
 
@@ -135,7 +144,19 @@ def main() -> None:
     parser.add_argument("--report-only", action="store_true",
                         help="write the rows directly (no files, no import path) and time "
                              "only the report: its figure at full scale in minutes")  # fmt: skip
+    parser.add_argument(
+        "--folder", type=Path, help="write the files here (reused when already generated there)"
+    )
+    parser.add_argument(
+        "--stages",
+        default=",".join(STAGES),
+        help=f"comma-separated, among {', '.join(STAGES)} (default: all)",
+    )
     args = parser.parse_args()
+    stages = [x.strip() for x in args.stages.split(",") if x.strip()]
+    unknown = [x for x in stages if x not in STAGES]
+    if unknown:
+        parser.error(f"--stages: unknown {', '.join(unknown)}; use {', '.join(STAGES)}")
 
     tmp = Path(tempfile.mkdtemp(prefix="concord-coverage-bench-"))
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp / 'bench.sqlite3'}")
@@ -160,39 +181,90 @@ def main() -> None:
               lambda: seed_direct(args.questions, args.systems, args.human_share), results)  # fmt: skip
         _report_stages(args, results)
         return
-    paths = timed("generate the ResearchQA files",
-                  lambda: generate(args.questions, args.systems, tmp, args.human_share),
-                  results)  # fmt: skip
+    paths = _files(args, tmp, results)
     counts = paths["counts"]
     print(f"{args.questions} questions, {counts['items']} rubric items, {args.systems} systems: "
           f"{counts['judge_labels']} judge labels, {counts['human_labels']} human labels")  # fmt: skip
     call_command("migrate", verbosity=0)
-    for study in Study.objects.filter(name=STUDY):
-        _delete_study(study)
+    _clear(stages[0])
 
-    timed("import questions + rubrics (researchqa)", lambda: importers.run(
-        "questions", str(paths["questions"]), study=STUDY, format="researchqa"), results)  # fmt: skip
+    if "questions" in stages:
+        timed("import questions + rubrics (researchqa)", lambda: importers.run(
+            "questions", str(paths["questions"]), study=STUDY, format="researchqa"), results)  # fmt: skip
 
     def reports():
         for system, path in paths["reports"]:
             importers.run("reports", str(path), study=STUDY, format="researchqa", system=system)
 
-    timed(f"import reports ({args.systems} researchqa files)", reports, results)
+    if "reports" in stages:
+        timed(f"import reports ({args.systems} researchqa files)", reports, results)
 
     def judge_coverage():
         for system, path in paths["coverage"]:
             importers.run("judge_scores", str(path), study=STUDY, format="researchqa-coverage",
                           judge=JUDGE, system=system, rubric_kind=RUBRIC)  # fmt: skip
 
-    timed(f"import judge coverage ({args.systems} researchqa-coverage files)", judge_coverage,
-          results)  # fmt: skip
-    timed("import human coverage (judgments jsonl)", lambda: importers.run(
-        "judgments", str(paths["human"]), study=STUDY), results)  # fmt: skip
+    if "coverage" in stages:
+        timed(f"import judge coverage ({args.systems} researchqa-coverage files)",
+              judge_coverage, results)  # fmt: skip
+    if "human" in stages:
+        timed("import human coverage (judgments jsonl)", lambda: importers.run(
+            "judgments", str(paths["human"]), study=STUDY), results)  # fmt: skip
     from judges.models import JudgeCoverage
 
     stored = JudgeCoverage.objects.filter(report__question__study__name=STUDY).count()
     assert stored == counts["judge_labels"], (stored, counts)
-    _report_stages(args, results)
+    if "report" in stages:
+        _report_stages(args, results)
+    else:
+        _print_table(results)
+
+
+#: The stages, in order; a run may start at any of them on the study a full run left.
+STAGES = ("questions", "reports", "coverage", "human", "report")
+
+
+def _files(args, tmp: Path, results: list) -> dict:
+    """The input files: generated (timed), or those of ``--folder`` when already there."""
+    folder = args.folder or tmp
+    folder.mkdir(parents=True, exist_ok=True)
+    counts_file = folder / "counts.json"
+    if counts_file.exists():
+        counts = json.loads(counts_file.read_text())
+        if [counts.get("questions"), counts.get("systems")] == [args.questions, args.systems]:
+            systems = [f"system-{k:02d}" for k in range(args.systems)]
+            print(f"reusing the files of {folder}")
+            return {"questions": folder / "researchqa_items.jsonl",
+                    "reports": [(s, folder / f"{s}.json") for s in systems],
+                    "coverage": [(s, folder / f"coverage_{s}.json") for s in systems],
+                    "human": folder / "judgments.jsonl", "counts": counts["counts"]}  # fmt: skip
+    paths = timed("generate the ResearchQA files",
+                  lambda: generate(args.questions, args.systems, folder, args.human_share),
+                  results)  # fmt: skip
+    counts_file.write_text(json.dumps({"questions": args.questions, "systems": args.systems,
+                                       "counts": paths["counts"]}))  # fmt: skip
+    return paths
+
+
+def _clear(first_stage: str) -> None:
+    """Delete what ``first_stage`` and the later stages write, so each is a first import."""
+    from annotation.models import Report, RubricCoverage, Study
+    from judges.models import Judge, JudgeCoverage, JudgeScore
+
+    studies = Study.objects.filter(name=STUDY)
+    if first_stage == "questions":
+        for study in studies:
+            _delete_study(study)
+        return
+    if first_stage == "report":
+        return
+    RubricCoverage.objects.filter(study__in=studies).delete()
+    if first_stage in ("reports", "coverage"):
+        JudgeCoverage.objects.filter(report__question__study__in=studies).delete()
+        JudgeScore.objects.filter(report__question__study__in=studies).delete()
+        Judge.objects.filter(name=JUDGE).delete()
+    if first_stage == "reports":
+        Report.objects.filter(question__study__in=studies).delete()
 
 
 def _report_stages(args, results: list) -> None:
@@ -216,6 +288,10 @@ def _report_stages(args, results: list) -> None:
           results)  # fmt: skip
     timed(f"coverage report, bootstrap {args.bootstrap} (new process)",
           lambda: report_in_new_process(args.bootstrap, STUDY), results)  # fmt: skip
+    _print_table(results)
+
+
+def _print_table(results: list) -> None:
     print("\n| step | seconds | load |\n| --- | ---: | --- |")
     for label, seconds, load in results:
         print(f"| {label} | {seconds:.2f} | {load} |")

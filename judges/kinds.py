@@ -26,6 +26,7 @@ from functools import cached_property
 from itertools import combinations
 
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.models import (
     Citation,
@@ -122,36 +123,51 @@ def claim_key(paragraph_number: int, claim: prompts.Claim) -> str:
 
 
 class Evidence:
-    """What :func:`finalize` derives scores from: one judge's stored judgments over the
-    reports of a study, loaded once and shared by the kinds (coverage labels feed both the
-    coverage score and the ensemble)."""
+    """What :func:`finalize` derives scores from: one judge's stored judgments over some
+    reports of a study (the scored reports, ``{report id: question id}``), loaded once and
+    shared by the kinds (coverage labels feed both the coverage score and the ensemble)."""
 
-    def __init__(self, judge: Judge, reports: list[Report], scholarqa_overall: bool):
+    def __init__(self, judge: Judge, questions: dict[int, int], scholarqa_overall: bool):
         self.judge = judge
-        self.reports = reports
-        self.ids = [r.pk for r in reports]
+        self.questions = questions
+        self.ids = list(questions)
         self.scholarqa_overall = scholarqa_overall
 
     @cached_property
+    def reports(self) -> list[Report]:
+        """The scored reports as rows (with their system), for the kinds that need them."""
+        return list(Report.objects.filter(pk__in=self.ids).select_related("system"))
+
+    def has_any(self, model) -> bool:
+        """Whether the judge has any row of ``model``: a kind whose judgments the judge
+        never made scores nothing, without reading the reports' parts (one indexed query)."""
+        return model.objects.filter(judge=self.judge).exists()
+
+    @cached_property
     def coverage(self) -> dict[int, list[int]]:
-        """Each report's coverage labels, item by item, when every item of its rubrics has
-        one (incomplete evidence gives no score)."""
-        items_of: dict[int, set[int]] = defaultdict(set)
-        for item_id, qid in RubricItem.objects.filter(
-            rubric__question__in={r.question_id for r in self.reports}
-        ).values_list("id", "rubric__question_id"):
-            items_of[qid].add(item_id)
+        """Each scored report's coverage labels, item by item, when every item of its
+        rubrics has one (incomplete evidence gives no score)."""
+        return self.coverage_of(self.questions)
+
+    def coverage_of(self, questions: dict[int, int]) -> dict[int, list[int]]:
+        """:attr:`coverage` of the reports ``{report id: question id}``."""
         labels: dict[int, dict[int, int]] = defaultdict(dict)
         for rid, item_id, label in JudgeCoverage.objects.filter(
-            judge=self.judge, report__in=self.ids, label__isnull=False
+            judge=self.judge, report__in=list(questions), label__isnull=False
         ).values_list("report_id", "item_id", "label"):
             labels[rid][item_id] = label
+        if not labels:  # no label, no score: the rubric items need not be read
+            return {}
+        items_of: dict[int, set[int]] = defaultdict(set)
+        for item_id, qid in RubricItem.objects.filter(
+            rubric__question__in={questions[rid] for rid in labels}
+        ).values_list("id", "rubric__question_id"):
+            items_of[qid].add(item_id)
         out = {}
-        for r in self.reports:
-            wanted = items_of.get(r.question_id)
-            got = labels.get(r.pk, {})
-            if wanted and wanted <= set(got):
-                out[r.pk] = [got[i] for i in sorted(wanted)]
+        for rid, got in labels.items():
+            wanted = items_of.get(questions[rid])
+            if wanted and wanted <= got.keys():
+                out[rid] = [got[i] for i in sorted(wanted)]
         return out
 
 
@@ -338,17 +354,32 @@ class Ensemble(Kind):
     needs = (Task.COVERAGE, Task.PAIRWISE)
 
     def scores(self, evidence):
-        """Writes the ensemble decisions (pairwise rows, not per-report scores)."""
-        coverage, reports = evidence.coverage, evidence.reports
+        """Writes the ensemble decisions (pairwise rows, not per-report scores) of every
+        pair with a scored report on one side; the other side's coverage is read too."""
+        if not evidence.has_any(JudgePairwise):
+            return {}
+        scored = set(evidence.ids)
         direct = {
             (left, right): choice
             for left, right, choice in JudgePairwise.objects.filter(
+                Q(left__in=evidence.ids) | Q(right__in=evidence.ids),
                 judge=evidence.judge, protocol=JudgePairwise.Protocol.DIRECT,
-                left__in=evidence.ids,
             ).values_list("left_id", "right_id", "choice")
         }  # fmt: skip
+        if not direct:  # no direct judgment, no decision (e.g. a coverage-only judge)
+            return {}
+        partners = list(
+            Report.objects.filter(pk__in={r for pair in direct for r in pair} - scored)
+            .select_related("system")
+        )  # fmt: skip
+        coverage = {
+            **evidence.coverage,
+            **evidence.coverage_of({r.pk: r.question_id for r in partners}),
+        }
         rows = []
-        for a, b in comparisons(reports):
+        for a, b in comparisons([*evidence.reports, *partners]):
+            if a.pk not in scored and b.pk not in scored:
+                continue  # two partners: their decision did not change
             first, swapped = direct.get((a.pk, b.pk)), direct.get((b.pk, a.pk))
             if first is None or swapped is None or a.pk not in coverage or b.pk not in coverage:
                 continue
@@ -408,16 +439,20 @@ class Relevance(Kind):
         ]  # fmt: skip
 
     def scores(self, evidence):
-        paragraphs = defaultdict(set)
-        for pid, rid in Paragraph.objects.filter(report_id__in=evidence.ids).values_list(
-            "id", "report_id"
-        ):
-            paragraphs[rid].add(pid)
+        if not evidence.has_any(JudgeRelevance):
+            return {}
         flags = defaultdict(dict)
         for pid, rid, relevant in JudgeRelevance.objects.filter(
             judge=evidence.judge, paragraph__report_id__in=evidence.ids
         ).values_list("paragraph_id", "paragraph__report_id", "relevant"):
             flags[rid][pid] = relevant
+        if not flags:  # no flag, no score: the paragraphs need not be read
+            return {}
+        paragraphs = defaultdict(set)
+        for pid, rid in Paragraph.objects.filter(report_id__in=list(flags)).values_list(
+            "id", "report_id"
+        ):
+            paragraphs[rid].add(pid)
         out = {}
         for rid, pids in paragraphs.items():
             got = flags.get(rid, {})
@@ -494,11 +529,15 @@ class Citations(Kind):
         ]  # fmt: skip
 
     def scores(self, evidence):
+        if not evidence.has_any(JudgeClaimVerdict):
+            return {}
         verdicts = defaultdict(dict)
         for v in JudgeClaimVerdict.objects.filter(judge=evidence.judge, report_id__in=evidence.ids):
             verdicts[v.report_id][v.key] = v
         out = {}
-        for rid, claims in report_claims(evidence.ids).items():
+        if not verdicts:  # no verdict, no score: the claims need not be read
+            return out
+        for rid, claims in report_claims(list(verdicts)).items():
             keys = [claim_key(p.number, c) for p, c in claims]
             got = verdicts.get(rid, {})
             if keys and all(k in got for k in keys):
@@ -848,25 +887,75 @@ def scholarqa_style(tasks) -> bool:
 
 
 def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
-    JudgeScore.objects.bulk_create(
-        [JudgeScore(judge=judge, report_id=rid, metric=m, value=v) for (rid, m), v in values.items()],
-        update_conflicts=True, unique_fields=["judge", "report", "metric"],
-        update_fields=["value"], batch_size=500,
+    """Upsert the judge's scores through the importers' diff writer (no model instances:
+    an import's finalize sets up to 21,000 scores per file, issue 16); equal ones are left
+    alone, a score never set is inserted, a changed one updated."""
+    from annotation.importers.base import ImportReport
+    from annotation.importers.common import sync_rows
+
+    if not values:
+        return
+    stored = {}
+    ids = sorted({rid for rid, _ in values})
+    for i in range(0, len(ids), FINALIZE_CHUNK):
+        for pk, rid, metric, value in JudgeScore.objects.filter(
+            judge=judge, report__in=ids[i : i + FINALIZE_CHUNK],
+            metric__in={m for _, m in values},
+        ).values_list("id", "report_id", "metric", "value"):  # fmt: skip
+            stored[(rid, metric)] = (pk, (value,))
+    sync_rows(
+        JudgeScore, ImportReport(kind="scores", dry_run=False), stored=stored,
+        wanted={key: (value,) for key, value in values.items()}, fields=["value"],
+        new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
+                                "value": v[0]},
     )  # fmt: skip
 
 
-def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False) -> None:
+#: Reports per pass of :func:`finalize` (whole questions; bounds the memory and the
+#: ``IN`` lists, e.g. SQLite's 32,766 variables).
+FINALIZE_CHUNK = 5000
+
+
+def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, reports=None) -> None:
     """Derive per-report scores and ensemble decisions of ``judge`` in a study from the
     stored judgments, every kind in turn. Only complete evidence counts: a report's
     coverage needs every item of its rubrics, its relevance every paragraph, its citation
     scores every claim. A pure recomputation, safe to repeat.
 
+    ``reports`` (report ids) limits it to what those reports' judgments decide: their
+    scores and the ensemble decisions of the pairs with one of them on a side. An import
+    passes the reports its file touched, so that importing the 18 files of a study costs
+    18 files, not 18 passes over the study (issue 16); a live run passes nothing (the
+    whole study). The reports are taken question by question in passes of about
+    ``FINALIZE_CHUNK``, each a fixed number of queries.
+
     With ``scholarqa_overall`` (a live ScholarQA-CS2-style run: relevance or citations) the
     coverage also stands as ScholarQA-CS2's answer recall (rubric-ingredient coverage,
     seed 003 §3) and ``overall`` is the mean of the four; otherwise those two metrics are
     left as they are (an imported judge keeps its own)."""
-    reports = list(Report.objects.filter(question__study_id=study_id).select_related("system"))
-    evidence = Evidence(judge, reports, scholarqa_overall)
+    study_reports = Report.objects.filter(question__study_id=study_id)
+    if reports is None:
+        batches = [study_reports]
+    else:
+        ids = sorted(set(reports))
+        batches = [
+            study_reports.filter(pk__in=ids[i : i + FINALIZE_CHUNK])
+            for i in range(0, len(ids), FINALIZE_CHUNK)
+        ]
+    by_question: dict[int, dict[int, int]] = defaultdict(dict)
+    for batch in batches:
+        for rid, qid in batch.values_list("id", "question_id"):
+            by_question[qid][rid] = qid
+    part: dict[int, int] = {}
+    for rows in [*by_question.values(), None]:
+        if part and (rows is None or len(part) + len(rows) > FINALIZE_CHUNK):
+            _finalize_part(judge, part, scholarqa_overall)
+            part = {}
+        part.update(rows or {})
+
+
+def _finalize_part(judge: Judge, questions: dict[int, int], scholarqa_overall: bool) -> None:
+    evidence = Evidence(judge, questions, scholarqa_overall)
     with transaction.atomic():
         scores: dict[tuple[int, str], float] = {}
         for k in KINDS.values():

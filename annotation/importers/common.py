@@ -409,6 +409,52 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
     return len(rows)
 
 
+def update_rows(model, fields: list[str], rows: list[tuple]) -> int:
+    """UPDATE ``fields`` of many rows given as ``(pk, *values)``, without model instances.
+
+    Why: ``bulk_update`` builds one ``CASE WHEN pk = … THEN …`` expression per row and
+    field (≈ 0.7 ms per report on the scale benchmark's 378,000 reports, issue 16). Here
+    PostgreSQL gets the rows by COPY into a temporary table and one ``UPDATE … FROM``;
+    SQLite one prepared ``UPDATE`` run per row. Values are prepared with each field's own
+    ``get_db_prep_save``, as :func:`insert_rows` does."""
+    from django.db import connection
+
+    if not rows:
+        return 0
+    opts = model._meta
+    columns = [opts.get_field(name) for name in fields]
+    quote = connection.ops.quote_name
+    table, pk = quote(opts.db_table), quote(opts.pk.column)
+
+    def prepare(row: tuple) -> list:
+        return [
+            row[0],
+            *(f.get_db_prep_save(v, connection) for f, v in zip(columns, row[1:], strict=True)),
+        ]
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            names = ", ".join(quote(f.column) for f in columns)
+            temp = quote(f"_update_{opts.db_table}")
+            cursor.execute(f"DROP TABLE IF EXISTS {temp}")  # left by a failed autocommit call
+            cursor.execute(f"CREATE TEMPORARY TABLE {temp} AS SELECT {pk}, {names} FROM {table} "
+                           "WITH NO DATA")  # fmt: skip
+            with cursor.cursor.copy(f"COPY {temp} ({pk}, {names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(prepare(row))
+            sets = ", ".join(f"{quote(f.column)} = u.{quote(f.column)}" for f in columns)
+            cursor.execute(f"UPDATE {table} SET {sets} FROM {temp} u WHERE {table}.{pk} = u.{pk}")
+            cursor.execute(f"DROP TABLE {temp}")
+            return len(rows)
+        sets = ", ".join(f"{quote(f.column)} = %s" for f in columns)
+        sql = f"UPDATE {table} SET {sets} WHERE {pk} = %s"
+        for start in range(0, len(rows), 10_000):
+            cursor.executemany(
+                sql, [[*r[1:], r[0]] for r in map(prepare, rows[start : start + 10_000])]
+            )
+    return len(rows)
+
+
 def insert_new(model, rows: list[dict]) -> int:
     """INSERT rows given as ``{field name: value}`` through :func:`insert_rows`.
 
@@ -467,17 +513,12 @@ def sync_rows(
         elif same(old[1], values):
             unchanged += 1
         else:
-            update.append(model(pk=old[0], **_attrs(model, fields, values), **(touch or {})))
+            update.append((old[0], *values, *(touch or {}).values()))
     if create:
         insert_new(model, create)
     if update:
-        model.objects.bulk_update(update, [*fields, *(touch or {})], batch_size=2000)
+        update_rows(model, [*fields, *(touch or {})], update)
     for bucket, n in (("created", len(create)), ("updated", len(update)), ("unchanged", unchanged)):
         if n:
             rep.count(bucket, name, n)
     return len(create), len(update), unchanged
-
-
-def _attrs(model, fields: list[str], values) -> dict:
-    """Field values as model attributes (a foreign key given as its id goes to ``<name>_id``)."""
-    return {model._meta.get_field(f).attname: v for f, v in zip(fields, values, strict=True)}

@@ -30,7 +30,8 @@ any problem raises :class:`ImportFailed` naming file, record and field, and noth
 changes. Then everything is written in one transaction, by natural key (a re-import
 updates, never duplicates); ``dry_run`` rolls the transaction back after counting. The
 study must exist (scores need its reports); the judge is created when missing. Derived
-scores (coverage %, ensemble decisions) are recomputed by :func:`judges.runs.finalize`.
+scores (coverage %, ensemble decisions) of the reports a file touched are recomputed by
+:func:`judges.kinds.finalize`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from annotation.importers.common import (
 )
 from annotation.importers.registry import Format, Kind, Option, register, register_kind
 from annotation.models import Report, RubricItem, Study
+from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
 from judges.scoring import researcherbench, researchqa
 
@@ -67,26 +69,32 @@ def _norm(text: str) -> str:
 
 
 class _StudyIndex:
-    """The study's questions, reports and rubric items, read once (three queries)."""
+    """The study's questions, reports and rubric items, read once (four queries). With
+    ``system`` (a file of one system's answers) only that system's reports are read: the
+    index of a file costs the file's size, not the study's (issue 16)."""
 
-    def __init__(self, study: Study, rubric_kind: str | None):
+    def __init__(self, study: Study, rubric_kind: str | None, system: str | None = None):
         self.study = study
+        reports = Report.objects.filter(question__study=study)
+        if system:
+            reports = reports.filter(system__name=system)
         self.reports = {
-            (qid, system): rid
-            for rid, qid, system in Report.objects.filter(question__study=study).values_list(
-                "id", "question__external_id", "system__name"
-            )
+            (qid, name): rid
+            for rid, qid, name in reports.values_list("id", "question__external_id", "system__name")
         }
-        self.questions = {q for q, _ in self.reports} | set(
-            study.questions.values_list("external_id", flat=True)
-        )
+        self.questions = set(study.questions.values_list("external_id", flat=True))
         self.systems = set(study.systems.values_list("name", flat=True))
         items = RubricItem.objects.filter(rubric__question__study=study)
         if rubric_kind:
             items = items.filter(rubric__kind=rubric_kind)
         self.items: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        #: An item's text as stored -> its normalised key (a file usually repeats the
+        #: stored text verbatim: no normalising per label).
+        self.keys: dict[str, dict[str, str]] = defaultdict(dict)
         for item_id, qid, text in items.values_list("id", "rubric__question__external_id", "text"):
-            self.items[qid][_norm(text)].append(item_id)
+            key = _norm(text)
+            self.items[qid][key].append(item_id)
+            self.keys[qid][text] = key
 
     def report(self, problems: Problems, n: int, field: str, qid: str, system: str):
         if qid not in self.questions:
@@ -101,7 +109,8 @@ class _StudyIndex:
         return rid
 
     def item(self, problems: Problems, n: int, field: str, qid: str, text: str):
-        ids = self.items.get(qid, {}).get(_norm(text))
+        key = self.keys[qid].get(text) if qid in self.keys else None
+        ids = self.items.get(qid, {}).get(key or _norm(text))
         if not ids:
             problems.add(n, field, f"{text[:80]!r} is not a rubric item of question {qid!r}")
             return None
@@ -133,7 +142,8 @@ def load(
     if not judge or not str(judge).strip():
         refuse("a judge name is required")
     src = read_source(source)
-    index = _StudyIndex(study, rubric_kind)
+    one_system = format in ("researchqa-coverage", "researcherbench") and system
+    index = _StudyIndex(study, rubric_kind, system if one_system else None)
     rep.kind = f"judge scores ({format})"
     if format == "researchqa-coverage" and not system:
         refuse("a system name is required (--system): the coverage file is one system's")
@@ -141,9 +151,9 @@ def load(
     judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
     rep.count("created" if created else "unchanged", "Judge")
     _write(judge_obj, rows, rep)
-    from judges.runs import finalize
-
-    finalize(judge_obj, study.pk)
+    touched = {rid for rid, _ in rows["coverage"]} | {rid for rid, _ in rows["scores"]}
+    touched |= {rid for pair in rows["pairwise"] for rid in pair}
+    finalize(judge_obj, study.pk, reports=touched)  # what this file's judgments decide
 
 
 # --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
@@ -162,6 +172,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
         problems.file_level('expected one JSON object {question id: [{"rubric", "score"}]}')
         problems.raise_if_any()
     out = _rows()
+    labels: dict[str, int] = {}
     for n, (qid, entries) in enumerate(data.items(), start=1):
         rep.records += 1
         qid = str(qid)
@@ -179,11 +190,16 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                 if isinstance(entry, dict):
                     problems.add(n, f"{where}.score", "missing required field")
                 continue
-            try:
-                label = researchqa.label_value(entry["score"])
-            except ValueError as exc:
-                problems.add(n, f"{where}.score", str(exc))
-                continue
+            score = entry["score"]
+            label = labels.get(score) if isinstance(score, str) else None
+            if label is None:
+                try:
+                    label = researchqa.label_value(score)
+                except ValueError as exc:
+                    problems.add(n, f"{where}.score", str(exc))
+                    continue
+                if isinstance(score, str):
+                    labels[score] = label  # 2.9 M labels are a handful of phrases
             if text is None or rid is None:
                 continue
             item = index.item(problems, n, f"{where}.rubric", qid, text)
