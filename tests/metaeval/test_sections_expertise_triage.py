@@ -77,4 +77,7 @@ def test_without_medal_rankings_the_agreement_is_null_with_a_note():
     section = {s.key: s for s in sections.registered()}["expertise_triage"]
     got = sections.Analysis(study.pk, ReportOptions()).result(section)
     assert got["agreement"] is None and "no medal ranking" in got["agreement_note"]
-    assert got["totals"]["near"] == 1
+    assert got["totals"]["near"] == 1 and "human_signal" not in got
+    # a human signal is never silently ignored: the section says it does not apply
+    majority = sections.Analysis(study.pk, ReportOptions(human_signal="majority")).result(section)
+    assert majority["human_signal"]["applies"] is False and majority["human_signal"]["note"]

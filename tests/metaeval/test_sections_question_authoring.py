@@ -17,7 +17,7 @@ from annotation.models import (
 from tests.builders.analysis import analysis_world
 
 from . import world_additions
-from .section_checks import check_kind, csv_rows
+from .section_checks import check_kind, command, csv_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -60,3 +60,6 @@ def test_question_authoring_section(client, researcher_user):
     assert {r["field"]: r["questions"] for r in rows} == {"NLP": "2", "Robotics": "1"}
     # the analysis world's imported questions (origin other, no author) are not counted
     assert all(not q["question"].startswith("q") for q in got["questions"])
+    # a human signal is never silently ignored: the section says it does not apply
+    signal = command(study, "question_authoring", "--human-signal=majority")["human_signal"]
+    assert signal["applies"] is False and signal["mode"] == "majority"
