@@ -86,6 +86,9 @@ class StudySerializer(serializers.ModelSerializer):
     def validate_config(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON object.")
+        problems = Study.config_problems(value)
+        if problems:
+            raise serializers.ValidationError(problems)
         return value
 
 

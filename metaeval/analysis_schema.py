@@ -380,3 +380,94 @@ class DeepScholarAnalysisSerializer(s.Serializer):
     judges = DeepScholarJudgeSerializer(many=True)
     human_labels = s.DictField(child=s.IntegerField(), help_text="expert labels per kind")
     human_signal = HumanSignalSerializer(required=False)
+
+
+# ----------------------------------------------------------------------------- expertise triage
+
+
+class ExpertiseCountsSerializer(s.Serializer):
+    within = s.IntegerField()
+    near = s.IntegerField()
+    outside = s.IntegerField()
+    rated = s.IntegerField(help_text="self-ratings in all")
+
+
+class ExpertiseTotalsSerializer(ExpertiseCountsSerializer):
+    rated = None
+    ratings = s.IntegerField()
+    annotators = s.IntegerField()
+    questions = s.IntegerField(help_text="questions with at least one self-rating")
+
+
+class ExpertiseAnnotatorSerializer(ExpertiseCountsSerializer):
+    annotator = s.CharField(help_text="the annotator's pseudonym")
+
+
+class ExpertiseQuestionSerializer(ExpertiseCountsSerializer):
+    question = s.CharField(help_text="the question's external id")
+
+
+class ExpertiseCoverageSerializer(s.Serializer):
+    level = s.CharField(help_text="within, near, outside or within_or_near")
+    k = s.IntegerField()
+    questions = s.IntegerField(help_text="questions with at least k annotators at the level")
+    share = _float(help_text="of the questions with at least one self-rating")
+
+
+class ExpertiseAgreementSerializer(AnalysisFigureSerializer):
+    level = s.CharField(help_text="the annotator's self-rating of the question, or unrated")
+    reference = s.CharField(help_text="judge or consensus (the other experts' plurality)")
+
+
+class ExpertiseAnalysisSerializer(s.Serializer):
+    totals = ExpertiseTotalsSerializer()
+    by_annotator = ExpertiseAnnotatorSerializer(many=True)
+    by_question = ExpertiseQuestionSerializer(many=True)
+    coverage = ExpertiseCoverageSerializer(many=True)
+    judge = s.CharField(allow_null=True)
+    agreement = ExpertiseAgreementSerializer(many=True, allow_null=True)
+    agreement_note = s.CharField(allow_null=True)
+    human_signal = HumanSignalSerializer(required=False)
+
+
+# ----------------------------------------------------------------------------- question authoring
+
+
+class AuthoringSummarySerializer(s.Serializer):
+    questions = s.IntegerField()
+    accepted = s.IntegerField()
+    pending = s.IntegerField()
+    rejected = s.IntegerField()
+    mean_chars = _float(help_text="mean length of the question text, in characters")
+    median_chars = _float()
+    mean_rubric_items = _float(help_text="rubric items per question (all its rubrics)")
+    with_rubric = s.IntegerField()
+    with_reports = s.IntegerField(help_text="questions a system's report answers")
+    judged = s.IntegerField(help_text="questions at least one human judgment is about")
+
+
+class AuthoringAnnotatorSerializer(AuthoringSummarySerializer):
+    annotator = s.CharField(help_text="the author's pseudonym")
+
+
+class AuthoringFieldSerializer(AuthoringSummarySerializer):
+    field = s.CharField()
+
+
+class AuthoredQuestionSerializer(s.Serializer):
+    question = s.CharField(help_text="the question's external id")
+    author = s.CharField()
+    field = s.CharField()
+    review = s.CharField()
+    chars = s.IntegerField()
+    rubric_items = s.IntegerField()
+    reports = s.IntegerField()
+    judged = s.BooleanField()
+
+
+class AuthoringAnalysisSerializer(s.Serializer):
+    total = AuthoringSummarySerializer()
+    by_annotator = AuthoringAnnotatorSerializer(many=True)
+    by_field = AuthoringFieldSerializer(many=True)
+    questions = AuthoredQuestionSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)

@@ -34,7 +34,13 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Length, Ord
 
-from annotation.models import AdjudicationRequest, ExpertAgreedRecord, Medal
+from annotation.models import (
+    AdjudicationRequest,
+    ExpertAgreedRecord,
+    ExpertiseRating,
+    Medal,
+    Question,
+)
 from annotation.models.judgments import JudgmentBase
 from judges.models import (
     JudgeClaimVerdict,
@@ -57,7 +63,8 @@ def _text_code(field: str):
 
 
 #: What the sections read besides human judgments and judge scores, with the lookup to their
-#: study and a value signature: the judge's verdicts and the released expert-agreed records
+#: study and a value signature: the judge's verdicts, the released expert-agreed records,
+#: the expertise self-ratings and the questions (authored ones are analysed)
 #: have no update time, so a new row changes the count or the largest id, and a verdict
 #: relabelled in place by a re-import (``sync_rows`` updates in place) changes the sum of
 #: its value code weighted by the row id.
@@ -72,6 +79,12 @@ OTHER_KINDS = (
     (JudgeRelevance, "paragraph__report__question__study_id",
      Case(When(relevant=True, then=1), default=2)),
     (JudgeDeepScholarLabel, "question__study_id", _text_code("label")),
+    # expertise self-ratings (the expertise-triage section; no study column, so not a
+    # JudgmentBase): a second triage submit changes the level in place
+    (ExpertiseRating, "question__study_id", _text_code("level")),
+    # questions (the question-authoring section reads the authored ones): an authoring
+    # resubmit rewrites the text in place, a researcher's review changes its state
+    (Question, "study_id", Length("text") + 7919 * Ord("review")),
 )  # fmt: skip
 
 

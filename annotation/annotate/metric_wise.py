@@ -151,6 +151,10 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     if hard:
         return Problems(errors=hard)
     hard, rules = Problems(), Problems()
+    # claim settings saved before the rule (or around it): the submit is refused, never a
+    # server error; a draft still saves (rules are warnings there)
+    rules.errors += [f"Study {page.study.name!r}: {p} Ask a researcher to correct the "
+                     f"study's settings." for p in page.study.config_problems(page.study.config)]  # fmt: skip
     missing: dict[str, list[str]] = {}
     for where in FORM.missing(payload, RATING_FIELD, resolve):
         missing.setdefault(where["ids"]["report"], []).append(TITLES[where["ids"]["dimension"]])

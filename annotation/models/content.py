@@ -79,6 +79,43 @@ class Study(models.Model):
         """A task setting: the study's own value, else the METHODS default."""
         return self.config.get(key, self.DEFAULT_CONFIG.get(key))
 
+    #: Fewest claims a metric-wise report may have: citation precision and recall are
+    #: ratios over the chosen claims (METHODS §3), undefined over none.
+    CLAIMS_LEAST = 1
+    CLAIMS_MOST = 20
+
+    @classmethod
+    def config_problems(cls, config: dict) -> list[str]:
+        """What is wrong with the claim settings of ``config`` (defaults filled in), each
+        message naming its key: the one rule the study form, the API, the admin and the
+        metric-wise task all apply (a claims_min of 0 made the metric-wise submit fail
+        with a server error: citation precision over no claim)."""
+        problems = []
+        merged = {**cls.DEFAULT_CONFIG, **config}
+        bounds = {}
+        for key in ("claims_min", "claims_max"):
+            value = merged[key]
+            if isinstance(value, bool) or not isinstance(value, int):
+                problems.append(f"config.{key}: {value!r} is not a whole number.")
+            elif not cls.CLAIMS_LEAST <= value <= cls.CLAIMS_MOST:
+                problems.append(f"config.{key}: {value} is not between {cls.CLAIMS_LEAST} and "
+                                f"{cls.CLAIMS_MOST} (citation precision and recall are computed "
+                                f"over a report's claims).")  # fmt: skip
+            else:
+                bounds[key] = value
+        if len(bounds) == 2 and bounds["claims_min"] > bounds["claims_max"]:
+            problems.append(f"config.claims_max: {bounds['claims_max']} is less than claims_min "
+                            f"{bounds['claims_min']}.")  # fmt: skip
+        return problems
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        super().clean()
+        problems = self.config_problems(self.config or {})
+        if problems:
+            raise ValidationError({"config": problems})
+
 
 class Question(models.Model):
     """A question of a study. Imported questions are accepted as they come; a question an

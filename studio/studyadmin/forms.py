@@ -60,8 +60,10 @@ class StudySettingsForm(forms.Form):
     )
     ties_allowed = forms.BooleanField(required=False, label="Ties allowed")
     three_way_tie_allowed = forms.BooleanField(required=False, label="Three-way ties allowed")
-    claims_min = forms.IntegerField(min_value=1, max_value=20, label="Claims, at least")
-    claims_max = forms.IntegerField(min_value=1, max_value=20, label="Claims, at most")
+    claims_min = forms.IntegerField(min_value=Study.CLAIMS_LEAST, max_value=Study.CLAIMS_MOST,
+                                    label="Claims, at least")  # fmt: skip
+    claims_max = forms.IntegerField(min_value=Study.CLAIMS_LEAST, max_value=Study.CLAIMS_MOST,
+                                    label="Claims, at most")  # fmt: skip
     relevance_R = _credit("Relevance credit R")
     relevance_U = _credit("Relevance credit U")
     relevance_O = _credit("Relevance credit O")

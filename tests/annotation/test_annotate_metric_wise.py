@@ -13,6 +13,7 @@ from annotation.models import (
     ParagraphRelevance,
     Report,
     ReportRating,
+    Study,
 )
 from tests.builders.content import make_assignment, make_question, make_study
 
@@ -178,3 +179,36 @@ def test_page_queries_are_constant(annotator_user, client, django_assert_num_que
     client.get(url)
     with django_assert_num_queries(13):
         assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("claims", [0, 1])
+def test_claims_min_zero_is_refused_not_a_server_error(setup, claims):
+    """A study saved with claims_min 0 (the API and the admin once allowed it; the form did
+    not) made the submit fail with a KeyError, then citation precision over no claim: the
+    submit is now refused with the study and the setting named, nothing written."""
+    study, assignment, client, pids = setup
+    Study.objects.filter(pk=study.pk).update(config={"claims_min": 0, "claims_max": 2})
+    response = submit(client, assignment, full_form(pids, claims=claims))
+    assert response.status_code == 422, response.status_code
+    body = response.content.decode()
+    assert "config.claims_min: 0 is not between 1 and 20" in body and study.name in body
+    assert not HumanMetricScore.objects.exists() and not ClaimAssessment.objects.exists()
+
+
+def test_claims_min_zero_is_refused_at_every_entry_point(setup):
+    """The one rule (Study.config_problems) at the API, the model (admin) and the form."""
+    from django.core.exceptions import ValidationError
+
+    from annotation.serializers import StudySerializer
+    from studio.studyadmin.forms import StudySettingsForm
+
+    study, *_ = setup
+    api = StudySerializer(study, data={"config": {"claims_min": 0}}, partial=True)
+    assert not api.is_valid() and "claims_min: 0" in str(api.errors["config"])
+    study.config = {"claims_min": 0}
+    with pytest.raises(ValidationError, match="claims_min"):
+        study.full_clean()
+    form = StudySettingsForm(study, data={"claims_min": 0})
+    assert not form.is_valid() and "claims_min" in form.errors
+    ok = StudySerializer(study, data={"config": {"claims_min": 1, "claims_max": 2}}, partial=True)
+    assert ok.is_valid(), ok.errors

@@ -14,9 +14,10 @@ new task type needs an analysis that reads it, and a row here.
 
 Each test builds its own small study (a few hundred rows, well under a second): the live
 server makes every test transactional, so the database is flushed after each one and a
-module-wide study would not survive; the browser is the session's. The nine tests take
+module-wide study would not survive; the browser is the session's. The nine tests took
 2–3.5 min on the shared 2-core machine (load 7–13), 9–20 s each, mostly the report's two
-computations (before and after).
+computations (before and after). The expertise-triage and question-authoring cases took
+21 s together (load 5, 2 cores).
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ from annotation.models import (
     Annotator,
     Assignment,
     ClaimCheck,
+    ExpertiseRating,
     Medal,
     MedalRanking,
     PairwisePreference,
     QueryQuality,
+    Question,
     RelevanceAdjudication,
     ReportClaim,
     ReportRating,
@@ -52,6 +55,7 @@ from judges.models import Judge, JudgeClaimVerdict, JudgeCoverage, JudgePairwise
 from tests.builders.content import (
     make_adjudication,
     make_assignment,
+    make_authoring,
     make_claims,
     make_question,
     make_study,
@@ -71,13 +75,9 @@ DEEPSCHOLAR_TASKS = {
     "entailment",
 }
 
-#: Task types whose judgments no analysis reads (a defect, reported): the expertise level
-#: feeds the near-expert assignment, and authored questions become questions of the study;
-#: neither is an annotation any report section summarises.
-NOT_ANALYSED = {
-    "expertise_triage": "ExpertiseRating: no report section reads it",
-    "question_authoring": "authored Questions: no report section reads them",
-}
+#: Task types whose judgments no analysis reads (a defect, to report): none since the
+#: expertise-triage and question-authoring sections (docs/ANALYSES.md §11, §12).
+NOT_ANALYSED: dict[str, str] = {}
 
 JUDGE = "judge-x"  # the judge make_adjudication makes; every judge row here is its
 
@@ -149,6 +149,13 @@ def _earlier_judgments(question, anns, judge):
             verdict="supported",
             citations=[{"key": k, "supports": True} for k in claim.citation_keys],
         )  # fmt: skip
+    # expertise triage: a1 rates the question within, a2 near their expertise
+    for ann, level in ((a1, "within"), (a2, "near")):
+        ExpertiseRating.objects.create(annotator=ann, question=question, level=level)
+    # question authoring: a1 wrote one question (accepted, not yet answered)
+    Question.objects.create(study=study, external_id="authored-earlier-1", field="NLP",
+                            text="Which probes detect memorised benchmark items?",
+                            origin="expert_authored", authored_by=a1)  # fmt: skip
 
 
 def _earlier_adjudication(adjudication: Assignment, other):
@@ -176,7 +183,8 @@ def build_world(annotator, researcher) -> World:
     anns = [Annotator.objects.create(pseudonym=f"Earlier-{k}") for k in (1, 2)]
     _earlier_judgments(question, anns, judge)
     _earlier_adjudication(adjudication, anns[0])
-    assignments = {"relevance_adjudication": adjudication}
+    assignments = {"relevance_adjudication": adjudication,
+                   "question_authoring": make_authoring(annotator, study)}  # fmt: skip
     for position, task in enumerate(sorted(set(ANSWERS) - set(assignments))):
         assignments[task] = make_assignment(annotator, question, task, position)
     return World(study, question, assignments)
@@ -268,6 +276,17 @@ def _relevance_adjudication(page):
         cards.nth(n).get_by_label("Why?").fill("The judge is right.")
 
 
+def _expertise_triage(page):
+    page.get_by_label("Within my expertise").focus()
+    press_keys(page, "o")  # the level's key: outside
+
+
+def _question_authoring(page):
+    q1 = page.get_by_role("group", name="Question 1")
+    q1.get_by_label("Question", exact=True).fill("Which defences stop training-data extraction?")
+    q1.get_by_label("Field").fill("Security")
+
+
 #: task type -> (how to answer its form, the report section that reads it, its table).
 ANSWERS: dict[str, tuple[Callable, str, str]] = {
     "pairwise": (_pairwise, "researchqa_pairwise", "pairwise_human"),
@@ -280,6 +299,8 @@ ANSWERS: dict[str, tuple[Callable, str, str]] = {
     "claim_check": (_claim_check, "claim_support", "claim_support"),
     "relevance_adjudication": (_relevance_adjudication, "relevance_adjudication",
                                "adjudication_rates"),
+    "expertise_triage": (_expertise_triage, "expertise_triage", "expertise_coverage"),
+    "question_authoring": (_question_authoring, "question_authoring", "authoring_by_field"),
 }  # fmt: skip
 
 

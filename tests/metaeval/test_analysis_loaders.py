@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from metaeval.loaders.adjudication import load_adjudications
+from metaeval.loaders.authoring import load_authoring
 from metaeval.loaders.claims import load_claims
 from metaeval.loaders.coverage import load_coverage
+from metaeval.loaders.expertise import load_expertise
 from metaeval.loaders.pairwise import load_pairwise
 from metaeval.loaders.quality import load_quality
 from metaeval.loaders.ratings import load_ratings
@@ -25,6 +27,8 @@ LOADERS = {
     load_ratings: 3,
     load_claims: 2,
     load_adjudications: 1,
+    load_expertise: 2,  # 3 with a judge
+    load_authoring: 2,
 }
 
 

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize(
     "add",
     [world_additions.query_quality, world_additions.rubric_comparison,
-     world_additions.claim_check, world_additions.adjudication, world_additions.rating],
+     world_additions.claim_check, world_additions.adjudication, world_additions.rating,
+     world_additions.expertise_rating, world_additions.authored_question],
 )  # fmt: skip
 def test_a_new_judgment_of_each_kind_changes_the_fingerprint(add):
     study, _ = analysis_world(1)
@@ -39,6 +40,24 @@ def test_an_edit_in_place_changes_the_fingerprint():
     pref.choice = "tie"
     pref.save()
     assert study_fingerprint(study.pk) != before
+
+
+def test_a_self_rating_or_an_authored_question_edited_in_place_changes_it():
+    """A second triage submit changes the level; an authoring resubmit rewrites the text;
+    a researcher's review changes the question's state (the sections of §11, §12)."""
+    from annotation.models import ExpertiseRating
+
+    study, _ = analysis_world(1)
+    world_additions.expertise_rating(study)
+    world_additions.authored_question(study)
+    before = study_fingerprint(study.pk)
+    ExpertiseRating.objects.filter(question__study=study).update(level="outside")
+    assert study_fingerprint(study.pk) != before
+    authored = Question.objects.get(study=study, origin="expert_authored")
+    for change in ({"text": authored.text + " In robots?"}, {"review": "rejected"}):
+        before = study_fingerprint(study.pk)
+        Question.objects.filter(pk=authored.pk).update(**change)
+        assert study_fingerprint(study.pk) != before, change
 
 
 def test_a_judge_verdict_changes_the_fingerprint():

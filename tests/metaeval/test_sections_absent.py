@@ -14,6 +14,7 @@ from tests.builders.ranked import ranked_study
 pytestmark = pytest.mark.django_db
 
 KINDS = ["researchqa_pairwise", "leaderboard", "coverage_alignment", "researcherbench",
+         "expertise_triage", "question_authoring",
          "label_quality", "rubric_comparison", "claim_support", "relevance_adjudication",
          "ratings", "label_iaa", "budget"]  # fmt: skip
 

@@ -68,3 +68,21 @@ def rating(study):
     report = q.reports.get(system__name="alpha")
     ReportRating.objects.create(**base, annotator=new_annotator("extra-rt"), report=report,
                                 dimension="informativeness", value=1)  # fmt: skip
+
+
+def expertise_rating(study, level="within"):
+    """One more self-rating: a new annotator rates the first question."""
+    from annotation.models import ExpertiseRating
+
+    q, _ = _first(study)
+    ExpertiseRating.objects.create(annotator=new_annotator(f"extra-tr-{level}"), question=q,
+                                   level=level)  # fmt: skip
+
+
+def authored_question(study, author="extra-qa"):
+    """One more question written through the authoring task (origin expert-authored)."""
+    n = Question.objects.filter(study=study).count()
+    Question.objects.create(study=study, external_id=f"authored-x-{n}", field="Robotics",
+                            text="Which sim-to-real methods transfer grasping policies?",
+                            origin=Question.Origin.EXPERT_AUTHORED, review="pending",
+                            authored_by=new_annotator(author))  # fmt: skip

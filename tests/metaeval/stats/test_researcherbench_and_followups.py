@@ -265,3 +265,22 @@ def test_ratio_and_statistic_intervals_agree_on_a_sum_statistic():
     assert fast.value == pytest.approx(v.mean()) and fast.n == 120
     assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high))
     assert fast.low < fast.value < fast.high
+
+
+def test_expertise_coverage_and_agreement_by_level():
+    from metaeval.stats.expertise import agreement_by_level, coverage, ranking_decisions
+
+    rows, rated = coverage(["q1", "q1", "q2"], ["within", "near", "near"], ks=[1, 2])
+    got = {(r["level"], r["k"]): r["questions"] for r in rows}
+    assert rated == 2 and got[("near", 1)] == 2 and got[("within_or_near", 2)] == 1
+    assert got[("within", 2)] == 0
+    # two rankings of three reports on q1: a ranks 1 > 2 = 3, b ranks 3 > 2 > 1
+    decisions = ranking_decisions([1, 1, 1, 2, 2, 2], ["q1"] * 6, ["a"] * 3 + ["b"] * 3,
+                                  [1, 2, 3, 1, 2, 3], [1.0, 0.5, 0.5, 0.0, 0.5, 1.0])  # fmt: skip
+    assert [d[3:] for d in decisions[:3]] == [(1, 2, 1), (1, 3, 1), (2, 3, 0)]
+    out = agreement_by_level(decisions, {("a", "q1"): "within"}, {1: 0.9, 2: 0.1, 3: 0.1})
+    by = {(r["level"], r["reference"]): (r["value"], r["n"]) for r in out}
+    assert by[("within", "judge")] == (1.0, 3)  # a agrees with the judge on all three pairs
+    assert by[("unrated", "judge")] == (0.0, 3)  # b on none (its 2-vs-3 is not a tie)
+    assert by[("within", "consensus")] == (0.0, 3)  # a against b on every pair
+    assert by[("near", "judge")][0] is None
