@@ -1,0 +1,60 @@
+"""The ``adjudicated`` human signal reads every section's decided adjudications
+(docs/ANALYSES.md §0; docs/QUALITY.md): in the signal world (tests/builders/signal.py) q1's
+two annotators tie on every label, so its majority is left out; one decided adjudication
+of a QC unit (``TaskSpec.qc``) gives q1 a label, and the figure moves. Figures by hand."""
+
+import pytest
+
+from annotation.models import Annotator, Question
+from tests.builders.signal import decide, signal_world
+from tests.metaeval.test_human_signal import _result
+
+
+@pytest.fixture
+def world(db):
+    return signal_world()
+
+
+def _adjudicate(study, task, unit, label, external_id="sq1"):
+    q = Question.objects.get(study=study, external_id=external_id)
+    decide(study, q, task, unit, label, Annotator.objects.get(pseudonym="signal-adj"))
+
+
+def test_coverage_alignment_reads_a_coverage_adjudication(world):
+    """0–4 (alpha, hybrid item 1), j1 4 then 3. Majority: q0 4 = 4, q1 (2, 3) tied: 1 of 1.
+    Adjudicated 2 on q1: q0 agrees, q1 2 ≠ 3: 1 of 2."""
+    study, _ = world
+    _adjudicate(study, "rubric_coverage", "item hybrid:1@alpha", "2")
+
+    def exact(mode):
+        return _result(study, "coverage_alignment", mode)["judges"][0]["all"]["exact"]["value"]
+
+    assert exact("majority") == 1.0
+    assert exact("adjudicated") == 0.5
+    signal = _result(study, "coverage_alignment", "adjudicated")["human_signal"]
+    assert (signal["adjudicated"], signal["tied"], signal["kept"]) == (1, 0, 2)
+    assert "unread_adjudications" not in signal
+
+
+def test_researcherbench_reads_a_binary_adjudication(world):
+    """Binary (beta, hybrid item 2), j1 always covered. Majority: q0 covered, q1 tied: 1 of
+    1. Adjudicated "no" on q1: 1 of 2; the human S_c of beta: q0 1, q1 0, mean 0.5."""
+    study, _ = world
+    _adjudicate(study, "rubric_coverage", "item hybrid:2@beta", "no")
+    got = _result(study, "researcherbench", "adjudicated")
+    assert got["judges"][0]["unweighted"]["accuracy"]["value"] == 0.5
+    assert got["human_coverage_by_system"]["beta"]["value"] == 0.5
+    majority = _result(study, "researcherbench", "majority")
+    assert majority["judges"][0]["unweighted"]["accuracy"]["value"] == 1.0
+    assert majority["human_coverage_by_system"]["beta"]["value"] == 1.0
+    assert got["human_signal"]["adjudicated"] == 1
+
+
+def test_an_adjudication_of_another_unit_changes_nothing(world):
+    """An adjudicated item no human labelled (hybrid item 2 on alpha) has no majority to
+    replace: the figures are the majority's."""
+    study, _ = world
+    _adjudicate(study, "rubric_coverage", "item hybrid:2@alpha", "0")
+    got = _result(study, "coverage_alignment", "adjudicated")
+    assert got["judges"][0]["all"]["exact"]["value"] == 1.0
+    assert got["human_signal"]["adjudicated"] == 0
