@@ -97,15 +97,18 @@ def _support_block(h, j, q, exclude, rounds, seed) -> dict:
     }  # fmt: skip
 
 
-def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None):
+def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None,
+                 adjudicated: dict | None = None):  # fmt: skip
     """Rows of one judge's (human, verdict) pairs under the human signal, and the human
     label of each (ANALYSES §0, §5): default and ``each``: every expert's check;
-    ``majority`` / ``adjudicated``: one label per claim (or (claim, citation)), ties left
-    out. Claim checks are not adjudicated, so adjudicated = majority."""
+    ``majority``: one label per claim (or (claim, citation)), ties left out;
+    ``adjudicated``: the claim-check adjudication of the unit where there is one
+    (``adjudicated``: unit -> label, :func:`metaeval.loaders.claims.load_claims`), else its
+    majority."""
     rows = np.flatnonzero(sel)
     if signal in (None, "each"):
         return rows, human[rows], None
-    c = collapse(unit[rows], human[rows], signal)
+    c = collapse(unit[rows], human[rows], signal, adjudicated)
     return rows[c.rows], c.label, c.summary(signal)
 
 
@@ -116,9 +119,9 @@ def analyse_claims(data: ClaimData, exclude_system: str | None = None, rounds: i
     summaries = {}
     for k, judge in enumerate(data.judges):
         sel, hum, summaries["claim_support"] = _signal_rows(data.judge == k, data.claim,
-                                                           data.human, signal)  # fmt: skip
+                                                           data.human, signal, data.adj_claim)  # fmt: skip
         csel, chum, summaries["citation_support"] = _signal_rows(
-            data.c_judge == k, data.c_unit, data.c_human, signal)  # fmt: skip
+            data.c_judge == k, data.c_unit, data.c_human, signal, data.adj_cite)  # fmt: skip
         block = {"judge": judge}
         for label, mask in (("all", None), ("without", exclude_system)):
             if label == "without" and (mask is None or mask not in data.systems):
@@ -149,7 +152,9 @@ def _claims_note(signal: str, judges: list[dict]) -> str:
     text = (f"Human signal: {signal}, one label per claim and per (claim, citation); "
             f"{tied} tied claim labels left out (over judges).")  # fmt: skip
     if signal == "adjudicated":
-        text += " Claim-check adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+        used = sum(j["human_signal"][b]["adjudicated"] for j in judges
+                   for b in ("claim_support", "citation_support"))  # fmt: skip
+        text += f" {used} labels from claim-check adjudications (over judges)."
     return text
 
 

@@ -58,3 +58,24 @@ def test_an_adjudication_of_another_unit_changes_nothing(world):
     got = _result(study, "coverage_alignment", "adjudicated")
     assert got["judges"][0]["all"]["exact"]["value"] == 1.0
     assert got["human_signal"]["adjudicated"] == 0
+
+
+def test_claim_support_reads_a_claim_adjudication(world):
+    """alpha's claim, j1 supported: majority q0 supported, q1 (yes, no) tied: 1 of 1.
+    Adjudicated "no" on q1: 1 of 2."""
+    from annotation.models import ReportClaim
+
+    study, _ = world
+    claim = ReportClaim.objects.get(report__question__study=study,
+                                    report__question__external_id="sq1")  # fmt: skip
+    _adjudicate(study, "claim_check", f"claim {claim.public_id}@alpha", "no")
+
+    def agreement(mode):
+        r = _result(study, "claim_support", mode)
+        return r["judges"][0]["all"]["claim_support"]["agreement"]["value"], r
+
+    assert agreement("majority")[0] == 1.0
+    value, got = agreement("adjudicated")
+    assert value == 0.5
+    assert got["judges"][0]["human_signal"]["claim_support"]["adjudicated"] == 1
+    assert "1 labels from claim-check adjudications" in got["human_signal"]["note"]
