@@ -188,13 +188,14 @@ def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> d
     return out
 
 
-def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None):
+def _rating_rows(data: RatingsData, signal: str | None):
     """(rating rows, their values, medal rows, their values, summaries) under the human
     signal (ANALYSES §0, §5): default and ``each``: every rating and every medal;
     ``majority``: one rating per (report, dimension) and one medal per report, the
-    plurality, ties left out; ``adjudicated``: rating adjudications are not read yet (their
-    majority), medals take the medal-ranking adjudication of their question where there is
-    one, else their majority."""
+    plurality, ties left out; ``adjudicated``: the metric-wise rating adjudication of the
+    (report, dimension) and the ranking adjudication of the report's question
+    (``data.adj_ratings`` / ``adj_medals``, :meth:`RatingsData.adjudicated`) where there is
+    one, else the majority."""
     if signal in (None, "each"):
         return (
             np.arange(data.value.size),
@@ -203,20 +204,18 @@ def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None)
             data.m_value,
             None,
         )
-    unit = data.report * max(len(data.dimensions), 1) + data.dimension
-    r = collapse(unit, data.value, signal)
-    m = collapse(data.m_report, data.m_value, signal, adjudicated_medals)
+    r = collapse(data.rating_unit(), data.value, signal, data.adj_ratings)
+    m = collapse(data.m_report, data.m_value, signal, data.adj_medals)
     return r.rows, r.label, m.rows, m.label, {"ratings": r.summary(signal),
                                               "medals": m.summary(signal)}  # fmt: skip
 
 
-def analyse_ratings(data: RatingsData, signal: str | None = None,
-                    adjudicated_medals: dict | None = None) -> dict:  # fmt: skip
+def analyse_ratings(data: RatingsData, signal: str | None = None) -> dict:
     """Fig. 9: mean rating per system (and per annotator) and per dimension, and each
     dimension's correlation with the preference (mean medal) and each judge metric.
     ``signal``: :func:`_rating_rows` (per-annotator means only with each annotator)."""
     out = {"dimensions": []}
-    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal, adjudicated_medals)
+    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal)
     m_keys, m_mean = report_means(data.m_report[m_rows], m_values)
     for k, dim in enumerate(data.dimensions):
         sel = rows[data.dimension[rows] == k]
@@ -262,6 +261,6 @@ def _ratings_note(signal: str, summaries: dict | None) -> str:
             f"left out) and one medal per report ({m['tied']} tied left out); no "
             "per-annotator means.")  # fmt: skip
     if signal == "adjudicated":
-        text += (f" Rating adjudications are not read (their majority); {m['adjudicated']} "
+        text += (f" {r['adjudicated']} ratings from adjudications; {m['adjudicated']} "
                  "medals from adjudicated rankings.")  # fmt: skip
     return text

@@ -18,6 +18,7 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
     """question external id -> {system: medal score} of its adjudicated medal ranking (the
     agreement report's frame names questions by external id). Two queries."""
     from annotation.models import Medal, Question
+    from annotation.quality.labels import parse_ranking
 
     labels = load_adjudicated(study_id, "medal_ranking")
     if not labels:
@@ -26,7 +27,7 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
                     .values_list("id", "external_id"))  # fmt: skip
     out = {}
     for (q, _), label in labels.items():
-        medals = dict(part.split("=", 1) for part in label.split(";") if "=" in part)
+        medals = parse_ranking(label)
         out[external[q]] = {s: Medal.SCORE[m] for s, m in medals.items() if m in Medal.SCORE}
     return out
 

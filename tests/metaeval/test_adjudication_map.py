@@ -79,3 +79,30 @@ def test_claim_support_reads_a_claim_adjudication(world):
     assert value == 0.5
     assert got["judges"][0]["human_signal"]["claim_support"]["adjudicated"] == 1
     assert "1 labels from claim-check adjudications" in got["human_signal"]["note"]
+
+
+def test_ratings_read_a_rating_adjudication(world):
+    """alpha's informativeness: majority q0 4, q1 (5, 3) tied: mean 4. Adjudicated 3 on
+    q1: (4 + 3) / 2 = 3.5. The medal-ranking adjudication (beta gold on q1) still reads."""
+    study, _ = world
+    _adjudicate(study, "metric_wise", "rating informativeness@alpha", "3")
+
+    def alpha(mode):
+        r = _result(study, "ratings", mode)
+        return r["dimensions"][0]["by_system"]["alpha"]["mean"], r
+
+    assert alpha("majority")[0] == 4.0
+    value, got = alpha("adjudicated")
+    assert value == 3.5
+    assert got["human_signal"]["ratings"]["adjudicated"] == 1
+    assert got["human_signal"]["medals"]["adjudicated"] == 2
+    assert "1 ratings from adjudications" in got["human_signal"]["note"]
+
+
+def test_a_metric_wise_ranking_adjudication_reads_where_the_medal_ranking_has_none(world):
+    """The world adjudicates q1's medal ranking (both reports); a metric-wise "medals"
+    adjudication of q0 gives q0's two reports theirs too: 4 medals adjudicated."""
+    study, _ = world
+    _adjudicate(study, "metric_wise", "medals", "alpha=silver;beta=gold", "sq0")
+    got = _result(study, "ratings", "adjudicated")["human_signal"]
+    assert got["medals"]["adjudicated"] == 4
