@@ -106,3 +106,39 @@ def test_a_metric_wise_ranking_adjudication_reads_where_the_medal_ranking_has_no
     _adjudicate(study, "metric_wise", "medals", "alpha=silver;beta=gold", "sq0")
     got = _result(study, "ratings", "adjudicated")["human_signal"]
     assert got["medals"]["adjudicated"] == 4
+
+
+def _share(study, kind, mode):
+    r = _result(study, "label_quality", mode)
+    return next(k for k in r["kinds"] if k["kind"] == kind)["merged_share"]["value"], r
+
+
+def test_label_quality_reads_a_query_quality_adjudication(world):
+    """Clarity {4, 5} share: majority q0 5, q1 (4, 2) tied: 1 of 1. Adjudicated 2 on q1:
+    1 of 2."""
+    study, _ = world
+    _adjudicate(study, "query_quality", "clarity", "2")
+    assert _share(study, "clarity", "majority")[0] == 1.0
+    value, got = _share(study, "clarity", "adjudicated")
+    assert value == 0.5
+    assert got["human_signal"]["kinds"]["clarity"]["adjudicated"] == 1
+    assert got["human_signal"]["kinds"]["naturalness"]["adjudicated"] == 0
+
+
+def test_label_quality_reads_a_rubric_item_quality_adjudication(db):
+    """Two annotators, two items of the default rubric: item 0 sentence vs paragraph+ (tied),
+    item 1 none, none. Emphasis share of {none, < sentence}: majority 1 of 1; adjudicated
+    "sentence" on item 0: 1 of 2."""
+    from annotation.models import Study
+    from tests.builders.quality import label, qc_question
+
+    study = Study.objects.create(name="iq")
+    q = qc_question(study)
+    one, two, adj = (Annotator.objects.create(pseudonym=p) for p in ("iq1", "iq2", "iq-adj"))
+    label("rubric_item_quality", one, q)
+    label("rubric_item_quality", two, q, second=True)
+    decide(study, q, "rubric_item_quality", "emphasis item default:0", "sentence", adj)
+    assert _share(study, "emphasis", "majority")[0] == 1.0
+    value, got = _share(study, "emphasis", "adjudicated")
+    assert value == 0.5
+    assert got["human_signal"]["kinds"]["emphasis"]["adjudicated"] == 1
