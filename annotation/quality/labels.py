@@ -267,6 +267,21 @@ def parse_scale(what: str) -> tuple[str, str, int] | None:
     return None if item is None else (scale, *item)
 
 
+def keyed_unit(key: str, system: str) -> str:
+    """A DeepScholar label's unit: ``<key>@System`` (``report@System`` for the report
+    itself, key ""), or ``<key>`` for a unit of the question (no report)."""
+    return on_report(key or "report", system) if system else key
+
+
+def parse_keyed(unit: str) -> list[tuple[str, str]]:
+    """The ``(key, system)`` readings of :func:`keyed_unit`'s name, likeliest first: a key
+    may hold "@", so a unit of the question whose key does is also read whole."""
+    what, system = split_unit(unit)
+    if not system:
+        return [(unit, "")]
+    return [("" if what == "report" else what, system), (unit, "")]
+
+
 def parse_ranking(label: str) -> dict[str, str]:
     """name -> medal of a ranking label (:func:`medal_label`'s inverse)."""
     return dict(part.split("=", 1) for part in label.split(";") if "=" in part)

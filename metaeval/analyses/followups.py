@@ -22,17 +22,20 @@ from ._common import share
 
 
 def _ranking_rows(data: RubricComparisonData, signal: str | None):
-    """Rows of the rankings counted (ANALYSES §0, §5 A.4): default and ``each``: every
-    annotator's ranking; ``majority`` / ``adjudicated``: one ranking per unit — a question
-    and the set of rubrics ranked —, the plurality of the whole rankings (medal of every
-    rubric), ties left out; rubric-comparison adjudications are not read yet (adjudicated =
-    majority). The rows kept are those of the first ranking equal to the plurality."""
+    """(comparison, source, medal) rows of the rankings counted (ANALYSES §0, §5 A.4):
+    default and ``each``: every annotator's ranking; ``majority``: one ranking per unit — a
+    question and the set of rubrics ranked —, the plurality of the whole rankings (medal of
+    every rubric), ties left out; ``adjudicated``: the question's rubric-comparison
+    adjudication where it ranks exactly the unit's rubric kinds (``data.adjudicated``),
+    else the majority. A kept ranking is rebuilt from its label (an adjudicated ranking may
+    be one no annotator gave), its ``comparison`` the unit's index."""
     if signal in (None, "each"):
-        return np.arange(data.comparison.size), None
+        return data.comparison, data.source, data.medal, None
     by_ranking: dict[int, list[int]] = {}
     for row, comp in enumerate(data.comparison.tolist()):
         by_ranking.setdefault(comp, []).append(row)
     comps = sorted(by_ranking)
+    source_of = dict(zip(data.rubric.tolist(), data.source.tolist(), strict=True))
     units, labels = {}, {}
     unit = np.empty(len(comps), dtype=np.int64)
     label = np.empty(len(comps), dtype=float)
@@ -43,21 +46,30 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
                                    strict=True)))  # fmt: skip
         unit[k] = units.setdefault(key, len(units))
         label[k] = labels.setdefault(ranking, len(labels))
-    c = collapse(unit, label, signal)
-    kept = [next(comps[k] for k in np.flatnonzero((unit == unit[r]) & (label == lab)))
-            for r, lab in zip(c.rows, c.label, strict=True)]  # fmt: skip
-    return np.flatnonzero(np.isin(data.comparison, kept)), c
+    adjudicated = {}
+    for (question, rubrics), u in units.items() if signal == "adjudicated" else ():
+        medals = (data.adjudicated or {}).get(question)
+        kinds = [data.sources[source_of[r]] for r in rubrics]
+        if medals and len(set(kinds)) == len(kinds) and set(kinds) == set(medals):
+            ranking = tuple(sorted((r, medals[k]) for r, k in zip(rubrics, kinds, strict=True)))
+            adjudicated[u] = labels.setdefault(ranking, len(labels))
+    c = collapse(unit, label, signal, adjudicated)
+    ranking_of = {code: ranking for ranking, code in labels.items()}
+    rebuilt = [(k, source_of[r], medal) for k, code in enumerate(c.label.tolist())
+               for r, medal in ranking_of[int(code)]]  # fmt: skip
+    out = np.array(rebuilt, dtype=float).reshape(-1, 3)
+    return out[:, 0].astype(np.int64), out[:, 1].astype(np.int64), out[:, 2], c
 
 
 def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomial",
                               rounds: int = 10_000, seed: int = 0,
                               signal: str | None = None) -> dict:  # fmt: skip
     """A.4 per-source records and tests; ``signal``: :func:`_ranking_rows`."""
-    rows, sig = _ranking_rows(data, signal)
-    r, a, b, d = matches_from_rankings(data.comparison[rows], data.source[rows], data.medal[rows])
+    comparison, source, medal, sig = _ranking_rows(data, signal)
+    r, a, b, d = matches_from_rankings(comparison, source, medal)
     records = source_records(a, b, d)
     out = {
-        "rankings": int(np.unique(data.comparison[rows]).size),
+        "rankings": int(np.unique(comparison).size),
         "sources": [
             {"source": data.sources[s.source], "matches": s.matches, "wins": s.wins,
              "ties": s.ties, "losses": s.losses, "win_rate": s.win_rate,
@@ -76,8 +88,8 @@ def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomia
     if signal is not None:
         text = ("Human signal: each annotator's ranking." if sig is None else
                 f"Human signal: {signal}, one ranking per question and rubric set "
-                f"({sig.tied} tied left out)." + (" Rubric-comparison adjudications are not read: "
-                "every unit reads its majority." if signal == "adjudicated" else ""))  # fmt: skip
+                f"({sig.tied} tied left out)." + (f" {sig.adjudicated} rankings from "
+                "rubric-comparison adjudications." if signal == "adjudicated" else ""))  # fmt: skip
         out["human_signal"] = ({"mode": signal} if sig is None else sig.summary(signal)) | {
             "note": text
         }

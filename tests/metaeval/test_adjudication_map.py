@@ -142,3 +142,66 @@ def test_label_quality_reads_a_rubric_item_quality_adjudication(db):
     value, got = _share(study, "emphasis", "adjudicated")
     assert value == 0.5
     assert got["human_signal"]["kinds"]["emphasis"]["adjudicated"] == 1
+
+
+def test_rubric_comparison_reads_a_ranking_adjudication(world):
+    """Hybrid vs expert rubric: majority q0 hybrid gold, q1 tied: hybrid wins 1 of 1.
+    Adjudicated expert gold on q1: hybrid wins 1 of 2."""
+    study, _ = world
+    _adjudicate(study, "rubric_comparison", "", "expert=gold;hybrid=silver")
+
+    def hybrid(mode):
+        r = _result(study, "rubric_comparison", mode)
+        return next(s for s in r["sources"] if s["source"] == "hybrid")["win_rate"], r
+
+    assert hybrid("majority")[0] == 1.0
+    value, got = hybrid("adjudicated")
+    assert value == 0.5 and got["rankings"] == 2
+    assert got["human_signal"]["adjudicated"] == 1
+
+
+def test_a_ranking_adjudication_of_other_rubric_kinds_is_not_read(world):
+    """An adjudication ranking kinds the question's ranked rubrics are not: no unit maps."""
+    study, _ = world
+    _adjudicate(study, "rubric_comparison", "", "llm=gold;hybrid=silver")
+    got = _result(study, "rubric_comparison", "adjudicated")
+    assert got["human_signal"]["adjudicated"] == 0 and got["rankings"] == 1
+
+
+def _deepscholar_labels(study, judge, kind, labels, unit="n1", system=None):
+    from annotation.models import DeepScholarLabel, Report
+    from judges.models import JudgeDeepScholarLabel
+
+    anns = list(Annotator.objects.filter(pseudonym__startswith="signal-ann").order_by("pk"))
+    for q, values in zip(Question.objects.filter(study=study).order_by("external_id"), labels,
+                         strict=True):  # fmt: skip
+        report = None if system is None else Report.objects.get(question=q, system__name=system)
+        for ann, value in zip(anns, values, strict=False):
+            DeepScholarLabel.objects.create(study=study, question=q, annotator=ann, kind=kind,
+                                            report=report, unit=unit, label=value)  # fmt: skip
+        JudgeDeepScholarLabel.objects.create(judge=judge, question=q, kind=kind, report=report,
+                                             unit=unit, label=values[0])  # fmt: skip
+
+
+def _agreement(study, kind, mode):
+    r = _result(study, "deepscholar_agreement", mode)
+    kinds = r["judges"][0]["kinds"]
+    return next(k for k in kinds if k["kind"] == kind)["agreement"]["value"], r
+
+
+def test_deepscholar_reads_adjudications_of_question_and_report_units(world):
+    """Nugget importance of n1 (a unit of the question) and nugget support of n1 in alpha's
+    report (``n1@alpha``); the judge says the first annotator's label. Per kind: majority
+    q0 agrees, q1 tied: 1 of 1. Adjudicated against the judge on q1: 1 of 2 each."""
+    study, judge = world
+    _deepscholar_labels(study, judge, "nugget_importance",
+                        (("vital", "vital", "non_vital"), ("vital", "non_vital")))  # fmt: skip
+    _deepscholar_labels(study, judge, "nugget_support",
+                        (("supported",) * 3, ("supported", "not_supported")), system="alpha")  # fmt: skip
+    _adjudicate(study, "nugget_importance", "n1", "non_vital")
+    _adjudicate(study, "nugget_support", "n1@alpha", "not_supported")
+    for kind in ("nugget_importance", "nugget_support"):
+        assert _agreement(study, kind, "majority")[0] == 1.0, kind
+        assert _agreement(study, kind, "adjudicated")[0] == 0.5, kind
+    signal = _agreement(study, "nugget_support", "adjudicated")[1]["human_signal"]
+    assert signal["adjudicated"] == 2 and "unread_adjudications" not in signal
