@@ -205,3 +205,33 @@ def test_deepscholar_reads_adjudications_of_question_and_report_units(world):
         assert _agreement(study, kind, "adjudicated")[0] == 0.5, kind
     signal = _agreement(study, "nugget_support", "adjudicated")[1]["human_signal"]
     assert signal["adjudicated"] == 2 and "unread_adjudications" not in signal
+
+
+def test_claim_support_reads_a_citation_adjudication(world):
+    """A second claim of alpha in q1 citing [1]: both experts say fully supported (no tie)
+    but split on [1] (supports, does not); j1 says [1] supports. Citation support: majority
+    the q1 citation tied, no unit: null; adjudicated "no": 0 of 1."""
+    from annotation.models import ClaimCheck, ReportClaim
+    from judges.models import JudgeClaimVerdict
+
+    study, judge = world
+    q = Question.objects.get(study=study, external_id="sq1")
+    alpha = q.reports.get(system__name="alpha")
+    claim = ReportClaim.objects.create(report=alpha, text="Cited claim.", citation_keys=["[1]"])
+    anns = Annotator.objects.filter(pseudonym__startswith="signal-ann").order_by("pk")[:2]
+    for ann, ok in zip(anns, (True, False), strict=True):
+        ClaimCheck.objects.create(study=study, question=q, annotator=ann, claim=claim,
+                                  fully_supported=True, citation_supports={"[1]": ok})  # fmt: skip
+    JudgeClaimVerdict.objects.create(judge=judge, report=alpha, key="p1:9-20",
+                                     text="Cited claim.", verdict="supported",
+                                     citations=[{"key": "[1]", "supports": True}])  # fmt: skip
+    _adjudicate(study, "claim_check", f"claim {claim.public_id} cites [1]@alpha", "no")
+
+    def citation(mode):
+        r = _result(study, "claim_support", mode)["judges"][0]
+        return r["all"]["citation_support"]["agreement"]["value"], r
+
+    assert citation("majority")[0] is None
+    value, got = citation("adjudicated")
+    assert value == 0.0
+    assert got["human_signal"]["citation_support"]["adjudicated"] == 1
