@@ -32,8 +32,6 @@ class HumanSignalSerializer(s.Serializer):
     kept = s.IntegerField(required=False, help_text="signal rows read")
     tied = s.IntegerField(required=False, help_text="units left out for a tie")
     adjudicated = s.IntegerField(required=False, help_text="units with an adjudicated label")
-    unread_adjudications = s.IntegerField(required=False,
-                                          help_text="decided adjudications the section does not read")  # fmt: skip
     note = s.CharField()
 
 

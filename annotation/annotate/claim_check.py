@@ -99,9 +99,9 @@ def qc_rows(study, annotator=None):
         if c.skipped or c.fully_supported is None:
             continue
         system, pid = c.claim.report.system.name, c.claim.public_id
-        yield c, ql.on_report(f"claim {pid}", system), "yes" if c.fully_supported else "no"
+        yield c, ql.on_report(ql.claim_unit(pid), system), "yes" if c.fully_supported else "no"
         for key, ok in sorted((c.citation_supports or {}).items()):
-            yield c, ql.on_report(f"claim {pid} cites {key}", system), "yes" if ok else "no"
+            yield c, ql.on_report(ql.claim_unit(pid, key), system), "yes" if ok else "no"
 
 
 YES_NO_VALUES = ql.Values(("yes", "no"))
@@ -112,9 +112,9 @@ def qc_units(study, question):
     claims = ReportClaim.objects.filter(report__question=question).select_related("report__system")
     for c in claims:
         system = c.report.system.name
-        units[ql.on_report(f"claim {c.public_id}", system)] = YES_NO_VALUES
+        units[ql.on_report(ql.claim_unit(c.public_id), system)] = YES_NO_VALUES
         for key in c.citation_keys:
-            units[ql.on_report(f"claim {c.public_id} cites {key}", system)] = YES_NO_VALUES
+            units[ql.on_report(ql.claim_unit(c.public_id, key), system)] = YES_NO_VALUES
     return units
 
 

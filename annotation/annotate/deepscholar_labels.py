@@ -82,10 +82,7 @@ def make_form(title: str, options, describe: str, build: Callable) -> Form:
     )
 
 
-def qc_unit(key: str, system: str) -> str:
-    if not system:
-        return key
-    return ql.on_report(key or "report", system)
+qc_unit = ql.keyed_unit
 
 
 class LabelTask(TaskSpec):

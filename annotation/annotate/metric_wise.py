@@ -307,7 +307,7 @@ def qc_rows(study, annotator=None):
     mine = {"study": study, **qc.who(annotator)}
     ratings = ReportRating.objects.filter(**mine).select_related("report__system", "assignment")
     for r in ratings:
-        yield r, ql.on_report(f"rating {r.dimension}", r.report.system.name), str(r.value)
+        yield r, ql.on_report(ql.rating_unit(r.dimension), r.report.system.name), str(r.value)
     relevance = ParagraphRelevance.objects.filter(**mine).select_related(
         "paragraph__report__system", "assignment"
     )
@@ -323,7 +323,7 @@ RATING_VALUES = ql.Values(tuple(str(v) for v in RATING.values), ordinal=True)
 
 
 def qc_units(study, question):
-    units = qc.per_report(question, {f"rating {d}": RATING_VALUES for d in DIMENSION_KEYS})
+    units = qc.per_report(question, {ql.rating_unit(d): RATING_VALUES for d in DIMENSION_KEYS})
     units.update(qc.paragraphs(question))
     units["medals"] = ql.Values(tuple(qc.systems(question)), ranked=True)
     return units

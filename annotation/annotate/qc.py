@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from annotation.models import Paragraph, Report, RubricItem
 
-from ..quality.labels import Values, on_report
+from ..quality.labels import Values, item_unit, on_report
 
 
 def who(annotator) -> dict:
@@ -55,4 +55,4 @@ def rubric_items(study, question):
 
 
 def item_name(item) -> str:
-    return f"item {item.rubric.kind}:{item.position}"
+    return item_unit(item.rubric.kind, item.position)

@@ -95,12 +95,14 @@ def qc_rows(study, annotator=None):
     )
     for r in rows:
         for scale in QC_SCALES:
-            yield r, f"{scale} {qc.item_name(r.item)}", getattr(r, scale)
+            yield r, ql.scale_unit(scale, r.item.rubric.kind, r.item.position), getattr(r, scale)
 
 
 def qc_units(study, question):
     items = qc.rubric_items(study, question)
-    return {f"{s} {qc.item_name(i)}": v for i in items for s, v in QC_SCALES.items()}
+    return {
+        ql.scale_unit(s, i.rubric.kind, i.position): v for i in items for s, v in QC_SCALES.items()
+    }
 
 
 QC = ql.LabelSpec(

@@ -205,3 +205,83 @@ def _ranking(text: str, names: Sequence[str], noun: str = "report") -> str:
 def ranked_names(label: str) -> list[str]:
     """The names a ranking label ranks (``A=gold;B=silver`` -> A, B)."""
     return sorted({part.split("=")[0] for part in label.split(";") if "=" in part})
+
+
+# --- unit names: one format and its parser per kind of unit --------------------------------
+# The task modules write units with these (``TaskSpec.qc``) and the analyses read an
+# adjudicated unit back with them (metaeval.loaders.signal): one declaration, so a unit an
+# adjudicator decided is always found again by the analysis of the same label.
+
+
+def split_unit(unit: str) -> tuple[str, str]:
+    """``(what, system)`` of a unit (system "" for a unit of the whole question)."""
+    what, at, system = unit.rpartition(AT)
+    return (what, system) if at else (unit, "")
+
+
+def item_unit(kind: str, position: int) -> str:
+    """One rubric item of a question: ``item <rubric kind>:<position>``."""
+    return f"item {kind}:{position}"
+
+
+def parse_item(what: str) -> tuple[str, int] | None:
+    """``(rubric kind, position)`` of :func:`item_unit`'s name, None when it is not one."""
+    head, _, rest = what.partition(" ")
+    kind, colon, position = rest.rpartition(":")
+    if head != "item" or not colon or not position.isdigit():
+        return None
+    return kind, int(position)
+
+
+def claim_unit(public_id: str, citation: str | None = None) -> str:
+    """A claim (is it fully supported?) or one citation of it (does it support it?)."""
+    return f"claim {public_id}" if citation is None else f"claim {public_id} cites {citation}"
+
+
+def parse_claim(what: str) -> tuple[str, str | None] | None:
+    """``(claim public id, citation key or None)`` of :func:`claim_unit`'s name."""
+    head, _, rest = what.partition(" ")
+    if head != "claim" or not rest:
+        return None
+    pid, cites, key = rest.partition(" cites ")
+    return (pid, key if cites else None)
+
+
+def rating_unit(dimension: str) -> str:
+    return f"rating {dimension}"
+
+
+def parse_rating(what: str) -> str | None:
+    head, _, dimension = what.partition(" ")
+    return dimension if head == "rating" and dimension else None
+
+
+def scale_unit(scale: str, kind: str, position: int) -> str:
+    """One scale of one rubric item (rubric item quality): ``emphasis item expert:3``."""
+    return f"{scale} {item_unit(kind, position)}"
+
+
+def parse_scale(what: str) -> tuple[str, str, int] | None:
+    scale, _, rest = what.partition(" ")
+    item = parse_item(rest)
+    return None if item is None else (scale, *item)
+
+
+def keyed_unit(key: str, system: str) -> str:
+    """A DeepScholar label's unit: ``<key>@System`` (``report@System`` for the report
+    itself, key ""), or ``<key>`` for a unit of the question (no report)."""
+    return on_report(key or "report", system) if system else key
+
+
+def parse_keyed(unit: str) -> list[tuple[str, str]]:
+    """The ``(key, system)`` readings of :func:`keyed_unit`'s name, likeliest first: a key
+    may hold "@", so a unit of the question whose key does is also read whole."""
+    what, system = split_unit(unit)
+    if not system:
+        return [(unit, "")]
+    return [("" if what == "report" else what, system), (unit, "")]
+
+
+def parse_ranking(label: str) -> dict[str, str]:
+    """name -> medal of a ranking label (:func:`medal_label`'s inverse)."""
+    return dict(part.split("=", 1) for part in label.split(";") if "=" in part)

@@ -88,10 +88,9 @@ def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
 
 
 def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
-    """What the human side read (``each``: every label; else :class:`Collapsed`). Rubric
-    coverage adjudications are not read (their QC units, QUALITY.md, are not mapped to
-    (report, item) yet), so ``adjudicated`` is the majority of every unit (ANALYSES §0);
-    the section counts the adjudications left unread in the note."""
+    """What the human side read (``each``: every label; else :class:`Collapsed`, whose
+    ``adjudicated`` counts the units read from a decided rubric-coverage adjudication:
+    :func:`metaeval.loaders.coverage.load_coverage`)."""
     if sig is None:
         values = data.h_label if kind == "label" else data.h_covered
         ok = ~np.isnan(values)
@@ -99,10 +98,7 @@ def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
                    "kept": int(ok.sum()), "tied": 0, "adjudicated": 0}  # fmt: skip
     else:
         summary = sig.summary(mode)
-    text = signal_note(summary)
-    if mode == "adjudicated":
-        text += " Coverage adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
-    return summary | {"note": text}
+    return summary | {"note": signal_note(summary)}
 
 
 def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,

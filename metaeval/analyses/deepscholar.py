@@ -24,16 +24,21 @@ PAPER_AGREEMENT = {
 
 def _signal_rows(data: DeepScholarData, sel: np.ndarray, signal: str | None):
     """(rows, human label per row, tied units) of one judge and kind under the human signal
-    (ANALYSES §0, §10): default and ``each``: every expert label; ``majority`` /
-    ``adjudicated``: one label per unit, the strict plurality, ties left out (DeepScholar
-    adjudications are not read yet: adjudicated = majority)."""
+    (ANALYSES §0, §10): default and ``each``: every expert label; ``majority``: one label
+    per unit, the strict plurality, ties left out; ``adjudicated``: the unit's adjudicated
+    label (``data.adjudicated``, :func:`metaeval.loaders.deepscholar.load_deepscholar`)
+    where there is one, else the majority."""
     idx = np.flatnonzero(sel)
     if signal in (None, "each"):
-        return idx, data.human[idx], 0
-    labels = sorted(set(data.human[idx].tolist()))
+        return idx, data.human[idx], 0, 0
+    adjudicated = {u: v for u, v in (data.adjudicated or {}).items()
+                   if signal == "adjudicated"}  # fmt: skip
+    labels = sorted(set(data.human[idx].tolist()) | set(adjudicated.values()))
     codes = np.array([labels.index(x) for x in data.human[idx].tolist()], dtype=float)
-    c = collapse(data.unit[idx], codes, signal)
-    return idx[c.rows], np.array([labels[int(k)] for k in c.label], dtype=object), c.tied
+    c = collapse(data.unit[idx], codes, signal,
+                 {u: float(labels.index(v)) for u, v in adjudicated.items()})  # fmt: skip
+    human = np.array([labels[int(k)] for k in c.label], dtype=object)
+    return idx[c.rows], human, c.tied, c.adjudicated
 
 
 def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0,
@@ -42,14 +47,14 @@ def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0
     paper, human_labels, unmatched}]}]}`` — figures as :class:`Figure` dicts.
     ``signal``: the human side (:func:`_signal_rows`)."""
     out = {"judges": []}
-    tied = 0
+    tied = used = 0
     for judge in data.judges:
         sel = data.judge == judge
         rows = {}
         for kind in KINDS:
-            idx, human, t = _signal_rows(data, sel & (data.kind == kind), signal)
+            idx, human, t, a = _signal_rows(data, sel & (data.kind == kind), signal)
             rows[kind] = (human, data.verdict[idx], data.question[idx])
-            tied += t
+            tied, used = tied + t, used + a
         kinds = []
         for result in table3(rows, rounds=rounds, seed=seed):
             block = result.as_dict()
@@ -63,6 +68,6 @@ def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0
                 f"Human signal: {signal}, one label per unit ({tied} tied left out, over "
                 "judges and kinds).")  # fmt: skip
         if signal == "adjudicated":
-            text += " DeepScholar adjudications are not read: every unit reads its majority."
-        out["human_signal"] = {"mode": signal, "tied": tied, "note": text}
+            text += f" {used} labels from adjudications (over judges and kinds)."
+        out["human_signal"] = {"mode": signal, "tied": tied, "adjudicated": used, "note": text}
     return out

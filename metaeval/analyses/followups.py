@@ -22,17 +22,20 @@ from ._common import share
 
 
 def _ranking_rows(data: RubricComparisonData, signal: str | None):
-    """Rows of the rankings counted (ANALYSES §0, §5 A.4): default and ``each``: every
-    annotator's ranking; ``majority`` / ``adjudicated``: one ranking per unit — a question
-    and the set of rubrics ranked —, the plurality of the whole rankings (medal of every
-    rubric), ties left out; rubric-comparison adjudications are not read yet (adjudicated =
-    majority). The rows kept are those of the first ranking equal to the plurality."""
+    """(comparison, source, medal) rows of the rankings counted (ANALYSES §0, §5 A.4):
+    default and ``each``: every annotator's ranking; ``majority``: one ranking per unit — a
+    question and the set of rubrics ranked —, the plurality of the whole rankings (medal of
+    every rubric), ties left out; ``adjudicated``: the question's rubric-comparison
+    adjudication where it ranks exactly the unit's rubric kinds (``data.adjudicated``),
+    else the majority. A kept ranking is rebuilt from its label (an adjudicated ranking may
+    be one no annotator gave), its ``comparison`` the unit's index."""
     if signal in (None, "each"):
-        return np.arange(data.comparison.size), None
+        return data.comparison, data.source, data.medal, None
     by_ranking: dict[int, list[int]] = {}
     for row, comp in enumerate(data.comparison.tolist()):
         by_ranking.setdefault(comp, []).append(row)
     comps = sorted(by_ranking)
+    source_of = dict(zip(data.rubric.tolist(), data.source.tolist(), strict=True))
     units, labels = {}, {}
     unit = np.empty(len(comps), dtype=np.int64)
     label = np.empty(len(comps), dtype=float)
@@ -43,21 +46,30 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
                                    strict=True)))  # fmt: skip
         unit[k] = units.setdefault(key, len(units))
         label[k] = labels.setdefault(ranking, len(labels))
-    c = collapse(unit, label, signal)
-    kept = [next(comps[k] for k in np.flatnonzero((unit == unit[r]) & (label == lab)))
-            for r, lab in zip(c.rows, c.label, strict=True)]  # fmt: skip
-    return np.flatnonzero(np.isin(data.comparison, kept)), c
+    adjudicated = {}
+    for (question, rubrics), u in units.items() if signal == "adjudicated" else ():
+        medals = (data.adjudicated or {}).get(question)
+        kinds = [data.sources[source_of[r]] for r in rubrics]
+        if medals and len(set(kinds)) == len(kinds) and set(kinds) == set(medals):
+            ranking = tuple(sorted((r, medals[k]) for r, k in zip(rubrics, kinds, strict=True)))
+            adjudicated[u] = labels.setdefault(ranking, len(labels))
+    c = collapse(unit, label, signal, adjudicated)
+    ranking_of = {code: ranking for ranking, code in labels.items()}
+    rebuilt = [(k, source_of[r], medal) for k, code in enumerate(c.label.tolist())
+               for r, medal in ranking_of[int(code)]]  # fmt: skip
+    out = np.array(rebuilt, dtype=float).reshape(-1, 3)
+    return out[:, 0].astype(np.int64), out[:, 1].astype(np.int64), out[:, 2], c
 
 
 def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomial",
                               rounds: int = 10_000, seed: int = 0,
                               signal: str | None = None) -> dict:  # fmt: skip
     """A.4 per-source records and tests; ``signal``: :func:`_ranking_rows`."""
-    rows, sig = _ranking_rows(data, signal)
-    r, a, b, d = matches_from_rankings(data.comparison[rows], data.source[rows], data.medal[rows])
+    comparison, source, medal, sig = _ranking_rows(data, signal)
+    r, a, b, d = matches_from_rankings(comparison, source, medal)
     records = source_records(a, b, d)
     out = {
-        "rankings": int(np.unique(data.comparison[rows]).size),
+        "rankings": int(np.unique(comparison).size),
         "sources": [
             {"source": data.sources[s.source], "matches": s.matches, "wins": s.wins,
              "ties": s.ties, "losses": s.losses, "win_rate": s.win_rate,
@@ -76,8 +88,8 @@ def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomia
     if signal is not None:
         text = ("Human signal: each annotator's ranking." if sig is None else
                 f"Human signal: {signal}, one ranking per question and rubric set "
-                f"({sig.tied} tied left out)." + (" Rubric-comparison adjudications are not read: "
-                "every unit reads its majority." if signal == "adjudicated" else ""))  # fmt: skip
+                f"({sig.tied} tied left out)." + (f" {sig.adjudicated} rankings from "
+                "rubric-comparison adjudications." if signal == "adjudicated" else ""))  # fmt: skip
         out["human_signal"] = ({"mode": signal} if sig is None else sig.summary(signal)) | {
             "note": text
         }
@@ -97,15 +109,18 @@ def _support_block(h, j, q, exclude, rounds, seed) -> dict:
     }  # fmt: skip
 
 
-def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None):
+def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None,
+                 adjudicated: dict | None = None):  # fmt: skip
     """Rows of one judge's (human, verdict) pairs under the human signal, and the human
     label of each (ANALYSES §0, §5): default and ``each``: every expert's check;
-    ``majority`` / ``adjudicated``: one label per claim (or (claim, citation)), ties left
-    out. Claim checks are not adjudicated, so adjudicated = majority."""
+    ``majority``: one label per claim (or (claim, citation)), ties left out;
+    ``adjudicated``: the claim-check adjudication of the unit where there is one
+    (``adjudicated``: unit -> label, :func:`metaeval.loaders.claims.load_claims`), else its
+    majority."""
     rows = np.flatnonzero(sel)
     if signal in (None, "each"):
         return rows, human[rows], None
-    c = collapse(unit[rows], human[rows], signal)
+    c = collapse(unit[rows], human[rows], signal, adjudicated)
     return rows[c.rows], c.label, c.summary(signal)
 
 
@@ -116,9 +131,9 @@ def analyse_claims(data: ClaimData, exclude_system: str | None = None, rounds: i
     summaries = {}
     for k, judge in enumerate(data.judges):
         sel, hum, summaries["claim_support"] = _signal_rows(data.judge == k, data.claim,
-                                                           data.human, signal)  # fmt: skip
+                                                           data.human, signal, data.adj_claim)  # fmt: skip
         csel, chum, summaries["citation_support"] = _signal_rows(
-            data.c_judge == k, data.c_unit, data.c_human, signal)  # fmt: skip
+            data.c_judge == k, data.c_unit, data.c_human, signal, data.adj_cite)  # fmt: skip
         block = {"judge": judge}
         for label, mask in (("all", None), ("without", exclude_system)):
             if label == "without" and (mask is None or mask not in data.systems):
@@ -149,7 +164,9 @@ def _claims_note(signal: str, judges: list[dict]) -> str:
     text = (f"Human signal: {signal}, one label per claim and per (claim, citation); "
             f"{tied} tied claim labels left out (over judges).")  # fmt: skip
     if signal == "adjudicated":
-        text += " Claim-check adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+        used = sum(j["human_signal"][b]["adjudicated"] for j in judges
+                   for b in ("claim_support", "citation_support"))  # fmt: skip
+        text += f" {used} labels from claim-check adjudications (over judges)."
     return text
 
 
@@ -183,13 +200,14 @@ def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> d
     return out
 
 
-def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None):
+def _rating_rows(data: RatingsData, signal: str | None):
     """(rating rows, their values, medal rows, their values, summaries) under the human
     signal (ANALYSES §0, §5): default and ``each``: every rating and every medal;
     ``majority``: one rating per (report, dimension) and one medal per report, the
-    plurality, ties left out; ``adjudicated``: rating adjudications are not read yet (their
-    majority), medals take the medal-ranking adjudication of their question where there is
-    one, else their majority."""
+    plurality, ties left out; ``adjudicated``: the metric-wise rating adjudication of the
+    (report, dimension) and the ranking adjudication of the report's question
+    (``data.adj_ratings`` / ``adj_medals``, :meth:`RatingsData.adjudicated`) where there is
+    one, else the majority."""
     if signal in (None, "each"):
         return (
             np.arange(data.value.size),
@@ -198,20 +216,18 @@ def _rating_rows(data: RatingsData, signal: str | None, adjudicated_medals=None)
             data.m_value,
             None,
         )
-    unit = data.report * max(len(data.dimensions), 1) + data.dimension
-    r = collapse(unit, data.value, signal)
-    m = collapse(data.m_report, data.m_value, signal, adjudicated_medals)
+    r = collapse(data.rating_unit(), data.value, signal, data.adj_ratings)
+    m = collapse(data.m_report, data.m_value, signal, data.adj_medals)
     return r.rows, r.label, m.rows, m.label, {"ratings": r.summary(signal),
                                               "medals": m.summary(signal)}  # fmt: skip
 
 
-def analyse_ratings(data: RatingsData, signal: str | None = None,
-                    adjudicated_medals: dict | None = None) -> dict:  # fmt: skip
+def analyse_ratings(data: RatingsData, signal: str | None = None) -> dict:
     """Fig. 9: mean rating per system (and per annotator) and per dimension, and each
     dimension's correlation with the preference (mean medal) and each judge metric.
     ``signal``: :func:`_rating_rows` (per-annotator means only with each annotator)."""
     out = {"dimensions": []}
-    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal, adjudicated_medals)
+    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal)
     m_keys, m_mean = report_means(data.m_report[m_rows], m_values)
     for k, dim in enumerate(data.dimensions):
         sel = rows[data.dimension[rows] == k]
@@ -257,6 +273,6 @@ def _ratings_note(signal: str, summaries: dict | None) -> str:
             f"left out) and one medal per report ({m['tied']} tied left out); no "
             "per-annotator means.")  # fmt: skip
     if signal == "adjudicated":
-        text += (f" Rating adjudications are not read (their majority); {m['adjudicated']} "
+        text += (f" {r['adjudicated']} ratings from adjudications; {m['adjudicated']} "
                  "medals from adjudicated rankings.")  # fmt: skip
     return text

@@ -32,8 +32,9 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
     binarised PA with the paper's merge and the paper's PA for reference.
 
     ``signal`` (ANALYSES §0, §3): the labels the distribution counts (default and
-    ``each``: every label; ``majority`` / ``adjudicated``: one per unit — a question, or a
-    rubric item —, ties left out; quality adjudications are not read yet, so adjudicated =
+    ``each``: every label; ``majority``: one per unit — a question, or a rubric item —,
+    ties left out; ``adjudicated``: the unit's adjudication where there is one
+    (``data.adjudicated``, :func:`metaeval.loaders.quality.load_quality`), else the
     majority). Binarised PA and the error-flag share are about each annotator's judgment
     whatever the signal."""
     out = {}
@@ -45,7 +46,8 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
                   else np.array(data.rubric_kinds, dtype=object)[data.i_rubric_kind]
                   if data.rubric_kinds else np.array([], dtype=object))  # fmt: skip
         if signal not in (None, "each"):
-            c = collapse(data.q_question if kind in QUERY_KINDS else data.i_item, codes, signal)
+            c = collapse(data.q_question if kind in QUERY_KINDS else data.i_item, codes, signal,
+                         (data.adjudicated or {}).get(kind))  # fmt: skip
             codes = c.label
             groups = groups[c.rows] if groups.size else groups
             summaries[kind] = c.summary(signal)
@@ -84,5 +86,6 @@ def _note(signal: str, summaries: dict) -> str:
             f"rubric item ({tied} tied units left out); binarised PA and error flags are "
             "about each annotator.")  # fmt: skip
     if signal == "adjudicated":
-        text += " Quality adjudications are not read (their QC units are not mapped yet): every unit reads its majority."
+        used = sum(s["adjudicated"] for s in summaries.values())
+        text += f" {used} units read their adjudicated label."
     return text

@@ -49,6 +49,9 @@ class ClaimData:
     # the unit of each row, for the majority / adjudicated human signal (ANALYSES §0, §5)
     claim: np.ndarray | None = None  # per (check, judge) row: the claim id
     c_unit: np.ndarray | None = None  # per citation row: a code of (claim, citation key)
+    #: the adjudicated label (1 / 0) of a claim id / of a ``c_unit`` (adjudicated signal only)
+    adj_claim: dict[int, float] | None = None
+    adj_cite: dict[int, float] | None = None
 
     def human_matrix(self) -> np.ndarray:
         """claims × annotators of "fully supported" (NaN = not checked)."""
@@ -58,7 +61,10 @@ class ClaimData:
         return label_matrix(self.h_claim[ok], self.h_annotator[ok], self.h_supported[ok])[0]
 
 
-def load_claims(study_id: int, settings=None) -> ClaimData:
+def load_claims(study_id: int, settings=None, adjudicated: bool = False) -> ClaimData:
+    """Claim checks and verdicts; with ``adjudicated``, the decided claim-check
+    adjudications (one more query), their QC units ``claim <id>@System`` and ``claim <id>
+    cites <key>@System`` mapped onto the claim and the (claim, citation) unit."""
     from annotation.models import ClaimCheck
     from judges.models import JudgeClaimVerdict
 
@@ -67,8 +73,8 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         .order_by("pk")
         .values_list("question_id", "claim__report_id", "claim__report__system__name",
                      "claim__text", "fully_supported", "citation_supports", "claim_id",
-                     "annotator_id"),
-        8,
+                     "annotator_id", "claim__public_id"),
+        9,
     )  # fmt: skip
     j = fetch(
         JudgeClaimVerdict.objects.filter(report__question__study_id=study_id)
@@ -100,6 +106,10 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
                     unit = cite_units.setdefault((h[6][k], key), len(cite_units))
                     cites.append((h[0][k], system_codes[k], judge_codes[m], float(supports),
                                   float(judged[key]), unit))  # fmt: skip
+    adj_claim = adj_cite = None
+    if adjudicated:
+        claims = {(h[0][k], h[2][k], h[8][k]): h[6][k] for k in range(len(h[0]))}
+        adj_claim, adj_cite = _adjudicated(study_id, claims, cite_units)
     r = np.array(rows, dtype=float).reshape(-1, 7)
     c = np.array(cites, dtype=float).reshape(-1, 6)
     return ClaimData(
@@ -123,4 +133,27 @@ def load_claims(study_id: int, settings=None) -> ClaimData:
         h_supported=floats(h[4]),
         claim=r[:, 6].astype(np.int64),
         c_unit=c[:, 5].astype(np.int64),
+        adj_claim=adj_claim,
+        adj_cite=adj_cite,
     )
+
+
+def _adjudicated(study_id: int, claims: dict, cite_units: dict):
+    """claim id -> adjudicated "fully supported" and citation unit -> adjudicated "supports"
+    (1 / 0) of the decided claim-check adjudications of claims some expert checked."""
+    from annotation.quality.labels import parse_claim, split_unit
+
+    from .signal import decided, number
+
+    by_claim, by_cite = {}, {}
+    for (_, question, qc_unit), label in decided(study_id, "claim_check").items():
+        what, system = split_unit(qc_unit)
+        parsed, value = parse_claim(what), number(label)
+        claim = None if parsed is None else claims.get((question, system, parsed[0]))
+        if claim is None or value is None:
+            continue
+        if parsed[1] is None:
+            by_claim[int(claim)] = value
+        elif (claim, parsed[1]) in cite_units:
+            by_cite[cite_units[(claim, parsed[1])]] = value
+    return by_claim, by_cite

@@ -42,6 +42,9 @@ class CoverageData:
     j_label: np.ndarray
     j_covered: np.ndarray
     judges: list[str]
+    #: unit -> adjudicated 0–4 label / covered 0-1 (read only for the adjudicated signal)
+    adj_label: dict[int, float] | None = None
+    adj_covered: dict[int, float] | None = None
 
     def human_matrix(self, kind: str = "label") -> np.ndarray:
         """units × annotators of ``label`` (0–4) or ``covered`` (0/1), NaN = missing."""
@@ -68,7 +71,9 @@ class CoverageData:
         """The human signal of ``kind`` (None, ``each``: every annotator's row)."""
         if mode in (None, "each"):
             return None
-        return collapse(self.h_unit, self.h_label if kind == "label" else self.h_covered, mode)
+        if kind == "label":
+            return collapse(self.h_unit, self.h_label, mode, self.adj_label)
+        return collapse(self.h_unit, self.h_covered, mode, self.adj_covered)
 
     def human_vs_judge(self, judge: str, kind: str = "label", signal: Collapsed | None = None):
         """Per human label: (human, judge, question, unit); every annotator's judgment is a
@@ -82,8 +87,10 @@ class CoverageData:
         return h, j, self.question[unit], unit
 
 
-def load_coverage(study_id: int, settings=None) -> CoverageData:
-    """Human rubric coverage of a study and the judges' labels of the same units."""
+def load_coverage(study_id: int, settings=None, adjudicated: bool = False) -> CoverageData:
+    """Human rubric coverage of a study and the judges' labels of the same units; with
+    ``adjudicated``, the decided rubric-coverage adjudications (one more query) mapped from
+    their QC unit ``item <kind>:<position>@System`` of a question onto (report, item)."""
     from annotation.models import RubricCoverage
     from judges.models import JudgeCoverage
 
@@ -91,9 +98,10 @@ def load_coverage(study_id: int, settings=None) -> CoverageData:
     h = fetch(
         human.order_by("pk").values_list(
             "report_id", "item_id", "question_id", "question__field", "report__system__name",
-            "item__weight", "annotator_id", "label", "covered",
+            "item__weight", "annotator_id", "label", "covered", "item__rubric__kind",
+            "item__position",
         ),
-        9,
+        11,
     )  # fmt: skip
     # Two uncorrelated IN subqueries (labelled reports, labelled items), not a correlated
     # EXISTS: SQLite ran the EXISTS once per judge row (207 s on 136,000 labels); both
@@ -116,6 +124,9 @@ def load_coverage(study_id: int, settings=None) -> CoverageData:
     j_unit, kept = _find_rows(uniq, j_keys)
     j = [list(compress(column, kept)) for column in j]
     j_judge, judges = codes(j[0])
+    adj_label, adj_covered = None, None
+    if adjudicated:
+        adj_label, adj_covered = _adjudicated(study_id, h, inverse.ravel())
     return CoverageData(
         report=uniq[:, 0],
         item=uniq[:, 1],
@@ -134,7 +145,28 @@ def load_coverage(study_id: int, settings=None) -> CoverageData:
         j_label=floats(j[3]),
         j_covered=floats(j[4]),
         judges=judges,
+        adj_label=adj_label,
+        adj_covered=adj_covered,
     )
+
+
+def _adjudicated(study_id: int, h, unit: np.ndarray):
+    """unit -> adjudicated label (0–4) and covered (yes / no) of the decided rubric-coverage
+    adjudications whose unit some human labelled (others have no majority to replace)."""
+    from annotation.quality.labels import parse_item, split_unit
+
+    from .signal import decided, number
+
+    where = {(h[2][k], h[4][k], h[9][k], h[10][k]): int(unit[k]) for k in range(len(h[0]))}
+    label, covered = {}, {}
+    for (_, question, qc_unit), value in decided(study_id, "rubric_coverage").items():
+        what, system = split_unit(qc_unit)
+        item, v = parse_item(what), number(value)
+        u = None if item is None else where.get((question, system, *item))
+        if u is None or v is None:
+            continue
+        (covered if value in ("yes", "no") else label)[u] = v
+    return label, covered
 
 
 def _find_rows(sorted_keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,10 @@ import numpy as np
 
 from ._db import fetch, settings_filter
 
+#: The DeepScholar label kinds, each also the key of its task type (annotation/annotate/).
+KINDS = ("organization", "nugget_importance", "nugget_support", "retrieval_relevance",
+         "reference_importance", "entailment")  # fmt: skip
+
 
 @dataclass
 class DeepScholarData:
@@ -29,18 +33,23 @@ class DeepScholarData:
     #: per row, a code of its unit (kind, question, report, unit key): the majority /
     #: adjudicated human signal's unit (docs/ANALYSES.md §0)
     unit: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    #: adjudicated signal only: unit code -> adjudicated label (:func:`_adjudicated`)
+    adjudicated: dict[int, str] | None = None
 
 
-def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
+def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) -> DeepScholarData:
+    """Expert and judge labels joined by unit; with ``adjudicated``, the decided
+    adjudications of the six DeepScholar tasks (one more query)."""
     from annotation.models import DeepScholarLabel
     from judges.models import JudgeDeepScholarLabel
 
     h = fetch(
         DeepScholarLabel.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
-        .values_list("kind", "question_id", "report_id", "unit", "label"),
-        5,
-    )
+        .values_list("kind", "question_id", "report_id", "unit", "label",
+                     "report__system__name"),
+        6,
+    )  # fmt: skip
     j = fetch(
         JudgeDeepScholarLabel.objects.filter(question__study_id=study_id)
         .order_by("judge__name", "pk")
@@ -52,13 +61,18 @@ def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
         by_unit.setdefault((kind, q, r, unit), []).append((judge, label))
     rows, n_human, n_unmatched = [], {}, {}
     units: dict[tuple, int] = {}
-    for kind, q, r, unit, label in zip(*h, strict=True):
+    for kind, q, r, unit, label, _ in zip(*h, strict=True):
         n_human[kind] = n_human.get(kind, 0) + 1
         matches = by_unit.get((kind, q, r, unit), [])
         if not matches:
             n_unmatched[kind] = n_unmatched.get(kind, 0) + 1
         code = units.setdefault((kind, q, r, unit), len(units))
         rows.extend((kind, q, judge, label, verdict, code) for judge, verdict in matches)
+    adj = None
+    if adjudicated:
+        where = {(kind, q, system or "", unit): units[(kind, q, r, unit)]
+                 for kind, q, r, unit, _, system in zip(*h, strict=True)}  # fmt: skip
+        adj = _adjudicated(study_id, where)
     cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
     return DeepScholarData(
         kind=np.asarray(cols[0], dtype=object),
@@ -70,4 +84,24 @@ def load_deepscholar(study_id: int, settings=None) -> DeepScholarData:
         n_human=n_human,
         n_unmatched=n_unmatched,
         unit=np.asarray(cols[5], dtype=np.int64),
+        adjudicated=adj,
     )
+
+
+def _adjudicated(study_id: int, where: dict) -> dict[int, str]:
+    """unit code -> label of the decided adjudications of the DeepScholar tasks (task key
+    = label kind), their QC unit ``<key>@System`` / ``<key>`` read back by
+    :func:`annotation.quality.labels.parse_keyed`; ``where``: (kind, question, system,
+    key) -> unit code."""
+    from annotation.quality.labels import parse_keyed
+
+    from .signal import decided
+
+    out = {}
+    for (kind, question, qc_unit), label in decided(study_id, *KINDS).items():
+        for key, system in parse_keyed(qc_unit):
+            code = where.get((kind, question, system, key))
+            if code is not None:
+                out[code] = label
+                break
+    return out

@@ -36,6 +36,8 @@ class QualityData:
     i_codes: dict[str, np.ndarray]  # emphasis / necessity codes
     i_confidence: np.ndarray
     i_flags: list[list[str]]
+    #: adjudicated signal only: kind -> {question id (query kinds) or item id -> code}
+    adjudicated: dict[str, dict[int, float]] | None = None
 
     def matrix(self, kind: str) -> np.ndarray:
         """units × annotators of one kind's codes (units: questions or rubric items)."""
@@ -49,7 +51,9 @@ class QualityData:
         return label_matrix(unit[ok], annotator[ok], values[ok])[0]
 
 
-def load_quality(study_id: int, settings=None) -> QualityData:
+def load_quality(study_id: int, settings=None, adjudicated: bool = False) -> QualityData:
+    """Query and rubric-item quality; with ``adjudicated``, the decided query-quality and
+    rubric-item-quality adjudications (one more query) by :func:`_adjudicated`."""
     from annotation.models import QueryQuality, RubricItemQuality
 
     q = fetch(
@@ -62,10 +66,14 @@ def load_quality(study_id: int, settings=None) -> QualityData:
         RubricItemQuality.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
         .values_list("question_id", "item_id", "annotator_id", "item__rubric__kind",
-                     "emphasis", "necessity", "confidence", "flags"),
-        8,
+                     "emphasis", "necessity", "confidence", "flags", "item__position"),
+        9,
     )  # fmt: skip
     kind_codes, kinds = codes(i[3])
+    adj = None
+    if adjudicated:
+        items = {(i[0][k], i[3][k], i[8][k]): i[1][k] for k in range(len(i[0]))}
+        adj = _adjudicated(study_id, items)
     return QualityData(
         q_question=ints(q[0]),
         q_annotator=ints(q[1]),
@@ -83,4 +91,32 @@ def load_quality(study_id: int, settings=None) -> QualityData:
         },
         i_confidence=floats(i[6]),
         i_flags=json_values(i[7], list),
+        adjudicated=adj,
     )
+
+
+def _adjudicated(study_id: int, items: dict) -> dict[str, dict[int, float]]:
+    """kind -> {unit -> category code} of the decided adjudications: a query-quality QC
+    unit is the kind itself (``clarity``: the question is the unit), a rubric-item-quality
+    one ``emphasis item <kind>:<position>`` (``items``: (question, rubric kind, position)
+    -> item id). A label outside the kind's scale is not read."""
+    from annotation.quality.labels import parse_scale
+
+    from .signal import decided
+
+    out: dict[str, dict[int, float]] = {k: {} for k in (*QUERY_KINDS, *ITEM_KINDS)}
+    labels = decided(study_id, "query_quality", "rubric_item_quality")
+    for (task, question, qc_unit), label in labels.items():
+        if task == "query_quality":
+            kind, unit = qc_unit, question
+        else:
+            parsed = parse_scale(qc_unit)
+            kind, unit = (
+                (None, None) if parsed is None else (parsed[0], items.get((question, *parsed[1:])))
+            )
+        if kind not in out or unit is None:
+            continue
+        index = {str(c): float(n) for n, c in enumerate(BINARISATIONS[kind].categories)}
+        if label in index:
+            out[kind][int(unit)] = index[label]
+    return out

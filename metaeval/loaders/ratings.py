@@ -36,25 +36,54 @@ class RatingsData:
     #: each medal row's question and system (the adjudicated human signal, ANALYSES §0)
     m_question: np.ndarray | None = None
     m_system: list[str] | None = None
+    #: adjudicated signal only: (report·dimensions + dimension) -> adjudicated rating, and
+    #: report -> adjudicated medal value (:meth:`adjudicated`)
+    adj_ratings: dict[int, float] | None = None
+    adj_medals: dict[int, float] | None = None
 
-    def adjudicated_medals(self, labels: dict[tuple[int, str], str]) -> dict[int, float]:
-        """report -> adjudicated medal value, from the medal-ranking adjudications
-        ``(question, "") -> "SysA=gold;SysB=silver;…"``
-        (:func:`metaeval.loaders.signal.load_adjudicated`)."""
+    def rating_unit(self) -> np.ndarray:
+        """The unit of each rating row: one (report, dimension)."""
+        return self.report * max(len(self.dimensions), 1) + self.dimension
+
+    def adjudicated(self, labels: dict[tuple[str, int, str], str]):
+        """(rating unit -> rating, report -> medal value) from decided adjudications
+        ``(task, question, QC unit) -> label`` (:func:`metaeval.loaders.signal.decided`):
+        metric-wise ``rating <dimension>@System`` → that report's rating; a medal ranking
+        (medal_ranking's unit "", metric-wise's "medals"; the medal rows pool both tasks'
+        rankings, so the medal-ranking task's adjudication wins where both exist) → the
+        medal of every report it ranks."""
         from annotation.models import Medal
+        from annotation.quality.labels import parse_ranking, parse_rating, split_unit
 
-        out = {}
+        report_of = {(int(q), self.systems[s]): int(r)
+                     for q, s, r in zip(self.question, self.system, self.report, strict=True)}  # fmt: skip
+        unit = dict(zip(zip(self.report.tolist(), self.dimension.tolist(), strict=True),
+                        self.rating_unit().tolist(), strict=True))  # fmt: skip
+        ratings, rankings = {}, {}
+        for (task, q, qc_unit), label in labels.items():
+            if task == "medal_ranking" and qc_unit == "":
+                rankings[q] = label
+            elif task == "metric_wise" and qc_unit == "medals":
+                rankings.setdefault(q, label)
+            elif task == "metric_wise":
+                what, system = split_unit(qc_unit)
+                dim = parse_rating(what)
+                if dim not in self.dimensions or not label.isdigit():
+                    continue
+                u = unit.get((report_of.get((q, system)), self.dimensions.index(dim)))
+                if u is not None:
+                    ratings[u] = float(label)
+        medals = {}
         for q, report, system in zip(self.m_question, self.m_report, self.m_system, strict=True):
-            label = labels.get((int(q), ""))
-            if label is None:
-                continue
-            medals = dict(part.split("=", 1) for part in label.split(";") if "=" in part)
-            if system in medals and medals[system] in Medal.SCORE:
-                out[int(report)] = Medal.SCORE[medals[system]]
-        return out
+            medal = parse_ranking(rankings.get(int(q), "")).get(system)
+            if medal in Medal.SCORE:
+                medals[int(report)] = Medal.SCORE[medal]
+        return ratings, medals
 
 
-def load_ratings(study_id: int, settings=None) -> RatingsData:
+def load_ratings(study_id: int, settings=None, adjudicated: bool = False) -> RatingsData:
+    """Ratings, medals and judge scores; with ``adjudicated``, the decided metric-wise and
+    medal-ranking adjudications (one more query) mapped by :meth:`RatingsData.adjudicated`."""
     from annotation.models import Medal, ReportRating
     from judges.models import JudgeScore
 
@@ -82,7 +111,7 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
     dimension, dimensions = codes(r[4])
     annotator, annotators = codes(r[2])
     judge, judges = codes(s[0])
-    return RatingsData(
+    data = RatingsData(
         report=ints(r[0]),
         question=ints(r[1]),
         annotator=annotator,
@@ -102,3 +131,10 @@ def load_ratings(study_id: int, settings=None) -> RatingsData:
         judges=judges,
         annotators=annotators,
     )
+    if adjudicated:
+        from .signal import decided
+
+        data.adj_ratings, data.adj_medals = data.adjudicated(
+            decided(study_id, "medal_ranking", "metric_wise")
+        )
+    return data

@@ -18,6 +18,7 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
     """question external id -> {system: medal score} of its adjudicated medal ranking (the
     agreement report's frame names questions by external id). Two queries."""
     from annotation.models import Medal, Question
+    from annotation.quality.labels import parse_ranking
 
     labels = load_adjudicated(study_id, "medal_ranking")
     if not labels:
@@ -26,6 +27,34 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
                     .values_list("id", "external_id"))  # fmt: skip
     out = {}
     for (q, _), label in labels.items():
-        medals = dict(part.split("=", 1) for part in label.split(";") if "=" in part)
+        medals = parse_ranking(label)
         out[external[q]] = {s: Medal.SCORE[m] for s, m in medals.items() if m in Medal.SCORE}
     return out
+
+
+def decided(study_id: int, *tasks: str) -> dict[tuple[str, int, str], str]:
+    """``(task, question id, QC unit) -> adjudicated label`` of ``tasks``, one query, by
+    :func:`annotation.quality.observations.adjudicated_labels`'s rule (every decided request
+    of a unit gave the same label; else the unit has none). A loader maps the QC unit onto
+    its own with the unit parsers of :mod:`annotation.quality.labels` (one declaration)."""
+    from collections import defaultdict
+
+    from annotation.models import AdjudicationRequest
+
+    labels: dict[tuple[str, int, str], set[str]] = defaultdict(set)
+    rows = AdjudicationRequest.objects.filter(
+        study_id=study_id, task__in=tasks, status=AdjudicationRequest.Status.DECIDED
+    ).values_list("task", "question_id", "unit", "label")
+    for task, q, unit, label in rows:
+        labels[(task, q, unit)].add(label)
+    return {u: next(iter(ls)) for u, ls in labels.items() if len(ls) == 1}
+
+
+def number(label: str) -> float | None:
+    """A label as the number an analysis reads: yes 1, no 0, a digit its value; None else."""
+    if label in ("yes", "no"):
+        return float(label == "yes")
+    try:
+        return float(label)
+    except ValueError:
+        return None

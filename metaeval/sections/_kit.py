@@ -53,20 +53,3 @@ def intervals_figure(rows: list[tuple[str, dict | None]], xlabel: str, title: st
     as inline SVG (:mod:`metaeval.svg`) and the downloads with matplotlib: a section's
     ``FigureSpec.draw`` returns it as it is."""
     return charts.intervals(rows, xlabel, title, xlim)
-
-
-def unread_adjudications(analysis, result, *tasks: str):
-    """With the ``adjudicated`` human signal, a section whose label kind's adjudications it
-    does not map yet says how many decided ones it left unread (one query; ANALYSES §0):
-    never silently ignored."""
-    signal = (result or {}).get("human_signal") if isinstance(result, dict) else None
-    if analysis.options.human_signal != "adjudicated" or not signal:
-        return result
-    from annotation.models import AdjudicationRequest
-
-    n = AdjudicationRequest.objects.filter(study_id=analysis.study_id, task__in=tasks,
-                                           status=AdjudicationRequest.Status.DECIDED).count()  # fmt: skip
-    signal["unread_adjudications"] = n
-    if n:
-        signal["note"] += f" {n} decided adjudication(s) of {', '.join(tasks)} not read."
-    return result

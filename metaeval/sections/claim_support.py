@@ -15,8 +15,10 @@ BLOCKS = ("claim_support", "citation_support")
 
 
 def claim_data(analysis):
+    adjudicated = analysis.options.human_signal == "adjudicated"
     return _kit.loaded(analysis, "claims",
-                       lambda: load_claims(analysis.study_id, _kit.settings(analysis)))  # fmt: skip
+                       lambda: load_claims(analysis.study_id, _kit.settings(analysis),
+                                           adjudicated))  # fmt: skip
 
 
 def _compute(analysis):
@@ -26,7 +28,7 @@ def _compute(analysis):
     out = analyse_claims(claim_data(analysis), exclude_system=excluded,
                          rounds=_kit.rounds(analysis), seed=analysis.options.seed,
                          signal=analysis.options.human_signal)  # fmt: skip
-    return _kit.unread_adjudications(analysis, out, "claim_check")
+    return out
 
 
 def _rows(result):

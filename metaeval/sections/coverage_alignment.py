@@ -18,8 +18,10 @@ LABELS = range(5)
 
 
 def coverage_data(analysis):
+    adjudicated = analysis.options.human_signal == "adjudicated"
     return _kit.loaded(analysis, "coverage",
-                       lambda: load_coverage(analysis.study_id, _kit.settings(analysis)))  # fmt: skip
+                       lambda: load_coverage(analysis.study_id, _kit.settings(analysis),
+                                             adjudicated))  # fmt: skip
 
 
 def _compute(analysis):
@@ -28,7 +30,7 @@ def _compute(analysis):
     out = analyse_coverage(coverage_data(analysis), rounds=_kit.rounds(analysis),
                            seed=analysis.options.seed, by_field=True,
                            signal=analysis.options.human_signal)  # fmt: skip
-    return _kit.unread_adjudications(analysis, out, "rubric_coverage")
+    return out
 
 
 def _judge_rows(result):

@@ -37,11 +37,12 @@ def _compute(analysis):
     if not (_kit.has(DeepScholarLabel, sid)
             or JudgeDeepScholarLabel.objects.filter(question__study_id=sid).exists()):  # fmt: skip
         return None
-    data = load_deepscholar(sid, _kit.settings(analysis))
+    signal = analysis.options.human_signal
+    data = load_deepscholar(sid, _kit.settings(analysis), signal == "adjudicated")
     out = analyse_deepscholar(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
-                              signal=analysis.options.human_signal)  # fmt: skip
+                              signal=signal)  # fmt: skip
     out["human_labels"] = {k: int(data.n_human.get(k, 0)) for k in KINDS}
-    return _kit.unread_adjudications(analysis, out, *KINDS)
+    return out
 
 
 def _tables(result, entry):

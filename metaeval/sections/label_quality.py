@@ -12,8 +12,10 @@ from .base import FigureSpec, Section, register
 
 
 def quality_data(analysis):
+    adjudicated = analysis.options.human_signal == "adjudicated"
     return _kit.loaded(analysis, "quality",
-                       lambda: load_quality(analysis.study_id, _kit.settings(analysis)))  # fmt: skip
+                       lambda: load_quality(analysis.study_id, _kit.settings(analysis),
+                                            adjudicated))  # fmt: skip
 
 
 def _compute(analysis):
@@ -30,7 +32,7 @@ def _compute(analysis):
     signal = raw.pop("human_signal", None)
     out = {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}
     out = out if signal is None else out | {"human_signal": signal}
-    return _kit.unread_adjudications(analysis, out, "query_quality", "rubric_item_quality")
+    return out
 
 
 def _tables(result, entry):

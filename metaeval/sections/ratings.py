@@ -7,7 +7,6 @@ from annotation.models import ReportRating
 from ..analyses.followups import analyse_ratings
 from ..analysis_schema import RatingsAnalysisSerializer
 from ..loaders.ratings import load_ratings
-from ..loaders.signal import load_adjudicated
 from . import _kit
 from .base import FigureSpec, Section, register
 
@@ -15,12 +14,9 @@ from .base import FigureSpec, Section, register
 def _compute(analysis):
     if not _kit.has(ReportRating, analysis.study_id):
         return None
-    data = load_ratings(analysis.study_id, _kit.settings(analysis))
     signal = analysis.options.human_signal
-    medals = (data.adjudicated_medals(load_adjudicated(analysis.study_id, "medal_ranking"))
-              if signal == "adjudicated" else None)  # fmt: skip
-    out = analyse_ratings(data, signal=signal, adjudicated_medals=medals)
-    return _kit.unread_adjudications(analysis, out, "metric_wise")
+    data = load_ratings(analysis.study_id, _kit.settings(analysis), signal == "adjudicated")
+    return analyse_ratings(data, signal=signal)
 
 
 def _tables(result, entry):

@@ -36,7 +36,7 @@ def _compute(analysis):
         credits[(judge, "binary")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
         clusters = q
     out["judge_differences"] = judge_differences(credits, clusters, rounds, seed) if credits else []
-    return _kit.unread_adjudications(analysis, out, "rubric_coverage")
+    return out
 
 
 def _tables(result, entry):

@@ -14,11 +14,13 @@ from .base import FigureSpec, Section, register
 def _compute(analysis):
     if not _kit.has(RubricComparison, analysis.study_id):
         return None
-    data = load_rubric_comparisons(analysis.study_id, _kit.settings(analysis))
+    signal = analysis.options.human_signal
+    data = load_rubric_comparisons(analysis.study_id, _kit.settings(analysis),
+                                   signal == "adjudicated")  # fmt: skip
     out = analyse_rubric_comparison(data, rounds=max(_kit.rounds(analysis), 1000),
                                     seed=analysis.options.seed,
-                                    signal=analysis.options.human_signal)  # fmt: skip
-    return _kit.unread_adjudications(analysis, out, "rubric_comparison")
+                                    signal=signal)  # fmt: skip
+    return out
 
 
 def _tables(result, entry):

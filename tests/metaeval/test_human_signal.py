@@ -150,12 +150,13 @@ def test_researchqa_pairwise_judge_accuracy_and_leaderboard(world):
 
 def test_coverage_alignment(world):
     """0–4 exact, j1 4 then 3: each 3 of 5; majority q0 (4) only, q1 (2, 3) ties: 1 of 1;
-    coverage adjudications are not read yet: adjudicated = majority, and the note says so."""
+    the world has no coverage adjudication: adjudicated = majority (one that moves the
+    figure: tests/metaeval/test_adjudication_map.py)."""
     study, _ = world
     got = _by_mode(study, "coverage_alignment", lambda r: r["judges"][0]["all"]["exact"]["value"])
     assert got == {None: 0.6, "each": 0.6, "majority": 1.0, "adjudicated": 1.0}
-    note = _result(study, "coverage_alignment", "adjudicated")["human_signal"]["note"]
-    assert "not read" in note
+    signal = _result(study, "coverage_alignment", "adjudicated")["human_signal"]
+    assert signal["adjudicated"] == 0 and signal["tied"] == 1
 
 
 def test_researcherbench_binary(world):
@@ -236,7 +237,7 @@ def test_the_analysis_command_takes_the_signal(world):
 def test_deepscholar_table3(world):
     """Nugget importance of one nugget per question, the judge says vital: q0 vital, vital,
     non-vital; q1 vital, non-vital (tie). Each 3 of 5; majority q0 only: 1 of 1. The
-    pairwise and medal adjudications of the world are not DeepScholar ones: none unread."""
+    pairwise and medal adjudications of the world are not DeepScholar ones: none read."""
     from annotation.models import Annotator, DeepScholarLabel, Question
     from judges.models import JudgeDeepScholarLabel
 
@@ -258,12 +259,12 @@ def test_deepscholar_table3(world):
     got = _by_mode(study, "deepscholar_agreement", agreement)
     assert got == {None: 0.6, "each": 0.6, "majority": 1.0, "adjudicated": 1.0}
     signal = _result(study, "deepscholar_agreement", "adjudicated")["human_signal"]
-    assert signal["unread_adjudications"] == 0 and signal["tied"] == 1
+    assert signal["adjudicated"] == 0 and signal["tied"] == 1
 
 
-def test_unread_adjudications_are_counted_in_the_note(world):
-    """A coverage adjudication (QC adjudicates every task type) is not mapped to the
-    analysis's unit yet: the section says so and counts it, never silently."""
+def test_an_adjudication_of_another_task_is_not_read(world):
+    """A section reads only its own task's adjudications: a coverage adjudication leaves
+    the claim-support figures at the majority's."""
     from annotation.models import Annotator, Question
     from tests.builders.signal import decide
 
@@ -271,10 +272,9 @@ def test_unread_adjudications_are_counted_in_the_note(world):
     q = Question.objects.get(study=study, external_id="sq1")
     decide(study, q, "rubric_coverage", "item hybrid:1@alpha", "2",
            Annotator.objects.get(pseudonym="signal-adj"))  # fmt: skip
-    signal = _result(study, "coverage_alignment", "adjudicated")["human_signal"]
-    assert signal["unread_adjudications"] == 1 and "1 decided adjudication" in signal["note"]
-    assert "unread_adjudications" not in _result(study, "coverage_alignment", "majority")[
-        "human_signal"]  # fmt: skip
+    got = _result(study, "claim_support", "adjudicated")
+    assert got["judges"][0]["all"]["claim_support"]["agreement"]["value"] == 1.0
+    assert got["judges"][0]["human_signal"]["claim_support"]["adjudicated"] == 0
 
 
 def test_iaa_says_the_signal_does_not_apply(world):
@@ -328,15 +328,17 @@ def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
 
 
 def test_every_signal_reads_a_constant_number_of_queries(db):
-    """The adjudicated signal adds one query (two for the medal-ranking report), whatever
-    the study's size; the figures of a doubled study are the same."""
+    """The adjudicated signal adds one query per section (its loader's decided
+    adjudications; two for the medal-ranking report), whatever the study's size; the
+    figures of a doubled study are the same."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     small, _ = signal_world("small")
     large, _ = signal_world("large", copies=2)
-    keys = ("agreement", "researchqa_pairwise", "coverage_alignment", "claim_support",
-            "label_quality", "ratings", "rubric_comparison")  # fmt: skip
+    keys = ("agreement", "researchqa_pairwise", "coverage_alignment", "researcherbench",
+            "claim_support", "label_quality", "ratings", "rubric_comparison")  # fmt: skip
+    per_mode = {}
     for mode in MODES:
         counts, figures = [], []
         for study in (small, large):
@@ -346,3 +348,5 @@ def test_every_signal_reads_a_constant_number_of_queries(db):
             figures.append(got["researchqa_pairwise"]["judges"][0]["accuracy"]["value"])
         assert counts[0] == counts[1], mode
         assert figures[0] == figures[1], mode
+        per_mode[mode] = counts[0]
+    assert per_mode["adjudicated"] == per_mode["majority"] + len(keys) + 1
