@@ -77,7 +77,7 @@ def test_home_to_report_and_selectors(login, researcher_user, demo, shot):
     assert_matches(page, command_json(demo, "--ties", "partial", "--expert-agreed"))
     page.uncheck("#opt-expert-agreed")
 
-    page.get_by_label("baseline-llm").uncheck()
+    page.get_by_role("checkbox", name="baseline-llm").uncheck()
     page.wait_for_url("**systems=**", timeout=SLOW)
     expect(page.locator('#table-system tr[data-system="baseline-llm"]')).to_have_count(
         0, timeout=SLOW
