@@ -42,13 +42,14 @@ from .pipeline import (
     rows_of,
     run,
 )
+from .stats import signal as signal_stats
 from .stats.calibration import MATCH_RATE, MAX_ACCURACY
 
 CALIBRATIONS = {"match-rate": MATCH_RATE, "max-accuracy": MAX_ACCURACY}
 COMPAT_MODES = tuple(compat_mode.MODES)
 #: The human signal an analysis reads (issues 16, 17; docs/ANALYSES.md §0). None: each
 #: section's own definition, the one the paper's figure uses (so every figure is as before).
-HUMAN_SIGNALS = ("each", "majority", "adjudicated")
+HUMAN_SIGNALS = signal_stats.MODES  # declared once, with the rule (metaeval.stats.signal)
 
 Progress = Callable[[float], None]
 
