@@ -248,6 +248,17 @@ def test_export_format_command_writes_what_import_reads(tmp_path):
     )
 
 
+def test_export_format_command_refuses_a_missing_required_option_naming_its_flag(tmp_path):
+    """The command checks options with the one check of every export (writer_options)."""
+    from django.core.management.base import CommandError
+
+    run("reports", DATA / "scholarqa_reports.json", study="A", format="scholarqa", system="sqa")
+    with pytest.raises(CommandError, match="--system: required"):
+        call_command("export_format", "reports", "researchqa", study="A", out=str(tmp_path),
+                     stderr=io.StringIO())  # fmt: skip
+    assert not list(tmp_path.iterdir())
+
+
 # --- One declaration: the registry reaches every consumer ------------------------------------
 
 

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import progress
 from annotation.importers import format_of
 from annotation.importers.base import ImportFailed
+from annotation.importers.downloads import ExportRefused, writer_options
 from annotation.importers.registry import KINDS, writable
 from annotation.study_lookup import find_study
 
@@ -50,12 +51,14 @@ class Command(BaseCommand):
             raise CommandError(str(exc.problems[0].message)) from exc
         if fmt.dump is None:
             raise CommandError(f"{fmt.kind} {fmt.name} is read only: it has no writer")
-        given = {o.name: options.get(o.name) for o in fmt.dump_options}
-        missing = [o.flag for o in fmt.dump_options if o.required and not given[o.name]]
-        if missing:
-            raise CommandError(f"{fmt.kind} {fmt.name} needs {', '.join(missing)}")
+        try:  # the one option check of every export (the API's and the page's too)
+            given = writer_options(fmt, {o.name: options.get(o.name) for o in fmt.dump_options})
+        except ExportRefused as refused:
+            flags = {o.name: o.flag for o in fmt.dump_options}
+            named = "; ".join(f"{flags.get(f, f)}: {m}" for f, m in refused.problems)
+            raise CommandError(f"{fmt.kind} {fmt.name}: {named}") from None
         study = find_study(options["study"])
-        files = fmt.dump(study, **{k: v for k, v in given.items() if v is not None})
+        files = fmt.dump(study, **given)
         if options["out"]:
             out = Path(options["out"])
             for name, text in files.items():
