@@ -66,13 +66,18 @@ def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]
     return dict(out)
 
 
-def adjudicated_labels(study) -> dict[Unit, str]:
+def adjudicated_labels(study, tasks: tuple[str, ...] | None = None) -> dict[Unit, str]:
     """unit -> adjudicated label, where every decided request of the unit gave the same one
-    (two annotators adjudicating their own disagreement and still disagreeing: no label)."""
+    (two annotators adjudicating their own disagreement and still disagreeing: no label).
+    ``tasks``: only these tasks' requests (every task's when None). One query."""
     labels: dict[Unit, set[str]] = defaultdict(set)
     decided = AdjudicationRequest.objects.filter(
         study=study, status=AdjudicationRequest.Status.DECIDED
     )
-    for r in decided:
-        labels[(r.task, r.question_id, r.unit)].add(r.label)
+    if tasks is not None:
+        decided = decided.filter(task__in=tasks)
+    for task, question_id, unit, label in decided.values_list(
+        "task", "question_id", "unit", "label"
+    ):
+        labels[(task, question_id, unit)].add(label)
     return {u: next(iter(ls)) for u, ls in labels.items() if len(ls) == 1}

@@ -10,8 +10,9 @@ def load_adjudicated(study_id: int, task: str) -> dict[tuple[int, str], str]:
     canonical labels: pairwise units are ``SysA~SysB``, medal rankings ``""``)."""
     from annotation.quality.observations import adjudicated_labels
 
-    return {(q, unit): label for (t, q, unit), label in adjudicated_labels(study_id).items()
-            if t == task}  # fmt: skip
+    return {
+        (q, unit): label for (_t, q, unit), label in adjudicated_labels(study_id, (task,)).items()
+    }
 
 
 def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
@@ -33,21 +34,13 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
 
 
 def decided(study_id: int, *tasks: str) -> dict[tuple[str, int, str], str]:
-    """``(task, question id, QC unit) -> adjudicated label`` of ``tasks``, one query, by
-    :func:`annotation.quality.observations.adjudicated_labels`'s rule (every decided request
+    """``(task, question id, QC unit) -> adjudicated label`` of ``tasks`` in one query:
+    :func:`annotation.quality.observations.adjudicated_labels` itself (every decided request
     of a unit gave the same label; else the unit has none). A loader maps the QC unit onto
     its own with the unit parsers of :mod:`annotation.quality.labels` (one declaration)."""
-    from collections import defaultdict
+    from annotation.quality.observations import adjudicated_labels
 
-    from annotation.models import AdjudicationRequest
-
-    labels: dict[tuple[str, int, str], set[str]] = defaultdict(set)
-    rows = AdjudicationRequest.objects.filter(
-        study_id=study_id, task__in=tasks, status=AdjudicationRequest.Status.DECIDED
-    ).values_list("task", "question_id", "unit", "label")
-    for task, q, unit, label in rows:
-        labels[(task, q, unit)].add(label)
-    return {u: next(iter(ls)) for u, ls in labels.items() if len(ls) == 1}
+    return adjudicated_labels(study_id, tasks)
 
 
 def number(label: str) -> float | None:
