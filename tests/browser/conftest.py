@@ -83,3 +83,23 @@ def shot(request):
         return path
 
     return _shot
+
+
+@pytest.fixture
+def demo(settings, researcher_user):
+    """The demo study, read by a researcher of it (a researcher reads only their studies),
+    with the report cache empty before and after. DEBUG while the demo is built, as
+    ``make run`` builds it."""
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    from annotation.models import Study
+
+    cache.clear()
+    settings.DEBUG = True
+    call_command("demo", verbosity=0)
+    settings.DEBUG = False
+    study = Study.objects.get()
+    study.researchers.add(researcher_user)
+    yield study
+    cache.clear()

@@ -6,28 +6,12 @@ import json
 import os
 
 import pytest
-from django.core.cache import cache
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
-
-from annotation.models import Study
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SLOW = 60_000
-
-
-@pytest.fixture
-def demo(settings, researcher_user):
-    cache.clear()
-    settings.DEBUG = True
-    call_command("demo", verbosity=0)
-    settings.DEBUG = False
-    study = Study.objects.get()
-    study.researchers.add(researcher_user)
-    yield study
-    cache.clear()
 
 
 def test_a_researcher_downloads_researchqa_responses_from_the_panel(login, researcher_user, demo):

@@ -6,27 +6,11 @@ import os
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from django.core.cache import cache
-from django.core.management import call_command
 from playwright.sync_api import expect
-
-from annotation.models import Study
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SLOW = 60_000
-
-
-@pytest.fixture
-def demo(settings, researcher_user):
-    cache.clear()
-    settings.DEBUG = True
-    call_command("demo", verbosity=0)
-    settings.DEBUG = False
-    study = Study.objects.get()
-    study.researchers.add(researcher_user)
-    yield study
-    cache.clear()
 
 
 def query_of(page, selector: str) -> dict:

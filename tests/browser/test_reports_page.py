@@ -6,11 +6,9 @@ import json
 import os
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from annotation.models import Study
 from metaeval import views
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
@@ -18,18 +16,6 @@ from metaeval.reports import ReportOptions, agreement_report
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SLOW = 60_000  # a new selection computes the report and draws its figures
-
-
-@pytest.fixture
-def demo(settings, researcher_user):
-    cache.clear()
-    settings.DEBUG = True
-    call_command("demo", verbosity=0)
-    settings.DEBUG = False
-    study = Study.objects.get()
-    study.researchers.add(researcher_user)  # a researcher reads only their studies
-    yield study
-    cache.clear()
 
 
 def command_json(study, *args) -> dict:
