@@ -187,12 +187,36 @@
     });
   }
 
-  // On load: answers kept from an earlier visit that the server never got. After htmx has
-  // set up the form (its DOMContentLoaded handler), so the restored answers autosave.
+  // On load: answers typed before this script ran (the page shows its form before its
+  // deferred scripts run, so a fast typist or a slow connection can get there first; htmx
+  // did not hear those inputs), then answers kept from an earlier visit that the server
+  // never got. After htmx has set up the form (its DOMContentLoaded handler), so both
+  // autosave.
+  function onReady() { typedBeforeReady(); restoreKept(); }
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => setTimeout(restoreKept, 0));
+    document.addEventListener("DOMContentLoaded", () => setTimeout(onReady, 0));
   } else {
-    setTimeout(restoreKept, 0);
+    setTimeout(onReady, 0);
+  }
+
+  // A field whose value differs from the one the server rendered was edited before the
+  // listeners were there: an edit like any other (the form is dirty, kept and autosaved).
+  function typedBeforeReady() {
+    const edited = [...form.elements].find((el) => {
+      if (!el.name || NOT_ANSWERS.includes(el.name)) return false;
+      if (el.type === "radio" || el.type === "checkbox") return el.checked !== el.defaultChecked;
+      if (el.tagName === "SELECT") {
+        const rendered = [...el.options].some((o) => o.defaultSelected);
+        return [...el.options].some((o, i) =>
+          o.selected !== (rendered ? o.defaultSelected : !el.multiple && el.size <= 1 && i === 0));
+      }
+      if (el.tagName === "TEXTAREA" || el.tagName === "INPUT") {
+        return el.type !== "hidden" && !["button", "submit", "file"].includes(el.type) &&
+          el.value !== el.defaultValue;
+      }
+      return false;
+    });
+    if (edited) edited.dispatchEvent(new Event("input", { bubbles: true }));
   }
   const NOT_ANSWERS = ["csrfmiddlewaretoken", "version", "client", "resume"];
   function answers() {

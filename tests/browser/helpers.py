@@ -12,5 +12,8 @@ def wait_saved(page, version: int | None = None):
 
 
 def press_keys(page, *keys: str):
+    """Press ``keys`` once the page's scripts have run: a link's click returns when the next
+    page is committed, before its deferred scripts (annotate.js's shortcuts) are there."""
+    page.wait_for_load_state()
     for key in keys:
         page.keyboard.press(key)

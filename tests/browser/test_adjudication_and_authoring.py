@@ -54,6 +54,7 @@ def test_adjudication_complete_with_a_reload_in_the_middle(
     page.goto(reverse("annotate:queue"))
     row = page.locator("tr", has_text="Relevance adjudication")
     row.get_by_role("link").click()
+    page.wait_for_load_state()  # the task page's scripts have run
     expect(page.locator(".task-kind")).to_have_text("Relevance adjudication")
     expect(page.locator("section.adj-card")).to_have_count(6)
     first = card(page, 1)
@@ -112,6 +113,7 @@ def test_authoring_complete_with_a_reload_in_the_middle(login, annotator_user, a
     page = login(annotator_user).new_page()
     page.goto(reverse("annotate:queue"))
     page.get_by_role("link", name="Write new questions in your field").click()
+    page.wait_for_load_state()  # the task page's scripts have run
     expect(page.get_by_role("heading", name="Write new research questions")).to_be_visible()
     q1 = page.get_by_role("group", name="Question 1")
     q1.get_by_label("Question", exact=True).fill(
@@ -195,5 +197,6 @@ def test_two_tabs_conflict(login, annotator_user, adjudication, authoring, task,
     shot(second, "conflict")
     assert DraftVersion.objects.filter(assignment=assignment).count() == 1
     second.get_by_role("link", name="Reload the page").click()
+    second.wait_for_load_state()  # the task page's scripts have run
     if task == "question_authoring":
         expect(second.locator("#aq-1-text")).to_have_value("First tab's question?")

@@ -117,3 +117,21 @@ def test_a_reload_while_saves_fail_restores_the_input_and_keeps_retrying(
     wait_saved(page, 2)
     assert draft_answers(assignment)[1]["reasoning"] == "Typed while the server was away."
     assert kept(page) is None
+
+
+def test_answers_given_before_the_scripts_ran_are_saved(login, annotator_user, assignment):
+    """The form shows before its deferred scripts run (a slow connection, a fast typist):
+    what was entered in between is an edit like any other once they run, not lost."""
+    page = login(annotator_user).new_page()
+    held = []
+    # annotate.js is not answered until the answers are in
+    page.route("**/js/annotate*.js", lambda route: held.append(route))
+    page.goto(reverse("annotate:task", args=[assignment.pk]), wait_until="commit")
+    medal(page, "A", "Gold").check()
+    page.get_by_label("Ranking reasoning").fill("Typed before the page was ready.")
+    assert not page.locator("#task-form").get_attribute("data-state")  # no script ran yet
+    held[0].continue_()
+    wait_saved(page, 1)
+    version, answers = draft_answers(assignment)
+    assert version == 1 and list(answers["medals"].values()) == ["gold"]
+    assert answers["reasoning"] == "Typed before the page was ready."

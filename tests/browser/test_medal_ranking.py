@@ -74,6 +74,7 @@ def test_complete_with_a_reload_in_the_middle(
     page.goto(reverse("annotate:queue"))
     shot(page, "queue")
     page.get_by_role("link", name="How do fine-tuning").click()
+    page.wait_for_load_state()  # the task page's scripts have run
     expect(page.get_by_text("Query 1 of 1")).to_be_visible()
     # sanitized: the hostile report's script and handlers never ran
     assert page.evaluate("window.__pwned") is None
@@ -154,6 +155,7 @@ def test_two_tabs_conflict(login, annotator_user, assignment, shot):
     shot(second, "conflict")
     assert list(DraftVersion.objects.values_list("version", flat=True)) == [1]
     second.get_by_role("link", name="Reload the page").click()
+    second.wait_for_load_state()  # the task page's scripts have run
     expect(second.get_by_role("group", name="Report A").get_by_label("Gold")).to_be_checked()
 
 

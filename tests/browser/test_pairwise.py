@@ -22,6 +22,7 @@ def test_complete_with_a_reload_in_the_middle(login, annotator_user, assignment,
     page = login(annotator_user).new_page()
     page.goto(reverse("annotate:queue"))
     page.get_by_role("link", name="How do fine-tuning").click()
+    page.wait_for_load_state()  # the task page's scripts have run
     pair = page.get_by_role("group", name="1. Report A (left) vs Report B (right)")
     pair.get_by_label("Report B better").check()
     wait_saved(page)

@@ -88,6 +88,7 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     qual = Assignment.objects.get(annotator=ann.annotator, question=q1)
     assert work.locator(f"a[href='{reverse('annotate:task', args=[real.pk])}']").count() == 0
     work.get_by_role("link", name="How do fine-tuning").click()
+    work.wait_for_load_state()  # the task page's scripts have run
     assert work.url.endswith(reverse("annotate:task", args=[qual.pk]))
     qual.refresh_from_db()
     answer(work, qual, S0, "Qualification: A is better.")
@@ -128,6 +129,7 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     judge = login(expert).new_page()
     judge.goto(reverse("home"))
     judge.get_by_test_id("adjudications-waiting").get_by_role("link").click()
+    judge.wait_for_load_state()  # the task page's scripts have run
     expect(judge.locator("section.adjudication")).to_contain_text("Report A")
     expect(judge.locator("body")).not_to_contain_text("SecretSystem")
     judge.get_by_label("Report B is better").check()

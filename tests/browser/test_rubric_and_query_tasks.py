@@ -123,6 +123,7 @@ def test_query_quality_complete_with_reload_and_keyboard(login, annotator_user, 
     page = login(annotator_user).new_page()
     page.goto(reverse("annotate:queue"))
     page.get_by_role("link", name="How do fine-tuning").click()
+    page.wait_for_load_state()  # the task page's scripts have run
     page.get_by_role("group", name="Clarity").get_by_label("1").focus()
     press_keys(page, "4", "Tab", "5")
     wait_saved(page)
