@@ -429,7 +429,11 @@ class ReportViewSet(RoleViewSet):
         )
 
     def scope_for_annotator(self, queryset, annotator):
-        return queryset.filter(id__in=visible_reports(annotator).values("id"))
+        # A list of one question's reports reads only that question's assignments (a
+        # malformed id is refused by apply_filters, as for every filter).
+        raw = self.request.query_params.get("question") if self.action == "list" else None
+        question = int(raw) if raw and raw.isdigit() else None
+        return queryset.filter(id__in=visible_reports(annotator, question).values("id"))
 
 
 class AnnotatorViewSet(RoleViewSet):

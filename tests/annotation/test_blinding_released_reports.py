@@ -196,9 +196,15 @@ def test_no_annotator_visible_byte_of_a_released_report_identifies_its_system(
         body = response.json()
         rows = body["results"] if isinstance(body, dict) else body
         seen.update(row["public_id"] for row in rows)
+        # One search per field of a response, over its strings joined by newlines: joining
+        # can only add a match across two strings (none of the patterns' words end or start
+        # at a newline), never hide one.
+        by_field: dict[str | None, list[str]] = {}
         for field, value in _json_strings(body):
+            by_field.setdefault(field, []).append(value)
+        for field, values in by_field.items():
             kind = "evidence" if field == "snippets" else "content" if field else ""
-            problems += _problems(f"API q{q} {field}", value, kind)
+            problems += _problems(f"API q{q} {field}", "\n".join(values), kind)
     assert seen == {r.public_id for r in reports}
 
     # The task pages of every fourth question (every page renders the same way; the

@@ -5,6 +5,7 @@ and its figure changes when a judgment is added."""
 import csv
 import io
 import json
+import re
 
 from django.core.cache import cache
 from django.core.management import call_command
@@ -57,6 +58,18 @@ def svg(client, study, name: str, query: str = "") -> bytes:
     got = client.get(reverse("metaeval:figure", args=[study.pk, name, "svg"]) + query)
     assert got.status_code == 200 and b"<svg" in got.content, got.status_code
     return got.content
+
+
+def page_figures(client, study, query: str = "") -> dict[str, str]:
+    """Every figure drawn on the report page (inline SVG), by name: one page GET for all of
+    them, where the figure download draws one per request with matplotlib. The report cache
+    is not cleared (see :func:`svg`)."""
+    got = client.get(reverse("metaeval:report", args=[study.pk]) + query)
+    assert got.status_code == 200, got.status_code
+    return dict(FIGURE.findall(got.content.decode()))
+
+
+FIGURE = re.compile(r'<figure class="report-figure" id="figure-([\w-]+)"[^>]*>(.*?)</figure>', re.S)
 
 
 def everywhere(client, study, key: str, table: str, figure: str, query: str = "") -> dict:

@@ -13,7 +13,7 @@ from metaeval.sections.deepscholar import figure_name
 from tests.builders.content import make_study
 from tests.builders.deepscholar import QUESTIONS, synthetic_study
 
-from .section_checks import assert_typed, command, everywhere, svg
+from .section_checks import assert_typed, command, everywhere, page_figures, svg
 
 pytestmark = pytest.mark.django_db
 
@@ -48,13 +48,20 @@ def test_each_kind_figure_moves_with_an_expert_label_of_its_kind(client, researc
     study.researchers.add(researcher_user)
     client.force_login(researcher_user)
     second = Annotator.objects.create(pseudonym="second-expert")
-    before = {k: svg(client, study, figure_name(k)) for k in LABELS}
+    names = {k: figure_name(k) for k in LABELS}
+
+    def figures():
+        drawn = page_figures(client, study)
+        assert all("<svg" in drawn[name] for name in names.values()), sorted(drawn)
+        return {k: drawn[name] for k, name in names.items()}
+
+    before = figures()
     for kind in LABELS:
         unit = JudgeDeepScholarLabel.objects.filter(judge__name="gpt-4o", kind=kind).first()
         DeepScholarLabel.objects.create(study=study, annotator=second, question=unit.question,
                                         kind=kind, report=unit.report, unit=unit.unit,
                                         label=LABELS[kind][-1])  # fmt: skip
-        after = {k: svg(client, study, figure_name(k)) for k in LABELS}
+        after = figures()
         moved = {k for k in LABELS if after[k] != before[k]}
         assert moved == {kind}, (kind, moved)
         before = after

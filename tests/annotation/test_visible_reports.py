@@ -1,0 +1,45 @@
+"""An annotator's report list, whole and of one question (``?question=``): the one-question
+list reads only that question's assignments, and shows exactly what the whole list shows of
+that question (a pairwise assignment's two of three reports, every report of an assignment
+without an order, nothing of a question not assigned)."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import Assignment
+from annotation.permissions import visible_reports
+from tests.builders.content import make_assignment, make_question, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_one_question_list_equals_the_whole_list_of_that_question(annotator_user):
+    annotator = annotator_user.annotator
+    study = make_study("visible")
+    pair, open_, unassigned = (make_question(study, n_reports=3) for _ in range(3))
+    shown = make_assignment(annotator, pair, "pairwise")
+    shown.report_order = shown.report_order[:2]
+    shown.save()
+    Assignment.objects.filter(pk=make_assignment(annotator, open_, "medal_ranking").pk).update(
+        report_order=[]
+    )
+    expected = {
+        pair.pk: set(shown.report_order),
+        open_.pk: set(open_.reports.values_list("pk", flat=True)),
+        unassigned.pk: set(),
+    }
+    assert set(visible_reports(annotator).values_list("pk", flat=True)) == (
+        expected[pair.pk] | expected[open_.pk]
+    )
+    client = APIClient()
+    client.force_login(annotator_user)
+    public = dict(pair.reports.values_list("public_id", "pk")) | dict(
+        open_.reports.values_list("public_id", "pk")
+    )
+    for question, ids in expected.items():
+        assert set(visible_reports(annotator, question).values_list("pk", flat=True)) == ids
+        got = client.get("/api/reports/", {"question": question, "limit": 50}).json()
+        rows = got["results"] if isinstance(got, dict) else got
+        assert {public[r["public_id"]] for r in rows} == ids, question
+    refused = client.get("/api/reports/", {"question": "first"})
+    assert refused.status_code == 400 and "question" in refused.json()
