@@ -32,8 +32,11 @@ VIEWPORT = {"width": 1280, "height": 800}
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Limits on waiting, not timings: a test waits for what it expects up to these, so a
+    # loaded machine (.ci/run runs the other passes beside this one) slows it, not fails it.
+    expect.set_options(timeout=15_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
@@ -60,7 +63,7 @@ def login(browser, live_server):
                 }
             ]
         )
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)
         contexts.append(context)
         return context
 

@@ -115,7 +115,7 @@ def test_a_study_from_creation_to_the_report(
 
     # 6. the annotator sets a password from the invitation link, logs in, completes a task
     context = browser.new_context(viewport=VIEWPORT, base_url=live_server.url)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(20_000)
     try:
         me = context.new_page()
         me.goto(link)
