@@ -169,7 +169,12 @@ def uses_the_database(item) -> bool:
     """Whether ``item``'s outcome can depend on the database backend: it has the database
     (a ``django_db`` mark or a database fixture, also through another fixture), or its
     module starts processes that inherit DATABASE_URL (``subprocess``), except the
-    packaging tests, whose installed Concord gets a clean environment (its own SQLite)."""
+    packaging tests, whose installed Concord gets a clean environment (its own SQLite), and
+    the tests marked ``backend_independent``, each with its reason (a process on a database
+    of its own, or a subject, such as the text of a page, that a backend cannot change while
+    the same data is read by other tests on both backends)."""
+    if item.get_closest_marker("backend_independent"):
+        return False
     if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(
         getattr(item, "fixturenames", ())
     ):
@@ -194,6 +199,10 @@ def pytest_collection_modifyitems(config, items):
             item, "fixturenames", ()
         ):
             item.add_marker(pytest.mark.xdist_group("celery-worker"))
+    for item in items:
+        marker = item.get_closest_marker("backend_independent")
+        if marker is not None and not (marker.args and str(marker.args[0]).strip()):
+            raise pytest.UsageError(f"{item.nodeid}: backend_independent needs its reason")
     if config.getoption("--database-tests-only"):
         kept = [item for item in items if uses_the_database(item)]
         if len(kept) < len(items):

@@ -153,6 +153,15 @@ def _problems(where: str, text: str, kind: str) -> list[str]:
     return found
 
 
+def test_every_released_report_file_imports_whole(scholarqa_dir):
+    """The import half of the test below, on both backends (.ci/run's SQLite pass too)."""
+    assert len(import_release(scholarqa_dir, "Released reports")) == 14
+
+
+@pytest.mark.backend_independent(
+    "what an annotator can read of the imported reports; the import itself runs on both "
+    "backends in the test above"
+)
 def test_no_annotator_visible_byte_of_a_released_report_identifies_its_system(
     scholarqa_dir, annotator_user
 ):

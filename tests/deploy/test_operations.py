@@ -96,6 +96,7 @@ def test_healthz_is_503_naming_the_database_when_it_does_not_answer(transactiona
 # --- static files ----------------------------------------------------------------------------
 
 
+@pytest.mark.backend_independent("a process of its own that makes no query")
 def test_production_collects_hashed_compressed_static_files(tmp_path):
     env = {**PRODUCTION, "STATIC_ROOT": str(tmp_path)}
     collected = manage("collectstatic", "--noinput", **env)
@@ -182,6 +183,7 @@ def test_judge_runs_log_their_start_and_end(db, json_log, llm_server):
     assert records[1]["status"] == "done" and records[1]["seconds"] >= 0
 
 
+@pytest.mark.backend_independent("a process of its own that makes no query")
 def test_production_logs_are_json_lines():
     code = "import logging; logging.getLogger('concord.demo').warning('hello', extra={'n': 3})"
     out = manage("shell", "-c", code, **PRODUCTION)
@@ -193,6 +195,7 @@ def test_production_logs_are_json_lines():
 # --- error tracking --------------------------------------------------------------------------
 
 
+@pytest.mark.backend_independent("a process of its own that makes no query")
 def test_sentry_is_off_unless_configured_and_refused_when_it_cannot_be_honoured():
     code = "import sys; print('SENTRY', 'sentry_sdk' in sys.modules)"
     out = manage("shell", "-c", code)

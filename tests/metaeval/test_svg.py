@@ -200,6 +200,7 @@ PAGE_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.backend_independent("its process makes and uses a SQLite database of its own")
 def test_the_report_page_does_not_import_matplotlib(tmp_path):
     """In a fresh process (this one may have imported matplotlib already): the page and a
     selector change, uncached, draw every figure without loading matplotlib."""

@@ -64,6 +64,9 @@ def test_options_reach_the_downloads(researcher, demo):  # noqa: F811
     }
 
 
+@pytest.mark.backend_independent(
+    "matplotlib drawing figures whose data the other tests of this module read on both backends"
+)
 def test_every_figure_as_svg_and_png(researcher, demo):  # noqa: F811
     for name in ("system", "calibration-preference", "calibration-metric_wise",
                  "confusion-preference", "confusion-metric_wise", "annotator-judge",

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.backend_independent(
+    "production settings and checks in processes of their own, which make no query"
+)
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = {
     "DEBUG": "0",
