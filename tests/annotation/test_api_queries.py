@@ -6,7 +6,8 @@ equal, and under a fixed ceiling checked with pytest-django's ``django_assert_ma
 """
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -15,6 +16,7 @@ from annotation.models import Report
 from studio.api_urls import router
 from tests.annotation.test_permissions import ENDPOINTS
 from tests.builders import world as f
+from tests.builders.users import make_user
 
 #: Session, user, groups, annotator profile, scope, count, rows and their prefetches.
 CEILING = 12
@@ -41,38 +43,55 @@ def with_other_kinds(world) -> None:
         f.other_kinds(a)
 
 
+LISTS = [(b, role) for _, _, b in router.registry for role in ("researcher", "annotator")]
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="module")
+def measured(django_db_setup, django_db_blocker):
+    """Every list's (queries, rows), small world then grown, measured once for the module:
+    building and growing the world for each of the ~50 lists was most of this module's time
+    (issue 14). In a transaction rolled back at the module's end; the tests run in savepoints
+    of it, on the grown world, with the clients logged in here."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHER),
+        transaction.atomic(),
+    ):
+        researcher = make_user("queries_researcher", "researcher")
+        annotator = make_user("queries_annotator", "annotator", annotator=True)
+        other = make_user("queries_other", "annotator", annotator=True)
+        world = f.build_world(annotator, other)
+        world.study.researchers.add(researcher)
+        with_other_kinds(world)
+        clients = {"researcher": APIClient(), "annotator": APIClient()}
+        clients["researcher"].force_login(researcher)
+        clients["annotator"].force_login(annotator)
+        readable = [(b, r) for b, r in LISTS if r == "researcher" or ENDPOINTS[b].annotator_reads]
+        url = {b: reverse(f"{b}-list") for b, _ in LISTS}
+        small = {(b, r): count(clients[r], url[b]) for b, r in readable}
+        f.grow(world, 9)
+        with_other_kinds(world)
+        large = {(b, r): count(clients[r], url[b]) for b, r in readable}
+        yield small, large, clients, url
+        transaction.set_rollback(True)
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("role", ["researcher", "annotator"])
-@pytest.mark.parametrize("basename", [b for _, _, b in router.registry])
-def test_list_queries_do_not_grow(
-    basename,
-    role,
-    researcher_user,
-    annotator_user,
-    other_annotator_user,
-    django_assert_max_num_queries,
-):
+@pytest.mark.parametrize(("basename", "role"), LISTS, ids=[f"{b}-{r}" for b, r in LISTS])
+def test_list_queries_do_not_grow(basename, role, measured, django_assert_max_num_queries):
     if role == "annotator" and not ENDPOINTS[basename].annotator_reads:
         pytest.skip("annotators cannot list this endpoint (test_permissions)")
-    user = researcher_user if role == "researcher" else annotator_user
-    world = f.build_world(annotator_user, other_annotator_user)
-    world.study.researchers.add(researcher_user)
-    with_other_kinds(world)
-    client = APIClient()
-    client.force_login(user)
-    url = reverse(f"{basename}-list")
-
-    small, small_rows = count(client, url)
-    f.grow(world, 9)
-    with_other_kinds(world)
-    large, large_rows = count(client, url)
+    small_measure, large_measure, clients, url = measured
+    small, small_rows = small_measure[basename, role]
+    large, large_rows = large_measure[basename, role]
 
     assert large_rows > small_rows or basename in ("study", "system", "annotator", "judge")
     assert large == small, (
         f"{basename}: {small} queries for {small_rows} rows, {large} for {large_rows}"
     )
     with django_assert_max_num_queries(CEILING):
-        client.get(url)
+        clients[role].get(url[basename])
 
 
 @pytest.mark.django_db
@@ -96,4 +115,4 @@ def test_report_counts_3_vs_30(
         counts.append((n, rows))
     assert [rows for _, rows in counts] == [3, 30]
     assert counts[0][0] == counts[1][0]
-    assert Report.objects.count() == 30
+    assert Report.objects.filter(question__study=s).count() == 30
