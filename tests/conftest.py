@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.users import make_user
+from tests.module_data import module_data
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scholarqa-cs2"
 
@@ -110,45 +111,20 @@ DEMO_STUDY = "Demo: deep-research reports"
 
 @pytest.fixture(scope="module")
 def demo_module(django_db_setup, django_db_blocker):
-    """The demo, loaded once for the whole test module (issue 14): a module whose tests only
-    read it (or write inside their own test transaction) requests this instead of running
-    ``call_command("demo")`` for every test, about 5 s each.
-
-    The demo is loaded inside a transaction that stays open for the module and is rolled
-    back at its end; each test's own transaction (pytest-django's ``db``) is a savepoint
-    inside it, so whatever a test writes is undone before the next test and the next module
-    starts without the demo. Only for modules without transactional or live-server tests:
-    those flush the database, demo included.
-    """
+    """The demo's study id, the demo loaded once for the whole test module (issue 14): a
+    module whose tests only read it (or write inside their own test transaction) requests
+    this instead of running ``call_command("demo")`` for every test, about 5 s each
+    (tests/module_data.py: rolled back at the module's end)."""
     from django.core.management import call_command
-    from django.db import transaction
-    from django.test.utils import override_settings
 
     from annotation.models import Study
 
-    with django_db_blocker.unblock():
-        outer = transaction.atomic()
-        # Marked like TestCase's own class-level atomics, so a durable atomic block inside a
-        # test is still refused only where it would be outside the tests too.
-        outer._from_testcase = True
-        outer.__enter__()
-        try:
-            with override_settings(
-                DEBUG=True,  # the demo loads only with DEBUG on
-                PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
-            ):
-                call_command("demo", verbosity=0)
-            pk = Study.objects.get(name=DEMO_STUDY).pk
-        except BaseException:
-            transaction.set_rollback(True)
-            outer.__exit__(None, None, None)
-            raise
-    try:
-        yield pk
-    finally:
-        with django_db_blocker.unblock():
-            transaction.set_rollback(True)
-            outer.__exit__(None, None, None)
+    def load():
+        call_command("demo", verbosity=0)
+        return Study.objects.get(name=DEMO_STUDY).pk
+
+    # DEBUG: the demo loads only with DEBUG on
+    yield from module_data(django_db_blocker, load, DEBUG=True)
 
 
 def pytest_addoption(parser):

@@ -6,8 +6,7 @@ equal, and under a fixed ceiling checked with pytest-django's ``django_assert_ma
 """
 
 import pytest
-from django.db import connection, transaction
-from django.test import override_settings
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -17,6 +16,7 @@ from studio.api_urls import router
 from tests.annotation.test_permissions import ENDPOINTS
 from tests.builders import world as f
 from tests.builders.users import make_user
+from tests.module_data import module_data
 
 #: Session, user, groups, annotator profile, scope, count, rows and their prefetches.
 CEILING = 12
@@ -44,20 +44,16 @@ def with_other_kinds(world) -> None:
 
 
 LISTS = [(b, role) for _, _, b in router.registry for role in ("researcher", "annotator")]
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(scope="module")
 def measured(django_db_setup, django_db_blocker):
     """Every list's (queries, rows), small world then grown, measured once for the module:
     building and growing the world for each of the ~50 lists was most of this module's time
-    (issue 14). In a transaction rolled back at the module's end; the tests run in savepoints
-    of it, on the grown world, with the clients logged in here."""
-    with (
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHER),
-        transaction.atomic(),
-    ):
+    (issue 14; tests/module_data.py). The tests run on the grown world, with the clients
+    logged in here."""
+
+    def build():
         researcher = make_user("queries_researcher", "researcher")
         annotator = make_user("queries_annotator", "annotator", annotator=True)
         other = make_user("queries_other", "annotator", annotator=True)
@@ -73,8 +69,9 @@ def measured(django_db_setup, django_db_blocker):
         f.grow(world, 9)
         with_other_kinds(world)
         large = {(b, r): count(clients[r], url[b]) for b, r in readable}
-        yield small, large, clients, url
-        transaction.set_rollback(True)
+        return small, large, clients, url
+
+    yield from module_data(django_db_blocker, build)
 
 
 @pytest.mark.django_db

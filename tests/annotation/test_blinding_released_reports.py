@@ -24,6 +24,7 @@ from rest_framework.test import APIClient
 
 from annotation.importers import question_key, run
 from annotation.models import Assignment, Report, Setting, Study
+from tests.module_data import module_data
 
 pytestmark = pytest.mark.django_db
 
@@ -153,9 +154,18 @@ def _problems(where: str, text: str, kind: str) -> list[str]:
     return found
 
 
-def test_every_released_report_file_imports_whole(scholarqa_dir):
+@pytest.fixture(scope="module")
+def release(django_db_setup, django_db_blocker, scholarqa_dir):
+    """The release imported once for both tests (tests/module_data.py)."""
+    yield from module_data(django_db_blocker, lambda: import_release(scholarqa_dir, RELEASE))
+
+
+RELEASE = "Released reports"
+
+
+def test_every_released_report_file_imports_whole(release):
     """The import half of the test below, on both backends (.ci/run's SQLite pass too)."""
-    assert len(import_release(scholarqa_dir, "Released reports")) == 14
+    assert len(release) == 14
 
 
 @pytest.mark.backend_independent(
@@ -163,11 +173,10 @@ def test_every_released_report_file_imports_whole(scholarqa_dir):
     "backends in the test above"
 )
 def test_no_annotator_visible_byte_of_a_released_report_identifies_its_system(
-    scholarqa_dir, annotator_user
+    release, annotator_user
 ):
-    imported = import_release(scholarqa_dir, "Released reports")
-    assert len(imported) == 14  # every file whole, none refused
-    study = Study.objects.get(name="Released reports")
+    assert len(release) == 14  # every file whole, none refused
+    study = Study.objects.get(name=RELEASE)
     study.tasks = [Study.Task.MEDAL_RANKING]
     study.save()
     reports = list(Report.objects.filter(question__study=study).order_by("question_id", "id"))

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from django.db import models, transaction
-from django.test import override_settings
+from django.db import models
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -20,6 +19,7 @@ from judges.models import JudgeScore
 from studio.api_urls import router
 from tests.builders import world as f
 from tests.builders.users import make_user
+from tests.module_data import module_data
 
 
 @dataclass(frozen=True)
@@ -246,21 +246,14 @@ def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(scope="module")
 def shared(django_db_setup, django_db_blocker):
     """The users and the world, built once for the module's ~800 tests instead of once per
-    test (that was a quarter of a second a test, the most expensive module of the suite,
-    issue 14). Built inside a transaction rolled back at the module's end; each test runs in
-    a savepoint of it (pytest-django's ``db``), so whatever a test writes is undone before
-    the next, and :func:`world` reloads the objects a test may have changed in memory."""
-    with (
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHER),
-        transaction.atomic(),
-    ):
+    test (a quarter of a second a test, the most expensive module of the suite, issue 14;
+    tests/module_data.py); :func:`world` reloads the objects a test may have changed in
+    memory."""
+
+    def build():
         users = {
             "anonymous": None,
             "annotator": make_user("annotator_t", "annotator", annotator=True),
@@ -274,8 +267,9 @@ def shared(django_db_setup, django_db_blocker):
         w.others.update(f.other_kinds(w.others["assignment"]))
         # The researcher reads the world's study; the outside researcher was not added.
         w.study.researchers.add(users["researcher"])
-        yield w, users
-        transaction.set_rollback(True)
+        return w, users
+
+    yield from module_data(django_db_blocker, build)
 
 
 def _instances(world) -> list[models.Model]:
