@@ -27,7 +27,7 @@ import logging
 import math
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -39,7 +39,7 @@ from annotation import progress
 from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
-from . import prompts
+from . import llm, pools, prompts
 from .kinds import Job, finalize, kind, report_text, scholarqa_style
 from .llm import ChatClient, LLMConfig, LLMError, cache_key
 from .models import JudgeChunk, JudgeRun, JudgeUnit, LLMResponse
@@ -131,6 +131,11 @@ def open_run(run_id: int, lease: str) -> list[tuple[int, str]] | None:
     if not chunks:
         complete(run_id)
     return chunks
+
+
+def warm() -> None:
+    """Prepare a worker process for its first chunk (:func:`judges.llm.warm`)."""
+    llm.warm()
 
 
 def status_of(run_id: int) -> str:
@@ -324,7 +329,7 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
     shown = progress.bar(pending.count(), f"judge run {run.pk}", "unit")
     writer = _Writer(run, context)
     try:
-        with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
+        with shown, pools.borrowed("judge-calls", limit) as pool:
             while True:
                 if not queue and not exhausted and not stopping and len(inflight) < limit:
                     units = list(pending.filter(pk__gt=last_id).order_by("pk")[:UNIT_CHUNK])
@@ -379,12 +384,18 @@ class _Writer:
     """Writes batches of finished units. On PostgreSQL, on a thread of its own (with its own
     connection) so that calls keep going while a batch commits; one batch at a time, in
     order, each write waiting for the previous one (errors surface in the task). Elsewhere
-    (SQLite, or inside a transaction such as a test's) on the task's thread."""
+    (SQLite, or inside a transaction such as a test's) on the task's thread.
+
+    The thread is borrowed from :mod:`judges.pools` and kept for the next chunk, with its
+    connection as ``CONN_MAX_AGE`` allows (Django's rule for requests: closed when too old
+    or after an error; at ``CONN_MAX_AGE`` 0, after every chunk)."""
+
+    POOL = "judge-writer"
 
     def __init__(self, run: JudgeRun, context: Context):
         self.run, self.context = run, context
         threaded = connection.vendor == "postgresql" and not connection.in_atomic_block
-        self._pool = ThreadPoolExecutor(1, f"judge-run-{run.pk}-writer") if threaded else None
+        self._pool = pools.take(self.POOL, 1) if threaded else None
         self._pending = None
 
     def write(self, batch: list[tuple[Job, Outcome]]) -> None:
@@ -398,19 +409,29 @@ class _Writer:
     def close(self, quiet: bool = False) -> None:
         if self._pool is None:
             return
+        ok = False
         try:
             if self._pending is not None:
                 if quiet:
                     self._pending.exception()  # wait, without raising
                 else:
                     self._pending.result()
+            ok = not quiet
         finally:
-            self._pool.submit(_close_connection).result()  # the writer thread's own
-            self._pool.shutdown()
+            if ok:
+                self._pool.submit(_tidy_connection).result()
+                pools.give_back(self._pool, self.POOL, 1, on_discard=_close_connection)
+            else:
+                pools.discard(self._pool, on_discard=_close_connection)
 
 
 def _close_connection() -> None:
     connection.close()  # resolved on the calling thread: that thread's connection
+
+
+def _tidy_connection() -> None:
+    """What Django does to a connection after a request, on the calling thread's."""
+    connection.close_if_unusable_or_obsolete()
 
 
 def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) -> None:
