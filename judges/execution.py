@@ -39,7 +39,7 @@ from annotation import progress
 from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
-from . import llm, pools, prompts, settle
+from . import llm, pools, prompts, writes
 from .kinds import Job, finalize, kind, report_text, scholarqa_style
 from .llm import ChatClient, LLMConfig, LLMError, cache_key
 from .models import JudgeChunk, JudgeRun, JudgeUnit, LLMResponse
@@ -447,15 +447,15 @@ def _tidy_connection() -> None:
 
 def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) -> None:
     """One transaction for a batch: settle the units that are still pending
-    (:mod:`judges.settle`: a second execution cannot settle them too), cache the new
+    (:mod:`judges.writes`: a second execution cannot settle them too), cache the new
     answers, upsert the results and move the run's counters."""
     now = timezone.now()
     batch = sorted(batch, key=lambda b: b[0].unit.pk)  # one lock order for every writer
     cost = context.config.cost
     with transaction.atomic():
-        settled = settle.settle(
+        settled = writes.settle(
             [
-                settle.Settled(job.unit, o.parsed is not None, o.attempts, o.cached,
+                writes.Settled(job.unit, o.parsed is not None, o.attempts, o.cached,
                                o.prompt_tokens, o.completion_tokens,
                                cost(o.prompt_tokens, o.completion_tokens), o.error)
                 for job, o in batch
@@ -488,7 +488,7 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
             else:
                 errors.append({"unit": unit.key, "error": o.error})
         if answers:
-            LLMResponse.objects.bulk_create(answers.values(), ignore_conflicts=True)
+            writes.upsert(LLMResponse, list(answers.values()), ["key"], None)
         for task, objs in rows.items():
             if objs:
                 kind(task).write(objs)

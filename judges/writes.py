@@ -1,4 +1,5 @@
-"""Settling a batch of finished units in one statement: only those still pending.
+"""The batched writes of judge runs: settling finished units (only those still pending) and
+upserting result rows, each in one statement per batch on PostgreSQL.
 
 The executor (:mod:`judges.execution`) writes finished units in batches. Each unit is
 settled (done or failed, with its attempts, tokens, cost and error) only if it is still
@@ -17,6 +18,7 @@ upserted through the ORM.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -128,3 +130,43 @@ def _settle_orm(batch: list[Settled], now: datetime) -> set[int]:
         batch_size=500,
     )  # fmt: skip
     return pending
+
+
+def upsert(model, rows: list, unique: list[str], update: list[str] | None) -> None:
+    """Insert ``rows`` (unsaved instances of ``model``); on a conflict on ``unique`` set the
+    ``update`` fields (None: keep the existing row). On PostgreSQL one ``INSERT … SELECT
+    FROM unnest(…)`` of one array per column, a statement whose text does not grow with the
+    rows, in place of Django's ``bulk_create`` (its compiling of every value of every row
+    was a third of the batched writes' CPU); elsewhere ``bulk_create``."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        if update is None:
+            model.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
+        else:
+            model.objects.bulk_create(
+                rows, update_conflicts=True, unique_fields=unique, update_fields=update,
+                batch_size=500,
+            )  # fmt: skip
+        return
+    q = connection.ops.quote_name
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    # arrays of the columns' base types: a value too long for a varchar(n) then fails the
+    # insert, as it would through the ORM, instead of being cut by the array's cast
+    types = [re.sub(r"\(.*\)", "", f.db_type(connection)) for f in fields]
+    arrays = [
+        [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows] for f in fields
+    ]
+    target = ", ".join(q(model._meta.get_field(n).column) for n in unique)
+    if update is None:
+        action = "NOTHING"
+    else:
+        columns = [q(model._meta.get_field(n).column) for n in update]
+        action = "UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
+    sql = (
+        f"INSERT INTO {q(model._meta.db_table)} ({', '.join(q(f.column) for f in fields)}) "
+        f"SELECT * FROM unnest({', '.join(f'%s::{t}[]' for t in types)}) "
+        f"ON CONFLICT ({target}) DO {action}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, arrays)
