@@ -72,3 +72,12 @@ def borrowed(name: str, size: int) -> Iterator[ThreadPoolExecutor]:
         pool.shutdown(wait=True)
         raise
     give_back(pool, name, size)
+
+
+def discard_all() -> None:
+    """Shut down every idle pool (their threads end)."""
+    with _lock:
+        idle = [p for ps in _idle.values() for p in ps]
+        _idle.clear()
+    for pool in idle:
+        pool.shutdown(wait=True)
