@@ -6,13 +6,18 @@ server (``tests/judges/fake_llm.py``, instant answers) and times live runs of ev
 its own judge and model name so no answer comes from the cache:
 
 * eager: the run executes in this process (no broker), on SQLite;
-* one worker / two workers: ``--runs`` runs queued at once on Redis, executed by one or two
-  Celery worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
-  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``). Each run is
-  split into chunks of about 100 units, each chunk a task of its own, so two workers share
-  even a single run (``--runs 1``).
+* one worker / two workers: ``--runs`` runs (default 16: 4,912 units, enough for the
+  steady state to outweigh a measurement's fixed costs: the first chunks, the tail of the
+  last one, the last run's finalize) queued at once on Redis, executed by one or two Celery
+  worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
+  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``) but with
+  production's settings (``DEBUG`` off, ``CONN_MAX_AGE`` 60, as in ``compose.yaml``). Each
+  run is split into chunks of about 100 units, each chunk a task of its own, so two workers
+  share even a single run (``--runs 1``).
 
-Units/s = units done / wall time from queueing to the last run done (finalize included).
+Units/s = units done / wall time from queueing to the last run's ``finished_at`` (finalize
+included). The runs are planned (units and chunks created, what a web request does) before
+the clock starts; the workers are started and answering before it too.
 
 The endpoint (``--server``): ``fast`` (default), ``bench/fast_llm.py`` in processes of its
 own (a lean asyncio responder giving the tests' fake server's answers), or ``tests``, the
@@ -20,10 +25,10 @@ tests' fake server (``tests/judges/fake_llm.py``, a ``ThreadingHTTPServer``) in 
 of its own. For each mode the benchmark also prints the CPU time per unit of each party,
 read from ``/proc`` (utime + stime) while the runs go: the worker process(es), the fake
 server's process(es), the PostgreSQL backends of the benchmark's database (sampled every
-0.1 s: a backend that exits loses at most its last 0.1 s) and this process (polling).
-Their sum bounds what the machine's cores can give: units/s ≤ cores × 1000 / total ms.
+``POLL`` s: a backend that exits loses at most its last interval) and this process
+(polling). Their sum bounds what the cores can give: units/s ≤ cores × 1000 / total ms.
 
-    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 4] [--concurrency 16]
+    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 16] [--concurrency 16]
         [--server fast|tests] [--repeat 1]
 
 PostgreSQL and Redis come from ``BENCH_DATABASE_URL`` (default
