@@ -430,7 +430,11 @@ class _Writer:
             ok = not quiet
         finally:
             if ok:
-                self._pool.submit(_tidy_connection).result()
+                try:
+                    self._pool.submit(_tidy_connection).result()
+                except BaseException:
+                    pools.discard(self._pool, on_discard=_close_connection)
+                    raise
                 pools.give_back(self._pool, self.POOL, 1, on_discard=_close_connection)
             else:
                 pools.discard(self._pool, on_discard=_close_connection)
