@@ -6,13 +6,18 @@ server (``tests/judges/fake_llm.py``, instant answers) and times live runs of ev
 its own judge and model name so no answer comes from the cache:
 
 * eager: the run executes in this process (no broker), on SQLite;
-* one worker / two workers: ``--runs`` runs queued at once on Redis, executed by one or two
-  Celery worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
-  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``). Each run is
-  split into chunks of about 100 units, each chunk a task of its own, so two workers share
-  even a single run (``--runs 1``).
+* one worker / two workers: ``--runs`` runs (default 16: 4,912 units, enough for the
+  steady state to outweigh a measurement's fixed costs: the first chunks, the tail of the
+  last one, the last run's finalize) queued at once on Redis, executed by one or two Celery
+  worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
+  ``celery_worker_process`` fixture starts its worker (``tests/worker.py``) but with
+  production's settings (``DEBUG`` off, ``CONN_MAX_AGE`` 60, as in ``compose.yaml``). Each
+  run is split into chunks of about 100 units, each chunk a task of its own, so two workers
+  share even a single run (``--runs 1``).
 
-Units/s = units done / wall time from queueing to the last run done (finalize included).
+Units/s = units done / wall time from queueing to the last run's ``finished_at`` (finalize
+included). The runs are planned (units and chunks created, what a web request does) before
+the clock starts; the workers are started and answering before it too.
 
 The endpoint (``--server``): ``fast`` (default), ``bench/fast_llm.py`` in processes of its
 own (a lean asyncio responder giving the tests' fake server's answers), or ``tests``, the
@@ -20,10 +25,10 @@ tests' fake server (``tests/judges/fake_llm.py``, a ``ThreadingHTTPServer``) in 
 of its own. For each mode the benchmark also prints the CPU time per unit of each party,
 read from ``/proc`` (utime + stime) while the runs go: the worker process(es), the fake
 server's process(es), the PostgreSQL backends of the benchmark's database (sampled every
-0.1 s: a backend that exits loses at most its last 0.1 s) and this process (polling).
-Their sum bounds what the machine's cores can give: units/s ≤ cores × 1000 / total ms.
+``POLL`` s: a backend that exits loses at most its last interval) and this process
+(polling). Their sum bounds what the cores can give: units/s ≤ cores × 1000 / total ms.
 
-    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 4] [--concurrency 16]
+    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 16] [--concurrency 16]
         [--server fast|tests] [--repeat 1]
 
 PostgreSQL and Redis come from ``BENCH_DATABASE_URL`` (default
@@ -36,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -45,12 +51,18 @@ ROOT = Path(__file__).resolve().parents[1]
 PG = "postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench"
 BROKER = "redis://127.0.0.1:6379/6"
 TASKS = ["coverage", "pairwise", "relevance", "citations"]
+#: Seconds between two looks at the runs' status and two CPU samples: the end time is the
+#: runs' own ``finished_at``, so this only bounds how long the benchmark idles after it.
+POLL = 0.5
+#: The workers' settings as in production (compose.yaml): DEBUG off (Django then keeps no
+#: log of every query) and connections kept between tasks for CONN_MAX_AGE seconds.
+WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60"}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="eager,1,2", help="eager, 1 and/or 2 (workers)")
-    parser.add_argument("--runs", type=int, default=4, help="runs queued at once (workers)")
+    parser.add_argument("--runs", type=int, default=16, help="runs queued at once (workers)")
     parser.add_argument("--concurrency", type=int, default=16, help="the judges' concurrency")
     parser.add_argument(
         "--server",
@@ -124,7 +136,11 @@ def child(modes: str, n_runs: int, concurrency: int, server: str, repeat: int) -
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     endpoint = None
     try:
+        from django.db.models import Max
+        from django.utils import timezone
+
         from judges import runs
+        from judges import tasks as queue
         from judges.models import Judge, JudgeRun
         from studio import demo
 
@@ -146,20 +162,26 @@ def child(modes: str, n_runs: int, concurrency: int, server: str, repeat: int) -
             assert run.status == JudgeRun.Status.DONE, run.errors
             return [{"mode": "eager, SQLite", "runs": 1, "units": run.done_units,
                      "seconds": seconds}]  # fmt: skip
+        # the workers run as in production (compose.yaml), not as this debug process
+        os.environ.update(WORKER_ENV, SECRET_KEY=secrets.token_urlsafe(32))
         results = []
         for round_ in range(repeat):
             for mode in modes.split(","):
                 workers = _workers(connection, int(mode))
                 try:
                     judges = [judge(f"bench-{mode}-{round_}-{i}") for i in range(n_runs)]
+                    planned = [runs.create_run(j, study, TASKS) for j in judges]
                     cpu = _CPU(connection, workers, endpoint.pids)
-                    start = time.perf_counter()
-                    ids = [runs.start_run(j, study, TASKS).pk for j in judges]
+                    start = timezone.now()
+                    for run in planned:
+                        queue.queue_run(run.pk, run.lease)
+                    ids = [run.pk for run in planned]
                     active = JudgeRun.objects.filter(pk__in=ids, status__in=["queued", "running"])
                     while active.exists():
-                        time.sleep(0.05)
-                    seconds = time.perf_counter() - start
+                        time.sleep(POLL)
                     used = cpu.stop()
+                    end = JudgeRun.objects.filter(pk__in=ids).aggregate(end=Max("finished_at"))
+                    seconds = (end["end"] - start).total_seconds()
                 finally:
                     from tests import worker
 
@@ -289,7 +311,7 @@ class _CPU:
             self.last[pid] = t
 
     def _loop(self) -> None:
-        while not self._done.wait(0.1):
+        while not self._done.wait(POLL):
             self._sample()
 
     def stop(self) -> dict[str, float]:

@@ -26,10 +26,10 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections import Counter, defaultdict
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from datetime import timedelta
+from queue import Empty, SimpleQueue
 
 from django.db import connection, transaction
 from django.db.models import F
@@ -39,7 +39,7 @@ from annotation import progress
 from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
-from . import prompts
+from . import llm, pools, prompts, writes
 from .kinds import Job, finalize, kind, report_text, scholarqa_style
 from .llm import ChatClient, LLMConfig, LLMError, cache_key
 from .models import JudgeChunk, JudgeRun, JudgeUnit, LLMResponse
@@ -131,6 +131,11 @@ def open_run(run_id: int, lease: str) -> list[tuple[int, str]] | None:
     if not chunks:
         complete(run_id)
     return chunks
+
+
+def warm() -> None:
+    """Prepare a worker process for its first chunk (:func:`judges.llm.warm`)."""
+    llm.warm()
 
 
 def status_of(run_id: int) -> str:
@@ -315,8 +320,9 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
     run = context.run
     limit = client.config.concurrency
     inflight: dict = {}
+    finished: SimpleQueue = SimpleQueue()  # futures, as they finish (their callbacks)
     ready: list[tuple[Job, Outcome]] = []
-    queue: list[Job] = []
+    queue: deque[Job] = deque()
     last_id = 0
     exhausted = stopping = False
     last_flush = last_beat = time.monotonic()
@@ -324,7 +330,7 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
     shown = progress.bar(pending.count(), f"judge run {run.pk}", "unit")
     writer = _Writer(run, context)
     try:
-        with shown, ThreadPoolExecutor(limit, thread_name_prefix=f"judge-run-{run.pk}") as pool:
+        with shown, pools.borrowed("judge-calls", limit) as pool:
             while True:
                 if not queue and not exhausted and not stopping and len(inflight) < limit:
                     units = list(pending.filter(pk__gt=last_id).order_by("pk")[:UNIT_CHUNK])
@@ -337,8 +343,10 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
                             else:
                                 queue.append(job)
                 while queue and not stopping and len(inflight) < limit:
-                    job = queue.pop(0)
-                    inflight[pool.submit(_call, client, job)] = job
+                    job = queue.popleft()
+                    future = pool.submit(_call, client, job)
+                    inflight[future] = job
+                    future.add_done_callback(finished.put)
                 now = time.monotonic()
                 if ready and (
                     len(ready) >= FLUSH_UNITS
@@ -357,10 +365,18 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
                     if stopping or (exhausted and not queue):
                         break
                     continue
-                timeout = FLUSH_EVERY if ready else HEARTBEAT_EVERY
-                done, _ = wait(inflight, timeout=timeout, return_when=FIRST_COMPLETED)
-                for future in done:
+                # one queue of finished futures rather than concurrent.futures.wait, which
+                # installs and removes a waiter on every future in flight at each wake-up
+                try:
+                    future = finished.get(timeout=FLUSH_EVERY if ready else HEARTBEAT_EVERY)
+                except Empty:
+                    continue
+                while future is not None:
                     ready.append((inflight.pop(future), future.result()))
+                    try:
+                        future = finished.get_nowait()
+                    except Empty:
+                        future = None
             if ready:
                 writer.write(ready)
                 shown.update(len(ready))
@@ -379,12 +395,18 @@ class _Writer:
     """Writes batches of finished units. On PostgreSQL, on a thread of its own (with its own
     connection) so that calls keep going while a batch commits; one batch at a time, in
     order, each write waiting for the previous one (errors surface in the task). Elsewhere
-    (SQLite, or inside a transaction such as a test's) on the task's thread."""
+    (SQLite, or inside a transaction such as a test's) on the task's thread.
+
+    The thread is borrowed from :mod:`judges.pools` and kept for the next chunk, with its
+    connection as ``CONN_MAX_AGE`` allows (Django's rule for requests: closed when too old
+    or after an error; at ``CONN_MAX_AGE`` 0, after every chunk)."""
+
+    POOL = "judge-writer"
 
     def __init__(self, run: JudgeRun, context: Context):
         self.run, self.context = run, context
         threaded = connection.vendor == "postgresql" and not connection.in_atomic_block
-        self._pool = ThreadPoolExecutor(1, f"judge-run-{run.pk}-writer") if threaded else None
+        self._pool = pools.take(self.POOL, 1) if threaded else None
         self._pending = None
 
     def write(self, batch: list[tuple[Job, Outcome]]) -> None:
@@ -398,58 +420,68 @@ class _Writer:
     def close(self, quiet: bool = False) -> None:
         if self._pool is None:
             return
+        ok = False
         try:
             if self._pending is not None:
                 if quiet:
                     self._pending.exception()  # wait, without raising
                 else:
                     self._pending.result()
+            ok = not quiet
         finally:
-            self._pool.submit(_close_connection).result()  # the writer thread's own
-            self._pool.shutdown()
+            if ok:
+                try:
+                    self._pool.submit(_tidy_connection).result()
+                except BaseException:
+                    pools.discard(self._pool, on_discard=_close_connection)
+                    raise
+                pools.give_back(self._pool, self.POOL, 1, on_discard=_close_connection)
+            else:
+                pools.discard(self._pool, on_discard=_close_connection)
 
 
 def _close_connection() -> None:
     connection.close()  # resolved on the calling thread: that thread's connection
 
 
+def _tidy_connection() -> None:
+    """What Django does to a connection after a request, on the calling thread's."""
+    connection.close_if_unusable_or_obsolete()
+
+
 def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) -> None:
-    """One transaction for a batch: settle the units that are still pending (locked, so a
-    second execution cannot settle them too), cache the new answers, upsert the results
-    and move the run's counters."""
+    """One transaction for a batch: settle the units that are still pending
+    (:mod:`judges.writes`: a second execution cannot settle them too), cache the new
+    answers, upsert the results and move the run's counters."""
     now = timezone.now()
+    batch = sorted(batch, key=lambda b: b[0].unit.pk)  # one lock order for every writer
+    cost = context.config.cost
     with transaction.atomic():
-        pending = set(
-            JudgeUnit.objects.select_for_update()
-            .filter(pk__in=[job.unit.pk for job, _ in batch], status=JudgeUnit.Status.PENDING)
-            .values_list("pk", flat=True)
-        )
-        batch = [(job, o) for job, o in batch if job.unit.pk in pending]
+        settled = writes.settle(
+            [
+                writes.Settled(job.unit, o.parsed is not None, o.attempts, o.cached,
+                               o.prompt_tokens, o.completion_tokens,
+                               cost(o.prompt_tokens, o.completion_tokens), o.error)
+                for job, o in batch
+            ],
+            now,
+        )  # fmt: skip
+        batch = [(job, o) for job, o in batch if job.unit.pk in settled]
         if not batch:
             return  # another execution settled them first: write nothing
-        units, answers = [], {}
+        answers = {}
         rows: dict[str, list] = defaultdict(list)  # task -> result rows
         totals = Counter()
         errors = []
         for job, o in batch:
             ok = o.parsed is not None
             unit = job.unit
-            cost = context.config.cost(o.prompt_tokens, o.completion_tokens)
-            unit.status = JudgeUnit.Status.DONE if ok else JudgeUnit.Status.FAILED
-            unit.attempts += o.attempts
-            unit.cached = o.cached
-            unit.prompt_tokens += o.prompt_tokens
-            unit.completion_tokens += o.completion_tokens
-            unit.cost += cost
-            unit.error = o.error
-            unit.finished_at = now
-            units.append(unit)
             totals["requests"] += o.attempts
             totals["cache_hits"] += int(o.cached)
             totals["prompt_tokens"] += o.prompt_tokens
             totals["completion_tokens"] += o.completion_tokens
             totals["done_units" if ok else "failed_units"] += 1
-            totals["cost"] += cost
+            totals["cost"] += cost(o.prompt_tokens, o.completion_tokens)
             if ok:
                 if not o.cached:
                     answers[job.key] = LLMResponse(
@@ -459,16 +491,8 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
                 rows[unit.task] += kind(unit.task).rows(context, unit, o.parsed)
             else:
                 errors.append({"unit": unit.key, "error": o.error})
-        # an upsert on the units' own key is one statement per 500 units (bulk_update's
-        # CASE WHEN per row and field costs more than the calls themselves)
-        JudgeUnit.objects.bulk_create(
-            units, update_conflicts=True, unique_fields=["run", "key"],
-            update_fields=["status", "attempts", "cached", "prompt_tokens", "completion_tokens",
-                           "cost", "error", "finished_at"],
-            batch_size=500,
-        )  # fmt: skip
         if answers:
-            LLMResponse.objects.bulk_create(answers.values(), ignore_conflicts=True)
+            writes.upsert(LLMResponse, list(answers.values()), ["key"], None)
         for task, objs in rows.items():
             if objs:
                 kind(task).write(objs)

@@ -40,7 +40,7 @@ from annotation.models import (
     RubricItem,
 )
 
-from . import prompts
+from . import prompts, writes
 from .models import (
     Judge,
     JudgeClaimVerdict,
@@ -207,10 +207,7 @@ class Kind:
         """Store a batch of result rows (inside the executor's transaction): an upsert on
         the natural key ``upsert`` declares."""
         model, unique, update = self.upsert
-        model.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=unique, update_fields=update,
-            batch_size=500,
-        )  # fmt: skip
+        writes.upsert(model, rows, unique, update)
 
     def unit(self, run: JudgeRun, key: str, /, **payload) -> JudgeUnit:
         return JudgeUnit(run=run, task=self.task, key=key, payload=payload)

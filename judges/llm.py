@@ -304,6 +304,13 @@ def make_sdk_client(config: LLMConfig) -> openai.OpenAI:
     return openai.OpenAI(base_url=base, **common)
 
 
+def warm() -> None:
+    """Pay at a worker's start what the first client of a process costs (≈ 60 ms: the
+    certificate store, the SDK's and httpx's lazily built parts) instead of in the first
+    chunk it executes. Nothing is sent."""
+    make_sdk_client(LLMConfig(model="warm-up", base_url="http://127.0.0.1/v1")).close()
+
+
 class ChatClient:
     """``complete(messages)`` with counted retries; thread-safe (the SDK client is)."""
 

@@ -7,8 +7,16 @@ way: :mod:`judges.runs` (the public API) → this module → :mod:`judges.execut
 """
 
 from celery import shared_task
+from celery.signals import worker_process_init
 
 from . import execution
+
+
+@worker_process_init.connect
+def warm_up(**kwargs) -> None:
+    """A worker's process (prefork's children, the solo pool's own) pays at start what the
+    first chunk would (the LLM client's certificate store and lazy imports)."""
+    execution.warm()
 
 
 @shared_task(bind=True, acks_late=True)
