@@ -136,6 +136,7 @@ def report_in_new_process(rounds: int, study: str) -> None:
 
 
 def main() -> None:
+    global STUDY, JUDGE
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=21_000)
     parser.add_argument("--systems", type=int, default=18)
@@ -148,6 +149,11 @@ def main() -> None:
         "--folder", type=Path, help="write the files here (reused when already generated there)"
     )
     parser.add_argument(
+        "--study",
+        help=f"study name (default {STUDY!r}; its judge is named after it): a small study "
+        "beside the full-scale one, to iterate without deleting it",
+    )
+    parser.add_argument(
         "--stages",
         default=",".join(STAGES),
         help=f"comma-separated, among {', '.join(STAGES)} (default: all)",
@@ -158,6 +164,8 @@ def main() -> None:
     if unknown:
         parser.error(f"--stages: unknown {', '.join(unknown)}; use {', '.join(STAGES)}")
 
+    if args.study:
+        STUDY, JUDGE = args.study, f"{args.study}-judge"
     tmp = Path(tempfile.mkdtemp(prefix="concord-coverage-bench-"))
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp / 'bench.sqlite3'}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
@@ -172,7 +180,6 @@ def main() -> None:
     results: list[tuple[str, float, str]] = []
     print(f"database: {os.environ['DATABASE_URL'].split('://')[0]}; {load_average()}")
     if args.report_only:
-        global STUDY
         STUDY = f"{STUDY}-direct"  # beside an imported one, never in its way
         call_command("migrate", verbosity=0)
         for study in Study.objects.filter(name=STUDY):
