@@ -28,6 +28,7 @@ from itertools import combinations
 from django.db import transaction
 from django.db.models import Q
 
+from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.models import (
     Citation,
     CitationAnchor,
@@ -158,7 +159,7 @@ class Evidence:
         labels: dict[int, dict[int, int]] = defaultdict(dict)
         unknown = [rid for rid in questions if rid not in self.known]
         for rid, item_id, label in JudgeCoverage.objects.filter(
-            judge=self.judge, report__in=unknown, label__isnull=False
+            judge=self.judge, report__any_of=unknown, label__isnull=False
         ).values_list("report_id", "item_id", "label") if unknown else ():  # fmt: skip
             labels[rid][item_id] = label
         for rid in questions:
@@ -168,7 +169,7 @@ class Evidence:
             return {}
         items_of: dict[int, set[int]] = defaultdict(set)
         for item_id, qid in RubricItem.objects.filter(
-            rubric__question__in={questions[rid] for rid in labels}
+            rubric__question__any_of={questions[rid] for rid in labels}
         ).values_list("id", "rubric__question_id"):
             items_of[qid].add(item_id)
         out = {}
@@ -721,6 +722,8 @@ class Organization(DeepScholarKind):
     def scores(self, evidence):
         """Writes the organization labels of the reports both of whose orders are judged
         (label rows, not per-report scores)."""
+        if not evidence.has_any(JudgeDeepScholarLabel):
+            return {}
         votes: dict[int, dict[str, tuple]] = defaultdict(dict)
         for qid, rid, order, winner, why in JudgeDeepScholarLabel.objects.filter(
             judge=evidence.judge, kind=ORGANIZATION_VOTE, report__in=evidence.ids
@@ -899,7 +902,7 @@ def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
     an import's finalize sets up to 21,000 scores per file, issue 16); equal ones are left
     alone, a score never set is inserted, a changed one updated."""
     from annotation.importers.base import ImportReport
-    from annotation.importers.common import sync_rows
+    from annotation.importers.common import insert_rows, sync_rows
 
     if not values:
         return
@@ -907,10 +910,14 @@ def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
     ids = sorted({rid for rid, _ in values})
     for i in range(0, len(ids), FINALIZE_CHUNK):
         for pk, rid, metric, value in JudgeScore.objects.filter(
-            judge=judge, report__in=ids[i : i + FINALIZE_CHUNK],
+            judge=judge, report__any_of=ids[i : i + FINALIZE_CHUNK],
             metric__in={m for _, m in values},
         ).values_list("id", "report_id", "metric", "value"):  # fmt: skip
             stored[(rid, metric)] = (pk, (value,))
+    if not stored:  # the reports' first scores: copied straight in, no diff (issue 16)
+        insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"],
+                    [(judge.pk, rid, metric, value, "") for (rid, metric), value in values.items()])  # fmt: skip
+        return
     sync_rows(
         JudgeScore, ImportReport(kind="scores", dry_run=False), stored=stored,
         wanted={key: (value,) for key, value in values.items()}, fields=["value"],
@@ -954,7 +961,7 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     else:
         ids = sorted(set(reports))
         batches = [
-            study_reports.filter(pk__in=ids[i : i + FINALIZE_CHUNK])
+            study_reports.filter(pk__any_of=ids[i : i + FINALIZE_CHUNK])
             for i in range(0, len(ids), FINALIZE_CHUNK)
         ]
     by_question: dict[int, dict[int, int]] = defaultdict(dict)

@@ -41,6 +41,7 @@ import io
 from collections import defaultdict
 from functools import partial
 
+from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
@@ -411,7 +412,7 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
         stored = {
             (rid, item): (pk, (label, covered, why))
             for pk, rid, item, label, covered, why in JudgeCoverage.objects.filter(
-                judge=judge, report_id__in=reports
+                judge=judge, report_id__any_of=reports
             ).values_list("id", "report_id", "item_id", "label", "covered", "rationale")
         }
         if stored:
