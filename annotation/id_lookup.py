@@ -25,7 +25,10 @@ class AnyOf(Lookup):
         if not ids:  # as ``__in`` does: no row, no query
             raise EmptyResultSet
         if connection.vendor == "postgresql":
-            return f"{lhs} = ANY(%s)", [*params, ids]
+            # typed as the column: an int4[] against a bigint column makes the planner
+            # filter row by row through the array instead of probing the index with it
+            kind = self.lhs.output_field.db_type(connection)
+            return f"{lhs} = ANY(%s::{kind}[])", [*params, ids]
         return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", [*params, *ids]
 
 
