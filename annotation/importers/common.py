@@ -382,6 +382,10 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
     prepared = [(i, f, _FINAL.get(f.get_internal_type(), ()))
                 for i, f in enumerate(columns) if f.get_internal_type() not in plain_types]  # fmt: skip
 
+    #: Per prepared column, the last value and its preparation: one object in every row
+    #: (``insert_new``'s timestamp of the insert) is prepared once, not per row.
+    last: dict[int, tuple] = {}
+
     def prepare(row: tuple):
         for i, _, final in prepared:
             if row[i].__class__ not in final:
@@ -390,7 +394,13 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
             return row
         row = list(row)
         for i, field, _ in prepared:
-            row[i] = field.get_db_prep_save(row[i], connection)
+            value = row[i]
+            seen = last.get(i)
+            if seen is not None and seen[0] is value:
+                row[i] = seen[1]
+            else:
+                row[i] = field.get_db_prep_save(value, connection)
+                last[i] = (value, row[i])
         return row
 
     shown = progress.bar(len(rows), f"writing {opts.verbose_name_plural}", "row")
