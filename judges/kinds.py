@@ -28,6 +28,7 @@ from itertools import combinations
 from django.db import transaction
 from django.db.models import Q
 
+from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.models import (
     Citation,
     CitationAnchor,
@@ -127,11 +128,15 @@ class Evidence:
     reports of a study (the scored reports, ``{report id: question id}``), loaded once and
     shared by the kinds (coverage labels feed both the coverage score and the ensemble)."""
 
-    def __init__(self, judge: Judge, questions: dict[int, int], scholarqa_overall: bool):
+    def __init__(self, judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
+                 known: dict[int, dict[int, int]] | None = None):  # fmt: skip
         self.judge = judge
         self.questions = questions
         self.ids = list(questions)
         self.scholarqa_overall = scholarqa_overall
+        #: The judge's coverage labels of some reports as the caller just wrote them,
+        #: ``{report id: {item id: label}}`` (see :func:`finalize`): not read again.
+        self.known = known or {}
 
     @cached_property
     def reports(self) -> list[Report]:
@@ -152,15 +157,19 @@ class Evidence:
     def coverage_of(self, questions: dict[int, int]) -> dict[int, list[int]]:
         """:attr:`coverage` of the reports ``{report id: question id}``."""
         labels: dict[int, dict[int, int]] = defaultdict(dict)
+        unknown = [rid for rid in questions if rid not in self.known]
         for rid, item_id, label in JudgeCoverage.objects.filter(
-            judge=self.judge, report__in=list(questions), label__isnull=False
-        ).values_list("report_id", "item_id", "label"):
+            judge=self.judge, report__any_of=unknown, label__isnull=False
+        ).values_list("report_id", "item_id", "label") if unknown else ():  # fmt: skip
             labels[rid][item_id] = label
+        for rid in questions:
+            if self.known.get(rid):
+                labels[rid] = self.known[rid]
         if not labels:  # no label, no score: the rubric items need not be read
             return {}
         items_of: dict[int, set[int]] = defaultdict(set)
         for item_id, qid in RubricItem.objects.filter(
-            rubric__question__in={questions[rid] for rid in labels}
+            rubric__question__any_of={questions[rid] for rid in labels}
         ).values_list("id", "rubric__question_id"):
             items_of[qid].add(item_id)
         out = {}
@@ -710,6 +719,8 @@ class Organization(DeepScholarKind):
     def scores(self, evidence):
         """Writes the organization labels of the reports both of whose orders are judged
         (label rows, not per-report scores)."""
+        if not evidence.has_any(JudgeDeepScholarLabel):
+            return {}
         votes: dict[int, dict[str, tuple]] = defaultdict(dict)
         for qid, rid, order, winner, why in JudgeDeepScholarLabel.objects.filter(
             judge=evidence.judge, kind=ORGANIZATION_VOTE, report__in=evidence.ids
@@ -888,7 +899,7 @@ def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
     an import's finalize sets up to 21,000 scores per file, issue 16); equal ones are left
     alone, a score never set is inserted, a changed one updated."""
     from annotation.importers.base import ImportReport
-    from annotation.importers.common import sync_rows
+    from annotation.importers.common import insert_rows, sync_rows
 
     if not values:
         return
@@ -896,10 +907,14 @@ def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
     ids = sorted({rid for rid, _ in values})
     for i in range(0, len(ids), FINALIZE_CHUNK):
         for pk, rid, metric, value in JudgeScore.objects.filter(
-            judge=judge, report__in=ids[i : i + FINALIZE_CHUNK],
+            judge=judge, report__any_of=ids[i : i + FINALIZE_CHUNK],
             metric__in={m for _, m in values},
         ).values_list("id", "report_id", "metric", "value"):  # fmt: skip
             stored[(rid, metric)] = (pk, (value,))
+    if not stored:  # the reports' first scores: copied straight in, no diff (issue 16)
+        insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"],
+                    [(judge.pk, rid, metric, value, "") for (rid, metric), value in values.items()])  # fmt: skip
+        return
     sync_rows(
         JudgeScore, ImportReport(kind="scores", dry_run=False), stored=stored,
         wanted={key: (value,) for key, value in values.items()}, fields=["value"],
@@ -913,7 +928,8 @@ def _set_scores(judge: Judge, values: dict[tuple[int, str], float]) -> None:
 FINALIZE_CHUNK = 5000
 
 
-def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, reports=None) -> None:
+def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, reports=None,
+             coverage: dict[int, dict[int, int]] | None = None) -> None:  # fmt: skip
     """Derive per-report scores and ensemble decisions of ``judge`` in a study from the
     stored judgments, every kind in turn. Only complete evidence counts: a report's
     coverage needs every item of its rubrics, its relevance every paragraph, its citation
@@ -929,14 +945,20 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     With ``scholarqa_overall`` (a live ScholarQA-CS2-style run: relevance or citations) the
     coverage also stands as ScholarQA-CS2's answer recall (rubric-ingredient coverage,
     seed 003 §3) and ``overall`` is the mean of the four; otherwise those two metrics are
-    left as they are (an imported judge keeps its own)."""
+    left as they are (an imported judge keeps its own).
+
+    ``coverage``: the judge's coverage labels of (some of) ``reports`` as the caller just
+    wrote them, ``{report id: {item id: label}}``, complete for each report given (an
+    import's diff read what was stored and wrote its file over it). They are used instead
+    of reading the same rows back: an import of a ResearchQA-scale coverage file writes
+    160,000 labels, and reading them again cost about as much as writing them (issue 16)."""
     study_reports = Report.objects.filter(question__study_id=study_id)
     if reports is None:
         batches = [study_reports]
     else:
         ids = sorted(set(reports))
         batches = [
-            study_reports.filter(pk__in=ids[i : i + FINALIZE_CHUNK])
+            study_reports.filter(pk__any_of=ids[i : i + FINALIZE_CHUNK])
             for i in range(0, len(ids), FINALIZE_CHUNK)
         ]
     by_question: dict[int, dict[int, int]] = defaultdict(dict)
@@ -946,13 +968,14 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     part: dict[int, int] = {}
     for rows in [*by_question.values(), None]:
         if part and (rows is None or len(part) + len(rows) > FINALIZE_CHUNK):
-            _finalize_part(judge, part, scholarqa_overall)
+            _finalize_part(judge, part, scholarqa_overall, coverage)
             part = {}
         part.update(rows or {})
 
 
-def _finalize_part(judge: Judge, questions: dict[int, int], scholarqa_overall: bool) -> None:
-    evidence = Evidence(judge, questions, scholarqa_overall)
+def _finalize_part(judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
+                   coverage: dict[int, dict[int, int]] | None = None) -> None:  # fmt: skip
+    evidence = Evidence(judge, questions, scholarqa_overall, coverage)
     with transaction.atomic():
         scores: dict[tuple[int, str], float] = {}
         for k in KINDS.values():

@@ -186,21 +186,36 @@ class LLMResponse(models.Model):
 
 
 class JudgeCoverage(models.Model):
-    """A judge's coverage of one rubric item by one report: ``label`` 0–4 or ``covered``."""
+    """A judge's coverage of one rubric item by one report: ``label`` 0–4 or ``covered``.
 
-    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="coverage")
+    Indexes (issue 16: 2.9 M rows arrive in one study's import, and each index is written
+    per row): ``judge`` has none of its own, the unique (judge, report, item) leads with it
+    and serves every query by judge and the judge's deletion; ``run`` is indexed only where
+    set (a live run's rows; imported rows have none), which is all its users look up (a
+    run's deletion sets its rows' run to null). ``report`` and ``item`` keep theirs: their
+    deletions look the rows up by them, and the reports' loaders join on them."""
+
+    judge = models.ForeignKey(
+        Judge, on_delete=models.CASCADE, related_name="coverage", db_index=False
+    )
     report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
     item = models.ForeignKey("annotation.RubricItem", on_delete=models.CASCADE, related_name="+")
     label = models.PositiveSmallIntegerField(null=True, blank=True)
     covered = models.BooleanField(null=True, blank=True)
     rationale = models.TextField(blank=True)
     run = models.ForeignKey(
-        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        db_index=False,
+    )  # fmt: skip
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["judge", "report", "item"], name="one_judge_coverage")
+        ]
+        indexes = [
+            models.Index(
+                fields=["run"], condition=models.Q(run__isnull=False), name="judgecoverage_run"
+            )
         ]
 
     def __str__(self) -> str:

@@ -75,7 +75,9 @@ def qc_rows(study, annotator=None):
     rows = RubricCoverage.objects.filter(study=study, **qc.who(annotator)).select_related(
         "report__system", "item__rubric", "assignment"
     )
-    for c in rows:
+    # in chunks: ``readiness.judged_tasks`` asks only for the first row (whether the study
+    # holds any), which built all 62,538 labels of a ResearchQA-scale study first (issue 16)
+    for c in rows.iterator(chunk_size=2000):
         label = str(c.label) if c.label is not None else ("yes" if c.covered else "no")
         yield c, ql.on_report(qc.item_name(c.item), c.report.system.name), label
 

@@ -19,6 +19,7 @@ warning.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
@@ -86,30 +87,42 @@ SKIPPED = {"relevance_adjudication"}
 
 
 class _Index:
-    """The study's questions, reports, paragraphs and rubric items by natural key."""
+    """The study's questions, reports, paragraphs and rubric items by natural key, each
+    table read when a record first needs it: a file of rubric coverage labels never reads
+    the study's paragraphs (378,000 at ResearchQA scale, most of that import's time)."""
 
     def __init__(self, study):
+        self.study = study
         self.questions = {
             (q,): pk
             for q, pk in Question.objects.filter(study=study).values_list("external_id", "id")
         }
-        self.reports = {
+
+    @cached_property
+    def reports(self) -> dict:
+        return {
             (q, s): pk
-            for pk, q, s in Report.objects.filter(question__study=study).values_list(
+            for pk, q, s in Report.objects.filter(question__study=self.study).values_list(
                 "id", "question__external_id", "system__name"
             )
         }
-        self.paragraphs = {
+
+    @cached_property
+    def paragraphs(self) -> dict:
+        return {
             (q, s, n): pk
-            for pk, q, s, n in Paragraph.objects.filter(report__question__study=study).values_list(
-                "id", "report__question__external_id", "report__system__name", "number"
-            )
+            for pk, q, s, n in Paragraph.objects.filter(
+                report__question__study=self.study
+            ).values_list("id", "report__question__external_id", "report__system__name", "number")
         }
-        self.items = {
+
+    @cached_property
+    def items(self) -> dict:
+        return {
             (q, k, p): pk
-            for pk, q, k, p in RubricItem.objects.filter(rubric__question__study=study).values_list(
-                "id", "rubric__question__external_id", "rubric__kind", "position"
-            )
+            for pk, q, k, p in RubricItem.objects.filter(
+                rubric__question__study=self.study
+            ).values_list("id", "rubric__question__external_id", "rubric__kind", "position")
         }
 
     def find(self, problems: Problems, n: int, table: dict, key: tuple, field: str, what: str):

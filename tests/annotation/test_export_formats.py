@@ -416,3 +416,28 @@ def test_api_export_answers_each_writer_as_a_file_or_a_zip(admin_user, tmp_path)
     assert missing.status_code == 400 and "system" in missing.content.decode()
     unknown = client.get(url, {"kind": "reports", "file_format": "nope"})
     assert unknown.status_code == 400
+
+
+def test_judgments_import_of_rubric_coverage_reads_no_paragraphs():
+    """The judgments import reads the study's tables a record needs: rubric coverage labels
+    point at reports and rubric items, never at paragraphs (378,000 at ResearchQA scale)."""
+    import json
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation import importers
+    from annotation.models import RubricCoverage
+
+    questions = [{"id": "q1", "query": "Why?", "field": "f",
+                  "rubric": [{"rubric_item": "aspect one", "type": "information"}]}]  # fmt: skip
+    importers.run("questions", json.dumps(questions[0]).encode(), study="rc", format="researchqa")
+    importers.run("reports", json.dumps({"q1": {"answer": "An answer [1]."}}).encode(),
+                  study="rc", format="researchqa", system="alpha")  # fmt: skip
+    label = {"kind": "rubric_coverage", "annotator": "expert-1", "setting": "assigned",
+             "question": "q1", "system": "alpha", "rubric": "researchqa", "item": 1,
+             "label": 3, "covered": None}  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        importers.run("judgments", json.dumps(label).encode(), study="rc")
+    assert RubricCoverage.objects.get(study__name="rc").label == 3
+    assert not [q for q in queries if 'FROM "annotation_paragraph"' in q["sql"]]

@@ -135,3 +135,42 @@ def test_coverage_imported_after_the_pairwise_judgments_makes_the_ensemble():
     # alpha preferred in both orders: 4·2 + 3 × 1 vs 3 × 4
     assert sorted(ensemble.values_list("left__system__name", "score_left", "score_right",
                                        "choice")) == [("alpha", 11.0, 12.0, "right")] * 2  # fmt: skip
+
+
+def test_a_file_completing_a_reports_labels_scores_it_from_both_files():
+    """The second file's import scores a report from the labels stored before and its own
+    (finalize takes them from the import's diff, not from a read-back): the first file's
+    labels alone are incomplete (no score), both together are complete."""
+    from judges.models import JudgeScore
+
+    rubric = _study("halves", 2)
+    first = {qid: [{"rubric": t, "score": "Barely"} for t in items[:2]] for qid, items in rubric.items()}  # fmt: skip
+    rest = {qid: [{"rubric": items[2], "score": "Completely"}] for qid, items in rubric.items()}
+    scores = JudgeScore.objects.filter(
+        report__question__study__name="halves", metric="rubric_coverage"
+    )
+    importers.run("judge_scores", json.dumps(first).encode(), study="halves",
+                  format="researchqa-coverage", judge="j", system="alpha")  # fmt: skip
+    assert not scores.exists()  # two of three items labelled: incomplete evidence
+    rep = importers.run("judge_scores", json.dumps(rest).encode(), study="halves",
+                        format="researchqa-coverage", judge="j", system="alpha")  # fmt: skip
+    assert rep.created["JudgeCoverage"] == 2
+    # (1 + 1 + 4) / 3 / 4 per report
+    assert sorted(scores.values_list("value", flat=True)) == [0.5, 0.5]
+
+
+def test_any_of_filters_as_in_does():
+    """``__any_of`` (one array parameter on PostgreSQL) selects what ``__in`` selects, on a
+    key and through a relation; an empty list selects nothing."""
+    from annotation import id_lookup  # noqa: F401 - registers the lookup
+    from annotation.models import Report, RubricItem
+
+    _study("anyof", 3)
+    ids = list(Report.objects.filter(question__study__name="anyof").values_list("id", flat=True))
+    some = ids[::2]
+    assert set(Report.objects.filter(pk__any_of=some).values_list("id", flat=True)) == set(some)
+    questions = set(Report.objects.filter(pk__in=some).values_list("question_id", flat=True))
+    assert set(RubricItem.objects.filter(rubric__question__any_of=questions).values_list("id", flat=True)) == set(
+        RubricItem.objects.filter(rubric__question__in=questions).values_list("id", flat=True)
+    )  # fmt: skip
+    assert not Report.objects.filter(pk__any_of=[]).exists()
