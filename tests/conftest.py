@@ -159,14 +159,6 @@ def uses_the_database(item) -> bool:
     return hasattr(module, "subprocess") and not item.get_closest_marker("packaging")
 
 
-def in_the_sqlite_pass(item) -> bool:
-    """``--database-tests-only`` (.ci/run's SQLite pass): the database tests, and the
-    packaging tests, whose installed Concord runs on a SQLite database of its own (the
-    PostgreSQL pass leaves them out, ``-m 'not packaging'``, so that the two passes, which
-    run side by side, end at about the same time)."""
-    return uses_the_database(item) or item.get_closest_marker("packaging") is not None
-
-
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test`` runs ``-n auto --dist worksteal``) the tests that
@@ -175,8 +167,8 @@ def pytest_collection_modifyitems(config, items):
     broker database (``tests.worker.xdist_broker_url``); the mark stays for when it is.
 
     With ``--database-tests-only`` the tests that cannot depend on the backend (statistics,
-    plots, file checks) are deselected: .ci/run's SQLite pass runs the suite a second time
-    for the backend, and these already ran in its PostgreSQL pass (:func:`in_the_sqlite_pass`).
+    plots, packaging, file checks) are deselected: .ci/run's SQLite pass runs the suite a
+    second time for the backend, and these already ran in its PostgreSQL pass.
     """
     for item in items:
         if item.get_closest_marker("celery_worker") or "celery_worker_process" in getattr(
@@ -188,7 +180,7 @@ def pytest_collection_modifyitems(config, items):
         if marker is not None and not (marker.args and str(marker.args[0]).strip()):
             raise pytest.UsageError(f"{item.nodeid}: backend_independent needs its reason")
     if config.getoption("--database-tests-only"):
-        kept = [item for item in items if in_the_sqlite_pass(item)]
+        kept = [item for item in items if uses_the_database(item)]
         if len(kept) < len(items):
-            config.hook.pytest_deselected(items=[i for i in items if not in_the_sqlite_pass(i)])
+            config.hook.pytest_deselected(items=[i for i in items if not uses_the_database(i)])
             items[:] = kept
