@@ -203,22 +203,23 @@
   // listeners were there: an edit like any other (the form is dirty, kept and autosaved).
   function typedBeforeReady() {
     const edited = [...form.elements].find((el) => {
-      if (!el.name || NOT_ANSWERS.includes(el.name)) return false;
+      if (!answerField(el)) return false;
       if (el.type === "radio" || el.type === "checkbox") return el.checked !== el.defaultChecked;
       if (el.tagName === "SELECT") {
         const rendered = [...el.options].some((o) => o.defaultSelected);
         return [...el.options].some((o, i) =>
           o.selected !== (rendered ? o.defaultSelected : !el.multiple && el.size <= 1 && i === 0));
       }
-      if (el.tagName === "TEXTAREA" || el.tagName === "INPUT") {
-        return el.type !== "hidden" && !["button", "submit", "file"].includes(el.type) &&
-          el.value !== el.defaultValue;
-      }
-      return false;
+      return el.type !== "hidden" && "defaultValue" in el && el.value !== el.defaultValue;
     });
     if (edited) edited.dispatchEvent(new Event("input", { bubbles: true }));
   }
   const NOT_ANSWERS = ["csrfmiddlewaretoken", "version", "client", "resume"];
+  // A form element that holds an answer (not a button, a file, or the form's bookkeeping).
+  function answerField(el) {
+    return el.name && !NOT_ANSWERS.includes(el.name) &&
+      !["button", "submit", "file"].includes(el.type);
+  }
   function answers() {
     return [...new FormData(form)].filter(
       ([name, value]) => typeof value === "string" && !NOT_ANSWERS.includes(name)
@@ -285,8 +286,7 @@
     entries.forEach(([name, value]) => values.set(name, [...(values.get(name) || []), value]));
     const changed = [];
     for (const el of form.elements) {
-      if (!el.name || NOT_ANSWERS.includes(el.name)) continue;
-      if (["button", "submit", "file"].includes(el.type)) continue;
+      if (!answerField(el)) continue;
       const wanted = values.get(el.name) || [];
       if (el.type === "radio" || el.type === "checkbox") {
         if (el.checked !== wanted.includes(el.value)) {
