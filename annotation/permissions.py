@@ -123,12 +123,12 @@ def visible_reports(annotator: Annotator, question_id: int | None = None) -> Que
     assignments = visible_assignments(annotator)
     if question_id is not None:
         assignments = assignments.filter(question_id=question_id)
-    for question_id, order in assignments.values_list("question_id", "report_order"):
-        question_ids.add(question_id)
+    for question, order in assignments.values_list("question_id", "report_order"):
+        question_ids.add(question)
         if order:
             ordered.update(i for i in order if isinstance(i, int))
         else:
-            open_questions.add(question_id)
+            open_questions.add(question)
     return Report.objects.filter(
         Q(id__in=ordered, question_id__in=question_ids) | Q(question_id__in=open_questions)
     )
