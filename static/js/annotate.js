@@ -113,11 +113,26 @@
   // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict.
   let edits = 0;
   let editsAtRequest = 0;
+  let savedEdits = 0;  // the edits the server holds (its last 200 to an autosave)
   function setState(state) { form.dataset.state = state; }
   setState("saved");
   form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); keep(); });
+  // Submit: answers still waiting for their autosave (htmx's 600 ms delay) are saved first.
+  // A refused submit saves nothing, so without this the delayed autosave went after the
+  // refusal and its "Draft saved" replaced the refusal's message within a second. Capture
+  // phase: before htmx's own click handler, so the submit queues behind this save
+  // (hx-sync); Ctrl+Enter clicks the button too.
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest || !event.target.closest("#submit-btn")) return;
+    if (edits !== savedEdits && !(form.dataset.state === "saving" && editsAtRequest === edits)) {
+      saveNow();
+    }
+  }, true);
   document.body.addEventListener("htmx:beforeRequest", (event) => {
     if (event.detail.elt !== form) return;
+    // An autosave of answers the server already holds (saved just before a submit) would
+    // only replace what the page shows (a refusal) with "Draft saved": not sent.
+    if (edits === savedEdits && !retryDelay) { event.preventDefault(); return; }
     editsAtRequest = edits;
     setState("saving");
     const status = document.getElementById("save-status");
@@ -135,7 +150,7 @@
     } else if (mine && status === 204) {
       forget();  // submitted; the page moves on
     } else if (event.detail.elt === form) {
-      if (status === 200) { recovered(); resumed(); }
+      if (status === 200) { recovered(); resumed(); savedEdits = editsAtRequest; }
       if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); forget(); }
       else if (status === 422) setState("invalid");
       else if (status !== 200) setState("dirty");

@@ -133,9 +133,21 @@ def test_server_refusal_is_shown(login, annotator_user, assignment, shot):
     wait_saved(page)
     expect(page.locator("#save-status")).to_contain_text("three-way tie")  # a draft warning
     page.get_by_label("Ranking reasoning").fill("All equal.")
-    page.get_by_role("button", name="Submit").click()
+    autosave = reverse("annotate:autosave", args=[assignment.pk])
+    autosaves = []
+    page.on("request", lambda r: autosaves.append(r.url) if r.url.endswith(autosave) else None)
+    page.get_by_role("button", name="Submit").click()  # before the 600 ms autosave delay
     expect(page.locator("#save-status")).to_contain_text("Not submitted")
     expect(page.locator("#save-status")).to_contain_text("three-way tie is not allowed")
+    # The reasoning typed just before the click was saved before the submit (a refused
+    # submit saves nothing), so the refusal is the last word: the delayed autosave of the
+    # same answers is not sent, and its "Draft saved" never replaces the refusal.
+    draft = assignment.draft
+    draft.refresh_from_db()
+    assert draft.payload["reasoning"] == "All equal."
+    page.wait_for_timeout(1500)  # past the autosave delay (hx-trigger "input delay:600ms")
+    expect(page.locator("#save-status")).to_contain_text("Not submitted")
+    assert len(autosaves) == 1
     shot(page, "refused")
     assert not MedalRanking.objects.exists()
 
