@@ -129,7 +129,8 @@ class Evidence:
     shared by the kinds (coverage labels feed both the coverage score and the ensemble)."""
 
     def __init__(self, judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
-                 known: dict[int, dict[int, int]] | None = None):  # fmt: skip
+                 known: dict[int, dict[int, int]] | None = None,
+                 items: dict[int, set[int]] | None = None):  # fmt: skip
         self.judge = judge
         self.questions = questions
         self.ids = list(questions)
@@ -137,6 +138,10 @@ class Evidence:
         #: The judge's coverage labels of some reports as the caller just wrote them,
         #: ``{report id: {item id: label}}`` (see :func:`finalize`): not read again.
         self.known = known or {}
+        #: The rubric items of some questions as the caller read them, ``{question id:
+        #: item ids}``, every item of every rubric of each question given (see
+        #: :func:`finalize`): not read again.
+        self.items = items or {}
 
     @cached_property
     def reports(self) -> list[Report]:
@@ -167,10 +172,13 @@ class Evidence:
                 labels[rid] = self.known[rid]
         if not labels:  # no label, no score: the rubric items need not be read
             return {}
+        needed = {questions[rid] for rid in labels}
         items_of: dict[int, set[int]] = defaultdict(set)
+        items_of.update((qid, self.items[qid]) for qid in needed if qid in self.items)
+        unknown_questions = needed - items_of.keys()
         for item_id, qid in RubricItem.objects.filter(
-            rubric__question__any_of={questions[rid] for rid in labels}
-        ).values_list("id", "rubric__question_id"):
+            rubric__question__any_of=unknown_questions
+        ).values_list("id", "rubric__question_id") if unknown_questions else ():  # fmt: skip
             items_of[qid].add(item_id)
         out = {}
         for rid, got in labels.items():
@@ -929,7 +937,8 @@ FINALIZE_CHUNK = 5000
 
 
 def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, reports=None,
-             coverage: dict[int, dict[int, int]] | None = None) -> None:  # fmt: skip
+             coverage: dict[int, dict[int, int]] | None = None,
+             items: dict[int, set[int]] | None = None) -> None:  # fmt: skip
     """Derive per-report scores and ensemble decisions of ``judge`` in a study from the
     stored judgments, every kind in turn. Only complete evidence counts: a report's
     coverage needs every item of its rubrics, its relevance every paragraph, its citation
@@ -951,7 +960,14 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     wrote them, ``{report id: {item id: label}}``, complete for each report given (an
     import's diff read what was stored and wrote its file over it). They are used instead
     of reading the same rows back: an import of a ResearchQA-scale coverage file writes
-    160,000 labels, and reading them again cost about as much as writing them (issue 16)."""
+    160,000 labels, and reading them again cost about as much as writing them (issue 16).
+
+    ``items``: the rubric items of (some of) the reports' questions as the caller read them,
+    ``{question id: item ids}``, every item of every rubric (any kind) of each question
+    given. A report's coverage is complete when every one of them has a label; an import's
+    study index has just read them all to match the file's texts, and reading the 160,000
+    ids again per file cost about a third of finalize at ResearchQA scale (issue 16). A
+    question not given is read here, as without ``items`` (a live run)."""
     study_reports = Report.objects.filter(question__study_id=study_id)
     if reports is None:
         batches = [study_reports]
@@ -968,14 +984,15 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     part: dict[int, int] = {}
     for rows in [*by_question.values(), None]:
         if part and (rows is None or len(part) + len(rows) > FINALIZE_CHUNK):
-            _finalize_part(judge, part, scholarqa_overall, coverage)
+            _finalize_part(judge, part, scholarqa_overall, coverage, items)
             part = {}
         part.update(rows or {})
 
 
 def _finalize_part(judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
-                   coverage: dict[int, dict[int, int]] | None = None) -> None:  # fmt: skip
-    evidence = Evidence(judge, questions, scholarqa_overall, coverage)
+                   coverage: dict[int, dict[int, int]] | None = None,
+                   items: dict[int, set[int]] | None = None) -> None:  # fmt: skip
+    evidence = Evidence(judge, questions, scholarqa_overall, coverage, items)
     with transaction.atomic():
         scores: dict[tuple[int, str], float] = {}
         for k in KINDS.values():

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections import defaultdict
 from functools import partial
 
 from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
@@ -46,6 +45,7 @@ from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
     Source,
+    gc_paused,
     insert_rows,
     is_number,
     parse_json_records,
@@ -76,30 +76,59 @@ def _norm(text: str) -> str:
 class _StudyIndex:
     """The study's questions, reports and rubric items, read once (four queries). With
     ``system`` (a file of one system's answers) only that system's reports are read: the
-    index of a file costs the file's size, not the study's (issue 16)."""
+    index of a file costs the file's size, not the study's (issue 16).
+
+    At ResearchQA scale every coverage file reads the study's 160,000 rubric items. That
+    one read, of every rubric kind (the kind is filtered here, not in SQL), also gives
+    :attr:`item_ids`: every item of every rubric of each question, which :func:`finalize`
+    needs to tell complete coverage from partial and used to read again (0.2 s per file).
+    The questions' external ids come from one map of the study's questions rather than a
+    join per item, and each question's items go into one plain dict (stored text and
+    normalised text to the same list) instead of two nested ``defaultdict`` levels."""
 
     def __init__(self, study: Study, rubric_kind: str | None, system: str | None = None):
         self.study = study
+        external = dict(study.questions.order_by().values_list("id", "external_id"))
+        self.questions = set(external.values())
+        self.systems = set(study.systems.order_by().values_list("name", flat=True))
         reports = Report.objects.filter(question__study=study)
         if system:
             reports = reports.filter(system__name=system)
         self.reports = {
-            (qid, name): rid
-            for rid, qid, name in reports.values_list("id", "question__external_id", "system__name")
+            (external[qid], name): rid
+            for rid, qid, name in reports.values_list("id", "question_id", "system__name")
         }
-        self.questions = set(study.questions.values_list("external_id", flat=True))
-        self.systems = set(study.systems.values_list("name", flat=True))
-        items = RubricItem.objects.filter(rubric__question__study=study)
-        if rubric_kind:
-            items = items.filter(rubric__kind=rubric_kind)
-        self.items: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-        #: An item's text as stored -> its normalised key (a file usually repeats the
-        #: stored text verbatim: no normalising per label).
-        self.keys: dict[str, dict[str, str]] = defaultdict(dict)
-        for item_id, qid, text in items.values_list("id", "rubric__question__external_id", "text"):
-            key = _norm(text)
-            self.items[qid][key].append(item_id)
-            self.keys[qid][text] = key
+        #: Per question (external id): the normalised text of its items -> their ids, and
+        #: each stored text -> the same list (a file usually repeats the stored text
+        #: verbatim: no normalising per label). A key and a stored text never disagree: a
+        #: text equal to some item's normalised key normalises to that key.
+        self.items: dict[str, dict[str, list[int]]] = {}
+        #: Per question (primary key): the ids of every item of its rubrics, of any kind.
+        self.item_ids: dict[int, set[int]] = {}
+        rows = RubricItem.objects.filter(rubric__question__study=study).order_by()
+        current = by_text = every = None
+        for item_id, qid, kind, text in rows.values_list(
+            "id", "rubric__question_id", "rubric__kind", "text"
+        ):
+            if qid != current:  # the rows of a question mostly come together
+                current = qid
+                every = self.item_ids.get(qid)
+                if every is None:
+                    every = self.item_ids[qid] = set()
+                    by_text = self.items[external[qid]] = {}
+                else:
+                    by_text = self.items[external[qid]]
+            every.add(item_id)
+            if rubric_kind and kind != rubric_kind:
+                continue
+            ids = by_text.get(text)
+            if ids is None:
+                key = _norm(text)
+                ids = by_text.get(key)
+                if ids is None:
+                    ids = by_text[key] = []
+                by_text[text] = ids
+            ids.append(item_id)
 
     def report(self, problems: Problems, n: int, field: str, qid: str, system: str):
         if qid not in self.questions:
@@ -114,8 +143,8 @@ class _StudyIndex:
         return rid
 
     def item(self, problems: Problems, n: int, field: str, qid: str, text: str):
-        key = self.keys[qid].get(text) if qid in self.keys else None
-        ids = self.items.get(qid, {}).get(key or _norm(text))
+        by_text = self.items.get(qid, {})
+        ids = by_text.get(text) or by_text.get(_norm(text))
         if not ids:
             problems.add(n, field, f"{text[:80]!r} is not a rubric item of question {qid!r}")
             return None
@@ -147,19 +176,20 @@ def load(
     if not judge or not str(judge).strip():
         refuse("a judge name is required")
     src = read_source(source)
-    one_system = format in ("researchqa-coverage", "researcherbench") and system
-    index = _StudyIndex(study, rubric_kind, system if one_system else None)
     rep.kind = f"judge scores ({format})"
     if format == "researchqa-coverage" and not system:
         refuse("a system name is required (--system): the coverage file is one system's")
-    rows = PARSERS[format](src, index, rep, system)
-    judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
-    rep.count("created" if created else "unchanged", "Judge")
-    labels = _write(judge_obj, rows, rep)
-    touched = {rid for rid, _ in rows["coverage"]} | {rid for rid, _ in rows["scores"]}
-    touched |= {rid for pair in rows["pairwise"] for rid in pair}
-    # what this file's judgments decide, from the labels just written (not read back)
-    finalize(judge_obj, study.pk, reports=touched, coverage=labels)
+    with gc_paused():  # about a million live containers, no garbage (see gc_paused)
+        one_system = format in ("researchqa-coverage", "researcherbench") and system
+        index = _StudyIndex(study, rubric_kind, system if one_system else None)
+        rows = PARSERS[format](src, index, rep, system)
+        judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
+        rep.count("created" if created else "unchanged", "Judge")
+        labels = _write(judge_obj, rows, rep)
+        touched = {rid for rid, _ in rows["coverage"]} | {rid for rid, _ in rows["scores"]}
+        touched |= {rid for pair in rows["pairwise"] for rid in pair}
+        # what this file's judgments decide, from the labels just written (not read back)
+        finalize(judge_obj, study.pk, reports=touched, coverage=labels, items=index.item_ids)
 
 
 # --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
@@ -196,7 +226,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
             )
             continue
         rid = index.report(problems, n, qid, qid, system)
-        keys, items = index.keys.get(qid), index.items.get(qid)  # no defaultdict insertion
+        items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
             is_dict = entry.__class__ is dict
@@ -219,8 +249,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                     values_of[score] = values
             if text is None or rid is None:
                 continue
-            key = keys.get(text) if keys else None
-            ids = items.get(key or _norm(text)) if items else None
+            ids = (items.get(text) or items.get(_norm(text))) if items else None
             if not ids or len(ids) > 1:  # the problem, worded by the index
                 index.item(problems, n, f"{qid}[{i}].rubric", qid, text)
                 continue

@@ -174,3 +174,81 @@ def test_any_of_filters_as_in_does():
         RubricItem.objects.filter(rubric__question__in=questions).values_list("id", flat=True)
     )  # fmt: skip
     assert not Report.objects.filter(pk__any_of=[]).exists()
+
+
+def _extra_rubric(name: str, texts_of: dict) -> None:
+    """A second rubric (kind ``extra``) for questions of study ``name``."""
+    from annotation.models import Question, Rubric, RubricItem
+
+    for qid, texts in texts_of.items():
+        question = Question.objects.get(study__name=name, external_id=qid)
+        rubric = Rubric.objects.create(question=question, kind="extra")
+        for position, text in enumerate(texts):
+            RubricItem.objects.create(rubric=rubric, position=position, text=text)
+
+
+def test_a_report_is_scored_when_every_rubric_of_its_question_is_labelled():
+    """An import with a rubric kind matches that rubric's items only, but a report's
+    coverage is complete only when the items of every rubric of its question are labelled
+    (the import hands finalize the items it read: all of them, not just that kind's); the
+    same scores as finalize reading the items itself (a live run's path)."""
+    from annotation.models import Study
+    from judges.kinds import finalize
+    from judges.models import Judge, JudgeScore
+
+    rubric = _study("kinds", 2)
+    _extra_rubric("kinds", {qid: [f"extra point of {qid}"] for qid in rubric})
+    scores = JudgeScore.objects.filter(
+        report__question__study__name="kinds", metric="rubric_coverage"
+    )
+    rep = importers.run("judge_scores", _coverage(rubric, "Completely"), study="kinds",
+                        format="researchqa-coverage", judge="j", system="alpha",
+                        rubric_kind="researchqa")  # fmt: skip
+    assert rep.created["JudgeCoverage"] == 6
+    assert not scores.exists()  # the extra rubric's items have no label yet
+    extra = {qid: [{"rubric": f"extra point of {qid}", "score": "Barely"}] for qid in rubric}
+    importers.run("judge_scores", json.dumps(extra).encode(), study="kinds",
+                  format="researchqa-coverage", judge="j", system="alpha", rubric_kind="extra")  # fmt: skip
+    assert sorted(scores.values_list("value", flat=True)) == [0.8125, 0.8125]  # (3·4 + 1) / 4 / 4
+    scores.update(value=0)
+    finalize(Judge.objects.get(name="j"), Study.objects.get(name="kinds").pk)
+    assert sorted(scores.values_list("value", flat=True)) == [0.8125, 0.8125]
+
+
+def test_a_label_finds_its_item_by_normalised_text_and_refuses_an_ambiguous_one():
+    """A label's text matches an item after collapsing whitespace and case-folding, as well
+    as verbatim; two items of a question with the same normalised text are refused even
+    when the label repeats one of them verbatim (pass a rubric kind), and a rubric kind
+    tells them apart."""
+    from annotation.importers import ImportFailed
+
+    rubric = _study("norm", 1)
+    (qid, texts), = rubric.items()  # fmt: skip
+    loose = {qid: [{"rubric": "  " + texts[0].upper().replace(" ", " \n "), "score": "Mostly"},
+                   *({"rubric": t, "score": "Mostly"} for t in texts[1:])]}  # fmt: skip
+    rep = importers.run("judge_scores", json.dumps(loose).encode(), study="norm",
+                        format="researchqa-coverage", judge="j", system="alpha")  # fmt: skip
+    assert rep.created["JudgeCoverage"] == 3
+    _extra_rubric("norm", {qid: [texts[1].title()]})  # the same text up to case
+    with pytest.raises(ImportFailed, match="matches 2 rubric items; pass a rubric kind"):
+        importers.run("judge_scores", _coverage(rubric, "Barely"), study="norm",
+                      format="researchqa-coverage", judge="j", system="alpha")  # fmt: skip
+    rep = importers.run("judge_scores", _coverage(rubric, "Barely"), study="norm",
+                        format="researchqa-coverage", judge="j", system="alpha",
+                        rubric_kind="researchqa")  # fmt: skip
+    assert rep.updated["JudgeCoverage"] == 3
+
+
+def test_normalising_is_idempotent():
+    """The study index files each item under its stored text and its normalised text in
+    one dict; a label equal to some item's normalised text must normalise to that same
+    text, which holds when case-folding neither creates nor removes whitespace and folding
+    twice changes nothing (checked on every code point that case-folds or is a space)."""
+    import sys
+
+    from judges.formats.judge_scores import _norm
+
+    chars = [c for c in map(chr, range(sys.maxunicode + 1)) if c.casefold() != c or c.isspace()]
+    for c in chars:
+        text = f" a{c}b {c}"
+        assert _norm(_norm(text)) == _norm(text), hex(ord(c))
