@@ -6,9 +6,11 @@ server (``tests/judges/fake_llm.py``, instant answers) and times live runs of ev
 its own judge and model name so no answer comes from the cache:
 
 * eager: the run executes in this process (no broker), on SQLite;
-* one worker / two workers: ``--runs`` runs (default 16: 4,912 units, enough for the
-  steady state to outweigh a measurement's fixed costs: the first chunks, the tail of the
-  last one, the last run's finalize) queued at once on Redis, executed by one or two Celery
+* one worker / two workers: ``--runs`` runs (default 64: 19,648 units, 11–14 s for two
+  workers and 21–25 s for one on this machine kind, so that the steady state outweighs a
+  measurement's fixed costs: the first chunks, the tail of the last one, the last run's
+  finalize; 16 runs lasted only 3.5 s once one worker did 700–900 units/s, where those
+  costs weighed 5–10 %) queued at once on Redis, executed by one or two Celery
   worker processes (``--pool=solo``), on PostgreSQL, started exactly as the tests'
   ``celery_worker_process`` fixture starts its worker (``tests/worker.py``) but with
   production's settings (``DEBUG`` off, ``CONN_MAX_AGE`` 60, as in ``compose.yaml``). Each
@@ -28,7 +30,7 @@ server's process(es), the PostgreSQL backends of the benchmark's database (sampl
 ``POLL`` s: a backend that exits loses at most its last interval) and this process
 (polling). Their sum bounds what the cores can give: units/s ≤ cores × 1000 / total ms.
 
-    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 16] [--concurrency 16]
+    .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 64] [--concurrency 16]
         [--server fast|tests] [--repeat 1]
 
 PostgreSQL and Redis come from ``BENCH_DATABASE_URL`` (default
@@ -62,7 +64,7 @@ WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60"}
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="eager,1,2", help="eager, 1 and/or 2 (workers)")
-    parser.add_argument("--runs", type=int, default=16, help="runs queued at once (workers)")
+    parser.add_argument("--runs", type=int, default=64, help="runs queued at once (workers)")
     parser.add_argument("--concurrency", type=int, default=16, help="the judges' concurrency")
     parser.add_argument(
         "--server",
