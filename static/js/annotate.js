@@ -141,6 +141,12 @@
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
     const mine = form.contains(event.detail.elt);
+    // A refused submit or a conflict: its message is at the foot of the judgment panel,
+    // below the fold on a short window; bring it into view (it is a role="alert" too).
+    if (mine && event.detail.elt !== form && [409, 422].includes(status)) {
+      const box = document.getElementById("save-status");
+      if (box) box.scrollIntoView({ block: "nearest" });
+    }
     if (mine && UNAVAILABLE.includes(status)) {
       unavailable(status);
     } else if (status === 409) {

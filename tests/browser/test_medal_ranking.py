@@ -127,6 +127,7 @@ def test_complete_with_a_reload_in_the_middle(
 
 def test_server_refusal_is_shown(login, annotator_user, assignment, shot):
     page = login(annotator_user).new_page()
+    page.set_viewport_size({"width": 1280, "height": 560})  # the panel's foot below the fold
     page.goto(reverse("annotate:task", args=[assignment.pk]))
     for label in ("Report A", "Report B", "Report C"):
         page.get_by_role("group", name=label).get_by_label("Gold").check()
@@ -136,10 +137,13 @@ def test_server_refusal_is_shown(login, annotator_user, assignment, shot):
     autosave = reverse("annotate:autosave", args=[assignment.pk])
     autosaves = []
     page.on("request", lambda r: autosaves.append(r.url) if r.url.endswith(autosave) else None)
-    page.get_by_role("button", name="Submit").click()  # before the 600 ms autosave delay
+    # Ctrl+Enter from the text box, before the 600 ms autosave delay (a click would scroll
+    # the button, and with it the message below, into view by itself)
+    page.get_by_label("Ranking reasoning").press("Control+Enter")
     expect(page.locator("#save-status")).to_contain_text("Not submitted")
     expect(page.locator("#save-status")).to_contain_text("three-way tie is not allowed")
-    # The reasoning typed just before the click was saved before the submit (a refused
+    expect(page.locator("#save-status")).to_be_in_viewport(ratio=0.9)  # brought into view
+    # The reasoning typed just before Ctrl+Enter was saved before the submit (a refused
     # submit saves nothing), so the refusal is the last word: the delayed autosave of the
     # same answers is not sent, and its "Draft saved" never replaces the refusal.
     draft = assignment.draft
