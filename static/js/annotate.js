@@ -213,7 +213,9 @@
   // did not hear those inputs), then answers kept from an earlier visit that the server
   // never got. After htmx has set up the form (its DOMContentLoaded handler), so both
   // autosave.
-  function onReady() { typedBeforeReady(); restoreKept(); }
+  // data-ready="1" once this is done: until then, answers this browser kept for the task may
+  // still be taken up (restoreKept), e.g. those another tab typed a moment ago.
+  function onReady() { typedBeforeReady(); restoreKept(); form.dataset.ready = "1"; }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", () => setTimeout(onReady, 0));
   } else {

@@ -11,6 +11,15 @@ def wait_saved(page, version: int | None = None):
     expect(status).to_contain_text("Draft saved" if version is None else f"version {version}")
 
 
+def wait_ready(*pages):
+    """Wait until annotate.js has finished its start on each task page (the form's
+    data-ready): before that, a page can still take up answers another tab of the same
+    browser kept in localStorage a moment ago (restoreKept), which is right for answers
+    kept from an earlier visit but makes a two-tab test race its own set-up."""
+    for page in pages:
+        expect(page.locator("#task-form")).to_have_attribute("data-ready", "1")
+
+
 def press_keys(page, *keys: str):
     """Press ``keys`` once the page's scripts have run: a link's click returns when the next
     page is committed, before its deferred scripts (annotate.js's shortcuts) are there."""

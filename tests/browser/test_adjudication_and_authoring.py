@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from annotation.models import DraftVersion, Question, RelevanceAdjudication
 from tests.builders.content import make_adjudication, make_authoring, make_question, make_study
 
-from .helpers import press_keys, wait_saved
+from .helpers import press_keys, wait_ready, wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -185,6 +185,7 @@ def test_two_tabs_conflict(login, annotator_user, adjudication, authoring, task,
     first, second = context.new_page(), context.new_page()
     first.goto(url)
     second.goto(url)
+    wait_ready(first, second)
     if task == "relevance_adjudication":
         first.locator("input[type=radio]").first.check()
         wait_saved(first, 1)

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from annotation.models import ClaimCheck, DraftVersion
 from tests.builders.content import make_assignment, make_claims, make_question, make_study
 
-from .helpers import press_keys, wait_saved
+from .helpers import press_keys, wait_ready, wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -45,6 +45,7 @@ def test_two_tabs_conflict(login, annotator_user, assignment, shot):
     first, second = context.new_page(), context.new_page()
     first.goto(url)
     second.goto(url)
+    wait_ready(first, second)
     first.get_by_label("Skip this claim").first.check()
     wait_saved(first, 1)
     second.get_by_label("Skip this claim").nth(1).check()

@@ -11,7 +11,7 @@ from annotation.models import DeepScholarLabel, DraftVersion
 from tests.annotation.test_annotate_deepscholar import KEYS, deepscholar_question
 from tests.builders.content import make_assignment, make_study
 
-from .helpers import press_keys, wait_saved
+from .helpers import press_keys, wait_ready, wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,6 +64,7 @@ def test_two_tabs_conflict(login, annotator_user, shot):
     first, second = context.new_page(), context.new_page()
     first.goto(url)
     second.goto(url)
+    wait_ready(first, second)
     first.locator("[data-ds-card]").nth(0).get_by_label("Vital", exact=True).check()
     wait_saved(first, 1)
     second.locator("[data-ds-card]").nth(0).get_by_label("Non-vital").check()

@@ -9,7 +9,7 @@ from annotation.models import ClaimAssessment, DraftVersion, HumanMetricScore, M
 from annotation.rendering import report_label
 from tests.builders.content import make_assignment, make_question, make_study
 
-from .helpers import press_keys, wait_saved
+from .helpers import press_keys, wait_ready, wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -138,6 +138,7 @@ def test_two_tabs_conflict(login, annotator_user, assignment, shot):
     first, second = context.new_page(), context.new_page()
     first.goto(url)
     second.goto(url)
+    wait_ready(first, second)
     select_claim(first, "A", 1)
     wait_saved(first, 1)
     second.locator("#p-A-1 .rel--O").click()

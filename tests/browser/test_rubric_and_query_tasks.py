@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from annotation.models import DraftVersion, QueryQuality, RubricCoverage, RubricItemQuality
 from tests.builders.content import make_assignment, make_question, make_study
 
-from .helpers import press_keys, wait_saved
+from .helpers import press_keys, wait_ready, wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -165,6 +165,7 @@ def test_two_tabs_conflict(login, annotator_user, shot, task, first_change, seco
     first, second = context.new_page(), context.new_page()
     first.goto(url)
     second.goto(url)
+    wait_ready(first, second)
     first.locator(first_change[0]).get_by_label(first_change[1]).first.check()
     wait_saved(first, 1)
     second.locator(second_change[0]).get_by_label(second_change[1]).first.check()
