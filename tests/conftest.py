@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.users import make_user
-from tests.module_data import module_data
+from tests.module_data import FAST_HASHER, module_data
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scholarqa-cs2"
 
@@ -15,7 +15,7 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Test users log in many times; the default PBKDF2 cost would dominate the suite."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHER
 
 
 @pytest.fixture(scope="session")

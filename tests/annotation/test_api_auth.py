@@ -9,11 +9,6 @@ from rest_framework.test import APIClient
 from tests.builders import world as f
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.mark.django_db
 def test_obtain_token_and_use_it(researcher_user):
     f.study("Visible").researchers.add(researcher_user)

@@ -17,11 +17,6 @@ from tests.builders import world as f
 FORBIDDEN_KEYS = {"system", "system_id", "system_name", "source_format", "report_order", "metadata"}
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def walk(value):
     """Every dict inside a JSON value."""
     if isinstance(value, dict):

@@ -8,11 +8,6 @@ from annotation.models import Assignment, Medal, Report
 from tests.builders import world as f
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def world(annotator_user, other_annotator_user, researcher_user):
     """The world of the permission tests; the researcher reads its study."""

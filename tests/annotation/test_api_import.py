@@ -14,11 +14,6 @@ from tests.builders import world as f
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def upload(name: str, content: bytes | None = None, path: Path | None = None):
     data = content if content is not None else path.read_bytes()
     return SimpleUploadedFile(name, data, content_type="application/octet-stream")

@@ -22,11 +22,6 @@ from tests.module_data import module_data
 CEILING = 12
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def count(client, url) -> int:
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url)

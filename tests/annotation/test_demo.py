@@ -42,9 +42,9 @@ ACCOUNTS = {
 
 @pytest.fixture(autouse=True)
 def demo_settings(settings):
-    """pytest-django turns DEBUG off; the demo needs it on. A fast hasher for 5 accounts."""
+    """pytest-django turns DEBUG off; the demo needs it on (the fast password hasher of its
+    5 accounts comes from conftest's autouse fixture)."""
     settings.DEBUG = True
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return settings
 
 

@@ -240,12 +240,6 @@ def expected_status(role: str, op: str, ep: Endpoint) -> set[int]:
     return {200}
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """The users of conftest get passwords; the default hasher costs ~0.5 s each."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(scope="module")
 def shared(django_db_setup, django_db_blocker):
     """The users and the world, built once for the module's ~800 tests instead of once per

@@ -170,8 +170,7 @@ def test_reimport_dropping_a_paragraph_with_checked_claims_is_refused(judged, tm
 
 
 @pytest.fixture
-def admin_api(judged, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def admin_api(judged):
     client = APIClient()
     client.force_login(make_user("units_admin", "admin"))
     return client
