@@ -250,7 +250,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Connections between tasks follow CONN_MAX_AGE (concord/celery.py), not Celery's fixup,
-# which would close them around every task; it still recycles them every 2,000 tasks.
+# which would close them around every task; it still recycles them every 1,000 tasks (its
+# counter moves before and after each task and closes at twice this value).
 CELERY_DB_REUSE_MAX = 1000
 # Celery beat (`make beat`, or `celery worker -B` on one worker): restart the runs whose
 # worker died (heartbeat older than a minute) — judge runs resume where they stopped,

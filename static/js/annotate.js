@@ -212,9 +212,8 @@
   // deferred scripts run, so a fast typist or a slow connection can get there first; htmx
   // did not hear those inputs), then answers kept from an earlier visit that the server
   // never got. After htmx has set up the form (its DOMContentLoaded handler), so both
-  // autosave.
-  // data-ready="1" once this is done: until then, answers this browser kept for the task may
-  // still be taken up (restoreKept), e.g. those another tab typed a moment ago.
+  // autosave. The form says data-ready="1" once this is done: until then, answers this
+  // browser kept for the task may still be taken up, e.g. those another tab typed just now.
   function onReady() { typedBeforeReady(); restoreKept(); form.dataset.ready = "1"; }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", () => setTimeout(onReady, 0));

@@ -60,6 +60,9 @@ def svg(client, study, name: str, query: str = "") -> bytes:
     return got.content
 
 
+FIGURE = re.compile(r'<figure class="report-figure" id="figure-([\w-]+)"[^>]*>(.*?)</figure>', re.S)
+
+
 def page_figures(client, study, query: str = "") -> dict[str, str]:
     """Every figure drawn on the report page (inline SVG), by name: one page GET for all of
     them, where the figure download draws one per request with matplotlib. The report cache
@@ -67,9 +70,6 @@ def page_figures(client, study, query: str = "") -> dict[str, str]:
     got = client.get(reverse("metaeval:report", args=[study.pk]) + query)
     assert got.status_code == 200, got.status_code
     return dict(FIGURE.findall(got.content.decode()))
-
-
-FIGURE = re.compile(r'<figure class="report-figure" id="figure-([\w-]+)"[^>]*>(.*?)</figure>', re.S)
 
 
 def everywhere(client, study, key: str, table: str, figure: str, query: str = "") -> dict:
