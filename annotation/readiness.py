@@ -149,16 +149,13 @@ def _deepscholar_flag(questions) -> bool | None:
 
 
 def judged_tasks(study: Study) -> list[str]:
-    """The task types ``study`` holds judgments of (read through each task's quality-control
-    declaration, ``TaskSpec.qc.rows``), in the order of ``Study.Task``."""
+    """The task types ``study`` holds judgments of (each task's quality-control declaration,
+    ``TaskSpec.qc.held``: EXISTS queries, as many and as deep whatever the study's size), in
+    the order of ``Study.Task``."""
     from annotation.quality import catalog
 
     specs = catalog.specs()
-    return [
-        t
-        for t in T.values
-        if t in specs and specs[t].has_label and next(iter(specs[t].rows(study)), None)
-    ]
+    return [t for t in T.values if t in specs and specs[t].has_label and specs[t].held(study)]
 
 
 def enable_supported(study: Study) -> list[str]:

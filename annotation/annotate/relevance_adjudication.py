@@ -77,10 +77,14 @@ FORM = Form(
 )
 
 
+def stored(study, annotator=None):
+    return RelevanceAdjudication.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """The paragraph's relevance after the annotator's decision (``final_label``): the unit
     is the paragraph, so two annotators who both disputed the judge on it are compared."""
-    rows = RelevanceAdjudication.objects.filter(study=study, **qc.who(annotator)).select_related(
+    rows = stored(study, annotator).select_related(
         "disagreement__paragraph__report__system", "assignment"
     )
     for r in rows:
@@ -93,6 +97,7 @@ QC = ql.LabelSpec(
     label="its relevance after the decision, R / U / O (keep: the annotator's, switch: the "
     "judge's)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=lambda study, question: qc.paragraphs(question),
     notation="unit “paragraph 3@SysA”, answer U",
 )

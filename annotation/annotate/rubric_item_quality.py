@@ -87,12 +87,14 @@ QC_SCALES = {
 }
 
 
+def stored(study, annotator=None):
+    return RubricItemQuality.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """Two units per item, its emphasis and its necessity (ordinal scales). The confidence
     is the annotator's about themselves and the flags a free set: neither is a label."""
-    rows = RubricItemQuality.objects.filter(study=study, **qc.who(annotator)).select_related(
-        "item__rubric", "assignment"
-    )
+    rows = stored(study, annotator).select_related("item__rubric", "assignment")
     for r in rows:
         for scale in QC_SCALES:
             yield r, ql.scale_unit(scale, r.item.rubric.kind, r.item.position), getattr(r, scale)
@@ -109,6 +111,7 @@ QC = ql.LabelSpec(
     unit="emphasis or necessity of one rubric item: emphasis item <kind>:<position>",
     label="the level (ordinal scales; exact match)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     notation="unit “emphasis item expert:1”, answer sentence",
 )
