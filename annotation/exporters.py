@@ -343,16 +343,11 @@ def export_judgments(study, fmt: str) -> str | bytes:
 
 
 def _parquet(records: list[dict], cols: list[str]) -> bytes:
-    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it);
-    needs pyarrow (``pip install 'concord[parquet]'``), refused clearly without it."""
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise ValueError(
-            "parquet export needs pyarrow, which this server does not have "
-            "(pip install 'concord[parquet]'); json, jsonl, csv and xlsx work"
-        ) from exc
+    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it).
+    pyarrow is a runtime dependency: every Download panel offers this format (issue 28)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     columns = {c: [_cell(r.get(c)) for r in records] for c in cols}
     for c, values in columns.items():  # one type per column: mixed kinds become text
         kinds = {type(v) for v in values if v is not None}
