@@ -190,6 +190,34 @@ def problem_errors(problems) -> dict:
     }
 
 
+def export_parameters() -> list[OpenApiParameter]:
+    """The export's query parameters: ``kind``, ``file_format`` and every option a writer of
+    the import registry takes (``Format.dump_options``), so the schema documents what the
+    server reads and nothing else (``format`` is DRF's renderer: documenting it made a
+    generated client ask for a renderer that does not exist, a 404; issue 28)."""
+    from annotation.importers.registry import KINDS, writable
+
+    options: dict[str, list[str]] = {}
+    helps: dict[str, str] = {}
+    for fmt in writable():
+        for option in fmt.dump_options:
+            options.setdefault(option.name, []).append(f"{fmt.kind} {fmt.name}")
+            helps.setdefault(option.name, option.help)
+    return [
+        OpenApiParameter("kind", OpenApiTypes.STR, required=True, enum=sorted(KINDS),
+                         description="what to export"),
+        OpenApiParameter("file_format", OpenApiTypes.STR,
+                         enum=sorted({f.name for f in writable()}),
+                         description="a format of the kind (`manage.py export_format --help`); "
+                         "not `format`, which DRF reads as the response renderer"),
+        *(
+            OpenApiParameter(name, OpenApiTypes.STR,
+                             description=f"{helps[name]} ({'; '.join(used)})")
+            for name, used in sorted(options.items())
+        ),
+    ]  # fmt: skip
+
+
 class StudyViewSet(RoleViewSet):
     queryset = Study.objects.all()
     study_lookup = "pk"
@@ -255,26 +283,10 @@ class StudyViewSet(RoleViewSet):
         return Response(body)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "kind",
-                OpenApiTypes.STR,
-                required=True,
-                description="reports, questions, pairwise, judge_scores or judgments",
-            ),
-            OpenApiParameter(
-                "format",
-                OpenApiTypes.STR,
-                description="a format of the kind (the import formats; see "
-                "`manage.py export_format --help`)",
-            ),
-            OpenApiParameter("system", OpenApiTypes.STR, description="whose reports / results"),
-            OpenApiParameter("judge", OpenApiTypes.STR, description="whose judge results"),
-            OpenApiParameter("setting", OpenApiTypes.STR, description="pairwise: the setting"),
-            OpenApiParameter("annotator", OpenApiTypes.STR, description="pairwise: pseudonym"),
-            OpenApiParameter("split", OpenApiTypes.STR, description="pairwise: dev or test"),
-        ],  # fmt: skip
-        responses={200: OpenApiTypes.BINARY},
+        parameters=export_parameters(),
+        # the file as it downloads (a zip for several files), not JSON: a generated client
+        # must not parse it (issue 28)
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
         summary="Export a study's data in an outside format",
         description=(
             "The study's data in an outside format (researchers and admins): the file(s) the "
