@@ -331,6 +331,7 @@ if not DEBUG:
 # Imports (concord.imports) and judge runs (concord.judge_runs) log their start and end with
 # their fields (kind, file, study, records; run, judge, status, seconds) at INFO.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+CONCORD_LOG_LEVEL = os.environ.get("CONCORD_LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -350,7 +351,10 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
-        "concord": {"level": os.environ.get("CONCORD_LOG_LEVEL", "INFO")},
+        "concord": {"level": CONCORD_LOG_LEVEL},
+        # a command without a broker runs its tasks in process: kombu's "No hostname was
+        # supplied" is noise there (quiet commands, concord/cli.py)
+        "kombu": {"level": "WARNING" if CONCORD_LOG_LEVEL in ("INFO", "DEBUG") else "ERROR"},
     },
 }
 
