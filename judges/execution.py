@@ -327,7 +327,9 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
     exhausted = stopping = False
     last_flush = last_beat = time.monotonic()
     pending = chunk.units.filter(status=JudgeUnit.Status.PENDING)
-    shown = progress.bar(pending.count(), f"judge run {run.pk}", "unit")
+    # one bar for the whole run, whichever chunk this is
+    shown = progress.bar(run.total_units, f"judge run {run.pk}", "unit", key=("run", run.pk),
+                         initial=run.done_units + run.failed_units)  # fmt: skip
     writer = _Writer(run, context)
     try:
         with shown, pools.borrowed("judge-calls", limit) as pool:
