@@ -70,6 +70,11 @@ class StudyAdmin(admin.ModelAdmin):
         ]
         return extra + super().get_urls()
 
+    def save_model(self, request, obj, form, change):
+        if "tasks" in form.changed_data:
+            obj.tasks_chosen = True  # an admin's choice: imports no longer change it
+        super().save_model(request, obj, form, change)
+
     def has_delete_permission(self, request, obj=None):
         """Never Django's cascading delete: see :meth:`delete_with_backup_view`."""
         return False

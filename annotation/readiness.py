@@ -159,13 +159,17 @@ def judged_tasks(study: Study) -> list[str]:
 
 
 def enable_supported(study: Study) -> list[str]:
-    """A study with no task enabled gets the tasks its data supports, and any study gets
-    the tasks whose judgments it holds (an import of 1,335 medal rankings into a study whose
-    reports enabled query quality, metric-wise and triage must enable medal ranking, or its
-    judgments are invisible to assignment and quality control). Returns what it enabled; the
-    tasks an admin chose stay."""
+    """Until an admin chooses a study's tasks (``Study.tasks_chosen``), enable every task
+    its data supports; in any study, enable the tasks whose judgments it holds (an import
+    of 1,335 medal rankings into a study whose reports enabled query quality, metric-wise
+    and triage must enable medal ranking, or its judgments are invisible to assignment and
+    quality control). Returns what it enabled.
+
+    The enabled tasks so follow from the data whatever the order of the imports (reports
+    then questions enabled three tasks, questions then reports four, issue 28); an admin's
+    choice stays."""
     have = list(study.tasks or [])
-    new = [] if have else supported_tasks(study)
+    new = [] if study.tasks_chosen else [t for t in supported_tasks(study) if t not in have]
     new += [t for t in judged_tasks(study) if t not in have and t not in new]
     if new:
         tasks = have + [t for t in T.values if t in new]

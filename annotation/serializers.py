@@ -80,8 +80,14 @@ class StudySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = ["id", "name", "description", "tasks", "config", "researchers", "created_at"]
-        read_only_fields = ["created_at"]
+        fields = ["id", "name", "description", "tasks", "tasks_chosen", "config", "researchers",
+                  "created_at"]  # fmt: skip
+        read_only_fields = ["created_at", "tasks_chosen"]
+
+    def validate(self, attrs):
+        if "tasks" in attrs:
+            attrs["tasks_chosen"] = True  # an admin's choice: imports no longer change it
+        return attrs
 
     def validate_config(self, value):
         if not isinstance(value, dict):

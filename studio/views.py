@@ -166,9 +166,9 @@ def study_settings(request, study_id: int):
 
     def act(d):
         with transaction.atomic():
-            study.tasks = d["tasks"]
+            study.tasks, study.tasks_chosen = d["tasks"], True
             study.config = {**study.config, **form.config()}
-            study.save(update_fields=["tasks", "config"])
+            study.save(update_fields=["tasks", "tasks_chosen", "config"])
             study.researchers.set(d["researchers"])
         return "Tasks, researchers and settings saved.", "studies:detail"
 

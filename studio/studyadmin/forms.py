@@ -29,23 +29,28 @@ assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
 
 
 class StudyForm(forms.ModelForm):
-    """A new study, and the tasks it enables: chosen here, or left to the data. A study with
-    no task enabled gets, at its first import, the tasks its data supports
-    (``readiness.enable_supported``), so its assignments are never unavailable pages."""
+    """A new study, and the tasks it enables: chosen here, or left to the data. Each import
+    enables the tasks its data makes possible (``readiness.enable_supported``), so its
+    assignments are never unavailable pages."""
 
     tasks = forms.MultipleChoiceField(
         choices=Study.Task.choices,
         widget=forms.CheckboxSelectMultiple,
         required=False,
         label="Tasks",
-        help_text="none ticked = the tasks the imported data supports are enabled at the "
-        "first import; change them any time under “Tasks and settings”",
+        help_text="none ticked = every import enables the tasks its data supports, until "
+        "you choose them here or under “Tasks and settings”",
     )
 
     class Meta:
         model = Study
         fields = ["name", "description", "tasks"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def clean(self):
+        cleaned = super().clean()
+        self.instance.tasks_chosen = bool(cleaned.get("tasks"))  # none ticked: the data's
+        return cleaned
 
 
 def _credit(label):
