@@ -33,6 +33,7 @@ from .models import (
     Study,
     StudyResearcher,
     System,
+    Webhook,
 )
 
 
@@ -266,3 +267,29 @@ class HumanMetricScoreAdmin(admin.ModelAdmin):
     list_filter = ("study", "setting", "metric")
     search_fields = ("annotator__pseudonym", "report__system__name", "question__text")
     raw_id_fields = ("question", "report", "assignment")
+
+
+class WebhookAdminForm(forms.ModelForm):
+    url = forms.URLField(max_length=500, assume_scheme="https")
+
+    class Meta:
+        model = Webhook
+        fields = ["study", "url", "events", "progress_steps", "active"]
+
+    def clean_url(self):
+        from annotation.webhooks import url_problem
+
+        url = self.cleaned_data["url"]
+        problem = url_problem(url)
+        if problem:
+            raise forms.ValidationError(problem)
+        return url
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Registered here or by ``POST /api/webhooks/`` (annotation.webhooks)."""
+
+    form = WebhookAdminForm
+    list_display = ("url", "study", "active", "created_at")
+    readonly_fields = ("secret", "progress_sent")

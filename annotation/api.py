@@ -43,6 +43,8 @@ from annotation.models import (
     Section,
     Study,
     System,
+    Webhook,
+    WebhookDelivery,
 )
 from annotation.models.quality import released
 from annotation.permissions import (
@@ -589,6 +591,27 @@ def _judgment_kind_viewsets() -> dict[str, type]:
 JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
 
 
+# --- Webhooks ---------------------------------------------------------------------------------
+
+
+class WebhookViewSet(viewsets.ModelViewSet):
+    """Webhooks of a study (admins): ``events`` among ``assignment.submitted``,
+    ``study.progress`` (with ``progress_steps``) and ``judge_run.finished``; each delivery is
+    a signed POST (``annotation.webhooks``). ``GET /api/webhooks/{id}/deliveries/``: what was
+    sent and how the receiver answered."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+    serializer_class = s.WebhookSerializer
+    queryset = Webhook.objects.all()
+
+    @extend_schema(responses={200: s.WebhookDeliverySerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def deliveries(self, request, pk=None):
+        found = WebhookDelivery.objects.filter(webhook=self.get_object()).order_by("-pk")
+        page = self.paginate_queryset(found)
+        return self.get_paginated_response(s.WebhookDeliverySerializer(page, many=True).data)
+
+
 def register(router, *, studies=None) -> None:
     """Every viewset of this app on the router; ``studies`` replaces the study viewset (the
     combined router in ``studio.api_urls`` passes the one that can delete after a backup)."""
@@ -599,6 +622,7 @@ def register(router, *, studies=None) -> None:
     router.register("reports", ReportViewSet, basename="report")
     router.register("annotators", AnnotatorViewSet, basename="annotator")
     router.register("assignments", AssignmentViewSet, basename="assignment")
+    router.register("webhooks", WebhookViewSet, basename="webhook")
     router.register("judgments/medal-rankings", MedalRankingViewSet, basename="medal-ranking")
     router.register(
         "judgments/pairwise-preferences", PairwisePreferenceViewSet, basename="pairwise-preference"

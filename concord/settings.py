@@ -264,6 +264,14 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Webhooks (annotation.webhooks): receivers on private, loopback or link-local addresses
+# are refused unless allowed; a failed delivery is retried by a worker after these delays.
+CONCORD_WEBHOOK_ALLOW_PRIVATE = os.environ.get("CONCORD_WEBHOOK_ALLOW_PRIVATE", "0") == "1"
+CONCORD_WEBHOOK_TIMEOUT = float(os.environ.get("CONCORD_WEBHOOK_TIMEOUT", "5"))
+CONCORD_WEBHOOK_RETRY_DELAYS = [
+    float(x) for x in os.environ.get("CONCORD_WEBHOOK_RETRY_DELAYS", "10,60,300,1800").split(",")
+]
+
 # Outside LLM service (OpenAI-compatible chat completions).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")

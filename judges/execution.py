@@ -35,7 +35,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import progress
+from annotation import progress, webhooks
 from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
@@ -203,6 +203,8 @@ def complete(run_id: int) -> str:
         status = RunStatus.FAILED if failed else RunStatus.DONE
         now = timezone.now()
         JudgeRun.objects.filter(pk=run_id).update(status=status, finished_at=now, heartbeat_at=now)
+        run.status = status
+        webhooks.judge_run_finished(run)  # sent once this commits
     seconds = (now - (run.started_at or run.created_at)).total_seconds()
     run_logger.info("judge run finished", extra={"event": "judge_run_finished", **_log(run),
                     "status": str(status), "seconds": round(max(seconds, 0.0), 3)})  # fmt: skip
