@@ -2,7 +2,10 @@
 
 Questions: a JSON list or JSON lines of ``{id, general_domain, subdomain, field, query, date,
 rubric: [{rubric_item, type}]}``; stored with origin "survey_mined" and a rubric of kind
-"researchqa". Responses: one JSON object ``{id: {"answer": markdown}}``; each answer is split
+"researchqa". Responses in either shape the release uses: one JSON object
+``{id: {"answer": markdown}}`` (the README's ``responses.json``, ``compute_coverage.py``'s
+input) or a JSON list ``[{"corpusid_sectionid": id, "answer": markdown, ...}]`` (the 18
+systems' released outputs, read so by ``src/judge_systems_by_gpt.py``). Each answer is split
 into sections by headings and paragraphs by blank lines, citations kept as they appear
 (:func:`annotation.importers.structure.parse_markdown`).
 """
@@ -24,6 +27,8 @@ from .registry import Format, Option, register
 from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 RUBRIC_KIND = "researchqa"
+#: The two released shapes of a responses file (module doc).
+RESPONSES_SHAPE = '{id: {"answer": markdown}} or [{"corpusid_sectionid": id, "answer": markdown}]'
 
 
 def parse_questions(src: Source) -> list[QuestionInput]:
@@ -60,23 +65,56 @@ def parse_questions(src: Source) -> list[QuestionInput]:
     return out
 
 
+#: The key of a released system-output record in its list shape (the repository's
+#: ``judge_systems_by_gpt.py`` reads ``{item["corpusid_sectionid"]: item}``).
+LIST_KEY = "corpusid_sectionid"
+
+
+def released_entries(
+    src: Source, data, problems: Problems, what: str
+) -> list[tuple[int, str, object]]:
+    """``(record number, question id, entry)`` of a ResearchQA file in either released shape:
+    the mapping ``{id: entry}`` (``compute_coverage.py``'s input and output) or the list
+    ``[{corpusid_sectionid, ...}]`` (the 18 systems' outputs and their judge files, as the
+    repository's ``judge_systems_by_gpt.py`` and leaderboard notebook read them). In the list
+    shape the entry is the record itself; an id given twice is a problem naming both records."""
+    if isinstance(data, dict):
+        return [(n, str(qid), entry) for n, (qid, entry) in enumerate(data.items(), start=1)]
+    out, seen = [], {}
+    for n, record in enumerate(data, start=1):
+        qid = require(problems, n, record, LIST_KEY, "id")
+        if qid is None:
+            continue
+        if qid in seen:
+            problems.add(n, LIST_KEY, f"{qid!r} already given by record {seen[qid]}")
+            continue
+        seen[qid] = n
+        out.append((n, qid, record))
+    if not out and not problems:
+        problems.file_level(f"no records; expected {what}")
+    return out
+
+
 def parse_responses(src: Source) -> list[ReportInput]:
+    """Every answer of a responses file in either released shape (module doc)."""
     data = parse_json_records(src, allow_mapping=True)
     problems = Problems(src.name)
-    if not isinstance(data, dict):
+    if isinstance(data, list) and _looks_scholarqa(data):
         problems.file_level(
-            'expected one JSON object {id: {"answer": ...}}; found a list'
-            + (" (a ScholarQA-CS2 file? use --format scholarqa)" if _looks_scholarqa(data) else "")
+            'expected {id: {"answer": ...}} or [{"corpusid_sectionid", "answer"}]; '
+            "found a ScholarQA-CS2 file (use --format scholarqa)"
         )
         problems.raise_if_any()
+    listed = isinstance(data, list)
     out = []
-    for n, (qid, entry) in enumerate(data.items(), start=1):
+    for n, qid, entry in released_entries(src, data, problems, RESPONSES_SHAPE):
         if not isinstance(entry, dict):
             problems.add(n, qid, f"expected an object with 'answer', found {type_name(entry)}")
             continue
-        answer = require(problems, n, entry, "answer", str, label=f"{qid}.answer")
+        answer = require(problems, n, entry, "answer", str,
+                         label="answer" if listed else f"{qid}.answer")  # fmt: skip
         if answer is not None:
-            out.append(ReportInput(n, str(qid), str(qid), parse_markdown(answer)))
+            out.append(ReportInput(n, qid, qid, parse_markdown(answer)))
     problems.raise_if_any()
     return out
 

@@ -7,7 +7,9 @@ format               file
 ===================  ==========================================================================
 researchqa-coverage  ResearchQA ``compute_coverage.py`` output, one system's answers:
                      ``{question id: [{"rubric": item text, "score": label}]}`` with labels
-                     "Not at all" … "Completely" (or 0–4); needs ``system``.
+                     "Not at all" … "Completely" (or 0–4); needs ``system``. Or the
+                     released judge files' list ``[{corpusid_sectionid, rubric_judges_gpt:
+                     [{rubric, score}], ...}]`` (the leaderboard notebook's input).
 researchqa-pairwise  ResearchQA ``judge_systems_by_gpt.py`` output: a list of ``{session_id,
                      implementation_A, implementation_B, judge, judge_feedback,
                      judge_swapped, judge_swapped_feedback}``; ``judge`` / ``judge_swapped``
@@ -55,6 +57,7 @@ from annotation.importers.common import (
     type_name,
 )
 from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
 from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
@@ -62,7 +65,14 @@ from judges.scoring import researcherbench, researchqa
 
 FORMATS = ("researchqa-coverage", "researchqa-pairwise", "researcherbench", "csv")
 CSV_COLUMNS = ("question", "system", "metric", "value")
-RECALL_TOLERANCE = 5e-4  # the released files round recall to 4 decimals
+RECALL_TOLERANCE = 5e-4
+#: Where a released ResearchQA judge file's record keeps its labels (the leaderboard
+#: notebook reads ``<system>_judge_gpt4.1mini.json`` records' ``rubric_judges_gpt``).
+LISTED_LABELS = "rubric_judges_gpt"
+COVERAGE_SHAPE = (
+    '{id: [{"rubric": item, "score": label}]} or '
+    '[{"corpusid_sectionid": id, "rubric_judges_gpt": [{"rubric": item, "score": label}]}]'
+)  # the released files round recall to 4 decimals
 
 
 def _norm(text: str) -> str:
@@ -209,33 +219,39 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
     general checks, which name its record and field."""
     data = parse_json_records(src, allow_mapping=True)
     problems = Problems(src.name)
-    if not isinstance(data, dict):
-        problems.file_level('expected one JSON object {question id: [{"rubric", "score"}]}')
-        problems.raise_if_any()
+    listed = isinstance(data, list)
+    records = released_entries(src, data, problems, COVERAGE_SHAPE)
     out = _rows()
     coverage = out["coverage"]
     #: A label phrase -> its stored values (label, covered, rationale), one tuple shared by
     #: every label of that phrase (2.9 M labels are a handful of phrases).
     values_of: dict[str, tuple] = {}
-    for n, (qid, entries) in enumerate(data.items(), start=1):
+    for n, qid, entries in records:
         rep.records += 1
-        qid = str(qid)
-        if not isinstance(entries, list):
+        if listed:  # the released judge file: the labels are the record's rubric_judges_gpt
+            if not isinstance(entries, dict):
+                problems.add(n, None, f"expected an object, found {type_name(entries)}")
+                continue
+            entries = require(problems, n, entries, LISTED_LABELS, list)
+            if entries is None:
+                continue
+        elif not isinstance(entries, list):
             problems.add(
                 n, qid, f"expected a list of {{rubric, score}}, found {type_name(entries)}"
             )
             continue
-        rid = index.report(problems, n, qid, qid, system)
+        where = LISTED_LABELS if listed else qid  # the field a problem names
+        rid = index.report(problems, n, LIST_KEY if listed else qid, qid, system)
         items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
             is_dict = entry.__class__ is dict
             text = entry.get("rubric") if is_dict else None
             if text.__class__ is not str or not text or text.isspace():  # not a usable text
-                text = require(problems, n, entry, "rubric", str, label=f"{qid}[{i}].rubric")
+                text = require(problems, n, entry, "rubric", str, label=f"{where}[{i}].rubric")
             if not isinstance(entry, dict) or "score" not in entry:
                 if isinstance(entry, dict):
-                    problems.add(n, f"{qid}[{i}].score", "missing required field")
+                    problems.add(n, f"{where}[{i}].score", "missing required field")
                 continue
             score = entry["score"]
             values = values_of.get(score) if score.__class__ is str else None
@@ -243,7 +259,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                 try:
                     values = (researchqa.label_value(score), None, "")
                 except ValueError as exc:
-                    problems.add(n, f"{qid}[{i}].score", str(exc))
+                    problems.add(n, f"{where}[{i}].score", str(exc))
                     continue
                 if isinstance(score, str):
                     values_of[score] = values
@@ -251,12 +267,12 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                 continue
             ids = (items.get(text) or items.get(_norm(text))) if items else None
             if not ids or len(ids) > 1:  # the problem, worded by the index
-                index.item(problems, n, f"{qid}[{i}].rubric", qid, text)
+                index.item(problems, n, f"{where}[{i}].rubric", qid, text)
                 continue
             item = ids[0]
             if item in seen:
                 problems.add(
-                    n, f"{qid}[{i}].rubric", f"the same rubric item as {qid}[{seen[item]}]"
+                    n, f"{where}[{i}].rubric", f"the same rubric item as {where}[{seen[item]}]"
                 )
                 continue
             seen[item] = i

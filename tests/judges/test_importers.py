@@ -65,6 +65,26 @@ def test_researchqa_coverage_and_pairwise_make_the_ensemble():
     assert again.updated["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
 
 
+def test_researchqa_released_judge_file_list_shape():
+    """The released judge files are ``[{corpusid_sectionid, rubric_judges_gpt: [{rubric,
+    score}]}]`` (what ResearchQA's leaderboard notebook reads): the same labels and scores
+    as ``compute_coverage.py``'s mapping of the same judgments (issue 25)."""
+    stored = {}
+    for study, name in (("map", "researchqa_coverage_alpha.json"),
+                        ("list", "researchqa_judge_listed_alpha.json")):  # fmt: skip
+        build_study(study)
+        rep = import_judge_scores(DATA / name, study=study, judge=f"g-{study}",
+                                  format="researchqa-coverage", system="alpha")  # fmt: skip
+        assert rep.records == 2 and rep.created["JudgeCoverage"] == 20
+        stored[study] = sorted(
+            JudgeCoverage.objects.filter(judge__name=f"g-{study}").values_list(
+                "report__question__external_id", "item__text", "label"
+            )
+        ) + sorted(JudgeScore.objects.filter(judge__name=f"g-{study}").values_list(
+            "report__question__external_id", "metric", "value"))  # fmt: skip
+    assert stored["list"] == stored["map"] and len(stored["list"]) > 20
+
+
 def test_researcherbench_results_reproduce_their_recall():
     from annotation.models import Study
 
@@ -112,6 +132,13 @@ def test_generic_csv():
                             {"rubric": "Not an item", "score": "Mostly"}]}).encode(),
          ["record 1, field 'q1[0].score': 'Somewhat' is not one of Not at all",
           "record 1, field 'q1[1].rubric': 'Not an item' is not a rubric item of question 'q1'"]),
+        ("researchqa-coverage",
+         json.dumps([{"corpusid_sectionid": "q1", "rubric_judges_gpt": [
+             {"rubric": "Does the response discuss aspect 1 of topic 1?", "score": "Somewhat"}]},
+             {"corpusid_sectionid": "q2"}, {"rubric_judges_gpt": []}]).encode(),
+         ["record 1, field 'rubric_judges_gpt[0].score': 'Somewhat' is not one of Not at all",
+          "record 2, field 'rubric_judges_gpt': missing required field",
+          "record 3, field 'corpusid_sectionid': missing required field"]),
         ("researchqa-pairwise",
          json.dumps([{"session_id": "q1", "implementation_A": "alpha",
                       "implementation_B": "delta", "judge": "C"}]).encode(),
