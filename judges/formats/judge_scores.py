@@ -483,17 +483,36 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
                 labels[rid].pop(item, None)
             else:
                 labels[rid][item] = label
-    for (left, right), (choice, why) in rows["pairwise"].items():
-        _, created = JudgePairwise.objects.update_or_create(
-            judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left_id=left, right_id=right,
-            defaults={"choice": choice, "rationale": why},
+    # Verdicts and scores are diffed against what is stored: an identical re-import (or
+    # its dry run) says "unchanged", not "updated" (issue 25).
+    pairwise = rows["pairwise"]
+    if pairwise:
+        reports = {r for pair in pairwise for r in pair}
+        stored = {
+            (left, right): (pk, (choice, why))
+            for pk, left, right, choice, why in JudgePairwise.objects.filter(
+                judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left_id__any_of=reports
+            ).values_list("id", "left_id", "right_id", "choice", "rationale")
+        }
+        sync_rows(
+            JudgePairwise, rep, stored=stored, wanted=pairwise, fields=["choice", "rationale"],
+            new_row=lambda key, v: {"judge": judge.pk, "protocol": JudgePairwise.Protocol.DIRECT,
+                                    "left": key[0], "right": key[1], "choice": v[0],
+                                    "rationale": v[1]},
         )  # fmt: skip
-        rep.count("created" if created else "updated", "JudgePairwise")
-    for (rid, metric), (value, why) in rows["scores"].items():
-        _, created = JudgeScore.objects.update_or_create(
-            judge=judge, report_id=rid, metric=metric, defaults={"value": value, "rationale": why}
-        )
-        rep.count("created" if created else "updated", "JudgeScore")
+    scores = rows["scores"]
+    if scores:
+        stored = {
+            (rid, metric): (pk, (value, why))
+            for pk, rid, metric, value, why in JudgeScore.objects.filter(
+                judge=judge, report_id__any_of={rid for rid, _ in scores}
+            ).values_list("id", "report_id", "metric", "value", "rationale")
+        }
+        sync_rows(
+            JudgeScore, rep, stored=stored, wanted=scores, fields=["value", "rationale"],
+            new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
+                                    "value": v[0], "rationale": v[1]},
+        )  # fmt: skip
     return labels
 
 

@@ -62,7 +62,8 @@ def test_researchqa_coverage_and_pairwise_make_the_ensemble():
 
     again = import_judge_scores(DATA / "researchqa_pairwise.json", study=study,
                                 judge="gpt-4.1-mini", format="researchqa-pairwise")  # fmt: skip
-    assert again.updated["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
+    assert again.unchanged["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
+    assert "JudgePairwise" not in again.updated and "JudgePairwise" not in again.created
 
 
 def test_researchqa_released_judge_file_list_shape():
@@ -190,3 +191,42 @@ def test_a_coverage_import_keeps_the_judges_own_answer_recall():
     scores = JudgeScore.objects.filter(judge__name="g", report__question__external_id="q1")
     assert scores.get(metric="answer_recall").value == 0.25
     assert scores.filter(metric="rubric_coverage").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "table", "n"),
+    [("researcherbench", "researcherbench_results.json", "JudgeScore", 1),
+     ("csv", "scores.csv", "JudgeScore", 4),
+     ("researchqa-pairwise", "researchqa_pairwise.json", "JudgePairwise", 5),
+     ("researchqa-coverage", "researchqa_coverage_alpha.json", "JudgeCoverage", 20)],
+)  # fmt: skip
+def test_an_identical_reimport_and_its_dry_run_say_unchanged(fmt, name, table, n):
+    """Re-importing the same judge file (or its --dry-run) reported "updated: 65
+    JudgeScore": what did not change is counted unchanged; a changed value is updated."""
+    if fmt == "researcherbench":
+        from annotation.models import Study
+
+        study = Study.objects.create(name="again")
+        q = Question.objects.create(study=study, external_id="7", text="Why?")
+        Report.objects.create(question=q, system=System.objects.create(study=study, name="alpha"))
+        rubric = Rubric.objects.create(question=q, kind="researcherbench")
+        for i in range(1, 14):
+            RubricItem.objects.create(rubric=rubric, position=i, text=f"Criterion {i} of question 7",
+                                      weight=2)  # fmt: skip
+    else:
+        build_study("again")
+    options = {"study": "again", "judge": "j", "format": fmt, "system": "alpha"}
+    if fmt in ("csv", "researchqa-pairwise"):
+        options.pop("system")
+    first = import_judge_scores(DATA / name, **options)
+    assert first.created[table] == n
+    for dry_run in (True, False):
+        again = import_judge_scores(DATA / name, dry_run=dry_run, **options)
+        assert again.unchanged[table] == n, again.summary()
+        assert table not in again.updated and table not in again.created, again.summary()
+        assert "updated" not in again.summary()
+    if fmt == "csv":
+        changed = (DATA / name).read_text().replace("0.25", "0.5")
+        rep = import_judge_scores(changed.encode(), **options)
+        assert rep.updated == {"JudgeScore": 1} and rep.unchanged["JudgeScore"] == 3
+        assert JudgeScore.objects.filter(value=0.5, metric="answer_recall").exists()
