@@ -301,3 +301,12 @@ def dump_generic(study) -> str:
                 ]  # fmt: skip
             lines.append(json.dumps(rec, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
+
+
+def rubric_to_write(question, kind: str):
+    """The rubric a format writes for ``question`` (its rubrics prefetched): the one of the
+    format's ``kind``, else the question's first (a study whose rubrics came in another
+    format, e.g. the demo's "default" rubrics, still exports them: an export without its
+    rubrics loses what the annotators judged against)."""
+    rubrics = sorted(question.rubrics.all(), key=lambda r: r.pk)
+    return next((r for r in rubrics if r.kind == kind), rubrics[0] if rubrics else None)

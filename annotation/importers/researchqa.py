@@ -1,7 +1,8 @@
 """ResearchQA (000/001): questions with rubrics, and system responses.
 
 Questions: a JSON list or JSON lines of ``{id, general_domain, subdomain, field, query, date,
-rubric: [{rubric_item, type}]}``; stored with origin "survey_mined" and a rubric of kind
+rubric: [{rubric_item, type, citation_metadata?}]}`` (``citation_metadata``, the survey
+passage an item was mined from, kept as the item's cited paper); stored with origin "survey_mined" and a rubric of kind
 "researchqa". Responses in either shape the release uses: one JSON object
 ``{id: {"answer": markdown}}`` (the README's ``responses.json``, ``compute_coverage.py``'s
 input) or a JSON list ``[{"corpusid_sectionid": id, "answer": markdown, ...}]`` (the 18
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from annotation.models import Question
 
+from . import released
 from .common import Problems, Source, optional_str, parse_json_records, require, type_name
 from .questions import (
     ItemInput,
@@ -22,11 +24,13 @@ from .questions import (
     item_type,
     parse_date,
     question_loader,
+    rubric_to_write,
 )
 from .registry import Format, Option, register
-from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
+from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researchqa"
+FORMAT = "researchqa"
 #: The two released shapes of a responses file (module doc).
 RESPONSES_SHAPE = '{id: {"answer": markdown}} or [{"corpusid_sectionid": id, "answer": markdown}]'
 
@@ -56,8 +60,9 @@ def parse_questions(src: Source) -> list[QuestionInput]:
             if not isinstance(item, dict):
                 continue
             typ = item_type(problems, n, f"{where}.type", item.get("type"))
+            cited = optional_str(problems, n, item, "citation_metadata")
             if t and typ:
-                items.append(ItemInput(t, typ))
+                items.append(ItemInput(t, typ, cited_paper=cited))
         if qid is not None and text is not None and rubric is not None:
             out.append(QuestionInput(n, qid, fields, {RUBRIC_KIND: items}))
     check_unique_ids(problems, out)
@@ -114,7 +119,10 @@ def parse_responses(src: Source) -> list[ReportInput]:
         answer = require(problems, n, entry, "answer", str,
                          label="answer" if listed else f"{qid}.answer")  # fmt: skip
         if answer is not None:
-            out.append(ReportInput(n, qid, qid, parse_markdown(answer)))
+            item = ReportInput(n, qid, qid, parse_markdown(answer))
+            released.keep(item, FORMAT, n, {"shape": "list" if listed else "mapping",
+                                                      "id": qid, "entry": entry})  # fmt: skip
+            out.append(item)
     problems.raise_if_any()
     return out
 
@@ -129,13 +137,14 @@ def _looks_scholarqa(data) -> bool:
 
 
 def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
-    """The study's questions as ResearchQA items (JSON lines), with their rubric of kind
-    ``rubric_kind``."""
+    """The study's questions as ResearchQA items, a JSON list as the release's ``test.json``
+    (what ``researchqa_loader.py`` reads), each with its rubric of kind ``rubric_kind`` (else
+    its first rubric, :func:`rubric_to_write`)."""
     import json
 
-    lines = []
+    records = []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
-        rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
+        rubric = rubric_to_write(q, rubric_kind)
         items = sorted(rubric.items.all(), key=lambda i: i.position) if rubric else []
         rec = {
             "id": q.external_id,
@@ -144,17 +153,35 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
             "field": q.field,
             "query": q.text,
             "date": q.cutoff_date.isoformat() if q.cutoff_date else None,
-            "rubric": [{"rubric_item": i.text, "type": i.item_type} for i in items],
+            "rubric": [
+                {
+                    "rubric_item": i.text,
+                    "type": i.item_type,
+                    **({"citation_metadata": i.cited_paper} if i.cited_paper else {}),
+                }
+                for i in items
+            ],
         }
-        lines.append(json.dumps(rec, ensure_ascii=False))
-    return {"researchqa_items.jsonl": "".join(line + "\n" for line in lines)}
+        records.append(rec)
+    return {"researchqa_items.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
 
 
 def dump_responses(study, *, system: str) -> dict[str, str]:
-    """One system's reports as a ResearchQA responses file ``{id: {"answer": markdown}}``."""
+    """One system's reports as a ResearchQA responses file, in the shape it was imported
+    in (the mapping ``{id: {"answer": markdown}}`` unless every kept record came as the
+    list ``[{corpusid_sectionid, answer}]``): the entries as released (:mod:`.released`),
+    then those of reports imported otherwise, built from what is stored; textless
+    placeholder reports are not written."""
     import json
 
-    data = {r.question_id: {"answer": to_markdown(r)} for r in stored_reports(study, system=system)}
+    written = released.for_export(study, system, FORMAT)
+    kept = [e["data"] for e in written.records]
+    entries = [(k["id"], k["entry"]) for k in kept]
+    entries += [(r.question_id, {"answer": to_markdown(r)}) for r in written.rebuilt]
+    if kept and all(k["shape"] == "list" for k in kept):
+        data = [entry if LIST_KEY in entry else {LIST_KEY: qid, **entry} for qid, entry in entries]
+    else:
+        data = {qid: {k: v for k, v in entry.items() if k != LIST_KEY} for qid, entry in entries}
     return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
 
 
@@ -176,11 +203,11 @@ register(
     Format(
         "questions",
         "researchqa",
-        "ResearchQA items: JSON lines of {id, general_domain, subdomain, field, query, date, "
+        "ResearchQA items: a JSON list (or JSON lines) of {id, general_domain, subdomain, field, query, date, "
         "rubric: [{rubric_item, type}]}",
         load=question_loader(lambda src: parse_questions(src)),
         dump=dump_questions,
         label="ResearchQA items and rubrics",
-        extension=".jsonl",
+        extension=".json",
     )
 )
