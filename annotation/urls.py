@@ -2,10 +2,12 @@
 
 from django.urls import path
 
+from annotation.views.formats import format_example
 from annotation.views.history import my_history
 from annotation.views.tasks import task_page
 
 urlpatterns = [
     path("tasks/<int:assignment_id>/", task_page, name="task"),
     path("history/", my_history, name="my_history"),
+    path("formats/<str:kind>/<str:name>/<str:file>", format_example, name="format_example"),
 ]

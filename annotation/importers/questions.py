@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from annotation.models import Question, Rubric, RubricItem
 from annotation.normalise import clean_text
@@ -260,7 +261,7 @@ def question_loader(parse):
 def register_generic() -> None:
     """Declare the generic format (called by ``annotation.importers`` after the benchmark
     formats, so the forms list it last)."""
-    from .registry import Format, register
+    from .registry import Example, Format, register
 
     register(
         Format(
@@ -272,6 +273,12 @@ def register_generic() -> None:
             dump=lambda study, **_: {"questions.jsonl": dump_generic(study)},
             label="Questions and rubrics (generic JSON lines)",
             extension=".jsonl",
+            shape=(
+                'JSON lines (or a JSON list), one question a line: {"id", "text", "field"?,\n'
+                '"subdomain"?, "domain"?, "split"?, "origin"?, "intent"?, "date"?,\n'
+                '"rubric"?: [{"text", "type"?, "weight"?, "cited_paper"?}], "rubric_kind"?}'
+            ),
+            example=Example(Path(__file__).resolve().parent / "examples", "questions.jsonl"),
         )
     )
 

@@ -8,6 +8,8 @@ Responses: ``[{id, question, response}]`` with a markdown ``response``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from . import released
 from .common import (
     Problems,
@@ -26,11 +28,12 @@ from .questions import (
     question_loader,
     rubric_to_write,
 )
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researcherbench"
 FORMAT = "researcherbench"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
 def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInput]:
@@ -177,6 +180,13 @@ register(
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",
         extension=".json",
+        shape=(
+            "One system's responses (data/user_data/<system>.json):\n"
+            '  [{"id": 1, "question": "<text>", "response": "<markdown>"}, ...]\n'
+            "Markdown as the system wrote it: [n] markers or footnotes [^n] with their\n"
+            "reference list or definitions, markdown links."
+        ),
+        example=Example(EXAMPLES, "researcherbench_responses.json", {"system": "example-system"}),
     )
 )
 register(
@@ -191,5 +201,14 @@ register(
         dump=dump_questions,
         label="ResearcherBench questions.json and rubric.json",
         extension=".zip",
+        shape=(
+            'questions.json: [{"id": 1, "question": "<text>", "category": "<type>",\n'
+            '                  "Subject": "<subject>"}, ...]\n'
+            'rubric.json (the rubric file): [{"id": 1, "question": "<text>",\n'
+            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]'
+        ),
+        example=Example(
+            EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}
+        ),  # fmt: skip
     )
 )

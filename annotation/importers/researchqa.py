@@ -13,6 +13,8 @@ into sections by headings and paragraphs by blank lines, citations kept as they 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from annotation.models import Question
 
 from . import released
@@ -26,10 +28,11 @@ from .questions import (
     question_loader,
     rubric_to_write,
 )
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researchqa"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 FORMAT = "researchqa"
 #: The two released shapes of a responses file (module doc).
 RESPONSES_SHAPE = '{id: {"answer": markdown}} or [{"corpusid_sectionid": id, "answer": markdown}]'
@@ -197,6 +200,14 @@ register(
         dump_options=(_SYSTEM,),
         label="ResearchQA responses",
         extension=".json",
+        shape=(
+            "One system's answers, in either released shape:\n"
+            '  {"<question id>": {"answer": "<markdown>"}, ...}\n'
+            '  [{"corpusid_sectionid": "<question id>", "answer": "<markdown>", ...}, ...]\n'
+            "Headings make sections, blank lines paragraphs; [n] markers cite a closing\n"
+            "References list ([n] Title. URL); markdown links and (Author et al., 2020) cite too."
+        ),
+        example=Example(EXAMPLES, "researchqa_responses.json", {"system": "example-system"}),
     )
 )
 register(
@@ -209,5 +220,12 @@ register(
         dump=dump_questions,
         label="ResearchQA items and rubrics",
         extension=".json",
+        shape=(
+            "A JSON list (the release's test.json) or JSON lines of\n"
+            '  {"id", "general_domain", "subdomain", "field", "query", "date": "YYYY-MM-DD",\n'
+            '   "rubric": [{"rubric_item": "<text>", "type": "information|depth|citation|...",\n'
+            '               "citation_metadata": "<survey passage, optional>"}]}'
+        ),
+        example=Example(EXAMPLES, "researchqa_items.json"),
     )
 )

@@ -38,6 +38,7 @@ Questions are known by their text only; their natural key is :func:`question_key
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from . import released
 from .base import ImportReport
@@ -49,7 +50,7 @@ from .common import (
     require,
     type_name,
 )
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -64,6 +65,7 @@ from .structure import (
 )
 
 FORMAT = "scholarqa"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 # --- Reports --------------------------------------------------------------------------------
 
@@ -399,5 +401,13 @@ register(
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ScholarQA-CS2 report file",
         extension=".json",
+        shape=(
+            "One system's reports, a JSON list or JSON lines of\n"
+            '  {"question": "<text>", "response": {"sections": [{"title", "text",\n'
+            '   "citations": [{"id": "<marker as in text>", "title", "snippets": [...],\n'
+            '                  "metadata": {...}}], "table": null}]}}\n'
+            'A citation id appears verbatim in the text ("(Lewis et al., 2020)", "[2]").'
+        ),
+        example=Example(EXAMPLES, "scholarqa_reports.json", {"system": "example-system"}),
     )
 )

@@ -41,6 +41,7 @@ from __future__ import annotations
 import csv
 import io
 from functools import partial
+from pathlib import Path
 
 from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.importers.base import ImportFailed, ImportReport, Problem
@@ -56,7 +57,14 @@ from annotation.importers.common import (
     sync_rows,
     type_name,
 )
-from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.importers.registry import (
+    Example,
+    Format,
+    Kind,
+    Option,
+    register,
+    register_kind,
+)
 from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
 from judges.kinds import finalize
@@ -659,6 +667,44 @@ register_kind(
 )
 
 _DUMP_JUDGE = Option("judge", "judge whose results are written", required=True)
+_EXAMPLES = Path(__file__).resolve().parent / "examples"
+#: The example study every judge-score example is read against (annotation's examples).
+_RQA = (("questions", "researchqa", {}), ("reports", "researchqa", {"system": "example-system"}))
+_SHAPES = {
+    "researchqa-coverage": (
+        "One system's labels (needs --system), in either released shape:\n"
+        f"  {COVERAGE_SHAPE}\n"
+        'labels "Not at all", "Barely", "Moderately", "Mostly", "Completely" (or 0-4);\n'
+        "an item is matched by its text among the question's rubric items."
+    ),
+    "researchqa-pairwise": (
+        'A JSON list of {"session_id": "<question id>", "implementation_A": "<system>",\n'
+        '"implementation_B": "<system>", "judge": "A"|"B"|null, "judge_feedback",\n'
+        '"judge_swapped": "A"|"B"|null, "judge_swapped_feedback"} (the swapped verdict in\n'
+        "the A/B frame, as judge_systems_by_gpt.py writes it)."
+    ),
+    "researcherbench": (
+        'A JSON list of {"id": <question id>, "model": "<system>", "result": {\n'
+        '"coverage_results": [{"point": "<rubric item>", "weight", "covered": true|false,\n'
+        '"justification"}], "recall"?}} (results/rubric_eval/); recall must equal Σw·c/Σw.'
+    ),
+    "csv": "CSV with the header question,system,metric,value[,rationale]; one score a row.",
+}
+_EXAMPLE = {
+    "researchqa-coverage": Example(_EXAMPLES, "researchqa_coverage.json",
+                                   {"system": "example-system", "judge": "example-judge"},
+                                   needs=_RQA),
+    "researchqa-pairwise": Example(_EXAMPLES, "researchqa_pairwise.json",
+                                   {"judge": "example-judge"},
+                                   needs=(*_RQA, ("reports", "researchqa",
+                                                  {"system": "example-system-b"}))),
+    "researcherbench": Example(_EXAMPLES, "researcherbench_results.json",
+                               {"judge": "example-judge"},
+                               needs=(("questions", "researcherbench", {}),
+                                      ("reports", "researcherbench",
+                                       {"system": "example-system"}))),
+    "csv": Example(_EXAMPLES, "judge_scores.csv", {"judge": "example-judge"}, needs=_RQA),
+}  # fmt: skip
 for _name, _help, _dump, _dump_options, _label, _extension in (
     ("researchqa-coverage", "ResearchQA compute_coverage.py output (one system's answers)",
      dump_coverage, (_DUMP_JUDGE, Option("system", "system", required=True), _RUBRIC_KIND),
@@ -682,5 +728,7 @@ for _name, _help, _dump, _dump_options, _label, _extension in (
             dump_options=_dump_options,
             label=_label,
             extension=_extension,
+            shape=_SHAPES[_name],
+            example=_EXAMPLE[_name],
         )  # fmt: skip
     )
