@@ -243,15 +243,16 @@ def write_questions(
 # --- The import of a question format (every question format registers through this) --------
 
 
-def question_loader(parse):
+def question_loader(parse, *, with_report: bool = False):
     """``load(source, study, rep, **options)`` for a question format whose
-    ``parse(src, **options)`` returns the :class:`QuestionInput` of every record."""
+    ``parse(src, **options)`` returns the :class:`QuestionInput` of every record
+    (``with_report``: ``parse(src, rep, **options)``, which may add warnings)."""
     from .common import read_source
     from .structure import _display_name
 
     def load(source, study, rep: ImportReport, **options) -> None:
         src = read_source(source)
-        inputs = parse(src, **options)
+        inputs = parse(src, rep, **options) if with_report else parse(src, **options)
         rep.records = len(inputs)
         write_questions(study, inputs, rep, file=_display_name(source))
 

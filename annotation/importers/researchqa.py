@@ -18,7 +18,16 @@ from pathlib import Path
 from annotation.models import Question
 
 from . import released
-from .common import Problems, Source, optional_str, parse_json_records, require, type_name
+from .base import ImportReport
+from .common import (
+    Problems,
+    Source,
+    is_number,
+    optional_str,
+    parse_json_records,
+    require,
+    type_name,
+)
 from .questions import (
     ItemInput,
     QuestionInput,
@@ -38,7 +47,15 @@ FORMAT = "researchqa"
 RESPONSES_SHAPE = '{id: {"answer": markdown}} or [{"corpusid_sectionid": id, "answer": markdown}]'
 
 
-def parse_questions(src: Source) -> list[QuestionInput]:
+#: What a ResearchQA item and its rubric items carry (``researchqa_loader.py``'s dataclasses);
+#: ``weight``, which the release does not have, is read as the item's weight.
+ITEM_KEYS = ("id", "general_domain", "subdomain", "field", "query", "date", "rubric")
+RUBRIC_ITEM_KEYS = ("rubric_item", "type", "citation_metadata", "weight")
+
+
+def parse_questions(src: Source, rep: ImportReport | None = None) -> list[QuestionInput]:
+    """Every item, checked; a key the format does not have is named in a warning (in
+    ``rep``): it is not stored, and nothing is dropped silently (issue 25)."""
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = []
@@ -47,6 +64,7 @@ def parse_questions(src: Source) -> list[QuestionInput]:
         text = require(problems, n, r, "query", str)
         if not isinstance(r, dict):
             continue
+        _warn_unknown(rep, src.name, n, "", r, ITEM_KEYS)
         fields = {
             "text": text,
             "domain": optional_str(problems, n, r, "general_domain"),
@@ -62,15 +80,28 @@ def parse_questions(src: Source) -> list[QuestionInput]:
             t = require(problems, n, item, "rubric_item", str, label=f"{where}.rubric_item")
             if not isinstance(item, dict):
                 continue
+            _warn_unknown(rep, src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS)
             typ = item_type(problems, n, f"{where}.type", item.get("type"))
             cited = optional_str(problems, n, item, "citation_metadata")
+            weight = item.get("weight", 1)
+            if not is_number(weight) or weight <= 0:
+                problems.add(n, f"{where}.weight", f"expected a positive number, found {weight!r}")
+                continue
             if t and typ:
-                items.append(ItemInput(t, typ, cited_paper=cited))
+                items.append(ItemInput(t, typ, float(weight), cited_paper=cited))
         if qid is not None and text is not None and rubric is not None:
             out.append(QuestionInput(n, qid, fields, {RUBRIC_KIND: items}))
     check_unique_ids(problems, out)
     problems.raise_if_any()
     return out
+
+
+def _warn_unknown(rep, file: str, n: int, where: str, record: dict, known) -> None:
+    if rep is None:
+        return
+    for key in record:
+        if key not in known:
+            rep.warn(file, n, f"{where}{key}", "not a ResearchQA key: not imported")
 
 
 #: The key of a released system-output record in its list shape (the repository's
@@ -161,12 +192,17 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
                     "rubric_item": i.text,
                     "type": i.item_type,
                     **({"citation_metadata": i.cited_paper} if i.cited_paper else {}),
+                    **({"weight": _number(i.weight)} if i.weight != 1 else {}),
                 }
                 for i in items
             ],
         }
         records.append(rec)
     return {"researchqa_items.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
+
+
+def _number(value: float):
+    return int(value) if float(value).is_integer() else value
 
 
 def dump_responses(study, *, system: str) -> dict[str, str]:
@@ -216,7 +252,7 @@ register(
         "researchqa",
         "ResearchQA items: a JSON list (or JSON lines) of {id, general_domain, subdomain, field, query, date, "
         "rubric: [{rubric_item, type}]}",
-        load=question_loader(lambda src: parse_questions(src)),
+        load=question_loader(parse_questions, with_report=True),
         dump=dump_questions,
         label="ResearchQA items and rubrics",
         extension=".json",
@@ -224,7 +260,8 @@ register(
             "A JSON list (the release's test.json) or JSON lines of\n"
             '  {"id", "general_domain", "subdomain", "field", "query", "date": "YYYY-MM-DD",\n'
             '   "rubric": [{"rubric_item": "<text>", "type": "information|depth|citation|...",\n'
-            '               "citation_metadata": "<survey passage, optional>"}]}'
+            '               "citation_metadata": "<survey passage, optional>",\n'
+            '               "weight": <number, optional; not in the release>}]}'
         ),
         example=Example(EXAMPLES, "researchqa_items.json"),
     )

@@ -208,3 +208,27 @@ def test_a_report_without_a_released_record_is_built_from_what_is_stored(tmp_pat
     data = read(dump("reports", "researchqa", "first", tmp_path, system="sys")["sys.json"])
     assert list(data) == ["rqa-001", "rqa-002"]
     assert "Long reads resolve repeats" in data["rqa-002"]["answer"]
+
+
+def test_researchqa_items_keep_a_weight_and_name_every_key_they_do_not_read(tmp_path):
+    """A rubric item's ``weight`` (not in the release) was replaced by 1 silently: it is
+    the item's weight, and a key the format does not have is named in a warning."""
+    items = [{"id": "rqa-1", "query": "Why?", "general_domain": "CS", "subdomain": "AI",
+              "field": "NLP", "date": "2024-05-01", "source_paper": "2401.00001",
+              "rubric": [{"rubric_item": "Says why", "type": "information", "weight": 3,
+                          "note": "x"}]}]  # fmt: skip
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    rep = run("questions", path, study="first", format="researchqa")
+    assert [(w.record, w.field) for w in rep.warnings] == [
+        (1, "source_paper"),
+        (1, "rubric[0].note"),
+    ]
+    assert "not a ResearchQA key" in str(rep.warnings[0])
+    from annotation.models import RubricItem
+
+    assert RubricItem.objects.get(text="Says why").weight == 3
+    exported = read(dump("questions", "researchqa", "first", tmp_path)["researchqa_items.json"])
+    assert exported[0]["rubric"] == [
+        {"rubric_item": "Says why", "type": "information", "weight": 3}
+    ]
