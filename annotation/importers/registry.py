@@ -98,6 +98,20 @@ class Example:
                 names.append(self.options[option.name])
         return names
 
+    def usage(self) -> str:
+        """How to import the example: its options and the examples to import before it."""
+        parts = []
+        if self.options:
+            flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in self.options.items())
+            parts.append(f"import with {flags}")
+        if self.needs:
+            first = ", ".join(
+                f"{kind}/{name}" + "".join(f" --{k} {v}" for k, v in options.items())
+                for kind, name, options in self.needs
+            )
+            parts.append(f"after the examples of {first}")
+        return "; ".join(parts)
+
     def import_options(self, fmt: Format) -> dict:
         """``options`` with each file option's name turned into its path."""
         out = dict(self.options)
@@ -214,7 +228,8 @@ def described(kind: str) -> str:
             files = [
                 str((fmt.example.folder / f).relative_to(root)) for f in fmt.example.files(fmt)
             ]
-            lines.append("    example: " + ", ".join(files))
+            usage = fmt.example.usage()
+            lines.append("    example: " + ", ".join(files) + (f" ({usage})" if usage else ""))
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
