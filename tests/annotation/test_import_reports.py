@@ -498,6 +498,9 @@ def test_researchqa_released_system_outputs_list_shape():
         return {ids[rid]: value for rid, value in stored_canonical(list(ids)).items()}
 
     assert stored("L") == stored("M") and len(stored("L")) == 2
+    again = run("reports", DATA / "researchqa_responses_listed.json", study="L",
+                format="researchqa", system="gpt")  # fmt: skip
+    assert again.unchanged["Report"] == 2 and "Report" not in again.updated
 
 
 @pytest.mark.django_db
