@@ -243,7 +243,10 @@ class StudyViewSet(RoleViewSet):
         },
         description=(
             "Import a file into this study (admin only). Validates the whole file first and "
-            "writes nothing when any record has a problem; answers every problem found."
+            "writes nothing when any record has a problem; answers every problem found. Each "
+            "format's expected shape and a small example file are listed on the study's import "
+            "page (File formats) and by `manage.py import_<kind> --help`; the example downloads "
+            "from /formats/<kind>/<format>/<file>."
         ),
     )
     @action(

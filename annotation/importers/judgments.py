@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
@@ -36,7 +37,7 @@ from annotation.models import (
 
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows
-from .registry import Format, Kind, register, register_kind
+from .registry import Example, Format, Kind, register, register_kind
 
 
 @dataclass(frozen=True)
@@ -362,5 +363,19 @@ register(
         dump=dump,
         label="Human judgments of every kind (JSON lines)",
         extension=".jsonl",
+        shape=(
+            'One judgment a line: {"kind", "annotator": "<pseudonym>", "setting",\n'
+            '"question": "<id>", and what it judges by natural key ("system"; "paragraph"\n'
+            'number; "rubric" kind and "item" position; "left_system"/"right_system"),\n'
+            'then the kind\'s own values (e.g. "value", "label"), as the judgments export writes.'
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "judgments.jsonl",
+            needs=(
+                ("questions", "researchqa", {}),
+                ("reports", "researchqa", {"system": "example-system"}),
+            ),
+        ),  # fmt: skip
     )
 )

@@ -261,3 +261,19 @@ def test_fixtures_are_small_and_consistent():
     assert sum(p.stat().st_size for p in files) < 300_000
     questions = json.loads((root / "questions.json").read_text(encoding="utf-8"))
     assert all(q["id"] == question_key(q["query"]) for q in questions)
+
+
+def test_the_paper_formats_export_the_demo_rubrics(loaded):
+    """The demo's rubrics (kind "default") were exported as ``"rubric": []`` by ResearchQA
+    and as an empty ``rubric.json`` by ResearcherBench (issue 26, dead end 7)."""
+    import json
+
+    from annotation.importers.registry import FORMATS
+    from annotation.models import RubricItem
+
+    n = RubricItem.objects.filter(rubric__question__study=loaded).count()
+    items = json.loads(FORMATS[("questions", "researchqa")].dump(loaded)["researchqa_items.json"])
+    assert sum(len(q["rubric"]) for q in items) == n > 0
+    files = FORMATS[("questions", "researcherbench")].dump(loaded)
+    rubric = json.loads(files["rubric.json"])
+    assert len(rubric) == len(items) and sum(len(r["rubric"]) for r in rubric) == n
