@@ -1,0 +1,340 @@
+"""The judge card (docs/ANALYSES.md §13): for every judge and every protocol it has verdicts
+for, its agreement with the experts beside their agreement among themselves, position,
+length and tie behaviour beside the experts', agreement with its own reruns, operations,
+and a verdict line written from those figures.
+
+Two kinds of protocol:
+
+* **pairwise** (``direct``, ``ensemble``): the judge's verdicts on comparisons
+  (:class:`metaeval.loaders.pairwise.PairwiseData`), the experts' pairwise preferences;
+  agreement is ANALYSES §1's footnote-6 accuracy against the expert majority;
+* **score** (one per metric, seed 003): the judge scores each report, its decision on a
+  comparison is the score difference at the report's tie threshold (METHODS §5 "Judge
+  decision"); the experts' decision is their medal ranking's; agreement is the agreement
+  report's figure for that judge.
+
+Pure: every input is arrays or dicts the section loaded (:mod:`metaeval.sections.judge_card`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from metaeval.frame import PairFrame
+from metaeval.loaders.pairwise import PairwiseData
+from metaeval.stats import judge_card as jc
+from metaeval.stats.decisions import score_decisions
+from metaeval.stats.figure import figure, number
+from metaeval.stats.judge_comparison import compare_judges
+
+NO_POSITION_SCORE = "A score judge rates one report at a time: there is no order to swap."
+NO_POSITION_ENSEMBLE = ("The ensemble verdict is stored once per comparison (it combines both "
+                        "orders itself): no order to swap.")  # fmt: skip
+NO_RHO_PAIRWISE = "A pairwise verdict has no score to correlate with length."
+NO_RUNS = ("The study holds one run of this judge (no other judge with the same provider, "
+           "model and prompt).")  # fmt: skip
+
+
+def _none(note: str) -> dict:
+    return figure(None, 0, note=note).as_dict()
+
+
+@dataclass
+class ScoreInput:
+    """One score judge's rows: its frame (human medal scores, its own scores), its
+    agreement report (for the figures and thresholds), report lengths by (question,
+    system)."""
+
+    name: str
+    frame: PairFrame
+    report: dict
+    lengths: dict[tuple[str, str], int | None] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- pairwise
+
+
+def _pairwise_rows(data: PairwiseData, judge: str, protocol: str):
+    """(verdict per row, comparison per row, order per row) of a judge's protocol: a
+    direct judge's two orders are two rows."""
+    first, second = data.verdicts(judge, protocol)
+    idx = np.arange(first.size)
+    if protocol == "ensemble":
+        return first, idx, np.zeros(first.size), first, second
+    return (np.concatenate((first, second)), np.concatenate((idx, idx)),
+            np.concatenate((np.ones(idx.size), np.full(idx.size, 2))), first, second)  # fmt: skip
+
+
+def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: dict,
+                   rounds: int, seed: int) -> dict[str, list[dict]]:  # fmt: skip
+    """Judge name -> its pairwise protocol cards."""
+    words = np.array([[lengths.get(int(a)) or np.nan, lengths.get(int(b)) or np.nan]
+                      for a, b in zip(data.report_a, data.report_b, strict=True)],
+                     dtype=float).reshape(-1, 2)  # fmt: skip
+    longer = jc.longer_side(words[:, 0], words[:, 1])
+    q = data.question
+    accuracy = {(j["judge"], j["protocol"]): j["accuracy"] for j in result.get("judges", [])}
+    out: dict[str, list[dict]] = {}
+    for judge in data.judges:
+        for protocol in ("direct", "ensemble"):
+            verdict, item, _, first, second = _pairwise_rows(data, judge, protocol)
+            judged = ~np.isnan(verdict)
+            if not judged.any():
+                continue
+            on = np.zeros(q.size, bool)
+            on[item[judged]] = True
+            h = on[data.h_item]  # expert labels of the comparisons the judge judged
+            card = {
+                "protocol": protocol, "kind": "pairwise",
+                "verdicts": int(judged.sum()), "comparisons": int(on.sum()),
+                "agreement": accuracy.get((judge, protocol)) or _none("No expert majority."),
+                "agreement_reference": "the expert majority (footnote-6 credit)",
+                "experts_agreement": result.get("human_vs_majority") or _none("No expert label."),
+                "threshold": None,
+            }  # fmt: skip
+            if protocol == "direct":
+                card["position"] = jc.position_bias(first, second, q, rounds, seed)
+            else:
+                card["position"] = {"order_consistency": _none(NO_POSITION_ENSEMBLE),
+                                    "first_shown": _none(NO_POSITION_ENSEMBLE)}  # fmt: skip
+            card["length"] = jc.length_bias(
+                verdict[judged], longer[item[judged]], q[item[judged]],
+                data.h_label[h], longer[data.h_item[h]], q[data.h_item[h]], rounds, seed)  # fmt: skip
+            card["length"]["judge_rho"] = _none(NO_RHO_PAIRWISE)
+            card["length"]["experts_rho"] = _none(NO_RHO_PAIRWISE)
+            card["ties"] = jc.tie_behaviour(verdict[judged], q[item[judged]], data.h_label[h],
+                                            q[data.h_item[h]], rounds, seed)  # fmt: skip
+            runs = [m for m in families.get(judge, [judge]) if m in data.judges]
+            card["runs"] = runs
+            if len(runs) > 1:
+                arrays = [_pairwise_rows(data, m, protocol)[0] for m in runs]
+                card["self_agreement"] = jc.self_agreement(arrays, q[item], rounds, seed)
+            else:
+                card["self_agreement"] = _none(NO_RUNS)
+            out.setdefault(judge, []).append(card)
+    return out
+
+
+# ----------------------------------------------------------------------------- score
+
+
+def _keys(frame: PairFrame) -> list[tuple[str, str, str]]:
+    return [(frame.questions[q], frame.systems[a], frame.systems[b])
+            for q, a, b in zip(frame.question, frame.system_a, frame.system_b, strict=True)]  # fmt: skip
+
+
+def score_decisions_by_comparison(frame: PairFrame, metric: str, threshold: float) -> dict:
+    """(question, system A, system B) -> the judge's decision at ``threshold`` (one per
+    comparison: every expert row of it carries the same two scores)."""
+    scores = frame.judge.get(metric)
+    if scores is None or len(frame) == 0:
+        return {}
+    ok = np.isfinite(scores).all(axis=1)
+    d = np.full(len(frame), np.nan)
+    if ok.any():
+        d[ok] = score_decisions(scores[ok, 0], scores[ok, 1], threshold)
+    return {k: v for k, v in zip(_keys(frame), d.tolist(), strict=True) if not np.isnan(v)}
+
+
+def _expert_decisions(frame: PairFrame) -> np.ndarray:
+    p = frame.preference
+    d = np.sign(p[:, 0] - p[:, 1]) if len(frame) else np.empty(0)
+    return np.where(np.isfinite(d), d, np.nan)
+
+
+def _agreement_figure(row: dict) -> dict:
+    ci = row.get("ci") or {}
+    low, high = (ci.get("agreement") or [None, None])[:2]
+    value = number(row.get("agreement"))
+    return {"value": value, "n": int(row.get("n") or 0), "low": number(low), "high": number(high),
+            "note": None if value is not None else "No comparison with a judge decision."}  # fmt: skip
+
+
+def _iaa_figure(report: dict) -> dict:
+    iaa = report.get("iaa") or {}
+    value = number(iaa.get("strict"))
+    return {"value": value, "n": int(iaa.get("n_pairs") or 0), "low": None, "high": None,
+            "note": ("Strict agreement of every two experts' medal decisions (the report's IAA; "
+                     "no interval)") if value is not None else "No comparison two experts judged."}  # fmt: skip
+
+
+def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int) -> dict:
+    """Judge name -> its score protocol cards (one per metric it scored)."""
+    by_name = {i.name: i for i in inputs}
+    out: dict[str, list[dict]] = {}
+    for inp in inputs:
+        frame, pref = inp.frame, (inp.report.get("preference") or {})
+        keys = _keys(frame)
+        expert = _expert_decisions(frame)
+        qname = np.array([k[0] for k in keys], dtype=object)
+        words = {k: v[1] for k, v in inp.lengths.items()}
+        for metric, row in pref.items():
+            threshold = number(row.get("threshold")) or 0.0
+            decisions = score_decisions_by_comparison(frame, metric, threshold)
+            if not decisions:
+                continue
+            comps = sorted(decisions)
+            jv = np.array([decisions[k] for k in comps], dtype=float)
+            jq = np.array([k[0] for k in comps], dtype=object)
+            jl = np.array([jc.longer_side(words.get((k[0], k[1])) or np.nan,
+                                          words.get((k[0], k[2])) or np.nan) for k in comps])  # fmt: skip
+            on = np.array([k in decisions for k in keys], dtype=bool)
+            el = np.array([jc.longer_side(words.get((k[0], k[1])) or np.nan,
+                                          words.get((k[0], k[2])) or np.nan) for k in keys])  # fmt: skip
+            el = el.reshape(-1)
+            card = {
+                "protocol": metric, "kind": "score", "verdicts": len(comps),
+                "comparisons": len(comps), "agreement": _agreement_figure(row),
+                "agreement_reference": "the experts' medal decisions",
+                "experts_agreement": _iaa_figure(inp.report), "threshold": threshold,
+                "position": {"order_consistency": _none(NO_POSITION_SCORE),
+                             "first_shown": _none(NO_POSITION_SCORE)},
+            }  # fmt: skip
+            card["length"] = jc.length_bias(jv, jl, jq, expert[on], el[on], qname[on], rounds, seed)
+            card["length"].update(_rhos(frame, metric, words, rounds, seed))
+            card["ties"] = jc.tie_behaviour(jv, jq, expert[on], qname[on], rounds, seed)
+            runs = [m for m in families.get(inp.name, [inp.name]) if m in by_name]
+            card["runs"] = runs
+            if len(runs) > 1:
+                arrays = []
+                for m in runs:
+                    other = by_name[m]
+                    t = number(((other.report.get("preference") or {}).get(metric) or {})
+                               .get("threshold")) or 0.0  # fmt: skip
+                    d = score_decisions_by_comparison(other.frame, metric, t)
+                    arrays.append(np.array([d.get(k, np.nan) for k in comps], dtype=float))
+                card["self_agreement"] = jc.self_agreement(arrays, jq, rounds, seed)
+            else:
+                card["self_agreement"] = _none(NO_RUNS)
+            out.setdefault(inp.name, []).append(card)
+    return out
+
+
+def _rhos(frame: PairFrame, metric: str, words: dict, rounds: int, seed: int) -> dict:
+    """Spearman ρ over reports of the judge's score with length, and of the experts'
+    mean medal value (gold 1, silver ½, bronze 0) with length."""
+    score, medal = {}, {}
+    scores = frame.judge.get(metric)
+    for i, (q, a, b) in enumerate(_keys(frame)):
+        for side, system in ((0, a), (1, b)):
+            if scores is not None and np.isfinite(scores[i, side]):
+                score[(q, system)] = float(scores[i, side])
+            if np.isfinite(frame.preference[i, side]):
+                medal.setdefault((q, system), []).append(float(frame.preference[i, side]))
+    out = {}
+    for key, values in (
+        ("judge_rho", score),
+        ("experts_rho", {k: np.mean(v) for k, v in medal.items()}),
+    ):
+        reports = sorted(values)
+        x = np.array([values[r] for r in reports], dtype=float)
+        y = np.array([words.get(r) or np.nan for r in reports], dtype=float)
+        q = np.array([r[0] for r in reports], dtype=object)
+        out[key] = jc.rank_correlation(x, y, q, rounds, seed)
+    return out
+
+
+def score_tests(inputs: list[ScoreInput], rounds: int, seed: int) -> list[dict]:
+    """Paired permutation test between every two score judges, per metric, on the
+    per-expert-row credit 1 where the judge's decision equals the expert's (the
+    ``threshold`` ties strategy's agreement; METHODS §5 "Uncertainty")."""
+    credit: dict[str, dict] = {}
+    for inp in inputs:
+        keys = _keys(inp.frame)
+        expert = _expert_decisions(inp.frame)
+        rows = [(k, inp.frame.annotators[a], inp.frame.settings[s]) for k, a, s in
+                zip(keys, inp.frame.annotator, inp.frame.setting, strict=True)]  # fmt: skip
+        for metric, row in (inp.report.get("preference") or {}).items():
+            d = score_decisions_by_comparison(
+                inp.frame, metric, number(row.get("threshold")) or 0.0
+            )
+            credit.setdefault(metric, {})[inp.name] = {
+                r: float(d[r[0]] == e) for r, e in zip(rows, expert.tolist(), strict=True)
+                if r[0] in d and not np.isnan(e)
+            }  # fmt: skip
+    out = []
+    for metric, judges in credit.items():
+        for a, b in combinations(sorted(judges), 2):
+            units = sorted(set(judges[a]) | set(judges[b]))
+            ca = np.array([judges[a].get(u, np.nan) for u in units], dtype=float)
+            cb = np.array([judges[b].get(u, np.nan) for u in units], dtype=float)
+            q = np.array([u[0][0] for u in units], dtype=object)
+            out.append(_test_row(metric, a, b, ca, cb, q, rounds, seed))
+    return out
+
+
+def _test_row(protocol, a, b, ca, cb, q, rounds, seed) -> dict:
+    d = compare_judges(ca, cb, q, n_rounds=max(rounds, 1), seed=seed) if q.size else None
+    n = d.n_units if d else 0
+    return {"protocol": protocol, "a": a, "b": b,
+            "agreement_a": number(d.agreement_a) if d else None,
+            "agreement_b": number(d.agreement_b) if d else None,
+            "difference": number(d.difference) if d else None,
+            "pvalue": number(d.pvalue) if d else None, "n": n,
+            "questions": d.n_clusters if d else 0,
+            "note": None if n else "The two judges share no judged unit."}  # fmt: skip
+
+
+def pairwise_tests(result: dict | None) -> list[dict]:
+    """ANALYSES §7's test rows of the pairwise analysis, named by protocol."""
+    out = []
+    for d in (result or {}).get("judge_differences", []):
+        ja, pa = d["a"].rsplit(" ", 1)
+        jb, pb = d["b"].rsplit(" ", 1)
+        out.append({**d, "protocol": pa if pa == pb else f"{pa} / {pb}", "a": ja, "b": jb})
+    return out
+
+
+# ----------------------------------------------------------------------------- operations
+
+
+def operations(record: dict | None) -> dict:
+    """The runs' records as the card shows them; an imported judge (no run) has every
+    figure null with a note."""
+    if not record:
+        note = "Imported verdicts: the study holds no run record of this judge."
+        return {"runs": 0, "requested": None, "parsed": None, "parsed_share": None,
+                "refused": None, "failed": None, "tokens": None, "cost": None,
+                "seconds": None, "tokens_per_1000": None, "cost_per_1000": None,
+                "seconds_per_1000": None, "note": note}  # fmt: skip
+    units = record["parsed"] + record["failed"]
+    tokens = record["prompt_tokens"] + record["completion_tokens"]
+    notes = []
+    if record["unfinished"]:
+        notes.append(f"{record['unfinished']} run(s) not finished: their time is not counted.")
+    return {
+        "runs": record["runs"], "requested": record["requested"], "parsed": record["parsed"],
+        "parsed_share": number(record["parsed"] / record["requested"]) if record["requested"] else None,
+        "refused": record["refused"], "failed": record["failed"], "tokens": tokens,
+        "cost": record["cost"], "seconds": record["seconds"] if record["timed_units"] else None,
+        "tokens_per_1000": jc.per_thousand(tokens, units),
+        "cost_per_1000": jc.per_thousand(record["cost"], units),
+        "seconds_per_1000": jc.per_thousand(record["seconds"], record["timed_units"]),
+        "note": " ".join(notes) or None,
+    }  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- the card
+
+
+def judge_cards(cards: dict[str, list[dict]], identity: dict, records: dict,
+                tests: list[dict]) -> dict:  # fmt: skip
+    """The card of every judge and the table of all of them (one row per judge and
+    protocol)."""
+    judges = []
+    for name in sorted(cards):
+        info = identity.get(name, {})
+        protocols = sorted(cards[name], key=lambda c: (c["kind"], c["protocol"]))
+        for card in protocols:
+            card["line"] = jc.verdict_line(card["protocol"], card)
+        judges.append({
+            "judge": name, "provider": info.get("provider") or "", "model": info.get("model") or "",
+            "prompt_version": info.get("prompt_version") or "",
+            "parameters": info.get("parameters") or {},
+            "protocols": protocols, "operations": operations(records.get(name)),
+            "tests": [t for t in tests if name in (t["a"], t["b"])],
+        })  # fmt: skip
+    return {"judges": judges, "tests": tests}
