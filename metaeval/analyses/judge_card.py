@@ -69,14 +69,25 @@ def _pairwise_rows(data: PairwiseData, judge: str, protocol: str):
 
 
 def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: dict,
-                   rounds: int, seed: int) -> dict[str, list[dict]]:  # fmt: skip
-    """Judge name -> its pairwise protocol cards."""
+                   rounds: int, seed: int, medal: tuple | None = None,
+                   medal_iaa: dict | None = None) -> dict[str, list[dict]]:  # fmt: skip
+    """Judge name -> its pairwise protocol cards.
+
+    The experts are the study's pairwise preferences (``data.h_*``). A study without any
+    (ScholarQA-CS2, the demo) but with medal rankings of the same reports passes
+    ``medal`` = (comparison per label, decision per label): each expert's medal decision
+    of the two reports; the agreement is then the exact share of equal (verdict, expert
+    decision) pairs and the experts' own is ``medal_iaa`` (the report's IAA)."""
     words = np.array([[lengths.get(int(a)) or np.nan, lengths.get(int(b)) or np.nan]
                       for a, b in zip(data.report_a, data.report_b, strict=True)],
                      dtype=float).reshape(-1, 2)  # fmt: skip
     longer = jc.longer_side(words[:, 0], words[:, 1])
     q = data.question
     accuracy = {(j["judge"], j["protocol"]): j["accuracy"] for j in result.get("judges", [])}
+    h_item, h_label = data.h_item, data.h_label
+    by_medal = data.h_item.size == 0 and medal is not None and np.size(medal[0]) > 0
+    if by_medal:
+        h_item, h_label = np.asarray(medal[0], dtype=int), np.asarray(medal[1], dtype=float)
     out: dict[str, list[dict]] = {}
     for judge in data.judges:
         for protocol in ("direct", "ensemble"):
@@ -86,7 +97,7 @@ def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: di
                 continue
             on = np.zeros(q.size, bool)
             on[item[judged]] = True
-            h = on[data.h_item]  # expert labels of the comparisons the judge judged
+            h = on[h_item]  # expert labels of the comparisons the judge judged
             card = {
                 "protocol": protocol, "kind": "pairwise",
                 "verdicts": int(judged.sum()), "comparisons": int(on.sum()),
@@ -95,6 +106,11 @@ def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: di
                 "experts_agreement": result.get("human_vs_majority") or _none("No expert label."),
                 "threshold": None,
             }  # fmt: skip
+            if by_medal:
+                card["agreement"] = jc.label_agreement(verdict, item, h_label, h_item, q,
+                                                       rounds, seed).as_dict()  # fmt: skip
+                card["agreement_reference"] = "the experts' medal decisions (exact)"
+                card["experts_agreement"] = medal_iaa or _none("No comparison two experts judged.")
             if protocol == "direct":
                 card["position"] = jc.position_bias(first, second, q, rounds, seed)
             else:
@@ -102,11 +118,11 @@ def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: di
                                     "first_shown": _none(NO_POSITION_ENSEMBLE)}  # fmt: skip
             card["length"] = jc.length_bias(
                 verdict[judged], longer[item[judged]], q[item[judged]],
-                data.h_label[h], longer[data.h_item[h]], q[data.h_item[h]], rounds, seed)  # fmt: skip
+                h_label[h], longer[h_item[h]], q[h_item[h]], rounds, seed)  # fmt: skip
             card["length"]["judge_rho"] = _none(NO_RHO_PAIRWISE)
             card["length"]["experts_rho"] = _none(NO_RHO_PAIRWISE)
-            card["ties"] = jc.tie_behaviour(verdict[judged], q[item[judged]], data.h_label[h],
-                                            q[data.h_item[h]], rounds, seed)  # fmt: skip
+            card["ties"] = jc.tie_behaviour(verdict[judged], q[item[judged]], h_label[h],
+                                            q[h_item[h]], rounds, seed)  # fmt: skip
             runs = [m for m in families.get(judge, [judge]) if m in data.judges]
             card["runs"] = runs
             if len(runs) > 1:
@@ -153,7 +169,23 @@ def _agreement_figure(row: dict) -> dict:
             "note": None if value is not None else "No comparison with a judge decision."}  # fmt: skip
 
 
-def _iaa_figure(report: dict) -> dict:
+def medal_rows(data: PairwiseData, frame: PairFrame, report_of: dict) -> tuple:
+    """(comparison per label, decision per label) of the experts' medal rankings on the
+    comparisons of ``data``: ``report_of`` maps (question external id, system) to the
+    report id; both sides are canonical (A the system first by name)."""
+    index = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(data.report_a, data.report_b,
+                                                               strict=True))}  # fmt: skip
+    items, labels = [], []
+    for key, d in zip(_keys(frame), _expert_decisions(frame).tolist(), strict=True):
+        ra, rb = report_of.get((key[0], key[1])), report_of.get((key[0], key[2]))
+        i = index.get((ra, rb))
+        if i is not None and not np.isnan(d):
+            items.append(i)
+            labels.append(d)
+    return np.array(items, dtype=int), np.array(labels, dtype=float)
+
+
+def iaa_figure(report: dict) -> dict:
     iaa = report.get("iaa") or {}
     value = number(iaa.get("strict"))
     return {"value": value, "n": int(iaa.get("n_pairs") or 0), "low": None, "high": None,
@@ -189,7 +221,7 @@ def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int
                 "protocol": metric, "kind": "score", "verdicts": len(comps),
                 "comparisons": len(comps), "agreement": _agreement_figure(row),
                 "agreement_reference": "the experts' medal decisions",
-                "experts_agreement": _iaa_figure(inp.report), "threshold": threshold,
+                "experts_agreement": iaa_figure(inp.report), "threshold": threshold,
                 "position": {"order_consistency": _none(NO_POSITION_SCORE),
                              "first_shown": _none(NO_POSITION_SCORE)},
             }  # fmt: skip
@@ -276,6 +308,32 @@ def _test_row(protocol, a, b, ca, cb, q, rounds, seed) -> dict:
             "pvalue": number(d.pvalue) if d else None, "n": n,
             "questions": d.n_clusters if d else 0,
             "note": None if n else "The two judges share no judged unit."}  # fmt: skip
+
+
+def medal_tests(data: PairwiseData, medal: tuple, rounds: int, seed: int) -> list[dict]:
+    """Paired permutation test between every two pairwise judges against the experts'
+    medal decisions: per (comparison, order) the share of the comparison's expert
+    decisions the verdict equals (the credit :func:`jc.label_agreement` pools)."""
+    e_item, e_label = medal
+    counts = np.zeros((data.question.size, 3))
+    ok = np.abs(e_label) <= 1
+    np.add.at(counts, (e_item[ok], (e_label[ok] + 1).astype(int)), 1)
+    total = counts.sum(axis=1)
+    out = []
+    for protocol in ("direct", "ensemble"):
+        credit = {}
+        for judge in data.judges:
+            verdict, item, *_ = _pairwise_rows(data, judge, protocol)
+            if np.isnan(verdict).all():
+                continue
+            v = np.where(np.isnan(verdict), 0, verdict).astype(int)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                c = counts[item, v + 1] / total[item]
+            credit[judge] = np.where(np.isnan(verdict) | (total[item] == 0), np.nan, c)
+            q = data.question[item]
+        for a, b in combinations(sorted(credit), 2):
+            out.append(_test_row(protocol, a, b, credit[a], credit[b], q, rounds, seed))
+    return out
 
 
 def pairwise_tests(result: dict | None) -> list[dict]:

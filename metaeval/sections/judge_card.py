@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from annotation.models import MedalRanking
 from judges.models import JudgePairwise, JudgeScore
 
 from ..analyses.judge_card import (
     ScoreInput,
+    iaa_figure,
     judge_cards,
+    medal_rows,
+    medal_tests,
     pairwise_cards,
     pairwise_tests,
     score_cards,
@@ -94,7 +98,19 @@ def _compute(analysis):
     family = families(identity)
     if has_pairwise:
         lengths = report_words(set(data.report_a.tolist()) | set(data.report_b.tolist()))
-        cards.update(pairwise_cards(data, pairwise_result, lengths, family, rounds, seed))
+        medal = medal_iaa = None
+        if (
+            not data.h_item.size
+            and MedalRanking.objects.filter(study_id=analysis.study_id).exists()
+        ):
+            frame = analysis.loaded()[0]
+            report_of = {k: v[0] for k, v in study_report_words(analysis.study_id).items()}
+            medal = medal_rows(data, frame, report_of)
+            medal_iaa = iaa_figure(analysis.report)
+        cards.update(pairwise_cards(data, pairwise_result, lengths, family, rounds, seed,
+                                    medal, medal_iaa))  # fmt: skip
+        if medal is not None:
+            tests += medal_tests(data, medal, rounds, seed)
         tests += pairwise_tests(pairwise_result)
     for name, more in score_cards(scores, family, rounds, seed).items():
         cards.setdefault(name, []).extend(more)

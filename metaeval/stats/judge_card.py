@@ -68,6 +68,27 @@ def difference(a: tuple, b: tuple, rounds: int, seed: int, undefined: str) -> Fi
                          res.note)  # fmt: skip
 
 
+def label_agreement(verdict, v_item, e_label, e_item, clusters, rounds: int = 0,
+                    seed: int = 0) -> Figure:  # fmt: skip
+    """Share of (judge verdict, expert label) pairs of the same comparison that are equal
+    (a tie agrees only with a tie: the ``threshold`` ties strategy of METHODS §5), every
+    verdict against every expert label of its comparison. ``clusters``: question of
+    each comparison (indexed by ``v_item`` / ``e_item``)."""
+    v = np.asarray(verdict, dtype=float)
+    vi = np.asarray(v_item, dtype=int)
+    e = np.asarray(e_label, dtype=float)
+    ei = np.asarray(e_item, dtype=int)
+    q = np.asarray(clusters)
+    ok_v = ~np.isnan(v) & (np.abs(v) <= 1)
+    ok_e = ~np.isnan(e) & (np.abs(e) <= 1)
+    counts = np.zeros((q.size, 3))  # expert labels per comparison: −1, 0, +1
+    np.add.at(counts, (ei[ok_e], (e[ok_e] + 1).astype(int)), 1)
+    vi, v = vi[ok_v], v[ok_v]
+    num = counts[vi, (v + 1).astype(int)]
+    den = counts[vi].sum(axis=1)
+    return share(num, den, q[vi], rounds, seed, "No judged comparison has an expert label.")
+
+
 # ----------------------------------------------------------------------------- position
 
 
