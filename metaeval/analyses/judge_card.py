@@ -34,6 +34,9 @@ NO_POSITION_SCORE = "A score judge rates one report at a time: there is no order
 NO_POSITION_ENSEMBLE = ("The ensemble verdict is stored once per comparison (it combines both "
                         "orders itself): no order to swap.")  # fmt: skip
 NO_RHO_PAIRWISE = "A pairwise verdict has no score to correlate with length."
+MATCHED_TIES = ("The tie threshold is calibrated to match the experts' tie rate (seed 003 "
+                "§A.3; --calibration match-rate): equal by construction on the rows it was "
+                "calibrated on.")  # fmt: skip
 NO_RUNS = ("The study holds one run of this judge (no other judge with the same provider, "
            "model and prompt).")  # fmt: skip
 
@@ -228,6 +231,9 @@ def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int
             card["length"] = jc.length_bias(jv, jl, jq, expert[on], el[on], qname[on], rounds, seed)
             card["length"].update(_rhos(frame, metric, words, rounds, seed))
             card["ties"] = jc.tie_behaviour(jv, jq, expert[on], qname[on], rounds, seed)
+            sel = inp.report.get("selection") or {}
+            if sel.get("threshold") is None and sel.get("calibration") == "match-rate":
+                card["ties"]["judge"]["note"] = MATCHED_TIES
             runs = [m for m in families.get(inp.name, [inp.name]) if m in by_name]
             card["runs"] = runs
             if len(runs) > 1:

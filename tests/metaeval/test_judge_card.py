@@ -231,3 +231,11 @@ def test_query_count_does_not_grow_with_the_judges(demo, django_assert_max_num_q
         analysis.result(section)
     assert np.isfinite(views.cached_entry(demo.pk, ReportOptions())["results"]["judge_card"]
                        ["judges"][0]["protocols"][0]["agreement"]["value"])  # fmt: skip
+
+
+def test_a_calibrated_score_judge_says_its_ties_match_by_construction(demo):  # noqa: F811
+    calibrated = card_of(command(demo), "gemini-flash-sim")["protocols"]
+    assert all("by construction" in c["ties"]["judge"]["note"] for c in calibrated)
+    fixed = card_of(command(demo, "--threshold", "0"), "gemini-flash-sim")["protocols"]
+    assert all(c["ties"]["judge"]["note"] is None for c in fixed)
+    assert all(c["threshold"] == 0.0 for c in fixed)
