@@ -31,8 +31,10 @@ class TiesSerializer(s.Serializer):
 
 
 class ProtocolCardSerializer(s.Serializer):
-    protocol = s.CharField(help_text="direct / ensemble (pairwise) or the metric (score)")
-    kind = s.ChoiceField(choices=["pairwise", "score"])
+    protocol = s.CharField(
+        help_text="direct / ensemble (pairwise), the metric (score), coverage / covered (labels)"
+    )
+    kind = s.ChoiceField(choices=["pairwise", "score", "labels"])
     verdicts = s.IntegerField()
     comparisons = s.IntegerField()
     agreement = _fig()

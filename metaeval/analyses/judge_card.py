@@ -137,6 +137,80 @@ def pairwise_cards(data: PairwiseData, result: dict, lengths: dict, families: di
     return out
 
 
+# ----------------------------------------------------------------------------- coverage
+
+NO_ORDER_LABEL = "A label of one report's rubric item: there is no order to swap."
+NO_PAIR_LABEL = "A label of one rubric item, not a choice between two reports."
+COVERAGE_KINDS = {"coverage": "label", "covered": "covered"}
+
+
+def coverage_cards(data, lengths: dict, families: dict, rounds: int, seed: int) -> dict:
+    """Judge name -> its rubric-coverage cards (0–4 ``coverage``, binary ``covered``):
+    exact agreement with every expert label beside the experts' own, ρ over reports of
+    the judge's mean label with length beside the experts' mean, and self-agreement per
+    (report, item); position, pairwise length preference and ties do not apply."""
+    q = data.question
+    words = np.array([lengths.get(int(r)) or np.nan for r in data.report], dtype=float)
+    out: dict[str, list[dict]] = {}
+    for protocol, kind in COVERAGE_KINDS.items():
+        e = data.h_label if kind == "label" else data.h_covered
+        if np.isnan(e).all():
+            continue
+        for judge in data.judges:
+            j = data.judge_vector(judge, kind)
+            if np.isnan(j).all():
+                continue
+            card = {
+                "protocol": protocol, "kind": "labels", "verdicts": int((~np.isnan(j)).sum()),
+                "comparisons": int((~np.isnan(j)).sum()), "threshold": None,
+                "agreement": jc.equal_share(j, data.h_unit, e, q, rounds, seed).as_dict(),
+                "agreement_reference": "each expert's label (exact)",
+                "experts_agreement": jc.experts_equal_share(data.h_unit, e, q, rounds,
+                                                            seed).as_dict(),
+                "position": {"order_consistency": _none(NO_ORDER_LABEL),
+                             "first_shown": _none(NO_ORDER_LABEL)},
+                "length": {"judge": _none(NO_PAIR_LABEL), "experts": _none(NO_PAIR_LABEL),
+                           "difference": _none(NO_PAIR_LABEL)},
+                "ties": {"judge": _none(NO_PAIR_LABEL), "experts": _none(NO_PAIR_LABEL),
+                         "difference": _none(NO_PAIR_LABEL)},
+            }  # fmt: skip
+            card["length"].update(_label_rhos(data, j, e, words, rounds, seed))
+            runs = [m for m in families.get(judge, [judge]) if m in data.judges]
+            card["runs"] = runs
+            card["self_agreement"] = (
+                jc.self_agreement([data.judge_vector(m, kind) for m in runs], q, rounds, seed)
+                if len(runs) > 1 else _none(NO_RUNS))  # fmt: skip
+            out.setdefault(judge, []).append(card)
+    return out
+
+
+def _label_rhos(data, judge, expert, words, rounds, seed) -> dict:
+    """Spearman ρ over reports: the judge's mean label of a report's items with its
+    length, beside the experts' mean label."""
+    reports, at = np.unique(data.report, return_inverse=True)
+    at = at.ravel()
+    rq = np.zeros(reports.size, dtype=q_dtype(data.question))
+    rq[at] = data.question
+    rw = np.full(reports.size, np.nan)
+    rw[at] = words
+
+    def per_report(unit, values):
+        ok = ~np.isnan(values)
+        total = np.bincount(at[unit[ok]], values[ok], reports.size)
+        count = np.bincount(at[unit[ok]], minlength=reports.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+    units = np.arange(data.report.size)
+    return {"judge_rho": jc.rank_correlation(per_report(units, judge), rw, rq, rounds, seed),
+            "experts_rho": jc.rank_correlation(per_report(data.h_unit, expert), rw, rq, rounds,
+                                               seed)}  # fmt: skip
+
+
+def q_dtype(question) -> np.dtype:
+    return np.asarray(question).dtype
+
+
 # ----------------------------------------------------------------------------- score
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from annotation.models import MedalRanking
-from judges.models import JudgePairwise, JudgeScore
+from annotation.models import MedalRanking, RubricCoverage
+from judges.models import JudgeCoverage, JudgePairwise, JudgeScore
 
 from ..analyses.judge_card import (
     ScoreInput,
+    coverage_cards,
     iaa_figure,
     judge_cards,
     medal_rows,
@@ -33,6 +34,7 @@ from ..loaders.judge_card import (
 from ..loaders.pairwise import load_pairwise
 from . import _kit
 from .base import FigureSpec, Section, register
+from .coverage_alignment import coverage_data
 from .researchqa_pairwise import DIFF_COLUMNS, result_of
 
 #: The figures of a protocol card, by column prefix -> path in the card.
@@ -83,9 +85,13 @@ def _compute(analysis):
     tests: list[dict] = []
     has_pairwise = JudgePairwise.objects.filter(left__question__study_id=analysis.study_id).exists()
     scores = _score_judges(analysis)
-    if not has_pairwise and not scores:
+    coverage = None
+    if (_kit.has(RubricCoverage, analysis.study_id)
+            and JudgeCoverage.objects.filter(report__question__study_id=analysis.study_id).exists()):  # fmt: skip
+        coverage = coverage_data(analysis)
+    if not has_pairwise and not scores and coverage is None:
         return None
-    names = {s.name for s in scores}
+    names = {s.name for s in scores} | set(coverage.judges if coverage is not None else ())
     pairwise_result = None
     if has_pairwise:
         data = _kit.loaded(analysis, "pairwise",
@@ -112,6 +118,10 @@ def _compute(analysis):
         if medal is not None:
             tests += medal_tests(data, medal, rounds, seed)
         tests += pairwise_tests(pairwise_result)
+    if coverage is not None:
+        lengths = report_words(coverage.report.tolist())
+        for name, more in coverage_cards(coverage, lengths, family, rounds, seed).items():
+            cards.setdefault(name, []).extend(more)
     for name, more in score_cards(scores, family, rounds, seed).items():
         cards.setdefault(name, []).extend(more)
     tests += score_tests(scores, rounds, seed)

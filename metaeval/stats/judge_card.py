@@ -89,6 +89,37 @@ def label_agreement(verdict, v_item, e_label, e_item, clusters, rounds: int = 0,
     return share(num, den, q[vi], rounds, seed, "No judged comparison has an expert label.")
 
 
+def equal_share(judge, e_unit, e_label, unit_clusters, rounds: int = 0, seed: int = 0) -> Figure:
+    """Labels (coverage 0–4, covered 0 / 1): share of expert labels the judge's label of
+    the same unit equals, over expert labels of units the judge labelled. ``judge``: its
+    label per unit (NaN: none)."""
+    j = np.asarray(judge, dtype=float)
+    u = np.asarray(e_unit, dtype=int)
+    e = np.asarray(e_label, dtype=float)
+    ok = ~np.isnan(e) & ~np.isnan(j[u])
+    return share(np.where(ok, j[u] == e, 0), ok, np.asarray(unit_clusters)[u], rounds, seed,
+                 "No unit has both a judge and an expert label.")  # fmt: skip
+
+
+def experts_equal_share(e_unit, e_label, unit_clusters, rounds: int = 0, seed: int = 0) -> Figure:
+    """Share of equal labels over every two experts' labels of a unit (exact agreement,
+    the experts among themselves)."""
+    u = np.asarray(e_unit, dtype=int)
+    e = np.asarray(e_label, dtype=float)
+    ok = ~np.isnan(e)
+    u, e = u[ok], e[ok]
+    q = np.asarray(unit_clusters)
+    if u.size == 0:
+        return figure(None, 0, undefined="No unit has two expert labels.")
+    values, code = np.unique(e, return_inverse=True)
+    counts = np.zeros((q.size, values.size))
+    np.add.at(counts, (u, code.ravel()), 1)
+    n = counts.sum(axis=1)
+    num = (counts * (counts - 1)).sum(axis=1)
+    den = n * (n - 1)
+    return share(num, den, q, rounds, seed, "No unit has two expert labels.")
+
+
 # ----------------------------------------------------------------------------- position
 
 

@@ -239,3 +239,24 @@ def test_a_calibrated_score_judge_says_its_ties_match_by_construction(demo):  # 
     fixed = card_of(command(demo, "--threshold", "0"), "gemini-flash-sim")["protocols"]
     assert all(c["ties"]["judge"]["note"] is None for c in fixed)
     assert all(c["threshold"] == 0.0 for c in fixed)
+
+
+def test_a_coverage_judge_gets_a_card_beside_the_coverage_section(client, researcher_user):
+    """A study with rubric-coverage labels of experts and a judge (the issue-16 analysis
+    world): the judge's ``coverage`` card agrees with the coverage section's exact
+    agreement, and its judge page opens."""
+    from metaeval import sections
+    from tests.builders.analysis import analysis_world
+
+    study, judge = analysis_world(3)
+    study.researchers.add(researcher_user)
+    client.force_login(researcher_user)
+    analysis = sections.Analysis(study.pk, ReportOptions())
+    card = analysis.result(sections.registry()["judge_card"])
+    coverage = analysis.result(sections.registry()["coverage_alignment"])
+    mine = next(c for j in card["judges"] if j["judge"] == judge.name for c in j["protocols"]
+                if c["protocol"] == "coverage")  # fmt: skip
+    theirs = next(j for j in coverage["judges"] if j["judge"] == judge.name)["all"]["exact"]
+    assert mine["agreement"]["value"] == theirs["value"]
+    page = client.get(reverse("metaeval:judge", args=[study.pk, judge.name]))
+    assert page.status_code == 200 and b'data-protocol="coverage"' in page.content

@@ -200,3 +200,42 @@ def test_card_orients_a_stored_direct_judge_by_the_order_it_was_asked_in():
     assert card["self_agreement"]["value"] is None and card["self_agreement"]["note"]
     line = jc.verdict_line("direct", card)
     assert "order-consistent 0.00" in line and "picks the report shown first 1.00" in line
+
+
+def test_coverage_labels_card_from_units():
+    """A coverage judge (0–4 labels of (report, item) units): exact agreement with each
+    expert label, the experts' own pair agreement, ρ of the per-report mean label with
+    length, and self-agreement of two runs — counted by hand on six units."""
+    from metaeval.analyses.judge_card import coverage_cards
+    from metaeval.loaders.coverage import CoverageData
+
+    report = np.array([1, 1, 2, 2, 3, 3])
+    # experts: two labels on units 0-3, one on 4-5
+    h_unit = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 5])
+    h_label = np.array([4, 4, 3, 2, 0, 0, 1, 2, 4, 3], dtype=float)
+    judge_a = np.array([4, 3, 0, 1, 4, 2], dtype=float)  # equals 2+1+2+1+1+0 = 7 of 10
+    judge_b = np.array([4, 3, 1, 1, 4, 3], dtype=float)  # the rerun: 4 of 6 units equal
+    data = CoverageData(
+        report=report, item=np.arange(6), question=np.array([1, 1, 2, 2, 3, 3]),
+        field=np.zeros(6, int), system=np.zeros(6, int), weight=np.ones(6), fields=["f"],
+        systems=["s"], h_unit=h_unit, h_annotator=np.array([1, 2] * 4 + [1, 1]),
+        h_label=h_label, h_covered=np.full(10, np.nan),
+        j_judge=np.repeat([0, 1], 6), j_unit=np.tile(np.arange(6), 2),
+        j_label=np.concatenate((judge_a, judge_b)), j_covered=np.full(12, np.nan),
+        judges=["cov-a", "cov-a-seed2"],
+    )  # fmt: skip
+    lengths = {1: 100, 2: 300, 3: 200}
+    family = {"cov-a": ["cov-a", "cov-a-seed2"], "cov-a-seed2": ["cov-a-seed2", "cov-a"]}
+    card = coverage_cards(data, lengths, family, rounds=0, seed=0)["cov-a"][0]
+    assert card["protocol"] == "coverage" and card["kind"] == "labels"
+    assert card["agreement"]["value"] == pytest.approx(7 / 10)
+    assert card["experts_agreement"]["value"] == pytest.approx(2 / 4)  # units 0, 2 of 0-3
+    assert card["self_agreement"]["value"] == pytest.approx(4 / 6)
+    # per-report mean labels: judge 3.5, 0.5, 3.0 (ranks 3, 1, 2); lengths 100, 300, 200
+    # (ranks 1, 3, 2): Σd² = 8, ρ = 1 − 6·8 / (3·8) = −1
+    assert card["length"]["judge_rho"]["value"] == pytest.approx(-1.0)
+    # experts' means 4, 2.5 | 0, 1.5 | 4, 3 -> 3.25, 0.75, 3.5 (ranks 2, 1, 3): Σd² = 6, ρ = −0.5
+    assert card["length"]["experts_rho"]["value"] == pytest.approx(-0.5)
+    assert card["position"]["order_consistency"]["value"] is None
+    assert card["ties"]["judge"]["note"]
+    assert "coverage: 0.70 agreement with each expert's label" in jc.verdict_line("coverage", card)
