@@ -60,6 +60,27 @@ class ScoreInput:
 # ----------------------------------------------------------------------------- pairwise
 
 
+def restrict(data: PairwiseData, systems=(), exclude=()) -> PairwiseData:
+    """``data`` with only the verdicts and labels of comparisons between selected systems
+    (the report's ``systems`` / ``exclude_systems``); comparisons keep their indices."""
+    from dataclasses import replace
+
+    names = np.array(data.systems, dtype=object)
+    ok_system = np.ones(names.size, bool)
+    if systems:
+        ok_system &= np.isin(names, list(systems))
+    if exclude:
+        ok_system &= ~np.isin(names, list(exclude))
+    if ok_system.all():
+        return data
+    keep = ok_system[data.system_a] & ok_system[data.system_b]
+    h, j = keep[data.h_item], keep[data.j_item]
+    return replace(data, h_item=data.h_item[h], h_annotator=data.h_annotator[h],
+                   h_label=data.h_label[h], h_setting=[x for x, k in zip(data.h_setting, h, strict=True) if k],
+                   j_judge=data.j_judge[j], j_protocol=[x for x, k in zip(data.j_protocol, j, strict=True) if k],
+                   j_item=data.j_item[j], j_order=data.j_order[j], j_verdict=data.j_verdict[j])  # fmt: skip
+
+
 def _pairwise_rows(data: PairwiseData, judge: str, protocol: str):
     """(verdict per row, comparison per row, order per row) of a judge's protocol: a
     direct judge's two orders are two rows."""

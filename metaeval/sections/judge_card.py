@@ -20,6 +20,7 @@ from ..analyses.judge_card import (
     medal_tests,
     pairwise_cards,
     pairwise_tests,
+    restrict,
     score_cards,
     score_tests,
 )
@@ -99,6 +100,7 @@ def _compute(analysis):
         # None: no expert pairwise preference, so no agreement (the judge's own figures stay)
         pairwise_result = _kit.loaded(analysis, "pairwise_result",
                                       lambda: result_of(analysis)) or {}  # fmt: skip
+        data = restrict(data, analysis.options.systems, analysis.options.exclude_systems)
         names |= set(data.judges)
     identity = judge_identity(names)
     family = families(identity)

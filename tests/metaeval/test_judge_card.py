@@ -260,3 +260,14 @@ def test_a_coverage_judge_gets_a_card_beside_the_coverage_section(client, resear
     assert mine["agreement"]["value"] == theirs["value"]
     page = client.get(reverse("metaeval:judge", args=[study.pk, judge.name]))
     assert page.status_code == 200 and b'data-protocol="coverage"' in page.content
+
+
+def test_the_systems_selection_restricts_every_protocol(demo):  # noqa: F811
+    kept = {"atlas-dr", "quill-rag"}
+    rows = JudgePairwise.objects.filter(judge__name=PAIRWISE, left__system__name__in=kept,
+                                        right__system__name__in=kept)  # fmt: skip
+    card = card_of(command(demo, "--systems", ",".join(sorted(kept))), PAIRWISE)["protocols"][0]
+    assert card["verdicts"] == rows.count() and card["comparisons"] == rows.count() // 2
+    score = card_of(command(demo, "--exclude-systems", "baseline-llm"), "gemini-flash-sim")
+    full = card_of(command(demo), "gemini-flash-sim")
+    assert score["protocols"][0]["comparisons"] < full["protocols"][0]["comparisons"]
