@@ -65,13 +65,27 @@ def figure_of(card: dict, name: str) -> dict:
     return got or {}
 
 
+def _study_words(analysis) -> dict:
+    """(question, system) -> (report id, words) of every report of the study, read once."""
+    return _kit.loaded(analysis, "judge_card_words", lambda: study_report_words(analysis.study_id))
+
+
+def _words_of(analysis, report_ids) -> dict:
+    """Report id -> words: from the study's lengths when read already, else only these
+    reports' (a pairwise-only study with many reports reads just the compared ones)."""
+    cache = analysis.__dict__.get("_issue16_loaded", {})
+    if "judge_card_words" in cache:
+        return {pk: words for pk, words in cache["judge_card_words"].values()}
+    return report_words(report_ids)
+
+
 def _score_judges(analysis) -> list[ScoreInput]:
     from ..alignment import judge_names
 
     if not JudgeScore.objects.filter(report__question__study_id=analysis.study_id).exists():
         return []
     options = replace(analysis.options, judge=None)
-    lengths = study_report_words(analysis.study_id)
+    lengths = _study_words(analysis)
     out = []
     for name in judge_names(analysis.study_id, options):
         opts = replace(options, judge=name)
@@ -105,14 +119,14 @@ def _compute(analysis):
     identity = judge_identity(names)
     family = families(identity)
     if has_pairwise:
-        lengths = report_words(set(data.report_a.tolist()) | set(data.report_b.tolist()))
+        lengths = _words_of(analysis, set(data.report_a.tolist()) | set(data.report_b.tolist()))
         medal = medal_iaa = None
         if (
             not data.h_item.size
             and MedalRanking.objects.filter(study_id=analysis.study_id).exists()
         ):
             frame = analysis.loaded()[0]
-            report_of = {k: v[0] for k, v in study_report_words(analysis.study_id).items()}
+            report_of = {k: v[0] for k, v in _study_words(analysis).items()}
             medal = medal_rows(data, frame, report_of)
             medal_iaa = iaa_figure(analysis.report)
         cards.update(pairwise_cards(data, pairwise_result, lengths, family, rounds, seed,
@@ -121,7 +135,7 @@ def _compute(analysis):
             tests += medal_tests(data, medal, rounds, seed)
         tests += pairwise_tests(pairwise_result)
     if coverage is not None:
-        lengths = report_words(coverage.report.tolist())
+        lengths = _words_of(analysis, coverage.report.tolist())
         for name, more in coverage_cards(coverage, lengths, family, rounds, seed).items():
             cards.setdefault(name, []).extend(more)
     for name, more in score_cards(scores, family, rounds, seed).items():
