@@ -7,6 +7,8 @@ downloads'. A bootstrap selection not computed yet is computed from the report p
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
@@ -45,5 +47,6 @@ def judge_page(request, study_id: int, judge: str):
     card = next((j for j in (result or {}).get("judges", []) if j["judge"] == judge), None)
     if card is None:
         raise Http404(f"judge: {judge!r} has no verdict in this study's selection")
-    context.update({"card": card, "judge_card": result})
+    context.update({"card": card, "judge_card": result,
+                    "parameters": json.dumps(card["parameters"], sort_keys=True)})  # fmt: skip
     return render(request, "metaeval/judge_page.html", context)
