@@ -258,7 +258,7 @@ def test_a_calibrated_score_judge_says_its_ties_match_by_construction(demo):  # 
     assert all(c["threshold"] == 0.0 for c in fixed)
 
 
-def test_a_coverage_judge_gets_a_card_beside_the_coverage_section(client, researcher_user):
+def test_coverage_and_pairwise_judges_get_cards_beside_their_sections(client, researcher_user):
     """A study with rubric-coverage labels of experts and a judge (the issue-16 analysis
     world): the judge's ``coverage`` card agrees with the coverage section's exact
     agreement, and its judge page opens."""
@@ -277,6 +277,19 @@ def test_a_coverage_judge_gets_a_card_beside_the_coverage_section(client, resear
     assert mine["agreement"]["value"] == theirs["value"]
     page = client.get(reverse("metaeval:judge", args=[study.pk, judge.name]))
     assert page.status_code == 200 and b'data-protocol="coverage"' in page.content
+    # the same world's expert pairwise preferences: a direct judge's agreement is §1's
+    # footnote-6 accuracy against the expert majority, the experts' own §1's human vs majority
+    pairwise = analysis.result(sections.registry()["researchqa_pairwise"])
+    for protocol in ("direct", "ensemble"):
+        mine = next(c for j in card["judges"] if j["judge"] == judge.name
+                    for c in j["protocols"] if c["protocol"] == protocol)  # fmt: skip
+        theirs = next(j for j in pairwise["judges"]
+                      if (j["judge"], j["protocol"]) == (judge.name, protocol))  # fmt: skip
+        assert mine["agreement"] == theirs["accuracy"]
+        assert mine["experts_agreement"] == pairwise["human_vs_majority"]
+    assert {(t["a"], t["b"], t["protocol"]) for t in card["tests"]} >= {
+        (judge.name, judge.name, "direct / ensemble")
+    }
 
 
 def test_the_systems_selection_restricts_every_protocol(demo):  # noqa: F811
