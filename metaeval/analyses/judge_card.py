@@ -232,6 +232,74 @@ def q_dtype(question) -> np.dtype:
     return np.asarray(question).dtype
 
 
+# ----------------------------------------------------------------------------- DeepScholar
+
+NO_ORDER_DS = "A label of one unit (DeepScholar): there is no order to swap."
+NO_PAIR_DS = "A label of one unit, not a choice between two reports of a question."
+NO_TIE_ORGANIZATION = ("Each order's vote picks the report or the exemplar (no tie); the "
+                       "derived label's tie is a split between the orders (position).")  # fmt: skip
+NO_EXPERTS_DS = ("Table 3 compares the judge with each expert label; the experts among "
+                 "themselves are in the label_iaa section.")  # fmt: skip
+ORDERS = ("report_first", "exemplar_first")
+
+
+def deepscholar_cards(result: dict, labels: list[tuple], families: dict, rounds: int,
+                      seed: int) -> dict:  # fmt: skip
+    """Judge name -> its DeepScholar label cards, one per kind with a matched unit:
+    Table 3's agreement (§10); organization, asked in both orders (seed 002 §8.3.1),
+    gets its position figures from the two votes, canonical +1 the report, −1 the
+    exemplar (order 1: the report shown first); self-agreement per unit over runs."""
+    by_judge: dict[str, dict] = {}
+    votes: dict[str, dict] = {}
+    for judge, kind, q, report, unit, label in labels:
+        if kind == "organization_vote":
+            if unit in ORDERS:
+                votes.setdefault(judge, {})[(q, report, unit)] = 1.0 if label == "report" else -1.0
+        else:
+            by_judge.setdefault(judge, {})[(kind, q, report, unit)] = label
+    out: dict[str, list[dict]] = {}
+    for block in (result or {}).get("judges", []):
+        judge = block["judge"]
+        for k in block["kinds"]:
+            kind = k["kind"]
+            if not k.get("n_units"):
+                continue
+            card = {
+                "protocol": kind, "kind": "labels", "verdicts": int(k["n_units"]),
+                "comparisons": int(k["n_units"]), "threshold": None,
+                "agreement": k["agreement"], "agreement_reference": "each expert's label (Table 3)",
+                "experts_agreement": _none(NO_EXPERTS_DS),
+                "position": {"order_consistency": _none(NO_ORDER_DS), "first_shown": _none(NO_ORDER_DS)},
+                "length": {name: _none(NO_PAIR_DS) for name in
+                           ("judge", "experts", "difference", "judge_rho", "experts_rho")},
+                "ties": {name: _none(NO_PAIR_DS) for name in ("judge", "experts", "difference")},
+            }  # fmt: skip
+            if kind == "organization" and votes.get(judge):
+                mine = votes[judge]
+                keys = sorted({(q, r) for q, r, _ in mine})
+                first = np.array([mine.get((q, r, ORDERS[0]), np.nan) for q, r in keys])
+                second = np.array([mine.get((q, r, ORDERS[1]), np.nan) for q, r in keys])
+                clusters = np.array([q for q, _ in keys])
+                card["position"] = jc.position_bias(first, second, clusters, rounds, seed)
+                note = _none(NO_TIE_ORGANIZATION)
+                card["ties"] = {"judge": note, "experts": note, "difference": note}
+            runs = [m for m in families.get(judge, [judge]) if m in by_judge]
+            card["runs"] = runs
+            if len(runs) > 1:
+                units = sorted({u for m in runs for u in by_judge[m] if u[0] == kind},
+                               key=lambda u: tuple(str(x) for x in u))  # fmt: skip
+                codes: dict = {}
+                arrays = [np.array([codes.setdefault(by_judge[m][u], len(codes))
+                                    if u in by_judge[m] else np.nan for u in units], dtype=float)
+                          for m in runs]  # fmt: skip
+                clusters = np.array([u[1] for u in units])
+                card["self_agreement"] = jc.self_agreement(arrays, clusters, rounds, seed)
+            else:
+                card["self_agreement"] = _none(NO_RUNS)
+            out.setdefault(judge, []).append(card)
+    return out
+
+
 # ----------------------------------------------------------------------------- score
 
 

@@ -121,3 +121,14 @@ def run_records(study_id: int) -> dict[str, dict]:
         else:
             rec["unfinished"] += 1
     return out
+
+
+def deepscholar_judge_labels(study_id: int) -> list[tuple]:
+    """(judge, kind, question, report or None, unit key, label) of every judge label of
+    the study's DeepScholar units, the organization votes of each order included (kind
+    ``organization_vote``, unit ``report_first`` / ``exemplar_first``, label the winner).
+    One query."""
+    from judges.models import JudgeDeepScholarLabel
+
+    return list(JudgeDeepScholarLabel.objects.filter(question__study_id=study_id).order_by("pk")
+                .values_list("judge__name", "kind", "question_id", "report_id", "unit", "label"))  # fmt: skip

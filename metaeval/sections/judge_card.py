@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from annotation.models import MedalRanking, RubricCoverage
-from judges.models import JudgeCoverage, JudgePairwise, JudgeScore
+from judges.models import JudgeCoverage, JudgeDeepScholarLabel, JudgePairwise, JudgeScore
 
 from ..analyses.judge_card import (
     ScoreInput,
     coverage_cards,
+    deepscholar_cards,
     iaa_figure,
     judge_cards,
     medal_rows,
@@ -26,6 +27,7 @@ from ..analyses.judge_card import (
 )
 from ..judge_card_schema import JudgeCardAnalysisSerializer
 from ..loaders.judge_card import (
+    deepscholar_judge_labels,
     families,
     judge_identity,
     report_words,
@@ -104,9 +106,17 @@ def _compute(analysis):
     if (_kit.has(RubricCoverage, analysis.study_id)
             and JudgeCoverage.objects.filter(report__question__study_id=analysis.study_id).exists()):  # fmt: skip
         coverage = coverage_data(analysis)
-    if not has_pairwise and not scores and coverage is None:
+    deepscholar = None
+    if JudgeDeepScholarLabel.objects.filter(question__study_id=analysis.study_id).exists():
+        from . import registered  # every section discovered (Table 3's among them)
+
+        table3 = next(s for s in registered() if s.key == "deepscholar_agreement")
+        deepscholar = analysis.result(table3)
+    if not has_pairwise and not scores and coverage is None and not deepscholar:
         return None
     names = {s.name for s in scores} | set(coverage.judges if coverage is not None else ())
+    ds_labels = deepscholar_judge_labels(analysis.study_id) if deepscholar else []
+    names |= {row[0] for row in ds_labels}
     pairwise_result = None
     if has_pairwise:
         data = _kit.loaded(analysis, "pairwise",
@@ -138,6 +148,8 @@ def _compute(analysis):
         lengths = _words_of(analysis, coverage.report.tolist())
         for name, more in coverage_cards(coverage, lengths, family, rounds, seed).items():
             cards.setdefault(name, []).extend(more)
+    for name, more in deepscholar_cards(deepscholar, ds_labels, family, rounds, seed).items():
+        cards.setdefault(name, []).extend(more)
     for name, more in score_cards(scores, family, rounds, seed).items():
         cards.setdefault(name, []).extend(more)
     tests += score_tests(scores, rounds, seed)

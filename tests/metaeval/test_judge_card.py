@@ -301,3 +301,52 @@ def test_the_systems_selection_restricts_every_protocol(demo):  # noqa: F811
     score = card_of(command(demo, "--exclude-systems", "baseline-llm"), "gemini-flash-sim")
     full = card_of(command(demo), "gemini-flash-sim")
     assert score["protocols"][0]["comparisons"] < full["protocols"][0]["comparisons"]
+
+
+def test_deepscholar_judges_get_table3_agreement_and_organization_position(annotator_user):
+    """DeepScholar judges (seed 002 §8.11): each label kind's card carries Table 3's
+    agreement; organization, voted in both orders as a live run stores it
+    (``organization_vote``), gets its position figures — a judge that always votes for the
+    report shown first is order-consistent 0 and picks the first shown 1 — and a second
+    run of the same judge (same model and prompt) its self-agreement."""
+    from judges.models import Judge, JudgeDeepScholarLabel
+    from metaeval import sections
+    from tests.builders.deepscholar import synthetic_study
+
+    study = synthetic_study(annotator_user.annotator)
+    judge = Judge.objects.get(name="gpt-4o")
+    Judge.objects.filter(pk=judge.pk).update(model="gpt-4o", prompt_version="ds-v1")
+    rerun = Judge.objects.create(name="gpt-4o-seed2", model="gpt-4o", prompt_version="ds-v1",
+                                 parameters={"seed": 2})  # fmt: skip
+    organization = list(JudgeDeepScholarLabel.objects.filter(judge=judge, kind="organization"))
+    votes = []
+    for i, label in enumerate(organization):
+        for order, first in (("report_first", "report"), ("exemplar_first", "exemplar")):
+            votes.append(JudgeDeepScholarLabel(judge=judge, kind="organization_vote",
+                                               question_id=label.question_id,
+                                               report_id=label.report_id, unit=order,
+                                               label=first))  # fmt: skip
+        # the rerun repeats every label but one of each four
+        changed = "win" if label.label != "win" else "lose"
+        JudgeDeepScholarLabel.objects.create(judge=rerun, kind="organization",
+                                             question_id=label.question_id,
+                                             report_id=label.report_id, unit=label.unit,
+                                             label=changed if i % 4 == 0 else label.label)  # fmt: skip
+    JudgeDeepScholarLabel.objects.bulk_create(votes)
+    analysis = sections.Analysis(study.pk, ReportOptions())
+    card = analysis.result(sections.registry()["judge_card"])
+    table3 = analysis.result(sections.registry()["deepscholar_agreement"])
+    mine = {c["protocol"]: c for c in card_of(card, "gpt-4o")["protocols"]}
+    theirs = {k["kind"]: k for k in next(j for j in table3["judges"]
+                                          if j["judge"] == "gpt-4o")["kinds"]}  # fmt: skip
+    assert set(mine) == set(theirs)
+    for kind, c in mine.items():
+        assert c["agreement"] == theirs[kind]["agreement"]
+    org = mine["organization"]
+    assert org["position"]["order_consistency"]["value"] == 0.0
+    assert org["position"]["first_shown"]["value"] == 1.0
+    assert org["position"]["first_shown"]["n"] == 2 * len(organization)
+    assert org["runs"] == ["gpt-4o", "gpt-4o-seed2"]
+    n = len(organization)
+    assert org["self_agreement"]["value"] == pytest.approx((n - len(range(0, n, 4))) / n)
+    assert mine["entailment"]["self_agreement"]["value"] is None  # the rerun has no such label
