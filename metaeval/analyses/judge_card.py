@@ -552,9 +552,9 @@ def judge_cards(cards: dict[str, list[dict]], identity: dict, records: dict,
     """The card of every judge and the table of all of them (one row per judge and
     protocol)."""
     judges = []
-    for name in sorted(cards):
+    for name in sorted(set(cards) | set(records)):  # a judge with runs only: its operations
         info = identity.get(name, {})
-        protocols = sorted(cards[name], key=lambda c: (c["kind"], c["protocol"]))
+        protocols = sorted(cards.get(name, []), key=lambda c: (c["kind"], c["protocol"]))
         for card in protocols:
             card["line"] = jc.verdict_line(card["protocol"], card)
         judges.append({

@@ -112,8 +112,9 @@ def _compute(analysis):
 
         table3 = next(s for s in registered() if s.key == "deepscholar_agreement")
         deepscholar = analysis.result(table3)
-    if not has_pairwise and not scores and coverage is None and not deepscholar:
-        return None
+    records = run_records(analysis.study_id)
+    if not has_pairwise and not scores and coverage is None and not deepscholar and not records:
+        return None  # no judge: nothing to show
     names = {s.name for s in scores} | set(coverage.judges if coverage is not None else ())
     ds_labels = deepscholar_judge_labels(analysis.study_id) if deepscholar else []
     names |= {row[0] for row in ds_labels}
@@ -126,7 +127,7 @@ def _compute(analysis):
                                       lambda: result_of(analysis)) or {}  # fmt: skip
         data = restrict(data, analysis.options.systems, analysis.options.exclude_systems)
         names |= set(data.judges)
-    identity = judge_identity(names)
+    identity = judge_identity(names | set(records))
     family = families(identity)
     if has_pairwise:
         lengths = _words_of(analysis, set(data.report_a.tolist()) | set(data.report_b.tolist()))
@@ -153,7 +154,7 @@ def _compute(analysis):
     for name, more in score_cards(scores, family, rounds, seed).items():
         cards.setdefault(name, []).extend(more)
     tests += score_tests(scores, rounds, seed)
-    return judge_cards(cards, identity, run_records(analysis.study_id), tests)
+    return judge_cards(cards, identity, records, tests)
 
 
 def rows(result) -> list[dict]:

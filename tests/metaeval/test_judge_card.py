@@ -350,3 +350,19 @@ def test_deepscholar_judges_get_table3_agreement_and_organization_position(annot
     n = len(organization)
     assert org["self_agreement"]["value"] == pytest.approx((n - len(range(0, n, 4))) / n)
     assert mine["entailment"]["self_agreement"]["value"] is None  # the rerun has no such label
+
+
+def test_a_judge_with_a_run_of_another_task_shows_its_operations(demo):  # noqa: F811
+    """A judge whose only run is of a task the card has no protocol for (claims) still
+    has its card: no protocol, its operations."""
+    from judges.models import Judge
+
+    judge = Judge.objects.create(name="claims-only", model="m")
+    JudgeRun.objects.create(judge=judge, study=demo, tasks=["citations"], total_units=10,
+                            done_units=8, failed_units=2, cost=0.5)  # fmt: skip
+    mine = card_of(command(demo), "claims-only")
+    assert mine["protocols"] == []
+    ops = mine["operations"]
+    assert (ops["requested"], ops["parsed"], ops["failed"]) == (10, 8, 2)
+    assert ops["cost_per_1000"] == pytest.approx(50.0)
+    assert ops["seconds_per_1000"] is None and "not finished" in ops["note"]
