@@ -30,11 +30,16 @@ class TiesSerializer(s.Serializer):
     difference = _fig(help_text="judge − experts")
 
 
+#: The card's protocol kinds (a string in the schema: a second enum of a field named
+#: ``kind`` would rename the citations' ``KindEnum`` every client already reads).
+KINDS = ("pairwise", "score", "labels")
+
+
 class ProtocolCardSerializer(s.Serializer):
     protocol = s.CharField(
         help_text="direct / ensemble (pairwise), the metric (score), coverage / covered (labels)"
     )
-    kind = s.ChoiceField(choices=["pairwise", "score", "labels"])
+    kind = s.CharField(help_text=" / ".join(KINDS))
     verdicts = s.IntegerField()
     comparisons = s.IntegerField()
     agreement = _fig()
