@@ -196,6 +196,9 @@ def test_downloads_equal_the_command(researcher, demo):  # noqa: F811
     assert tests.status_code == 200
     whole = json.loads(researcher.get(reverse("metaeval:json", args=[demo.pk])).content)
     assert whole["judge_card"] == result
+    for fmt, magic in (("svg", b"<svg"), ("png", b"\x89PNG")):
+        fig = researcher.get(reverse("metaeval:figure", args=[demo.pk, "judge-card", fmt]))
+        assert fig.status_code == 200 and magic in fig.content[:400]
 
 
 def test_api_returns_the_card_and_the_schema_types_it(researcher, demo):  # noqa: F811
