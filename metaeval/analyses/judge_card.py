@@ -210,7 +210,7 @@ def _label_rhos(data, judge, expert, words, rounds, seed) -> dict:
     length, beside the experts' mean label."""
     reports, at = np.unique(data.report, return_inverse=True)
     at = at.ravel()
-    rq = np.zeros(reports.size, dtype=q_dtype(data.question))
+    rq = np.zeros(reports.size, dtype=np.asarray(data.question).dtype)
     rq[at] = data.question
     rw = np.full(reports.size, np.nan)
     rw[at] = words
@@ -226,10 +226,6 @@ def _label_rhos(data, judge, expert, words, rounds, seed) -> dict:
     return {"judge_rho": jc.rank_correlation(per_report(units, judge), rw, rq, rounds, seed),
             "experts_rho": jc.rank_correlation(per_report(data.h_unit, expert), rw, rq, rounds,
                                                seed)}  # fmt: skip
-
-
-def q_dtype(question) -> np.dtype:
-    return np.asarray(question).dtype
 
 
 # ----------------------------------------------------------------------------- DeepScholar
