@@ -3,7 +3,7 @@ for, its agreement with the experts beside their agreement among themselves, pos
 length and tie behaviour beside the experts', agreement with its own reruns, operations,
 and a verdict line written from those figures.
 
-Two kinds of protocol:
+Three kinds of protocol:
 
 * **pairwise** (``direct``, ``ensemble``): the judge's verdicts on comparisons
   (:class:`metaeval.loaders.pairwise.PairwiseData`), the experts' pairwise preferences;
@@ -11,7 +11,10 @@ Two kinds of protocol:
 * **score** (one per metric, seed 003): the judge scores each report, its decision on a
   comparison is the score difference at the report's tie threshold (METHODS §5 "Judge
   decision"); the experts' decision is their medal ranking's; agreement is the agreement
-  report's figure for that judge.
+  report's figure for that judge;
+* **labels** (rubric coverage 0–4 / covered, DeepScholar label kinds): a label per unit,
+  agreement with each expert's label; DeepScholar organization's two votes give its
+  position figures.
 
 Pure: every input is arrays or dicts the section loaded (:mod:`metaeval.sections.judge_card`).
 """
