@@ -34,3 +34,17 @@ def test_the_command_lists_every_kind():
     text = parser.format_help()
     for key in KINDS:
         assert key in text
+
+
+def test_a_study_without_a_judge_has_no_judge_card():
+    from annotation.models import Study
+
+    study = ranked_study(3)
+    from judges.models import JudgeScore
+
+    JudgeScore.objects.filter(report__question__study=study).delete()
+    analysis = sections.Analysis(Study.objects.get(pk=study.pk).pk, ReportOptions())
+    by_key = {s.key: s for s in sections.registered()}
+    with CaptureQueriesContext(connection) as queries:
+        assert analysis.result(by_key["judge_card"]) is None
+    assert len(queries) <= 8, [q["sql"] for q in queries]
