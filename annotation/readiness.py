@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef
 
+from annotation.annotate.base import Needs
+from annotation.annotate.registry import SPECS
 from annotation.models import Question, Report, ReportClaim, Rubric, Study
 
 T = Study.Task
@@ -28,31 +30,13 @@ DEEPSCHOLAR = {T.ORGANIZATION, T.NUGGET_IMPORTANCE, T.NUGGET_SUPPORT, T.RETRIEVA
                T.REFERENCE_IMPORTANCE, T.ENTAILMENT}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Needs:
-    reports: int = 0
-    rubrics: int = 0
-    claims: bool = False
+#: What one question needs for each task's page to be completable: each task type's own
+#: declaration (``TaskSpec.needs`` in ``annotation/annotate/<key>.py``), never a list here.
+NEEDS: dict[str, Needs] = {key: spec.needs for key, spec in SPECS.items()}
 
-
-#: What one question needs for each task's page to be completable.
-NEEDS: dict[str, Needs] = {
-    T.QUERY_QUALITY: Needs(),
-    T.EXPERTISE_TRIAGE: Needs(),
-    T.RUBRIC_ITEM_QUALITY: Needs(rubrics=1),
-    T.RUBRIC_COVERAGE: Needs(reports=1, rubrics=1),
-    T.PAIRWISE: Needs(reports=2),
-    T.MEDAL_RANKING: Needs(reports=2),
-    T.METRIC_WISE: Needs(reports=1),
-    T.CLAIM_CHECK: Needs(reports=1, claims=True),
-    T.RUBRIC_COMPARISON: Needs(rubrics=2),
-    T.ORGANIZATION: Needs(reports=1),
-    T.NUGGET_IMPORTANCE: Needs(),
-    T.NUGGET_SUPPORT: Needs(reports=1),
-    T.RETRIEVAL_RELEVANCE: Needs(reports=1),
-    T.REFERENCE_IMPORTANCE: Needs(),
-    T.ENTAILMENT: Needs(reports=1),
-}
+#: Tasks whose assignments carry reports (``Assignment.report_order``); the others (query
+#: quality, triage, nugget importance, …) are about the question.
+REPORT_TASKS: frozenset[str] = frozenset(k for k, spec in SPECS.items() if spec.shows_reports)
 
 
 #: ``T.values`` builds a new list on each call: read once.
@@ -186,6 +170,8 @@ def enable_hint(study: Study, task: str) -> str:
 
 __all__ = [
     "NEEDS",
+    "REPORT_TASKS",
+    "Needs",
     "PERSONAL",
     "QuestionData",
     "enable_hint",
