@@ -277,7 +277,8 @@ def test_every_registered_format_and_option_reaches_commands_forms_and_api():
 
     commands = {"reports": "import_reports", "questions": "import_questions",
                 "pairwise": "import_pairwise", "judge_scores": "import_judge_scores",
-                "judgments": "import_judgments", "deepscholar": "import_deepscholar"}  # fmt: skip
+                "judgments": "import_judgments", "deepscholar": "import_deepscholar",
+                "claims": "import_claims"}  # fmt: skip
     assert set(KINDS) == set(commands)
     for form in (ImportForm(), UploadForm()):
         assert {k for k, _ in form.fields["kind"].choices} == set(KINDS)
