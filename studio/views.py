@@ -25,6 +25,7 @@ from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
+    budget,
     planning,
     progress,
     question_fields,
@@ -290,7 +291,7 @@ def study_plan(request, study_id: int):
     """GET: the form. POST action=preview: counts of the plan. POST action=commit: write it."""
     study = get_object_or_404(Study, pk=study_id)
     form = PlanForm(study, request.POST or None, initial={"strategy": "random"})
-    result, status = None, 200
+    result, cost, status = None, None, 200
     if request.method == "POST":
         if form.is_valid():
             spec = form.spec()
@@ -306,6 +307,10 @@ def study_plan(request, study_id: int):
                     )
                     return redirect("studies:progress", study_id=study.pk)
                 result = planning.preview(study, spec)
+                cost = budget.estimate(
+                    study, spec.task, result.plan.assignments, spec.overlap,
+                    form.cleaned_data.get("hourly_rate"),
+                )  # fmt: skip
             except StudyAdminError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
                 status = 400
@@ -314,7 +319,7 @@ def study_plan(request, study_id: int):
     return render(
         request,
         "annotation/studies/plan.html",
-        {"study": study, "form": form, "preview": result},
+        {"study": study, "form": form, "preview": result, "estimate": cost},
         status=status,
     )
 
