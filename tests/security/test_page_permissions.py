@@ -50,6 +50,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:submit": ({"owner"}, 404),
     "task": ({"owner"}, 404),
     "annotate:flag": ({"owner"}, 404),
+    "annotate:preview": ({"admin"}, 403),  # any task as its annotator sees it, read-only
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
