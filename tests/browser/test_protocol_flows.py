@@ -8,8 +8,10 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from annotation.annotate.page import TaskPage
+from annotation.annotate.registry import SPECS
 from annotation.models import Annotator, Assignment, DeepScholarLabel, Flag
-from tests.annotation.test_annotate_deepscholar import deepscholar_question
+from tests.annotation.test_annotate_deepscholar import KEYS, deepscholar_question
 from tests.builders.content import make_assignment, make_question, make_study
 
 from .helpers import press_keys, wait_ready
@@ -105,7 +107,11 @@ def test_assign_page_explains_its_inputs_and_the_plan_cost(login, admin_user, sh
     shot(page, "plan-estimate")
 
 
-def label_all(context, assignment, keys):
+def label_all(context, assignment, shift):
+    """Every unit of the task labelled with the keyboard, the labels cycling from ``shift``."""
+    spec = SPECS[assignment.task]
+    n_units = len(spec.units(TaskPage(assignment, assignment.annotator)))
+    keys = [spec.options[(n + shift) % len(spec.options)][2] for n in range(n_units)]
     page = context.new_page()
     page.goto(reverse("annotate:task", args=[assignment.pk]))
     wait_ready(page)
@@ -116,34 +122,42 @@ def label_all(context, assignment, keys):
         press_keys(page, key)
     press_keys(page, "Control+Enter")
     expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
+    page.close()
+    return n_units
 
 
 def test_deepscholar_from_the_planner_to_a_reimported_export(
     login, admin_user, annotator_user, other_annotator_user, shot, tmp_path
 ):
-    study = make_study("DeepScholar protocol", tasks=["organization"])
+    study = make_study("DeepScholar protocol", tasks=list(KEYS))
     deepscholar_question(study)
     admin = login(admin_user).new_page()
-    admin.goto(reverse("studies:plan", args=[study.pk]))
-    admin.locator("#id_task").select_option("organization")
-    admin.fill("#id_overlap", "2")
-    admin.click("text=Preview plan")
-    expect(admin.locator("#left-out")).to_have_count(0)  # was "has no report"
-    admin.click("text=Commit this plan")
-    expect(admin.locator(".messages")).to_contain_text("2 assignments created")
-    rows = Assignment.objects.filter(study=study, task="organization")
-    assert all(len(a.report_order) == 2 for a in rows)
-    for user, keys in ((annotator_user, "wt"), (other_annotator_user, "wl")):
-        label_all(login(user), rows.get(annotator=user.annotator), keys)
-    assert DeepScholarLabel.objects.filter(study=study).count() == 4
+    for task in KEYS:  # every task type of the protocol, through the planner
+        admin.goto(reverse("studies:plan", args=[study.pk]))
+        admin.locator("#id_task").select_option(task)
+        admin.fill("#id_overlap", "2")
+        admin.click("text=Preview plan")
+        expect(admin.locator("#left-out")).to_have_count(0)  # was "has no report"
+        admin.click("text=Commit this plan")
+        expect(admin.locator(".messages")).to_contain_text("2 assignments created")
+    rows = Assignment.objects.filter(study=study)
+    assert rows.count() == 2 * len(KEYS)
+    for a in rows:
+        assert len(a.report_order) == (2 if SPECS[a.task].shows_reports else 0), a.task
+    units = 0
+    for shift, user in enumerate((annotator_user, other_annotator_user)):
+        context = login(user)
+        for a in rows.filter(annotator=user.annotator).order_by("task"):
+            units += label_all(context, a, shift)
+    assert DeepScholarLabel.objects.filter(study=study).count() == units
 
     response = admin.request.get(reverse("studies:export_judgments", args=[study.pk, "jsonl"]))
     assert response.status == 200
     exported = tmp_path / "judgments.jsonl"
     exported.write_bytes(response.body())
-    assert exported.read_text().count('"deepscholar_label"') == 4
+    assert exported.read_text().count('"deepscholar_label"') == units
 
-    copy = make_study("DeepScholar copy", tasks=["organization"])
+    copy = make_study("DeepScholar copy", tasks=list(KEYS))
     deepscholar_question(copy)
     admin.goto(reverse("studies:detail", args=[copy.pk]))
     form = admin.locator("#import-form")
@@ -161,3 +175,8 @@ def test_deepscholar_from_the_planner_to_a_reimported_export(
         )
 
     assert labels(copy) == labels(study)
+    # the two experts' labels give a human-vs-human IAA per label kind on the report page
+    researcher = login(admin_user).new_page()
+    researcher.goto(reverse("metaeval:report", args=[copy.pk]))
+    table = researcher.locator("#section-label_iaa, [data-section=label_iaa]").first
+    expect(table).to_contain_text("deepscholar_organization")
