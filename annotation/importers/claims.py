@@ -40,6 +40,9 @@ from .common import (
 from .registry import Format, Kind, register, register_kind
 
 FIELDS = ["paragraph", "text", "citation_keys", "source"]
+#: Bounds of the columns (a larger value is refused naming the record, never a database error).
+MAX_POSITION = 2**31 - 1
+SOURCE_CHARS = ReportClaim._meta.get_field("source").max_length
 
 
 def _index(study):
@@ -84,6 +87,9 @@ def read(src, study) -> dict[tuple[int, int], tuple]:
         if isinstance(position, bool) or not isinstance(position, int) or position < 0:
             problems.add(n, "position", f"expected a number ≥ 0, found {type_name(position)}")
             continue
+        if position > MAX_POSITION:
+            problems.add(n, "position", f"at most {MAX_POSITION}")
+            continue
         order[report] = position + 1
         paragraph = None
         if r.get("paragraph") is not None:
@@ -104,6 +110,9 @@ def read(src, study) -> dict[tuple[int, int], tuple]:
             continue
         first[(report, position)] = n
         source = optional_str(problems, n, r, "source")
+        if len(source) > SOURCE_CHARS:
+            problems.add(n, "source", f"at most {SOURCE_CHARS} characters")
+            continue
         out[(report, position)] = (paragraph, text.strip(), list(cites), source)
     problems.raise_if_any()
     return out

@@ -44,6 +44,7 @@ from annotation.models import (
     RubricComparison,
     RubricItem,
 )
+from annotation.models.deepscholar import LABELS
 
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows
@@ -244,6 +245,13 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
             target = _target(index, problems, n, r, spec.target)
             values = _values(problems, n, apps.get_model(spec.model), spec, r, index, qid)
             ranking = r.get("comparison")
+            if kind == "deepscholar_label" and values.get("label") not in LABELS.get(
+                values.get("kind"), (values.get("label"),)
+            ):  # a label outside its kind's set (METHODS §2.10), as the task page refuses it
+                allowed = ", ".join(LABELS[values["kind"]])
+                problems.add(n, "label", f"{values['label']!r} is not a {values['kind']} "
+                             f"label ({allowed})")  # fmt: skip
+                continue
         if question is None or target is None:
             continue
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,

@@ -131,3 +131,17 @@ def test_a_bad_relevance_verdict_is_refused_naming_record_and_field():
         run("judge_scores", jsonl(bad), study=study, format="relevance", judge="j")
     assert (failed.value.problems[0].record, failed.value.problems[0].field) == (1, "relevant")
     assert not JudgeRelevance.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"position": 2**40}, "position"), ({"source": "x" * 201}, "source"),
+     ({"position": -1}, "position"), ({"text": ""}, "text")],
+)  # fmt: skip
+def test_out_of_range_claim_values_are_refused_not_a_database_error(change, field):
+    study = make_study("Claims")
+    make_question(study, n_reports=2, paragraphs=3)
+    with pytest.raises(ImportFailed) as failed:
+        run("claims", jsonl([{**CLAIMS[0], **change}]), study=study)
+    assert failed.value.problems[0].field == field
+    assert not ReportClaim.objects.exists()

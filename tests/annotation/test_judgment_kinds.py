@@ -173,3 +173,14 @@ def test_deepscholar_labels_have_human_vs_human_iaa():
     assert all(k["pairs"] == 1 and k["strict"] == 0.0 for k in got.values())
     assert got["deepscholar_organization"]["level"] == "ordinal"
     assert got["deepscholar_entailment"]["level"] == "nominal"
+
+
+def test_a_deepscholar_label_outside_its_kind_is_refused():
+    b = make_study("B")
+    qc_question(b)
+    record = {"kind": "deepscholar_label", "annotator": "x", "setting": "assigned",
+              "question": "q1", "label_kind": "organization", "system": "SecretSystem0",
+              "unit": "", "label": "vital"}  # fmt: skip
+    with pytest.raises(ImportFailed, match="'vital' is not a organization label"):
+        run("judgments", json.dumps(record).encode(), study=b)
+    assert judgment_records(b) == []
