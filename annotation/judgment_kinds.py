@@ -186,9 +186,9 @@ KINDS: tuple[JudgmentKind, ...] = (
     ),
     JudgmentKind(
         "authored_question", "annotation.Question", (T.QUESTION_AUTHORING,),
-        {"text": "text", "author_notes": "author_notes", "review": "review",
-         "origin": "origin"},
-        values=("text", "field", "author_notes", "review"),
+        {"text": "text", "subdomain": "subdomain", "author_notes": "author_notes",
+         "review": "review", "origin": "origin"},
+        values=("text", "field", "subdomain", "author_notes", "review"),
         common={"annotator": "authored_by__pseudonym", "question": "external_id",
                 "field": "field", "split": "split"},
         study="study",

@@ -404,7 +404,7 @@ def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -
 def _write_authored(study, rows: list[_Row], people: dict, rep: ImportReport) -> dict:
     """Questions annotators wrote (question authoring), by external id, with their author;
     returns external id -> question id for the judgments of the same file."""
-    own = ["text", "field", "author_notes", "review", "authored_by"]
+    own = ["text", "field", "subdomain", "author_notes", "review", "authored_by"]
     wanted = {r.question: (*(r.values[f] for f in own[:-1]), people[r.annotator]) for r in rows}
     stored = {
         q: (pk, tuple(v))

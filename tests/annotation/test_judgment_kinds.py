@@ -62,6 +62,7 @@ def judged_study(name):
     )  # fmt: skip
     Question.objects.create(
         study=study, external_id="authored-1", text="What limits memorization?", field="NLP",
+        subdomain="Privacy",
         origin="expert_authored", authored_by=two, author_notes="Must mention dedup.",
     )  # fmt: skip
     return study
