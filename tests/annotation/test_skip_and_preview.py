@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Draft, Flag
 from tests.builders.content import make_assignment, make_question, make_study
 from tests.builders.users import make_user
@@ -86,3 +87,26 @@ def test_only_admins_preview(client, annotator_user, researcher_user, two_tasks)
         assert client.get(url).status_code == 403
     client.force_login(make_user("preview_admin2", "admin"))
     assert client.get(reverse("annotate:preview", args=[999999])).status_code == 404
+
+
+@pytest.mark.parametrize("task", sorted(SPECS))
+def test_every_task_type_previews_without_writing(client, annotator_user, task):
+    from tests.builders.content import make_adjudication, make_authoring
+    from tests.builders.quality import qc_question
+
+    study = make_study("Every preview")
+    if task == "question_authoring":
+        a = make_authoring(annotator_user.annotator, study)
+    elif task == "relevance_adjudication":
+        a = make_adjudication(annotator_user.annotator, make_question(study, n_reports=2))
+    else:
+        a = make_assignment(annotator_user.annotator, qc_question(study), task)
+    client.force_login(make_user("preview_every", "admin"))
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("annotate:preview", args=[a.pk]))
+    assert response.status_code == 200, task
+    html = response.content.decode()
+    assert 'id="preview-notice"' in html and "SecretSystem" not in html
+    writes = [q["sql"] for q in queries.captured_queries
+              if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))]  # fmt: skip
+    assert writes == [], task
