@@ -55,10 +55,14 @@ class QuestionData:
     reports: int = 0
     rubrics: int = 0
     claims: int = 0
+    nuggets: int = 0
+    exemplar: bool = False
+    references: int = 0
 
 
-def question_data(questions, *, systems=()) -> dict[int, QuestionData]:
-    """``QuestionData`` for every question of the queryset, in three queries."""
+def question_data(questions, *, systems=(), units: bool = True) -> dict[int, QuestionData]:
+    """``QuestionData`` for every question of the queryset, in three queries (three more
+    for the DeepScholar units, unless ``units`` is False)."""
     reports = Report.objects.filter(question__in=questions)
     claims = ReportClaim.objects.filter(report__question__in=questions)
     if systems:
@@ -84,8 +88,30 @@ def question_data(questions, *, systems=()) -> dict[int, QuestionData]:
             .values_list("report__question_id", "n")
         )
     )
-    ids = set(n_reports) | set(n_rubrics) | set(n_claims)
-    return {q: QuestionData(n_reports[q], n_rubrics[q], n_claims[q]) for q in ids}
+    n_nuggets, exemplars, n_refs = Counter(), set(), Counter()
+    if units:
+        from annotation.models import Exemplar, ExemplarReference, Nugget
+
+        n_nuggets = _count(Nugget.objects.filter(question__in=questions))
+        exemplars = set(
+            Exemplar.objects.filter(question__in=questions).values_list("question_id", flat=True)
+        )
+        n_refs = _count(ExemplarReference.objects.filter(question__in=questions))
+    ids = set(n_reports) | set(n_rubrics) | set(n_claims) | set(n_nuggets) | exemplars
+    ids |= set(n_refs)
+    return {
+        q: QuestionData(
+            n_reports[q], n_rubrics[q], n_claims[q], n_nuggets[q], q in exemplars, n_refs[q]
+        )  # fmt: skip
+        for q in ids
+    }
+
+
+def _count(rows) -> Counter:
+    """Rows per question (one query)."""
+    return Counter(
+        dict(rows.values("question_id").annotate(n=Count("pk")).values_list("question_id", "n"))
+    )
 
 
 def problem(task: str, data: QuestionData) -> str | None:
@@ -102,6 +128,12 @@ def problem(task: str, data: QuestionData) -> str | None:
         )
     if needs.claims and data.claims == 0:
         return "its reports have no claims to check (import claims or extract them with a judge)"
+    if needs.nuggets and data.nuggets == 0:
+        return "has no nuggets (import the question's DeepScholar nuggets)"
+    if needs.exemplar and not data.exemplar:
+        return "has no exemplar to compare with (import the question's DeepScholar exemplar)"
+    if needs.references and data.references == 0:
+        return "its exemplar has no references (import the question's DeepScholar references)"
     if data.rubrics < needs.rubrics:
         have = "no rubric with items" if data.rubrics == 0 else f"{data.rubrics} rubric"
         if needs.rubrics == 1:
@@ -117,7 +149,7 @@ def supported_tasks(study: Study) -> list[str]:
     has_units = _deepscholar_flag(questions)  # None: no accepted question (one query)
     if has_units is None:
         return []
-    data = set(question_data(questions).values()) | {QuestionData()}  # the distinct kinds
+    data = set(question_data(questions, units=has_units).values()) | {QuestionData()}
     skip = set(PERSONAL) | (set() if has_units else DEEPSCHOLAR)
     return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
 

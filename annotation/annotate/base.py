@@ -26,6 +26,16 @@ class Needs:
     rubrics: int = 0
     claims: bool = False
     compares: int | None = None
+    #: DeepScholar units of the question: its nuggets, its exemplar (the human-written
+    #: related work), its exemplar's references.
+    nuggets: bool = False
+    exemplar: bool = False
+    references: bool = False
+
+    @property
+    def units(self) -> bool:
+        """Whether the question's DeepScholar units must be counted."""
+        return self.nuggets or self.exemplar or self.references
 
 
 @dataclass

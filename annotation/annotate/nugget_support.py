@@ -34,7 +34,7 @@ def units(page) -> list[LabelUnit]:
 
 
 class NuggetSupportTask(LabelTask):
-    needs = Needs(reports=1)
+    needs = Needs(reports=1, nuggets=True)
     key = "nugget_support"
     kind = "nugget_support"
     options = OPTIONS

@@ -21,7 +21,7 @@ def units(page) -> list[LabelUnit]:
 
 
 class OrganizationTask(LabelTask):
-    needs = Needs(reports=1)
+    needs = Needs(reports=1, exemplar=True)
     key = "organization"
     kind = "organization"
     options = OPTIONS

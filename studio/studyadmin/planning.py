@@ -151,8 +151,8 @@ def _inputs(study: Study, spec: PlanSpec):
             available[qid][system] = rid
     needs = readiness.NEEDS.get(spec.task, readiness.Needs())
     data = (
-        readiness.question_data(questions, systems=spec.systems)
-        if needs.claims or needs.rubrics
+        readiness.question_data(questions, systems=spec.systems, units=needs.units)
+        if needs.claims or needs.rubrics or needs.units
         else {}
     )
     existing: dict[int, set[int]] = defaultdict(set)
@@ -229,7 +229,14 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         have = data.get(q, readiness.QuestionData())
         problem = readiness.problem(
             spec.task,
-            readiness.QuestionData(len(available[q]), have.rubrics, have.claims),
+            readiness.QuestionData(
+                len(available[q]),
+                have.rubrics,
+                have.claims,
+                have.nuggets,
+                have.exemplar,
+                have.references,
+            ),  # fmt: skip
         )
         if problem is not None:
             left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))

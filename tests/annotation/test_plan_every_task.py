@@ -73,3 +73,25 @@ def test_every_task_type_can_be_planned_committed_and_opened(task, annotator_use
         spec_units = getattr(SPECS[task], "units", None)
         if spec_units is not None and callable(spec_units):
             assert spec_units(TaskPage(a, a.annotator)), f"{task}: nothing to label"
+
+
+@pytest.mark.parametrize(
+    ("task", "missing", "reason"),
+    [
+        ("nugget_importance", Nugget, "has no nuggets"),
+        ("nugget_support", Nugget, "has no nuggets"),
+        ("organization", Exemplar, "has no exemplar to compare with"),
+        ("reference_importance", ExemplarReference, "its exemplar has no references"),
+    ],
+)
+def test_a_question_without_its_deepscholar_units_is_left_out_with_why(
+    task, missing, reason, annotator_user
+):
+    study = supported_study()
+    lacking = study.questions.order_by("pk").first()
+    missing.objects.filter(question=lacking).delete()
+    shown = preview(study, PlanSpec(task=task, annotators=(annotator_user.annotator.pk,)))
+    assert [(u.key, u.reason.split(" (")[0]) for u in shown.left_out] == [
+        (lacking.external_id, reason)
+    ]
+    assert len(shown.plan.assignments) == 1  # the other question is planned
