@@ -16,8 +16,8 @@ judges and which of its columns are values is declared once in
 ``annotation.judgment_kinds``; ``relevance_adjudication`` rows, which resolve a judge's
 disagreement stored with the judge's run, are skipped with a warning. An
 ``authored_question`` record creates (or updates) the question an annotator wrote, with
-them as its author; it comes before the judgments of that question in the file's order of
-kinds, so a study can take another's authored questions and their judgments in one file.
+them as its author; authored questions are written before every other kind, so the
+judgments of them in the same file (wherever they stand) find them.
 """
 
 from __future__ import annotations
