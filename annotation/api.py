@@ -40,6 +40,7 @@ from annotation.models import (
     Question,
     Report,
     Rubric,
+    RubricAssessment,
     Section,
     Study,
     System,
@@ -537,57 +538,70 @@ class ReadOnlyJudgmentViewSet(JudgmentViewSet, viewsets.ReadOnlyModelViewSet):
     http_method_names = ["get", "head", "options"]
 
 
+#: The judgment kinds with a writable viewset of their own (above); every other kind of
+#: ``annotation.judgment_kinds`` gets a read-only one.
+WRITABLE_KINDS = {"medal", "pairwise_preference", "human_metric_score"}
+#: model name -> (related rows read with it, prefetches, what its list is); a kind whose
+#: model is missing here fails at import, so no kind goes without its API route.
+_API_READS: dict[str, tuple[tuple, tuple, str]] = {
+    "ParagraphRelevance": (("paragraph__report",), (),
+        "Relevance labels of report paragraphs (ScholarQA-CS2 metric-wise task)."),
+    "ClaimAssessment": (("report", "paragraph"), (),
+        "Claim-level citation assessments: each claim's citations, their supporting "
+        "credit and the claim's coverage."),
+    "ReportRating": (("report",), (),
+        "Ratings of whole reports on named dimensions (e.g. ResearchQA 1-5 scales)."),
+    "QueryQuality": ((), (),
+        "Quality ratings of the questions themselves: clarity, naturalness, relevance "
+        "and variability."),
+    "RubricItemQuality": (("item__rubric",), (),
+        "Quality judgments of rubric items: emphasis, necessity, confidence and flags."),
+    "RubricCoverage": (("report", "item__rubric"), (),
+        "Whether each report covers each rubric item (ResearchQA / ResearcherBench)."),
+    "RubricComparison": ((), (lambda: Prefetch("assessments", RubricAssessment.objects
+                                                .select_related("rubric").order_by("id")),),
+        "Comparisons of rubrics for one question, with a medal and comments per rubric."),
+    "ClaimCheck": (("claim__report",), (),
+        "Checks of extracted claims against their cited sources."),
+    "RelevanceAdjudication": (("disagreement__paragraph__report",), (),
+        "Annotators' decisions on paragraphs where their relevance label and a judge's "
+        "disagreed, and the label that results."),
+    "DeepScholarLabel": (("report",), (),
+        "DeepScholar-Bench labels (seed 002 §8.11): organization, nugget importance and "
+        "support, retrieval relevance, reference importance, claim–source entailment, one "
+        "label per unit (label_kind, unit; report empty for a unit of the "
+        "question)."),
+    "ExpertiseRating": ((), (),
+        "Expertise triage: each annotator's rating of a question against their expertise "
+        "(within, near, outside)."),
+}  # fmt: skip
+
+
 def _judgment_kind_viewsets() -> dict[str, type]:
     """url path -> read-only viewset of every other judgment kind (same rules as above)."""
-    from annotation.models import (
-        ClaimAssessment,
-        ClaimCheck,
-        ParagraphRelevance,
-        QueryQuality,
-        RelevanceAdjudication,
-        ReportRating,
-        RubricAssessment,
-        RubricComparison,
-        RubricCoverage,
-        RubricItemQuality,
-    )
+    from django.apps import apps
 
-    kinds = {
-        "paragraph-relevance": (ParagraphRelevance, ("paragraph__report",), (),
-            "Relevance labels of report paragraphs (ScholarQA-CS2 metric-wise task)."),
-        "claim-assessments": (ClaimAssessment, ("report", "paragraph"), (),
-            "Claim-level citation assessments: each claim's citations, their supporting "
-            "credit and the claim's coverage."),
-        "report-ratings": (ReportRating, ("report",), (),
-            "Ratings of whole reports on named dimensions (e.g. ResearchQA 1-5 scales)."),
-        "query-quality": (QueryQuality, (), (),
-            "Quality ratings of the questions themselves: clarity, naturalness, relevance "
-            "and variability."),
-        "rubric-item-quality": (RubricItemQuality, ("item__rubric",), (),
-            "Quality judgments of rubric items: emphasis, necessity, confidence and flags."),
-        "rubric-coverage": (RubricCoverage, ("report", "item__rubric"), (),
-            "Whether each report covers each rubric item (ResearchQA / ResearcherBench)."),
-        "rubric-comparisons": (RubricComparison, (),
-            (Prefetch("assessments", RubricAssessment.objects.select_related("rubric")
-                      .order_by("id")),),
-            "Comparisons of rubrics for one question, with a medal and comments per rubric."),
-        "claim-checks": (ClaimCheck, ("claim__report",), (),
-            "Checks of extracted claims against their cited sources."),
-        "relevance-adjudications": (RelevanceAdjudication, ("disagreement__paragraph__report",), (),
-            "Annotators' decisions on paragraphs where their relevance label and a judge's "
-            "disagreed, and the label that results."),
-    }  # fmt: skip
+    from annotation import judgment_kinds
+
     out = {}
-    for path, (model, related, prefetch, doc) in kinds.items():
-        queryset = model.objects.select_related(*related).prefetch_related(*prefetch)
+    for kind in judgment_kinds.KINDS:
+        if not kind.api or kind.key in WRITABLE_KINDS:
+            continue
+        model = apps.get_model(kind.api_model or kind.model)
+        related, prefetch, doc = _API_READS[model.__name__]
+        queryset = model.objects.select_related(*related).prefetch_related(*(p() for p in prefetch))
+        study = kind.study.removeprefix(kind.prefix) if kind.api_model else kind.study
         viewset = type(
             f"{model.__name__}ViewSet",
             (ReadOnlyJudgmentViewSet,),
             {"queryset": queryset, "serializer_class": s.JUDGMENT_KIND_SERIALIZERS[model],
+             "study_lookup": study,
+             "filters": {"study": f"{study}_id", "annotator": "annotator_id",
+                         "question": "question_id"},
              "__doc__": doc + " Researchers and admins read every judgment of their studies; "
              "an annotator reads only their own.", "__module__": __name__},
         )  # fmt: skip
-        out[path] = filtered("study", "annotator", "question")(viewset)
+        out[kind.api] = filtered("study", "annotator", "question")(viewset)
     return out
 
 

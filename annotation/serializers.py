@@ -826,6 +826,8 @@ def _kind_serializers():
     from annotation.models import (
         ClaimAssessment,
         ClaimCheck,
+        DeepScholarLabel,
+        ExpertiseRating,
         ParagraphRelevance,
         QueryQuality,
         RelevanceAdjudication,
@@ -886,7 +888,25 @@ def _kind_serializers():
             judge_relevant=serializers.BooleanField(source="disagreement.judge_relevant",
                                                     read_only=True),
         ),
+        DeepScholarLabel: _read_only_judgment(
+            DeepScholarLabel, ["label_kind", "report", "unit", "label"],
+            label_kind=serializers.CharField(source="kind", read_only=True,
+                                             help_text="Which DeepScholar label"),
+            report=serializers.CharField(source="report.public_id", read_only=True,
+                                         allow_null=True, default=None,
+                                         help_text="Public id of the report (null: a unit "
+                                         "of the question)"),
+        ),
+        ExpertiseRating: _expertise_serializer(ExpertiseRating),
     }  # fmt: skip
+
+
+def _expertise_serializer(model_):
+    """Expertise triage has no setting or assignment: annotator, question, level, when."""
+    fields = ["id", "annotator", "question", "level", "rated_at"]
+    meta = type("Meta", (), {"model": model_, "fields": fields, "read_only_fields": fields})
+    return type("ExpertiseRatingSerializer", (serializers.ModelSerializer,),
+                {"Meta": meta, "__doc__": "One expertise rating (read-only)."})  # fmt: skip
 
 
 class RubricAssessmentSerializer(serializers.Serializer):

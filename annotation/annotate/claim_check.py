@@ -14,7 +14,7 @@ from annotation.models import ClaimCheck, ReportClaim
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec
+from .base import Needs, Problems, TaskSpec
 from .form import Choices, Field, Form, Unit, checked
 from .page import TaskPage
 from .widgets import radio_group
@@ -132,10 +132,10 @@ QC = ql.LabelSpec(
 
 
 class ClaimCheckTask(TaskSpec):
+    needs = Needs(reports=1, claims=True)
     qc = QC
     key = "claim_check"
     form = FORM
-    min_reports = 1
 
     def rules(self, payload, page, resolve):
         """Every claim not skipped: is it fully supported, and does each citation support it."""

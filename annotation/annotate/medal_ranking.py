@@ -8,7 +8,7 @@ from annotation.models import Medal, MedalRanking
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote, reports_of
+from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 from .qc import CHUNK
@@ -148,11 +148,10 @@ QC = ql.LabelSpec(
 
 
 class MedalRankingTask(TaskSpec):
+    needs = Needs(reports=2, compares=3)
     key = "medal_ranking"
     qc = QC
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         return check_ranking(payload, page, final=final)

@@ -33,7 +33,7 @@ from annotation.models import (
 
 from ..quality import labels as ql
 from . import qc, scores
-from .base import Problems, TaskSpec, demote, reports_of
+from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit, as_int, json_list
 from .medal_ranking import (
     MEDAL,
@@ -350,11 +350,10 @@ QC = ql.LabelSpec(
 
 
 class MetricWiseTask(TaskSpec):
+    needs = Needs(reports=1)
     key = "metric_wise"
     qc = QC
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         return check(payload, page, final=final)

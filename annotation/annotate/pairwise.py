@@ -12,7 +12,7 @@ from annotation.models import PairwisePreference
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote
+from .base import Needs, Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 
@@ -104,11 +104,10 @@ QC = ql.LabelSpec(
 
 
 class PairwiseTask(TaskSpec):
+    needs = Needs(reports=2, compares=2)
     qc = QC
     key = "pairwise"
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         answers = payload.get("pairs")

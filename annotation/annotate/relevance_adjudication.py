@@ -19,7 +19,7 @@ from annotation.rendering import text_to_html
 
 from ..quality import labels as ql
 from . import qc
-from .base import TaskSpec
+from .base import Needs, TaskSpec
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 from .widgets import radio_group
@@ -104,10 +104,10 @@ QC = ql.LabelSpec(
 
 
 class RelevanceAdjudicationTask(TaskSpec):
+    needs = Needs(reports=1)
     qc = QC
     key = "relevance_adjudication"
     form = FORM
-    min_reports = 1
 
     def persist(self, payload, page):
         a = page.assignment

@@ -15,7 +15,7 @@ from annotation.models import RubricAssessment, RubricComparison
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote
+from .base import Needs, Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .medal_ranking import MEDALS, REASONING, ranking_problems, reasoning_problems
 from .page import TaskPage
@@ -115,6 +115,7 @@ QC = ql.LabelSpec(
 
 
 class RubricComparisonTask(TaskSpec):
+    needs = Needs(rubrics=2)
     qc = QC
     key = "rubric_comparison"
     form = FORM

@@ -11,7 +11,7 @@ from annotation.models import RubricCoverage
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
+from .base import Needs, Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
 from .form import Choices, Field, Form, Unit, as_int
 from .page import TaskPage
 from .widgets import radio_group
@@ -101,10 +101,10 @@ QC = ql.LabelSpec(
 
 
 class RubricCoverageTask(TaskSpec):
+    needs = Needs(reports=1, rubrics=1)
     qc = QC
     key = "rubric_coverage"
     form = FORM
-    min_reports = 1
 
     def binary(self, page: TaskPage) -> bool:
         return bool(page.study.setting("coverage_binary"))

@@ -10,7 +10,7 @@ from annotation.models import RubricItemQuality
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, rubric_items_of
+from .base import Needs, Problems, TaskSpec, rubric_items_of
 from .form import Choices, Field, Form, Unit, optional_int
 from .widgets import checkboxes, likert, radio_group
 
@@ -118,6 +118,7 @@ QC = ql.LabelSpec(
 
 
 class RubricItemQualityTask(TaskSpec):
+    needs = Needs(rubrics=1)
     qc = QC
     key = "rubric_item_quality"
     form = FORM

@@ -259,7 +259,8 @@ def test_every_registered_format_and_option_reaches_commands_forms_and_api():
 
     commands = {"reports": "import_reports", "questions": "import_questions",
                 "pairwise": "import_pairwise", "judge_scores": "import_judge_scores",
-                "judgments": "import_judgments", "deepscholar": "import_deepscholar"}  # fmt: skip
+                "judgments": "import_judgments", "deepscholar": "import_deepscholar",
+                "claims": "import_claims"}  # fmt: skip
     assert set(KINDS) == set(commands)
     for form in (ImportForm(), UploadForm()):
         assert {k for k, _ in form.fields["kind"].choices} == set(KINDS)
@@ -356,7 +357,11 @@ def test_human_judgments_of_every_kind_round_trip(tmp_path):
     files = export("judgments", "jsonl", a, tmp_path)
     rep = run("judgments", files["judgments.jsonl"], study=b)
     before, after = _comparable(a), _comparable(b)
-    assert {r["kind"] for r in before} == set(JUDGMENT_KINDS) - {"relevance_adjudication"}
+    # the kinds this world holds (tests/annotation/test_judgment_kinds.py: every kind)
+    assert {r["kind"] for r in before} == set(JUDGMENT_KINDS) - {
+        "relevance_adjudication", "deepscholar_label", "claim_check", "expertise_rating",
+        "rubric_assessment", "authored_question",
+    }  # fmt: skip
     assert after == before
     again = run("judgments", files["judgments.jsonl"], study=b)  # by natural key: no duplicates
     assert not again.created and sum(again.unchanged.values()) >= rep.records

@@ -26,7 +26,8 @@ def test_absent_kinds_cost_a_constant_and_give_null():
     for key in KINDS:
         with CaptureQueriesContext(connection) as queries:
             assert analysis.result(by_key[key]) is None
-        assert len(queries) <= 5, (key, [q["sql"] for q in queries])
+        # one EXISTS per kind read: label_iaa reads six (DeepScholar labels too, issue 26)
+        assert len(queries) <= 6, (key, [q["sql"] for q in queries])
 
 
 def test_the_command_lists_every_kind():
