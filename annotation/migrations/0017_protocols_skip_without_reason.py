@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0014_deepscholar_tasks_and_units'),
+        ('annotation', '0016_lead_webhooks'),
     ]
 
     operations = [
