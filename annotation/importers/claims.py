@@ -24,6 +24,7 @@ A claim already checked by an expert keeps its checks (claims are updated, never
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from annotation.models import Citation, Paragraph, Report, ReportClaim
 
@@ -37,7 +38,9 @@ from .common import (
     sync_rows,
     type_name,
 )
-from .registry import Format, Kind, register, register_kind
+from .registry import Example, Format, Kind, register, register_kind
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 FIELDS = ["paragraph", "text", "citation_keys", "source"]
 #: Bounds of the columns (a larger value is refused naming the record, never a database error).
@@ -174,5 +177,18 @@ register(
         dump=dump,
         label="Claims of reports (JSON lines)",
         extension=".jsonl",
+        shape=(
+            'JSON lines (or a JSON list), one claim a record: {"question_id", "system",\n'
+            '"position"?, "paragraph"?, "text", "citations": ["<citation key>", ...], "source"?};\n'
+            "the report (question_id, system) is imported first; citations are its keys."
+        ),
+        example=Example(
+            EXAMPLES,
+            "claims.jsonl",
+            needs=(
+                ("questions", "researchqa", {}),
+                ("reports", "researchqa", {"system": "example-system"}),
+            ),
+        ),  # fmt: skip
     )
 )

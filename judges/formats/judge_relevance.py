@@ -18,6 +18,7 @@ verdict of the same judge and paragraph.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
@@ -29,7 +30,7 @@ from annotation.importers.common import (
     sync_rows,
     type_name,
 )
-from annotation.importers.registry import Format, Option, register
+from annotation.importers.registry import Example, Format, Option, register
 from annotation.models import Paragraph
 from judges.models import Judge, JudgeRelevance
 
@@ -124,5 +125,19 @@ register(
         dump_options=(Option("judge", "judge whose verdicts are written", required=True),),
         label="Judge relevance verdicts per paragraph",
         extension=".jsonl",
+        shape=(
+            'JSON lines (or a JSON list), one paragraph a record: {"question_id", "system",\n'
+            '"paragraph": <number>, "relevant": true|false, "rationale"?}; the report is\n'
+            "imported first; the judge is the import's --judge."
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "judge_relevance.jsonl",
+            {"judge": "example-judge"},
+            needs=(
+                ("questions", "researchqa", {}),
+                ("reports", "researchqa", {"system": "example-system"}),
+            ),
+        ),  # fmt: skip
     )
 )
