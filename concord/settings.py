@@ -208,7 +208,7 @@ REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
     # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "concord.tokens.ExpiringTokenAuthentication",
+        "concord.tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -6,6 +6,10 @@ as well as the session cookie. The token only says *who* is asking; the view's o
 (``annotation.permissions``, the role decorators) then decide exactly as for a session, so a
 token never reaches more than its user would in the browser.
 
+The token is checked by the API's own class (``concord.tokens.TokenAuthentication``, the
+first of DRF's ``DEFAULT_AUTHENTICATION_CLASSES``): one rule, expiry included, for the API
+and every download (issue 24: the downloads used DRF's plain class and ignored the expiry).
+
 A request without the header is unchanged (anonymous users are still sent to the login
 page); a wrong or inactive token answers 401 with a JSON reason, never the login page.
 Downloads are GET only, so the missing CSRF token of a token request does not matter.
@@ -16,8 +20,10 @@ from __future__ import annotations
 from functools import wraps
 
 from django.http import JsonResponse
-from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from rest_framework.authentication import get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
+
+from concord.tokens import TokenAuthentication
 
 
 def _token_user(request):
