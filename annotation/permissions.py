@@ -23,6 +23,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from annotation import roles
 from annotation.models import Annotator, Assignment, Report, Study
+from annotation.models.quality import released
 
 
 def sees_everything(user) -> bool:
@@ -100,7 +101,10 @@ class IsAdmin(BasePermission):
 
 
 def visible_assignments(annotator: Annotator) -> QuerySet:
-    return Assignment.objects.filter(annotator=annotator)
+    """The annotator's released assignments: what a qualification round holds back (see
+    :func:`annotation.models.quality.released`) gives no access to its question, reports or
+    rubrics either, as on the task pages (issue 24)."""
+    return released(Assignment.objects.filter(annotator=annotator))
 
 
 def visible_question_ids(annotator: Annotator) -> QuerySet:
