@@ -156,6 +156,14 @@ def _context(study) -> dict:
             {"annotator": o.annotator, "name": names.get(o.annotator), "label": o.label}
         )
     open_units = {quality.unit_key(u) for u in disagreements(obs)}
+    annotators = list(Annotator.objects.filter(user__is_active=True).order_by("pseudonym"))
+    rule = quality.AdjudicatorRule.of(study)
+    for key in open_units:
+        u = units[key]
+        parties = {label["annotator"] for label in u["labels"]}
+        u["adjudicators"], u["not_offered"] = quality.adjudicator_choices(
+            study, u["unit"], parties, annotators, rule
+        )
     menu, why_empty = task_menu(study, obs)
     return {
         "study": study,
@@ -170,7 +178,6 @@ def _context(study) -> dict:
         "requests": AdjudicationRequest.objects.filter(study=study).select_related(
             "adjudicator", "question"
         ),
-        "annotators": Annotator.objects.filter(user__isnull=False).order_by("pseudonym"),
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
         ],

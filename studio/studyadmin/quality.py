@@ -293,15 +293,80 @@ def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> Qu
 # --- adjudication -----------------------------------------------------------------------------
 
 
+@dataclass
+class AdjudicatorRule:
+    """Who may adjudicate a disagreement of the study (issue 24): not an interested party.
+
+    Refused: an annotator who gave one of the disagreeing labels (a party), one with
+    unfinished work (not started or a draft) on the same question (the adjudication page
+    would show them its reports and the others' labels before they answer), and, in a study
+    that requires a qualification round, one who has not passed it. Built once per study
+    (two queries), then asked per unit without a query.
+    """
+
+    pending: set[tuple[int, int]]
+    qualified: set[int] | None
+
+    @classmethod
+    def of(cls, study) -> AdjudicatorRule:
+        unfinished = (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
+        pending = set(
+            Assignment.objects.filter(study=study, status__in=unfinished).values_list(
+                "annotator_id", "question_id"
+            )
+        )
+        qualified = None
+        if study.config.get("qualification_required"):
+            qualified = set(
+                QualificationResult.objects.filter(study=study, passed=True).values_list(
+                    "annotator_id", flat=True
+                )
+            )
+        return cls(pending, qualified)
+
+    def refusal(self, annotator: Annotator, unit: Unit, parties) -> str | None:
+        """Why ``annotator`` may not adjudicate ``unit`` (None: they may)."""
+        if annotator.pk in parties:
+            return f"{annotator.pseudonym} gave one of the disagreeing labels"
+        if (annotator.pk, unit[1]) in self.pending:
+            return f"{annotator.pseudonym} has unfinished work on this question"
+        if self.qualified is not None and annotator.pk not in self.qualified:
+            return f"{annotator.pseudonym} has not passed the qualification round"
+        return None
+
+
+def adjudicator_choices(study, unit: Unit, parties, annotators, rule=None):
+    """(offered, refused): the annotators who may adjudicate ``unit`` and (annotator, why)
+    of those who may not."""
+    rule = rule or AdjudicatorRule.of(study)
+    offered, refused = [], []
+    for person in annotators:
+        why = rule.refusal(person, unit, parties)
+        if why is None:
+            offered.append(person)
+        else:
+            refused.append((person, why))
+    return offered, refused
+
+
 def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> int:
-    """Open one request per adjudicator on a disagreeing unit; the labels are frozen."""
+    """Open one request per adjudicator on a disagreeing unit; the labels are frozen. Every
+    chosen adjudicator must pass :class:`AdjudicatorRule` (a forged post is refused whole)."""
     key = parse_unit_key(unit)
     found = disagreements(observations.load(study)).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
+    unknown = [a for a in adjudicators if not a.isdigit()]
     people = list(Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isdigit()]))
+    unknown += sorted(set(adjudicators) - set(unknown) - {str(p.pk) for p in people})
+    if unknown:
+        raise QualityError(f"adjudicators: no annotator {', '.join(unknown)}")
     if not people:
         raise QualityError("adjudicators: choose at least one adjudicator")
+    rule, parties = AdjudicatorRule.of(study), {o.annotator for o in found}
+    refused = [why for p in people if (why := rule.refusal(p, key, parties))]
+    if refused:
+        raise QualityError(f"adjudicators: {'; '.join(refused)}: choose someone else")
     names = {
         a.pk: a.pseudonym for a in Annotator.objects.filter(pk__in=[o.annotator for o in found])
     }

@@ -51,6 +51,11 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
         choice="right", reason="B is better", assignment=theirs,
     )  # fmt: skip
     Assignment.objects.filter(pk=theirs.pk).update(status="submitted", submitted_at=timezone.now())
+    # the expert was passed by hand in an earlier round: only a qualified annotator may
+    # adjudicate in a study that requires the round (issue 24)
+    QualificationResult.objects.create(
+        study=study, annotator=expert.annotator, passed=True, overridden=True
+    )
 
     # the admin: a qualification item, a gold item, the round required, all into the queues
     page = login(admin).new_page()
