@@ -54,6 +54,19 @@ def staff_study_or_404(user, study_id: int, refusal: str) -> Study:
     return get_object_or_404(readable_studies(user), pk=study_id)
 
 
+#: Why a user who is neither researcher nor admin may not export a study's data.
+EXPORT_REFUSAL = "Only the study's researchers and admins may export its data."
+
+
+def exportable_study_or_404(user, study_id: int) -> Study:
+    """The one rule of every export of a study's data, judgments included (the study page's
+    downloads, ``/api/studies/{id}/export/``, a token's fetch): its researchers and admins
+    read it, blinded as the API blinds it (annotators by pseudonym, reports by public id);
+    other roles get 403, a researcher not added to the study 404 (issue 24: researchers
+    were refused some judgment formats and given the same records through others)."""
+    return staff_study_or_404(user, study_id, EXPORT_REFUSAL)
+
+
 def staff_run_or_404(user, runs: QuerySet, run_id: int, refusal: str):
     """A run (judge run, report run) of ``runs`` whose study ``user`` reads, by the same
     rule as :func:`staff_study_or_404`."""
