@@ -24,7 +24,6 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import roles
 from annotation import serializers as s
@@ -54,6 +53,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
+from concord.throttles import ScopedRateThrottle
 
 
 def filtered(*names: str):

@@ -18,6 +18,8 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from concord.caching import cache_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -372,7 +374,9 @@ if SENTRY_DSN:
     )
 
 # Throttles on the expensive endpoints (per user, ``throttle_scope`` on the views): agreement
-# and judge-alignment reports, report runs, imports. Counted in the default cache.
+# and judge-alignment reports, report runs, imports. Counted in the ``throttles`` cache, shared
+# by every process: the database, or Redis when CACHE_URL names one (concord/throttles.py).
+CACHES = cache_settings(os.environ.get("CACHE_URL", ""))
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "reports": os.environ.get("THROTTLE_REPORTS", "120/min"),
     "imports": os.environ.get("THROTTLE_IMPORTS", "30/min"),
