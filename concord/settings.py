@@ -31,6 +31,9 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DEBUG", True)
+# Django's debug 404 page (every URL pattern, the view's reason) for developers only: off
+# unless asked for, even with DEBUG on (concord.errors.PlainNotFoundMiddleware).
+DEBUG_404 = env_bool("DEBUG_404", False)
 # The development key is public (it is in this file), so it only ever signs debug sessions.
 DEVELOPMENT_SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
 SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
@@ -73,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # With DEBUG on, the ordinary 404, not Django's list of every URL (DEBUG_404=1: the list)
+    "concord.errors.PlainNotFoundMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
