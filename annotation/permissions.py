@@ -18,6 +18,7 @@ get their own serializers, which identify reports and rubrics by ``public_id`` o
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
@@ -63,8 +64,12 @@ def exportable_study_or_404(user, study_id: int) -> Study:
     downloads, ``/api/studies/{id}/export/``, a token's fetch): its researchers and admins
     read it, blinded as the API blinds it (annotators by pseudonym, reports by public id);
     other roles get 403, a researcher not added to the study 404 (issue 24: researchers
-    were refused some judgment formats and given the same records through others)."""
-    return staff_study_or_404(user, study_id, EXPORT_REFUSAL)
+    were refused some judgment formats and given the same records through others).
+    ``study_id`` may come from the API's URL as text: one that is not an id is a 404."""
+    if not str(study_id).isdigit():
+        require_staff(user, EXPORT_REFUSAL)
+        raise Http404(f"No study {study_id!r}.")
+    return staff_study_or_404(user, int(study_id), EXPORT_REFUSAL)
 
 
 def staff_run_or_404(user, runs: QuerySet, run_id: int, refusal: str):

@@ -92,3 +92,10 @@ def test_the_progress_page_links_the_researcher_to_every_judgment_export(world):
     page = client.get(reverse("studies:progress", args=[study.pk])).content.decode()
     for url in judgment_urls(study)[:-2]:
         assert f'href="{url}"' in page, url
+
+
+def test_an_api_export_of_a_study_id_that_is_not_a_number_is_a_404(world):
+    _, people = world
+    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=people['admin']).key}")
+    response = client.get("/api/studies/abc/export/?kind=judgments")
+    assert response.status_code == 404 and response.json()["detail"]
