@@ -24,7 +24,6 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import roles
 from annotation import serializers as s
@@ -57,6 +56,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
+from concord.throttles import ScopedRateThrottle
 
 
 def filtered(*names: str):
@@ -301,9 +301,11 @@ class StudyViewSet(RoleViewSet):
     )
     @action(detail=True, methods=["get"], url_path="export", url_name="export")
     def export_file(self, request, pk=None):
-        if not (roles.is_admin(request.user) or roles.is_researcher(request.user)):
-            return Response({"detail": "Only researchers and admins may export."}, status=403)
-        return export_response(self.get_object(), request.query_params)
+        from annotation.permissions import EXPORT_REFUSAL, exportable_study_or_404
+
+        if not roles.is_researcher(request.user):
+            return Response({"detail": EXPORT_REFUSAL}, status=403)
+        return export_response(exportable_study_or_404(request.user, pk), request.query_params)
 
 
 def export_response(study, query) -> HttpResponse | Response:

@@ -18,6 +18,8 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from concord.caching import cache_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -29,6 +31,9 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DEBUG", True)
+# Django's debug 404 page (every URL pattern, the view's reason) for developers only: off
+# unless asked for, even with DEBUG on (concord.errors.PlainNotFoundMiddleware).
+DEBUG_404 = env_bool("DEBUG_404", False)
 # The development key is public (it is in this file), so it only ever signs debug sessions.
 DEVELOPMENT_SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
 SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
@@ -71,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # With DEBUG on, the ordinary 404, not Django's list of every URL (DEBUG_404=1: the list)
+    "concord.errors.PlainNotFoundMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -208,7 +215,7 @@ REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
     # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "concord.tokens.ExpiringTokenAuthentication",
+        "concord.tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -384,7 +391,9 @@ if SENTRY_DSN:
     )
 
 # Throttles on the expensive endpoints (per user, ``throttle_scope`` on the views): agreement
-# and judge-alignment reports, report runs, imports. Counted in the default cache.
+# and judge-alignment reports, report runs, imports. Counted in the ``throttles`` cache, shared
+# by every process: the database, or Redis when CACHE_URL names one (concord/throttles.py).
+CACHES = cache_settings(os.environ.get("CACHE_URL", ""))
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "reports": os.environ.get("THROTTLE_REPORTS", "120/min"),
     "imports": os.environ.get("THROTTLE_IMPORTS", "30/min"),

@@ -6,6 +6,7 @@ render. Every POST is validated server-side; an error names the field and change
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count
@@ -17,9 +18,9 @@ from annotation import readiness, roles
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments, judgment_records
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
-from annotation.permissions import readable_studies
+from annotation.permissions import exportable_study_or_404, readable_studies
 from annotation.views.access import admin_required, researcher_required
-from concord.token_auth import accepts_token
+from concord.token_auth import accepts_token, refusal, wants_json
 from metaeval.adjudication import adjudication_results
 from studio.studyadmin import (
     StudyAdminError,
@@ -447,6 +448,7 @@ def study_progress(request, study_id: int):
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
             "downloads": download_panel(study),
+            "judgment_formats": JUDGMENT_FORMATS,
         },
     )
 
@@ -484,10 +486,10 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 
 
 @accepts_token
-@admin_required
+@login_required
 @require_GET
 def export_study_judgments(request, study_id: int, fmt: str):
-    study = get_object_or_404(Study, pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
     records = judgment_records(study)
@@ -500,20 +502,20 @@ def export_study_judgments(request, study_id: int, fmt: str):
     try:
         data = export_judgments(study, fmt, records=records)
     except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+        return refusal(request, [("fmt", str(exc))], 400)
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
 
 
 @accepts_token
-@admin_required
+@login_required
 @require_GET
 def export_study_pairwise(request, study_id: int):
-    study = get_object_or_404(Study, pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
 
 
 @accepts_token
-@researcher_required
+@login_required
 @require_GET
 def export_study_format(request, study_id: int, kind: str, file_format: str):
     """The study's data in one registered outside format, as the Download panel links it:
@@ -524,12 +526,14 @@ def export_study_format(request, study_id: int, kind: str, file_format: str):
     from annotation.importers.downloads import ExportRefused, attachment, export_download
     from annotation.importers.registry import writable
 
-    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     if (kind, file_format) not in {f.key for f in writable()}:
         raise Http404(f"no writer for {kind} {file_format}")
     try:
         download = export_download(study, kind, file_format, request.GET)
     except ExportRefused as refused:
+        if wants_json(request):
+            return refusal(request, refused.problems, refused.status)
         context = {"study": study, "kind": kind, "file_format": file_format,
                    "problems": refused.problems, "is_admin": roles.is_admin(request.user)}  # fmt: skip
         return render(

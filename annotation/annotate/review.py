@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Draft, Flag, Reopening
+from annotation.models.quality import is_qualification_item
 
 from .page import TaskPage, with_review_state  # noqa: F401 (re-exported)
 
@@ -57,17 +58,25 @@ def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool 
 
 
 def author_may_reopen(assignment: Assignment, now=None) -> bool:
+    """Within the study's window, except a qualification item: its first answer counts, so
+    reopening it would let an annotator try answers until one passes (issue 24)."""
     hours = assignment.study.setting("reopen_hours") or 0
     if assignment.status != Assignment.Status.SUBMITTED or not assignment.submitted_at:
         return False
     now = now or timezone.now()
-    return hours > 0 and now - assignment.submitted_at <= timedelta(hours=hours)
+    within = hours > 0 and now - assignment.submitted_at <= timedelta(hours=hours)
+    return within and not is_qualification_item(assignment)
 
 
 def reopen(assignment: Assignment, *, by, by_author: bool, reason: str = "") -> Reopening:
     """Open a submitted judgment again. An author only within the study's window."""
     if by_author and not author_may_reopen(assignment):
         hours = assignment.study.setting("reopen_hours") or 0
+        if hours and is_qualification_item(assignment):
+            raise Refused(
+                f"assignment {assignment.pk}: a qualification item cannot be reopened by its "
+                "author; its first answer counts."
+            )
         raise Refused(
             f"assignment {assignment.pk}: "
             + (

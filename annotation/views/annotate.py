@@ -22,7 +22,7 @@ from annotation.annotate.page import (
 )
 from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
-from annotation.models.quality import released
+from annotation.models.quality import is_qualification_item, released
 from annotation.views.access import admin_required
 
 GUIDELINE_TASKS = set(SPECS)
@@ -189,7 +189,12 @@ def guidelines(request, task: str):
 
 
 def _next_url(assignment) -> str:
+    """The next open task, or the queue. After a qualification item, only another
+    qualification item or the queue: where a submit leads must not tell whether the round
+    was passed (a passed annotator's next task would be held-back work; issue 24)."""
     following = next_assignment(assignment, SPECS)
+    if following and is_qualification_item(assignment) and not is_qualification_item(following):
+        following = None
     return reverse("annotate:task", args=[following.pk]) if following else reverse("annotate:queue")
 
 

@@ -62,10 +62,14 @@ def test_posts_are_for_admins(client, study, researcher_user, annotator_user, na
 
 
 @pytest.mark.django_db
-def test_exports_are_for_admins(client, study, researcher_user, admin_user):
-    client.force_login(researcher_user)
-    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 403
-    assert client.get(url("studies:export_pairwise", study)).status_code == 403
+def test_exports_are_for_the_study_s_researchers_and_admins(client, study, researcher_user,
+                                                            admin_user):  # fmt: skip
+    client.force_login(researcher_user)  # not added to the study: it does not exist for them
+    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 404
+    assert client.get(url("studies:export_pairwise", study)).status_code == 404
+    study.researchers.add(researcher_user)
+    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 200
+    assert client.get(url("studies:export_pairwise", study)).status_code == 200
     client.force_login(admin_user)
     for fmt in ("json", "jsonl", "csv", "xlsx"):  # no judgment yet: a 404 saying so
         r = client.get(url("studies:export_judgments", study, fmt=fmt))

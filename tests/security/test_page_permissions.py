@@ -65,6 +65,9 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:progress_csv": (STAFF, 403),
     "studies:progress_quality": (STAFF, 403),
     "studies:export_format": (STAFF, 403),  # the Download panel: researchers too, as the API
+    # a study's judgments: its researchers too, blinded as in the API (issue 24)
+    "studies:export_judgments": (STAFF, 403),
+    "studies:export_pairwise": (STAFF, 403),
     "studies:annotator_progress": (STAFF, 403),
     "metaeval:report": (STAFF, 403),
     "metaeval:report-by-name": (STAFF, 403),  # redirects to metaeval:report
@@ -87,8 +90,6 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:quality_csv": ({"admin"}, 403),
     "studies:authoring": ({"admin"}, 403),
     "studies:question_review": ({"admin"}, 403),
-    "studies:export_judgments": ({"admin"}, 403),
-    "studies:export_pairwise": ({"admin"}, 403),
     "studies:questions": ({"admin"}, 403),
     "studies:question_fields": ({"admin"}, 403),
     "studies:questions_csv": ({"admin"}, 403),
@@ -111,7 +112,8 @@ REDIRECTS = {"task", "metaeval:report-by-name"}
 #: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
-    "studies:progress_quality", "studies:export_format", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "studies:progress_quality", "studies:export_format", "studies:export_judgments",
+    "studies:export_pairwise", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
     "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.
