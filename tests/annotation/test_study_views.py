@@ -68,7 +68,9 @@ def test_exports_are_for_the_study_s_researchers_and_admins(client, study, resea
     assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 404
     assert client.get(url("studies:export_pairwise", study)).status_code == 404
     study.researchers.add(researcher_user)
-    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 200
+    # a reader of the study now: no judgment yet, so a 404 saying so (not "no such study")
+    empty = client.get(url("studies:export_judgments", study, fmt="csv"))
+    assert empty.status_code == 404 and "no human judgment" in empty.content.decode()
     assert client.get(url("studies:export_pairwise", study)).status_code == 200
     client.force_login(admin_user)
     for fmt in ("json", "jsonl", "csv", "xlsx"):  # no judgment yet: a 404 saying so
