@@ -1,0 +1,175 @@
+"""DeepScholar-Bench's released files import as released (issue 25; 26 dead end 1).
+
+Every baseline folder of ``../shared/data/deepscholar`` is checked against a reading of
+its source written here, independently of the importer: at least 99 % of the body words
+kept, no reference-list entry left as a body paragraph, no raw markdown link left, at least
+98 % of the inline markers whose reference has a URL carrying that URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import CitationAnchor, Paragraph, Question, Report, Section
+
+DS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "deepscholar"
+SYSTEMS = ("deepscholar-base", "openscholar", "search_ai_gpt_4.1", "storm")
+PAPERS = DS / "test_dataset" / "related_works_combined.csv"
+
+pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
+
+
+@pytest.fixture(scope="module")
+def release() -> Path:
+    if not DS.is_dir():
+        pytest.skip("../shared/data/deepscholar not available")
+    return DS
+
+
+# --- An independent reading of each released paper folder ------------------------------------
+
+WORD = re.compile(r"[A-Za-z0-9]+")
+LINK_MARKER = re.compile(r"\\\[\[[^\]]*\]\((http[^)]*)\)\\\]")
+NUMBERS = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def _cut_references(text: str) -> str:
+    """The text without its reference lists: from a "References" heading or line to the
+    next heading (STORM has two)."""
+    out, skipping = [], False
+    for line in text.split("\n"):
+        bare = line.strip().strip("#").strip()
+        if re.fullmatch(r"References:?", bare):
+            skipping = True
+            continue
+        if line.startswith("#"):
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
+def source_reading(paper: Path) -> tuple[str, list[str]]:
+    """(body text without markers, URL of every inline marker whose reference has one)."""
+    if (paper / "intro.md").is_file():
+        body = _cut_references((paper / "intro.md").read_text())
+        urls = LINK_MARKER.findall(body)
+        return LINK_MARKER.sub(" ", body), urls
+    runs = [p for p in paper.iterdir() if p.is_dir()]
+    if runs:
+        run = runs[0]
+        body = _cut_references((run / "storm_gen_article_polished.md").read_text())
+        index = json.loads((run / "url_to_info.json").read_text())["url_to_unified_index"]
+        by_n = {str(n): url for url, n in index.items()}
+        urls = [by_n[n] for m in NUMBERS.finditer(body) for n in re.findall(r"\d+", m.group(1))
+                if n in by_n]  # fmt: skip
+        return NUMBERS.sub(" ", body), urls
+    md = next(paper.glob("*.md")).read_text()
+    listed = {}
+    for line in md.split("\n"):
+        m = re.match(r"\[(\d+)\].*?(https?://\S+)\s*$", line)
+        if m:
+            listed[m.group(1)] = m.group(2)
+    body = _cut_references(md)
+    urls = [listed[n] for m in NUMBERS.finditer(body) for n in re.findall(r"\d+", m.group(1))
+            if n in listed]  # fmt: skip
+    return NUMBERS.sub(" ", body), urls
+
+
+def words(text: str) -> Counter:
+    return Counter(w.lower() for w in WORD.findall(text.replace("#", " ")))
+
+
+def stored_reading(report: Report) -> tuple[str, list[str], list[str]]:
+    """(stored body without markers, paragraph texts, URL of every stored anchor)."""
+    titles = [s.title for s in Section.objects.filter(report=report)]
+    paras = list(Paragraph.objects.filter(report=report).order_by("number"))
+    texts = [p.text for p in paras]
+    urls = list(
+        CitationAnchor.objects.filter(paragraph__report=report)
+        .order_by("paragraph__number", "start")
+        .values_list("citation__url", flat=True)
+    )
+    body = "\n".join(titles + [NUMBERS.sub(" ", t) for t in texts])
+    return body, texts, urls
+
+
+def check_report(report: Report, paper: Path) -> None:
+    source_body, source_urls = source_reading(paper)
+    body, texts, stored_urls = stored_reading(report)
+    want, got = words(source_body), words(body)
+    kept = sum(min(n, got[w]) for w, n in want.items()) / sum(want.values())
+    assert kept >= 0.99, (paper, kept)
+    for text in texts:
+        assert not re.match(r"^\s*\\?\[\d+\\?\]\s+\S", text), (paper, text[:80])
+        assert "](http" not in text, (paper, text[:120])
+        assert "Document " not in text[:20], (paper, text[:80])
+    if source_urls:
+        stored = Counter(stored_urls)
+        carried = sum(min(n, stored[u]) for u, n in Counter(source_urls).items())
+        assert carried / len(source_urls) >= 0.98, (paper, carried, len(source_urls))
+
+
+def check_study(study: str, systems=SYSTEMS) -> None:
+    for system in systems:
+        folder = DS / "baselines_results" / system
+        reports = Report.objects.filter(question__study__name=study, system__name=system)
+        assert reports.count() == 2, system
+        for report in reports:
+            original = report.original.get("deepscholar") or {}
+            check_report(report, folder / original["folder"])
+
+
+# --- The command ---------------------------------------------------------------------------
+
+
+def test_every_released_baseline_imports_by_command(release):
+    for system in SYSTEMS:
+        call_command("import_reports", str(release / "baselines_results" / system),
+                     "--study", "DS", "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
+    check_study("DS")
+    # Questions are the papers (arXiv id) with the nuggetizer's query, not folder ids.
+    questions = dict(Question.objects.filter(study__name="DS").values_list("external_id", "text"))
+    assert set(questions) == {"2506.02838v1", "2506.02634v1"}
+    nuggetizer = json.loads((release / "dataset/gt_nuggets_outputs/0/res.json").read_text())
+    assert questions["2506.02838v1"] == nuggetizer["query"]
+
+
+def test_questions_are_named_by_the_paper_without_a_paper_table(release):
+    """A system whose files carry the arXiv id (OpenScholar) names the questions; the others
+    find them by the abstract inside their query."""
+    for system in ("openscholar", "deepscholar-base", "search_ai_gpt_4.1", "storm"):
+        call_command("import_reports", str(release / "baselines_results" / system),
+                     "--study", "DS", "--format", "deepscholar")  # fmt: skip
+    assert set(Question.objects.filter(study__name="DS").values_list("external_id", flat=True)) == {
+        "2506.02838v1",
+        "2506.02634v1",
+    }
+
+
+def test_citation_titles_come_from_the_reference_source(release):
+    call_command("import_reports", str(release / "baselines_results" / "deepscholar-base"),
+                 "--study", "DS", "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
+    call_command("import_reports", str(release / "baselines_results" / "openscholar"),
+                 "--study", "DS", "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
+    base = Report.objects.get(system__name="deepscholar-base", question__external_id="2506.02838v1")
+    cit = base.citations.get(url="http://arxiv.org/abs/2108.02755v1")
+    assert cit.title == (
+        "The AI Economist: Optimal Economic Policy Design via Two-level Deep Reinforcement Learning"
+    )
+    assert cit.snippets and cit.snippets[0].startswith("AI and reinforcement learning (RL)")
+    assert not base.citations.filter(title__contains="' 20").exists()
+    scholar = Report.objects.get(system__name="openscholar", question__external_id="2506.02838v1")
+    data = json.loads(
+        next((release / "baselines_results/openscholar/0").glob("*.json")).read_text()
+    )
+    passage = data["ctxs"][27]["text"]
+    # [27] of the markdown is ctxs[27]: its passage is the snippet, never the title.
+    assert any(passage in (c.snippets or []) for c in scholar.citations.all())
+    assert not scholar.citations.filter(title__startswith=passage[:40]).exists()
