@@ -141,6 +141,10 @@ def _sync(model, inputs: list[UnitsInput], rep: ImportReport, fields: tuple[str,
             rep.count("updated", table, len(existing))
 
 
+#: The units writer, shared with the nuggetizer import (judges/formats/nuggetizer.py).
+sync_units = _sync
+
+
 def load_nuggets(source, study, rep: ImportReport, **_) -> None:
     inputs = parse_nuggets(read_source(source), study)
     rep.records = len(inputs)

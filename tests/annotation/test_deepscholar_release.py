@@ -173,3 +173,79 @@ def test_citation_titles_come_from_the_reference_source(release):
     # [27] of the markdown is ctxs[27]: its passage is the snippet, never the title.
     assert any(passage in (c.snippets or []) for c in scholar.citations.all())
     assert not scholar.citations.filter(title__startswith=passage[:40]).exists()
+
+
+# --- The nuggetizer's output ---------------------------------------------------------------
+
+
+def _nuggetizer_files(release):
+    return sorted((release / "dataset" / "gt_nuggets_outputs").glob("*/res.json"))
+
+
+def test_nuggetizer_folder_imports_as_released(release):
+    from judges.models import JudgeDeepScholarLabel
+
+    from annotation.models import Nugget, Study
+
+    Study.objects.create(name="DS")
+    folder = release / "dataset" / "gt_nuggets_outputs"
+    call_command("import_deepscholar", str(folder), "--study", "DS", "--format", "nuggetizer")
+    files = _nuggetizer_files(release)
+    released = [json.loads(p.read_text()) for p in files]
+    assert Question.objects.filter(study__name="DS").count() == len(released) == 43
+    for record in released:
+        q = Question.objects.get(study__name="DS", external_id=record["qid"])
+        assert q.text == record["query"]
+        stored = list(Nugget.objects.filter(question=q).order_by("position"))
+        assert [n.text for n in stored] == [n["text"] for n in record["nuggets"]]
+        importance = dict(
+            JudgeDeepScholarLabel.objects.filter(question=q, kind="nugget_importance")
+            .values_list("unit", "label")
+        )  # fmt: skip
+        want = {"vital": "vital", "okay": "non_vital"}
+        assert importance == {
+            str(i + 1): want[n["importance"]] for i, n in enumerate(record["nuggets"])
+        }
+    # The judge is the model config.txt names.
+    assert set(JudgeDeepScholarLabel.objects.values_list("judge__name", flat=True)) == {"gpt-4.1"}
+    # Re-importing the same output changes nothing.
+    out = __import__("io").StringIO()
+    call_command("import_deepscholar", str(folder), "--study", "DS", "--format", "nuggetizer",
+                 stdout=out)  # fmt: skip
+    assert "created" not in out.getvalue() and "updated" not in out.getvalue()
+
+
+def test_nuggetizer_support_labels_judge_the_named_systems_reports(release):
+    from judges.models import JudgeDeepScholarLabel
+
+    call_command("import_reports", str(release / "baselines_results" / "storm"),
+                 "--study", "DS", "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
+    res = release / "dataset" / "gt_nuggets_outputs" / "0" / "res.json"
+    call_command("import_deepscholar", str(res), "--study", "DS", "--format", "nuggetizer",
+                 "--system", "storm", "--judge", "nuggetizer-gpt-4.1")  # fmt: skip
+    record = json.loads(res.read_text())
+    labels = JudgeDeepScholarLabel.objects.filter(
+        kind="nugget_support", judge__name="nuggetizer-gpt-4.1"
+    )
+    assert labels.count() == len(record["nuggets"])
+    assert {lab.report.system.name for lab in labels} == {"storm"}
+    want = {"support": "supported", "partial_support": "partially_supported",
+            "not_support": "not_supported"}  # fmt: skip
+    assert sorted(labels.values_list("label", flat=True)) == sorted(
+        want[n["assignment"]] for n in record["nuggets"]
+    )
+
+
+def test_nuggetizer_vocabulary_outside_its_own_is_refused_naming_the_field(tmp_path):
+    from annotation.importers import ImportFailed, run
+    from annotation.models import Study
+
+    Study.objects.create(name="DS")
+    bad = tmp_path / "res.json"
+    bad.write_text(json.dumps({"qid": "p1", "query": "Q", "nuggets": [
+        {"text": "a", "importance": "vital", "assignment": "support"},
+        {"text": "b", "importance": "crucial", "assignment": "support"}]}))  # fmt: skip
+    with pytest.raises(ImportFailed) as failed:
+        run("deepscholar", bad, study="DS", format="nuggetizer", judge="j")
+    assert "nuggets[1].importance" in str(failed.value.problems[0])
+    assert not Question.objects.filter(study__name="DS").exists()
