@@ -31,7 +31,6 @@ and the field.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 

@@ -183,9 +183,8 @@ def _nuggetizer_files(release):
 
 
 def test_nuggetizer_folder_imports_as_released(release):
-    from judges.models import JudgeDeepScholarLabel
-
     from annotation.models import Nugget, Study
+    from judges.models import JudgeDeepScholarLabel
 
     Study.objects.create(name="DS")
     folder = release / "dataset" / "gt_nuggets_outputs"
