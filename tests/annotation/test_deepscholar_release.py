@@ -248,3 +248,61 @@ def test_nuggetizer_vocabulary_outside_its_own_is_refused_naming_the_field(tmp_p
         run("deepscholar", bad, study="DS", format="nuggetizer", judge="j")
     assert "nuggets[1].importance" in str(failed.value.problems[0])
     assert not Question.objects.filter(study__name="DS").exists()
+
+
+# --- The LaTeX exemplars -------------------------------------------------------------------
+
+
+def test_latex_exemplars_import_with_their_citations_resolved(release):
+    import csv
+
+    from annotation.models import Exemplar, ExemplarReference, Study
+
+    Study.objects.create(name="DS")
+    call_command("import_deepscholar", str(release / "dataset"), "--study", "DS",
+                 "--format", "exemplar-latex")  # fmt: skip
+    csv.field_size_limit(1 << 28)
+    sections = list(csv.DictReader((release / "dataset/related_works_combined.csv").open()))
+    cites = list(csv.DictReader((release / "dataset/recovered_citations.csv").open()))
+    assert Exemplar.objects.filter(question__study__name="DS").count() == len(sections) == 63
+    tax = Exemplar.objects.get(question__external_id="2506.02838v1")
+    assert "\\cite" not in tax.text and "\\subsection" not in tax.text
+    assert "## Traditional Tax Systems" in tax.text
+    refs = {r.key: r for r in ExemplarReference.objects.filter(question=tax.question)}
+    released = {
+        c["citation_shorthand"]: c for c in cites if c["parent_paper_arxiv_id"] == "2506.02838v1"
+    }
+    assert set(released) <= set(refs)
+    nber = refs["NBERw21340"]
+    assert nber.title.startswith("Effective Policy for Reducing Inequality?")
+    assert nber.url == "http://www.nber.org/papers/w21340"
+    with_arxiv = [c for c in cites if c["cited_paper_arxiv_link"]]
+    stored = {
+        (r.question.external_id, r.key): r.url
+        for r in ExemplarReference.objects.select_related("question")
+    }
+    assert all(stored[(c["parent_paper_arxiv_id"], c["citation_shorthand"])] == c["cited_paper_arxiv_link"]
+               for c in with_arxiv)  # fmt: skip
+    # Every \cite of every section became a marker of a reference, and no reference is empty.
+    for ex in Exemplar.objects.filter(question__study__name="DS"):
+        assert "\\cite" not in ex.text
+        n = ExemplarReference.objects.filter(question=ex.question).count()
+        marks = {int(m) for m in re.findall(r"\[(\d+)\]", ex.text)}
+        assert marks <= set(range(1, n + 1))
+    # A re-import changes nothing.
+    out = __import__("io").StringIO()
+    call_command("import_deepscholar", str(release / "dataset"), "--study", "DS",
+                 "--format", "exemplar-latex", stdout=out)  # fmt: skip
+    assert "created" not in out.getvalue() and "updated" not in out.getvalue()
+
+
+@pytest.mark.parametrize("folder", ["test_dataset"])
+def test_test_split_exemplars_import_from_the_sections_csv_and_citations(release, folder):
+    from annotation.models import Exemplar, Study
+
+    Study.objects.create(name="DS")
+    call_command("import_deepscholar", str(release / folder / "related_works_combined.csv"),
+                 "--study", "DS", "--format", "exemplar-latex",
+                 "--citations", str(release / folder / "recovered_citations.csv"))  # fmt: skip
+    assert Exemplar.objects.filter(question__study__name="DS").count() >= 63
+    assert not Exemplar.objects.filter(text__contains="\\cite").exists()
