@@ -306,3 +306,139 @@ def test_test_split_exemplars_import_from_the_sections_csv_and_citations(release
                  "--citations", str(release / folder / "recovered_citations.csv"))  # fmt: skip
     assert Exemplar.objects.filter(question__study__name="DS").count() >= 63
     assert not Exemplar.objects.filter(text__contains="\\cite").exists()
+
+
+# --- Zip uploads: the study's import page and the API (issue 26, dead end 1) ---------------
+
+
+def zipped(folder: Path, top: str | None = None) -> bytes:
+    """The folder zipped as a user would (``top/…`` inside)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, str(Path(top or folder.name) / path.relative_to(folder)))
+    return buffer.getvalue()
+
+
+def _upload(name: str, data: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    kind = "application/zip" if name.endswith(".zip") else "text/csv"
+    return SimpleUploadedFile(name, data, content_type=kind)
+
+
+def test_every_released_baseline_uploads_as_a_zip_through_the_api(release, admin_user):
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from annotation.models import Study
+
+    study = Study.objects.create(name="DS")
+    client = APIClient()
+    client.force_login(admin_user)
+    for system in SYSTEMS:
+        data = zipped(release / "baselines_results" / system)
+        response = client.post(
+            reverse("study-import", args=[study.pk]),
+            {"kind": "reports", "format": "deepscholar", "file": _upload(f"{system}.zip", data),
+             "papers": _upload("related_works_combined.csv", PAPERS.read_bytes())},
+            format="multipart",
+        )  # fmt: skip
+        assert response.status_code == 200, response.content
+    check_study("DS")
+    assert set(Question.objects.filter(study=study).values_list("external_id", flat=True)) == {
+        "2506.02838v1",
+        "2506.02634v1",
+    }
+    # The nuggetizer's folder and the exemplars' dataset folder upload zipped too.
+    for fmt, folder in (
+        ("nuggetizer", "dataset/gt_nuggets_outputs"),
+        ("exemplar-latex", "dataset"),
+    ):
+        response = client.post(
+            reverse("study-import", args=[study.pk]),
+            {"kind": "deepscholar", "format": fmt,
+             "file": _upload("x.zip", zipped(release / folder))},
+            format="multipart",
+        )  # fmt: skip
+        assert response.status_code == 200, response.content
+
+
+def test_every_released_baseline_uploads_as_a_zip_through_the_import_page(
+    release, client, admin_user
+):
+    from django.urls import reverse
+
+    from annotation.models import Study
+
+    study = Study.objects.create(name="DS")
+    client.force_login(admin_user)
+    for system in SYSTEMS:
+        # Zipped with the paper folders at the top: the zip's name names the system.
+        data = zipped(release / "baselines_results" / system, top=".")
+        response = client.post(
+            reverse("studies:import", args=[study.pk]),
+            {"kind": "reports", "format": "deepscholar", "file": _upload(f"{system}.zip", data),
+             "papers": _upload("papers.csv", PAPERS.read_bytes())},
+        )  # fmt: skip
+        assert response.status_code == 302, response.content.decode()[:2000]
+    check_study("DS")
+
+
+@pytest.mark.parametrize(
+    "entry, why",
+    [("../evil/0/output.md", "'..'"), ("/abs/0/output.md", "absolute")],
+)
+def test_a_zip_leaving_its_folder_is_refused_and_writes_nothing(admin_user, entry, why, tmp_path):
+    import io
+    import zipfile
+
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from annotation.models import Study
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("sys/1/output.md", "# A\n\nText [1].\n\n## References\n\n[1] T\n")
+        archive.writestr(entry, "x")
+    study = Study.objects.create(name="Z")
+    client = APIClient()
+    client.force_login(admin_user)
+    response = client.post(
+        reverse("study-import", args=[study.pk]),
+        {"kind": "reports", "format": "deepscholar", "file": _upload("sys.zip", buffer.getvalue())},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert why in response.content.decode() and "sys.zip" in response.content.decode()
+    assert not Report.objects.exists()
+    assert not (tmp_path.parent / "evil").exists()
+
+
+def test_a_zip_bomb_is_refused(admin_user, settings):
+    import io
+    import zipfile
+
+    from annotation.importers import ImportFailed, run
+
+    settings.IMPORT_ZIP_MAX_BYTES = 1_000_000
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("sys/1/output.md", "a" * 5_000_000)
+    assert len(buffer.getvalue()) < 100_000
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", buffer.getvalue(), study="Z", format="deepscholar")
+    assert "IMPORT_ZIP_MAX_BYTES" in str(failed.value.problems[0])
+
+
+def test_a_zip_for_a_one_file_format_says_which_formats_read_zips(admin_user):
+    from annotation.importers import ImportFailed, run
+
+    with pytest.raises(ImportFailed) as failed:
+        run("questions", _upload("q.zip", b"PK\x03\x04rest"), study="Z", format="jsonl")
+    assert "folder formats" in str(failed.value.problems[0])
