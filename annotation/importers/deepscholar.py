@@ -281,7 +281,9 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
         if not body.strip():
             problems.add(n, f"{paper.name}/{output.files[0]}", "empty report")
             continue
-        if output.layout == "concord":
+        if output.layout == "concord" and output.question_id:
+            key, text = output.question_id, output.query or output.question_id
+        elif output.layout == "concord":
             key, text = paper.name, output.query or paper.name
             if table.rows or not output.query:
                 key, text = table.identify(output)
@@ -322,11 +324,31 @@ def load_folder(source, study, rep, system: str | None = None, papers=None) -> N
 
 
 def dump_folder(study, *, system: str) -> dict[str, str]:
-    """One system's reports as its DeepScholar folder: ``<system>/<paper_id>/output.md``."""
-    return {
-        f"{system}/{r.question_id}/output.md": to_markdown(r)
-        for r in stored_reports(study, system=system)
-    }
+    """One system's reports as its DeepScholar folder, which :func:`load_folder` reads back
+    to the same content: ``<system>/<question>/output.md`` (the report, its numbered
+    sources listed), ``query.json`` (``{"question_id", "query"}``: the question as it is
+    named, not the folder's name) and ``references.json`` (every source with its title,
+    URL, snippets and fields: what a markdown list cannot carry)."""
+    out = {}
+    for r in stored_reports(study, system=system):
+        folder = f"{system}/{_folder_name(r.question_id)}"
+        out[f"{folder}/output.md"] = to_markdown(r)
+        out[f"{folder}/query.json"] = (
+            json.dumps({"question_id": r.question_id, "query": r.question_text}, indent=1) + "\n"
+        )
+        refs = [
+            {"id": c.key, "title": c.title, "url": c.url, "snippets": list(c.snippets),
+             **({"metadata": c.metadata} if c.metadata else {})}
+            for c in r.citations
+        ]  # fmt: skip
+        out[f"{folder}/references.json"] = json.dumps(refs, indent=1, ensure_ascii=False) + "\n"
+    return out
+
+
+def _folder_name(question_id: str) -> str:
+    """A question id as one folder name (an old arXiv id such as ``math/0511322v1`` has a
+    slash); ``query.json`` keeps the id itself."""
+    return re.sub(r"[^\w.\-]+", "_", question_id).strip("._") or "question"
 
 
 register(

@@ -69,6 +69,8 @@ class PaperOutput:
     title: str = ""
     abstract: str = ""
     files: list[str] = field(default_factory=list)  # what was read (relative paths)
+    #: The question's id as Concord's export wrote it (``query.json``).
+    question_id: str = ""
 
 
 class LayoutProblem(Exception):
@@ -133,7 +135,7 @@ def read_paper_folder(folder: Path) -> PaperOutput:
     """The layout of ``folder`` detected from its files, and its output read."""
     names = {p.name for p in folder.iterdir() if not _SKIP.match(p.name)}
     if "output.md" in names:
-        return PaperOutput(folder.name, "concord", _read(folder / "output.md"), files=["output.md"])
+        return _concord(folder, names)
     if "intro.md" in names and "paper.csv" in names:
         return _paper_table(folder)
     storm = _article_index_dir(folder)
@@ -154,6 +156,34 @@ def read_paper_folder(folder: Path) -> PaperOutput:
         "storm_gen_article_polished.md + url_to_info.json, or one <name>.md (with "
         f"<name>.json); found {found}"
     )
+
+
+def _concord(folder: Path, names: set[str]) -> PaperOutput:
+    """Concord's export: ``output.md``, and (written since issue 25) ``query.json``
+    (``{"question_id", "query"}``) and ``references.json`` (``[{"id", "title", "url",
+    "snippets"}]``: what a markdown list cannot carry, the snippets)."""
+    out = PaperOutput(folder.name, "concord", _read(folder / "output.md"), files=["output.md"])
+    if "query.json" in names:
+        meta = _json(folder / "query.json")
+        if isinstance(meta, dict):
+            out.question_id = _str(meta.get("question_id"))
+    if "references.json" in names:
+        refs = _json(folder / "references.json")
+        if not isinstance(refs, list):
+            raise LayoutProblem("references.json: expected a list of references")
+        for i, ref in enumerate(refs):
+            if not isinstance(ref, dict) or not isinstance(ref.get("id"), str):
+                raise LayoutProblem(f"references.json[{i}]: expected an object with an id")
+            snippets = ref.get("snippets") or []
+            if not isinstance(snippets, list) or not all(isinstance(x, str) for x in snippets):
+                raise LayoutProblem(f"references.json[{i}].snippets: expected a list of text")
+            out.references[ref["id"]] = ParsedCitation(
+                key=ref["id"], title=_str(ref.get("title")), url=_str(ref.get("url")),
+                snippets=list(snippets),
+                metadata=ref["metadata"] if isinstance(ref.get("metadata"), dict) else {},
+            )  # fmt: skip
+        out.files.append("references.json")
+    return out
 
 
 def _article_index_dir(folder: Path) -> Path | None:

@@ -157,10 +157,14 @@ def load_references(source, study, rep: ImportReport, **_) -> None:
     _sync(ExemplarReference, inputs, rep, ("position", "title", "url"))
     for item in inputs:
         if item.exemplar is not None:
-            _, created = Exemplar.objects.update_or_create(
+            obj, created = Exemplar.objects.get_or_create(
                 question=item.question, defaults={"text": item.exemplar}
             )
-            rep.count("created" if created else "updated", "Exemplar")
+            bucket = "created" if created else "unchanged"
+            if not created and obj.text != item.exemplar:
+                obj.text, bucket = item.exemplar, "updated"
+                obj.save(update_fields=["text"])
+            rep.count(bucket, "Exemplar")
 
 
 def dump_nuggets(study, **_) -> dict[str, str]:
@@ -172,6 +176,28 @@ def dump_nuggets(study, **_) -> dict[str, str]:
         if nuggets:
             lines.append(json.dumps({"question_id": q.external_id, "nuggets": nuggets}))
     return {"nuggets.jsonl": "".join(line + "\n" for line in lines)}
+
+
+def dump_references(study, **_) -> dict[str, str]:
+    """Each question's exemplar and its references, as ``exemplar-references`` reads them."""
+    import json
+
+    lines = []
+    exemplars = dict(
+        Exemplar.objects.filter(question__study=study).values_list("question_id", "text")
+    )
+    refs: dict[int, list] = {}
+    for r in ExemplarReference.objects.filter(question__study=study).order_by("position", "pk"):
+        refs.setdefault(r.question_id, []).append({"id": r.key, "title": r.title, "url": r.url})
+    for q in Question.objects.filter(study=study).order_by("external_id"):
+        if q.pk not in exemplars and q.pk not in refs:
+            continue
+        record = {"question_id": q.external_id}
+        if q.pk in exemplars:
+            record["exemplar"] = exemplars[q.pk]
+        record["references"] = refs.get(q.pk, [])
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return {"exemplar_references.jsonl": "".join(line + "\n" for line in lines)}
 
 
 register_kind(
@@ -189,4 +215,6 @@ register(Format("deepscholar", "nuggets", "nuggets per question, JSON lines "
                 extension=".jsonl"))  # fmt: skip
 register(Format("deepscholar", "exemplar-references", "exemplar and its references per "
                 "question, JSON lines (annotation/importers/deepscholar_units.py)",
-                load=load_references))  # fmt: skip
+                load=load_references, dump=dump_references,
+                label="DeepScholar-Bench exemplars and references",
+                extension=".jsonl"))  # fmt: skip

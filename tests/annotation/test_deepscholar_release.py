@@ -442,3 +442,93 @@ def test_a_zip_for_a_one_file_format_says_which_formats_read_zips(admin_user):
     with pytest.raises(ImportFailed) as failed:
         run("questions", _upload("q.zip", b"PK\x03\x04rest"), study="Z", format="jsonl")
     assert "folder formats" in str(failed.value.problems[0])
+
+
+# --- Export: what re-imports to the same content --------------------------------------------
+
+
+def _write(files: dict[str, str], root: Path) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_export_reimports_to_the_same_content_and_exports_identically(release, system, tmp_path):
+    from annotation.importers import run
+    from annotation.importers.deepscholar import dump_folder
+    from annotation.importers.structure import stored_reports
+    from annotation.models import Study
+
+    run("reports", release / "baselines_results" / system, study="A", format="deepscholar",
+        papers=PAPERS)  # fmt: skip
+    first = dump_folder(Study.objects.get(name="A"), system=system)
+    _write(first, tmp_path / "one")
+    run("reports", tmp_path / "one" / system, study="B", format="deepscholar")
+    second = dump_folder(Study.objects.get(name="B"), system=system)
+    assert second == first
+    # The first export is the imported content: questions (ids and queries), sections,
+    # paragraphs, and every source with its title, URL and snippets.
+    a = stored_reports(Study.objects.get(name="A"))
+    b = stored_reports(Study.objects.get(name="B"))
+    assert [(r.question_id, r.question_text) for r in b] == [
+        (r.question_id, r.question_text) for r in a
+    ]
+    assert [r.sections for r in b] == [r.sections for r in a]
+    assert [[c.canonical() for c in r.citations] for r in b] == [
+        [c.canonical() for c in r.citations] for r in a
+    ]
+    assert {r.question_id for r in a} == {"2506.02838v1", "2506.02634v1"}
+
+
+def test_exemplar_references_export_reimports_identically(release, tmp_path):
+    from annotation.importers import run
+    from annotation.importers.deepscholar_units import dump_references
+    from annotation.models import Exemplar, Study
+
+    Study.objects.create(name="A")
+    run("deepscholar", release / "dataset", study="A", format="exemplar-latex")
+    first = dump_references(Study.objects.get(name="A"))
+    _write(first, tmp_path)
+    b = Study.objects.create(name="B")
+    for q in Question.objects.filter(study__name="A"):
+        Question.objects.create(study=b, external_id=q.external_id, text=q.text)
+    run("deepscholar", tmp_path / "exemplar_references.jsonl", study="B",
+        format="exemplar-references")  # fmt: skip
+    assert dump_references(b) == first
+    assert Exemplar.objects.filter(question__study=b).count() == 63
+    record = json.loads(first["exemplar_references.jsonl"].splitlines()[0])
+    assert record["references"] and all("url" in r and "title" in r for r in record["references"])
+
+
+def test_the_zip_the_export_writes_uploads_back_through_the_api(release, admin_user):
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from annotation.importers import run
+    from annotation.importers.structure import stored_reports
+    from annotation.models import Study
+
+    run("reports", release / "baselines_results" / "openscholar", study="A",
+        format="deepscholar")  # fmt: skip
+    a = Study.objects.get(name="A")
+    b = Study.objects.create(name="B")
+    client = APIClient()
+    client.force_login(admin_user)
+    exported = client.get(reverse("study-export", args=[a.pk]),
+                          {"kind": "reports", "file_format": "deepscholar", "system": "openscholar"})  # fmt: skip
+    assert exported.status_code == 200 and exported["Content-Type"] == "application/zip"
+    response = client.post(
+        reverse("study-import", args=[b.pk]),
+        {
+            "kind": "reports",
+            "format": "deepscholar",
+            "file": _upload("export.zip", exported.content),
+        },
+        format="multipart",
+    )
+    assert response.status_code == 200, response.content
+    assert [(r.question_id, r.question_text, r.system, r.sections) for r in stored_reports(b)] == [
+        (r.question_id, r.question_text, r.system, r.sections) for r in stored_reports(a)
+    ]
