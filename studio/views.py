@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import readiness, roles
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.importers import ImportFailed, run
+from annotation.importers.registry import formats as registry_formats
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import readable_studies
 from annotation.views.access import admin_required, researcher_required
@@ -114,6 +115,7 @@ def _detail_context(study: Study) -> dict:
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
         "downloads": download_panel(study),
+        "import_shapes": [f for f in registry_formats() if f.shape],
     }
 
 

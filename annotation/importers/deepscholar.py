@@ -351,6 +351,23 @@ def _folder_name(question_id: str) -> str:
     return re.sub(r"[^\w.\-]+", "_", question_id).strip("._") or "question"
 
 
+SHAPE = r"""A DeepScholar-Bench system folder (or a .zip of it): one folder per paper, read in the
+layout its files show, each reference taken from where that system puts it.
+  <system>/<n>/intro.md + paper.csv (+ result.json)     deepscholar-base: markers
+      \[[Author' 2021-08-05](http://arxiv.org/abs/2108.02755v1)\] -> paper.csv row (title, url, snippet)
+  <system>/<n>/<run>/storm_gen_article_polished.md + url_to_info.json
+      STORM: [n] -> the URL whose url_to_unified_index is n (title, snippets)
+  <system>/<n>/<name>.md + <name>.json {"output", "ctxs": [{"title", "text", "url"}], "arxiv_id", "query"}
+      OpenScholar, search_ai: a listed reference with a URL by URL, else [n] -> ctxs[n]
+  <system>/<n>/<name>.md                                markdown links and its References list
+  <system>/<question>/output.md (+ query.json, references.json)   Concord's own export
+Questions are the papers: --papers test_dataset/related_works_combined.csv (arxiv_id, title,
+abstract, id) names each folder n by its arXiv id; without it, the arXiv id in the system's
+files or a study question with the same abstract. Example (a two-paper folder):
+  search_ai/0/Your task is ....md      Related Works\n\n... optimal taxation [4] ...\n\nReferences\n\n[4] A new approach ... (2024) http://arxiv.org/abs/2408.14476v1
+  search_ai/0/Your task is ....json    {"query": "... Here is the paper abstract:\n{Economic inequality ...}.", "ctxs": [...]}"""
+
+
 register(
     Format(
         "reports",
@@ -368,6 +385,7 @@ register(
         dump=dump_folder,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         directory=True,
+        shape=SHAPE,
         label="DeepScholar-Bench system folder",
         extension=".zip",
     )

@@ -178,6 +178,17 @@ register(
             ),
         ),  # fmt: skip
         directory=True,
+        shape=(
+            "The release's dataset/ folder (or a .zip of it), or related_works_combined.csv "
+            "with --citations recovered_citations.csv. Example rows:\n"
+            "  related_works_combined.csv  arxiv_id,title,abstract,clean_latex_related_works\n"
+            '    2506.02838v1,TaxAgent: ...,Economic inequality ...,"\\subsection{Traditional '
+            'Tax Systems} ... \\cite{NBERw21340} ..."\n'
+            "  recovered_citations.csv     parent_paper_arxiv_id,citation_shorthand,"
+            "cited_paper_title,cited_paper_arxiv_link,bib_paper_url\n"
+            "    2506.02838v1,NBERw21340,Effective Policy for Reducing Inequality? ...,,"
+            "http://www.nber.org/papers/w21340"
+        ),
         label="DeepScholar-Bench exemplars (LaTeX)",
     )
 )

@@ -38,6 +38,10 @@ def _questions(study) -> dict[str, Question]:
 
 
 def _entries(problems, n, record, list_key, question, seen_questions):
+    if isinstance(record, dict) and "qid" in record and "question_id" not in record:
+        problems.add(n, "question_id", "missing; this record has 'qid': the nuggetizer's own "
+                     "output (res.json) is read with --format nuggetizer")  # fmt: skip
+        return None, None
     qid = require(problems, n, record, "question_id", "id")
     entries = require(problems, n, record, list_key, list)
     if qid is None:

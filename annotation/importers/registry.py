@@ -92,6 +92,9 @@ class Format:
     #: The extension of what ``dump`` downloads as: its one file's (``.json``, ``.jsonl``,
     #: ``.csv``), or ``.zip`` when it writes several files (default for a folder format).
     extension: str = ""
+    #: The accepted shape with a small example (plain text), shown on the import page and
+    #: in the import command's ``--help``.
+    shape: str = ""
 
     @property
     def key(self) -> tuple[str, str]:

@@ -219,6 +219,17 @@ register(
             Option("system", "the system whose reports the nuggetizer's assignments judge"),
         ),
         directory=True,
+        shape=(
+            "The nuggetizer's output as released: dataset/gt_nuggets_outputs/ (or a .zip of "
+            "it) with config.txt ('model: gpt-4.1', the judge) and <n>/res.json, or one "
+            "res.json, or JSON lines of them. Example res.json:\n"
+            '  {"qid": "2506.02838v1", "query": "Write a Related Works section ... Here is '
+            'the paper abstract:\\n...",\n'
+            '   "nuggets": [{"text": "Progressive taxation reduces inequality", '
+            '"importance": "vital", "assignment": "support"}]}\n'
+            "importance vital/okay and assignment support/partial_support/not_support become "
+            "the judge's nugget importance and (with --system) nugget support labels."
+        ),
         label="DeepScholar-Bench nuggetizer output",
     )
 )

@@ -387,6 +387,19 @@ def test_every_released_baseline_uploads_as_a_zip_through_the_import_page(
         )  # fmt: skip
         assert response.status_code == 302, response.content.decode()[:2000]
     check_study("DS")
+    for fmt, folder in (
+        ("nuggetizer", "dataset/gt_nuggets_outputs"),
+        ("exemplar-latex", "dataset"),
+    ):
+        response = client.post(
+            reverse("studies:import", args=[study.pk]),
+            {"kind": "deepscholar", "format": fmt, "file": _upload("x.zip", zipped(release / folder))},
+        )  # fmt: skip
+        assert response.status_code == 302, response.content.decode()[:2000]
+    from annotation.models import Exemplar, Nugget
+
+    assert Nugget.objects.filter(question__study=study).count() > 600
+    assert Exemplar.objects.filter(question__study=study).count() == 63
 
 
 @pytest.mark.parametrize(
@@ -532,3 +545,31 @@ def test_the_zip_the_export_writes_uploads_back_through_the_api(release, admin_u
     assert [(r.question_id, r.question_text, r.system, r.sections) for r in stored_reports(b)] == [
         (r.question_id, r.question_text, r.system, r.sections) for r in stored_reports(a)
     ]
+
+
+def test_the_import_page_and_help_document_the_deepscholar_shapes(client, admin_user, capsys):
+    from django.urls import reverse
+
+    from annotation.models import Study
+
+    study = Study.objects.create(name="DS")
+    client.force_login(admin_user)
+    html = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
+    for fmt in ("reports/deepscholar", "deepscholar/nuggetizer", "deepscholar/exemplar-latex"):
+        assert f'data-format="{fmt}"' in html
+    assert "storm_gen_article_polished.md" in html and "paper.csv" in html
+    with pytest.raises(SystemExit):
+        call_command("import_reports", "--help")
+    out = capsys.readouterr().out
+    assert "intro.md + paper.csv" in out and "url_to_info.json" in out
+
+
+def test_the_nuggets_format_points_a_nuggetizer_file_to_its_format(release):
+    from annotation.importers import ImportFailed, run
+    from annotation.models import Study
+
+    Study.objects.create(name="DS")
+    with pytest.raises(ImportFailed) as failed:
+        run("deepscholar", release / "dataset/gt_nuggets_outputs/0/res.json", study="DS",
+            format="nuggets")  # fmt: skip
+    assert "--format nuggetizer" in str(failed.value.problems[0])

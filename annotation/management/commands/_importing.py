@@ -69,10 +69,26 @@ def run_import(command, kind: str, options: dict, **extra) -> None:
     command.stdout.write(report.summary())
 
 
+def shapes_epilog(kind: str) -> str:
+    """The accepted shape of every format of ``kind`` that documents one (``--help``)."""
+    from annotation.importers.registry import formats
+
+    parts = [f"--format {f.name}:\n{f.shape.strip()}" for f in formats(kind) if f.shape]
+    return "Accepted shapes:\n\n" + "\n\n".join(parts) if parts else ""
+
+
 class ImportCommand(BaseCommand):
     """An import command of one registered kind (its arguments come from the registry)."""
 
     kind = "reports"
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        from argparse import RawDescriptionHelpFormatter
+
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.epilog = shapes_epilog(self.kind) or None
+        parser.formatter_class = RawDescriptionHelpFormatter
+        return parser
 
     def add_arguments(self, parser):
         add_kind_arguments(parser, self.kind)
