@@ -150,6 +150,12 @@ def read_paper_folder(folder: Path) -> PaperOutput:
             data = _json(path)
             if isinstance(data, dict) and isinstance(data.get("output"), str):
                 return _markdown_json(folder, None, path, data)
+        subs = [p for p in folder.iterdir() if p.is_dir() and not _SKIP.match(p.name)]
+        if len(subs) == 1 and not jsons:  # one run folder inside (as STORM writes)
+            inner = read_paper_folder(subs[0])
+            inner.folder = folder.name
+            inner.files = [f"{subs[0].name}/{f}" for f in inner.files]
+            return inner
     found = ", ".join(sorted(names)[:8]) or "nothing"
     raise LayoutProblem(
         "no DeepScholar layout: expected output.md, intro.md + paper.csv, "
@@ -272,6 +278,20 @@ def _storm_topic(where: Path) -> str:
     return ""
 
 
+_XML_REFERENCES = re.compile(r"^[ \t]*<(/?)references>[ \t]*$", re.M | re.I)
+_BRACKETED_ARXIV = re.compile(r"(?<![\]\w])\[(?:arXiv:)?(\d{4}\.\d{4,5}(?:v\d+)?)\](?!\()")
+
+
+def _markdown_markers(text: str) -> str:
+    """What some systems write that a markdown reader does not know: a ``<references>``
+    block (a reference list), and a bare arXiv id in brackets as the citation marker
+    (``[2204.06547v2]``), which becomes a link to the paper."""
+    text = _XML_REFERENCES.sub(lambda m: "" if m.group(1) else "## References", text)
+    return _BRACKETED_ARXIV.sub(
+        lambda m: f"[arXiv:{m.group(1)}](https://arxiv.org/abs/{m.group(1)})", text
+    )
+
+
 _LIST_ENTRY = re.compile(r"^\s*\\?\[(\d+)\\?\]\s*(.*?)\s*$")
 _URL = re.compile(r"https?://[^\s)\]>]+")
 
@@ -287,7 +307,7 @@ def _markdown_json(
         others = [p for p in folder.glob("*.json") if p.is_file()]
         path = twin if twin.is_file() else (others[0] if len(others) == 1 else None)
         data = _json(path) if path else None
-    text = _read(md) if md is not None else _str(data.get("output"))
+    text = _markdown_markers(_read(md) if md is not None else _str(data.get("output")))
     files = [p.name for p in (md, path) if p is not None]
     layout = "markdown+json" if isinstance(data, dict) else "markdown"
     out = PaperOutput(folder.name, layout, text, files=files)
@@ -314,4 +334,18 @@ def _markdown_json(
             key=key, title=title, url=url or _str(ctx.get("url")),
             snippets=[passage] if passage else ([rest] if not url and not ctx else []),
         )  # fmt: skip
+    # Markers no list names: ctxs[n], as the release's parsers read them.
+    for m in _MARKER.finditer(text):
+        for key in re.findall(r"\d+", m.group(1)):
+            if key in out.references or int(key) >= len(ctxs):
+                continue
+            ctx = ctxs[int(key)]
+            passage = _str(ctx.get("text")) or _str(ctx.get("abstract"))
+            out.references[key] = ParsedCitation(
+                key=key, title=_str(ctx.get("title")), url=_str(ctx.get("url")),
+                snippets=[passage] if passage else [],
+            )  # fmt: skip
     return out
+
+
+_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\](?!\()")

@@ -573,3 +573,68 @@ def test_the_nuggets_format_points_a_nuggetizer_file_to_its_format(release):
         run("deepscholar", release / "dataset/gt_nuggets_outputs/0/res.json", study="DS",
             format="nuggets")  # fmt: skip
     assert "--format nuggetizer" in str(failed.value.problems[0])
+
+
+# --- Families, not files: layouts of the same families written here -------------------------
+
+
+def _family_folder(root: Path) -> Path:
+    """Three papers written the way other systems of the release's families write them."""
+    system = root / "other-system"
+    # A JSON-only output whose [n] index its contexts, with a nested run folder beside none.
+    one = system / "0"
+    one.mkdir(parents=True)
+    (one / "Paper A.json").write_text(json.dumps({
+        "arxiv_id": "2501.00001v1", "query": "Q. Here is the paper abstract:\nAbstract A.",
+        "output": "## Related Works\n\nRetrieval helps [0]. Agents plan [1][0].\n",
+        "ctxs": [{"paperId": "p0", "title": "Retrieval Paper", "abstract": "We retrieve.",
+                  "url": "https://example.org/p0"},
+                 {"id": "p1", "title": "Agent Paper", "text": "We plan."}]}))  # fmt: skip
+    # A markdown with bracketed arXiv ids and a <references> block, in one run folder.
+    two = system / "1" / "run-2025"
+    two.mkdir(parents=True)
+    (two / "answer.md").write_text(
+        "Related Works\n\nDense retrieval [2204.06547v2] beats sparse retrieval "
+        "[2301.00002].\n\n<references>\n1. [2204.06547v2] Dense Paper\n"
+        "2. [2301.00002] Sparse Paper\n</references>\n"
+    )
+    # A markdown with inline links and a references list.
+    three = system / "2"
+    three.mkdir()
+    (three / "report.md").write_text(
+        "# Related Works\n\nLarge models scale ([Kaplan et al.](https://arxiv.org/abs/2001.08361)) "
+        "and reason [1].\n\n## References\n\n[1] Chain of Thought. https://arxiv.org/abs/2201.11903\n"
+    )
+    return system
+
+
+def test_other_systems_of_the_same_families_import(tmp_path):
+    from annotation.importers import run
+    from annotation.models import Citation
+
+    folder = _family_folder(tmp_path)
+    run("reports", folder, study="F", format="deepscholar")
+    reports = {r.original["deepscholar"]["folder"]: r for r in Report.objects.all()}
+    assert set(reports) == {"0", "1", "2"}
+    a = reports["0"]
+    assert a.question.external_id == "2501.00001v1"
+    titles = {c.title: c for c in Citation.objects.filter(report=a)}
+    assert titles["Retrieval Paper"].url == "https://example.org/p0"
+    assert titles["Retrieval Paper"].snippets == ["We retrieve."]
+    assert titles["Agent Paper"].snippets == ["We plan."]
+    b = reports["1"]
+    urls = set(Citation.objects.filter(report=b).values_list("url", flat=True))
+    assert (
+        "https://arxiv.org/abs/2204.06547v2" in urls and "https://arxiv.org/abs/2301.00002" in urls
+    )
+    texts = list(Paragraph.objects.filter(report=b).values_list("text", flat=True))
+    assert not any("Dense Paper" in t or "references>" in t for t in texts), texts
+    assert CitationAnchor.objects.filter(paragraph__report=b).count() == 2
+    c = reports["2"]
+    urls = set(
+        CitationAnchor.objects.filter(paragraph__report=c).values_list("citation__url", flat=True)
+    )
+    assert urls == {"https://arxiv.org/abs/2001.08361", "https://arxiv.org/abs/2201.11903"}
+    for r in reports.values():
+        for t in Paragraph.objects.filter(report=r).values_list("text", flat=True):
+            assert "](http" not in t
