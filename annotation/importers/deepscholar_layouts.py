@@ -333,6 +333,7 @@ def _markdown_json(
         out.references[key] = ParsedCitation(
             key=key, title=title, url=url or _str(ctx.get("url")),
             snippets=[passage] if passage else ([rest] if not url and not ctx else []),
+            metadata=_ctx_fields(ctx),
         )  # fmt: skip
     # Markers no list names: ctxs[n], as the release's parsers read them.
     for m in _MARKER.finditer(text):
@@ -343,9 +344,16 @@ def _markdown_json(
             passage = _str(ctx.get("text")) or _str(ctx.get("abstract"))
             out.references[key] = ParsedCitation(
                 key=key, title=_str(ctx.get("title")), url=_str(ctx.get("url")),
-                snippets=[passage] if passage else [],
+                snippets=[passage] if passage else [], metadata=_ctx_fields(ctx),
             )  # fmt: skip
     return out
+
+
+def _ctx_fields(ctx: dict) -> dict:
+    """What identifies a retrieved passage's paper besides its title (OpenScholar's peS2o
+    corpus id, a Semantic Scholar ``paperId``, the year): kept, never turned into a URL."""
+    keys = ("id", "paperId", "source", "year", "date")
+    return {k: str(ctx[k]) for k in keys if ctx.get(k) not in (None, "")}
 
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\](?!\()")

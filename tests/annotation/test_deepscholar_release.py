@@ -638,3 +638,17 @@ def test_other_systems_of_the_same_families_import(tmp_path):
     for r in reports.values():
         for t in Paragraph.objects.filter(report=r).values_list("text", flat=True):
             assert "](http" not in t
+
+
+def test_openscholar_passages_keep_their_corpus_id(release):
+    from annotation.importers import run
+
+    run("reports", release / "baselines_results" / "openscholar", study="DS", format="deepscholar")
+    data = json.loads(
+        next((release / "baselines_results/openscholar/0").glob("*.json")).read_text()
+    )
+    report = Report.objects.get(question__external_id="2506.02838v1")
+    by_passage = {c.snippets[0]: c for c in report.citations.all() if c.snippets}
+    cited = by_passage[data["ctxs"][27]["text"]]
+    assert cited.metadata.get("id") == data["ctxs"][27]["id"]
+    assert cited.url == ""  # a corpus id is kept, never made into an address
