@@ -652,3 +652,20 @@ def test_openscholar_passages_keep_their_corpus_id(release):
     cited = by_passage[data["ctxs"][27]["text"]]
     assert cited.metadata.get("id") == data["ctxs"][27]["id"]
     assert cited.url == ""  # a corpus id is kept, never made into an address
+
+
+def test_a_system_without_ids_finds_the_questions_the_nuggetizer_created(release):
+    from annotation.models import Study
+
+    Study.objects.create(name="DS")
+    call_command("import_deepscholar", str(release / "dataset/gt_nuggets_outputs"),
+                 "--study", "DS", "--format", "nuggetizer")  # fmt: skip
+    out = __import__("io").StringIO()
+    call_command("import_reports", str(release / "baselines_results" / "deepscholar-base"),
+                 "--study", "DS", "--format", "deepscholar", stdout=out)  # fmt: skip
+    assert "warning" not in out.getvalue()
+    assert set(
+        Report.objects.filter(question__study__name="DS").values_list(
+            "question__external_id", flat=True
+        )
+    ) == {"2506.02838v1", "2506.02634v1"}
