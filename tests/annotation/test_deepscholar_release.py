@@ -669,3 +669,23 @@ def test_a_system_without_ids_finds_the_questions_the_nuggetizer_created(release
             "question__external_id", flat=True
         )
     ) == {"2506.02838v1", "2506.02634v1"}
+
+
+def test_a_released_baseline_zip_imports_through_the_admin_import(release, client, admin_user):
+    from django.urls import reverse
+
+    from django.contrib.auth.models import Permission
+
+    admin_user.is_staff = True
+    admin_user.save()
+    admin_user.user_permissions.set(Permission.objects.all())
+    client.force_login(admin_user)
+    data = zipped(release / "baselines_results" / "search_ai_gpt_4.1")
+    response = client.post(
+        reverse("admin:annotation_import"),
+        {"kind": "reports", "format": "deepscholar", "study": "DS", "dry_run": "",
+         "file": _upload("search_ai_gpt_4.1.zip", data),
+         "papers": _upload("papers.csv", PAPERS.read_bytes())},
+    )  # fmt: skip
+    assert response.status_code == 200
+    check_study("DS", systems=("search_ai_gpt_4.1",))
