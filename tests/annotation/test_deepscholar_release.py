@@ -672,9 +672,8 @@ def test_a_system_without_ids_finds_the_questions_the_nuggetizer_created(release
 
 
 def test_a_released_baseline_zip_imports_through_the_admin_import(release, client, admin_user):
-    from django.urls import reverse
-
     from django.contrib.auth.models import Permission
+    from django.urls import reverse
 
     admin_user.is_staff = True
     admin_user.save()
