@@ -207,9 +207,9 @@ def dump_references(study, **_) -> dict[str, str]:
 register_kind(
     Kind(
         "deepscholar",
-        "DeepScholar-Bench study units (nuggets, exemplars and their references) of "
-        "questions already in the study",
-        creates_study=False,
+        "DeepScholar-Bench study units: nuggets, exemplars and their references (the "
+        "released nuggetizer output and LaTeX exemplars create their questions; the JSON "
+        "lines formats name questions already in the study)",
         enables_tasks=False,
     )
 )

@@ -688,3 +688,15 @@ def test_a_released_baseline_zip_imports_through_the_admin_import(release, clien
     )  # fmt: skip
     assert response.status_code == 200
     check_study("DS", systems=("search_ai_gpt_4.1",))
+
+
+def test_a_refused_units_import_leaves_no_study_behind(tmp_path):
+    from annotation.importers import ImportFailed, run
+    from annotation.models import Study
+
+    path = tmp_path / "nuggets.jsonl"
+    path.write_text(json.dumps({"question_id": "p1", "nuggets": [{"text": "a"}]}) + "\n")
+    with pytest.raises(ImportFailed) as failed:
+        run("deepscholar", path, study="Fresh", format="nuggets")
+    assert "no question 'p1'" in str(failed.value.problems[0])
+    assert not Study.objects.filter(name="Fresh").exists()
