@@ -2,7 +2,8 @@
 ``deepscholar``, format ``nuggetizer``.
 
 The release's ``dataset/gt_nuggets_outputs/<n>/res.json`` (one query each; the folder of
-them, or a ``.zip`` of it, is read too) or a JSON list / JSON lines of such records::
+them, or a ``.zip`` of it, is read too; so is the same record as ``res.csv``) or a JSON
+list / JSON lines of such records::
 
     {"qid": "2506.02838v1",
      "query": "Write a Related Works section … Here is the paper abstract:\\n…",
@@ -61,22 +62,61 @@ def _numeric(path: Path):
     return (0, int(name), "") if name.isdecimal() else (1, 0, name)
 
 
+def _csv_records(src: Source) -> list[dict]:
+    """``res.csv``: the same record, its ``nuggets`` written as a Python list literal (the
+    nuggetizer's pandas dump); read with ``ast.literal_eval``, which evaluates no code."""
+    import ast
+    import csv
+    import io
+
+    csv.field_size_limit(1 << 28)
+    out = []
+    for row in csv.DictReader(io.StringIO(src.text or "")):
+        try:
+            nuggets = ast.literal_eval(row.get("nuggets") or "None")
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            nuggets = row.get("nuggets")  # refused by the check, naming the field
+        out.append({**row, "nuggets": nuggets})
+    return out
+
+
+def _file_records(src: Source) -> list:
+    if src.name.lower().endswith(".csv"):
+        return _csv_records(src)
+    return parse_json_records(src)
+
+
 def read_records(src: Source) -> list[tuple[str, object]]:
-    """(where, record) of every record: ``<n>/res.json`` of a folder, or the file's."""
+    """(where, record) of every record: ``<n>/res.json`` (else ``res.csv``) of a folder, or
+    the file's."""
     if src.directory is None:
-        return [(f"record {i}", r) for i, r in enumerate(parse_json_records(src), start=1)]
+        return [(f"record {i}", r) for i, r in enumerate(_file_records(src), start=1)]
     folder = src.directory
-    files = sorted(folder.glob("*/res.json"), key=_numeric)
-    if (folder / "res.json").is_file():
-        files.insert(0, folder / "res.json")
+
+    def found(where: Path) -> list[Path]:
+        out = []
+        for paper in sorted(
+            (p for p in where.iterdir() if p.is_dir()), key=lambda p: _numeric(p / "x")
+        ):
+            for name in ("res.json", "res.csv"):
+                if (paper / name).is_file():
+                    out.append(paper / name)
+                    break
+        return out
+
+    files = found(folder)
+    for name in ("res.json", "res.csv"):
+        if (folder / name).is_file():
+            files.insert(0, folder / name)
+            break
     if not files and len(subs := [p for p in folder.iterdir() if p.is_dir()]) == 1:
-        files = sorted(subs[0].glob("*/res.json"), key=_numeric)
+        files = found(subs[0])
     if not files:
         raise ImportFailed([Problem(src.name, None, None, "no <n>/res.json files in this folder")])
     out = []
     for path in files:
         rel = str(path.relative_to(folder))
-        for record in parse_json_records(read_source(path)):
+        for record in _file_records(read_source(path)):
             out.append((rel, record))
     return out
 
@@ -222,7 +262,7 @@ register(
         shape=(
             "The nuggetizer's output as released: dataset/gt_nuggets_outputs/ (or a .zip of "
             "it) with config.txt ('model: gpt-4.1', the judge) and <n>/res.json, or one "
-            "res.json, or JSON lines of them. Example res.json:\n"
+            "res.json (or res.csv), or JSON lines of them. Example res.json:\n"
             '  {"qid": "2506.02838v1", "query": "Write a Related Works section ... Here is '
             'the paper abstract:\\n...",\n'
             '   "nuggets": [{"text": "Progressive taxation reduces inequality", '

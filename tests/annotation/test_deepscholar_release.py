@@ -700,3 +700,28 @@ def test_a_refused_units_import_leaves_no_study_behind(tmp_path):
         run("deepscholar", path, study="Fresh", format="nuggets")
     assert "no question 'p1'" in str(failed.value.problems[0])
     assert not Study.objects.filter(name="Fresh").exists()
+
+
+def test_the_nuggetizer_csv_reads_like_its_json(release):
+    from annotation.models import Nugget, Study
+    from judges.models import JudgeDeepScholarLabel
+
+    Study.objects.create(name="J")
+    Study.objects.create(name="C")
+    for study, name in (("J", "res.json"), ("C", "res.csv")):
+        for n in ("0", "1"):
+            call_command("import_deepscholar",
+                         str(release / "dataset/gt_nuggets_outputs" / n / name),
+                         "--study", study, "--format", "nuggetizer")  # fmt: skip
+
+    def content(study):
+        nuggets = list(Nugget.objects.filter(question__study__name=study).order_by(
+            "question__external_id", "position").values_list("question__external_id", "key", "text"))  # fmt: skip
+        labels = sorted(JudgeDeepScholarLabel.objects.filter(question__study__name=study).values_list(
+            "judge__name", "kind", "question__external_id", "unit", "label"))  # fmt: skip
+        questions = sorted(
+            Question.objects.filter(study__name=study).values_list("external_id", "text")
+        )
+        return nuggets, labels, questions
+
+    assert content("C") == content("J") and content("J")[0]
