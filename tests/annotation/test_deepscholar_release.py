@@ -141,6 +141,16 @@ def test_every_released_baseline_imports_by_command(release):
     assert questions["2506.02838v1"] == nuggetizer["query"]
 
 
+def test_the_released_papers_csv_names_the_papers_too(release):
+    for system in ("search_ai_gpt_4.1", "storm"):
+        call_command("import_reports", str(release / "baselines_results" / system), "--study",
+                     "DS", "--format", "deepscholar", "--papers", str(release / "dataset/papers.csv"))  # fmt: skip
+    assert set(Question.objects.filter(study__name="DS").values_list("external_id", flat=True)) == {
+        "2506.02838v1",
+        "2506.02634v1",
+    }
+
+
 def test_questions_are_named_by_the_paper_without_a_paper_table(release):
     """A system whose files carry the arXiv id (OpenScholar) names the questions; the others
     find them by the abstract inside their query."""
@@ -296,14 +306,21 @@ def test_latex_exemplars_import_with_their_citations_resolved(release):
     assert "created" not in out.getvalue() and "updated" not in out.getvalue()
 
 
-@pytest.mark.parametrize("folder", ["test_dataset"])
-def test_test_split_exemplars_import_from_the_sections_csv_and_citations(release, folder):
+@pytest.mark.parametrize(
+    "sections, citations",
+    [
+        ("test_dataset/related_works_combined.csv", "test_dataset/recovered_citations.csv"),
+        ("dataset/paper_content.csv", "dataset/citations.csv"),
+        ("dataset/papers_with_related_works.csv", "dataset/recovered_citations.csv"),
+    ],
+)
+def test_every_sections_csv_imports_with_its_citations(release, sections, citations):
     from annotation.models import Exemplar, Study
 
     Study.objects.create(name="DS")
-    call_command("import_deepscholar", str(release / folder / "related_works_combined.csv"),
+    call_command("import_deepscholar", str(release / sections),
                  "--study", "DS", "--format", "exemplar-latex",
-                 "--citations", str(release / folder / "recovered_citations.csv"))  # fmt: skip
+                 "--citations", str(release / citations))  # fmt: skip
     assert Exemplar.objects.filter(question__study__name="DS").count() >= 63
     assert not Exemplar.objects.filter(text__contains="\\cite").exists()
 
