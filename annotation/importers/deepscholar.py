@@ -181,6 +181,21 @@ def _paper_folders(folder: Path) -> tuple[Path, list[Path]]:
     return folder, subs
 
 
+def _is_system_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a system's folder (its sub-folders are papers) rather than a
+    paper's: it has no layout of its own and its first sub-folder has one."""
+    try:
+        read_paper_folder(folder)
+        return False
+    except LayoutProblem:
+        pass
+    subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__")))
+    try:
+        return bool(subs) and bool(read_paper_folder(subs[0]))
+    except LayoutProblem:
+        return False
+
+
 def _papers_table(source) -> list[dict]:
     """The ``--papers`` table (the release's ``test_dataset/related_works_combined.csv`` or
     ``dataset/papers.csv``): rows with ``arxiv_id``, ``title``, ``abstract`` (and the row
@@ -263,6 +278,13 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
     if total > settings.IMPORT_MAX_BYTES * 20:
         problems.file_level(
             f"the folder is larger than 20 x IMPORT_MAX_BYTES ({settings.IMPORT_MAX_BYTES})"
+        )
+        problems.raise_if_any()
+    systems = [d.name for d in paper_dirs if _is_system_folder(d)]
+    if systems and len(systems) == len(paper_dirs):
+        problems.file_level(
+            "this folder holds several systems' folders (" + ", ".join(systems) + "): "
+            "import each system's folder on its own (its name names the system)"
         )
         problems.raise_if_any()
     out, seen = [], {}

@@ -742,3 +742,13 @@ def test_the_nuggetizer_csv_reads_like_its_json(release):
         return nuggets, labels, questions
 
     assert content("C") == content("J") and content("J")[0]
+
+
+def test_the_folder_of_all_systems_is_refused_naming_them(release):
+    from annotation.importers import ImportFailed, run
+
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", release / "baselines_results", study="DS", format="deepscholar")
+    message = str(failed.value.problems[0])
+    assert "several systems' folders" in message and "storm" in message
+    assert not Report.objects.exists()
