@@ -752,3 +752,17 @@ def test_the_folder_of_all_systems_is_refused_naming_them(release):
     message = str(failed.value.problems[0])
     assert "several systems' folders" in message and "storm" in message
     assert not Report.objects.exists()
+
+
+def test_every_baseline_reads_as_one_related_works_section(release):
+    """Blinding (seed 003 §4): search_ai's plain first line "Related Works" is the section's
+    title, as the others mark it, not a two-word paragraph that tells the system apart."""
+    from annotation.importers import run
+
+    for system in ("deepscholar-base", "openscholar", "search_ai_gpt_4.1"):
+        run("reports", release / "baselines_results" / system, study="DS", format="deepscholar",
+            papers=PAPERS)  # fmt: skip
+    for report in Report.objects.all():
+        first = Paragraph.objects.filter(report=report).order_by("number").first()
+        assert first.section.title == "Related Works", report.system.name
+        assert first.text.strip() != "Related Works"
