@@ -169,15 +169,11 @@ def _paper_folders(folder: Path) -> tuple[Path, list[Path]]:
     when it only wraps one (a zip of ``<system>/``)."""
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__")))
     files = [p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")]
-    if len(subs) == 1 and not files:
-        try:
-            read_paper_folder(subs[0])
-        except LayoutProblem:
-            inner = sorted(
-                p for p in subs[0].iterdir() if p.is_dir() and not p.name.startswith((".", "__"))
-            )
-            if inner:
-                return subs[0], inner
+    if len(subs) == 1 and not files and _is_system_folder(subs[0]):
+        inner = sorted(
+            p for p in subs[0].iterdir() if p.is_dir() and not p.name.startswith((".", "__"))
+        )
+        return subs[0], inner
     return folder, subs
 
 

@@ -63,7 +63,7 @@ class PaperOutput:
     markdown: str
     #: Marker key -> the reference the system's own files give for it.
     references: dict[str, ParsedCitation] = field(default_factory=dict)
-    #: Markers to rewrite before the markdown is read: ``[n]`` for a link marker.
+    #: The system's own prompt (it holds the paper's abstract), when its files keep it.
     query: str = ""
     arxiv_id: str = ""
     title: str = ""
@@ -257,8 +257,7 @@ def _article_index(folder: Path, where: Path) -> PaperOutput:
             key=str(n), title=_str(entry.get("title")), url=_str(entry.get("url")) or url,
             snippets=snippets or [d for d in [_str(entry.get("description"))] if d],
         )  # fmt: skip
-    topic = _storm_topic(where)
-    out.query = topic
+    out.query = _storm_topic(where)
     return out
 
 
@@ -268,11 +267,12 @@ def _storm_topic(where: Path) -> str:
     if not path.is_file():
         return ""
     for line in _read(path).splitlines():
-        m = re.search(
-            r"Topic you are discussing about:\s*(.*?)\n\n",
-            line and json.loads(line).get("prompt", "") or "",
-            re.S,
-        )
+        try:
+            call = json.loads(line) if line.strip() else {}
+        except ValueError:
+            continue
+        prompt = call.get("prompt") if isinstance(call, dict) else None
+        m = re.search(r"Topic you are discussing about:\s*(.*?)\n\n", prompt or "", re.S)
         if m:
             return m.group(1).strip()
     return ""

@@ -766,3 +766,39 @@ def test_every_baseline_reads_as_one_related_works_section(release):
         first = Paragraph.objects.filter(report=report).order_by("number").first()
         assert first.section.title == "Related Works", report.system.name
         assert first.text.strip() != "Related Works"
+
+
+@pytest.mark.parametrize(
+    "files, said",
+    [
+        (
+            {
+                "0/run/storm_gen_article_polished.md": "# A\n\nText [1].\n",
+                "0/run/url_to_info.json": "{not json",
+            },
+            "url_to_info.json: not JSON",
+        ),
+        (
+            {"0/intro.md": "## Related Works\n\nText.\n", "0/paper.csv": b"\xff\xfe\x00bad"},
+            "paper.csv: not UTF-8",
+        ),
+        (
+            {"0/output.md": "Text [1].\n", "0/references.json": '{"id": "1"}'},
+            "references.json: expected a list",
+        ),
+        ({"0/notes.txt": "nothing here"}, "no DeepScholar layout"),
+    ],
+)
+def test_a_malformed_paper_folder_is_refused_naming_it_and_writes_nothing(tmp_path, files, said):
+    from annotation.importers import ImportFailed, run
+
+    system = tmp_path / "sys"
+    for name, content in files.items():
+        path = system / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", system, study="DS", format="deepscholar")
+    problem = failed.value.problems[0]
+    assert said in str(problem) and problem.field == "0" and problem.record == 1
+    assert not Report.objects.exists() and not Question.objects.exists()
