@@ -264,6 +264,14 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Webhooks (annotation.webhooks): receivers on private, loopback or link-local addresses
+# are refused unless allowed; a failed delivery is retried by a worker after these delays.
+CONCORD_WEBHOOK_ALLOW_PRIVATE = os.environ.get("CONCORD_WEBHOOK_ALLOW_PRIVATE", "0") == "1"
+CONCORD_WEBHOOK_TIMEOUT = float(os.environ.get("CONCORD_WEBHOOK_TIMEOUT", "5"))
+CONCORD_WEBHOOK_RETRY_DELAYS = [
+    float(x) for x in os.environ.get("CONCORD_WEBHOOK_RETRY_DELAYS", "10,60,300,1800").split(",")
+]
+
 # Outside LLM service (OpenAI-compatible chat completions).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
@@ -331,6 +339,7 @@ if not DEBUG:
 # Imports (concord.imports) and judge runs (concord.judge_runs) log their start and end with
 # their fields (kind, file, study, records; run, judge, status, seconds) at INFO.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+CONCORD_LOG_LEVEL = os.environ.get("CONCORD_LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -350,7 +359,10 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
-        "concord": {"level": os.environ.get("CONCORD_LOG_LEVEL", "INFO")},
+        "concord": {"level": CONCORD_LOG_LEVEL},
+        # a command without a broker runs its tasks in process: kombu's "No hostname was
+        # supplied" is noise there (quiet commands, concord/cli.py)
+        "kombu": {"level": "WARNING" if CONCORD_LOG_LEVEL in ("INFO", "DEBUG") else "ERROR"},
     },
 }
 

@@ -14,9 +14,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import readiness, roles
-from annotation.exporters import JUDGMENT_FORMATS, export_judgments
+from annotation.exporters import JUDGMENT_FORMATS, export_judgments, judgment_records
 from annotation.importers import ImportFailed, run
-from annotation.importers.registry import formats as registry_formats
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import readable_studies
 from annotation.views.access import admin_required, researcher_required
@@ -26,6 +25,7 @@ from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
+    budget,
     planning,
     progress,
     question_fields,
@@ -115,7 +115,6 @@ def _detail_context(study: Study) -> dict:
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
         "downloads": download_panel(study),
-        "import_shapes": [f for f in registry_formats() if f.shape],
     }
 
 
@@ -168,9 +167,9 @@ def study_settings(request, study_id: int):
 
     def act(d):
         with transaction.atomic():
-            study.tasks = d["tasks"]
+            study.tasks, study.tasks_chosen = d["tasks"], True
             study.config = {**study.config, **form.config()}
-            study.save(update_fields=["tasks", "config"])
+            study.save(update_fields=["tasks", "tasks_chosen", "config"])
             study.researchers.set(d["researchers"])
         return "Tasks, researchers and settings saved.", "studies:detail"
 
@@ -292,7 +291,7 @@ def study_plan(request, study_id: int):
     """GET: the form. POST action=preview: counts of the plan. POST action=commit: write it."""
     study = get_object_or_404(Study, pk=study_id)
     form = PlanForm(study, request.POST or None, initial={"strategy": "random"})
-    result, status = None, 200
+    result, cost, status = None, None, 200
     if request.method == "POST":
         if form.is_valid():
             spec = form.spec()
@@ -308,6 +307,10 @@ def study_plan(request, study_id: int):
                     )
                     return redirect("studies:progress", study_id=study.pk)
                 result = planning.preview(study, spec)
+                cost = budget.estimate(
+                    study, spec.task, result.plan.assignments, spec.overlap,
+                    form.cleaned_data.get("hourly_rate"),
+                )  # fmt: skip
             except StudyAdminError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
                 status = 400
@@ -316,7 +319,7 @@ def study_plan(request, study_id: int):
     return render(
         request,
         "annotation/studies/plan.html",
-        {"study": study, "form": form, "preview": result},
+        {"study": study, "form": form, "preview": result, "estimate": cost},
         status=status,
     )
 
@@ -487,8 +490,15 @@ def export_study_judgments(request, study_id: int, fmt: str):
     study = get_object_or_404(Study, pk=study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
+    records = judgment_records(study)
+    if not records:  # an empty export is a 404 saying so, never an empty file (README)
+        return HttpResponse(
+            f"nothing to export: study “{study.name}” has no human judgment yet",
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
     try:
-        data = export_judgments(study, fmt)
+        data = export_judgments(study, fmt, records=records)
     except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])

@@ -31,6 +31,10 @@ def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool 
     """``about``: "question", or the public id of one of the assignment's reports."""
     if skip and page.assignment.status == Assignment.Status.SUBMITTED:
         raise Refused("action: a submitted task cannot be skipped (flag it instead).")
+    if skip and not reason:  # a skip at once: recorded, with no reason (the reason is optional)
+        reason, about = Flag.Reason.NONE_GIVEN, about or QUESTION
+    elif reason == Flag.Reason.NONE_GIVEN:
+        raise Refused("reason: “no reason” is only for a skip; a flag says what is wrong.")
     if reason not in Flag.Reason.values:
         raise Refused(f"reason: {reason!r} is not one of {', '.join(Flag.Reason.values)}.")
     report = None

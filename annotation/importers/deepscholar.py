@@ -55,7 +55,7 @@ from .deepscholar_layouts import (
     read_paper_folder,
     words,
 )
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import (
     ParsedCitation,
     ParsedReport,
@@ -378,7 +378,7 @@ layout its files show, each reference taken from where that system puts it.
   <system>/<n>/<name>.md + <name>.json {"output", "ctxs": [{"title", "text", "url"}], "arxiv_id", "query"}
       OpenScholar, search_ai: a listed reference with a URL by URL, else [n] -> ctxs[n]
   <system>/<n>/<name>.md                                markdown links and its References list
-  <system>/<question>/output.md (+ query.json, references.json)   Concord's own export
+  <system>/<question>/output.md (+ query.json or query.txt, references.json)   Concord's export
 Questions are the papers: --papers test_dataset/related_works_combined.csv (arxiv_id, title,
 abstract, id) names each folder n by its arXiv id; without it, the arXiv id in the system's
 files or a study question with the same abstract. Example (a two-paper folder):
@@ -406,5 +406,8 @@ register(
         shape=SHAPE,
         label="DeepScholar-Bench system folder",
         extension=".zip",
+        example=Example(
+            Path(__file__).resolve().parent / "examples" / "deepscholar", "example-system"
+        ),  # fmt: skip
     )
 )

@@ -43,7 +43,7 @@ from .common import Problems, fail, read_source
 from .deepscholar_layouts import QUERY_TEMPLATE
 from .deepscholar_units import UnitsInput, sync_units
 from .latex_exemplar import latex_to_text
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import ensure_question_ids
 
 SECTION_FILES = ("related_works_combined.csv", "papers_with_related_works.csv", "paper_content.csv")
@@ -190,5 +190,10 @@ register(
             "http://www.nber.org/papers/w21340"
         ),
         label="DeepScholar-Bench exemplars (LaTeX)",
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "deepscholar_exemplars",
+            needs=(("reports", "deepscholar", {}),),
+        ),  # fmt: skip
     )
 )

@@ -1,13 +1,16 @@
 """ResearcherBench (004): questions, weighted rubrics, and system responses.
 
-Questions: ``questions.json``, a list of ``{id, question, ...}`` (``category`` kept as the
-question's field when present); the rubric comes from a second file ``rubric.json``,
+Questions: ``questions.json``, a list of ``{id, question, category, Subject}`` (``category``
+kept as the question's field, ``Subject`` as its subdomain); the rubric comes from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from . import released
 from .common import (
     Problems,
     Source,
@@ -18,11 +21,19 @@ from .common import (
     require,
     type_name,
 )
-from .questions import ItemInput, QuestionInput, check_unique_ids, question_loader
-from .registry import Format, Option, register
-from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
+from .questions import (
+    ItemInput,
+    QuestionInput,
+    check_unique_ids,
+    question_loader,
+    rubric_to_write,
+)
+from .registry import Example, Format, Option, register
+from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researcherbench"
+FORMAT = "researcherbench"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
 def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInput]:
@@ -34,7 +45,11 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
         text = require(problems, n, r, "question", str)
         if not isinstance(r, dict) or qid is None or text is None:
             continue
-        fields = {"text": text, "field": optional_str(problems, n, r, "category")}
+        fields = {
+            "text": text,
+            "field": optional_str(problems, n, r, "category"),
+            "subdomain": optional_str(problems, n, r, "Subject"),
+        }
         out.append(QuestionInput(n, qid, fields))
     check_unique_ids(problems, out)
     problems.raise_if_any()
@@ -95,7 +110,9 @@ def parse_responses(src: Source) -> list[ReportInput]:
         if qid is not None:
             seen.setdefault(qid, n)
         if qid is not None and response is not None:
-            out.append(ReportInput(n, qid, question or qid, parse_markdown(response)))
+            item = ReportInput(n, qid, question or qid, parse_markdown(response))
+            released.keep(item, FORMAT, n, r)
+            out.append(item)
     problems.raise_if_any()
     return out
 
@@ -110,28 +127,47 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
 
     questions, rubrics = [], []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
-        rec = {"id": q.external_id, "question": q.text}
+        rec = {"id": _id(q.external_id), "question": q.text}
         if q.field:
             rec["category"] = q.field
+        if q.subdomain:
+            rec["Subject"] = q.subdomain
         questions.append(rec)
-        rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
+        rubric = rubric_to_write(q, rubric_kind)
         if rubric is not None:
             items = sorted(rubric.items.all(), key=lambda i: i.position)
-            rubrics.append({"id": q.external_id, "question": q.text,
-                            "rubric": [{"point": i.text, "weight": i.weight} for i in items]})  # fmt: skip
+            rubrics.append({"id": _id(q.external_id), "question": q.text,
+                            "rubric": [{"point": i.text, "weight": _number(i.weight)}
+                                       for i in items]})  # fmt: skip
     dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
     return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
 
 
 def dump_responses(study, *, system: str) -> dict[str, str]:
-    """One system's reports as ResearcherBench responses ``[{id, question, response}]``."""
+    """One system's reports as ResearcherBench responses ``[{id, question, response}]``: the
+    records as released (:mod:`.released`), then those of reports imported otherwise,
+    built from what is stored; textless placeholder reports are not written."""
     import json
 
-    data = [
-        {"id": r.question_id, "question": r.question_text, "response": to_markdown(r)}
-        for r in stored_reports(study, system=system)
+    written = released.for_export(study, system, FORMAT)
+    data = [e["data"] for e in written.records] + [
+        {"id": _id(r.question_id), "question": r.question_text, "response": to_markdown(r)}
+        for r in written.rebuilt
     ]
     return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+
+
+def _number(value: float):
+    """A weight as released: ResearcherBench's are integers 1-3 (``3``, not ``3.0``)."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _id(external_id: str):
+    """ResearcherBench's ids are numbers (``"id": 1``): an id stored from one is written as
+    one again; any other id as the text it is."""
+    if external_id.isdecimal() and str(int(external_id)) == external_id:
+        return int(external_id)
+    return external_id
 
 
 register(
@@ -144,6 +180,13 @@ register(
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",
         extension=".json",
+        shape=(
+            "One system's responses (data/user_data/<system>.json):\n"
+            '  [{"id": 1, "question": "<text>", "response": "<markdown>"}, ...]\n'
+            "Markdown as the system wrote it: [n] markers or footnotes [^n] with their\n"
+            "reference list or definitions, markdown links."
+        ),
+        example=Example(EXAMPLES, "researcherbench_responses.json", {"system": "example-system"}),
     )
 )
 register(
@@ -158,5 +201,14 @@ register(
         dump=dump_questions,
         label="ResearcherBench questions.json and rubric.json",
         extension=".zip",
+        shape=(
+            'questions.json: [{"id": 1, "question": "<text>", "category": "<type>",\n'
+            '                  "Subject": "<subject>"}, ...]\n'
+            'rubric.json (the rubric file): [{"id": 1, "question": "<text>",\n'
+            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]'
+        ),
+        example=Example(
+            EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}
+        ),  # fmt: skip
     )
 )

@@ -8,9 +8,11 @@
   human agreement study, seed 002 §8.11), read and written; kind ``judge_scores``.
 * :mod:`.nuggetizer`: the DeepScholar-Bench nuggetizer's ``res.json`` as released (nuggets
   and the nuggetizer's labels); kind ``deepscholar``.
+* :mod:`.judge_relevance`: a judge's relevance verdict per report paragraph (what relevance
+  adjudication resolves), read and written; kind ``judge_scores``, format ``relevance``.
 
 Importing this package registers them in the one import registry
 (:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
 """
 
-from . import deepscholar_labels, judge_scores, nuggetizer, scholarqa_pairwise  # noqa: F401
+from . import deepscholar_labels, judge_relevance, judge_scores, nuggetizer, scholarqa_pairwise  # noqa: F401

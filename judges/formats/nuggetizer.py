@@ -38,7 +38,7 @@ from pathlib import Path
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import Problems, Source, parse_json_records, read_source
 from annotation.importers.deepscholar_units import UnitsInput, sync_units
-from annotation.importers.registry import Format, Option, register
+from annotation.importers.registry import Example, Format, Option, register
 from annotation.importers.structure import ensure_question_ids
 from annotation.models import Nugget, Question, Report
 
@@ -271,5 +271,11 @@ register(
             "the judge's nugget importance and (with --system) nugget support labels."
         ),
         label="DeepScholar-Bench nuggetizer output",
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "deepscholar_nuggetizer",
+            options={"system": "example-system"},
+            needs=(("reports", "deepscholar", {}),),
+        ),  # fmt: skip
     )
 )

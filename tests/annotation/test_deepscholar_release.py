@@ -573,7 +573,8 @@ def test_the_import_page_and_help_document_the_deepscholar_shapes(client, admin_
     client.force_login(admin_user)
     html = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     for fmt in ("reports/deepscholar", "deepscholar/nuggetizer", "deepscholar/exemplar-latex"):
-        assert f'data-format="{fmt}"' in html
+        kind, name = fmt.split("/")
+        assert f'id="format-{kind}-{name}"' in html
     assert "storm_gen_article_polished.md" in html and "paper.csv" in html
     with pytest.raises(SystemExit):
         call_command("import_reports", "--help")

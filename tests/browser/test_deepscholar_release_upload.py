@@ -18,7 +18,7 @@ def test_released_system_zips_upload_through_the_import_page(login, admin_user, 
     study = Study.objects.create(name="DS")
     page = login(admin_user).new_page()
     page.goto(f"/studies/{study.pk}/")
-    expect(page.locator("#import-shapes")).to_contain_text("deepscholar")
+    expect(page.locator("#import-formats")).to_contain_text("storm_gen_article_polished.md")
     for system in ("deepscholar-base", "storm"):
         archive = tmp_path / f"{system}.zip"
         archive.write_bytes(zipped(DS / "baselines_results" / system))

@@ -50,6 +50,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:submit": ({"owner"}, 404),
     "task": ({"owner"}, 404),
     "annotate:flag": ({"owner"}, 404),
+    "annotate:preview": ({"admin"}, 403),  # any task as its annotator sees it, read-only
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
@@ -115,8 +116,9 @@ STUDY_PAGES = {
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.
 DISABLED_WITHOUT_MAIL = {"password_reset", "password_reset_done"}
-#: A figure of a study without the data it draws answers 404 after the role check.
-MAY_HAVE_NO_DATA = {"metaeval:figure", "studies:guidelines_file"}
+#: A figure of a study without the data it draws, and a judgments download of a study
+#: without judgments (README: an empty export is a 404), answer 404 after the role check.
+MAY_HAVE_NO_DATA = {"metaeval:figure", "studies:guidelines_file", "studies:export_judgments"}
 
 
 def is_page(name: str, url: str) -> bool:
