@@ -297,6 +297,26 @@ def _markdown_markers(text: str) -> str:
 
 
 _LIST_ENTRY = re.compile(r"^\s*\\?\[(\d+)\\?\]\s*(.*?)\s*$")
+_NUMBERED_ENTRY = re.compile(r"^\s*(\d+)[.)]\s+(.*?)\s*$")
+_REFERENCES_LINE = re.compile(r"^\s*(?:#{1,6}\s*)?(?:\*\*)?references?(?:\*\*)?:?\s*$", re.I)
+
+
+def _listed(text: str) -> dict[str, str]:
+    """The markdown's own numbered references: ``[n] …`` lines anywhere, and ``n. …`` lines
+    after a "References" line (search_ai writes ``1. Title (Oct 2024), url``); a numbered
+    list in the body is not a reference list."""
+    lines = text.split("\n")
+    start = max((i for i, line in enumerate(lines) if _REFERENCES_LINE.match(line)), default=None)
+    out = {}
+    for i, line in enumerate(lines):
+        m = _LIST_ENTRY.match(line) or (
+            _NUMBERED_ENTRY.match(line) if start is not None and i > start else None
+        )
+        if m:
+            out.setdefault(m.group(1), m.group(2))
+    return out
+
+
 _URL = re.compile(r"https?://[^\s)\]>]+")
 
 
@@ -322,7 +342,7 @@ def _markdown_json(
     out.title = _str(data.get("title"))
     out.abstract = _str(data.get("abstract"))
     ctxs = [c if isinstance(c, dict) else {} for c in data.get("ctxs") or []]
-    listed = {m.group(1): m.group(2) for m in map(_LIST_ENTRY.match, text.split("\n")) if m}
+    listed = _listed(text)
     by_url = {_str(c.get("url")): i for i, c in enumerate(ctxs) if _str(c.get("url"))}
     for key, rest in listed.items():
         url_m = _URL.search(rest)

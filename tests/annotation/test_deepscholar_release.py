@@ -73,7 +73,7 @@ def source_reading(paper: Path) -> tuple[str, list[str]]:
     md = next(paper.glob("*.md")).read_text()
     listed = {}
     for line in md.split("\n"):
-        m = re.match(r"\[(\d+)\].*?(https?://\S+)\s*$", line)
+        m = re.match(r"\[?(\d+)[\].]\s.*?(https?://\S+)\s*$", line)
         if m:
             listed[m.group(1)] = m.group(2)
     body = _cut_references(md)
