@@ -59,3 +59,28 @@ def test_scholarqa_block_names_existing_files_and_the_released_names():
                       for m in r["models"]}  # fmt: skip
     assert set(systems) <= annotated, set(systems) - annotated
     assert "sqa-qwen3_8b_SFT_fullanswer.jsonl" in block and "--system qwen-sqa" in block
+
+
+@pytest.mark.shared_data
+@pytest.mark.django_db
+def test_deepscholar_block_imports_the_release_as_written():
+    from django.core.management import call_command
+
+    from annotation.models import Exemplar, Nugget, Report
+
+    ds = ROOT.parent / "shared" / "data" / "deepscholar"
+    if not ds.exists():
+        pytest.skip("../shared/data/deepscholar is not here")
+    block = block_after("**The released DeepScholar-Bench data**")
+    for line in block.splitlines():
+        if not line.startswith("$M "):
+            continue
+        args = shlex.split(line.replace("$DS", str(ds)).split("#")[0])[1:]
+        call_command(*args)
+    assert Report.objects.filter(question__study__name="DeepScholar").count() == 8
+    assert Nugget.objects.filter(question__study__name="DeepScholar").count() > 600
+    assert Exemplar.objects.filter(question__study__name="DeepScholar").count() == 63
+    assert set(Report.objects.values_list("question__external_id", flat=True)) == {
+        "2506.02838v1",
+        "2506.02634v1",
+    }

@@ -18,12 +18,13 @@ Payload: ``{"labels": {unit id: label}}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
-from annotation.models import DeepScholarLabel, Exemplar
+from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference
 
 from ..quality import labels as ql
 from . import qc as qch
@@ -57,6 +58,27 @@ def units_cached(page, build: Callable) -> list[LabelUnit]:
 def exemplar_text(page) -> str:
     found = Exemplar.objects.filter(question_id=page.assignment.question_id).first()
     return found.text if found else ""
+
+
+def exemplar_html(page):
+    """The exemplar as the experts read a report: its markdown rendered (headings, emphasis,
+    math; a LaTeX exemplar is imported as such, ``annotation.importers.latex_exemplar``), and
+    its references listed under it as ``[n] title`` so its ``[n]`` markers resolve."""
+    from annotation.rendering import text_to_html
+
+    text = exemplar_text(page)
+    if not text:
+        return ""
+    refs = ExemplarReference.objects.filter(question_id=page.assignment.question_id).order_by(
+        "position", "pk"
+    )
+    lines = [
+        f"[{r.position + 1}] {r.title or r.key}" + (f" <{r.url}>" if r.url else "") for r in refs
+    ]
+    listed = "\n\n**References**\n\n" + "  \n".join(lines) if lines else ""
+    # The report renderer keeps no heading elements: a heading reads as a bold line.
+    text = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", r"**\1**", text, flags=re.M)
+    return text_to_html(text + listed)
 
 
 def make_form(title: str, options, describe: str, build: Callable) -> Form:
@@ -171,6 +193,6 @@ class LabelTask(TaskSpec):
             "cards": cards,
             "intro": self.intro,
             "show_reports": self.show_reports,
-            "exemplar": exemplar_text(page) if self.show_exemplar else "",
+            "exemplar": exemplar_html(page) if self.show_exemplar else "",
             "label_keys": [(k, label) for _, label, k in self.options],
         }

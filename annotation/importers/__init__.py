@@ -33,6 +33,7 @@ from .registry import FORMATS, KINDS, Format, Kind, format_names
 questions.register_generic()
 from . import judgments  # noqa: E402, F401, I001  (the judgments kind, after the content kinds)
 from . import deepscholar_units  # noqa: E402, F401, I001  (units of questions already imported)
+from . import deepscholar_exemplars  # noqa: E402, F401, I001  (the LaTeX exemplars, released)
 from . import claims  # noqa: E402, F401, I001  (claims of reports already imported)
 
 logger = logging.getLogger("concord.imports")

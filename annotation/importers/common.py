@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import json
 import math
 import os
@@ -46,6 +47,8 @@ class Source:
     name: str
     text: str | None = None
     directory: Path | None = None
+    #: What keeps an unpacked zip's directory alive (removed when the Source is gone).
+    keep: object = None
 
 
 class Problems:
@@ -76,6 +79,10 @@ def fail(file: str, message: str, record: int | None = None, field: str | None =
 def read_source(source, *, allow_directory: bool = False) -> Source:
     """Turn a path, an uploaded file or bytes into a :class:`Source`; enforce size and type."""
     limit = settings.IMPORT_MAX_BYTES
+    if allow_directory:
+        zipped = _unzipped(source, limit)
+        if zipped is not None:
+            return zipped
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         name = str(source)
@@ -123,7 +130,53 @@ def read_source(source, *, allow_directory: bool = False) -> Source:
     return Source(name=name, text=text)
 
 
+def _unzipped(source, limit: int) -> Source | None:
+    """A ``.zip`` (path, upload or bytes) unpacked as a folder source (``.archive``); None
+    when ``source`` is no zip."""
+    from .archive import UnsafeArchive, is_zip, unpack
+
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not (path.is_file() and is_zip(path.name, b"")):
+            return None
+        name, size, fileobj = str(source), path.stat().st_size, None
+    elif isinstance(source, (bytes, bytearray)):
+        if not is_zip("", bytes(source[:4])):
+            return None
+        name, size, fileobj = "upload", len(source), io.BytesIO(bytes(source))
+    elif hasattr(source, "read"):
+        name = os.path.basename(getattr(source, "name", "") or "upload")
+        if hasattr(source, "seek"):
+            source.seek(0)
+        head = source.read(4)
+        if isinstance(head, str) or not is_zip(name, head):
+            if hasattr(source, "seek"):
+                source.seek(0)
+            return None
+        size = getattr(source, "size", None) or 0
+        fileobj = getattr(source, "file", source)
+        fileobj.seek(0)
+    else:
+        return None
+    if size > limit:
+        fail(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+    stem = Path(name).name.removesuffix(".zip").removesuffix(".ZIP")
+    try:
+        if fileobj is None:
+            with open(source, "rb") as fh:
+                keep, folder = unpack(fh, stem)
+        else:
+            keep, folder = unpack(fileobj, stem)
+    except UnsafeArchive as exc:
+        fail(name, f"zip refused: {exc}")
+    return Source(name=name, directory=folder, keep=keep)
+
+
 def _check_type(name: str, suffix: str, content_type: str | None) -> None:
+    if suffix == ".zip":
+        fail(name, "a .zip is read by the folder formats only (DeepScholar-Bench system "
+             "folders, nuggetizer output, exemplars); this format reads one .json, .jsonl, "
+             ".csv or .md file")  # fmt: skip
     if suffix and suffix not in ALLOWED_EXTENSIONS:
         fail(name, f"file type {suffix!r} is not accepted; use .json, .jsonl, .csv or .md")
     if content_type is not None:

@@ -39,6 +39,10 @@ def _questions(study) -> dict[str, Question]:
 
 
 def _entries(problems, n, record, list_key, question, seen_questions):
+    if isinstance(record, dict) and "qid" in record and "question_id" not in record:
+        problems.add(n, "question_id", "missing; this record has 'qid': the nuggetizer's own "
+                     "output (res.json) is read with --format nuggetizer")  # fmt: skip
+        return None, None
     qid = require(problems, n, record, "question_id", "id")
     entries = require(problems, n, record, list_key, list)
     if qid is None:
@@ -142,6 +146,10 @@ def _sync(model, inputs: list[UnitsInput], rep: ImportReport, fields: tuple[str,
             rep.count("updated", table, len(existing))
 
 
+#: The units writer, shared with the nuggetizer import (judges/formats/nuggetizer.py).
+sync_units = _sync
+
+
 def load_nuggets(source, study, rep: ImportReport, **_) -> None:
     inputs = parse_nuggets(read_source(source), study)
     rep.records = len(inputs)
@@ -154,10 +162,14 @@ def load_references(source, study, rep: ImportReport, **_) -> None:
     _sync(ExemplarReference, inputs, rep, ("position", "title", "url"))
     for item in inputs:
         if item.exemplar is not None:
-            _, created = Exemplar.objects.update_or_create(
+            obj, created = Exemplar.objects.get_or_create(
                 question=item.question, defaults={"text": item.exemplar}
             )
-            rep.count("created" if created else "updated", "Exemplar")
+            bucket = "created" if created else "unchanged"
+            if not created and obj.text != item.exemplar:
+                obj.text, bucket = item.exemplar, "updated"
+                obj.save(update_fields=["text"])
+            rep.count(bucket, "Exemplar")
 
 
 def dump_nuggets(study, **_) -> dict[str, str]:
@@ -171,12 +183,34 @@ def dump_nuggets(study, **_) -> dict[str, str]:
     return {"nuggets.jsonl": "".join(line + "\n" for line in lines)}
 
 
+def dump_references(study, **_) -> dict[str, str]:
+    """Each question's exemplar and its references, as ``exemplar-references`` reads them."""
+    import json
+
+    lines = []
+    exemplars = dict(
+        Exemplar.objects.filter(question__study=study).values_list("question_id", "text")
+    )
+    refs: dict[int, list] = {}
+    for r in ExemplarReference.objects.filter(question__study=study).order_by("position", "pk"):
+        refs.setdefault(r.question_id, []).append({"id": r.key, "title": r.title, "url": r.url})
+    for q in Question.objects.filter(study=study).order_by("external_id"):
+        if q.pk not in exemplars and q.pk not in refs:
+            continue
+        record = {"question_id": q.external_id}
+        if q.pk in exemplars:
+            record["exemplar"] = exemplars[q.pk]
+        record["references"] = refs.get(q.pk, [])
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return {"exemplar_references.jsonl": "".join(line + "\n" for line in lines)}
+
+
 register_kind(
     Kind(
         "deepscholar",
-        "DeepScholar-Bench study units (nuggets, exemplars and their references) of "
-        "questions already in the study",
-        creates_study=False,
+        "DeepScholar-Bench study units: nuggets, exemplars and their references (the "
+        "released nuggetizer output and LaTeX exemplars create their questions; the JSON "
+        "lines formats name questions already in the study)",
         enables_tasks=False,
     )
 )
@@ -191,7 +225,8 @@ register(Format("deepscholar", "nuggets", "nuggets per question, JSON lines "
                 example=Example(_EXAMPLES, "deepscholar_nuggets.jsonl", needs=_NEEDS)))  # fmt: skip
 register(Format("deepscholar", "exemplar-references", "exemplar and its references per "
                 "question, JSON lines (annotation/importers/deepscholar_units.py)",
-                load=load_references,
+                load=load_references, dump=dump_references,
+                label="DeepScholar-Bench exemplars and references", extension=".jsonl",
                 shape='One question a line: {"question_id": "<paper id>", "exemplar"?: "<text>",\n'
                       '"references": [{"id": "r1", "title": "<title>", "url"?: "<url>"}]}',
                 example=Example(_EXAMPLES, "deepscholar_exemplar_references.jsonl",

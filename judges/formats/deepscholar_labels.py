@@ -165,7 +165,13 @@ def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> 
         rows[key] = value
     problems.raise_if_any()
     rep.records = len(records)
-    judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
+    write_labels(str(judge).strip(), study, rows, rep)
+
+
+def write_labels(judge: str, study, rows: dict[tuple, tuple], rep: ImportReport) -> None:
+    """Write ``{(kind, question, report, unit): (label, rationale)}`` as ``judge``'s labels:
+    created, updated or unchanged by natural key (also the nuggetizer import's writer)."""
+    judge_obj, created = Judge.objects.get_or_create(name=judge)
     rep.count("created" if created else "unchanged", "Judge")
     existing = {
         (r.kind, r.question_id, r.report_id, r.unit): r

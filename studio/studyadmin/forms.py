@@ -187,8 +187,12 @@ class UploadForm(RegistryImportForm):
     judge scores: fields from the import registry (annotation.importers.forms)."""
 
     def clean(self):
+        from annotation.importers.registry import FORMATS
+
         d = super().clean()
-        if d.get("kind") == "reports" and not d.get("system"):
+        fmt = FORMATS.get(("reports", d.get("format") or ""))
+        # A folder format (a DeepScholar .zip) is named after its folder unless one is given.
+        if d.get("kind") == "reports" and not d.get("system") and not (fmt and fmt.directory):
             self.add_error("system", "a system name is required for reports")
         return d
 

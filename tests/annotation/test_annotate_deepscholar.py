@@ -125,3 +125,24 @@ def test_autosave_keeps_a_partial_draft(world, key):
     html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
     assert f'name="lab.{first.id}" value="{value}" data-key' in html
     assert "checked" in html.split(f'name="lab.{first.id}" value="{value}"')[1][:40]
+
+
+def test_the_exemplar_reads_as_rendered_text_with_its_references(world):
+    """A LaTeX exemplar is imported as markdown with [n] markers (issue 25): the page shows
+    its headings as headings and lists the references its markers name; raw HTML is not
+    passed through."""
+    study, assignment, client = world
+    a = assignment("organization")
+    Exemplar.objects.filter(question=a.question).update(
+        text="## Tax Systems\n\nProgressive taxation [1] <script>alert(1)</script>."
+    )
+    ExemplarReference.objects.filter(question=a.question, key="r0").update(
+        url="https://arxiv.org/abs/2108.02755"
+    )
+    html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
+    exemplar = html[html.index('class="exemplar-text"') :]
+    assert "<strong>Tax Systems</strong>" in exemplar[:2000] and "## Tax" not in exemplar[:2000]
+    assert (
+        "[1] Paper 0" in exemplar[:4000] and "https://arxiv.org/abs/2108.02755" in exemplar[:4000]
+    )
+    assert "<script>alert(1)" not in html

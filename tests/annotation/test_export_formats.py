@@ -398,7 +398,11 @@ def test_api_export_answers_each_writer_as_a_file_or_a_zip(admin_user, tmp_path)
     )
     assert many["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(many.content)).namelist()
-    assert sorted(names) == ["toy-system/2401.00001/output.md", "toy-system/2402.00002/output.md"]
+    assert sorted(names) == [
+        f"toy-system/{q}/{f}"
+        for q in ("2401.00001", "2402.00002")
+        for f in ("output.md", "query.json", "references.json")
+    ]
     missing = client.get(url, {"kind": "reports", "file_format": "researchqa"})
     assert missing.status_code == 400 and "system" in missing.content.decode()
     unknown = client.get(url, {"kind": "reports", "file_format": "nope"})

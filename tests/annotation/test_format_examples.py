@@ -98,7 +98,12 @@ def test_each_example_downloads_and_the_download_imports(admin_user, client, key
         import zipfile
 
         names = zipfile.ZipFile(io.BytesIO(body)).namelist()
-        assert any(n.endswith("output.md") for n in names)
+        folder = fmt.example.path
+        assert sorted(names) == sorted(
+            f"{folder.name}/{p.relative_to(folder).as_posix()}"
+            for p in folder.rglob("*")
+            if p.is_file()
+        )
     else:
         assert body == fmt.example.path.read_bytes()
         assert "attachment" in response["Content-Disposition"]

@@ -1,0 +1,92 @@
+"""A human-written related-work section in LaTeX as the text an expert reads (issue 25).
+
+DeepScholar-Bench's exemplars are the papers' own LaTeX (``\\subsection{…}``, ``\\cite{key}``,
+``~``, ``\\textbf{…}``, math). :func:`latex_to_text` gives markdown-like text: headings as
+``## Title``, bold and italics as ``**…**`` / ``*…*``, math kept verbatim (``$…$``), and
+every citation command (``\\cite``, ``\\citep``, ``\\citet``, … with optional arguments) as
+``[n]`` markers numbered by first citation, so the exemplar's references can be listed in
+the order the authors cite them. The LaTeX is parsed by pylatexenc (a maintained parser)
+rather than by regular expressions, so nested braces and optional arguments are read right.
+
+Pure: text in, text out; no database.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.latexwalker import LatexWalker
+from pylatexenc.latexwalker import get_default_latex_context_db as walker_context_db
+from pylatexenc.macrospec import MacroSpec
+
+CITE_COMMANDS = (
+    "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citenum",
+    "parencite", "textcite", "autocite", "footcite", "Cite", "Citep", "Citet",
+)  # fmt: skip
+HEADINGS = {"section": "##", "subsection": "##", "subsubsection": "###"}
+RUN_IN = ("paragraph", "subparagraph", "myparagraph", "heading", "stitle")
+BOLD, ITALIC = ("textbf",), ("emph", "textit")
+
+
+def _arg_text(node, l2tobj) -> str:
+    arg = node.nodeargd.argnlist[-1] if node.nodeargd and node.nodeargd.argnlist else None
+    if arg is None:
+        return ""
+    return l2tobj.nodelist_to_text(arg.nodelist if hasattr(arg, "nodelist") else [arg]).strip()
+
+
+def latex_to_text(latex: str) -> tuple[str, list[str]]:
+    """(the section as text with ``[n]`` markers, the cited keys in order of first citation)."""
+    keys: list[str] = []
+
+    def cite(node) -> str:
+        arg = node.nodeargd.argnlist[-1] if node.nodeargd and node.nodeargd.argnlist else None
+        raw = arg.latex_verbatim().strip()[1:-1] if arg is not None else ""
+        marks = []
+        for key in (k.strip() for k in raw.split(",")):
+            if not key:
+                continue
+            if key not in keys:
+                keys.append(key)
+            marks.append(f"[{keys.index(key) + 1}]")
+        return "".join(marks)
+
+    def heading(level):
+        return lambda node, l2tobj: f"\n\n{level} {_arg_text(node, l2tobj).rstrip('.')}\n\n"
+
+    def run_in(node, l2tobj) -> str:
+        return f"\n\n**{_arg_text(node, l2tobj)}** "
+
+    def wrap(mark):
+        return lambda node, l2tobj: f"{mark}{_arg_text(node, l2tobj)}{mark}"
+
+    text_macros = (
+        [MacroTextSpec(c, simplify_repl=cite) for c in CITE_COMMANDS]
+        + [MacroTextSpec(h, simplify_repl=heading(level)) for h, level in HEADINGS.items()]
+        + [MacroTextSpec(r, simplify_repl=run_in) for r in RUN_IN]
+        + [MacroTextSpec(b, simplify_repl=wrap("**")) for b in BOLD]
+        + [MacroTextSpec(i, simplify_repl=wrap("*")) for i in ITALIC]
+        + [MacroTextSpec(m, simplify_repl="") for m in ("label", "vspace", "ding")]
+    )
+    text_db = get_default_latex_context_db()
+    text_db.add_context_category("concord", prepend=True, macros=text_macros)
+    walker_db = walker_context_db()
+    walker_db.add_context_category(
+        "concord",
+        prepend=True,
+        macros=[MacroSpec(c, "*[[{") for c in CITE_COMMANDS]
+        + [MacroSpec(h, "*[{") for h in (*HEADINGS, *RUN_IN)]
+        + [MacroSpec(m, "{") for m in ("ding",)],
+    )
+    nodes, _, _ = LatexWalker(
+        latex, latex_context=walker_db, tolerant_parsing=True
+    ).get_latex_nodes()
+    text = LatexNodes2Text(latex_context=text_db, math_mode="verbatim").nodelist_to_text(nodes)
+    return _tidy(text), keys
+
+
+def _tidy(text: str) -> str:
+    """Paragraphs separated by one blank line, lines without stray spaces."""
+    lines = [re.sub(r"[ \t]{2,}", " ", line).strip() for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

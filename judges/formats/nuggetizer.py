@@ -1,0 +1,281 @@
+"""The DeepScholar-Bench nuggetizer's own output, read as released (issue 25). Kind
+``deepscholar``, format ``nuggetizer``.
+
+The release's ``dataset/gt_nuggets_outputs/<n>/res.json`` (one query each; the folder of
+them, or a ``.zip`` of it, is read too; so is the same record as ``res.csv``) or a JSON
+list / JSON lines of such records::
+
+    {"qid": "2506.02838v1",
+     "query": "Write a Related Works section … Here is the paper abstract:\\n…",
+     "nuggets": [{"text": "Progressive taxation reduces inequality …",
+                  "importance": "vital", "assignment": "support"}, …],
+     "supported_nuggets": "…", "partially_supported_nuggets": "…", "nuggets_metrics": {…}}
+
+What it holds is two things (002 §4.2, METHODS §2.10): the question's *nuggets*, stored as
+its nugget units (id = position from 1, as the units import numbers them), and the
+nuggetizer's *labels*: each nugget's importance (``vital`` / ``okay`` → Concord's
+``vital`` / ``non_vital``) and, per report, whether the report supports it
+(``support`` / ``partial_support`` / ``not_support`` → ``supported`` /
+``partially_supported`` / ``not_supported``), stored as that judge's labels. The judge is
+the nuggetizer's model, read from the ``config.txt`` beside the files (``model: gpt-4.1``)
+unless ``--judge`` names one. The support labels judge one report: ``--system`` names the
+system whose report of each question was nuggetized; without it (the release's
+ground-truth run judges the human exemplar, which is no report) they are not stored and
+the import says so. ``supported_nuggets`` / ``partially_supported_nuggets`` /
+``nuggets_metrics`` are derived from ``nuggets`` and are not stored.
+
+A question missing from the study is created from ``qid`` and ``query``, so the nuggets can
+come before the reports (a DeepScholar system folder then finds its papers by the abstract).
+Every record is checked before anything is written; a problem names the file, the record
+and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from annotation.importers.base import ImportFailed, ImportReport, Problem
+from annotation.importers.common import Problems, Source, parse_json_records, read_source
+from annotation.importers.deepscholar_units import UnitsInput, sync_units
+from annotation.importers.registry import Example, Format, Option, register
+from annotation.importers.structure import ensure_question_ids
+from annotation.models import Nugget, Question, Report
+
+from .deepscholar_labels import write_labels
+
+#: The nuggetizer's words -> Concord's labels (METHODS §2.10); Concord's own are accepted.
+IMPORTANCE = {"vital": "vital", "okay": "non_vital", "non_vital": "non_vital"}
+SUPPORT = {
+    "support": "supported",
+    "partial_support": "partially_supported",
+    "not_support": "not_supported",
+    "supported": "supported",
+    "partially_supported": "partially_supported",
+    "not_supported": "not_supported",
+}
+_MODEL = re.compile(r"^\s*model\s*:\s*(\S.*?)\s*$", re.M)
+
+
+def _numeric(path: Path):
+    name = path.parent.name
+    return (0, int(name), "") if name.isdecimal() else (1, 0, name)
+
+
+def _csv_records(src: Source) -> list[dict]:
+    """``res.csv``: the same record, its ``nuggets`` written as a Python list literal (the
+    nuggetizer's pandas dump); read with ``ast.literal_eval``, which evaluates no code."""
+    import ast
+    import csv
+    import io
+
+    csv.field_size_limit(1 << 28)
+    out = []
+    for row in csv.DictReader(io.StringIO(src.text or "")):
+        try:
+            nuggets = ast.literal_eval(row.get("nuggets") or "None")
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            nuggets = row.get("nuggets")  # refused by the check, naming the field
+        out.append({**row, "nuggets": nuggets})
+    return out
+
+
+def _file_records(src: Source) -> list:
+    if src.name.lower().endswith(".csv"):
+        return _csv_records(src)
+    return parse_json_records(src)
+
+
+def read_records(src: Source) -> list[tuple[str, object]]:
+    """(where, record) of every record: ``<n>/res.json`` (else ``res.csv``) of a folder, or
+    the file's."""
+    if src.directory is None:
+        return [(f"record {i}", r) for i, r in enumerate(_file_records(src), start=1)]
+    folder = src.directory
+
+    def found(where: Path) -> list[Path]:
+        out = []
+        for paper in sorted(
+            (p for p in where.iterdir() if p.is_dir()), key=lambda p: _numeric(p / "x")
+        ):
+            for name in ("res.json", "res.csv"):
+                if (paper / name).is_file():
+                    out.append(paper / name)
+                    break
+        return out
+
+    files = found(folder)
+    for name in ("res.json", "res.csv"):
+        if (folder / name).is_file():
+            files.insert(0, folder / name)
+            break
+    if not files and len(subs := [p for p in folder.iterdir() if p.is_dir()]) == 1:
+        files = found(subs[0])
+    if not files:
+        raise ImportFailed([Problem(src.name, None, None, "no <n>/res.json files in this folder")])
+    out = []
+    for path in files:
+        rel = str(path.relative_to(folder))
+        for record in _file_records(read_source(path)):
+            out.append((rel, record))
+    return out
+
+
+def config_model(source, src: Source) -> str:
+    """The nuggetizer's model from ``config.txt`` in the folder, beside the file, or above."""
+    places = []
+    if src.directory is not None:
+        places = [src.directory, *[p for p in src.directory.iterdir() if p.is_dir()][:1]]
+    elif isinstance(source, (str, Path)):
+        path = Path(source).resolve()
+        places = [path.parent, path.parent.parent]
+    for place in places:
+        config = place / "config.txt"
+        if config.is_file():
+            m = _MODEL.search(config.read_text(encoding="utf-8", errors="replace"))
+            if m:
+                return m.group(1)
+    return ""
+
+
+def _check(problems: Problems, n: int, where: str, record) -> dict | None:
+    def add(field, message):
+        problems.add(n, field, f"{where}: {message}")
+
+    if not isinstance(record, dict):
+        add(None, f"expected an object, found {type(record).__name__}")
+        return None
+    qid = record.get("qid", record.get("question_id"))
+    if not isinstance(qid, (str, int)) or isinstance(qid, bool) or not str(qid).strip():
+        add("qid", "missing (the paper's id, e.g. its arXiv id)")
+        return None
+    nuggets = record.get("nuggets")
+    if not isinstance(nuggets, list):
+        add("nuggets", "expected a list of {text, importance, assignment}")
+        return None
+    rows = []
+    for i, nugget in enumerate(nuggets):
+        field = f"nuggets[{i}]"
+        if not isinstance(nugget, dict):
+            add(field, "expected an object")
+            continue
+        text = nugget.get("text")
+        if not isinstance(text, str) or not text.strip():
+            add(f"{field}.text", "missing")
+            continue
+        importance = nugget.get("importance")
+        if importance is not None and importance not in IMPORTANCE:
+            add(f"{field}.importance", f"{importance!r} is not one of vital, okay")
+            continue
+        assignment = nugget.get("assignment")
+        if assignment is not None and assignment not in SUPPORT:
+            add(f"{field}.assignment",
+                f"{assignment!r} is not one of support, partial_support, not_support")  # fmt: skip
+            continue
+        rows.append({"key": str(i + 1), "position": i, "text": text.strip(),
+                     "importance": IMPORTANCE.get(importance), "support": SUPPORT.get(assignment)})  # fmt: skip
+    query = record.get("query")
+    return {"qid": str(qid).strip(), "query": query.strip() if isinstance(query, str) else "",
+            "rows": rows}  # fmt: skip
+
+
+def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> None:
+    src = read_source(source, allow_directory=True)
+    judge = (judge or "").strip() or config_model(source, src)
+    if not judge:
+        raise ImportFailed([Problem(src.name, None, "judge",
+                                    "no config.txt names the nuggetizer's model: give --judge")])  # fmt: skip
+    problems = Problems(src.name)
+    questions = dict(Question.objects.filter(study=study).values_list("external_id", "text"))
+    reports = {}
+    if system:
+        reports = dict(
+            Report.objects.filter(question__study=study, system__name=system).values_list(
+                "question__external_id", "id"
+            )
+        )
+    records, seen = [], {}
+    for n, (where, record) in enumerate(read_records(src), start=1):
+        got = _check(problems, n, where, record)
+        if got is None:
+            continue
+        qid = got["qid"]
+        if qid in seen:
+            problems.add(n, "qid", f"{where}: question {qid!r} again (first in {seen[qid]})")
+            continue
+        seen[qid] = where
+        if qid not in questions and not got["query"]:
+            problems.add(n, "qid", f"{where}: no question {qid!r} in this study and no query")
+            continue
+        if system and qid not in reports:
+            problems.add(n, "qid", f"{where}: no report of system {system!r} for {qid!r}")
+            continue
+        records.append(got)
+    problems.raise_if_any()
+    rep.records = len(records)
+    new = {r["qid"]: {"text": r["query"]} for r in records if r["qid"] not in questions}
+    ids = ensure_question_ids(study, new, rep) if new else {}
+    ids.update(
+        Question.objects.filter(
+            study=study, external_id__in=[r["qid"] for r in records]
+        ).values_list("external_id", "id")
+    )
+    by_pk = Question.objects.in_bulk(list(ids.values()))
+    units = []
+    for r in records:
+        item = UnitsInput(by_pk[ids[r["qid"]]])
+        item.rows = [{k: row[k] for k in ("key", "position", "text")} for row in r["rows"]]
+        units.append(item)
+    sync_units(Nugget, units, rep, ("position", "text"))
+    labels, unassigned = {}, 0
+    for r in records:
+        question = ids[r["qid"]]
+        for row in r["rows"]:
+            if row["importance"]:
+                labels[("nugget_importance", question, None, row["key"])] = (row["importance"], "")
+            if row["support"] and system:
+                report = reports[r["qid"]]
+                labels[("nugget_support", question, report, row["key"])] = (row["support"], "")
+            elif row["support"]:
+                unassigned += 1
+    write_labels(judge, study, labels, rep)
+    if unassigned:
+        rep.warn(src.name, None, "assignment",
+                 f"{unassigned} support labels judge a text that is no report of the study (the "
+                 "release's ground-truth run judges the exemplar); not stored — give --system "
+                 "to store them as labels of that system's reports")  # fmt: skip
+
+
+register(
+    Format(
+        "deepscholar",
+        "nuggetizer",
+        "the DeepScholar-Bench nuggetizer's res.json as released (one file, JSON lines, or "
+        "the gt_nuggets_outputs folder of <n>/res.json): nuggets, their importance and "
+        "support as the nuggetizer's labels (judges/formats/nuggetizer.py)",
+        load=load,
+        options=(
+            Option("judge", "the nuggetizer's model (default: config.txt's 'model:')"),
+            Option("system", "the system whose reports the nuggetizer's assignments judge"),
+        ),
+        directory=True,
+        shape=(
+            "The nuggetizer's output as released: dataset/gt_nuggets_outputs/ (or a .zip of "
+            "it) with config.txt ('model: gpt-4.1', the judge) and <n>/res.json, or one "
+            "res.json (or res.csv), or JSON lines of them. Example res.json:\n"
+            '  {"qid": "2506.02838v1", "query": "Write a Related Works section ... Here is '
+            'the paper abstract:\\n...",\n'
+            '   "nuggets": [{"text": "Progressive taxation reduces inequality", '
+            '"importance": "vital", "assignment": "support"}]}\n'
+            "importance vital/okay and assignment support/partial_support/not_support become "
+            "the judge's nugget importance and (with --system) nugget support labels."
+        ),
+        label="DeepScholar-Bench nuggetizer output",
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "deepscholar_nuggetizer",
+            options={"system": "example-system"},
+            needs=(("reports", "deepscholar", {}),),
+        ),  # fmt: skip
+    )
+)
