@@ -157,7 +157,12 @@ class BinaryJudgeSerializer(s.Serializer):
     kappa = _fig()
     unweighted = BinaryFiguresSerializer()
     weighted = BinaryFiguresSerializer(help_text="weighted by rubric-item weight (004 §4.3)")
-    judge_coverage_by_system = s.ListField(child=_float(), help_text="in `systems` order")
+    judge_coverage_paired_by_system = s.ListField(
+        child=_float(), help_text="the judge's S_c on the units an expert labelled only, "
+        "beside the human S_c; in `systems` order")  # fmt: skip
+    judge_coverage_benchmark_by_system = s.ListField(
+        child=_float(), help_text="the benchmark's figure (004 Table 3): the judge's S_c over "
+        "every rubric item it scored, labelled or not; in `systems` order")  # fmt: skip
 
 
 class ResearcherBenchAnalysisSerializer(s.Serializer):
@@ -469,3 +474,38 @@ class AuthoringAnalysisSerializer(s.Serializer):
     by_field = AuthoringFieldSerializer(many=True)
     questions = AuthoredQuestionSerializer(many=True)
     human_signal = HumanSignalSerializer(required=False)
+
+
+# ----------------------------------------------------------------------------- scoreboards
+
+
+class ScoreboardMetricSerializer(s.Serializer):
+    key = s.CharField()
+    label = s.CharField()
+    definition = s.CharField()
+
+
+class ScoreboardRowSerializer(s.Serializer):
+    system = s.CharField()
+    n = s.IntegerField(help_text="reports scored (battles for a Bradley–Terry board)")
+    figures = s.DictField(child=AnalysisFigureSerializer(), help_text="metric key -> figure")
+
+
+class ScoreboardBoardSerializer(s.Serializer):
+    benchmark = s.ChoiceField(choices=["researcherbench", "researchqa", "scholarqa-cs2",
+                                       "deepscholar", "scores"])  # fmt: skip
+    title = s.CharField()
+    paper = s.CharField(help_text="the paper's section or table the board reproduces")
+    unit = s.CharField(help_text="what a row's n counts")
+    judge = s.CharField()
+    metrics = ScoreboardMetricSerializer(many=True)
+    rows = ScoreboardRowSerializer(many=True, help_text="best first by the first metric")
+    notes = s.ListField(child=s.CharField())
+
+
+class ScoreboardAnalysisSerializer(s.Serializer):
+    """Each benchmark's own scoreboard from judge results alone (docs/ANALYSES.md §13)."""
+
+    rounds = s.IntegerField(help_text="bootstrap rounds of the intervals (0: none)")
+    boards = ScoreboardBoardSerializer(many=True)
+    notes = s.ListField(child=s.CharField())

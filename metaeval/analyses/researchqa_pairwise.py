@@ -82,7 +82,6 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
     ref_q = q[ref_item]
     hm = human_vs_majority(m)
     pa = binarised_agreement(m)
-    rows = np.arange(q.size)
     out = {
         "comparisons": int(q.size),
         "majority": {
@@ -133,13 +132,27 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
     if summary is not None:
         out["human_signal"] = summary | {"note": signal_note(summary)}
     for judge in data.judges:
-        first, second = data.verdicts(judge, "ensemble")
-        if np.isnan(first).all():
-            first, second = data.verdicts(judge, "direct")
-        a = np.concatenate((rows, rows))
-        v = np.concatenate((first, second))
-        ok = ~np.isnan(v)
-        out["leaderboard"][judge] = _board(data.system_a[a[ok]], data.system_b[a[ok]],
-                                           v[ok].astype(int), data.systems, rounds, seed,
-                                           None if clusters is None else q[a[ok]])  # fmt: skip
+        out["leaderboard"][judge] = judge_board(data, judge, rounds, seed, leaderboard_by)
     return out
+
+
+def judge_battles(data: PairwiseData, judge: str) -> tuple[np.ndarray, np.ndarray]:
+    """(comparison, outcome) per battle of a judge (ANALYSES §1 "Leaderboard"): its
+    ensemble verdicts, else its direct verdicts with the two orders as two battles."""
+    first, second = data.verdicts(judge, "ensemble")
+    if np.isnan(first).all():
+        first, second = data.verdicts(judge, "direct")
+    rows = np.arange(data.question.size)
+    a = np.concatenate((rows, rows))
+    v = np.concatenate((first, second))
+    ok = ~np.isnan(v)
+    return a[ok], v[ok].astype(int)
+
+
+def judge_board(data: PairwiseData, judge: str, rounds: int, seed: int,
+                leaderboard_by: str = "battles") -> dict:  # fmt: skip
+    """A judge's Bradley–Terry leaderboard from its verdicts alone (no human label)."""
+    item, outcome = judge_battles(data, judge)
+    clusters = data.question[item] if leaderboard_by == "questions" else None
+    return _board(data.system_a[item], data.system_b[item], outcome, data.systems, rounds,
+                  seed, clusters)  # fmt: skip
