@@ -158,7 +158,9 @@ def report_context(entry: dict, options) -> dict:
     for section in sections.in_entry(entry):
         result = sections.section_result(entry, section)
         context.update(section.context(result, entry))
+        absent = section.absent(result, entry) if section.absent else None
         shown.append({"section": section, "result": result, "template": section.template,
-                      "tables": section.tables(result, entry)})  # fmt: skip
+                      "tables": {} if absent else section.tables(result, entry),
+                      "absent": absent})  # fmt: skip
     context["sections"] = shown
     return context
