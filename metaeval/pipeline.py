@@ -649,4 +649,7 @@ def run(
     sel = select(frame, choices, policy)
     rows = tables(sel, choices, policy, calib)
     system = system_figures(sel, rows[PREFERENCE].get("overall"), policy)
-    return Figures(sel, rows, system, iaa(frame, choices, policy))
+    # IAA compares annotators: it reads every judgment whatever the human signal (ANALYSES
+    # §0); a collapsed frame's preference is NaN where only a metric had a majority
+    each = frame if frame.each is None else frame.each
+    return Figures(sel, rows, system, iaa(each, choices, policy))
