@@ -89,6 +89,10 @@ class BoardSerializer(s.Serializer):
     rows = LeaderboardRowSerializer(many=True)
     notes = s.ListField(child=s.CharField())
     resampled = s.CharField(allow_null=True)
+    rounds = s.IntegerField(required=False, help_text="bootstrap rounds asked for")
+    rounds_without_estimate = s.IntegerField(
+        required=False, help_text="rounds whose resample has no maximum-likelihood rating, "
+        "left out of the median, sd and interval (null interval when too few remain)")  # fmt: skip
 
 
 class WinProbabilitySerializer(s.Serializer):

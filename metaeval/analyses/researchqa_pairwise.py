@@ -26,7 +26,7 @@ from ._common import interval, share
 def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
     if len(outcome) == 0:
         return {"rows": [], "notes": ["No battle."], "resampled": None}
-    board = leaderboard(system_a, system_b, outcome, len(names), n_rounds=max(rounds, 1),
+    board = leaderboard(system_a, system_b, outcome, len(names), n_rounds=max(rounds, 0),
                         seed=seed, clusters=clusters, names=names)  # fmt: skip
     return {
         "rows": [
@@ -37,6 +37,8 @@ def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
         ],
         "notes": list(board.notes),
         "resampled": board.resampled,
+        "rounds": board.n_rounds,
+        "rounds_without_estimate": board.rounds_without_estimate,
     }  # fmt: skip
 
 
