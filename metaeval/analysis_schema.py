@@ -317,7 +317,7 @@ class LabelIAASerializer(s.Serializer):
     units = s.IntegerField()
     pairs = s.IntegerField()
     strict = _float()
-    cohen_kappa = _float()
+    cohen_kappa = _float(help_text="Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _float()
     krippendorff_alpha = _float()
     note = s.CharField(allow_null=True)

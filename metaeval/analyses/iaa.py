@@ -31,7 +31,8 @@ def label_sets(pairwise: PairwiseData | None = None, coverage: CoverageData | No
 
 
 def analyse_iaa(sets: dict[str, np.ndarray]) -> list[dict]:
-    """Strict, Cohen (slots), Fleiss, Krippendorff at the kind's level, per label kind."""
+    """Strict, Cohen (mean over annotator pairs), Fleiss, Krippendorff at the kind's level,
+    per label kind."""
     out = []
     for kind, m in sets.items():
         level = LEVELS.get(kind, "nominal")

@@ -199,6 +199,37 @@ def cohen_kappa(labels) -> KappaResult:
     return KappaResult(value, po, pe, int(m.shape[0]))
 
 
+class PairsKappa(NamedTuple):
+    value: float  # mean of the defined pairwise κ (NaN: none defined)
+    n_pairs: int  # annotator pairs with a defined κ
+    n_undefined: int  # annotator pairs that share units but whose κ is undefined
+
+
+def mean_pairwise_cohen_kappa(labels) -> PairsKappa:
+    """Cohen's κ as the mean over annotator pairs (Light 1971; the one rule of the report's
+    IAA and ``label_iaa``, docs/ANALYSES.md §6): for every two annotator columns, κ on the
+    units both labelled (:func:`cohen_kappa`, each with its own marginals); the figure is
+    the mean of the pairs' κ. With two annotators it is their κ. A pair whose κ is
+    undefined (one category on both sides) is left out and counted; NaN when no pair has
+    one. Why not the first two annotators of each unit: those "slots" mix different
+    people into one rater, whose marginals are no one's."""
+    m = _matrix(labels)
+    present = ~np.isnan(m)
+    values, undefined = [], 0
+    for i in range(m.shape[1]):
+        for j in range(i + 1, m.shape[1]):
+            both = present[:, i] & present[:, j]
+            if not both.any():
+                continue
+            k = cohen_kappa(m[both][:, [i, j]]).value
+            if np.isnan(k):
+                undefined += 1
+            else:
+                values.append(k)
+    value = float(np.mean(values)) if values else NO_IAA
+    return PairsKappa(value, len(values), undefined)
+
+
 def fleiss_kappa(labels, unequal: str = "raise") -> KappaResult:
     """Fleiss' κ (Fleiss 1971) over items with ≥ 2 labels.
 
