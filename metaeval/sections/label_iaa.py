@@ -1,7 +1,8 @@
 """IAA of every doubly annotated label kind (METHODS §5 IAA; docs/ANALYSES.md §6): strict
-agreement, Cohen's κ (slots), Fleiss' κ and Krippendorff's α at the kind's level of
-measurement, for preferences, 0–4 and binary coverage, every quality type and claim
-support. Each kind's loader runs only when the study has judgments of it (the other
+agreement, Cohen's κ (mean over annotator pairs), Fleiss' κ and Krippendorff's α at the
+kind's level of measurement, for preferences, 0–4 and binary coverage, every quality type,
+claim support, 5-point report ratings, human metric scores, paragraph relevance and
+rubric-item confidence. Each kind's loader runs only when the study has judgments of it (the other
 sections of the page share the loaded data)."""
 
 from contextlib import suppress
@@ -16,6 +17,7 @@ from annotation.models import (
 
 from ..analyses.iaa import analyse_iaa, label_sets
 from ..analysis_schema import LabelIAAListSerializer
+from ..loaders.label_kinds import LABEL_KIND_MODELS, load_label_kinds
 from ..loaders.pairwise import load_pairwise
 from . import _kit
 from .base import FigureSpec, Section, register
@@ -35,20 +37,25 @@ NOT_APPLICABLE = (
 
 def _compute(analysis):
     sid = analysis.study_id
+    has = _kit.present(sid, PairwisePreference, RubricCoverage, QueryQuality,
+                       RubricItemQuality, ClaimCheck, *LABEL_KIND_MODELS)  # fmt: skip
     kinds = {}
-    if _kit.has(PairwisePreference, sid):
+    if PairwisePreference in has:
         kinds["pairwise"] = _kit.loaded(analysis, "pairwise",
                                         lambda: load_pairwise(sid, _kit.settings(analysis)))  # fmt: skip
-    if _kit.has(RubricCoverage, sid):
+    if RubricCoverage in has:
         kinds["coverage"] = coverage_data(analysis)
-    if _kit.has(QueryQuality, sid) or _kit.has(RubricItemQuality, sid):
+    if QueryQuality in has or RubricItemQuality in has:
         with suppress(ValueError):  # a label outside the paper's scale: the kind is left out
             kinds["quality"] = quality_data(analysis)
-    if _kit.has(ClaimCheck, sid):
+    if ClaimCheck in has:
         kinds["claims"] = claim_data(analysis)
-    if not kinds:
+    others = {}
+    if has & set(LABEL_KIND_MODELS):
+        others = load_label_kinds(sid, _kit.settings(analysis), has)
+    if not kinds and not others:
         return None
-    out = {"kinds": analyse_iaa(label_sets(**kinds))}
+    out = {"kinds": analyse_iaa(label_sets(**kinds) | others)}
     if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
         out["human_signal"] = {"mode": analysis.options.human_signal, "applies": False,
                                "note": NOT_APPLICABLE}  # fmt: skip

@@ -35,7 +35,7 @@ LEVELS: dict[str, str] = {
     "confidence": "ordinal",
     "claim_support": "nominal",
     "citation_support": "nominal",
-    "paragraph_relevance": "ordinal",  # R > U > O
+    "paragraph_relevance": "nominal",  # R / U / O: categories of a paragraph's fit (issue 27)
     "rating": "ordinal",  # 1–5 Likert
     "rubric_medal": "ordinal",
     "score": "interval",
