@@ -66,7 +66,12 @@ class PairwiseAnalysisSerializer(s.Serializer):
     comparisons = s.IntegerField()
     majority = MajoritySerializer()
     human_vs_majority = _fig()
-    human_vs_majority_skipped = s.IntegerField()
+    human_vs_majority_skipped = s.IntegerField(
+        help_text="direction labels left out: the other direction labels tie (METHODS §7)"
+    )
+    human_vs_majority_alone = s.IntegerField(
+        help_text="direction labels left out: no other direction label on the comparison"
+    )
     binarised_pa = _fig()
     judges = PairwiseJudgeSerializer(many=True)
     judge_differences = JudgeDifferenceSerializer(many=True)

@@ -100,6 +100,7 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
             "No annotator label has a majority of the others to compare with.",
         ),  # fmt: skip
         "human_vs_majority_skipped": hm.n_no_majority,
+        "human_vs_majority_alone": hm.n_alone,
         "binarised_pa": interval(
             lambda r: binarised_agreement(m[r]).strict,
             q,

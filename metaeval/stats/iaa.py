@@ -45,6 +45,7 @@ class MajorityAgreement(NamedTuple):
     value: float
     n: int  # labels compared
     n_no_majority: int  # labels skipped: the others had no majority
+    n_alone: int = 0  # labels skipped: no other label on their item to compare with
 
 
 def label_matrix(
@@ -334,16 +335,17 @@ def majority_agreement(
     *others* (``include_self=False``, so an annotator cannot agree with themself); the
     paper does not say which, so ``include_self=True`` is offered. ``rule``:
     'plurality' (a unique most frequent label) or 'strict' (more than half). Labels
-    whose reference group has no majority are skipped and counted in ``n_no_majority``.
-    Apply :func:`binarize` first to reproduce the direction-only setting.
+    whose reference group has no majority are skipped and counted in ``n_no_majority``;
+    a label alone on its item (no other label) is skipped and counted in ``n_alone``. Apply :func:`binarize` first to reproduce the direction-only setting.
     """
     if rule not in ("plurality", "strict"):
         raise ValueError("rule must be 'plurality' or 'strict'")
     m = _matrix(labels)
-    agree = n = skipped = 0
+    agree = n = skipped = alone = 0
     for row in m:
         present = np.flatnonzero(~np.isnan(row))
         if present.size < 2:
+            alone += int(present.size == 1 and not include_self)
             continue
         for j in present:
             ref = row[present] if include_self else row[present[present != j]]
@@ -353,7 +355,7 @@ def majority_agreement(
                 continue
             n += 1
             agree += row[j] == maj
-    return MajorityAgreement(agree / n if n else NO_IAA, n, skipped)
+    return MajorityAgreement(agree / n if n else NO_IAA, n, skipped, alone)
 
 
 def agreed_items(labels, min_labels: int = 2) -> np.ndarray:

@@ -80,9 +80,11 @@ def direction_labels(labels) -> np.ndarray:
 def human_vs_majority(labels, direction_only: bool = True) -> MajorityAgreement:
     """Each annotator vs the plurality of the others (ResearchQA §3.3: 84 %).
 
-    With ``direction_only`` (the paper: "annotators with direction label preferences"),
-    Tie and Both bad are dropped before voting; a label whose others tie is skipped and
-    counted in ``n_no_majority``.
+    METHODS §7 exactly: with ``direction_only`` (the paper: "annotators with direction
+    label preferences"), Tie and Both bad are dropped first; each remaining direction label
+    is compared with the plurality of the *other* direction labels of its comparison; a
+    label whose others tie is left out and counted in ``n_no_majority``, one with no other
+    direction label left out and counted in ``n_alone``.
     """
     m = direction_labels(labels) if direction_only else np.asarray(labels, dtype=float)
     return majority_agreement(m, rule="plurality", include_self=False)
