@@ -104,6 +104,7 @@ def test_without_extra_sections_the_report_is_the_agreement_report(study):
     options = reports.ReportOptions()
     got = sections.report(study.pk, options)
     assert got.pop("scoreboard")["boards"]  # its judge's scores: the benchmark board
+    assert got.pop("label_iaa")["kinds"]  # its human metric scores, doubly annotated
     assert got == reports.agreement_report(study.pk, options)
 
 
