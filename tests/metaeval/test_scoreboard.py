@@ -3,6 +3,7 @@ fit the protocol"; docs/ANALYSES.md §13), and ResearcherBench's two judge S_c n
 (issue 27). Every expected figure is computed by hand here from the file the test builds."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
@@ -230,3 +231,49 @@ def test_deepscholar_and_scholarqa_boards(client, researcher_user):
 def test_no_judge_result_no_section(client, researcher_user):
     study = Study.objects.create(name="empty-board")
     assert command(study, "scoreboard") is None
+
+
+RB_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "researcherbench"
+
+
+@pytest.mark.shared_data
+def test_researcherbench_on_the_released_rubric_equals_the_benchmarks_average():
+    """The released questions and 931-item weighted rubric, judge results of the released
+    shape built per system with a seeded coin: the board's S_c per system is what the
+    benchmark's ``main.py`` prints, the mean over questions of the records' ``recall``."""
+    import random
+
+    from annotation.importers import run
+
+    if not RB_DATA.is_dir():
+        pytest.skip("../shared/data/researcherbench not available")
+    study = Study.objects.create(name="rb-released")
+    run("questions", RB_DATA / "questions.json", study=study.name, format="researcherbench",
+        rubric=RB_DATA / "rubric.json")  # fmt: skip
+    rubric = json.loads((RB_DATA / "rubric.json").read_text())
+    rng = random.Random(4663)
+    printed = {}
+    for system, p in (("sonar-reasoning-pro", 0.47), ("OpenAI", 0.70)):
+        s = System.objects.create(study=study, name=system)
+        for q in Question.objects.filter(study=study):
+            Report.objects.create(question=q, system=s)
+        records = []
+        for q in rubric:
+            cov = [{"point": i["point"], "weight": i["weight"], "covered": rng.random() < p,
+                    "justification": ""} for i in q["rubric"]]  # fmt: skip
+            m = sum(c["weight"] for c in cov if c["covered"])
+            t = sum(c["weight"] for c in cov)
+            records.append({"id": q["id"], "model": system, "evaluator": "o3-mini",
+                            "result": {"m_weighted": m, "total_weight": t,
+                                       "recall": round(m / t, 4), "coverage_results": cov}})  # fmt: skip
+        import_judge_scores(json.dumps(records).encode(), study=study.name, judge="o3-mini",
+                            format="researcherbench")  # fmt: skip
+        printed[system] = sum(r["result"]["recall"] for r in records) / len(records)
+    board = _board(command(study, "scoreboard", "--bootstrap=200"), "researcherbench", "o3-mini")
+    for row in board["rows"]:
+        fig = row["figures"]["coverage"]
+        assert row["n"] == 65
+        # main.py averages the recall rounded to 4 places: equal to within 5e-5
+        assert fig["value"] == pytest.approx(printed[row["system"]], abs=5e-5)
+        assert round(fig["value"], 4) == pytest.approx(round(printed[row["system"]], 4), abs=1e-4)
+        assert fig["low"] < fig["value"] < fig["high"]
