@@ -518,3 +518,4 @@ class ScoreboardAnalysisSerializer(s.Serializer):
     rounds = s.IntegerField(help_text="bootstrap rounds of the intervals (0: none)")
     boards = ScoreboardBoardSerializer(many=True)
     notes = s.ListField(child=s.CharField())
+    human_signal = HumanSignalSerializer(required=False, help_text="applies: false")

@@ -20,6 +20,10 @@ from . import _kit
 from .base import FigureSpec, Section, register
 
 COLUMNS = ["benchmark", "judge", "system", "metric", "value", "low", "high", "n", "note"]
+NOT_APPLICABLE = (
+    "The human signal does not apply: the scoreboards read the judges' "
+    "results alone (docs/ANALYSES.md §13)."
+)
 #: metrics on the Elo scale, drawn apart from the shares
 ELO = ("elo", "bootstrap_median", "bootstrap_sd")
 
@@ -38,7 +42,12 @@ def _compute(analysis):
                                lambda: load_pairwise(sid, _kit.settings(analysis)))  # fmt: skip
     result = analyse_scoreboard(coverage, scores, deepscholar, pairwise,
                                 rounds=_kit.rounds(analysis), seed=options.seed)  # fmt: skip
-    return result if result["boards"] else None
+    if not result["boards"]:
+        return None
+    if options.human_signal is not None:  # never silently ignored (ANALYSES §0)
+        result["human_signal"] = {"mode": options.human_signal, "applies": False,
+                                  "note": NOT_APPLICABLE}  # fmt: skip
+    return result
 
 
 def _long_rows(result) -> list[dict]:

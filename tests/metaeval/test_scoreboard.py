@@ -228,6 +228,12 @@ def test_deepscholar_and_scholarqa_boards(client, researcher_user):
     }
 
 
+def test_the_human_signal_does_not_apply_and_says_so(rb):
+    got = command(rb, "scoreboard", "--human-signal=majority")
+    assert got["human_signal"]["applies"] is False and got["human_signal"]["note"]
+    assert got["boards"] == command(rb, "scoreboard")["boards"]
+
+
 def test_no_judge_result_no_section(client, researcher_user):
     study = Study.objects.create(name="empty-board")
     assert command(study, "scoreboard") is None
