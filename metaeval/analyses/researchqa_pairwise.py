@@ -13,14 +13,16 @@ from metaeval.stats.leaderboard import leaderboard
 from metaeval.stats.researchqa_pairwise import (
     BOTH_BAD,
     binarised_agreement,
+    binarised_agreement_rows,
     human_vs_majority,
+    human_vs_majority_rows,
     judge_credit,
     plurality_labels,
 )
 from metaeval.stats.signal import collapse
 from metaeval.stats.signal import note as signal_note
 
-from ._common import interval, share
+from ._common import share
 
 
 def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
@@ -91,24 +93,25 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
             "no_majority": maj.n_no_majority,
             "direction": maj.n_direction,
         },  # fmt: skip
-        "human_vs_majority": interval(
-            lambda r: human_vs_majority(m[r]).value,
+        # both are ratios of per-comparison sums: their bootstrap resamples the sums
+        "human_vs_majority": share(
+            *human_vs_majority_rows(m),
             q,
             rounds,
             seed,
-            hm.n,
             "No annotator label has a majority of the others to compare with.",
-        ),  # fmt: skip
+        )
+        | {"n": hm.n},  # fmt: skip
         "human_vs_majority_skipped": hm.n_no_majority,
         "human_vs_majority_alone": hm.n_alone,
-        "binarised_pa": interval(
-            lambda r: binarised_agreement(m[r]).strict,
+        "binarised_pa": share(
+            *binarised_agreement_rows(m),
             q,
             rounds,
             seed,
-            pa.n_pairs,
             "No comparison has two direction labels.",
-        ),  # fmt: skip
+        )
+        | {"n": pa.n_pairs},  # fmt: skip
         "judges": [],
     }
     credits = {}

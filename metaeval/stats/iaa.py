@@ -324,6 +324,30 @@ def _majority(values: np.ndarray, rule: str) -> float:
     return float(winners[0]) if winners.size == 1 else NO_IAA
 
 
+def majority_agreement_rows(labels, rule: str = "plurality", include_self: bool = False):
+    """Per item: (labels agreeing with the majority, labels compared, labels skipped for
+    no majority, labels alone) — :func:`majority_agreement` is their sums, so a bootstrap
+    over items resamples these rows (a ratio of sums) instead of recomputing it."""
+    if rule not in ("plurality", "strict"):
+        raise ValueError("rule must be 'plurality' or 'strict'")
+    m = _matrix(labels)
+    out = np.zeros((4, m.shape[0]), dtype=np.int64)
+    for i, row in enumerate(m):
+        present = np.flatnonzero(~np.isnan(row))
+        if present.size < 2:
+            out[3, i] = int(present.size == 1 and not include_self)
+            continue
+        for j in present:
+            ref = row[present] if include_self else row[present[present != j]]
+            maj = _majority(ref, rule)
+            if np.isnan(maj):
+                out[2, i] += 1
+                continue
+            out[1, i] += 1
+            out[0, i] += row[j] == maj
+    return out[0], out[1], out[2], out[3]
+
+
 def majority_agreement(
     labels, rule: str = "plurality", include_self: bool = False
 ) -> MajorityAgreement:
@@ -338,23 +362,8 @@ def majority_agreement(
     whose reference group has no majority are skipped and counted in ``n_no_majority``;
     a label alone on its item (no other label) is skipped and counted in ``n_alone``. Apply :func:`binarize` first to reproduce the direction-only setting.
     """
-    if rule not in ("plurality", "strict"):
-        raise ValueError("rule must be 'plurality' or 'strict'")
-    m = _matrix(labels)
-    agree = n = skipped = alone = 0
-    for row in m:
-        present = np.flatnonzero(~np.isnan(row))
-        if present.size < 2:
-            alone += int(present.size == 1 and not include_self)
-            continue
-        for j in present:
-            ref = row[present] if include_self else row[present[present != j]]
-            maj = _majority(ref, rule)
-            if np.isnan(maj):
-                skipped += 1
-                continue
-            n += 1
-            agree += row[j] == maj
+    rows = majority_agreement_rows(labels, rule, include_self)
+    agree, n, skipped, alone = (int(x.sum()) for x in rows)
     return MajorityAgreement(agree / n if n else NO_IAA, n, skipped, alone)
 
 

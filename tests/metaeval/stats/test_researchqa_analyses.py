@@ -297,3 +297,29 @@ def test_human_vs_majority_is_methods_7():
         value, n, tied, alone = _methods_7(m.tolist())
         assert (got.n, got.n_no_majority, got.n_alone) == (n, tied, alone)
         assert (got.value if n else None) == (pytest.approx(value) if n else None)
+
+
+def test_human_agreement_figures_are_ratios_of_per_comparison_sums():
+    """The bootstrap resamples per-comparison sums (issue 29): Σ agree / Σ compared is
+    human_vs_majority and Σ equal / Σ pairs the binarised PA, on any label matrix."""
+    from metaeval.stats.researchqa_pairwise import (
+        binarised_agreement,
+        binarised_agreement_rows,
+        human_vs_majority,
+        human_vs_majority_rows,
+    )
+
+    rng = np.random.default_rng(29)
+    for _ in range(100):
+        m = rng.choice([1, -1, 0, 2, np.nan], size=(rng.integers(1, 9), 4),
+                       p=[0.35, 0.3, 0.1, 0.05, 0.2])  # fmt: skip
+        agree, n = human_vs_majority_rows(m)
+        hm = human_vs_majority(m)
+        assert n.sum() == hm.n
+        assert (agree.sum() / n.sum() if n.sum() else None) == (
+            pytest.approx(hm.value) if hm.n else None)  # fmt: skip
+        equal, pairs = binarised_agreement_rows(m)
+        pa = binarised_agreement(m)
+        assert pairs.sum() == pa.n_pairs
+        if pa.n_pairs:
+            assert equal.sum() / pairs.sum() == pytest.approx(pa.strict)
