@@ -207,7 +207,7 @@ def _deepscholar_boards(rows: JudgeRows, rounds: int, seed: int) -> list[dict]:
             if not sel.any():
                 continue
             value = np.array([values.get(str(v), np.nan) for v in labels], dtype=float)
-            figs, counts = _report_board(rows, sel, value, None, rounds, seed)
+            figs, counts = _report_board(rows, sel, value, rows.columns["n"], rounds, seed)
             columns[key] = figs
             n = [max(a, b) for a, b in zip(n, counts, strict=True)]
             shown.append(next(m for m in DEEPSCHOLAR.metrics if m.key == key))

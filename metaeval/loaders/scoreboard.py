@@ -3,9 +3,10 @@ fit the protocol"; docs/ANALYSES.md §13).
 
 Nothing here reads a human label: a team that has imported a benchmark's judge outputs
 sees the benchmark's leaderboard before any expert has labelled anything. Every row is
-one stored judge result of one report, with its report's question (the bootstrap
-cluster) and system. Three queries (coverage labels, per-report scores, DeepScholar
-labels); the pairwise verdicts come from :func:`metaeval.loaders.pairwise.load_pairwise`.
+judge's result on one report (summed in the database where a report has many: coverage
+labels, DeepScholar labels), with its report's question (the bootstrap cluster) and
+system. Three queries (coverage, per-report scores, DeepScholar labels); the pairwise
+verdicts come from :func:`metaeval.loaders.pairwise.load_pairwise`.
 """
 
 from __future__ import annotations
@@ -58,16 +59,36 @@ def _systems(qs, options):
 
 
 def load_coverage_results(study_id: int, options=None) -> JudgeRows:
-    """Every judge rubric-coverage result of the study: 0–4 ``label`` (ResearchQA) and
-    binary ``covered`` (ResearcherBench), with the item's ``weight``."""
+    """Every judge rubric-coverage result of the study, summed per (judge, report) in the
+    database (one row per report, whatever the number of labels: a ResearchQA-scale study
+    holds millions): ``covered`` = Σ w·b / Σ w with ``weight`` = Σ w over the items with a
+    binary verdict (ResearcherBench), ``label`` = the mean 0–4 label (ResearchQA); NaN
+    where the judge gave none of that kind."""
+    from django.db.models import Avg, Case, F, FloatField, Sum, When
+
     from judges.models import JudgeCoverage
 
     qs = _systems(JudgeCoverage.objects.filter(report__question__study_id=study_id), options)
-    cols = fetch(qs.order_by("pk").values_list(
-        "judge__name", "report_id", "report__question_id", "report__system__name",
-        "label", "covered", "item__weight"), 7)  # fmt: skip
-    return _rows(cols, ("label", "covered", "weight"),
-                 {"label": floats, "covered": floats, "weight": floats})  # fmt: skip
+    weight = F("item__weight")
+    cols = fetch(
+        qs.values("judge__name", "report_id", "report__question_id", "report__system__name")
+        .annotate(
+            num=Sum(Case(When(covered=True, then=weight), default=0.0, output_field=FloatField())),
+            den=Sum(Case(When(covered__isnull=False, then=weight), default=0.0,
+                         output_field=FloatField())),
+            label=Avg("label", output_field=FloatField()),
+        )
+        .order_by("judge__name", "report_id")
+        .values_list("judge__name", "report_id", "report__question_id", "report__system__name",
+                     "num", "den", "label"),
+        7,
+    )  # fmt: skip
+    rows = _rows(cols, ("num", "weight", "label"), {"num": floats, "weight": floats,
+                                                    "label": floats})  # fmt: skip
+    num, den = rows.columns.pop("num"), rows.columns["weight"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows.columns["covered"] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return rows
 
 
 def load_score_results(study_id: int, options=None) -> JudgeRows:
@@ -87,14 +108,18 @@ def load_score_results(study_id: int, options=None) -> JudgeRows:
 
 def load_deepscholar_results(study_id: int, options=None) -> JudgeRows:
     """Every report-level DeepScholar judge label of the study (organization, nugget
-    support, retrieval relevance, entailment); the question-level kinds (nugget and
-    reference importance) have no system and rank nothing."""
+    support, retrieval relevance, entailment), counted per (judge, report, kind, label) in
+    the database (``n``); the question-level kinds (nugget and reference importance) have
+    no system and rank nothing."""
+    from django.db.models import Count
+
     from annotation.models.deepscholar import REPORT_KINDS
     from judges.models import JudgeDeepScholarLabel
 
     qs = JudgeDeepScholarLabel.objects.filter(
         question__study_id=study_id, kind__in=REPORT_KINDS, report__isnull=False
     )
-    cols = fetch(_systems(qs, options).order_by("pk").values_list(
-        "judge__name", "report_id", "question_id", "report__system__name", "kind", "label"), 6)  # fmt: skip
-    return _rows(cols, ("kind", "label"), {"kind": _objects, "label": _objects})
+    names = ("judge__name", "report_id", "question_id", "report__system__name", "kind", "label")
+    cols = fetch(_systems(qs, options).values(*names).annotate(n=Count("pk"))
+                 .order_by(*names).values_list(*names, "n"), 7)  # fmt: skip
+    return _rows(cols, ("kind", "label", "n"), {"kind": _objects, "label": _objects, "n": floats})

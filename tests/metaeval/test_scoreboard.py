@@ -283,3 +283,18 @@ def test_researcherbench_on_the_released_rubric_equals_the_benchmarks_average():
         assert fig["value"] == pytest.approx(printed[row["system"]], abs=5e-5)
         assert round(fig["value"], 4) == pytest.approx(round(printed[row["system"]], 4), abs=1e-4)
         assert fig["low"] < fig["value"] < fig["high"]
+
+
+def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
+    """Four queries whatever the study's size: the judge's labels are summed per report in
+    the database (a ResearchQA-scale study holds millions of them)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from metaeval import sections
+    from metaeval.reports import ReportOptions
+
+    section = {s.key: s for s in sections.registered()}["scoreboard"]
+    with CaptureQueriesContext(connection) as queries:
+        sections.Analysis(rb.pk, ReportOptions()).result(section)
+    assert len(queries) == 4, [q["sql"][:80] for q in queries]

@@ -37,8 +37,9 @@ def test_label_iaa_checks_every_kind_in_one_query():
     study = ranked_study(3)
     HumanMetricScore.objects.filter(study=study).delete()
     analysis = sections.Analysis(study.pk, ReportOptions())
+    label_iaa = {s.key: s for s in sections.registered()}["label_iaa"]
     with CaptureQueriesContext(connection) as queries:
-        assert analysis.result(sections.registry()["label_iaa"]) is None
+        assert analysis.result(label_iaa) is None
     assert len(queries) == 1
 
 
