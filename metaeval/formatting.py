@@ -162,5 +162,22 @@ def report_context(entry: dict, options) -> dict:
         shown.append({"section": section, "result": result, "template": section.template,
                       "tables": {} if absent else section.tables(result, entry),
                       "absent": absent})  # fmt: skip
-    context["sections"] = shown
+    context["sections"] = _group_absent(shown)
     return context
+
+
+def _group_absent(shown: list[dict]) -> list[dict]:
+    """Sections left out for the same reason share one line (the first carries the
+    group, the page names each section in it)."""
+    first: dict[str, dict] = {}
+    for s in shown:
+        reason = s["absent"]
+        if not reason:
+            continue
+        if reason in first:
+            first[reason]["absent_group"].append(s["section"])
+            s["absent_group"] = None
+        else:
+            s["absent_group"] = [s["section"]]
+            first[reason] = s
+    return shown

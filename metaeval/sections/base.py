@@ -25,8 +25,8 @@ def without_comparisons(result, entry) -> str | None:
     if selection.get("n_judgments"):
         return None
     return (
-        "not shown: this selection has no medal ranking or metric-wise score, the "
-        "comparisons it analyses (METHODS §5)."
+        "this selection has no medal ranking or metric-wise score, the comparisons "
+        "these sections analyse (METHODS §5)."
     )
 
 

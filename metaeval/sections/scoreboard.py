@@ -9,7 +9,6 @@ from judges.models import JudgePairwise
 
 from ..analyses.scoreboard import analyse_scoreboard
 from ..analysis_schema import ScoreboardAnalysisSerializer
-from ..formatting import cell
 from ..loaders.pairwise import load_pairwise
 from ..loaders.scoreboard import (
     load_coverage_results,
@@ -89,18 +88,30 @@ def _share(fig: dict) -> dict:
             for k, v in fig.items()}  # fmt: skip
 
 
+def _number(value, key: str) -> str:
+    """Elo as a whole number; every other figure to 4 decimals, as the papers print them
+    (ResearcherBench's 0.4663)."""
+    if value is None:
+        return "—"
+    return f"{value:.0f}" if key in ELO else f"{value:.4f}"
+
+
 def _context(result, entry) -> dict:
     """Each board as the paper prints it: a row per system, a column per metric, each cell
     the figure with its interval."""
     boards = []
     for b in (result or {}).get("boards", []):
         keys = [m["key"] for m in b["metrics"]]
-        kind = {k: ("int" if k in ELO else "dec") for k in keys}
-        rows = [{"system": r["system"], "n": r["n"], "cells": [
-            dict(cell(r["figures"][k]["value"], kind[k],
-                      (r["figures"][k]["low"], r["figures"][k]["high"])
-                      if r["figures"][k]["low"] is not None else None),
-                 note=r["figures"][k]["note"]) for k in keys]} for r in b["rows"]]  # fmt: skip
+        rows = []
+        for r in b["rows"]:
+            cells = []
+            for k in keys:
+                fig = r["figures"][k]
+                ci = (None if fig["low"] is None else
+                      f"[{_number(fig['low'], k)}, {_number(fig['high'], k)}]")  # fmt: skip
+                cells.append({"raw": fig["value"], "text": _number(fig["value"], k), "ci": ci,
+                              "note": fig["note"]})  # fmt: skip
+            rows.append({"system": r["system"], "n": r["n"], "cells": cells})
         boards.append(b | {"table_rows": rows})
     return {"scoreboard_boards": boards}
 
