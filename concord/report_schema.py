@@ -58,7 +58,7 @@ class InterAnnotatorSerializer(serializers.Serializer):
     half_credit = _figure("The same, a tie against a preference counting one half")
     n = serializers.IntegerField()
     n_pairs = serializers.IntegerField()
-    cohen_kappa = _figure("Cohen's κ")
+    cohen_kappa = _figure("Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _figure("Fleiss' κ")
     krippendorff_alpha = _figure("Krippendorff's α (nominal)")
 

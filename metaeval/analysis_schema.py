@@ -66,7 +66,12 @@ class PairwiseAnalysisSerializer(s.Serializer):
     comparisons = s.IntegerField()
     majority = MajoritySerializer()
     human_vs_majority = _fig()
-    human_vs_majority_skipped = s.IntegerField()
+    human_vs_majority_skipped = s.IntegerField(
+        help_text="direction labels left out: the other direction labels tie (METHODS §7)"
+    )
+    human_vs_majority_alone = s.IntegerField(
+        help_text="direction labels left out: no other direction label on the comparison"
+    )
     binarised_pa = _fig()
     judges = PairwiseJudgeSerializer(many=True)
     judge_differences = JudgeDifferenceSerializer(many=True)
@@ -89,6 +94,10 @@ class BoardSerializer(s.Serializer):
     rows = LeaderboardRowSerializer(many=True)
     notes = s.ListField(child=s.CharField())
     resampled = s.CharField(allow_null=True)
+    rounds = s.IntegerField(required=False, help_text="bootstrap rounds asked for")
+    rounds_without_estimate = s.IntegerField(
+        required=False, help_text="rounds whose resample has no maximum-likelihood rating, "
+        "left out of the median, sd and interval (null interval when too few remain)")  # fmt: skip
 
 
 class WinProbabilitySerializer(s.Serializer):
@@ -157,7 +166,12 @@ class BinaryJudgeSerializer(s.Serializer):
     kappa = _fig()
     unweighted = BinaryFiguresSerializer()
     weighted = BinaryFiguresSerializer(help_text="weighted by rubric-item weight (004 §4.3)")
-    judge_coverage_by_system = s.ListField(child=_float(), help_text="in `systems` order")
+    judge_coverage_paired_by_system = s.ListField(
+        child=_float(), help_text="the judge's S_c on the units an expert labelled only, "
+        "beside the human S_c; in `systems` order")  # fmt: skip
+    judge_coverage_benchmark_by_system = s.ListField(
+        child=_float(), help_text="the benchmark's figure (004 Table 3): the judge's S_c over "
+        "every rubric item it scored, labelled or not; in `systems` order")  # fmt: skip
 
 
 class ResearcherBenchAnalysisSerializer(s.Serializer):
@@ -308,7 +322,7 @@ class LabelIAASerializer(s.Serializer):
     units = s.IntegerField()
     pairs = s.IntegerField()
     strict = _float()
-    cohen_kappa = _float()
+    cohen_kappa = _float(help_text="Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _float()
     krippendorff_alpha = _float()
     note = s.CharField(allow_null=True)
@@ -469,3 +483,39 @@ class AuthoringAnalysisSerializer(s.Serializer):
     by_field = AuthoringFieldSerializer(many=True)
     questions = AuthoredQuestionSerializer(many=True)
     human_signal = HumanSignalSerializer(required=False)
+
+
+# ----------------------------------------------------------------------------- scoreboards
+
+
+class ScoreboardMetricSerializer(s.Serializer):
+    key = s.CharField()
+    label = s.CharField()
+    definition = s.CharField()
+
+
+class ScoreboardRowSerializer(s.Serializer):
+    system = s.CharField()
+    n = s.IntegerField(help_text="reports scored (battles for a Bradley–Terry board)")
+    figures = s.DictField(child=AnalysisFigureSerializer(), help_text="metric key -> figure")
+
+
+class ScoreboardBoardSerializer(s.Serializer):
+    benchmark = s.ChoiceField(choices=["researcherbench", "researchqa", "scholarqa-cs2",
+                                       "deepscholar", "scores"])  # fmt: skip
+    title = s.CharField()
+    paper = s.CharField(help_text="the paper's section or table the board reproduces")
+    unit = s.CharField(help_text="what a row's n counts")
+    judge = s.CharField()
+    metrics = ScoreboardMetricSerializer(many=True)
+    rows = ScoreboardRowSerializer(many=True, help_text="best first by the first metric")
+    notes = s.ListField(child=s.CharField())
+
+
+class ScoreboardAnalysisSerializer(s.Serializer):
+    """Each benchmark's own scoreboard from judge results alone (docs/ANALYSES.md §14)."""
+
+    rounds = s.IntegerField(help_text="bootstrap rounds of the intervals (0: none)")
+    boards = ScoreboardBoardSerializer(many=True)
+    notes = s.ListField(child=s.CharField())
+    human_signal = HumanSignalSerializer(required=False, help_text="applies: false")

@@ -158,7 +158,26 @@ def report_context(entry: dict, options) -> dict:
     for section in sections.in_entry(entry):
         result = sections.section_result(entry, section)
         context.update(section.context(result, entry))
+        absent = section.absent(result, entry) if section.absent else None
         shown.append({"section": section, "result": result, "template": section.template,
-                      "tables": section.tables(result, entry)})  # fmt: skip
-    context["sections"] = shown
+                      "tables": {} if absent else section.tables(result, entry),
+                      "absent": absent})  # fmt: skip
+    context["sections"] = _group_absent(shown)
     return context
+
+
+def _group_absent(shown: list[dict]) -> list[dict]:
+    """Sections left out for the same reason share one line (the first carries the
+    group, the page names each section in it)."""
+    first: dict[str, dict] = {}
+    for s in shown:
+        reason = s["absent"]
+        if not reason:
+            continue
+        if reason in first:
+            first[reason]["absent_group"].append(s["section"])
+            s["absent_group"] = None
+        else:
+            s["absent_group"] = [s["section"]]
+            first[reason] = s
+    return shown

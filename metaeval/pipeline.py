@@ -568,7 +568,7 @@ def iaa_all_pairs(frame: PairFrame) -> IAAFigures:
     """METHODS §5 IAA: every pair of judgments of every comparison judged at least twice."""
     if len(frame) == 0:
         return IAAFigures(math.nan, math.nan, 0, 0)
-    _, labels, n_annotators = decision_matrix(frame, decide(frame.preference))
+    _, labels, _ = decision_matrix(frame, decide(frame.preference))
     agreement = iaa_stats.pairwise_agreement(labels)
     if agreement.n_pairs == 0:
         return IAAFigures(math.nan, math.nan, 0, 0)
@@ -579,7 +579,7 @@ def iaa_all_pairs(frame: PairFrame) -> IAAFigures:
         agreement.n_pairs,
         agreement.n_pairs,
         agreement.n_items,
-        iaa_stats.cohen_kappa(multi).value if n_annotators == 2 else math.nan,
+        iaa_stats.mean_pairwise_cohen_kappa(multi).value,  # mean over annotator pairs
         iaa_stats.fleiss_kappa(multi, unequal="generalized").value,
         iaa_stats.krippendorff_alpha(multi, "nominal").value,
     )
@@ -649,4 +649,7 @@ def run(
     sel = select(frame, choices, policy)
     rows = tables(sel, choices, policy, calib)
     system = system_figures(sel, rows[PREFERENCE].get("overall"), policy)
-    return Figures(sel, rows, system, iaa(frame, choices, policy))
+    # IAA compares annotators: it reads every judgment whatever the human signal (ANALYSES
+    # §0); a collapsed frame's preference is NaN where only a metric had a majority
+    each = frame if frame.each is None else frame.each
+    return Figures(sel, rows, system, iaa(each, choices, policy))

@@ -38,7 +38,6 @@ from .pipeline import (
     Policy,
     Row,
     agreed_rows,
-    iaa,
     rows_of,
     run,
 )
@@ -402,9 +401,7 @@ def build_report(
         "selection": _selection(
             frame if frame.each is None else frame.each, options, choices.setting
         ),  # fmt: skip
-        "iaa": _iaa(
-            figures.iaa if frame.each is None else iaa(frame.each, choices, policy), policy
-        ),  # fmt: skip
+        "iaa": _iaa(figures.iaa, policy),  # on every judgment (pipeline.run)
         "preference": tables[PREFERENCE],
         "metric_wise": tables[METRIC_WISE],
         "system": _system(figures, policy),

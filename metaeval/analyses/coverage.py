@@ -102,9 +102,17 @@ def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
 
 
 def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
-                            signal: str | None = None) -> dict:  # fmt: skip
+                            signal: str | None = None,
+                            benchmark: dict[str, dict[str, float | None]] | None = None,
+                            ) -> dict:  # fmt: skip
     """ResearcherBench: human S_c per system, each judge's accuracy / P / R / F1 (unweighted
     and weighted), κ, and judge vs human S_c per system.
+
+    Two judge S_c per system, named apart (issue 27): ``judge_coverage_paired_by_system``
+    on the (report, item) units an expert labelled only — the figure to set beside the
+    human S_c —, and ``judge_coverage_benchmark_by_system``, the benchmark's own figure
+    over every item the judge scored (``benchmark``: judge -> system -> S_c, from
+    :func:`metaeval.analyses.scoreboard.researcherbench_coverage`; 004 Table 3).
 
     ``signal`` (ANALYSES §0, §4): default and ``each``: S_c per (report, annotator) and
     every annotator's label against the judge; ``majority`` / ``adjudicated``: one label
@@ -158,10 +166,12 @@ def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 
         jscore = coverage_scores(data.report[data.j_unit[jrows]], data.j_covered[jrows],
                                  data.weight[data.j_unit[jrows]])  # fmt: skip
         jsys = np.array([rep_system[r] for r in jscore.report], dtype=int)
-        block["judge_coverage_by_system"] = nan_to_none(
+        block["judge_coverage_paired_by_system"] = nan_to_none(
             [np.nanmean(jscore.score[jsys == k]) if (jsys == k).any() else np.nan
              for k in range(len(data.systems))]
         )  # fmt: skip
+        mine = (benchmark or {}).get(judge, {})
+        block["judge_coverage_benchmark_by_system"] = [mine.get(name) for name in data.systems]
         out["judges"].append(block)
     if signal is not None:
         out["human_signal"] = signal_summary(data, "covered", signal, sig)

@@ -59,7 +59,8 @@ def deepscholar_sets(rows) -> tuple[dict[str, np.ndarray], dict[str, str]]:
 
 
 def analyse_iaa(sets: dict[str, np.ndarray], levels: dict[str, str] | None = None) -> list[dict]:
-    """Strict, Cohen (slots), Fleiss, Krippendorff at the kind's level, per label kind."""
+    """Strict, Cohen (mean over annotator pairs), Fleiss, Krippendorff at the kind's level,
+    per label kind (``levels`` overrides ``LEVELS`` for kinds named at run time)."""
     out = []
     for kind, m in sets.items():
         level = (levels or {}).get(kind) or LEVELS.get(kind, "nominal")

@@ -13,20 +13,22 @@ from metaeval.stats.leaderboard import leaderboard
 from metaeval.stats.researchqa_pairwise import (
     BOTH_BAD,
     binarised_agreement,
+    binarised_agreement_rows,
     human_vs_majority,
+    human_vs_majority_rows,
     judge_credit,
     plurality_labels,
 )
 from metaeval.stats.signal import collapse
 from metaeval.stats.signal import note as signal_note
 
-from ._common import interval, share
+from ._common import share
 
 
 def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
     if len(outcome) == 0:
         return {"rows": [], "notes": ["No battle."], "resampled": None}
-    board = leaderboard(system_a, system_b, outcome, len(names), n_rounds=max(rounds, 1),
+    board = leaderboard(system_a, system_b, outcome, len(names), n_rounds=max(rounds, 0),
                         seed=seed, clusters=clusters, names=names)  # fmt: skip
     return {
         "rows": [
@@ -37,6 +39,8 @@ def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
         ],
         "notes": list(board.notes),
         "resampled": board.resampled,
+        "rounds": board.n_rounds,
+        "rounds_without_estimate": board.rounds_without_estimate,
     }  # fmt: skip
 
 
@@ -82,7 +86,6 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
     ref_q = q[ref_item]
     hm = human_vs_majority(m)
     pa = binarised_agreement(m)
-    rows = np.arange(q.size)
     out = {
         "comparisons": int(q.size),
         "majority": {
@@ -90,23 +93,25 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
             "no_majority": maj.n_no_majority,
             "direction": maj.n_direction,
         },  # fmt: skip
-        "human_vs_majority": interval(
-            lambda r: human_vs_majority(m[r]).value,
+        # both are ratios of per-comparison sums: their bootstrap resamples the sums
+        "human_vs_majority": share(
+            *human_vs_majority_rows(m),
             q,
             rounds,
             seed,
-            hm.n,
             "No annotator label has a majority of the others to compare with.",
-        ),  # fmt: skip
+        )
+        | {"n": hm.n},  # fmt: skip
         "human_vs_majority_skipped": hm.n_no_majority,
-        "binarised_pa": interval(
-            lambda r: binarised_agreement(m[r]).strict,
+        "human_vs_majority_alone": hm.n_alone,
+        "binarised_pa": share(
+            *binarised_agreement_rows(m),
             q,
             rounds,
             seed,
-            pa.n_pairs,
             "No comparison has two direction labels.",
-        ),  # fmt: skip
+        )
+        | {"n": pa.n_pairs},  # fmt: skip
         "judges": [],
     }
     credits = {}
@@ -133,13 +138,27 @@ def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
     if summary is not None:
         out["human_signal"] = summary | {"note": signal_note(summary)}
     for judge in data.judges:
-        first, second = data.verdicts(judge, "ensemble")
-        if np.isnan(first).all():
-            first, second = data.verdicts(judge, "direct")
-        a = np.concatenate((rows, rows))
-        v = np.concatenate((first, second))
-        ok = ~np.isnan(v)
-        out["leaderboard"][judge] = _board(data.system_a[a[ok]], data.system_b[a[ok]],
-                                           v[ok].astype(int), data.systems, rounds, seed,
-                                           None if clusters is None else q[a[ok]])  # fmt: skip
+        out["leaderboard"][judge] = judge_board(data, judge, rounds, seed, leaderboard_by)
     return out
+
+
+def judge_battles(data: PairwiseData, judge: str) -> tuple[np.ndarray, np.ndarray]:
+    """(comparison, outcome) per battle of a judge (ANALYSES §1 "Leaderboard"): its
+    ensemble verdicts, else its direct verdicts with the two orders as two battles."""
+    first, second = data.verdicts(judge, "ensemble")
+    if np.isnan(first).all():
+        first, second = data.verdicts(judge, "direct")
+    rows = np.arange(data.question.size)
+    a = np.concatenate((rows, rows))
+    v = np.concatenate((first, second))
+    ok = ~np.isnan(v)
+    return a[ok], v[ok].astype(int)
+
+
+def judge_board(data: PairwiseData, judge: str, rounds: int, seed: int,
+                leaderboard_by: str = "battles") -> dict:  # fmt: skip
+    """A judge's Bradley–Terry leaderboard from its verdicts alone (no human label)."""
+    item, outcome = judge_battles(data, judge)
+    clusters = data.question[item] if leaderboard_by == "questions" else None
+    return _board(data.system_a[item], data.system_b[item], outcome, data.systems, rounds,
+                  seed, clusters)  # fmt: skip

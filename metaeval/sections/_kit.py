@@ -27,6 +27,21 @@ def has(model, study_id: int, **filters) -> bool:
     return model.objects.filter(study_id=study_id, **filters).exists()
 
 
+def present(study_id: int, *models) -> set:
+    """The models among ``models`` with a row of the study: one query of ``EXISTS``
+    subqueries, however many models (a section reading many kinds pays one query)."""
+    from django.db.models import Exists, OuterRef
+
+    from annotation.models import Study
+
+    names = {f"has_{k}": m for k, m in enumerate(models)}
+    row = (Study.objects.filter(pk=study_id)
+           .annotate(**{n: Exists(m.objects.filter(study_id=OuterRef("pk")))
+                        for n, m in names.items()})
+           .values(*names).first()) or {}  # fmt: skip
+    return {m for n, m in names.items() if row.get(n)}
+
+
 def loaded(analysis, kind: str, load):
     """``load()`` once per selection (sections of one page share a loader's data)."""
     cache = analysis.__dict__.setdefault("_issue16_loaded", {})

@@ -3,7 +3,7 @@
 
 from ..exports import report_tables
 from ..formatting import metric_rows
-from .base import Section, register
+from .base import Section, register, without_comparisons
 
 
 def _tables(result, entry):
@@ -17,6 +17,7 @@ def _context(result, entry):
 
 
 register(Section(
+    absent=without_comparisons,
     key="agreement", title="Human vs judge, per metric",
     template="metaeval/sections/agreement.html",
     compute=lambda analysis: {"preference": analysis.report.get("preference") or {},

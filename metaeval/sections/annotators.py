@@ -2,7 +2,7 @@
 their own metric-wise scores (Fig. 4)."""
 
 from ..figures import figure_tables
-from .base import Section, plotted, register
+from .base import Section, plotted, register, without_comparisons
 
 NAMES = ("annotator_judge", "annotator_self")
 
@@ -13,6 +13,7 @@ def _tables(result, entry):
 
 
 register(Section(
+    absent=without_comparisons,
     key="annotators", title="Per-annotator alignment",
     template="metaeval/sections/annotators.html",
     compute=lambda analysis: {name: analysis.figures.get(name) for name in NAMES},

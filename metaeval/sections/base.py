@@ -18,6 +18,18 @@ def no_context(result, entry) -> dict:
     return {}
 
 
+def without_comparisons(result, entry) -> str | None:
+    """Why a section over the agreement report's comparisons (medal rankings and
+    metric-wise scores, METHODS §5) is left out: the selection has none of them."""
+    selection = (entry.get("report") or {}).get("selection") or {}
+    if selection.get("n_judgments"):
+        return None
+    return (
+        "this selection has no medal ranking or metric-wise score, the comparisons "
+        "these sections analyse (METHODS §5)."
+    )
+
+
 @dataclass(frozen=True)
 class FigureSpec:
     """One figure: its download name, its title, and ``draw(result, entry)`` returning the
@@ -59,7 +71,8 @@ class Section:
     the ``agreement`` command's plain-text output. ``in_report``: the result is already a
     part of the agreement report dict (the built-in sections); otherwise, with
     ``payload``, it is added to that dict under ``key`` (API, command JSON, report.json).
-    ``serializer``: its shape for the OpenAPI schema.
+    ``serializer``: its shape for the OpenAPI schema. ``absent(result, entry)``: the one
+    line the page shows instead of the section when the selection has no data for it.
     """
 
     key: str
@@ -74,6 +87,10 @@ class Section:
     payload: bool = True
     serializer: Any = None
     order: int = 100
+    #: ``absent(result, entry)``: why the section is left out of the page (one line shown
+    #: instead of it), or None to show it; a section whose ``compute`` gives None is left
+    #: out without a line (its kind has no judgment in the study)
+    absent: Callable[[Any, dict], str | None] | None = None
 
 
 _REGISTRY: dict[str, Section] = {}

@@ -2,9 +2,10 @@
 human tie rate and the threshold applied (METHODS §5)."""
 
 from ..figures import figure_tables
-from .base import Section, plotted, register
+from .base import Section, plotted, register, without_comparisons
 
 register(Section(
+    absent=without_comparisons,
     key="calibration", title="Tie calibration", template="metaeval/sections/calibration.html",
     compute=lambda analysis: analysis.figures.get("calibration"),
     tables=lambda result, entry: {"calibration": figure_tables(entry["figures"])["calibration"]},

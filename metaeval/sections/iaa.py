@@ -2,9 +2,10 @@
 
 from ..exports import report_tables
 from ..formatting import iaa_cells
-from .base import Section, register
+from .base import Section, register, without_comparisons
 
 register(Section(
+    absent=without_comparisons,
     key="iaa", title="Inter-annotator agreement", template="metaeval/sections/iaa.html",
     compute=lambda analysis: analysis.report.get("iaa") or {},
     tables=lambda result, entry: {"iaa": report_tables(entry["report"])["iaa"]},

@@ -3,9 +3,10 @@ cross-judge Pearson matrix of overall scores (Fig. 10), from :mod:`metaeval.alig
 
 from ..figures import alignment_tables
 from ..formatting import judge_table
-from .base import Section, plotted, register
+from .base import Section, plotted, register, without_comparisons
 
 register(Section(
+    absent=without_comparisons,
     key="judges", title="Judges compared", template="metaeval/sections/judges.html",
     compute=lambda analysis: analysis.alignment,
     tables=lambda result, entry: alignment_tables(result),

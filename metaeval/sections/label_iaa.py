@@ -1,8 +1,10 @@
 """IAA of every doubly annotated label kind (METHODS §5 IAA; docs/ANALYSES.md §6): strict
-agreement, Cohen's κ (slots), Fleiss' κ and Krippendorff's α at the kind's level of
-measurement, for preferences, 0–4 and binary coverage, every quality type, claim
-support and each DeepScholar label kind (human vs human, seed 002 §8.11). Each kind's loader runs only when the study has judgments of it (the other
-sections of the page share the loaded data)."""
+agreement, Cohen's κ (mean over annotator pairs), Fleiss' κ and Krippendorff's α at the
+kind's level of measurement, for preferences, 0–4 and binary coverage, every quality type,
+claim support, 5-point report ratings, human metric scores, paragraph relevance,
+rubric-item confidence and each DeepScholar label kind (human vs human, seed 002 §8.11).
+Each kind's loader runs only when the study has judgments of it (the other sections of the
+page share the loaded data)."""
 
 from contextlib import suppress
 
@@ -18,6 +20,7 @@ from annotation.models import (
 from ..analyses.iaa import analyse_iaa, deepscholar_sets, label_sets
 from ..analysis_schema import LabelIAAListSerializer
 from ..loaders._db import settings_filter
+from ..loaders.label_kinds import LABEL_KIND_MODELS, load_label_kinds
 from ..loaders.pairwise import load_pairwise
 from . import _kit
 from .base import FigureSpec, Section, register
@@ -37,20 +40,25 @@ NOT_APPLICABLE = (
 
 def _compute(analysis):
     sid = analysis.study_id
+    has = _kit.present(sid, PairwisePreference, RubricCoverage, QueryQuality,
+                       RubricItemQuality, ClaimCheck, DeepScholarLabel,
+                       *LABEL_KIND_MODELS)  # fmt: skip
     kinds = {}
-    if _kit.has(PairwisePreference, sid):
+    if PairwisePreference in has:
         kinds["pairwise"] = _kit.loaded(analysis, "pairwise",
                                         lambda: load_pairwise(sid, _kit.settings(analysis)))  # fmt: skip
-    if _kit.has(RubricCoverage, sid):
+    if RubricCoverage in has:
         kinds["coverage"] = coverage_data(analysis)
-    if _kit.has(QueryQuality, sid) or _kit.has(RubricItemQuality, sid):
+    if QueryQuality in has or RubricItemQuality in has:
         with suppress(ValueError):  # a label outside the paper's scale: the kind is left out
             kinds["quality"] = quality_data(analysis)
-    if _kit.has(ClaimCheck, sid):
+    if ClaimCheck in has:
         kinds["claims"] = claim_data(analysis)
     sets = label_sets(**kinds) if kinds else {}
+    if has & set(LABEL_KIND_MODELS):
+        sets |= load_label_kinds(sid, _kit.settings(analysis), has)
     levels: dict[str, str] = {}
-    if _kit.has(DeepScholarLabel, sid):
+    if DeepScholarLabel in has:
         rows = DeepScholarLabel.objects.filter(
             study_id=sid, **settings_filter(_kit.settings(analysis))
         ).values_list("kind", "question_id", "report_id", "unit", "annotator_id", "label")

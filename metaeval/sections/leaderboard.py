@@ -20,7 +20,8 @@ def _compute(analysis):
     boards, probs = [], []
     for source, board in full["leaderboard"].items():
         boards.append({"source": source, "rows": board["rows"], "notes": board["notes"],
-                       "resampled": board["resampled"]})  # fmt: skip
+                       "resampled": board["resampled"], "rounds": board.get("rounds", 0),
+                       "rounds_without_estimate": board.get("rounds_without_estimate", 0)})  # fmt: skip
         rows = [r for r in board["rows"] if r["rating"] is not None]
         for a, b in zip(rows, rows[1:], strict=False):
             probs.append({"source": source, "a": a["system"], "b": b["system"],

@@ -10,7 +10,9 @@ from annotation.models import RubricCoverage
 
 from ..analyses.coverage import analyse_binary_coverage
 from ..analyses.researchqa_pairwise import judge_differences
+from ..analyses.scoreboard import researcherbench_coverage
 from ..analysis_schema import ResearcherBenchAnalysisSerializer
+from ..loaders.scoreboard import load_coverage_results
 from . import _kit
 from .base import FigureSpec, Section, register
 from .coverage_alignment import coverage_data
@@ -25,7 +27,10 @@ def _compute(analysis):
     data = coverage_data(analysis)
     rounds, seed = _kit.rounds(analysis), analysis.options.seed
     signal = analysis.options.human_signal
-    out = analyse_binary_coverage(data, rounds=rounds, seed=seed, signal=signal)
+    results = _kit.loaded(analysis, "judge_coverage_results",
+                          lambda: load_coverage_results(analysis.study_id, analysis.options))  # fmt: skip
+    out = analyse_binary_coverage(data, rounds=rounds, seed=seed, signal=signal,
+                                  benchmark=researcherbench_coverage(results))  # fmt: skip
     out["systems"] = list(data.systems)
     credits = {}
     sig = data.signal("covered", signal)
@@ -56,9 +61,12 @@ def _tables(result, entry):
     for k, name in enumerate(result["systems"]):
         row = {"system": name, **_kit.cells(result["human_coverage_by_system"].get(name), "human_")}
         for j in result["judges"]:
-            row[j["judge"]] = j["judge_coverage_by_system"][k]
+            row[f"{j['judge']} (labelled units)"] = j["judge_coverage_paired_by_system"][k]
+            row[f"{j['judge']} (benchmark, all items)"] = j["judge_coverage_benchmark_by_system"][k]
         systems.append(row)
-    sys_cols = ["system", "human_value", "human_n", *(j["judge"] for j in result["judges"])]
+    sys_cols = ["system", "human_value", "human_n"]
+    for j in result["judges"]:
+        sys_cols += [f"{j['judge']} (labelled units)", f"{j['judge']} (benchmark, all items)"]
     return {
         "researcherbench_judges": (judges, cols),
         "researcherbench_systems": (systems, sys_cols),

@@ -34,8 +34,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-import scipy.optimize
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from .decisions import as_decisions
 
@@ -71,22 +70,36 @@ def _groups(system_a, system_b, outcome, n_systems):
     return uniq // 3 // n_systems, uniq // 3 % n_systems, (uniq % 3) / 2, size
 
 
+def _newton(points, games, l2: float, c=None, max_iter: int = 100) -> np.ndarray:
+    """Penalised maximum likelihood of c for a stack of rounds (rounds × n × n points i
+    gained against j, and games between them), by Newton's method on
+    ``Σ P_ij·log σ(ln10·(c_i − c_j)) − l2/2·‖c‖²`` — concave, so Newton converges from
+    any start where the estimate exists; a step is capped at 1 (400 Elo) so a far start
+    cannot overshoot. Converged when the step, less its mean (the near-flat direction the
+    tiny penalty fixes), is below 1e-9 in every round."""
+    rounds, m, _ = points.shape
+    c = np.zeros((rounds, m)) if c is None else np.array(c, dtype=float)
+    eye = np.eye(m)
+    for _ in range(max_iter):
+        p = expit(_LN * (c[:, :, None] - c[:, None, :]))
+        grad = _LN * (points - games * p).sum(axis=2) - l2 * c
+        w = _LN**2 * games * p * (1 - p)
+        hess = w.sum(axis=2)[:, :, None] * eye - w + l2 * eye  # minus the Hessian
+        step = np.clip(np.linalg.solve(hess, grad[:, :, None])[:, :, 0], -1.0, 1.0)
+        c = c + step
+        moved = step - step.mean(axis=1, keepdims=True)
+        if not np.isfinite(step).all() or np.abs(moved).max(initial=0) < 1e-9:
+            break
+    return c
+
+
 def _fit(ga, gb, gs, weight, n_systems, l2, c0=None):
-    """Penalised MLE of c given battle groups (a, b, A's points, how many)."""
-    wins = weight * gs
-
-    def nll(c):
-        z = _LN * (c[ga] - c[gb])
-        f = -(wins * log_expit(z) + (weight - wins) * log_expit(-z)).sum()
-        g_z = -(wins - weight * expit(z)) * _LN
-        grad = np.bincount(ga, g_z, n_systems) - np.bincount(gb, g_z, n_systems)
-        return f + 0.5 * l2 * c @ c, grad + l2 * c
-
-    c0 = np.zeros(n_systems) if c0 is None else c0
-    res = scipy.optimize.minimize(
-        nll, c0, jac=True, method="L-BFGS-B", options={"gtol": 1e-10, "maxiter": 10_000}
-    )
-    return res.x
+    """Penalised MLE of c given battle groups (a, b, A's points, how many): the
+    aggregated win counts, fitted by :func:`_newton`."""
+    points = _points(ga, gb, gs, np.asarray(weight, dtype=float)[None, :], n_systems)
+    games = points + points.transpose(0, 2, 1)
+    start = None if c0 is None else np.asarray(c0, dtype=float)[None, :]
+    return _newton(points, games, l2, start)[0]
 
 
 def _ratings(c, played):
@@ -178,6 +191,65 @@ def bradley_terry(system_a, system_b, outcome, n_systems: int, l2: float = 1e-6)
     return bradley_terry_fit(system_a, system_b, outcome, n_systems, l2).rating
 
 
+class BootstrapRatings(NamedTuple):
+    ratings: np.ndarray  # rounds × systems, NaN in a round without an estimate
+    estimable: np.ndarray  # rounds: the resample has a maximum-likelihood estimate
+
+
+def _points(ga, gb, gs, weights, n: int) -> np.ndarray:
+    """rounds × n × n: the points i gained against j (a win 1, a tie ½ to each side) in
+    each round, from the battle groups' weights (rounds × groups): the aggregated win
+    counts, all the likelihood needs."""
+    rounds = weights.shape[0]
+    to_a = np.zeros((ga.size, n * n))
+    to_a[np.arange(ga.size), ga * n + gb] = gs
+    to_b = np.zeros((ga.size, n * n))
+    to_b[np.arange(ga.size), gb * n + ga] = 1 - gs
+    return (weights @ (to_a + to_b)).reshape(rounds, n, n)
+
+
+def _strongly_connected(edges: np.ndarray) -> np.ndarray:
+    """Per round (rounds × n × n boolean adjacency): every system reaches every other
+    (transitive closure by repeated squaring, log2 n boolean products)."""
+    n = edges.shape[1]
+    reach = edges | np.eye(n, dtype=bool)
+    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))))):
+        reach = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+    return reach.all(axis=(1, 2))
+
+
+def bootstrap_ratings(ga, gb, gs, weights, n_systems: int, defined, l2: float = 1e-6,
+                      c0=None, max_iter: int = 100) -> BootstrapRatings:  # fmt: skip
+    """Ratings of every bootstrap round at once (issue 29: 1,000 rounds in milliseconds).
+
+    ``weights`` (rounds × groups): how often each battle group (:func:`_groups`) is drawn.
+    Only the systems ``defined`` on the full data are rated. A round has an estimate when
+    its "gained points against" graph on them is strongly connected — the condition for
+    the maximum-likelihood rating to exist (Ford 1957; Hunter 2004) —; a round without
+    one (a system that won or lost every resampled battle, or did not play) is NaN and
+    flagged, never rated through the penalty (METHODS §7, issue 27). The others are
+    fitted on their aggregated win counts by Newton's method on the penalised
+    log-likelihood of :func:`_fit`, every round in one array, warm-started from ``c0``
+    (the full data's coefficients)."""
+    defined = np.asarray(defined, dtype=bool)
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    rounds = weights.shape[0]
+    idx = np.flatnonzero(defined)
+    out = np.full((rounds, n_systems), np.nan)
+    if idx.size < 2:
+        return BootstrapRatings(out, np.zeros(rounds, bool))
+    points = _points(ga, gb, gs, weights, n_systems)[:, idx][:, :, idx]
+    games = points + points.transpose(0, 2, 1)
+    ok = _strongly_connected(points > 0)
+    P, N = points[ok], games[ok]
+    start = None if c0 is None else np.tile(np.asarray(c0, dtype=float)[idx], (P.shape[0], 1))
+    c = _newton(P, N, l2, start, max_iter)
+    rated = np.full((P.shape[0], n_systems), np.nan)
+    rated[:, idx] = INIT_RATING + SCALE * (c - c.mean(axis=1, keepdims=True))
+    out[ok] = rated
+    return BootstrapRatings(out, ok)
+
+
 def bradley_terry_bootstrap(
     system_a,
     system_b,
@@ -191,25 +263,24 @@ def bradley_terry_bootstrap(
 
     Each round resamples the battles with replacement (a multinomial over the distinct
     (A, B, outcome) groups, which is the same distribution and much cheaper) and refits,
-    as ResearchQA / Chatbot Arena do. A system absent from a resample is NaN in that
-    round and ignored by its median / sd.
+    as ResearchQA / Chatbot Arena do (:func:`bootstrap_ratings`). A round without a
+    maximum-likelihood estimate is left out of the median and sd.
     """
     ga, gb, gs, size = _groups(system_a, system_b, outcome, n_systems)
     n_battles = np.bincount(np.concatenate((ga, gb)), np.concatenate((size, size)), n_systems)
     if ga.size == 0:
         nan = np.full(n_systems, np.nan)
         return EloRatings(nan, nan, nan, n_rounds, n_battles)
-    c_full = _fit(ga, gb, gs, size.astype(float), n_systems, l2)
     defined, _ = _defined(ga, gb, gs, size, n_systems, None)
+    on = defined[ga] & defined[gb]
+    c_full = (
+        _fit(ga[on], gb[on], gs[on], size[on].astype(float), n_systems, l2) if on.any() else None
+    )
     rating = bradley_terry_fit(system_a, system_b, outcome, n_systems, l2).rating
     rng = np.random.default_rng(seed)
     total = int(size.sum())
-    draws = rng.multinomial(total, size / total, size=n_rounds)
-    boot = np.empty((n_rounds, n_systems))
-    for r in range(n_rounds):
-        w = draws[r].astype(float)
-        played = (np.bincount(ga, w, n_systems) + np.bincount(gb, w, n_systems)) > 0
-        boot[r] = _ratings(_fit(ga, gb, gs, w, n_systems, l2, c_full), played)
+    draws = rng.multinomial(total, size / total, size=n_rounds).astype(float)
+    boot = bootstrap_ratings(ga, gb, gs, draws * on, n_systems, defined, l2, c_full).ratings
     with warnings.catch_warnings():  # all-NaN columns (never played) warn
         warnings.simplefilter("ignore", RuntimeWarning)
         median = np.nanmedian(boot, axis=0)

@@ -45,6 +45,7 @@ class MajorityAgreement(NamedTuple):
     value: float
     n: int  # labels compared
     n_no_majority: int  # labels skipped: the others had no majority
+    n_alone: int = 0  # labels skipped: no other label on their item to compare with
 
 
 def label_matrix(
@@ -199,6 +200,37 @@ def cohen_kappa(labels) -> KappaResult:
     return KappaResult(value, po, pe, int(m.shape[0]))
 
 
+class PairsKappa(NamedTuple):
+    value: float  # mean of the defined pairwise κ (NaN: none defined)
+    n_pairs: int  # annotator pairs with a defined κ
+    n_undefined: int  # annotator pairs that share units but whose κ is undefined
+
+
+def mean_pairwise_cohen_kappa(labels) -> PairsKappa:
+    """Cohen's κ as the mean over annotator pairs (Light 1971; the one rule of the report's
+    IAA and ``label_iaa``, docs/ANALYSES.md §6): for every two annotator columns, κ on the
+    units both labelled (:func:`cohen_kappa`, each with its own marginals); the figure is
+    the mean of the pairs' κ. With two annotators it is their κ. A pair whose κ is
+    undefined (one category on both sides) is left out and counted; NaN when no pair has
+    one. Why not the first two annotators of each unit: those "slots" mix different
+    people into one rater, whose marginals are no one's."""
+    m = _matrix(labels)
+    present = ~np.isnan(m)
+    values, undefined = [], 0
+    for i in range(m.shape[1]):
+        for j in range(i + 1, m.shape[1]):
+            both = present[:, i] & present[:, j]
+            if not both.any():
+                continue
+            k = cohen_kappa(m[both][:, [i, j]]).value
+            if np.isnan(k):
+                undefined += 1
+            else:
+                values.append(k)
+    value = float(np.mean(values)) if values else NO_IAA
+    return PairsKappa(value, len(values), undefined)
+
+
 def fleiss_kappa(labels, unequal: str = "raise") -> KappaResult:
     """Fleiss' κ (Fleiss 1971) over items with ≥ 2 labels.
 
@@ -292,6 +324,30 @@ def _majority(values: np.ndarray, rule: str) -> float:
     return float(winners[0]) if winners.size == 1 else NO_IAA
 
 
+def majority_agreement_rows(labels, rule: str = "plurality", include_self: bool = False):
+    """Per item: (labels agreeing with the majority, labels compared, labels skipped for
+    no majority, labels alone) — :func:`majority_agreement` is their sums, so a bootstrap
+    over items resamples these rows (a ratio of sums) instead of recomputing it."""
+    if rule not in ("plurality", "strict"):
+        raise ValueError("rule must be 'plurality' or 'strict'")
+    m = _matrix(labels)
+    out = np.zeros((4, m.shape[0]), dtype=np.int64)
+    for i, row in enumerate(m):
+        present = np.flatnonzero(~np.isnan(row))
+        if present.size < 2:
+            out[3, i] = int(present.size == 1 and not include_self)
+            continue
+        for j in present:
+            ref = row[present] if include_self else row[present[present != j]]
+            maj = _majority(ref, rule)
+            if np.isnan(maj):
+                out[2, i] += 1
+                continue
+            out[1, i] += 1
+            out[0, i] += row[j] == maj
+    return out[0], out[1], out[2], out[3]
+
+
 def majority_agreement(
     labels, rule: str = "plurality", include_self: bool = False
 ) -> MajorityAgreement:
@@ -303,26 +359,12 @@ def majority_agreement(
     *others* (``include_self=False``, so an annotator cannot agree with themself); the
     paper does not say which, so ``include_self=True`` is offered. ``rule``:
     'plurality' (a unique most frequent label) or 'strict' (more than half). Labels
-    whose reference group has no majority are skipped and counted in ``n_no_majority``.
-    Apply :func:`binarize` first to reproduce the direction-only setting.
+    whose reference group has no majority are skipped and counted in ``n_no_majority``;
+    a label alone on its item (no other label) is skipped and counted in ``n_alone``. Apply :func:`binarize` first to reproduce the direction-only setting.
     """
-    if rule not in ("plurality", "strict"):
-        raise ValueError("rule must be 'plurality' or 'strict'")
-    m = _matrix(labels)
-    agree = n = skipped = 0
-    for row in m:
-        present = np.flatnonzero(~np.isnan(row))
-        if present.size < 2:
-            continue
-        for j in present:
-            ref = row[present] if include_self else row[present[present != j]]
-            maj = _majority(ref, rule)
-            if np.isnan(maj):
-                skipped += 1
-                continue
-            n += 1
-            agree += row[j] == maj
-    return MajorityAgreement(agree / n if n else NO_IAA, n, skipped)
+    rows = majority_agreement_rows(labels, rule, include_self)
+    agree, n, skipped, alone = (int(x.sum()) for x in rows)
+    return MajorityAgreement(agree / n if n else NO_IAA, n, skipped, alone)
 
 
 def agreed_items(labels, min_labels: int = 2) -> np.ndarray:

@@ -19,7 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .bradley_terry import _fit, _groups, _ratings, bradley_terry_fit, elo_win_probability
+from .bradley_terry import _fit, _groups, bootstrap_ratings, bradley_terry_fit, elo_win_probability
+
+#: A bootstrap interval needs at least this many rounds with an estimate, and this share of
+#: the rounds asked for: the rounds left out are the resamples where one system swept, so
+#: when they are many the rest describe a conditional, too-narrow distribution (METHODS §7:
+#: undefined is null).
+MIN_ROUNDS, MIN_SHARE = 20, 0.5
 
 
 class LeaderboardRow(NamedTuple):
@@ -38,6 +44,7 @@ class Leaderboard(NamedTuple):
     notes: tuple[str, ...]
     n_rounds: int
     resampled: str  # "battles" or "questions"
+    rounds_without_estimate: int = 0  # left out of the median, sd and interval
 
 
 def win_probability_matrix(ratings) -> np.ndarray:
@@ -69,34 +76,52 @@ def leaderboard(
     points = np.bincount(sa, (d + 1) / 2, n_systems) + np.bincount(sb, (1 - d) / 2, n_systems)
     boot = np.full((n_rounds, n_systems), np.nan)
     defined = np.isfinite(fit.rating)
-    if sa.size and defined.any():
-        ga, gb, gs, _ = _groups(sa, sb, d, n_systems)
+    without = 0
+    notes = list(fit.notes)
+    if sa.size and defined.any() and n_rounds > 0:
+        ga, gb, gs, size = _groups(sa, sb, d, n_systems)
         key = (sa * n_systems + sb) * 3 + (d.astype(int) + 1)
         _, group_of_row = np.unique(key, return_inverse=True)
+        group_of_row = group_of_row.ravel()
         on = defined[ga] & defined[gb]
         rng = np.random.default_rng(seed)
-        if clusters is None:
-            draw = lambda: rng.multinomial(sa.size, np.full(sa.size, 1 / sa.size))  # noqa: E731
-            codes = None
-        else:
+        if clusters is None:  # battle by battle: a multinomial over the battle groups
+            total = int(size.sum())  # (the same distribution as over the battles)
+            weights = rng.multinomial(total, size / total, size=n_rounds).astype(float)
+        else:  # whole questions: each battle weighted by how often its question was drawn
             _, codes = np.unique(np.asarray(clusters).ravel(), return_inverse=True)
+            codes = codes.ravel()
             k = int(codes.max()) + 1
-            draw = lambda: np.bincount(rng.integers(0, k, k), minlength=k)[codes]  # noqa: E731
-        for r in range(n_rounds):
-            w = np.bincount(group_of_row.ravel(), draw().astype(float), ga.size)
-            w = np.where(on, w, 0.0)
-            played = (np.bincount(ga, w, n_systems) + np.bincount(gb, w, n_systems)) > 0
-            if not played.any():
-                continue
-            c = _fit(ga, gb, gs, w, n_systems, l2)
-            boot[r] = _ratings(c, played & defined)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        median = np.nanmedian(boot, axis=0)
-        sd = np.nanstd(boot, axis=0, ddof=1)
-        low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+            per_cluster = np.zeros((k, ga.size))  # battles of each group in each question
+            np.add.at(per_cluster, (codes, group_of_row), 1.0)
+            drawn = rng.multinomial(k, np.full(k, 1 / k), size=n_rounds).astype(float)
+            weights = drawn @ per_cluster
+        weights *= on  # aggregated win counts per battle group and round
+        c0 = _fit(ga[on], gb[on], gs[on], size[on].astype(float), n_systems, l2)
+        got = bootstrap_ratings(ga, gb, gs, weights, n_systems, defined, l2, c0)
+        boot = got.ratings
+        without = int((~got.estimable).sum())
+    kept = n_rounds - without
+    enough = kept >= max(MIN_ROUNDS, MIN_SHARE * n_rounds)
+    if without:
+        notes.append(
+            f"Bradley-Terry bootstrap: {without} of {n_rounds} rounds had no maximum-likelihood "
+            "estimate (a system won or lost every resampled battle, or did not play) and are "
+            "left out of the median, sd and interval."
+            + ("" if enough else f" Too few remain ({kept}, fewer than "
+               f"{max(MIN_ROUNDS, int(np.ceil(MIN_SHARE * n_rounds)))}): no interval.")
+        )  # fmt: skip
+    median, sd, low, high = (np.full(n_systems, np.nan) for _ in range(4))
+    if n_rounds > 0:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            median = np.nanmedian(boot, axis=0)
+            sd = np.nanstd(boot, axis=0, ddof=1)
+            low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
     for arr in (median, sd, low, high):
         arr[~defined] = np.nan
+        if not enough:
+            arr[:] = np.nan
     rows = [
         LeaderboardRow(i, float(fit.rating[i]), float(median[i]), float(sd[i]), float(low[i]),
                        float(high[i]), int(battles[i]), float(points[i]))
@@ -104,4 +129,6 @@ def leaderboard(
         if battles[i] > 0
     ]  # fmt: skip
     rows.sort(key=lambda row: (np.isnan(row.rating), -np.nan_to_num(row.rating)))
-    return Leaderboard(rows, fit.notes, n_rounds, "battles" if clusters is None else "questions")
+    return Leaderboard(
+        rows, tuple(notes), n_rounds, "battles" if clusters is None else "questions", without
+    )

@@ -31,7 +31,9 @@ from .iaa import (
     PairwiseAgreement,
     binarize,
     binary_pairwise_agreement,
+    category_counts,
     majority_agreement,
+    majority_agreement_rows,
 )
 
 A_BETTER, B_BETTER, TIE, BOTH_BAD = 1, -1, 0, 2
@@ -80,12 +82,32 @@ def direction_labels(labels) -> np.ndarray:
 def human_vs_majority(labels, direction_only: bool = True) -> MajorityAgreement:
     """Each annotator vs the plurality of the others (ResearchQA §3.3: 84 %).
 
-    With ``direction_only`` (the paper: "annotators with direction label preferences"),
-    Tie and Both bad are dropped before voting; a label whose others tie is skipped and
-    counted in ``n_no_majority``.
+    METHODS §7 exactly: with ``direction_only`` (the paper: "annotators with direction
+    label preferences"), Tie and Both bad are dropped first; each remaining direction label
+    is compared with the plurality of the *other* direction labels of its comparison; a
+    label whose others tie is left out and counted in ``n_no_majority``, one with no other
+    direction label left out and counted in ``n_alone``.
     """
     m = direction_labels(labels) if direction_only else np.asarray(labels, dtype=float)
     return majority_agreement(m, rule="plurality", include_self=False)
+
+
+def human_vs_majority_rows(labels) -> tuple[np.ndarray, np.ndarray]:
+    """Per comparison: (direction labels agreeing with the others' plurality, labels
+    compared): :func:`human_vs_majority` is Σ / Σ, so its bootstrap over questions is a
+    ratio of cluster sums (issue 29: the per-round recomputation took seconds)."""
+    agree, n, _, _ = majority_agreement_rows(direction_labels(labels), "plurality", False)
+    return agree, n
+
+
+def binarised_agreement_rows(labels) -> tuple[np.ndarray, np.ndarray]:
+    """Per comparison: (annotator pairs with equal direction labels, pairs where both gave
+    a direction): :func:`binarised_agreement` is Σ / Σ."""
+    counts, _ = category_counts(binarize(labels, **RESEARCHQA_PREFERENCE))
+    n_i = counts.sum(axis=1)
+    pairs = np.where(n_i >= 2, n_i * (n_i - 1) // 2, 0)
+    equal = np.where(n_i >= 2, (counts * (counts - 1) // 2).sum(axis=1), 0)
+    return equal, pairs
 
 
 def binarised_agreement(labels) -> PairwiseAgreement:

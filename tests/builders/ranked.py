@@ -16,8 +16,10 @@ SYSTEMS = ("gamma", "alpha", "beta")
 MEDALS = ("gold", "silver", "bronze")
 
 
-def ranked_study(n_questions: int = 12, name: str = "ranked", seed: int = 0) -> Study:
-    """Two annotators rank three systems per question; one judge scores every report.
+def ranked_study(n_questions: int = 12, name: str = "ranked", seed: int = 0,
+                 annotators: int = 2) -> Study:  # fmt: skip
+    """Two (``annotators``) annotators rank three systems per question; one judge scores
+    every report.
 
     Deterministic: medals and scores come from a seeded generator so tests can compare
     the same study through different paths (command, API, Celery).
@@ -28,7 +30,8 @@ def ranked_study(n_questions: int = 12, name: str = "ranked", seed: int = 0) -> 
     study = Study.objects.create(name=name)
     systems = {s: System.objects.create(study=study, name=s) for s in SYSTEMS}
     judge = Judge.objects.create(name=f"{name}-judge")
-    annotators = [Annotator.objects.create(pseudonym=f"{name}-{k}") for k in ("ann1", "ann2")]
+    annotators = [Annotator.objects.create(pseudonym=f"{name}-ann{k}")
+                  for k in range(1, annotators + 1)]  # fmt: skip
     for q in range(n_questions):
         question = Question.objects.create(
             study=study, external_id=f"q{q}", text=f"Question {q}?", split="dev"

@@ -13,9 +13,9 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 
-from metaeval import tasks
+from metaeval import sections, tasks
 from metaeval.models import ReportRun
-from metaeval.reports import ReportOptions, agreement_report
+from metaeval.reports import ReportOptions
 from tests.builders.ranked import ranked_study
 from tests.judges.test_worker import start_worker, wait_for
 
@@ -67,6 +67,6 @@ def test_a_report_run_killed_mid_bootstrap_is_restarted_and_finishes(
         second.wait(timeout=20)
     assert done.status == ReportRun.Status.DONE, done.error
     assert done.attempts == 2 and done.progress == 1.0 and done.lease != dead.lease
-    uninterrupted = agreement_report(study.pk, OPTIONS)
+    uninterrupted = sections.report(study.pk, OPTIONS)  # what a run computes
     assert done.result == uninterrupted
     assert done.result["preference"]["overall"]["ci"]["rounds"] == OPTIONS.bootstrap

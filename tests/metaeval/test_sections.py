@@ -58,7 +58,10 @@ def study(client, researcher_user):
 
 def test_the_built_in_sections_are_registered_in_page_order():
     keys = [s.key for s in sections.registered()]
-    assert keys[:4] == ["selection", "iaa", "agreement", "system"]
+    built_in = [s.key for s in sections.registered() if s.in_report]
+    assert built_in[:4] == ["selection", "iaa", "agreement", "system"]
+    # each benchmark's own scoreboard (judge results alone) opens the page (issue 26)
+    assert keys[:2] == ["selection", "scoreboard"]
     assert {"judges", "annotators", "calibration", "confusion", "notes"} <= set(keys)
 
 
@@ -98,12 +101,14 @@ def test_a_registered_section_reaches_every_output(client, study, dummy, tmp_pat
 
 
 def test_without_extra_sections_the_report_is_the_agreement_report(study):
-    """The sections add keys and change none; on this study (medal rankings and a score
-    judge) the only one with data is the judge card (issue 27), which any study with a
-    judge has."""
+    """The sections add keys and change none; on this study (medal rankings, human metric
+    scores and a score judge) those with data are the judge card (issue 27), the
+    benchmark's scoreboard and the label IAA of its metric scores (issues 26, 27)."""
     options = reports.ReportOptions()
     got = sections.report(study.pk, options)
     base = reports.agreement_report(study.pk, options)
+    assert got.pop("scoreboard")["boards"]  # its judge's scores: the benchmark board
+    assert got.pop("label_iaa")["kinds"]  # its human metric scores, doubly annotated
     assert set(got) - set(base) == {"judge_card"}
     assert {k: got[k] for k in base} == base
 

@@ -101,3 +101,88 @@ def test_a_group_that_beat_the_rest_has_no_rating():
     fit = bradley_terry_fit(a, b, d, 4)
     assert np.isnan(fit.rating).all() and "a group of systems won every battle" in fit.notes[-1]
     assert np.isnan(bradley_terry_bootstrap(a, b, d, 4, n_rounds=20).median).all()
+
+
+# --- issue 27 / 29: rounds without an estimate; every round fitted at once ----------------
+
+
+def _sweepy(n_questions=6, seed=0):
+    """4 systems, every pair on every question; system 0 loses once (question 0)."""
+    rng = np.random.default_rng(seed)
+    a, b, d, q = [], [], [], []
+    for k in range(n_questions):
+        for i in range(4):
+            for j in range(i + 1, 4):
+                a.append(i), b.append(j), q.append(k)
+                d.append(-1 if (k, i, j) == (0, 0, 1) else 1 if i == 0 else rng.choice([-1, 0, 1]))
+    return np.array(a), np.array(b), np.array(d), np.array(q)
+
+
+def test_vectorised_rounds_equal_one_fit_per_round():
+    """Each round of :func:`bootstrap_ratings` is the maximum-likelihood fit of its resample
+    (checked against :func:`bradley_terry_fit` on the battles repeated as drawn), and a
+    round is flagged without estimate exactly where that fit leaves a rating undefined."""
+    from metaeval.stats.bradley_terry import _groups, bootstrap_ratings
+
+    a, b, d, _ = _sweepy()
+    ga, gb, gs, size = _groups(a, b, d, 4)
+    defined = np.isfinite(bradley_terry_fit(a, b, d, 4).rating)
+    assert defined.all()
+    rng = np.random.default_rng(3)
+    draws = rng.multinomial(int(size.sum()), size / size.sum(), size=60).astype(float)
+    got = bootstrap_ratings(ga, gb, gs, draws, 4, defined)
+    assert 0 < (~got.estimable).sum() < 60
+    for r in range(60):
+        times = draws[r].astype(int)
+        ra, rb = np.repeat(ga, times), np.repeat(gb, times)
+        rd = np.repeat(np.rint(gs * 2 - 1).astype(int), times)
+        one = bradley_terry_fit(ra, rb, rd, 4).rating
+        if got.estimable[r]:
+            assert one == pytest.approx(got.ratings[r], abs=1e-6)
+        else:
+            assert np.isnan(one).any() and np.isnan(got.ratings[r]).all()
+
+
+def test_rounds_without_an_estimate_are_counted_and_left_out():
+    from metaeval.stats.leaderboard import leaderboard
+
+    a, b, d, q = _sweepy()
+    board = leaderboard(a, b, d, 4, n_rounds=1000, clusters=q)
+    assert 0 < board.rounds_without_estimate < 500
+    assert any(f"{board.rounds_without_estimate} of 1000 rounds" in n for n in board.notes)
+    # no round rated through the penalty: every bound lies within a few hundred Elo
+    for row in board.rows:
+        assert 500 < row.low <= row.rating <= row.high < 1600, row
+        assert row.sd < 150
+
+
+def test_too_few_rounds_with_an_estimate_give_no_interval():
+    from metaeval.stats.leaderboard import leaderboard
+
+    # 0 > 1 > 2 on each of 30 questions, but for two upsets: 1 beats 0 on question 0, 2
+    # beats 1 on question 1. A round has an estimate only if it draws both questions
+    # (each ≈ 1 − (29/30)^30 ≈ 0.64): about 4 rounds in 10.
+    a = np.tile([0, 0, 1], 30)
+    b = np.tile([1, 2, 2], 30)
+    d = np.ones(90, int)
+    d[0], d[5] = -1, -1  # question 0: 1 beats 0; question 1: 2 beats 1
+    board = leaderboard(a, b, d, 3, n_rounds=400, clusters=np.repeat(np.arange(30), 3))
+    top = board.rows[0]
+    assert np.isfinite(top.rating)  # the fit on the data exists
+    assert board.rounds_without_estimate > 200
+    assert np.isnan([top.low, top.high, top.median, top.sd]).all()
+    assert any("Too few remain" in n for n in board.notes)
+
+
+def test_a_thousand_rounds_on_14_questions_and_4_systems_well_under_a_second():
+    import time
+
+    from metaeval.stats.leaderboard import leaderboard
+
+    a, b, d, q = _sweepy(14, seed=1)
+    leaderboard(a, b, d, 4, n_rounds=10)  # imports, first-call costs
+    for clusters in (None, q):
+        start = time.perf_counter()
+        board = leaderboard(a, b, d, 4, n_rounds=1000, clusters=clusters)
+        assert time.perf_counter() - start < 0.5, clusters is None
+        assert board.n_rounds == 1000

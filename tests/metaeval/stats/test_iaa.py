@@ -146,7 +146,7 @@ def test_majority_of_others():
     # annotator 1 likewise; annotator 2 vs (1, 1) -> 1: disagrees.
     # Item 2 (1, 1, 1): each vs (1, 1): agree x3. -> 3 agree of 4 compared, 2 skipped.
     r = majority_agreement([[1, 1, -1], [1, 1, 1]])
-    assert r == (0.75, 4, 2)
+    assert r == (0.75, 4, 2, 0)  # no label alone on its item
     # Including oneself, item 1 majority is 1 for everyone: 5 of 6 agree.
     assert majority_agreement([[1, 1, -1], [1, 1, 1]], include_self=True).value == pytest.approx(
         5 / 6

@@ -17,9 +17,10 @@ from metaeval.stats.adjudication_rates import (
 )
 from metaeval.stats.claim_support import support_agreement
 from metaeval.stats.figure import figure, nan_to_none
+from metaeval.stats.iaa import mean_pairwise_cohen_kappa
 from metaeval.stats.intervals import mean_interval, ratio_interval, statistic_interval
 from metaeval.stats.judge_comparison import compare_judges
-from metaeval.stats.label_iaa import LEVELS, first_two_slots, iaa_summary
+from metaeval.stats.label_iaa import LEVELS, iaa_summary
 from metaeval.stats.ratings import align, correlation, group_means, report_means
 from metaeval.stats.researcherbench import binary_judge_agreement, coverage_scores, f1_score
 from metaeval.stats.rubric_comparison import (
@@ -211,19 +212,21 @@ def test_ratings_per_system_and_correlations():
 # --- IAA of any label kind -----------------------------------------------------------
 
 
-def test_iaa_summary_levels_and_slots():
+def test_iaa_summary_levels_and_kappa_over_annotator_pairs():
     assert LEVELS["coverage"] == "ordinal" and LEVELS["preference"] == "nominal"
     m = np.array([[1, 1, NA], [NA, 2, 2], [0, NA, 1], [3, NA, NA]])
-    slots = first_two_slots(m)
-    assert slots[:3].tolist() == [[1, 1], [2, 2], [0, 1]] and np.isnan(slots[3, 1])
     res = iaa_summary(m, "ordinal")
     assert (res.n_units, res.n_pairs) == (3, 3)
     assert res.strict == pytest.approx(2 / 3)
-    # Cohen on the slots: p_o = 2/3; marginals (1/3 each of 0,1,2) and (1,2 at 1/3, 2/3..)
-    p1 = np.array([1, 1, 1]) / 3  # slot 1: 1, 2, 0
-    p2 = np.array([0, 2, 1]) / 3  # slot 2: 1, 2, 1 → categories 0, 1, 2
-    pe = float(p1 @ p2)
-    assert res.cohen_kappa == pytest.approx((2 / 3 - pe) / (1 - pe))
+    # Cohen's κ, mean over annotator pairs: (0, 1) share one unit labelled 1 by both and
+    # (1, 2) one labelled 2 by both: a single category, undefined, left out; (0, 2) share
+    # one unit, 0 vs 1: p_o = 0, p_e = 0, κ = 0. The mean of the defined pairs: 0.
+    assert res.cohen_kappa == 0.0
+    pairs = mean_pairwise_cohen_kappa(m)
+    assert (pairs.n_pairs, pairs.n_undefined) == (1, 2)
+    # two annotators: their Cohen's κ (p_o = 3/4; marginals (½, ½) and (¼, ¾): p_e = ½)
+    two = np.array([[1, 1], [0, 0], [0, 1], [1, 1]], dtype=float)
+    assert mean_pairwise_cohen_kappa(two).value == pytest.approx((0.75 - 0.5) / 0.5)
     empty = iaa_summary(np.array([[1.0, NA]]))
     assert empty.n_pairs == 0 and math.isnan(empty.strict)
 

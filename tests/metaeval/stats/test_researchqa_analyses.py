@@ -248,3 +248,78 @@ def test_coverage_figures_from_sums_equal_the_direct_ones():
     assert fast == pytest.approx(expected)
     assert np.isnan(figures_of_totals(moment_rows([2, 2], [2, 2]).sum(axis=0))[2:4]).all()
     assert np.isnan(figures_of_totals(np.zeros(8))).all()
+
+
+# --- METHODS §7: human vs majority, stated precisely (issue 27) ---------------------------
+
+
+def _methods_7(rows):
+    """METHODS §7 read literally, per comparison: keep the direction labels (Left / Right);
+    compare each with the plurality of the *other* direction labels of the comparison;
+    leave out a label with no other direction label, or whose others' plurality is tied."""
+    from collections import Counter
+
+    agree = n = tied = alone = 0
+    for row in rows:
+        directions = [v for v in row if v in (1, -1)]
+        for k, label in enumerate(directions):
+            others = directions[:k] + directions[k + 1 :]
+            if not others:
+                alone += 1
+                continue
+            top = Counter(others).most_common()
+            if len(top) > 1 and top[0][1] == top[1][1]:
+                tied += 1
+                continue
+            n += 1
+            agree += label == top[0][0]
+    return (agree / n if n else None), n, tied, alone
+
+
+def test_human_vs_majority_is_methods_7():
+    from metaeval.stats.researchqa_pairwise import human_vs_majority
+
+    A, B, T, X = 1, -1, 0, 2  # A better, B better, tie, both bad
+    rows = [
+        [A, A, B, T],  # A vs {A, B}: tied, left out; A vs {A, B}: tied; B vs {A, A}: wrong
+        [A, A, A, np.nan],  # each A vs {A, A}: right (3)
+        [A, T, X, np.nan],  # one direction label: alone
+        [B, A, B, B],  # B vs {A,B,B} right (×3); A vs {B,B,B} wrong
+    ]
+    got = human_vs_majority(np.array(rows, dtype=float))
+    assert (got.value, got.n, got.n_no_majority, got.n_alone) == (6 / 8, 8, 2, 1)
+    assert _methods_7(rows) == (6 / 8, 8, 2, 1)
+    rng = np.random.default_rng(27)
+    for _ in range(200):
+        m = rng.choice([A, B, T, X, np.nan], size=(rng.integers(1, 8), 4),
+                       p=[0.35, 0.3, 0.1, 0.05, 0.2])  # fmt: skip
+        got = human_vs_majority(m)
+        value, n, tied, alone = _methods_7(m.tolist())
+        assert (got.n, got.n_no_majority, got.n_alone) == (n, tied, alone)
+        assert (got.value if n else None) == (pytest.approx(value) if n else None)
+
+
+def test_human_agreement_figures_are_ratios_of_per_comparison_sums():
+    """The bootstrap resamples per-comparison sums (issue 29): Σ agree / Σ compared is
+    human_vs_majority and Σ equal / Σ pairs the binarised PA, on any label matrix."""
+    from metaeval.stats.researchqa_pairwise import (
+        binarised_agreement,
+        binarised_agreement_rows,
+        human_vs_majority,
+        human_vs_majority_rows,
+    )
+
+    rng = np.random.default_rng(29)
+    for _ in range(100):
+        m = rng.choice([1, -1, 0, 2, np.nan], size=(rng.integers(1, 9), 4),
+                       p=[0.35, 0.3, 0.1, 0.05, 0.2])  # fmt: skip
+        agree, n = human_vs_majority_rows(m)
+        hm = human_vs_majority(m)
+        assert n.sum() == hm.n
+        assert (agree.sum() / n.sum() if n.sum() else None) == (
+            pytest.approx(hm.value) if hm.n else None)  # fmt: skip
+        equal, pairs = binarised_agreement_rows(m)
+        pa = binarised_agreement(m)
+        assert pairs.sum() == pa.n_pairs
+        if pa.n_pairs:
+            assert equal.sum() / pairs.sum() == pytest.approx(pa.strict)

@@ -1,0 +1,125 @@
+"""Judge results alone → arrays, for each benchmark's own scoreboard (issue 26 "Reports that
+fit the protocol"; docs/ANALYSES.md §14).
+
+Nothing here reads a human label: a team that has imported a benchmark's judge outputs
+sees the benchmark's leaderboard before any expert has labelled anything. Every row is
+judge's result on one report (summed in the database where a report has many: coverage
+labels, DeepScholar labels), with its report's question (the bootstrap cluster) and
+system. Three queries (coverage, per-report scores, DeepScholar labels); the pairwise
+verdicts come from :func:`metaeval.loaders.pairwise.load_pairwise`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._db import codes, fetch, floats, ints
+
+
+@dataclass
+class JudgeRows:
+    """One judge result per row: its judge, report, question, system and values."""
+
+    judge: np.ndarray  # codes into ``judges``
+    report: np.ndarray
+    question: np.ndarray
+    system: np.ndarray  # codes into ``systems``
+    judges: list[str]
+    systems: list[str]
+    #: the kind-specific columns (coverage: ``label``, ``covered``, ``weight``; scores:
+    #: ``metric`` codes into ``metrics`` and ``value``; DeepScholar: ``kind``, ``label``)
+    columns: dict
+
+    @property
+    def size(self) -> int:
+        return int(self.report.size)
+
+
+def _objects(values) -> np.ndarray:
+    return np.array(values, dtype=object)
+
+
+def _rows(columns: list[list], names: tuple[str, ...], extra: dict) -> JudgeRows:
+    judge, judges = codes(columns[0])
+    system, systems = codes(columns[3])
+    return JudgeRows(judge=judge, report=ints(columns[1]), question=ints(columns[2]),
+                     system=system, judges=judges, systems=systems,
+                     columns={n: extra[n](c) for n, c in zip(names, columns[4:], strict=True)})  # fmt: skip
+
+
+def _systems(qs, options):
+    """The selection's systems (``systems`` / ``exclude_systems`` options)."""
+    if options is not None and options.systems:
+        qs = qs.filter(report__system__name__in=list(options.systems))
+    if options is not None and options.exclude_systems:
+        qs = qs.exclude(report__system__name__in=list(options.exclude_systems))
+    return qs
+
+
+def load_coverage_results(study_id: int, options=None) -> JudgeRows:
+    """Every judge rubric-coverage result of the study, summed per (judge, report) in the
+    database (one row per report, whatever the number of labels: a ResearchQA-scale study
+    holds millions): ``covered`` = Σ w·b / Σ w with ``weight`` = Σ w over the items with a
+    binary verdict (ResearcherBench), ``label`` = the mean 0–4 label (ResearchQA); NaN
+    where the judge gave none of that kind."""
+    from django.db.models import Avg, Case, F, FloatField, Sum, When
+
+    from judges.models import JudgeCoverage
+
+    qs = _systems(JudgeCoverage.objects.filter(report__question__study_id=study_id), options)
+    weight = F("item__weight")
+    cols = fetch(
+        qs.values("judge__name", "report_id", "report__question_id", "report__system__name")
+        .annotate(
+            num=Sum(Case(When(covered=True, then=weight), default=0.0, output_field=FloatField())),
+            den=Sum(Case(When(covered__isnull=False, then=weight), default=0.0,
+                         output_field=FloatField())),
+            label=Avg("label", output_field=FloatField()),
+        )
+        .order_by("judge__name", "report_id")
+        .values_list("judge__name", "report_id", "report__question_id", "report__system__name",
+                     "num", "den", "label"),
+        7,
+    )  # fmt: skip
+    rows = _rows(cols, ("num", "weight", "label"), {"num": floats, "weight": floats,
+                                                    "label": floats})  # fmt: skip
+    num, den = rows.columns.pop("num"), rows.columns["weight"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows.columns["covered"] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return rows
+
+
+def load_score_results(study_id: int, options=None) -> JudgeRows:
+    """Every per-report judge score of the study (``JudgeScore``: ScholarQA-CS2's metrics,
+    imported CSV metrics, derived coverage)."""
+    from judges.models import JudgeScore
+
+    qs = _systems(JudgeScore.objects.filter(report__question__study_id=study_id), options)
+    cols = fetch(qs.order_by("pk").values_list(
+        "judge__name", "report_id", "report__question_id", "report__system__name",
+        "metric", "value"), 6)  # fmt: skip
+    rows = _rows(cols, ("metric", "value"), {"metric": list, "value": floats})
+    metric, metrics = codes(rows.columns["metric"])
+    rows.columns["metric"], rows.columns["metrics"] = metric, metrics
+    return rows
+
+
+def load_deepscholar_results(study_id: int, options=None) -> JudgeRows:
+    """Every report-level DeepScholar judge label of the study (organization, nugget
+    support, retrieval relevance, entailment), counted per (judge, report, kind, label) in
+    the database (``n``); the question-level kinds (nugget and reference importance) have
+    no system and rank nothing."""
+    from django.db.models import Count
+
+    from annotation.models.deepscholar import REPORT_KINDS
+    from judges.models import JudgeDeepScholarLabel
+
+    qs = JudgeDeepScholarLabel.objects.filter(
+        question__study_id=study_id, kind__in=REPORT_KINDS, report__isnull=False
+    )
+    names = ("judge__name", "report_id", "question_id", "report__system__name", "kind", "label")
+    cols = fetch(_systems(qs, options).values(*names).annotate(n=Count("pk"))
+                 .order_by(*names).values_list(*names, "n"), 7)  # fmt: skip
+    return _rows(cols, ("kind", "label", "n"), {"kind": _objects, "label": _objects, "n": floats})

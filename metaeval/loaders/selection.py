@@ -1,0 +1,42 @@
+"""What a study's selection holds, over every judgment kind (issue 26): the report's
+selection line counts the judgments of every kind, not only the ScholarQA-CS2 comparisons
+the agreement report analyses. Three queries whatever the number of kinds (each a
+``UNION`` over the judgment models)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Value
+
+from ._db import settings_filter
+
+
+def judgment_counts(study_id: int, settings=None) -> dict:
+    """``{n_judgments, n_questions, n_annotators, by_kind: {verbose name: count}}`` over
+    every judgment model (``annotation.protection.judgment_models``)."""
+    from annotation.protection import judgment_models
+
+    models = sorted(judgment_models(), key=lambda m: m._meta.model_name)
+    where = {"study_id": study_id, **settings_filter(settings)}
+
+    def union(querysets):
+        first, *rest = querysets
+        return first.union(*rest, all=False) if rest else first
+
+    counts = union([
+        m.objects.filter(**where).order_by().values("study_id")
+        .annotate(kind=Value(str(m._meta.verbose_name)), n=Count("pk")).values_list("kind", "n")
+        for m in models
+    ])  # fmt: skip
+    by_kind = {kind: n for kind, n in counts if n}
+    questions = union(
+        [m.objects.filter(**where).order_by().values_list("question_id") for m in models]
+    )
+    annotators = union(
+        [m.objects.filter(**where).order_by().values_list("annotator_id") for m in models]
+    )
+    return {
+        "n_judgments": sum(by_kind.values()),
+        "n_questions": len(list(questions)),
+        "n_annotators": len(list(annotators)),
+        "by_kind": dict(sorted(by_kind.items())),
+    }

@@ -1,0 +1,52 @@
+"""Every analysis accepts every human signal the options declare (issue 27: ``majority``
+and ``adjudicated`` answered 400 "score_decisions: NaN input" on the demo): the agreement
+report, judge alignment, the page and every registered section, on the demo and on a study
+with one judgment of every kind. Units without a majority are left out and counted
+(METHODS §7)."""
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from metaeval import sections
+from metaeval.reports import HUMAN_SIGNALS, ReportOptions
+from tests.builders.analysis import analysis_world
+
+pytestmark = pytest.mark.django_db
+
+SIGNALS = (None, *HUMAN_SIGNALS)
+
+
+@pytest.fixture
+def demo(demo_module, researcher_user, client):
+    from annotation.models import Study
+
+    study = Study.objects.get(pk=demo_module)
+    study.researchers.add(researcher_user)
+    client.force_login(researcher_user)
+    cache.clear()
+    return study
+
+
+@pytest.mark.parametrize("signal", SIGNALS)
+def test_the_demo_answers_every_signal(client, demo, signal):
+    query = f"?human_signal={signal}" if signal else ""
+    for name in ("api-agreement", "api-judge-alignment"):
+        got = client.get(reverse(name, args=[demo.pk]) + query)
+        assert got.status_code == 200, (name, got.content[:300])
+    report = client.get(reverse("api-agreement", args=[demo.pk]) + query).json()
+    assert report["iaa"]["n_pairs"] > 0  # IAA reads every judgment whatever the signal
+    if signal in ("majority", "adjudicated"):
+        rows = report["selection"]["human_signal_rows"]
+        assert rows["tied"] > 0 and rows["kept"] + rows["tied"] == rows["units"]
+        assert any("tied" in n for n in report["notes"])
+    assert client.get(reverse("metaeval:report", args=[demo.pk]) + query).status_code == 200
+
+
+@pytest.mark.parametrize("signal", SIGNALS)
+def test_every_section_takes_every_signal(signal):
+    study, _ = analysis_world(2)
+    report = sections.report(study.pk, ReportOptions(human_signal=signal, bootstrap=20))
+    keys = {s.key for s in sections.registered() if s.payload and not s.in_report}
+    absent = {"budget", "deepscholar_agreement", "expertise_triage", "question_authoring"}
+    assert keys - absent <= set(report), keys - absent - set(report)
