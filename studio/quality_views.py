@@ -21,6 +21,8 @@ from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 
 ACTIONS = {}
+#: How many "not added" reasons one message lists (the rest are counted).
+RELEASE_REASONS = 10
 
 
 def action(name):
@@ -79,8 +81,13 @@ def _import(request, study):
 
 @action("release")
 def _release(request, study):
-    n = quality.release(study, request.user)
-    return f"{n} gold and qualification assignments added to the annotators' queues."
+    done = quality.release(study, request.user)
+    said = f"{done.created} gold and qualification assignments added to the annotators' queues."
+    if done.not_added:
+        shown = done.not_added[:RELEASE_REASONS]
+        more = len(done.not_added) - len(shown)
+        said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+    return said
 
 
 @action("remove")

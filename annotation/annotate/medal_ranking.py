@@ -13,6 +13,8 @@ from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 
 MEDALS = ("gold", "silver", "bronze")
+#: How many reports one ranking compares (the task page's and quality control's rule).
+SIZES = (2, 3)
 
 #: ``medal-<public id>``: one medal per report (the rest of the name is the id, whatever it
 #: holds, so a forged one is refused by name rather than ignored). Shared with metric-wise.
@@ -125,8 +127,10 @@ QC = ql.LabelSpec(
     label="the ranking SysA=gold;SysB=silver;… (system names sorted); equal only when every "
     "medal is",
     rows=qc_rows,
-    units=lambda study, question: {"": ql.Values(tuple(qc.systems(question)), ranked=True)},
-    parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems),
+    units=lambda study, question: {
+        "": ql.Values(tuple(qc.systems(question)), ranked=True, sizes=SIZES)
+    },
+    parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems, sizes=SIZES),
     notation="SysA=gold;SysB=silver;SysC=bronze",
 )
 
@@ -135,8 +139,7 @@ class MedalRankingTask(TaskSpec):
     key = "medal_ranking"
     qc = QC
     form = FORM
-    min_reports = 2
-    max_reports = 3
+    min_reports, max_reports = SIZES
 
     def check(self, payload, page, *, final):
         return check_ranking(payload, page, final=final)
