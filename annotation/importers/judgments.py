@@ -18,12 +18,16 @@ warning.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
+from django.db import models
 
+from annotation.annotate import metric_wise, pairwise, query_quality, rubric_item_quality
+from annotation.annotate import rubric_coverage as coverage_task
+from annotation.annotate.form import Choices, Field, blank
 from annotation.models import (
     Annotator,
     Medal,
@@ -33,10 +37,13 @@ from annotation.models import (
     Report,
     RubricItem,
 )
+from annotation.models.assignment import Setting
 
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows
 from .registry import Format, Kind, register, register_kind
+
+PSEUDONYM_MAX = Annotator._meta.get_field("pseudonym").max_length
 
 
 @dataclass(frozen=True)
@@ -50,14 +57,37 @@ class Spec:
     values: tuple[str, ...]
     #: Extra identity beyond annotator, setting and target (a claim's position).
     identity: tuple[str, ...] = ()
+    #: The task form's declaration of a value (model field -> form Field): an imported value
+    #: is checked as the task page checks a posted one (its choices, its length), so a
+    #: judgment that could not have been submitted cannot be imported either.
+    form: dict[str, Field] = field(default_factory=dict)
+
+
+def _form_fields(form, **names: str) -> dict[str, Field]:
+    """model field -> the form's Field whose path ends in ``names[model field]``."""
+    by_last = {f.segments[-1]: f for f in form.fields}
+    return {model_name: by_last[last] for model_name, last in names.items()}
+
+
+#: A rating's dimension: one of the metric-wise page's (the identity of a ReportRating).
+DIMENSION = Field("dimension", "dimension", choices=Choices(metric_wise.DIMENSION_KEYS,
+                  "one of " + ", ".join(metric_wise.DIMENSION_KEYS)))  # fmt: skip
 
 
 SPECS: dict[str, Spec] = {
     "pairwise_preference": Spec(
-        "annotation.PairwisePreference", "left_right", ("choice", "reason")
+        "annotation.PairwisePreference",
+        "left_right",
+        ("choice", "reason"),
+        form={"choice": pairwise.CHOICE, "reason": pairwise.REASON},
     ),
     "human_metric_score": Spec("annotation.HumanMetricScore", "report", ("value",), ("metric",)),
-    "paragraph_relevance": Spec("annotation.ParagraphRelevance", "paragraph", ("label",)),
+    "paragraph_relevance": Spec(
+        "annotation.ParagraphRelevance",
+        "paragraph",
+        ("label",),
+        form={"label": metric_wise.RELEVANCE_FIELD},
+    ),
     "claim_assessment": Spec(
         "annotation.ClaimAssessment",
         "report",
@@ -72,16 +102,45 @@ SPECS: dict[str, Spec] = {
         ),  # fmt: skip
         ("position",),
     ),
-    "report_rating": Spec("annotation.ReportRating", "report", ("value",), ("dimension",)),
+    "report_rating": Spec(
+        "annotation.ReportRating",
+        "report",
+        ("value",),
+        ("dimension",),
+        form={"value": metric_wise.RATING_FIELD, "dimension": DIMENSION},
+    ),
     "query_quality": Spec(
         "annotation.QueryQuality",
         "",
         ("clarity", "naturalness", "relevance", "variability", "comment"),
+        form=_form_fields(
+            query_quality.FORM,
+            clarity="clarity",
+            naturalness="naturalness",
+            relevance="relevance",
+            variability="variability",
+            comment="comment",
+        ),
     ),  # fmt: skip
     "rubric_item_quality": Spec(
-        "annotation.RubricItemQuality", "item", ("emphasis", "necessity", "confidence", "flags")
+        "annotation.RubricItemQuality",
+        "item",
+        ("emphasis", "necessity", "confidence", "flags"),
+        form=_form_fields(
+            rubric_item_quality.FORM,
+            emphasis="emphasis",
+            necessity="necessity",
+            confidence="confidence",
+            flags="flags",
+        ),
+    ),  # fmt: skip
+    "rubric_coverage": Spec(
+        "annotation.RubricCoverage",
+        "report_item",
+        ("label", "covered"),
+        # the graded label (the binary one is ``covered``, a yes/no stored as a boolean)
+        form={"label": coverage_task.COVERAGE},
     ),
-    "rubric_coverage": Spec("annotation.RubricCoverage", "report_item", ("label", "covered")),
 }
 SKIPPED = {"relevance_adjudication"}
 
@@ -173,19 +232,49 @@ def _values(problems: Problems, n: int, model, spec: Spec, r: dict, index: _Inde
             )
             continue
         field = model._meta.get_field(name)
+        raw = r.get(name)
         try:
-            value = field.to_python(r.get(name))
+            if isinstance(raw, bool) and not isinstance(field, models.BooleanField):
+                raise ValidationError(f"{str(raw).lower()} is not a {field.description.lower()}")
+            if (
+                isinstance(field, models.BooleanField)
+                and raw is not None
+                and not isinstance(raw, bool)
+            ):
+                raise ValidationError(f"{raw!r} is not true, false or null")
+            value = field.to_python(raw)
             if value is None and not field.null:
                 value = field.get_default()
+                if value is None:
+                    raise ValidationError("required")
             if value is not None:
                 field.run_validators(value)
             if field.choices and value not in {c for c, _ in field.choices}:
                 raise ValidationError(f"{value!r} is not one of {[c for c, _ in field.choices]}")
+            as_posted(spec.form.get(name), value)
         except ValidationError as exc:
             problems.add(n, name, "; ".join(exc.messages))
             continue
         out[name] = value
     return out
+
+
+def as_posted(declared: Field | None, value) -> None:
+    """Check ``value`` as the task page checks the posted field ``declared`` (its choices,
+    a blank value where the form allows one, its length); ValidationError says why."""
+    if declared is None:
+        return
+    values = value if declared.many else [value]
+    if declared.many and not isinstance(value, list):
+        raise ValidationError(f"{value!r} is not a list")
+    choices = declared.choices_for(False)
+    for v in values:
+        if blank(v) and declared.blank_ok:
+            continue
+        if choices is not None and (isinstance(v, bool) or v not in choices):
+            raise ValidationError(f"{v!r} is not {choices.text}")
+        if declared.max_chars is not None and isinstance(v, str) and len(v) > declared.max_chars:
+            raise ValidationError(f"longer than {declared.max_chars} characters")
 
 
 @dataclass
@@ -198,6 +287,50 @@ class _Row:
     values: dict
     ranking: object = None
     reasoning: str = ""
+    #: its record number in the file (a conflict names both records)
+    n: int = 0
+
+    def key(self, kind_spec: Spec | None) -> tuple:
+        """What one judgment is: two records with the same key are the same judgment."""
+        identity = (
+            () if kind_spec is None else tuple(self.values.get(i) for i in kind_spec.identity)
+        )
+        return (self.kind, self.annotator, self.setting, self.question,
+                tuple(sorted(self.target.items())), identity)  # fmt: skip
+
+    def content(self) -> tuple:
+        return tuple(sorted((k, repr(v)) for k, v in self.values.items()))
+
+
+def _conflicts(rows: list[_Row], problems: Problems) -> list[_Row]:
+    """Two records of one judgment must agree (the same values; for medals, the ranking's
+    reasoning too): refused naming both, never collapsed silently. Exact repeats are kept
+    once."""
+    seen: dict[tuple, _Row] = {}
+    rankings: dict[tuple, _Row] = {}
+    out = []
+    for row in rows:
+        key = row.key(SPECS.get(row.kind))
+        first = seen.get(key)
+        if first is not None:
+            if first.content() != row.content():
+                problems.add(row.n, row.kind, f"conflicts with record {first.n}: the same "
+                             f"judgment with other values ({_differs(first, row)})")  # fmt: skip
+            continue
+        seen[key] = row
+        if row.kind == "medal":
+            ranking = (row.annotator, row.setting, row.question)
+            other = rankings.setdefault(ranking, row)
+            if other.reasoning != row.reasoning:
+                problems.add(row.n, "reasoning", f"conflicts with record {other.n}: one "
+                             "ranking with two reasonings")  # fmt: skip
+        out.append(row)
+    return out
+
+
+def _differs(a: _Row, b: _Row) -> str:
+    names = [k for k in sorted(set(a.values) | set(b.values)) if a.values.get(k) != b.values.get(k)]
+    return ", ".join(f"{k}: {a.values.get(k)!r} vs {b.values.get(k)!r}" for k in names)
 
 
 def read(src, study) -> tuple[list[_Row], list[int]]:
@@ -217,6 +350,15 @@ def read(src, study) -> tuple[list[_Row], list[int]]:
         annotator = require(problems, n, r, "annotator", str)
         setting = require(problems, n, r, "setting", str)
         qid = require(problems, n, r, "question", "id")
+        if setting is not None and setting not in Setting.values:
+            problems.add(n, "setting", f"{setting!r} is not one of {', '.join(Setting.values)}")
+            setting = None
+        if annotator is not None and not annotator.strip():
+            problems.add(n, "annotator", "empty pseudonym")
+            annotator = None
+        if annotator is not None and len(annotator) > PSEUDONYM_MAX:
+            problems.add(n, "annotator", f"longer than {PSEUDONYM_MAX} characters")
+            annotator = None
         if None in (kind, annotator, setting, qid):
             continue
         question = index.find(problems, n, index.questions, (qid,), "question", "question")
@@ -235,14 +377,32 @@ def read(src, study) -> tuple[list[_Row], list[int]]:
         if question is None or target is None:
             continue
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
-                         r.get("reasoning") or ""))  # fmt: skip
+                         r.get("reasoning") or "", n))  # fmt: skip
+    rows = _conflicts(rows, problems)
     problems.raise_if_any()
     return rows, skipped
 
 
-def _annotators(rows: list[_Row], rep: ImportReport) -> dict[str, int]:
+def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int]:
+    """Pseudonym -> annotator id, creating the missing ones. The report says which annotator
+    each pseudonym matched; one that matched a person with an account is a warning (their
+    own record now holds these judgments: check it is the same person)."""
     names = sorted({r.annotator for r in rows})
-    existing = dict(Annotator.objects.filter(pseudonym__in=names).values_list("pseudonym", "id"))
+    first = {}
+    for r in rows:
+        first.setdefault(r.annotator, r.n)
+    found = Annotator.objects.filter(pseudonym__in=names).select_related("user")
+    existing = {a.pseudonym: a.pk for a in found}
+    for a in found:
+        if a.user is not None:
+            rep.annotators[a.pseudonym] = f"existing annotator with the account “{a.user}”"
+            rep.warn(file, first[a.pseudonym], "annotator",
+                     f"“{a.pseudonym}” matched the existing annotator {a.pseudonym}, who has the "
+                     f"account “{a.user}”: these judgments are now theirs")  # fmt: skip
+        else:
+            rep.annotators[a.pseudonym] = "existing annotator (no account)"
+    for n in names:
+        rep.annotators.setdefault(n, "new annotator (no account)")
     new = [Annotator(pseudonym=n) for n in names if n not in existing]
     if new:
         Annotator.objects.bulk_create(new)
@@ -328,7 +488,7 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     rep.records = len(rows) + len(skipped)
     for n in skipped:
         rep.warn(src.name, n, "kind", "a relevance adjudication belongs to a judge's run: skipped")
-    people = _annotators(rows, rep)
+    people = _annotators(rows, rep, src.name)
     by_kind: dict[str, list[_Row]] = {}
     for r in rows:
         by_kind.setdefault(r.kind, []).append(r)
