@@ -274,7 +274,13 @@ def my_adjudications(request):
     )
     error, status = None, 200
     if request.method == "POST":
-        target = mine.filter(pk=request.POST.get("request", "") or 0).first()
+        posted = request.POST.get("request", "")
+        if not (posted.isascii() and posted.isdigit()):
+            return HttpResponse(
+                f"request: “{posted[:40]}” is not an adjudication id", status=400,
+                content_type="text/plain; charset=utf-8",
+            )  # fmt: skip
+        target = mine.filter(pk=int(posted)).first()
         if target is None:
             raise Http404("No such adjudication")
         try:

@@ -114,10 +114,7 @@ def _create_item(study, *, task, question, unit, answer, purpose, user, source="
 def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, user) -> GoldItem:
     """Make a submitted label a known answer: the annotator's label on the unit."""
     key = parse_unit_key(unit)
-    try:
-        aid = int(annotator_id)
-    except (TypeError, ValueError):
-        raise QualityError(f"annotator: “{annotator_id}” is not an annotator id") from None
+    aid = record_id(annotator_id, "annotator")
     found = [o for o in observations.load(study) if o.unit == key and o.annotator == aid]
     if not found:
         raise QualityError(f"unit {unit}: annotator {aid} has no submitted label on it")
@@ -419,8 +416,16 @@ def _why_not(annotator, item: GoldItem, purpose: str, status: str) -> str:
     return f"{what} (in their queue: their label there will be scored as gold)"
 
 
+def record_id(text, field: str) -> int:
+    """A posted database id, or a QualityError naming the field (never a ValueError)."""
+    text = str(text or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        raise QualityError(f"{field}: “{text[:40]}” is not an id")
+    return int(text)
+
+
 def remove_item(study, item_id: str, user) -> None:
-    item = GoldItem.objects.filter(study=study, pk=item_id).first()
+    item = GoldItem.objects.filter(study=study, pk=record_id(item_id, "item")).first()
     if item is None:
         raise QualityError(f"gold item {item_id}: not in this study")
     _audit(
@@ -441,7 +446,9 @@ def refresh_qualification(study) -> list[QualificationResult]:
 
 def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> QualificationResult:
     """Pass or fail an annotator by hand, with a reason; audited, never recomputed."""
-    annotator = Annotator.objects.filter(pk=annotator_id, assignments__study=study).first()
+    annotator = Annotator.objects.filter(
+        pk=record_id(annotator_id, "annotator"), assignments__study=study
+    ).first()
     if annotator is None:
         raise QualityError(f"annotator: {annotator_id} has no work in this study")
     if verdict not in ("pass", "fail"):
@@ -469,7 +476,9 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     found = disagreements(observations.load(study)).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
-    people = list(Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isdigit()]))
+    people = list(
+        Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isascii() and a.isdigit()])
+    )
     if not people:
         raise QualityError("adjudicators: choose at least one adjudicator")
     names = {
@@ -556,7 +565,8 @@ def blind_unit(request: AdjudicationRequest) -> str:
 def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:
     """``choice`` is the option's position (the page never carries a system name)."""
     allowed = [value for value, _ in options(request)]
-    if not (choice or "").isdigit() or int(choice) >= len(allowed):
+    choice = (choice or "").strip()
+    if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
         raise QualityError(f"adjudication {request.pk} label: choose one of the options")
     label = allowed[int(choice)]
     if request.status == AdjudicationRequest.Status.DECIDED:

@@ -116,3 +116,20 @@ def test_the_known_answer_help_and_form_read_one_notation(client, world):
     assert r.status_code == 400 and "answer: “SecretSystem0&gt;SecretSystem2” is not one of" in (
         r.content.decode()
     )
+
+
+@pytest.mark.parametrize("bad", ["abc", "²", "1.5", ""])
+def test_a_posted_id_that_is_not_one_is_a_400_naming_the_field(client, world, bad):
+    study, (q1, _, _), (a, b), (ua, _) = world
+    make_assignment(a, q1, "pairwise")
+    r = client.post(reverse("studies:quality", args=[study.pk]), {"action": "remove", "item": bad})
+    assert r.status_code == 400 and "item: “" in r.content.decode()
+    r = client.post(reverse("studies:quality", args=[study.pk]),
+                    {"action": "override", "annotator": bad, "verdict": "pass", "reason": "x"})  # fmt: skip
+    assert r.status_code == 400 and "annotator: “" in r.content.decode()
+    r = client.post(reverse("studies:quality", args=[study.pk]),
+                    {"action": "mark", "unit": f"pairwise|{q1.pk}|x", "annotator": bad})  # fmt: skip
+    assert r.status_code == 400 and "annotator: “" in r.content.decode()
+    client.force_login(ua)
+    r = client.post(reverse("studies:my_adjudications"), {"request": bad, "label": "0"})
+    assert r.status_code == 400 and "request: “" in r.content.decode()
