@@ -24,6 +24,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from annotation.links import web_url
 from annotation.models import Citation, Paragraph, Report, Section
 
 ALLOWED_TAGS = {
@@ -251,7 +252,8 @@ def report_label(index: int) -> str:
 
 
 def safe_url(url: str) -> str:
-    return url if url.lower().startswith(("http://", "https://")) else ""
+    """The one link rule (:mod:`annotation.links`): an http(s) address, else ""."""
+    return web_url(url)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from annotation.links import is_web_url
 from annotation.models import Exemplar, ExemplarReference, Nugget, Question
 
 from .base import ImportReport
@@ -117,7 +118,7 @@ def parse_references(src, study) -> list[UnitsInput]:
                 continue
             title = optional_str(problems, n, entry, "title")
             url = optional_str(problems, n, entry, "url")
-            if url and not url.startswith(("http://", "https://")):
+            if url and not is_web_url(url):
                 problems.add(n, f"{where}.url", f"{url[:80]!r} is not an http(s) address")
             if not title.strip() and entry.get("id") is None:
                 problems.add(n, f"{where}.title", "a reference needs a title or an id")
