@@ -282,6 +282,8 @@ def _shown_reports(study, task, qid, items, rng) -> list[int]:
     if compared and needed <= shown:
         return compared
     count = len(compared) or planning.DEFAULT_PER_QUESTION.get(task) or len(by_system)
+    if SPECS[task].max_reports is not None:  # what the task page shows at most
+        count = min(count, SPECS[task].max_reports)
     others = sorted(set(by_system) - needed)
     rng.shuffle(others)
     chosen = sorted(needed) + others[: max(0, count - len(needed))]

@@ -138,3 +138,16 @@ def test_a_ranking_known_answer_names_the_reports_a_ranking_shows(world):
     item = quality.mark_entered(study, task="medal_ranking", question=q.external_id,
                                 purpose="gold", user=admin, answer=ANSWERS["medal_ranking"])  # fmt: skip
     assert item.answer == ANSWERS["medal_ranking"]
+
+
+def test_without_a_comparison_a_gold_item_shows_no_more_reports_than_its_task_does(world):
+    study, admin, q, _, (ua, _) = world
+    a = ua.annotator
+    make_assignment(a, q, "query_quality")  # work of another task: a is in the study
+    quality.mark_entered(study, task="metric_wise", question=q.external_id, answer="4",
+                         unit=f"rating answer_quality@{S0}", purpose="gold", user=admin)  # fmt: skip
+    quality.release(study, admin, seed=2)
+    gold = Assignment.objects.get(annotator=a, question=q, task="metric_wise")
+    shown = Report.objects.filter(pk__in=gold.report_order)
+    assert len(gold.report_order) == 3  # metric-wise shows 2-3 reports; the question has 4
+    assert S0 in set(shown.values_list("system__name", flat=True))
