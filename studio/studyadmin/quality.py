@@ -179,8 +179,28 @@ def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
             label = check_answer(offered[unit], answer, noun)
     except BadAnswer as bad:
         raise QualityError(f"{where}answer: {bad}") from None
+    _as_many_as_shown(study, task, question, unit, label, where)
     purpose = (row.get("purpose") or default_purpose).strip()
     return {"task": task, "question": question, "unit": unit, "answer": label, "purpose": purpose}
+
+
+def _as_many_as_shown(study, task, question, unit, label, where) -> None:
+    """A ranking known answer ranks as many reports as an assignment of the task shows on
+    the question (its comparison, when one exists): its gold assignment shows the reports
+    it ranks, and a different number than the others' would tell it apart."""
+    values = catalog.spec(task).units(study, question).get(unit)
+    if values is None or not values.ranked or values.sizes is None:
+        return
+    compared = _comparison(study, task, question.pk)
+    ranked = ranked_names(label)
+    if compared and len(ranked) != len(compared):
+        names = sorted(
+            question.reports.filter(pk__in=compared).values_list("system__name", flat=True)
+        )
+        raise QualityError(
+            f"{where}answer: rank {len(compared)} reports, as the assignments of {task} on "
+            f"question {question.external_id} show ({', '.join(names)}), not {len(ranked)}"
+        )
 
 
 def mark_entered(study, *, task, question, answer, purpose, user, unit="") -> GoldItem:

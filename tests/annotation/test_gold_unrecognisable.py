@@ -151,3 +151,14 @@ def test_without_a_comparison_a_gold_item_shows_no_more_reports_than_its_task_do
     shown = Report.objects.filter(pk__in=gold.report_order)
     assert len(gold.report_order) == 3  # metric-wise shows 2-3 reports; the question has 4
     assert S0 in set(shown.values_list("system__name", flat=True))
+
+
+def test_a_ranking_answer_ranks_as_many_reports_as_the_comparison_shows(world):
+    study, admin, q, _, (ua, ub) = world
+    plan_ordinary(study, "medal_ranking", [ua.annotator.pk, ub.annotator.pk])
+    shown = len(Assignment.objects.filter(question=q, task="medal_ranking").first().report_order)
+    assert shown == 3
+    with pytest.raises(quality.QualityError, match="answer: rank 3 reports, as the assignments"):
+        quality.mark_entered(study, task="medal_ranking", question=q.external_id,
+                             answer=f"{S0}=gold;{S1}=silver", purpose="gold", user=admin)  # fmt: skip
+    assert not GoldItem.objects.exists()
