@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from annotation.models import Assignment, GoldItem, QualificationResult
+from annotation.models import GoldItem, QualificationResult
 
 from . import observations
 from .scoring import Score, gold_scores, qualification_outcome
@@ -23,26 +23,22 @@ def pass_mark(study) -> float:
 
 
 def as_qualification(study, annotator, gold) -> list:
-    """The annotator's labels on qualification units given *as* qualification: in an
-    assignment made once the unit was a qualification item. Work done before (an ordinary
-    assignment on the same question, an imported judgment) was not a qualification attempt
-    and never passes or fails anyone."""
-    tasks = {task for task, _, _ in gold}
-    mine = [
-        o
-        for o in observations.load(study, annotator, tasks)
-        if o.unit in gold and o.assignment is not None
-    ]
+    """The annotator's labels on qualification units given *as* qualification: submitted,
+    in an assignment, once the unit was a qualification item. Work submitted before (an
+    ordinary assignment on the same question) or imported was no qualification attempt and
+    never passes or fails anyone."""
     since = {
         (g.task, g.question_id, g.unit): g.created_at
         for g in GoldItem.objects.filter(study=study, purpose=GoldItem.Purpose.QUALIFICATION)
     }
-    made = dict(
-        Assignment.objects.filter(pk__in={o.assignment for o in mine}).values_list(
-            "pk", "created_at"
-        )
-    )
-    return [o for o in mine if made.get(o.assignment) and made[o.assignment] >= since[o.unit]]
+    return [
+        o
+        for o in observations.load(study, annotator, {task for task, _, _ in gold})
+        if o.unit in gold
+        and o.assignment is not None
+        and o.submitted_at is not None
+        and o.submitted_at >= since[o.unit]
+    ]
 
 
 def evaluate(study, annotator) -> QualificationResult | None:

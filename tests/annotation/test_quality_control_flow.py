@@ -133,3 +133,20 @@ def test_a_posted_id_that_is_not_one_is_a_400_naming_the_field(client, world, ba
     client.force_login(ua)
     r = client.post(reverse("studies:my_adjudications"), {"request": bad, "label": "0"})
     assert r.status_code == 400 and "request: “" in r.content.decode()
+
+
+def test_work_submitted_once_the_item_is_a_qualification_item_counts(
+    client, world, django_capture_on_commit_callbacks
+):
+    """An assignment made before the item became a qualification item but submitted after
+    (the annotator saw it in the qualification-only queue) is a qualification attempt."""
+    study, (q1, _, _), (a, _), _ = world
+    earlier = make_assignment(a, q1, "pairwise")
+    post(client, study, action="enter", task="pairwise", question="q1", answer=f"{S0}>{S1}",
+         purpose="qualification")  # fmt: skip
+    post(client, study, action="settings", gold_threshold="0.7", qualification_required="on",
+         qualification_pass="1")  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        answer(Assignment.objects.get(pk=earlier.pk), "left")  # as the page loads it
+    result = QualificationResult.objects.get(annotator=a)
+    assert (result.passed, result.correct, result.answered) == (True, 1, 1)
