@@ -428,11 +428,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
 
 def _why_not(annotator, item: GoldItem, purpose: str, status: str) -> str:
     what = f"{annotator.pseudonym} already has {item.task} on question {item.question.external_id}"
-    if purpose == Purpose.QUALIFICATION:
+    if purpose == Purpose.QUALIFICATION and status == Assignment.Status.SUBMITTED:
         return (
             f"{what} from before it became a qualification item: that work does not count as "
             "qualification; pass or fail them by hand, or choose a question they have not done"
         )
+    if purpose == Purpose.QUALIFICATION:
+        return f"{what} (in their queue: their submission there is their qualification answer)"
     if status == Assignment.Status.SUBMITTED:
         return f"{what} (submitted: their label there is scored as gold)"
     return f"{what} (in their queue: their label there will be scored as gold)"
