@@ -146,7 +146,11 @@ def test_work_submitted_once_the_item_is_a_qualification_item_counts(
          purpose="qualification")  # fmt: skip
     post(client, study, action="settings", gold_threshold="0.7", qualification_required="on",
          qualification_pass="1")  # fmt: skip
+    page = post(client, study, action="release").content.decode()
+    assert "Pseudo-qf_a already has pairwise on question q1 (in their queue: their " in page
+    assert "submission there is their qualification answer" in page
     with django_capture_on_commit_callbacks(execute=True):
-        answer(Assignment.objects.get(pk=earlier.pk), "left")  # as the page loads it
+        mine = Assignment.objects.get(annotator=a, question=q1)  # as the page loads it
+        answer(mine, "left")
     result = QualificationResult.objects.get(annotator=a)
     assert (result.passed, result.correct, result.answered) == (True, 1, 1)
