@@ -36,18 +36,23 @@ def gold_scores(observations: Iterable[Observation], gold: Mapping[Unit, Gold]) 
     out: dict[int, Score] = {}
     for o in observations:
         g = gold.get(o.unit)
-        if g is None or g.source_annotator == o.annotator:
+        if not answers(o, g):
             continue
-        if _ranked(g.answer) and set(parse_ranking(o.label)) != set(parse_ranking(g.answer)):
-            continue  # a ranking of other reports than the item's: no answer to it
         s = out.setdefault(o.annotator, Score())
         s.answered += 1
         s.correct += o.label == g.answer
     return out
 
 
-def _ranked(label: str) -> bool:
-    return "=" in label
+def answers(o: Observation, g: Gold | None) -> bool:
+    """Whether ``o`` is scored against the gold item ``g``: not its source annotator's own
+    label, and for a ranking, a ranking of the same reports (one declaration for gold
+    accuracy here and in ``agreement.annotator_quality``)."""
+    if g is None or g.source_annotator == o.annotator:
+        return False
+    if "=" in g.answer:  # a ranking (A=gold;B=silver): of the item's reports only
+        return set(parse_ranking(o.label)) == set(parse_ranking(g.answer))
+    return True
 
 
 def flagged(score: Score | None, threshold: float, min_items: int = 1) -> bool:

@@ -141,7 +141,7 @@ def test_work_submitted_once_the_item_is_a_qualification_item_counts(
     """An assignment made before the item became a qualification item but submitted after
     (the annotator saw it in the qualification-only queue) is a qualification attempt."""
     study, (q1, _, _), (a, _), _ = world
-    earlier = make_assignment(a, q1, "pairwise")
+    make_assignment(a, q1, "pairwise")  # made before the item exists, not opened
     post(client, study, action="enter", task="pairwise", question="q1", answer=f"{S0}>{S1}",
          purpose="qualification")  # fmt: skip
     post(client, study, action="settings", gold_threshold="0.7", qualification_required="on",

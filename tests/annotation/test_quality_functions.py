@@ -157,3 +157,9 @@ def test_a_ranking_of_other_reports_is_no_answer_to_a_ranked_gold_item():
         gold,
     )
     assert {a: (s.correct, s.answered) for a, s in scores.items()} == {1: (1, 1), 2: (0, 1)}
+    # the quality page's gold accuracy reads the same rule
+    page = annotator_quality(
+        [Observation(3, unit, "B=gold;C=silver;D=bronze"), Observation(1, unit, gold[unit].answer)],
+        gold,
+    )
+    assert (page[3].gold_n, page[1].gold_n, page[1].gold_rate) == (0, 1, 1.0)
