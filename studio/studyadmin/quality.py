@@ -15,6 +15,7 @@ import dataclasses
 import io
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -397,12 +398,12 @@ def release(study, user, *, seed: int | None = None) -> Released:
             key: _shown_reports(study, *key, items, rng) for key, items in sorted(grouped.items())
         }
         for annotator in annotators:
-            have = {
-                (t, q): status
-                for t, q, status in Assignment.objects.filter(
-                    study=study, annotator=annotator
-                ).values_list("task", "question_id", "status")
-            }
+            rows = list(
+                Assignment.objects.filter(study=study, annotator=annotator).values_list(
+                    "task", "question_id", "status", "setting"
+                )
+            )
+            have = {(t, q): status for t, q, status, _ in rows}
             new = []
             for (task, qid), items in sorted(grouped.items()):
                 purpose = (
@@ -416,6 +417,7 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 a = Assignment(
                     study=study, annotator=annotator, question_id=qid, task=task,
                     report_order=Assignment.shuffled(shown[task, qid]),
+                    setting=_usual_setting(rows, task),
                 )  # fmt: skip
                 a._purpose = purpose
                 new.append(a)
@@ -424,6 +426,16 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 out.created += len(new)
         _audit(study, user, "release_gold", assignments=out.created, not_added=len(out.not_added))
     return out
+
+
+def _usual_setting(rows, task: str) -> str:
+    """The setting of the annotator's other work of ``task`` (else of any task): a gold
+    item whose setting differed from theirs (assigned among near-expert work) would show."""
+    for wanted in (task, None):
+        found = Counter(s for t, _, _, s in rows if wanted is None or t == wanted)
+        if found:
+            return found.most_common(1)[0][0]
+    return Assignment._meta.get_field("setting").default
 
 
 def _why_not(annotator, item: GoldItem, purpose: str, status: str) -> str:

@@ -162,3 +162,15 @@ def test_a_ranking_answer_ranks_as_many_reports_as_the_comparison_shows(world):
         quality.mark_entered(study, task="medal_ranking", question=q.external_id,
                              answer=f"{S0}=gold;{S1}=silver", purpose="gold", user=admin)  # fmt: skip
     assert not GoldItem.objects.exists()
+
+
+def test_a_gold_item_takes_the_setting_of_the_annotators_work(world):
+    study, admin, q, others, (ua, _) = world
+    a = ua.annotator
+    for n, other in enumerate(others):
+        Assignment.objects.create(study=study, annotator=a, question=other, task="pairwise",
+                                  setting="near_expert", position=n + 1)  # fmt: skip
+    quality.mark_entered(study, task="pairwise", question=q.external_id, answer=f"{S0}>{S1}",
+                         purpose="gold", user=admin)  # fmt: skip
+    quality.release(study, admin, seed=4)
+    assert Assignment.objects.get(annotator=a, question=q).setting == "near_expert"
