@@ -24,6 +24,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from annotation.links import web_url
 from annotation.models import Citation, Paragraph, Report, Section
 
 ALLOWED_TAGS = {
@@ -234,7 +235,9 @@ def _text_to_html(text: str) -> str:
         parts.append(f"{MATH_OPEN}{i}{MATH_CLOSE}")
         cursor = end
     parts.append(text[cursor:])
-    html = sanitize_html(_markdown().convert(restore_table_rows("".join(parts))))
+    html = sanitize_html(
+        normalise_headings(_markdown().convert(restore_table_rows("".join(parts))))
+    )
     if not formulas:
         return html
     return substitute_in_text(
@@ -251,7 +254,8 @@ def report_label(index: int) -> str:
 
 
 def safe_url(url: str) -> str:
-    return url if url.lower().startswith(("http://", "https://")) else ""
+    """The one link rule (:mod:`annotation.links`): an http(s) address, else ""."""
+    return web_url(url)
 
 
 @dataclass
@@ -291,40 +295,58 @@ class RenderedReport:
 
 
 def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
-    """An inline citation: focusable, its title and snippets shown on hover and focus."""
-    kind = citation.kind
-    kind_note = {
-        Citation.Kind.SNIPPET: "",
-        Citation.Kind.TITLE_ONLY: "Title only: no evidence snippet supplied.",
-        Citation.Kind.BARE: "Bare citation: no title and no snippet supplied.",
-    }[kind]
-    parts = []
-    if citation.title.strip():
-        parts.append(format_html('<strong class="cite-title">{}</strong>', citation.title))
-    if kind_note:
-        parts.append(format_html('<em class="cite-kind">{}</em>', kind_note))
-    snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
-    parts.extend(
-        format_html('<span class="cite-snippet">“{}”</span>', s) for s in snippets[:MAX_SNIPPETS]
-    )
+    """An inline citation: focusable, its source shown on hover and focus.
+
+    Every chip has the same markup whatever the source supplied (issue 24: chips differing
+    by what a system supplies — a "bare citation" note, a dashed title-only chip — told the
+    systems apart): one ``cite`` button, and a tip of a title (the source's title, else its
+    address, else "Source" and its key), a snippet area (the snippets, else one line saying
+    none was supplied) and a link area (a link for an http(s) address, else a line saying
+    none). What a source is (``data-kind``) stays in an attribute for the claim form, whose
+    support scale depends on it (ScholarQA-CS2 metric-wise), and is not shown."""
     url = safe_url(citation.url or "")
-    if url:
-        parts.append(
-            format_html(
-                '<a class="cite-link" href="{}" target="_blank" rel="noopener noreferrer nofollow">Open source</a>',
-                url,
-            )
+    title = citation.title.strip() or url or f"Source {citation.key}"
+    snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
+    shown = (
+        format_html_join(
+            "", '<span class="cite-snippet">“{}”</span>', ((s,) for s in snippets[:MAX_SNIPPETS])
         )
+        if snippets
+        else format_html('<span class="cite-snippet cite-none">{}</span>', "No snippet supplied.")
+    )
+    link = (
+        format_html(
+            '<a class="cite-link" href="{}" target="_blank" rel="noopener noreferrer nofollow">Open source</a>',
+            url,
+        )
+        if url
+        else format_html('<span class="cite-link cite-none">{}</span>', "No link supplied.")
+    )
     return format_html(
-        '<span class="cite-wrap"><button type="button" class="cite cite--{}" data-cite="{}" '
-        'aria-describedby="{}">{}</button><span class="cite-tip" role="tooltip" id="{}">{}</span></span>',
-        kind,
+        '<span class="cite-wrap"><button type="button" class="cite" data-cite="{}" data-kind="{}" '
+        'aria-describedby="{}">{}</button><span class="cite-tip" role="tooltip" id="{}">'
+        '<strong class="cite-title">{}</strong><span class="cite-snippets">{}</span>{}</span></span>',
         citation.key,
+        citation.kind,
         tip_id,
         marker,
         tip_id,
-        mark_safe("".join(parts)),  # noqa: S308 - every part is built with format_html
+        title,
+        shown,
+        link,
     )
+
+
+#: Headings inside a paragraph's text, at whatever level a system wrote them (``###`` …).
+_HEADING_TAG = re.compile(r"<(/?)h[1-6](\s[^>]*)?>")
+#: The one level they are shown at (the report's own section titles are h3).
+INLINE_HEADING = "h4"
+
+
+def normalise_headings(html: str) -> str:
+    """Every heading inside a paragraph at one level: a system's habit of ``###`` or
+    ``####`` inside its text is no fingerprint (issue 24)."""
+    return _HEADING_TAG.sub(lambda m: f"<{m.group(1)}{INLINE_HEADING}>", html)
 
 
 def _strip_placeholders(text: str) -> str:

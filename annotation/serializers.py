@@ -155,6 +155,10 @@ class ImportReportSerializer(serializers.Serializer):
         child=serializers.CharField(),
         help_text="tasks this import enabled in a study that had none (those its data supports)",
     )
+    annotators = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="pseudonym -> which annotator it matched (new, existing, or an account's)",
+    )
     warnings = ImportProblemSerializer(
         many=True,
         help_text="what was imported by a documented rule rather than as written (e.g. a "

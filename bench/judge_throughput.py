@@ -59,7 +59,7 @@ TASKS = ["coverage", "pairwise", "relevance", "citations"]
 POLL = 0.5
 #: The workers' settings as in production (compose.yaml): DEBUG off (Django then keeps no
 #: log of every query) and connections kept between tasks for CONN_MAX_AGE seconds.
-WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60"}
+WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60", "CONCORD_JUDGE_ALLOW_PRIVATE": "1"}
 
 
 def main() -> int:
@@ -138,6 +138,7 @@ def _child(argv: list[str], env: dict) -> list[dict]:
 def child(modes: str, n_runs: int, concurrency: int, server: str, repeat: int) -> list[dict]:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    os.environ.setdefault("CONCORD_JUDGE_ALLOW_PRIVATE", "1")  # its LLM server is local
     import django
 
     django.setup()

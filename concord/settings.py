@@ -282,6 +282,8 @@ CONCORD_WEBHOOK_RETRY_DELAYS = [
 # Outside LLM service (OpenAI-compatible chat completions).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
+#: A judge's base_url may be a private, loopback or link-local address (a local vLLM).
+CONCORD_JUDGE_ALLOW_PRIVATE = os.environ.get("CONCORD_JUDGE_ALLOW_PRIVATE", "") == "1"
 
 # Headers sent in every mode; Django's defaults, stated so they are not lost by accident.
 X_FRAME_OPTIONS = "DENY"

@@ -33,9 +33,12 @@ Whether the *content* of an answer is usable is the caller's business (see
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
+import logging
 import random
 import re
+import socket
 import ssl
 import time
 from dataclasses import MISSING, dataclass, field, fields
@@ -43,6 +46,8 @@ from functools import cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import openai
+
+logger = logging.getLogger("concord.judges")
 
 #: Judge.parameters keys that configure the client (anything else is sent to the API
 #: as a request field only when listed under ``"request"``).
@@ -81,12 +86,20 @@ class LLMError(Exception):
     tokens of those that reported usage are counted."""
 
     def __init__(
-        self, message: str, attempts: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0
+        self,
+        message: str,
+        attempts: int = 0,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        detail: str = "",
     ):
         super().__init__(message)
         self.attempts = attempts
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+        #: The start of the reply's body, for the operator's log only: never in the message,
+        #: which a run's errors store and researchers read.
+        self.detail = detail
 
 
 class PermanentError(LLMError):
@@ -234,6 +247,13 @@ class LLMConfig:
         scheme = urlsplit(self.base_url).scheme
         if endpoint and scheme not in ("http", "https"):
             raise ValueError(f"{who}base_url must be an http(s) URL, not {self.base_url!r}")
+        refused = private_address(self.base_url)
+        if refused:
+            raise ValueError(
+                f"{who}base_url {urlsplit(self.base_url).hostname} is {refused}; a judge "
+                "calls public endpoints unless CONCORD_JUDGE_ALLOW_PRIVATE=1 (a local vLLM, "
+                "an endpoint inside your network)"
+            )
 
     # --- what is sent
 
@@ -407,16 +427,17 @@ class ChatClient:
         except openai.APIConnectionError as exc:
             raise _Transient(f"connection failed: {exc.__cause__ or exc}") from exc
         except openai.APIStatusError as exc:
-            detail = _error_detail(exc.response)
+            # status and reason only, never the reply's body: a run's errors are read by
+            # researchers, and a body could carry whatever the endpoint holds
             code = exc.status_code
             if code == 429:
-                raise _Transient(f"429 rate limited{detail}", _retry_after(exc.response)) from None
+                raise _Transient("429 rate limited", _retry_after(exc.response)) from None
             if code >= 500:
-                raise _Transient(
-                    f"{code} server error{detail}", _retry_after(exc.response)
-                ) from None
+                raise _Transient(f"{code} server error", _retry_after(exc.response)) from None
             reason = exc.response.reason_phrase
-            raise PermanentError(f"{code} {reason}{detail}") from None
+            detail = _body_start(exc.response)
+            logger.warning("judge endpoint answered %s %s: %s", code, reason, detail)
+            raise PermanentError(f"{code} {reason}"[:120], detail=detail) from None
         except (openai.APIResponseValidationError, ValueError) as exc:
             raise _Transient(f"malformed response body ({exc})") from None
         if not isinstance(data, dict):
@@ -435,6 +456,53 @@ class ChatClient:
         return content, usage
 
 
+def _body_start(response) -> str:
+    try:
+        return response.text[:300].strip() if response is not None else ""
+    except Exception:  # noqa: BLE001 - a detail for the log only
+        return ""
+
+
+def private_address(url: str) -> str:
+    """Why the host of ``url`` is not a public address ("a loopback address", …), or "".
+
+    Why: a judge's ``base_url`` is set by an admin through the API, and the run's errors are
+    read by researchers, so an endpoint on the server's own network (a metadata service, a
+    database, an internal API) would be a way to reach it. Every address the name resolves
+    to is checked (one private answer is enough to refuse); the setting
+    ``CONCORD_JUDGE_ALLOW_PRIVATE`` allows them (a local vLLM is legitimate). A name that does
+    not resolve is left to the call to fail."""
+    from django.conf import settings
+
+    if getattr(settings, "CONCORD_JUDGE_ALLOW_PRIVATE", False):
+        return ""
+    host = urlsplit(url).hostname or ""
+    if not host:
+        return "no host"
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (socket.gaierror, UnicodeError):
+        return ""
+    for text in sorted(found):
+        address = ipaddress.ip_address(text.split("%")[0])
+        mapped = getattr(address, "ipv4_mapped", None)
+        address = mapped or address
+        for test, why in _PRIVATE:
+            if getattr(address, test):
+                return f"{why} ({address})"
+    return ""
+
+
+_PRIVATE = (
+    ("is_loopback", "a loopback address"),
+    ("is_link_local", "a link-local address"),
+    ("is_unspecified", "an unspecified address"),
+    ("is_private", "a private address"),
+    ("is_reserved", "a reserved address"),
+    ("is_multicast", "a multicast address"),
+)
+
+
 def _tokens(usage) -> tuple[int, int]:
     if usage is None:
         return 0, 0
@@ -451,8 +519,6 @@ def _retry_after(response) -> float | None:
 
 
 def _error_detail(response) -> str:
-    try:
-        text = response.text[:300].strip() if response is not None else ""
-    except Exception:  # noqa: BLE001 - a detail only
-        return ""
-    return f": {text}" if text else ""
+    """Nothing of the reply's body: the status and its reason say what failed, and a run's
+    errors are read by researchers — a body could carry whatever the endpoint holds."""
+    return ""

@@ -112,12 +112,57 @@ def resume_run(run: JudgeRun, *, force: bool = False) -> JudgeRun:
             f"run {run.pk} is running (last heartbeat {run.heartbeat_at:%H:%M:%S}); "
             "resume it when it stops, or force it if its worker is dead"
         )
+    _check_targets(run)
     rows = JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRun.Status.DONE)
     lease = execution.release_run(run.pk, rows)
     if lease:
         queue.queue_run(run.pk, lease)
     run.refresh_from_db()
     return run
+
+
+#: What a unit's payload names by database id (planned when the run started), by key.
+_TARGETS = {
+    "items": ("annotation.RubricItem", "rubric item"),
+    "report": ("annotation.Report", "report"),
+    "left": ("annotation.Report", "report"),
+    "right": ("annotation.Report", "report"),
+    "question": ("annotation.Question", "question"),
+}
+
+
+def _check_targets(run: JudgeRun) -> None:
+    """Refuse to resume a run whose unfinished units name content that is gone (a rubric
+    re-imported replaces its items): the units were planned on the old content, and the
+    judge would be asked about nothing. The message names a unit and what is missing."""
+    from django.apps import apps
+
+    wanted: dict[str, set[int]] = {}
+    units = list(run.units.exclude(status=JudgeUnit.Status.DONE).values_list("key", "payload"))
+    for _, payload in units:
+        for name, value in (payload or {}).items():
+            if name in _TARGETS:
+                ids = value if isinstance(value, list) else [value]
+                wanted.setdefault(_TARGETS[name][0], set()).update(
+                    i for i in ids if isinstance(i, int)
+                )
+    present = {
+        label: set(apps.get_model(label).objects.filter(pk__in=ids).values_list("pk", flat=True))
+        for label, ids in wanted.items()
+    }
+    for key, payload in units:
+        for name, value in (payload or {}).items():
+            if name not in _TARGETS:
+                continue
+            label, noun = _TARGETS[name]
+            ids = value if isinstance(value, list) else [value]
+            gone = [i for i in ids if isinstance(i, int) and i not in present[label]]
+            if gone:
+                raise RunError(
+                    f"run {run.pk}: unit {key} names {noun} {', '.join(map(str, gone))}, which "
+                    "no longer exists (the study's content changed since the run was planned); "
+                    "start a new run"
+                )
 
 
 def resume_stale_runs() -> list[int]:

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from annotation.serializers import ReportRef
-from judges.llm import LLMConfig
+from judges.llm import LLMConfig, private_address
 from judges.models import Judge, JudgeScore
 
 #: Judge parameters that are credentials: never sent back (a researcher reads judges).
@@ -30,6 +30,13 @@ class JudgeSerializer(serializers.ModelSerializer):
     def validate_parameters(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON object.")
+        base_url = value.get("base_url")
+        if isinstance(base_url, str) and base_url:
+            refused = private_address(base_url)
+            if refused:
+                raise serializers.ValidationError(
+                    f"base_url: {refused}; allowed only with CONCORD_JUDGE_ALLOW_PRIVATE=1"
+                )
         stored = self.instance.parameters if self.instance is not None else {}
         for key in SECRET_PARAMETERS:
             if value.get(key) == MASK:

@@ -22,6 +22,8 @@ from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 
 ACTIONS = {}
+#: How many "not added" reasons one message lists (the rest are counted).
+RELEASE_REASONS = 10
 
 
 def action(name):
@@ -80,8 +82,13 @@ def _import(request, study):
 
 @action("release")
 def _release(request, study):
-    n = quality.release(study, request.user)
-    return f"{n} gold and qualification assignments added to the annotators' queues."
+    done = quality.release(study, request.user)
+    said = f"{done.created} gold and qualification assignments added to the annotators' queues."
+    if done.not_added:
+        shown = done.not_added[:RELEASE_REASONS]
+        more = len(done.not_added) - len(shown)
+        said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+    return said
 
 
 @action("remove")
@@ -279,7 +286,13 @@ def my_adjudications(request):
     )
     error, status = None, 200
     if request.method == "POST":
-        target = mine.filter(pk=request.POST.get("request", "") or 0).first()
+        posted = request.POST.get("request", "")
+        if not (posted.isascii() and posted.isdigit()):
+            return HttpResponse(
+                f"request: “{posted[:40]}” is not an adjudication id", status=400,
+                content_type="text/plain; charset=utf-8",
+            )  # fmt: skip
+        target = mine.filter(pk=int(posted)).first()
         if target is None:
             raise Http404("No such adjudication")
         try:

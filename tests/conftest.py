@@ -4,12 +4,23 @@ worker. The data builders live in tests/builders/."""
 import os
 from pathlib import Path
 
+# The local LLM server the judge tests talk to listens on 127.0.0.1: allowed here (and in
+# the Celery worker the tests start, which inherits the environment); the test of the rule
+# turns it off (tests/judges/test_endpoint_rule.py).
+os.environ.setdefault("CONCORD_JUDGE_ALLOW_PRIVATE", "1")
+
 import pytest
 
 from tests.builders.users import make_user
 from tests.module_data import FAST_HASHER, module_data
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scholarqa-cs2"
+
+
+@pytest.fixture(autouse=True)
+def _local_llm_allowed(settings):
+    """The local LLM server listens on 127.0.0.1 (see the environment set above)."""
+    settings.CONCORD_JUDGE_ALLOW_PRIVATE = True
 
 
 @pytest.fixture(autouse=True)

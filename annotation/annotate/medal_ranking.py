@@ -14,6 +14,8 @@ from .page import TaskPage
 from .qc import CHUNK
 
 MEDALS = ("gold", "silver", "bronze")
+#: How many reports one ranking compares (the task page's and quality control's rule).
+SIZES = (2, 3)
 
 #: ``medal-<public id>``: one medal per report (the rest of the name is the id, whatever it
 #: holds, so a forged one is refused by name rather than ignored). Shared with metric-wise.
@@ -141,8 +143,10 @@ QC = ql.LabelSpec(
     "medal is",
     rows=qc_rows,
     held=qc.held(stored),
-    units=lambda study, question: {"": ql.Values(tuple(qc.systems(question)), ranked=True)},
-    parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems),
+    units=lambda study, question: {
+        "": ql.Values(tuple(qc.systems(question)), ranked=True, sizes=SIZES)
+    },
+    parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems, sizes=SIZES),
     notation="SysA=gold;SysB=silver;SysC=bronze",
 )
 

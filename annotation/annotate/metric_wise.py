@@ -39,6 +39,7 @@ from .medal_ranking import (
     MEDAL,
     MEDALS,
     REASONING,
+    SIZES,
     check_ranking,
     medal_rows,
     persist_ranking,
@@ -335,7 +336,7 @@ RATING_VALUES = ql.Values(tuple(str(v) for v in RATING.values), ordinal=True)
 def qc_units(study, question):
     units = qc.per_report(question, {ql.rating_unit(d): RATING_VALUES for d in DIMENSION_KEYS})
     units.update(qc.paragraphs(question))
-    units["medals"] = ql.Values(tuple(qc.systems(question)), ranked=True)
+    units["medals"] = ql.Values(tuple(qc.systems(question)), ranked=True, sizes=SIZES)
     return units
 
 

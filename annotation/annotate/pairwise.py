@@ -98,7 +98,8 @@ QC = ql.LabelSpec(
     held=qc.held(stored),
     units=qc_units,
     parse=lambda text, systems: ql.parse_answer(ql.PAIRWISE, text, systems),
-    notation="SysA>SysB · SysA=SysB (tie) · SysA,SysB:both_bad",
+    notation="SysA>SysB · SysA=SysB (tie) · SysA,SysB:both_bad (the unit may stay empty); "
+    "or unit “SysA~SysB”, answer SysA (the better one), tie or both_bad",
     extra={"unit_systems": lambda unit: unit.split("~")},
 )
 

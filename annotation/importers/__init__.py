@@ -22,11 +22,14 @@ from __future__ import annotations
 import logging
 import time
 
+from django.db import DataError
+
 from annotation.models import Study
 
 # Imported in the order the forms list them; each module registers its formats.
 from . import deepscholar, questions, researcherbench, researchqa, scholarqa  # noqa: F401, I001
 from .base import ImportFailed, ImportReport, Problem, dry_run_transaction
+from .common import TooLong
 from .common import question_key as question_key
 from .registry import FORMATS, KINDS, Format, Kind, format_names
 
@@ -107,6 +110,11 @@ def _options(fmt: Format, given: dict, source) -> dict:
             _refuse(source, f"unknown option {name!r} for a {fmt.kind!r} import")
         _refuse(source, f"--{name.replace('_', '-')} is only read with --format "
                 + " / ".join(readers))  # fmt: skip
+    for option in fmt.all_options():
+        value, limit = given.get(option.name), option.max_chars()
+        if isinstance(value, str) and limit is not None and len(value) > limit:
+            raise ImportFailed([Problem(_name_of(source), None, option.name,
+                                        f"longer than {limit} characters ({len(value)})")])  # fmt: skip
     return {name: given.get(name) for name in taken}
 
 
@@ -120,21 +128,39 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
         _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
     if not study or (isinstance(study, str) and not study.strip()):
         _refuse(source, "a study name is required")
+    limit = Study._meta.get_field("name").max_length
+    if isinstance(study, str) and len(study) > limit:
+        raise ImportFailed([Problem(_name_of(source), None, "study",
+                                    f"longer than {limit} characters ({len(study)})")])  # fmt: skip
     fmt = format_of(kind, options.pop("format", None), source)
     options = _options(fmt, options, source)
     rep = ImportReport(kind=kind, dry_run=dry_run)
     existing = None if spec.creates_study else _existing_study(study, source)
-    with dry_run_transaction(dry_run):
-        study_obj = existing or _study(study, rep)
-        fmt.load(source, study_obj, rep, **options)
-        if spec.enables_tasks and not dry_run:
-            # Until an admin chooses them, a study's tasks are those its data supports,
-            # whatever the order of the imports (a study with none enabled would make every
-            # assignment an unavailable page); the tasks whose judgments it holds always.
-            from annotation.readiness import enable_supported
-
-            rep.enabled_tasks = enable_supported(study_obj)
+    try:
+        with dry_run_transaction(dry_run):
+            study_obj = existing or _study(study, rep)
+            fmt.load(source, study_obj, rep, **options)
+            _enable(spec, study_obj, rep, dry_run)
+    except TooLong as long:
+        raise ImportFailed([Problem(_name_of(source), None, long.field.name, str(long))]) from None
+    except DataError as error:
+        # a value the format did not check against its column (PostgreSQL refuses it; the
+        # transaction is rolled back, nothing written): a refusal, never a 500
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ImportFailed(
+            [Problem(_name_of(source), None, None, f"refused by the database: {first}")]
+        ) from None
     return rep
+
+
+def _enable(spec, study_obj, rep, dry_run) -> None:
+    if spec.enables_tasks and not dry_run:
+        # Until an admin chooses them, a study's tasks are those its data supports,
+        # whatever the order of the imports (a study with none enabled would make every
+        # assignment an unavailable page); the tasks whose judgments it holds always.
+        from annotation.readiness import enable_supported
+
+        rep.enabled_tasks = enable_supported(study_obj)
 
 
 def _existing_study(study, source) -> Study:

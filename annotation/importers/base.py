@@ -60,6 +60,8 @@ class ImportReport:
     enabled_tasks: list[str] = field(default_factory=list)
     #: What was imported by a documented rule rather than as written (see module doc).
     warnings: list[Problem] = field(default_factory=list)
+    #: Pseudonym -> which annotator it matched (an import that names people says whom).
+    annotators: dict[str, str] = field(default_factory=dict)
 
     #: How many warnings :meth:`summary` spells out (all are in :attr:`warnings`).
     SUMMARY_WARNINGS = 20
@@ -80,6 +82,11 @@ class ImportReport:
                 parts.append(
                     f"{bucket}: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
                 )
+        if self.annotators:
+            parts.append(
+                "annotators: "
+                + ", ".join(f"{p} = {what}" for p, what in sorted(self.annotators.items()))
+            )
         if self.enabled_tasks:
             parts.append("tasks enabled for the data imported: " + ", ".join(self.enabled_tasks))
         text = "; ".join(parts)

@@ -323,6 +323,23 @@ def is_number(value) -> bool:
     )
 
 
+def max_chars(model, name: str) -> int | None:
+    """The most characters ``model.name`` holds (its ``max_length``; None: unlimited). The
+    one source of every importer's length check: PostgreSQL refuses a longer value with a
+    DataError (a 500), SQLite stores it whole."""
+    return model._meta.get_field(name).max_length
+
+
+def fits(problems: Problems, n: int | None, label: str, value, model, name: str):
+    """``value`` when it fits ``model.name``, else a problem naming the record and field
+    (and None)."""
+    limit = max_chars(model, name)
+    if isinstance(value, str) and limit is not None and len(value) > limit:
+        problems.add(n, label, f"longer than {limit} characters ({len(value)})")
+        return None
+    return value
+
+
 def require(problems: Problems, n: int, record, key: str, kind, *, label: str | None = None):
     """``record[key]`` if present and of the expected kind, else a problem and ``None``.
 
@@ -432,6 +449,36 @@ def gc_paused():
             gc.enable()
 
 
+class TooLong(Exception):
+    """A value longer than its column holds reached a write (``run`` names the field)."""
+
+    def __init__(self, model, field, value: str):
+        self.model, self.field, self.value = model, field, value
+        super().__init__(
+            f"{model._meta.verbose_name} {field.name}: longer than {field.max_length} "
+            f"characters ({len(value)}): {value[:40]!r}…"
+        )
+
+
+def check_lengths(model, fields: list[str], rows, offset: int = 0) -> None:
+    """Every value of a bounded text column of ``rows`` fits it, else :class:`TooLong`.
+    The last line of defence of :func:`insert_rows` and :func:`update_rows` (a format
+    checks its own fields first, naming the record): PostgreSQL would refuse the whole COPY
+    with a DataError, SQLite store the value whole."""
+    bounded = [
+        (i + offset, model._meta.get_field(name))
+        for i, name in enumerate(fields)
+        if getattr(model._meta.get_field(name), "max_length", None)
+        and model._meta.get_field(name).get_internal_type() in ("CharField", "SlugField")
+    ]
+    for i, field in bounded:
+        limit = field.max_length
+        for row in rows:
+            value = row[i]
+            if value.__class__ is str and len(value) > limit:
+                raise TooLong(model, field, value)
+
+
 def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1000) -> int:
     """INSERT many rows of ``model`` without building model instances.
 
@@ -447,6 +494,7 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
 
     if not rows:
         return 0
+    check_lengths(model, fields, rows)
     opts = model._meta
     columns = [opts.get_field(name) for name in fields]
     quote = connection.ops.quote_name
@@ -525,6 +573,7 @@ def update_rows(model, fields: list[str], rows: list[tuple]) -> int:
 
     if not rows:
         return 0
+    check_lengths(model, fields, rows, offset=1)
     opts = model._meta
     columns = [opts.get_field(name) for name in fields]
     quote = connection.ops.quote_name

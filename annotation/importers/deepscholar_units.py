@@ -20,10 +20,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.links import is_web_url
 from annotation.models import Exemplar, ExemplarReference, Nugget, Question
 
 from .base import ImportReport
-from .common import Problems, optional_str, parse_json_records, read_source, require, type_name
+from .common import (
+    Problems,
+    fits,
+    optional_str,
+    parse_json_records,
+    read_source,
+    require,
+    type_name,
+)
 from .registry import Example, Format, Kind, register, register_kind
 
 
@@ -59,7 +68,7 @@ def _entries(problems, n, record, list_key, question, seen_questions):
     return question[qid], entries
 
 
-def _unit(problems, n, where, entry, i, text_key, seen) -> tuple[str, str] | None:
+def _unit(problems, n, where, entry, i, text_key, seen, model) -> tuple[str, str] | None:
     """(key, text) of one entry; its id defaults to its position (from 1)."""
     if not isinstance(entry, dict):
         problems.add(n, where, f"expected an object, found {type_name(entry)}")
@@ -67,6 +76,7 @@ def _unit(problems, n, where, entry, i, text_key, seen) -> tuple[str, str] | Non
     key = str(i + 1)
     if entry.get("id") is not None:
         key = require(problems, n, entry, "id", "id", label=f"{where}.id")
+        key = fits(problems, n, f"{where}.id", key, model, "key")
         if key is None:
             return None
     if key in seen:
@@ -88,7 +98,7 @@ def parse_nuggets(src, study) -> list[UnitsInput]:
             continue
         item, seen = UnitsInput(q), {}
         for i, entry in enumerate(entries):
-            got = _unit(problems, n, f"nuggets[{i}]", entry, i, "text", seen)
+            got = _unit(problems, n, f"nuggets[{i}]", entry, i, "text", seen, Nugget)
             if got:
                 item.rows.append({"key": got[0], "position": i, "text": got[1]})
         out.append(item)
@@ -108,12 +118,12 @@ def parse_references(src, study) -> list[UnitsInput]:
             item.exemplar = optional_str(problems, n, record, "exemplar")
         for i, entry in enumerate(entries):
             where = f"references[{i}]"
-            got = _unit(problems, n, where, entry, i, None, seen)
+            got = _unit(problems, n, where, entry, i, None, seen, ExemplarReference)
             if not got:
                 continue
             title = optional_str(problems, n, entry, "title")
             url = optional_str(problems, n, entry, "url")
-            if url and not url.startswith(("http://", "https://")):
+            if url and not is_web_url(url):
                 problems.add(n, f"{where}.url", f"{url[:80]!r} is not an http(s) address")
             if not title.strip() and entry.get("id") is None:
                 problems.add(n, f"{where}.title", "a reference needs a title or an id")

@@ -28,8 +28,12 @@ from pathlib import Path
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from annotation import judgment_kinds
+from annotation.annotate import metric_wise, pairwise, query_quality, rubric_item_quality
+from annotation.annotate import rubric_coverage as coverage_task
+from annotation.annotate.form import Choices, Field, blank
 from annotation.judgment_kinds import JudgmentKind
 from annotation.models import (
     Annotator,
@@ -45,6 +49,7 @@ from annotation.models import (
     RubricComparison,
     RubricItem,
 )
+from annotation.models.assignment import Setting
 from annotation.models.deepscholar import LABELS
 
 from .base import ImportReport
@@ -53,6 +58,37 @@ from .registry import Example, Format, Kind, register, register_kind
 
 #: kind -> its declaration; the importer reads every kind the export writes.
 SPECS: dict[str, JudgmentKind] = {k.key: k for k in judgment_kinds.KINDS}
+PSEUDONYM_MAX = Annotator._meta.get_field("pseudonym").max_length
+
+
+def _form_fields(form, **names: str) -> dict[str, Field]:
+    """column -> the form's Field whose path ends in ``names[column]``."""
+    by_last = {f.segments[-1]: f for f in form.fields}
+    return {column: by_last[last] for column, last in names.items()}
+
+
+#: A rating's dimension: one of the metric-wise page's (the identity of a ReportRating).
+DIMENSION = Field("dimension", "dimension", choices=Choices(metric_wise.DIMENSION_KEYS,
+                  "one of " + ", ".join(metric_wise.DIMENSION_KEYS)))  # fmt: skip
+
+#: kind -> column -> the task form's declaration of that value: an imported value is
+#: checked as the task page checks a posted one (its choices, its length), so a judgment
+#: that could not have been submitted cannot be imported either (issue 24).
+FORMS: dict[str, dict[str, Field]] = {
+    "pairwise_preference": {"choice": pairwise.CHOICE, "reason": pairwise.REASON},
+    "paragraph_relevance": {"label": metric_wise.RELEVANCE_FIELD},
+    "report_rating": {"value": metric_wise.RATING_FIELD, "dimension": DIMENSION},
+    "query_quality": _form_fields(
+        query_quality.FORM, clarity="clarity", naturalness="naturalness",
+        relevance="relevance", variability="variability", comment="comment",
+    ),
+    "rubric_item_quality": _form_fields(
+        rubric_item_quality.FORM, emphasis="emphasis", necessity="necessity",
+        confidence="confidence", flags="flags",
+    ),
+    # the graded label (the binary one is ``covered``, a yes/no stored as a boolean)
+    "rubric_coverage": {"label": coverage_task.COVERAGE},
+}  # fmt: skip
 
 
 class _Index:
@@ -175,19 +211,49 @@ def _values(problems: Problems, n: int, model, spec: JudgmentKind, r: dict, inde
             )
             continue
         field = model._meta.get_field(name)
+        raw = r.get(column)
         try:
-            value = field.to_python(r.get(column))
+            if isinstance(raw, bool) and not isinstance(field, models.BooleanField):
+                raise ValidationError(f"{str(raw).lower()} is not a {field.description.lower()}")
+            if (
+                isinstance(field, models.BooleanField)
+                and raw is not None
+                and not isinstance(raw, bool)
+            ):
+                raise ValidationError(f"{raw!r} is not true, false or null")
+            value = field.to_python(raw)
             if value is None and not field.null:
                 value = field.get_default()
+                if value is None:
+                    raise ValidationError("required")
             if value is not None:
                 field.run_validators(value)
             if field.choices and value not in {c for c, _ in field.choices}:
                 raise ValidationError(f"{value!r} is not one of {[c for c, _ in field.choices]}")
+            as_posted(FORMS.get(spec.key, {}).get(column), value)
         except ValidationError as exc:
             problems.add(n, column, "; ".join(exc.messages))
             continue
         out[name] = value
     return out
+
+
+def as_posted(declared: Field | None, value) -> None:
+    """Check ``value`` as the task page checks the posted field ``declared`` (its choices,
+    a blank value where the form allows one, its length); ValidationError says why."""
+    if declared is None:
+        return
+    values = value if declared.many else [value]
+    if declared.many and not isinstance(value, list):
+        raise ValidationError(f"{value!r} is not a list")
+    choices = declared.choices_for(False)
+    for v in values:
+        if blank(v) and declared.blank_ok:
+            continue
+        if choices is not None and (isinstance(v, bool) or v not in choices):
+            raise ValidationError(f"{v!r} is not {choices.text}")
+        if declared.max_chars is not None and isinstance(v, str) and len(v) > declared.max_chars:
+            raise ValidationError(f"longer than {declared.max_chars} characters")
 
 
 @dataclass
@@ -200,6 +266,52 @@ class _Row:
     values: dict
     ranking: object = None
     reasoning: str = ""
+    #: its record number in the file (a conflict names both records)
+    n: int = 0
+
+    def key(self, kind_spec: JudgmentKind | None) -> tuple:
+        """What one judgment is: two records with the same key are the same judgment."""
+        identity = (
+            ()
+            if kind_spec is None
+            else tuple(self.values.get(kind_spec.model_field(i)) for i in kind_spec.identity)
+        )
+        return (self.kind, self.annotator, self.setting, self.question,
+                tuple(sorted(self.target.items())), identity)  # fmt: skip
+
+    def content(self) -> tuple:
+        return tuple(sorted((k, repr(v)) for k, v in self.values.items()))
+
+
+def _conflicts(rows: list[_Row], problems: Problems) -> list[_Row]:
+    """Two records of one judgment must agree (the same values; for medals, the ranking's
+    reasoning too): refused naming both, never collapsed silently. Exact repeats are kept
+    once."""
+    seen: dict[tuple, _Row] = {}
+    rankings: dict[tuple, _Row] = {}
+    out = []
+    for row in rows:
+        key = row.key(SPECS.get(row.kind))
+        first = seen.get(key)
+        if first is not None:
+            if first.content() != row.content():
+                problems.add(row.n, row.kind, f"conflicts with record {first.n}: the same "
+                             f"judgment with other values ({_differs(first, row)})")  # fmt: skip
+            continue
+        seen[key] = row
+        if row.kind == "medal":
+            ranking = (row.annotator, row.setting, row.question)
+            other = rankings.setdefault(ranking, row)
+            if other.reasoning != row.reasoning:
+                problems.add(row.n, "reasoning", f"conflicts with record {other.n}: one "
+                             "ranking with two reasonings")  # fmt: skip
+        out.append(row)
+    return out
+
+
+def _differs(a: _Row, b: _Row) -> str:
+    names = [k for k in sorted(set(a.values) | set(b.values)) if a.values.get(k) != b.values.get(k)]
+    return ", ".join(f"{k}: {a.values.get(k)!r} vs {b.values.get(k)!r}" for k in names)
 
 
 def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
@@ -226,11 +338,20 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
         has_setting = spec is None or "setting" in spec.common_columns
         setting = require(problems, n, r, "setting", str) if has_setting else ""
         qid = require(problems, n, r, "question", "id")
+        if has_setting and setting is not None and setting not in Setting.values:
+            problems.add(n, "setting", f"{setting!r} is not one of {', '.join(Setting.values)}")
+            setting = None
+        if annotator is not None and not annotator.strip():
+            problems.add(n, "annotator", "empty pseudonym")
+            annotator = None
+        if annotator is not None and len(annotator) > PSEUDONYM_MAX:
+            problems.add(n, "annotator", f"longer than {PSEUDONYM_MAX} characters")
+            annotator = None
         if None in (kind, annotator, setting, qid):
             continue
         if kind == "authored_question":
             values = _values(problems, n, Question, spec, r, index, str(qid))
-            rows.append(_Row(kind, annotator, "", str(qid), {}, values))
+            rows.append(_Row(kind, annotator, "", str(qid), {}, values, n=n))
             continue
         question = index.find(problems, n, index.questions, (qid,), "question", "question")
         if question is None and str(qid) in authored:
@@ -256,14 +377,32 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
         if question is None or target is None:
             continue
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
-                         r.get("reasoning") or ""))  # fmt: skip
+                         r.get("reasoning") or "", n))  # fmt: skip
+    rows = _conflicts(rows, problems)
     problems.raise_if_any()
     return rows, skipped
 
 
-def _annotators(rows: list[_Row], rep: ImportReport) -> dict[str, int]:
+def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int]:
+    """Pseudonym -> annotator id, creating the missing ones. The report says which annotator
+    each pseudonym matched; one that matched a person with an account is a warning (their
+    own record now holds these judgments: check it is the same person)."""
     names = sorted({r.annotator for r in rows})
-    existing = dict(Annotator.objects.filter(pseudonym__in=names).values_list("pseudonym", "id"))
+    first = {}
+    for r in rows:
+        first.setdefault(r.annotator, r.n)
+    found = Annotator.objects.filter(pseudonym__in=names).select_related("user")
+    existing = {a.pseudonym: a.pk for a in found}
+    for a in found:
+        if a.user is not None:
+            rep.annotators[a.pseudonym] = f"existing annotator with the account “{a.user}”"
+            rep.warn(file, first[a.pseudonym], "annotator",
+                     f"“{a.pseudonym}” matched the existing annotator {a.pseudonym}, who has the "
+                     f"account “{a.user}”: these judgments are now theirs")  # fmt: skip
+        else:
+            rep.annotators[a.pseudonym] = "existing annotator (no account)"
+    for n in names:
+        rep.annotators.setdefault(n, "new annotator (no account)")
     new = [Annotator(pseudonym=n) for n in names if n not in existing]
     if new:
         Annotator.objects.bulk_create(new)
@@ -441,7 +580,7 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     rep.records = len(rows) + len(skipped)
     for n, why in skipped:
         rep.warn(src.name, n, "kind", why)
-    people = _annotators(rows, rep)
+    people = _annotators(rows, rep, src.name)
     by_kind: dict[str, list[_Row]] = {}
     for r in rows:
         by_kind.setdefault(r.kind, []).append(r)

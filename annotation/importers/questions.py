@@ -35,6 +35,7 @@ from .base import ImportFailed, ImportReport, Problem
 from .common import (
     Problems,
     Source,
+    fits,
     insert_new,
     is_number,
     optional_str,
@@ -117,14 +118,16 @@ def parse_generic(src: Source) -> list[QuestionInput]:
     problems = Problems(src.name)
     out = []
     for n, r in enumerate(records, start=1):
-        qid = require(problems, n, r, "id", "id")
+        qid = fits(problems, n, "id", require(problems, n, r, "id", "id"), Question, "external_id")
         if not isinstance(r, dict):
             continue
         text_key = next((k for k in ("text", "question", "query") if k in r), "text")
         text = require(problems, n, r, text_key, str)
         fields = {"text": text}
         for name in ("field", "subdomain", "domain", "split", "intent"):
-            fields[name] = optional_str(problems, n, r, name)
+            fields[name] = fits(
+                problems, n, name, optional_str(problems, n, r, name), Question, name
+            )
         origin = optional_str(problems, n, r, "origin") or Question.Origin.OTHER
         if origin not in Question.Origin.values:
             problems.add(
@@ -133,6 +136,7 @@ def parse_generic(src: Source) -> list[QuestionInput]:
         fields["origin"] = origin
         fields["cutoff_date"] = parse_date(problems, n, r.get("date"))
         kind = optional_str(problems, n, r, "rubric_kind") or "default"
+        kind = fits(problems, n, "rubric_kind", kind, Rubric, "kind") or "default"
         rubrics = {}
         if r.get("rubric") is not None:
             items = r["rubric"]

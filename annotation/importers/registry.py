@@ -42,6 +42,17 @@ class Option:
     required_unless: str | None = None
     #: What the admin and study pages show for an empty choice (e.g. "from the file name").
     empty_label: str = "—"
+    #: Where the value is stored, ``"app.Model.field"``: a longer value than the field
+    #: holds is refused naming the option (the length is the model's, never restated).
+    stored_as: str = ""
+
+    def max_chars(self) -> int | None:
+        if not self.stored_as:
+            return None
+        from django.apps import apps
+
+        app, model, name = self.stored_as.split(".")
+        return apps.get_model(app, model)._meta.get_field(name).max_length
 
     @property
     def flag(self) -> str:
@@ -276,7 +287,13 @@ REPORTS = register_kind(
     Kind(
         "reports",
         "one system's reports (sections, paragraphs, citations)",
-        options=(Option("system", "system name (DeepScholar: defaults to the folder name)"),),
+        options=(
+            Option(
+                "system",
+                "system name (DeepScholar: defaults to the folder name)",
+                stored_as="annotation.System.name",
+            ),
+        ),
     )
 )
 QUESTIONS = register_kind(Kind("questions", "questions and their rubrics"))

@@ -40,6 +40,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from annotation.links import is_web_url
+
 from . import released
 from .base import ImportReport
 from .common import (
@@ -154,6 +156,7 @@ def _parse_sections(
 ) -> ParsedReport | None:
     citations: dict[str, ParsedCitation] = {}
     unkeyed: list[tuple[str, ParsedCitation]] = []  # (field, citation) of each empty id
+    dropped: list[tuple[str, str]] = []  # (field, url) of each URL that is no web address
     raw_sections = []
     ok = True
     for i, sec in enumerate(sections):
@@ -188,7 +191,7 @@ def _parse_sections(
             ok = False
             cits = []
         for j, c in enumerate(cits):
-            parsed = _parse_citation(problems, n, f"{where}.citations[{j}]", c)
+            parsed = _parse_citation(problems, n, f"{where}.citations[{j}]", c, dropped)
             if parsed is None:
                 ok = False
                 continue
@@ -208,6 +211,9 @@ def _parse_sections(
         raw_sections.append((title if isinstance(title, str) else "", text, table))
     if not ok:
         return None
+    if rep is not None:
+        for where, url in dropped:
+            rep.warn(file, n, where, f"{url[:80]!r} is not an http(s) address: dropped")
     linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
     _key_unkeyed(rep, file, n, unkeyed, citations)
     unlisted = _unlisted_numbers(raw_sections, citations)
@@ -284,7 +290,9 @@ def _key_unkeyed(rep, file, n, unkeyed, citations) -> None:
         rep.warn(file, n, wheres[0], f"empty citation id{more}: {name}: {what}")
 
 
-def _parse_citation(problems: Problems, n: int, where: str, c) -> ParsedCitation | None:
+def _parse_citation(
+    problems: Problems, n: int, where: str, c, dropped: list[tuple[str, str]]
+) -> ParsedCitation | None:
     """One listed source; an empty id gives key "" (keyed later, see :func:`_key_unkeyed`)."""
     if not isinstance(c, dict):
         problems.add(n, where, f"expected an object, found {type_name(c)}")
@@ -314,6 +322,10 @@ def _parse_citation(problems: Problems, n: int, where: str, c) -> ParsedCitation
         metadata.setdefault(extra, c[extra])  # e.g. corpus_id: kept, not lost
     url = metadata.get("url") if isinstance(metadata.get("url"), str) else ""
     if len(url) > 2000:
+        url = ""
+    if url and not is_web_url(url):
+        # the one link rule (annotation.links): dropped, said by a warning, never a link
+        dropped.append((f"{where}.metadata.url", url))
         url = ""
     if not key and not (title.strip() or url or any(s.strip() for s in snippets)):
         problems.add(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .labels import Observation, Unit
-from .scoring import Gold
+from .scoring import Gold, answers
 
 
 def by_unit(observations: Iterable[Observation]) -> dict[Unit, list[Observation]]:
@@ -110,7 +110,7 @@ def annotator_quality(
         q = out.setdefault(o.annotator, AnnotatorQuality(o.annotator))
         q.submitted += 1
         g = gold.get(o.unit)
-        if g is not None and g.source_annotator != o.annotator:
+        if answers(o, g):
             ok = o.label == g.answer
             q.gold_n += 1
             q.gold_correct += ok

@@ -66,7 +66,13 @@ class BadAnswer(ValueError):
     """An entered or imported answer that is not a label of its task (message says why)."""
 
 
-def parse_answer(task: str, text: str, systems: Sequence[str], unit: str = "") -> tuple[str, str]:
+def parse_answer(
+    task: str,
+    text: str,
+    systems: Sequence[str],
+    unit: str = "",
+    sizes: tuple[int, int] | None = None,
+) -> tuple[str, str]:
     """``(unit, label)`` from an admin's notation, checked against the question's systems.
 
     pairwise: ``SysA>SysB`` (SysA better), ``SysA=SysB`` (tie), ``SysA,SysB:both_bad``;
@@ -96,7 +102,7 @@ def parse_answer(task: str, text: str, systems: Sequence[str], unit: str = "") -
             raise BadAnswer("a pair needs two different systems")
         return pair_unit(a, b), label
     if task == MEDAL_RANKING:
-        return "", _ranking(text, systems)
+        return "", _ranking(text, systems, sizes=sizes)
     raise BadAnswer(f"quality control reads {', '.join(TASKS)}, not “{task}”")
 
 
@@ -126,6 +132,10 @@ class Values:
     values: tuple[str, ...]
     ordinal: bool = False
     ranked: bool = False
+    #: For a ranking of reports: how many of ``values`` one ranking ranks, (fewest, most),
+    #: when a task shows a subset of a question's reports (a medal ranking shows 2–3 of
+    #: four): the label names exactly the reports shown. None: every one of ``values``.
+    sizes: tuple[int, int] | None = None
 
 
 #: A submitted judgment row (any JudgmentBase: annotator_id, question_id, assignment,
@@ -188,13 +198,15 @@ def check_answer(values: Values, text: str, noun: str = "report") -> str:
     if not text:
         raise BadAnswer("the answer is empty")
     if values.ranked:
-        return _ranking(text, values.values, noun)
+        return _ranking(text, values.values, noun, values.sizes)
     if text not in values.values:
         raise BadAnswer(f"“{text}” is not one of {', '.join(values.values)}")
     return text
 
 
-def _ranking(text: str, names: Sequence[str], noun: str = "report") -> str:
+def _ranking(
+    text: str, names: Sequence[str], noun: str = "report", sizes: tuple[int, int] | None = None
+) -> str:
     known, medals = set(names), {}
     for part in filter(None, (p.strip() for p in text.split(";"))):
         name, _, medal = part.partition("=")
@@ -204,8 +216,12 @@ def _ranking(text: str, names: Sequence[str], noun: str = "report") -> str:
         if medal not in MEDALS:
             raise BadAnswer(f"“{medal}” is not one of {', '.join(MEDALS)}")
         medals[name] = medal
-    if set(medals) != known:
+    if sizes is None and set(medals) != known:
         raise BadAnswer(f"every {noun} needs a medal: {', '.join(sorted(known))}")
+    if sizes is not None and not sizes[0] <= len(medals) <= sizes[1]:
+        raise BadAnswer(
+            f"rank {sizes[0]} to {sizes[1]} {noun}s (the ones a task shows), not {len(medals)}"
+        )
     return medal_label(medals)
 
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from annotation.models import GoldItem, QualificationResult
 
 from . import observations
-from .scoring import gold_scores, qualification_outcome
+from .scoring import Score, gold_scores, qualification_outcome
 
 DEFAULT_PASS = 0.8
 
@@ -24,13 +24,31 @@ def pass_mark(study) -> float:
     return float(study.config.get("qualification_pass", DEFAULT_PASS))
 
 
+def as_qualification(study, annotator, gold) -> list:
+    """The annotator's labels on qualification units given *as* qualification: submitted,
+    in an assignment, once the unit was a qualification item. Work submitted before (an
+    ordinary assignment on the same question) or imported was no qualification attempt and
+    never passes or fails anyone."""
+    since = {
+        (g.task, g.question_id, g.unit): g.created_at
+        for g in GoldItem.objects.filter(study=study, purpose=GoldItem.Purpose.QUALIFICATION)
+    }
+    return [
+        o
+        for o in observations.load(study, annotator, {task for task, _, _ in gold})
+        if o.unit in gold
+        and o.assignment is not None
+        and o.submitted_at is not None
+        and o.submitted_at >= since[o.unit]
+    ]
+
+
 def evaluate(study, annotator) -> QualificationResult | None:
     """(Re)compute one annotator's result from their submitted qualification items."""
     gold = observations.gold_map(study, GoldItem.Purpose.QUALIFICATION)
     if not gold:
         return None
-    tasks = {task for task, _, _ in gold}
-    mine = [o for o in observations.load(study, annotator, tasks) if o.unit in gold]
+    mine = as_qualification(study, annotator, gold)
     score = gold_scores(mine, gold).get(annotator.pk)
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
@@ -41,8 +59,7 @@ def evaluate(study, annotator) -> QualificationResult | None:
         result.items = len(gold)
         result.correct = score.correct if score else 0
         result.answered = score.answered if score else 0
-        if score:
-            result.passed = qualification_outcome(score, len(gold), pass_mark(study))
+        result.passed = qualification_outcome(score or Score(), len(gold), pass_mark(study))
         result.save()
     return result
 

@@ -2,6 +2,8 @@
 
 Gold accuracy of an annotator = correct / answered over the gold units they submitted a label
 for, their own source judgment excluded (an item marked from A's judgment never scores A).
+A ranking answers a ranked gold item only when it ranks the same reports (a medal ranking
+shows 2–3 of a question's reports: a ranking of other reports is no answer to it).
 An annotator is *flagged* when they answered at least ``min_items`` gold units and their
 accuracy is below the study's ``gold_threshold``.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .labels import Observation, Unit
+from .labels import Observation, Unit, parse_ranking
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,23 @@ def gold_scores(observations: Iterable[Observation], gold: Mapping[Unit, Gold]) 
     out: dict[int, Score] = {}
     for o in observations:
         g = gold.get(o.unit)
-        if g is None or g.source_annotator == o.annotator:
+        if not answers(o, g):
             continue
         s = out.setdefault(o.annotator, Score())
         s.answered += 1
         s.correct += o.label == g.answer
     return out
+
+
+def answers(o: Observation, g: Gold | None) -> bool:
+    """Whether ``o`` is scored against the gold item ``g``: not its source annotator's own
+    label, and for a ranking, a ranking of the same reports (one declaration for gold
+    accuracy here and in ``agreement.annotator_quality``)."""
+    if g is None or g.source_annotator == o.annotator:
+        return False
+    if "=" in g.answer:  # a ranking (A=gold;B=silver): of the item's reports only
+        return set(parse_ranking(o.label)) == set(parse_ranking(g.answer))
+    return True
 
 
 def flagged(score: Score | None, threshold: float, min_items: int = 1) -> bool:

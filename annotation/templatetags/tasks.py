@@ -2,9 +2,17 @@
 
 from django import template
 
+from annotation import links
 from annotation.models import Study
 
 register = template.Library()
+
+
+@register.filter
+def web_url(url) -> str:
+    """The one link rule (:mod:`annotation.links`): an http(s) address, else "" — every
+    ``href`` built from a stored URL goes through it."""
+    return links.web_url(url)
 
 
 @register.filter

@@ -649,12 +649,17 @@ def dump_csv(study, *, judge: str, **_):
 
 # --- Registration ---------------------------------------------------------------------------
 
-_JUDGE = Option("judge", "judge name (created when missing)", required=True)
+_JUDGE = Option(
+    "judge", "judge name (created when missing)", required=True, stored_as="judges.Judge.name"
+)
 _SYSTEM = Option(
     "system",
     "system of a researchqa-coverage file; overrides 'model' of ResearcherBench records",
+    stored_as="annotation.System.name",
 )
-_RUBRIC_KIND = Option("rubric_kind", "match items of this rubric kind only")
+_RUBRIC_KIND = Option(
+    "rubric_kind", "match items of this rubric kind only", stored_as="annotation.Rubric.kind"
+)
 
 register_kind(
     Kind(

@@ -891,9 +891,15 @@ register(
                 "annotator",
                 "annotator pseudonym (created when missing); required unless --expert-agreed",
                 required_unless="expert_agreed",
+                stored_as="annotation.Annotator.pseudonym",
             ),  # fmt: skip
             _SETTING,
-            Option("judge", "judge of the model_* scores (created when missing)", required=True),
+            Option(
+                "judge",
+                "judge of the model_* scores (created when missing)",
+                required=True,
+                stored_as="judges.Judge.name",
+            ),
             _SPLIT,
             Option(
                 "consensus",

@@ -11,26 +11,31 @@ which an annotator is flagged, default 0.7), ``qualification_required``,
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import hmac
 import io
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.annotate.registry import SPECS
 from annotation.models import (
     AdjudicationRequest,
     Annotator,
     Assignment,
+    Draft,
     GoldItem,
     QualificationResult,
     QualityEvent,
     Question,
 )
+from annotation.protection import judgment_models
 from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
 from annotation.quality.labels import (
@@ -44,6 +49,8 @@ from annotation.quality.labels import (
 )
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
+
+from . import planning
 
 DEFAULT_GOLD_THRESHOLD = 0.7
 Purpose = GoldItem.Purpose
@@ -119,10 +126,7 @@ def _create_item(study, *, task, question, unit, answer, purpose, user, source="
 def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, user) -> GoldItem:
     """Make a submitted label a known answer: the annotator's label on the unit."""
     key = parse_unit_key(unit)
-    try:
-        aid = int(annotator_id)
-    except (TypeError, ValueError):
-        raise QualityError(f"annotator: “{annotator_id}” is not an annotator id") from None
+    aid = record_id(annotator_id, "annotator")
     found = [o for o in observations.load(study) if o.unit == key and o.annotator == aid]
     if not found:
         raise QualityError(f"unit {unit}: annotator {aid} has no submitted label on it")
@@ -158,23 +162,57 @@ def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
         raise QualityError(f"{where}task: {task} is not enabled in this study")
     question = _question(study, row.get("question", ""), where)
     unit = (row.get("unit") or "").strip()
+    answer = row.get("answer", "")
     try:
-        if spec.parse is not None and not unit:
-            unit, label = spec.parse(row.get("answer", ""), _systems(question))
+        parsed = None
+        offered = spec.units(study, question) if unit or spec.parse is None else {}
+        if (unit or spec.parse is None) and unit not in offered:
+            shown = ", ".join(f"“{u}”" for u in list(offered)[:6]) or "none"
+            raise QualityError(
+                f"{where}unit: “{unit}” is not a unit of {task} on question "
+                f"{question.external_id} (its units: {shown}{' …' if len(offered) > 6 else ''})"
+            )
+        if spec.parse is not None:
+            # the task's notation (``LabelSpec.notation``: SysA>SysB names its unit) is read
+            # with or without a unit; with one, a plain label of that unit is read too
+            try:
+                parsed = spec.parse(answer, _systems(question))
+            except BadAnswer:
+                if not unit:
+                    raise
+        if parsed is not None and unit and parsed[0] != unit:
+            raise QualityError(
+                f"{where}answer: “{answer}” is about the unit “{parsed[0]}”, not “{unit}”"
+            )
+        if parsed is not None:
+            unit, label = parsed
         else:
-            offered = spec.units(study, question)
-            if unit not in offered:
-                shown = ", ".join(f"“{u}”" for u in list(offered)[:6]) or "none"
-                raise QualityError(
-                    f"{where}unit: “{unit}” is not a unit of {task} on question "
-                    f"{question.external_id} (its units: {shown}{' …' if len(offered) > 6 else ''})"
-                )
             noun = "rubric" if spec.blind_as == "Rubric" else "report"
-            label = check_answer(offered[unit], row.get("answer", ""), noun)
+            label = check_answer(offered[unit], answer, noun)
     except BadAnswer as bad:
         raise QualityError(f"{where}answer: {bad}") from None
+    _as_many_as_shown(study, task, question, unit, label, where)
     purpose = (row.get("purpose") or default_purpose).strip()
     return {"task": task, "question": question, "unit": unit, "answer": label, "purpose": purpose}
+
+
+def _as_many_as_shown(study, task, question, unit, label, where) -> None:
+    """A ranking known answer ranks as many reports as an assignment of the task shows on
+    the question (its comparison, when one exists): its gold assignment shows the reports
+    it ranks, and a different number than the others' would tell it apart."""
+    values = catalog.spec(task).units(study, question).get(unit)
+    if values is None or not values.ranked or values.sizes is None:
+        return
+    compared = _comparison(study, task, question.pk)
+    ranked = ranked_names(label)
+    if compared and len(ranked) != len(compared):
+        names = sorted(
+            question.reports.filter(pk__in=compared).values_list("system__name", flat=True)
+        )
+        raise QualityError(
+            f"{where}answer: rank {len(compared)} reports, as the assignments of {task} on "
+            f"question {question.external_id} show ({', '.join(names)}), not {len(ranked)}"
+        )
 
 
 def mark_entered(study, *, task, question, answer, purpose, user, unit="") -> GoldItem:
@@ -229,39 +267,210 @@ def import_items(study, name: str, data: bytes, *, purpose: str, user) -> int:
     return len(rows)
 
 
-def release(study, user, *, seed: int | None = None) -> int:
+@dataclass
+class Released:
+    """What "Add … to every annotator's queue" did: assignments made, and per annotator and
+    item not added, why (the admin is told precisely, never just "0 added")."""
+
+    created: int = 0
+    not_added: list[str] = dataclasses.field(default_factory=list)
+
+
+def _comparison(study, task, qid) -> list[int]:
+    """The reports the question's existing assignments of ``task`` compare (every annotator
+    of a comparison judges the same reports; planning keeps them), or []."""
+    for order in Assignment.objects.filter(study=study, task=task, question_id=qid).values_list(
+        "report_order", flat=True
+    ):
+        if order:
+            return list(order)
+    return []
+
+
+def _shown_reports(study, task, qid, items, rng) -> list[int]:
+    """The reports a gold item's assignment shows: what an ordinary assignment of the task on
+    that question shows, so the item looks like any other. A task about the question shows
+    no chosen reports (planning stores none); a ranking shows exactly the reports its known
+    answer ranks (the label is the ranking of the reports shown, so an annotator who ranks
+    them as the answer does scores 1); another unit shows the comparison's reports when
+    they hold the unit's systems, else the unit's systems and others up to as many as the
+    task shows by default."""
+    if task not in planning.REPORT_TASKS:
+        return []
+    by_system = dict(Question.objects.get(pk=qid).reports.values_list("system__name", "pk"))
+    spec = catalog.spec(task)
+    needed: set[str] = set()
+    for item in items:
+        values = spec.units(study, item.question).get(item.unit) if spec else None
+        if values is not None and values.ranked:
+            needed |= set(ranked_names(item.answer))
+            continue
+        needed |= set(spec.systems_in(item.unit) if spec else ())
+    rankings = [i for i in items if (v := spec.units(study, i.question).get(i.unit)) and v.ranked]
+    if rankings:
+        return [by_system[n] for n in sorted(needed) if n in by_system]
+    compared = _comparison(study, task, qid)
+    shown = {s for s, rid in by_system.items() if rid in compared}
+    if compared and needed <= shown:
+        return compared
+    count = len(compared) or SPECS[task].needs.compares or len(by_system)
+    others = sorted(set(by_system) - needed)
+    rng.shuffle(others)
+    chosen = sorted(needed) + others[: max(0, count - len(needed))]
+    return [by_system[n] for n in chosen if n in by_system]
+
+
+def _untouched(assignments) -> list[Assignment]:
+    """The annotator's assignments nobody has opened: not started, no draft, flag,
+    reopening, disagreement or judgment refers to them (they hold no work)."""
+    rows = [
+        a for a in assignments
+        if a.status == Assignment.Status.NOT_STARTED and a.started_at is None
+    ]  # fmt: skip
+    ids = {a.pk for a in rows}
+    if not ids:
+        return []
+    used = set(Draft.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True))
+    for related in ("flags", "reopenings", "disagreements"):
+        used |= set(
+            Assignment.objects.filter(pk__in=ids, **{f"{related}__isnull": False}).values_list(
+                "pk", flat=True
+            )
+        )
+    for model in judgment_models():
+        used |= set(
+            model.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True)
+        )
+    return [a for a in rows if a.pk not in used]
+
+
+def _reissue(annotator, study, new: list[Assignment], rng) -> None:
+    """Write ``new`` (the gold and qualification assignments) into the annotator's queue so
+    that nothing tells them apart: each gold one at a random place among the work not yet
+    opened, qualification ones first; and that work is written again with the new rows, in
+    a random order, so ids are mixed too (a late-created id would otherwise stand out).
+    Only assignments holding no work are rewritten (never opened: no draft, no judgment)."""
+    mine = list(
+        Assignment.objects.select_for_update()
+        .filter(annotator=annotator)
+        .order_by("position", "pk")
+    )
+    fresh = _untouched([a for a in mine if a.study_id == study.pk])
+    order = [a for a in new if a._purpose == Purpose.QUALIFICATION]
+    rest = list(fresh)
+    for a in (a for a in new if a._purpose != Purpose.QUALIFICATION):
+        rest.insert(rng.randint(0, len(rest)), a)
+    order += rest
+    top = max((a.position for a in mine), default=0)
+    positions = sorted(a.position for a in fresh) + list(range(top + 1, top + 1 + len(new)))
+    for a, position in zip(order, positions, strict=True):
+        a.position = position
+    rows = [
+        Assignment(
+            study_id=a.study_id,
+            annotator_id=a.annotator_id,
+            question_id=a.question_id,
+            task=a.task,
+            setting=a.setting,
+            report_order=a.report_order,
+            status=a.status,
+            position=a.position,
+        )  # fmt: skip
+        for a in order
+    ]
+    rng.shuffle(rows)
+    Assignment.objects.filter(pk__in=[a.pk for a in fresh]).delete()
+    Assignment.objects.bulk_create(rows)
+
+
+def release(study, user, *, seed: int | None = None) -> Released:
     """Put every gold and qualification item into the queue of every annotator of the
-    study who lacks it: an ordinary assignment (same page, same URL shape) — a gold item at
-    a random place among their work, qualification items first."""
+    study who lacks it: an ordinary assignment showing what an ordinary one shows (same
+    page, same URL shape, same number of reports, an id among their other work) — a gold
+    item at a random place among their work, qualification items first. An annotator who
+    already has the task on that question cannot get a second assignment of it: the result
+    says so, per annotator and item (for a qualification item, work done before it became
+    one does not count: :func:`annotation.quality.qualification.evaluate`)."""
     rng = random.Random(seed)
-    annotators = Annotator.objects.filter(assignments__study=study).distinct()
-    items = {(g.task, g.question_id): g.purpose for g in GoldItem.objects.filter(study=study)}
-    created = 0
+    annotators = (
+        Annotator.objects.filter(assignments__study=study)
+        .exclude(user__is_active=False)
+        .distinct()
+        .order_by("pseudonym")
+    )
+    grouped: dict[tuple[str, int], list[GoldItem]] = {}
+    for g in GoldItem.objects.filter(study=study).select_related("question"):
+        grouped.setdefault((g.task, g.question_id), []).append(g)
+    out = Released()
     with transaction.atomic():
+        shown = {
+            key: _shown_reports(study, *key, items, rng) for key, items in sorted(grouped.items())
+        }
         for annotator in annotators:
-            mine = Assignment.objects.filter(study=study, annotator=annotator)
-            have = set(mine.values_list("task", "question_id"))
-            positions = list(mine.values_list("position", flat=True)) or [0]
-            for (task, qid), purpose in sorted(items.items()):
-                if (task, qid) in have:
-                    continue
-                position = (
-                    0
-                    if purpose == Purpose.QUALIFICATION
-                    else rng.randint(min(positions), max(positions) + 1)
+            rows = list(
+                Assignment.objects.filter(study=study, annotator=annotator).values_list(
+                    "task", "question_id", "status", "setting"
                 )
-                reports = list(Question.objects.get(pk=qid).reports.values_list("pk", flat=True))
-                Assignment.objects.create(
+            )
+            have = {(t, q): status for t, q, status, _ in rows}
+            new = []
+            for (task, qid), items in sorted(grouped.items()):
+                purpose = (
+                    Purpose.QUALIFICATION
+                    if any(i.purpose == Purpose.QUALIFICATION for i in items)
+                    else Purpose.GOLD
+                )
+                if (task, qid) in have:
+                    out.not_added.append(_why_not(annotator, items[0], purpose, have[task, qid]))
+                    continue
+                a = Assignment(
                     study=study, annotator=annotator, question_id=qid, task=task,
-                    position=position, report_order=Assignment.shuffled(reports),
+                    report_order=Assignment.shuffled(shown[task, qid]),
+                    setting=_usual_setting(rows, task),
                 )  # fmt: skip
-                created += 1
-        _audit(study, user, "release_gold", assignments=created)
-    return created
+                a._purpose = purpose
+                new.append(a)
+            if new:
+                _reissue(annotator, study, new, rng)
+                out.created += len(new)
+        _audit(study, user, "release_gold", assignments=out.created, not_added=len(out.not_added))
+    return out
+
+
+def _usual_setting(rows, task: str) -> str:
+    """The setting of the annotator's other work of ``task`` (else of any task): a gold
+    item whose setting differed from theirs (assigned among near-expert work) would show."""
+    for wanted in (task, None):
+        found = Counter(s for t, _, _, s in rows if wanted is None or t == wanted)
+        if found:
+            return found.most_common(1)[0][0]
+    return Assignment._meta.get_field("setting").default
+
+
+def _why_not(annotator, item: GoldItem, purpose: str, status: str) -> str:
+    what = f"{annotator.pseudonym} already has {item.task} on question {item.question.external_id}"
+    if purpose == Purpose.QUALIFICATION and status == Assignment.Status.SUBMITTED:
+        return (
+            f"{what} from before it became a qualification item: that work does not count as "
+            "qualification; pass or fail them by hand, or choose a question they have not done"
+        )
+    if purpose == Purpose.QUALIFICATION:
+        return f"{what} (in their queue: their submission there is their qualification answer)"
+    if status == Assignment.Status.SUBMITTED:
+        return f"{what} (submitted: their label there is scored as gold)"
+    return f"{what} (in their queue: their label there will be scored as gold)"
+
+
+def record_id(text, field: str) -> int:
+    """A posted database id, or a QualityError naming the field (never a ValueError)."""
+    text = str(text or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        raise QualityError(f"{field}: “{text[:40]}” is not an id")
+    return int(text)
 
 
 def remove_item(study, item_id: str, user) -> None:
-    item = GoldItem.objects.filter(study=study, pk=item_id).first()
+    item = GoldItem.objects.filter(study=study, pk=record_id(item_id, "item")).first()
     if item is None:
         raise QualityError(f"gold item {item_id}: not in this study")
     _audit(
@@ -282,7 +491,9 @@ def refresh_qualification(study) -> list[QualificationResult]:
 
 def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> QualificationResult:
     """Pass or fail an annotator by hand, with a reason; audited, never recomputed."""
-    annotator = Annotator.objects.filter(pk=annotator_id, assignments__study=study).first()
+    annotator = Annotator.objects.filter(
+        pk=record_id(annotator_id, "annotator"), assignments__study=study
+    ).first()
     if annotator is None:
         raise QualityError(f"annotator: {annotator_id} has no work in this study")
     if verdict not in ("pass", "fail"):
@@ -367,8 +578,9 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     found = disagreements(observations.load(study)).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
-    unknown = [a for a in adjudicators if not a.isdigit()]
-    people = list(Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isdigit()]))
+    ids = [a for a in adjudicators if a.isascii() and a.isdigit()]  # "²" is a digit, not an id
+    unknown = [a for a in adjudicators if a not in ids]
+    people = list(Annotator.objects.filter(pk__in=ids))
     unknown += sorted(set(adjudicators) - set(unknown) - {str(p.pk) for p in people})
     if unknown:
         raise QualityError(f"adjudicators: no annotator {', '.join(unknown)}")
@@ -508,7 +720,8 @@ def blind_unit(request: AdjudicationRequest, blinding: Blinding | None = None) -
 def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:
     """``choice`` is the option's position (the page never carries a system name)."""
     allowed = [value for value, _ in options(request)]
-    if not (choice or "").isdigit() or int(choice) >= len(allowed):
+    choice = (choice or "").strip()
+    if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
         raise QualityError(f"adjudication {request.pk} label: choose one of the options")
     label = allowed[int(choice)]
     if request.status == AdjudicationRequest.Status.DECIDED:

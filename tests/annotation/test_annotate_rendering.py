@@ -1,5 +1,7 @@
 """The report reader: sanitized, blinded, citations of every kind."""
 
+import re
+
 import pytest
 
 from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section, System
@@ -21,23 +23,41 @@ def test_hostile_markup_is_removed():
     assert "<strong>bold</strong>" in html
 
 
-def test_citations_render_by_kind_with_title_and_snippets():
+def test_citations_render_the_same_whatever_the_source_supplied():
+    """Issue 24: a title-only chip was dashed, a bare one said "Bare citation": systems
+    that supply less were told apart by the chips' look. Every chip now has one markup."""
     study = make_study()
     question = make_question(study, n_reports=1, paragraphs=3)
     [report] = render_reports(list(question.reports.values_list("pk", flat=True)))
     paragraphs = report.paragraphs
     assert [p.number for p in paragraphs] == [1, 2, 3]
-    assert 'class="cite cite--snippet"' in paragraphs[0].html
     assert "Summarization and dialogue exhibit high memorization." in paragraphs[0].html
-    assert 'class="cite cite--title_only"' in paragraphs[1].html
-    assert "Title only" in paragraphs[1].html
-    assert 'class="cite cite--bare"' in paragraphs[2].html
-    assert "Bare citation" in paragraphs[2].html
+    for p, kind in zip(paragraphs, ("snippet", "title_only", "bare"), strict=True):
+        assert re.search(f'class="cite" data-cite="[^"]+" data-kind="{kind}"', p.html)
+        assert "Title only" not in p.html and "Bare citation" not in p.html
+        assert p.html.count('class="cite-title"') == p.html.count('class="cite-snippets"') == 1
+    assert chip_shape(paragraphs[0].html) == chip_shape(paragraphs[1].html)
+    assert chip_shape(paragraphs[1].html) == chip_shape(paragraphs[2].html)
     # Every marker points at its tooltip for screen readers.
     assert (
         'aria-describedby="rA-p1-c0"' in paragraphs[0].html
         and 'id="rA-p1-c0"' in paragraphs[0].html
     )
+
+
+def chip_shape(html: str) -> list[str]:
+    """The classes of a paragraph's chips in order, repeated snippets once, the state of an
+    absent part (``cite-none``) left out: what every chip must share."""
+    classes = re.findall(r'class="(cite[^"]*)"', html)
+    shape = [c.replace(" cite-none", "") for c in classes if c.startswith("cite")]
+    return [c for i, c in enumerate(shape) if i == 0 or c != shape[i - 1]]
+
+
+def test_inline_headings_are_shown_at_one_level():
+    for text in ("### Findings\nText.", "## Findings\nText.", "##### Findings\nText."):
+        html = str(text_to_html(text))
+        assert "<h4>Findings</h4>" in html, html
+        assert not re.search(r"<h[1235-6]", html)
 
 
 def test_hostile_report_and_hostile_citation_are_sanitized():
@@ -55,7 +75,7 @@ def test_hostile_report_and_hostile_citation_are_sanitized():
     )
     assert "javascript:" not in html
     assert "&lt;img" in html  # the hostile title is shown as text, not markup
-    assert 'class="cite cite--snippet"' in html
+    assert 'data-kind="snippet"' in html
 
 
 def test_placeholder_characters_in_text_cannot_inject_markers():

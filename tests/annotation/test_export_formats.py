@@ -330,11 +330,11 @@ def _judge_every_kind(study):
         citation_count=2, citations=[{"key": "1", "support": "snippet"}], supporting_credit=0.5,
         coverage="partially", notes="n",
     )  # fmt: skip
-    m.ReportRating.objects.create(**base, report=r2, dimension="depth", value=4)
+    m.ReportRating.objects.create(**base, report=r2, dimension="answer_quality", value=4)
     m.QueryQuality.objects.create(**base, clarity=3, naturalness=4, relevance=5,
                                   variability="closed", comment="fine")  # fmt: skip
-    m.RubricItemQuality.objects.create(**base, item=item, emphasis="high", necessity="essential",
-                                       confidence=3, flags=["vague"])  # fmt: skip
+    m.RubricItemQuality.objects.create(**base, item=item, emphasis="sentence", necessity="no_change",
+                                       confidence=3, flags=["unclear"])  # fmt: skip
     m.RubricCoverage.objects.create(**base, report=r1, item=item, label=3, covered=None)
 
 

@@ -143,3 +143,23 @@ def test_human_signal_modes():
     assert [o.label for o in observations] == ["A", "B", "A", "A", "B", "x"]
     with pytest.raises(ValueError, match="adjudicated, majority, each"):
         human_signal(observations, mode="consensus")
+
+
+def test_a_ranking_of_other_reports_is_no_answer_to_a_ranked_gold_item():
+    unit = ("medal_ranking", 1, "")
+    gold = {unit: Gold("A=gold;B=silver;C=bronze")}
+    scores = gold_scores(
+        [
+            Observation(1, unit, "A=gold;B=silver;C=bronze"),  # the same reports, right
+            Observation(2, unit, "A=silver;B=gold;C=bronze"),  # the same reports, wrong
+            Observation(3, unit, "B=gold;C=silver;D=bronze"),  # other reports: not scored
+        ],
+        gold,
+    )
+    assert {a: (s.correct, s.answered) for a, s in scores.items()} == {1: (1, 1), 2: (0, 1)}
+    # the quality page's gold accuracy reads the same rule
+    page = annotator_quality(
+        [Observation(3, unit, "B=gold;C=silver;D=bronze"), Observation(1, unit, gold[unit].answer)],
+        gold,
+    )
+    assert (page[3].gold_n, page[1].gold_n, page[1].gold_rate) == (0, 1, 1.0)

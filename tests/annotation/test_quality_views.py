@@ -146,6 +146,8 @@ def test_qualification_holds_back_real_work_until_passed_and_override_is_audited
          qualification_pass="1")  # fmt: skip
     post(client, study, action="release")
     qual = Assignment.objects.get(annotator=a, question=q1)
+    # never opened, so written again beside the new item (ids mixed): same task, new id
+    real = Assignment.objects.get(annotator=a, question=q2)
     client.force_login(people[0])
     queue = client.get(reverse("annotate:queue")).content.decode()
     assert reverse("annotate:task", args=[qual.pk]) in queue

@@ -120,7 +120,7 @@ def test_login_form_and_annotator_pages(browser, live_server, login, annotator_u
     page.keyboard.press("h")
     expect(page.locator("#guidelines")).to_be_visible()
     page.keyboard.press("Escape")
-    cite = page.locator("#report-A .cite--snippet").first
+    cite = page.locator("#report-A .cite[data-kind=snippet]").first
     cite.hover()
     expect(page.locator("#report-A .cite-tip").first).to_be_visible()
     watch.check(page, "medal ranking in use")

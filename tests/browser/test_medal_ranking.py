@@ -79,7 +79,7 @@ def test_complete_with_a_reload_in_the_middle(
     # sanitized: the hostile report's script and handlers never ran
     assert page.evaluate("window.__pwned") is None
     # a citation shows its title and snippets on hover
-    cite = page.locator("#report-A .cite--snippet").first
+    cite = page.locator("#report-A .cite[data-kind=snippet]").first
     cite.hover()
     expect(page.locator("#report-A .cite-tip").first).to_be_visible()
     shot(page, "citation-hover")

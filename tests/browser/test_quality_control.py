@@ -85,6 +85,8 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     page.get_by_role("button", name="Add gold and qualification items").click()
     expect(page.get_by_text("assignments added to the annotators' queues")).to_be_visible()
     expect(page.locator("#gold-items tbody tr")).to_have_count(2)
+    # unopened work is written again beside the new items (their ids mixed in): new id
+    real = Assignment.objects.get(annotator=ann.annotator, question=q3)
 
     # the annotator: only the qualification item until they pass; then the real work + gold
     work = login(ann).new_page()
@@ -192,6 +194,7 @@ def test_query_quality_gold_accuracy_and_adjudication_in_the_browser(login, shot
     # the annotator rates both questions' clarity 2 (the gold answer is 5)
     work = login(ann).new_page()
     gold = Assignment.objects.get(annotator=ann.annotator, question=q1)
+    real = Assignment.objects.get(annotator=ann.annotator, question=q2)  # written again
     for a in (gold, real):
         work.goto(reverse("annotate:task", args=[a.pk]))
         expect(work.locator("body")).not_to_contain_text("gold", ignore_case=True)

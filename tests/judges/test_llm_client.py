@@ -125,9 +125,12 @@ def test_json_mode_and_structured_outputs_for_json_prompts_only(fake_llm, mode, 
 def test_an_endpoint_without_json_mode_is_an_error_not_a_silent_fallback(fake_llm):
     fake_llm.rejects_response_format = True
     client = ChatClient(config(fake_llm, response_format="json_object"))
-    with pytest.raises(PermanentError, match="response_format is not supported") as exc:
+    with pytest.raises(PermanentError, match="400 Bad Request") as exc:
         client.complete(MESSAGES, CLAIM_SCHEMA)
     assert exc.value.attempts == 1  # not retried: the same request would fail again
+    # the body says why, for the operator's log; the message (a run's errors) never holds it
+    assert "response_format is not supported" in exc.value.detail
+    assert "response_format is not supported" not in str(exc.value)
 
 
 def test_a_refusal_is_not_retried_and_its_tokens_are_counted(fake_llm):

@@ -1,0 +1,24 @@
+"""The one rule for what becomes a link (issue 24): only an http(s) address.
+
+Imported files are written by others: a citation's ``url`` of ``javascript:alert(9)`` or
+``data:…`` would run or load in an annotator's browser if it reached an ``href`` (the CSP
+would block most of it; a rule here means it never gets that far). Every importer reads a
+URL through :func:`web_url` (refusing it, or dropping it with a warning naming the record
+and field), and every page renders an ``href`` from a stored URL through the same function
+(``rendering.safe_url``, the ``web_url`` template filter), so a URL stored before this rule
+or through another path is never a link either.
+"""
+
+from __future__ import annotations
+
+SCHEMES = ("http://", "https://")
+
+
+def is_web_url(url) -> bool:
+    """An http(s) address (leading or trailing spaces are not allowed: they are not one)."""
+    return isinstance(url, str) and url.lower().startswith(SCHEMES) and url == url.strip()
+
+
+def web_url(url) -> str:
+    """``url`` when it is an http(s) address, else ""."""
+    return url if is_web_url(url) else ""
