@@ -351,7 +351,7 @@ QC = ql.LabelSpec(
 
 
 class MetricWiseTask(TaskSpec):
-    needs = Needs(reports=1)
+    needs = Needs(reports=1, compares=max(SIZES))  # its ranking ranks 2-3 reports
     key = "metric_wise"
     qc = QC
     form = FORM
