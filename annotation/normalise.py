@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from annotation.importers.markdown import MATH
 from annotation.importers.structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -114,20 +115,26 @@ def neutral_title(title: str) -> str:
     return title
 
 
-_LINK = re.compile(r"\[([^\]\n]+)\]\((?:https?://[^)\s]+)\)")
+_LINK = re.compile(r"\[(\[?(?:\\.|[^\[\]\\\n]|\[[^\[\]\n]*\])*)\]\((?:https?://[^\n]*)\)")
+#: Link words that are a marker, not prose: ``[1]``, ``[^1]``, ``(1)``, ``1``.
+_NUMBER_WORDS = re.compile(r"[\[(]?\^?\d+[\])]?")
 
 
 def _tokens(text: str, anchors) -> list:
     """The paragraph as a list of str (text) and ``(key,)`` (a citation marker). A marker
-    that is a whole Markdown link ``[words](url)`` keeps its words before the marker."""
+    that is a whole Markdown link ``[words](url)`` in running text keeps its words before
+    the marker; one in parentheses, ``([Title](url))``, is a citation whose words are its
+    source's title (kept there), and a number's words are the marker itself."""
     out, cursor = [], 0
     for start, end, key in sorted(anchors):
         if start < cursor:
             continue
         out.append(text[cursor:start])
         link = _LINK.fullmatch(text[start:end])
-        if link and not re.fullmatch(r"\[?\^?\d+\]?", link.group(1).strip()):
-            out[-1] += link.group(1)
+        words = link.group(1).strip() if link else ""
+        cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
+        if link and not cited and not _NUMBER_WORDS.fullmatch(words):
+            out[-1] += re.sub(r"\\([\[\]])", r"\1", link.group(1))
         out.append((key,))
         cursor = end
     out.append(text[cursor:])
@@ -155,6 +162,7 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
             out.append(tok)
             continue
         cursor = 0
+        math = [m.span() for m in MATH.finditer(tok)] if "$" in tok or "\\" in tok else []
         found = sorted(
             [(m.start(), m.end(), m.group()) for m in PIPE_MARKER.finditer(tok)]
             + [(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
@@ -162,7 +170,7 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
             + [(m.start(), m.end(), _numbered_key(m, citations)) for m in NUMBERED.finditer(tok)]
         )
         for start, end, key in found:
-            if start < cursor:
+            if start < cursor or any(a <= start < b for a, b in math):
                 continue
             if key not in citations:
                 citations[key] = ParsedCitation(key=key)
