@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from annotation.importers.markdown import MATH
+from annotation.importers.markdown import LINK_URL, MATH
 from annotation.importers.structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -213,11 +213,14 @@ def _unwrap(tokens: list, citations: dict[str, ParsedCitation]) -> list:
     return tokens
 
 
+_LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
+
+
 def _peel(tokens: list, i: int, j: int, citations) -> bool:
     before = tokens[i - 1] if i > 0 else ""
     after = tokens[j + 1] if j + 1 < len(tokens) else ""
     opener = before.rstrip()[-1:]
-    link = re.match(r"\s*\]\((https?://[^)\s]+)\)", after) if opener == "[" else None
+    link = _LINK_AFTER.match(after) if opener == "[" else None
     closer = after.lstrip()[:1]
     if (opener, closer) not in {("(", ")"), ("[", "]")} and not link:
         return False

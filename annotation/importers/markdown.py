@@ -44,11 +44,13 @@ _REF_LABEL = re.compile(
 )
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _URL = re.compile(r"https?://[^\s<>\]\[\"']+")
-_LINK_TEXT = r"(?:\\.|[^\[\]\\]|\[(?:\\.|[^\[\]\\])*\])*"
-_LINK_URL = r"https?://(?:[^()\n]|\([^()\n]*\))*?"
-#: ``[words](url)``; the words may open with an unmatched escaped bracket (OpenAI's
-#: ``[[2502.03387\] LIMO](url)``), the url may hold spaces and balanced parentheses.
-_LINK_PATTERN = rf"\[(?P<words>\[?{_LINK_TEXT})\]\(\s*<?(?P<url>{_LINK_URL})>?\s*\)"
+_LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
+_LINK_URL = r"https?://(?:[^()]|\([^()]*\))*?"  # a line break too: dev/you
+LINK_URL = _LINK_URL  # what a link's url may be, for the normaliser's link peeling
+#: ``[words](url)``: one line of words (after a line break at most), which may open with
+#: an unmatched escaped bracket (OpenAI's ``[[2502.03387\] LIMO](url)``); the url may hold
+#: spaces and balanced parentheses (``#:~:text=a b (c)``).
+_LINK_PATTERN = rf"\[\n?(?P<words>\[?{_LINK_TEXT})\]\(\s*<?(?P<url>{_LINK_URL})>?\s*\)"
 _LINK = re.compile(_LINK_PATTERN)
 
 # --- Reference entries ------------------------------------------------------------------------
@@ -109,7 +111,7 @@ def reference_of(key: str, rest: str) -> ParsedCitation:
     title = re.sub(r"\[Online\]\.?\s*Available:?", "", title)
     title = _unescape(title).strip(" \t.,;:-–<>()[]|")
     url = _unescape(url.strip())
-    return ParsedCitation(key=key or url, title=title, url=url)
+    return ParsedCitation(key=key or _url_key(url), title=title, url=url)
 
 
 def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCitation]]:
@@ -239,6 +241,47 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
             key = m.group("ay")
             sources.setdefault(key, ParsedCitation(key=key))
             out.append((m.start(), m.end(), key))
+    return out
+
+
+#: What may stand before a bare ``^n`` marker: a word of four letters or more, closing
+#: punctuation or a space ("exponent^1", "2024)^2"); "t^2", "log^2", "10^3" are math.
+_CARET_MARKER_BEFORE = re.compile(r"(?:[^\W\d_]{4}|[.,;:\"'”’)*\]\s])$")
+
+
+def outside_math(text: str, anchors: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The anchors not inside math: not within ``$…$``, ``\\(…\\)``, ``\\[…\\]``, and a bare
+    ``^n`` only where a marker can stand (:data:`_CARET_MARKER_BEFORE`), so a source keyed
+    "^2" never turns "O(t^2 log^2 t)" into citations (ScholarQA-CS2 dev/claude)."""
+    spans = [m.span() for m in MATH.finditer(text)] if ("$" in text or "\\" in text) else []
+    out = []
+    for start, end, key in anchors:
+        if any(a <= start < b for a, b in spans):
+            continue
+        bare_caret = text.startswith("^", start) and text[start + 1 : start + 2].isdigit()
+        if bare_caret and not _CARET_MARKER_BEFORE.search(text[max(0, start - 4) : start]):
+            continue
+        out.append((start, end, key))
+    return out
+
+
+def link_anchors(
+    text: str, sources: dict[str, ParsedCitation], taken: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """The markdown links ``[words](url)`` of ``text`` that overlap none of the anchors
+    ``taken``, each a source keyed by its url (added to ``sources``): for formats whose
+    markers are listed ids (ScholarQA), a link the ids do not cover is still a citation,
+    never raw markdown in the text."""
+    out = []
+    for m in _INLINE.finditer(text):
+        if m.group("link") is None:
+            continue
+        start, end = m.span()
+        if any(a < end and start < b for a, b, _ in taken):
+            continue
+        key = _url_key(m.group("url"))
+        sources.setdefault(key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key))
+        out.append((start, end, key))
     return out
 
 

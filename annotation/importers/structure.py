@@ -95,11 +95,13 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def marker_forms(key: str) -> list[str]:
-    """How a citation id appears in text: verbatim, and ``[n]`` for a bare number."""
-    forms = [key]
+    """How a citation id appears in text: verbatim; ``[n]`` for a bare number; and with a
+    caret, ``^[n]`` (ScholarQA-CS2 claude) for a number or a ``^n`` id."""
     if key.isdecimal():
-        forms = [f"[{key}]"]
-    return forms
+        return [f"[{key}]", f"^[{key}]"]
+    if key.startswith("^") and key[1:].isdecimal():
+        return [key, f"^[{key[1:]}]"]
+    return [key]
 
 
 def find_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
