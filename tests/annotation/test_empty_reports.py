@@ -1,0 +1,49 @@
+"""An empty report is set aside at import with a warning naming it, and never planned into
+an assignment (issue 25: 15 of ScholarQA-CS2's 100 gemini dev reports have
+``"sections": []``)."""
+
+import json
+
+import pytest
+
+from annotation.importers import run
+from annotation.models import Paragraph, Report, Study
+from studio.studyadmin.planning import PlanSpec, preview
+from tests.builders.planning import make_annotators, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_released_empty_gemini_reports_are_set_aside_with_a_warning(scholarqa_dir):
+    path = scholarqa_dir / "reports" / "dev" / "gemini-2.5-pro-preview-03-25.json"
+    records = json.loads(path.read_text())
+    empty = [n for n, r in enumerate(records, start=1) if not r["response"]["sections"]]
+    assert len(records) == 100 and len(empty) == 15  # as released
+    rep = run("reports", path, study="CS2", format="scholarqa", system="gemini")
+    set_aside = [w for w in rep.warnings if "is empty" in w.message]
+    assert [w.record for w in set_aside] == empty
+    assert records[empty[0] - 1]["question"][:40] in set_aside[0].message
+    assert Report.objects.count() == 100 - 15  # none stored
+    assert not Report.objects.exclude(pk__in=Paragraph.objects.values("report")).exists()
+
+
+def test_a_markdown_report_with_no_text_is_set_aside(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps([
+        {"id": "q1", "question": "Q1?", "response": "Some text [1].\n\n[1] A paper"},
+        {"id": "q2", "question": "Q2?", "response": "  \n\n## References\n\n[1] A paper\n"},
+    ]))  # fmt: skip
+    rep = run("reports", path, study="S", format="researcherbench", system="sys")
+    assert [(w.record, w.field) for w in rep.warnings] == [(2, "report")]
+    assert list(Report.objects.values_list("question__external_id", flat=True)) == ["q1"]
+
+
+def test_an_empty_report_already_stored_is_never_planned():
+    study = make_study(questions=4, systems=3)
+    make_annotators(3)
+    placeholder = Report.objects.filter(question__study=study).order_by("pk").first()
+    Paragraph.objects.filter(report=placeholder).delete()  # as a pairwise-import placeholder
+    shown = preview(Study.objects.get(pk=study.pk), PlanSpec(task="medal_ranking", overlap=1))
+    planned = {r for it in shown.items for r in it.reports}
+    assert placeholder.pk not in planned
+    assert len(planned) == 4 * 3 - 1  # every other report is planned
