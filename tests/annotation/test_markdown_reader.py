@@ -107,3 +107,39 @@ def test_author_year_needs_a_name_and_a_comma():
     paragraphs, sources = read("In (December 2024) and (ACL 2023), as (Smith et al., 2020) says.")
     assert paragraphs == ["In (December 2024) and (ACL 2023), as [1] says."]
     assert list(sources) == ["1"]
+
+
+@pytest.mark.django_db
+def test_a_table_scrolls_and_its_cells_citations_are_linked():
+    """ScholarQA's section table ``{"title", "text"}`` and a markdown table in a paragraph:
+    both in a sideways-scrolling box, their ``[n]`` markers linked to the sources."""
+    import json
+
+    from annotation.importers import run
+    from annotation.models import Report
+    from annotation.rendering import render_reports
+
+    table = "| Paper | A | B |\n|---|---|---|\n| X (Smith et al., 2020) | 1 | 2 |"
+    record = {
+        "question": "Q?",
+        "response": {
+            "sections": [
+                {
+                    "title": "T",
+                    "text": "A claim (Smith et al., 2020).\n\n| a | b |\n|---|---|\n| c [2] | d |",
+                    "citations": [
+                        {"id": "(Smith et al., 2020)", "title": "Smith paper"},
+                        {"id": "2", "title": "Other paper"},
+                    ],
+                    "table": {"title": "Compared", "text": table},
+                }
+            ]
+        },
+    }
+    run("reports", json.dumps([record]).encode(), study="S", format="scholarqa", system="s")
+    html = render_reports([Report.objects.get().pk])[0].html
+    assert html.count('class="table-scroll"') == 2
+    in_table = html.split('class="report-table-md"')[1]
+    assert 'data-cite="1"' in in_table.split("</table>")[0]  # the cell's citation, linked
+    paragraph_table = html.split('class="para-body"')[-1]
+    assert 'data-cite="2"' in paragraph_table.split("</table>")[0]
