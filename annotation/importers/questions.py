@@ -61,6 +61,20 @@ class QuestionInput:
     external_id: str
     fields: dict
     rubrics: dict[str, list[ItemInput]] = field(default_factory=dict)
+    #: (field, message) said to the importer as warnings: keys the format does not read.
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+def unknown_keys(record, known, *, where: str = "", what: str = "") -> list[tuple[str, str]]:
+    """A warning per key of ``record`` that its format does not read (issue 25: nothing a
+    file carries is dropped silently; an unread key is named, never turned into a default)."""
+    if not isinstance(record, dict):
+        return []
+    return [
+        (f"{where}{key}", f"{what or 'this format'} does not read {key!r}: ignored")
+        for key in record
+        if key not in known
+    ]
 
 
 def parse_date(problems: Problems, n: int, value, key: str = "date"):
@@ -252,6 +266,15 @@ def question_loader(parse):
         src = read_source(source)
         inputs = parse(src, **options)
         rep.records = len(inputs)
+        said: dict[tuple[str, str], list[int]] = {}
+        for i in inputs:
+            for fld, message in i.warnings:
+                said.setdefault((re.sub(r"\[\d+\]", "[]", fld), message), []).append(i.record)
+        for (fld, message), records in said.items():  # one warning per key, not per record
+            more = (
+                f" (records {records[0]}–{records[-1]}: {len(records)})" if len(records) > 1 else ""
+            )
+            rep.warn(_display_name(source), records[0], fld, message + more)
         write_questions(study, inputs, rep, file=_display_name(source))
 
     return load

@@ -1,13 +1,14 @@
 """ResearcherBench (004): questions, weighted rubrics, and system responses.
 
-Questions: ``questions.json``, a list of ``{id, question, ...}`` (``category`` kept as the
-question's field when present); the rubric comes from a second file ``rubric.json``,
+Questions: ``questions.json``, a list of ``{id, question, category, Subject}`` (``category``
+kept as the question's field, ``Subject`` as its subdomain; any other key is named in a warning); the rubric comes from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
 
 from __future__ import annotations
 
+from .base import ImportReport
 from .common import (
     Problems,
     Source,
@@ -18,11 +19,14 @@ from .common import (
     require,
     type_name,
 )
-from .questions import ItemInput, QuestionInput, check_unique_ids, question_loader
+from .questions import ItemInput, QuestionInput, check_unique_ids, question_loader, unknown_keys
 from .registry import Format, Option, register
 from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 RUBRIC_KIND = "researcherbench"
+#: What a ResearcherBench question record carries (``Subject`` kept as the subdomain).
+QUESTION_KEYS = {"id", "question", "category", "Subject"}
+WHAT = "ResearcherBench"
 
 
 def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInput]:
@@ -34,8 +38,14 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
         text = require(problems, n, r, "question", str)
         if not isinstance(r, dict) or qid is None or text is None:
             continue
-        fields = {"text": text, "field": optional_str(problems, n, r, "category")}
-        out.append(QuestionInput(n, qid, fields))
+        fields = {
+            "text": text,
+            "field": optional_str(problems, n, r, "category"),
+            "subdomain": optional_str(problems, n, r, "Subject"),  # e.g. "Model Architecture"
+        }
+        out.append(
+            QuestionInput(n, qid, fields, warnings=unknown_keys(r, QUESTION_KEYS, what=WHAT))
+        )
     check_unique_ids(problems, out)
     problems.raise_if_any()
     if rubric_src is not None:
@@ -50,11 +60,18 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
                 rproblems.add(n, "id", f"no question with id {qid!r} in {src.name}")
                 continue
             parsed = []
+            said = by_id[qid].warnings
+            said += unknown_keys(
+                r, {"id", "question", "rubric"}, where=f"{rubric_src.name}: ", what=WHAT
+            )
             for i, item in enumerate(items):
                 where = f"rubric[{i}]"
                 point = require(rproblems, n, item, "point", str, label=f"{where}.point")
                 if not isinstance(item, dict):
                     continue
+                said += unknown_keys(
+                    item, {"point", "weight"}, where=f"{rubric_src.name}: {where}.", what=WHAT
+                )
                 weight = item.get("weight", 1)
                 if not is_number(weight) or weight <= 0:
                     rproblems.add(
@@ -68,7 +85,7 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
     return out
 
 
-def parse_responses(src: Source) -> list[ReportInput]:
+def parse_responses(src: Source, rep: ImportReport | None = None) -> list[ReportInput]:
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = []
@@ -96,6 +113,9 @@ def parse_responses(src: Source) -> list[ReportInput]:
             seen.setdefault(qid, n)
         if qid is not None and response is not None:
             out.append(ReportInput(n, qid, question or qid, parse_markdown(response)))
+            for fld, message in unknown_keys(r, {"id", "question", "response"}, what=WHAT):
+                if rep is not None:
+                    rep.warn(src.name, n, fld, message)
     problems.raise_if_any()
     return out
 
@@ -113,6 +133,8 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
         rec = {"id": q.external_id, "question": q.text}
         if q.field:
             rec["category"] = q.field
+        if q.subdomain:
+            rec["Subject"] = q.subdomain
         questions.append(rec)
         rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
         if rubric is not None:
@@ -139,7 +161,7 @@ register(
         "reports",
         "researcherbench",
         "ResearcherBench responses: a JSON list of {id, question, response: markdown}",
-        load=report_loader(lambda src, rep: parse_responses(src), source_format="researcherbench"),
+        load=report_loader(parse_responses, source_format="researcherbench"),
         dump=dump_responses,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 
+from annotation.normalise import PIPE_MARKER
+
 from .base import ImportReport
 from .common import (
     Problems,
@@ -210,8 +212,10 @@ def _parse_sections(
             anchors = outside_math(p, find_anchors(p, linkable))
             if unlisted:
                 anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
-            if "](" in p:  # a link citing no listed id is still a citation (issue 25)
-                anchors = sorted(anchors + link_anchors(p, citations, anchors))
+            if "](" in p:  # a link citing no listed id is still a citation (issue 25),
+                # unless it is part of a marker: "[id | [Gemini Team](url) | 2024 | …]"
+                markers = [(m.start(), m.end(), "") for m in PIPE_MARKER.finditer(p)]
+                anchors = sorted(anchors + link_anchors(p, citations, anchors + markers))
             paras.append(ParsedParagraph(p, anchors))
         markers = sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
         if markers:
