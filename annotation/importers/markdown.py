@@ -52,6 +52,7 @@ LINK_URL = _LINK_URL  # what a link's url may be, for the normaliser's link peel
 #: spaces and balanced parentheses (``#:~:text=a b (c)``).
 _LINK_PATTERN = rf"\[\n?(?P<words>\[?{_LINK_TEXT})\]\(\s*<?(?P<url>{_LINK_URL})>?\s*\)"
 _LINK = re.compile(_LINK_PATTERN)
+LINK = _LINK  # a markdown link, groups "words" and "url" (the normaliser's too)
 
 # --- Reference entries ------------------------------------------------------------------------
 

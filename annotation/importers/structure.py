@@ -95,23 +95,26 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def marker_forms(key: str) -> list[str]:
-    """How a citation id appears in text: verbatim; ``[n]`` for a bare number; and with a
-    caret, ``^[n]`` (ScholarQA-CS2 claude) for a number or a ``^n`` id."""
+    """How a citation id appears in text: verbatim, and ``[n]`` for a bare number (also
+    after a caret, ``^[n]``: ScholarQA-CS2 claude; :func:`find_anchors` takes the caret
+    with it); a ``^n`` id also as ``^[n]``."""
     if key.isdecimal():
-        return [f"[{key}]", f"^[{key}]"]
+        return [f"[{key}]"]
     if key.startswith("^") and key[1:].isdecimal():
         return [key, f"^[{key[1:]}]"]
     return [key]
 
 
 def find_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
-    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins."""
+    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins.
+    A ``[n]`` right after a caret (``^[n]``) is anchored with its caret."""
     found = []
     for key in keys:
         for form in marker_forms(key):
             start = text.find(form)
             while start != -1:
-                found.append((start, start + len(form), key))
+                caret = form[0] == "[" and start and text[start - 1] == "^"
+                found.append((start - 1 if caret else start, start + len(form), key))
                 start = text.find(form, start + len(form))
     found.sort(key=lambda a: (a[0], -(a[1] - a[0])))
     kept, end = [], -1
