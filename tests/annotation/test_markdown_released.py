@@ -214,3 +214,63 @@ def test_math_is_never_read_as_a_marker(scholarqa_dir):
     assert "(log n)^{O(t^2 log^2 t)}" in text and "[1] log" not in text
     assert "^[16]" not in text and "^[" not in text
     assert Citation.objects.filter(report__system__name="claude").exists()
+
+
+def _stored_texts(system: str) -> list[str]:
+    return list(
+        Paragraph.objects.filter(report__system__name=system)
+        .order_by("report__question__external_id", "number")
+        .values_list("text", flat=True)
+    )
+
+
+def test_the_command_the_import_page_and_the_api_read_the_same(
+    researcherbench_dir, admin_user, client
+):
+    """Perplexity's footnotes, Mita's escaped lists and Doubao's [(n)](url) markers arrive
+    the same way whichever door they come in by: ``import_reports``, the study's import page
+    and ``POST /api/studies/{id}/import/``."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.core.management import call_command
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from annotation.models import Study
+
+    path = researcherbench_dir / "Perplexity.json"
+    call_command("import_reports", str(path), study="Cmd", format="researcherbench",
+                 system="Perplexity", stdout=__import__("io").StringIO())  # fmt: skip
+    by_command = _stored_texts("Perplexity")
+    Study.objects.filter(name="Cmd").delete()
+    assert len(by_command) > 1000 and not any(t.startswith("[^") for t in by_command)
+
+    page_study = Study.objects.create(name="Page")
+    client.force_login(admin_user)
+    response = client.post(
+        reverse("studies:import", kwargs={"study_id": page_study.pk}),
+        {"kind": "reports", "format": "researcherbench", "system": "Perplexity",
+         "file": SimpleUploadedFile("Perplexity.json", path.read_bytes())},
+    )  # fmt: skip
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert _stored_texts("Perplexity") == by_command
+    page_study.delete()
+
+    api_study = Study.objects.create(name="Api")
+    api = APIClient()
+    api.force_login(admin_user)
+    for system in ("Perplexity", "Mita", "Doubao"):
+        file = researcherbench_dir / f"{system}.json"
+        response = api.post(
+            reverse("study-import", args=[api_study.pk]),
+            {"kind": "reports", "format": "researcherbench", "options": json.dumps({"system": system}),
+             "file": SimpleUploadedFile(file.name, file.read_bytes())},
+            format="multipart",
+        )  # fmt: skip
+        assert response.status_code == 200, response.content[:2000]
+        assert response.json()["records"] == 65
+    assert _stored_texts("Perplexity") == by_command
+    doubao = _stored_texts("Doubao")  # "[(33)](url)" reads "[n]", not "(33) [n]"
+    assert not [t for t in doubao if re.search(r"\(\d+\) \[\d+\]|\[\(\d+\)\]\(", t)]
+    mita = Report.objects.filter(system__name="Mita")
+    assert not Paragraph.objects.filter(report__in=mita, text__startswith="[1\\.").exists()
+    assert Citation.objects.filter(report__in=mita).exclude(url="").count() > 10_000
