@@ -17,10 +17,11 @@ entry stays where it is, with its heading (losing body text is the worst misread
 heading such as "Source-Aware Training" is body (the heading must be the word alone).
 
 Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]``,
-``\\[n\\]``, ``^[n]``, ``[^n]``, ``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number,
-its url kept on the source), ``[words](url)`` (a source keyed by its url, the url's
-``#:~:text=`` fragment aside, which may contain spaces) and ``(Author et al., 2020)``. Nothing
-is matched inside math (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) or code spans.
+``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
+``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
+``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
+may contain spaces) and ``(Author et al., 2020)``. Nothing is matched inside math
+(``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) or code spans.
 """
 
 from __future__ import annotations
@@ -32,16 +33,18 @@ from .structure import ParsedCitation, ParsedParagraph, ParsedReport, ParsedSect
 _REF_WORDS = (
     r"(?:(?:key|cited|selected|further)\s+)?"
     r"(?:references?(?:\s+list)?|sources?(?:\s+cited)?|bibliography|works\s+cited|citations?"
-    r"|footnotes)"
+    r"|footnotes|参考文献|参考资料|参考来源|引用(?:文献|来源)?|来源)"
     r"(?:\s+(?:and|&)\s+(?:references|sources|notes|further\s+reading|citations))?"
 )
 _NUMBERING = r"(?:(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.)\s+)?"
-#: A heading whose title is a references title and nothing else ("Source-Aware …" is not).
-REFERENCES_TITLE = re.compile(rf"^\s*{_NUMBERING}{_REF_WORDS}\s*:?\s*$", re.I)
-#: A line that only says "References": ``**References**``, ``Sources:``, ``__Sources:__``.
-_REF_LABEL = re.compile(
-    rf"^\s*(?:\*\*|__|\*|_)?\s*{_NUMBERING}{_REF_WORDS}\s*:?\s*(?:\*\*|__|\*|_)?\s*:?\s*$", re.I
+#: A heading whose title is a references title and nothing else ("Source-Aware …" is not),
+#: emphasis aside (``#### **Works cited**``).
+REFERENCES_TITLE = re.compile(
+    rf"^\s*(?:\*\*|__|\*|_)?\s*{_NUMBERING}{_REF_WORDS}\s*[:：]?\s*(?:\*\*|__|\*|_)?\s*[:：]?\s*$",
+    re.I,
 )
+#: A line that only says "References": ``**References**``, ``Sources:``, ``__Sources:__``.
+_REF_LABEL = REFERENCES_TITLE
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _URL = re.compile(r"https?://[^\s<>\]\[\"']+")
 _LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
@@ -57,7 +60,7 @@ LINK = _LINK  # a markdown link, groups "words" and "url" (the normaliser's too)
 # --- Reference entries ------------------------------------------------------------------------
 
 #: ``[^n]: …`` / ``[n]: …`` definitions (anywhere in the text).
-_DEFINITION = re.compile(r"^\s{0,3}\\?\[\^?(\d+)\\?\]:\s*(.*?)\s*$")
+_DEFINITION = re.compile(r"^\s{0,3}\\?\[\^?(\d+)\^?\\?\]:\s*(.*?)\s*$")
 #: ``[n] …``, ``\[n] …``, ``\[n\] …``, ``- [n]. …``: a numbered entry.
 _BRACKET_ENTRY = re.compile(r"^\s*(?:[-*+]\s+)?\\?\[\^?(\d+)\\?\][.:)]?\s+(\S.*?)\s*$")
 #: ``[n. Title](url)`` / ``[n\. Title](url)`` / ``- [n] Title](url)``: a list of links.
@@ -193,8 +196,8 @@ MATH = re.compile(_MATH, re.S)
 _INLINE = re.compile(
     rf"(?P<skip>{_MATH}|`[^`\n]+`)"
     rf"|(?P<link>{_LINK_PATTERN})"
-    r"|\[\^(?P<foot>\d+)\]"
-    r"|\^?\\?\[(?P<nums>\d+(?:\s*[,;]\s*\d+)*)\\?\](?!\()"
+    r"|\[\^(?P<foot>\d+)\^?\]|【(?P<wide>\d+)(?:†[^】\n]*)?】"
+    r"|\^?\\?\[(?:citation:\s*)?(?P<nums>\d+(?:\s*[,;]\s*\d+)*)\\?\](?!\()"
     rf"|(?P<ay>{_AUTHOR_YEAR})",
     re.S,
 )
@@ -224,8 +227,8 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
                 key = _url_key(url)
                 sources.setdefault(key, ParsedCitation(key=key, title=_unescape(words), url=key))
             out.append((m.start(), m.end(), key))
-        elif m.group("foot") is not None:
-            key = m.group("foot")
+        elif m.group("foot") is not None or m.group("wide") is not None:
+            key = m.group("foot") or m.group("wide")
             sources.setdefault(key, ParsedCitation(key=key))
             out.append((m.start(), m.end(), key))
         elif m.group("nums") is not None:

@@ -143,3 +143,22 @@ def test_a_table_scrolls_and_its_cells_citations_are_linked():
     assert 'data-cite="1"' in in_table.split("</table>")[0]  # the cell's citation, linked
     paragraph_table = html.split('class="para-body"')[-1]
     assert 'data-cite="2"' in paragraph_table.split("</table>")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bold heading and a numbered "Works cited" list (deep-research style)
+        "Claim [1].\n\n#### **Works cited**\n\n1. A paper, accessed June 1, 2025, https://a.example/1\n",
+        # Kimi-style footnotes with a closing caret
+        "Claim [^1^].\n\n[^1^]: A paper https://a.example/1\n",
+        # full-width markers with a source tag, a Chinese references heading
+        "Claim 【1†source】.\n\n## 参考文献\n\n[1] A paper https://a.example/1\n",
+        # "[citation:n]" markers, a "References:" line
+        "Claim [citation:1].\n\nReferences:\n- [1] A paper https://a.example/1\n",
+    ],
+)
+def test_other_families_of_the_same_styles(text):
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Claim [1]."]
+    assert sources["1"][1] == "https://a.example/1" and "A paper" in sources["1"][0]
