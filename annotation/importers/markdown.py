@@ -184,11 +184,12 @@ _NAME = r"[A-Z][A-Za-z'\-]+"
 _ONE_AUTHOR_YEAR = rf"{_NAME}(?: et al\.,?| and {_NAME},?| & {_NAME},?|,) \d{{4}}[a-z]?"
 _AUTHOR_YEAR = rf"\({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*\)"
 #: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
-#: escaped marker ``\[12\]``). A ``$`` opens math only before a non-space, and closes it
-#: after one: "$5 and $10" is not math.
+#: escaped marker ``\[12\]``, nor escaped brackets around a link, ``\[[Author' 2021](url)\]``).
+#: A ``$`` opens math only before a non-space, and closes it after one: "$5 and $10" is not
+#: math.
 _MATH = (
     r"\$\$.+?\$\$|(?<![\\\w$])\$(?=\S)[^$\n]+?(?<=\S)\$(?![\w$])|\\\(.+?\\\)"
-    r"|\\\[(?![\d,;\s–-]+\\?\])[\s\S]+?\\\]"
+    r"|\\\[(?![\d,;\s–-]+\\?\])(?:(?!\]\(https?:)[\s\S])+?\\\]"
 )
 MATH = re.compile(_MATH, re.S)
 #: One alternation, scanned once per paragraph; the first alternative matching at a
@@ -217,7 +218,11 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
         if m.group("skip") is not None:
             continue
         if m.group("link") is not None:
-            words, url = m.group("words"), m.group("url")
+            (start, end), words, url = m.span(), m.group("words"), m.group("url")
+            if words.startswith("[") and "\\]" not in words:  # "\[[words](url)\]"
+                start, words = start + 1, words[1:]
+            if text[start - 2 : start] == "\\[" and text[end : end + 2] == "\\]":
+                start, end = start - 2, end + 2  # the escaped brackets go with the marker
             number = _NUMERIC_LINK_TEXT.fullmatch(_unescape(words))
             if number:
                 key = number.group(1)
@@ -226,7 +231,7 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
             else:
                 key = _url_key(url)
                 sources.setdefault(key, ParsedCitation(key=key, title=_unescape(words), url=key))
-            out.append((m.start(), m.end(), key))
+            out.append((start, end, key))
         elif m.group("foot") is not None or m.group("wide") is not None:
             key = m.group("foot") or m.group("wide")
             sources.setdefault(key, ParsedCitation(key=key))

@@ -162,3 +162,13 @@ def test_other_families_of_the_same_styles(text):
     paragraphs, sources = read(text)
     assert paragraphs == ["Claim [1]."]
     assert sources["1"][1] == "https://a.example/1" and "A paper" in sources["1"][0]
+
+
+def test_escaped_brackets_around_a_link_are_a_marker_not_math():
+    """deepscholar-base writes ``\\[[Author' date](url)\\]``: one citation titled by its words,
+    not display math ``\\[…\\]`` and not a title opening with "["."""
+    text = "Taxes are studied \\[[Stephan Zheng' 2021-08-05](http://arxiv.org/abs/2108.02755v1)\\]."
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Taxes are studied [1]."]
+    assert sources["1"] == ("Stephan Zheng' 2021-08-05", "http://arxiv.org/abs/2108.02755v1")
+    assert read("Display \\[ x^[1] \\] stays.")[0] == ["Display \\[ x^[1] \\] stays."]
