@@ -143,14 +143,18 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         elif _DECORATION.match(line) and "<" in line:
             keep[i] = False
     # lists under a references heading or line: its scope ends at the next heading
-    scope = None  # the line opening the scope
+    scope, level = None, 0  # the line opening the scope; its heading's level (0: a line)
     for i, line in enumerate(lines):
         heading = _HEADING.match(line)
         if heading:
-            scope = i if REFERENCES_TITLE.match(heading.group(2)) else None
+            depth = len(heading.group(1))
+            if REFERENCES_TITLE.match(heading.group(2)):
+                scope, level = i, depth
+            elif scope is None or not level or depth <= level:
+                scope = None  # a sub-heading of a references heading ("### Papers") stays in it
             continue
         if _REF_LABEL.match(line):
-            scope = i
+            scope, level = i, 0
             continue
         entry = _entry(line, True) if scope is not None and keep[i] else None
         if entry:

@@ -172,3 +172,13 @@ def test_escaped_brackets_around_a_link_are_a_marker_not_math():
     assert paragraphs == ["Taxes are studied [1]."]
     assert sources["1"] == ("Stephan Zheng' 2021-08-05", "http://arxiv.org/abs/2108.02755v1")
     assert read("Display \\[ x^[1] \\] stays.")[0] == ["Display \\[ x^[1] \\] stays."]
+
+
+def test_a_references_heading_keeps_its_sub_headings_lists():
+    text = (
+        "Claim [1] and [2].\n\n## References\n\n### Papers\n\n[1] A paper https://a.example/1\n\n"
+        "### Web\n\n[2] A page https://a.example/2\n\n## Appendix\n\n- [Notes](https://a.example/n) on it\n"
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Claim [1] and [2].", "- Notes [3] on it"]  # the next section's list
+    assert [sources[k][1] for k in ("1", "2")] == ["https://a.example/1", "https://a.example/2"]
