@@ -47,3 +47,18 @@ def test_an_empty_report_already_stored_is_never_planned():
     planned = {r for it in shown.items for r in it.reports}
     assert placeholder.pk not in planned
     assert len(planned) == 4 * 3 - 1  # every other report is planned
+
+
+def test_a_drawn_report_order_leaves_the_empty_report_out():
+    from annotation.annotate.page import ensure_report_order
+    from annotation.models import Assignment
+
+    study = make_study(questions=1, systems=3)
+    annotator = make_annotators(1)[0]
+    empty = Report.objects.filter(question__study=study).order_by("pk").first()
+    Paragraph.objects.filter(report=empty).delete()
+    a = Assignment.objects.create(
+        study=study, annotator=annotator, question=empty.question, task="medal_ranking"
+    )
+    ensure_report_order(a)
+    assert len(a.report_order) == 2 and empty.pk not in a.report_order
