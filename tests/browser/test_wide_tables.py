@@ -54,3 +54,41 @@ def test_a_wide_table_scrolls_and_its_citations_are_linked(
     first = cites.first
     first.focus()
     expect(page.locator("#report-A .report-table-md .cite-tip").first).to_be_visible()
+
+
+def test_a_markdown_table_in_a_released_answer_scrolls_with_linked_citations(
+    annotator_user, login, shot
+):
+    """OpenAI's ResearcherBench answer 21: a 5-column markdown table whose cells cite
+    sources as ``([Title](url))`` links (urls with spaces): scrollable, citations linked.
+    (One of its cells holds a link the release itself cut at a "|": shown as written.)"""
+    from tests.annotation.test_markdown_released import DATA
+
+    path = DATA / "researcherbench" / "user_data" / "OpenAI.json"
+    if not path.is_file():
+        pytest.skip("../shared/data/researcherbench not available")
+    record = next(r for r in json.loads(path.read_text()) if r["id"] == 21)
+    for system in ("OpenAI", "OpenAI-b", "OpenAI-c"):
+        run("reports", json.dumps([record]).encode(), study="S", format="researcherbench",
+            system=system)  # fmt: skip
+    study = Study.objects.get(name="S")
+    study.tasks = [Study.Task.MEDAL_RANKING]
+    study.save()
+    a = Assignment.objects.create(
+        study=study,
+        annotator=annotator_user.annotator,
+        question=Question.objects.get(),
+        task=Study.Task.MEDAL_RANKING,
+        report_order=list(Report.objects.order_by("pk").values_list("pk", flat=True)),
+    )
+    page = login(annotator_user).new_page()
+    page.set_viewport_size({"width": 1400, "height": 800})
+    page.goto(reverse("annotate:task", args=[a.pk]))
+    box = page.locator("#report-A .para-body .table-scroll").first
+    box.scroll_into_view_if_needed()
+    expect(box).to_be_visible()
+    m = box.evaluate(SCROLL)
+    assert m["scrollWidth"] > m["clientWidth"] and m["left"] > 0, m
+    shot(page, "markdown-table")
+    assert box.locator("button.cite").count() >= 1  # the cells' citations, linked
+    assert "](http" not in box.inner_text()
