@@ -1,10 +1,11 @@
 #!/usr/bin/env python
-import os
 import sys
 
 
 def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    from concord.cli import configure  # the settings module, and a quiet log unless -v 2
+
+    configure(sys.argv[1:])
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

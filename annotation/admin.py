@@ -33,6 +33,7 @@ from .models import (
     Study,
     StudyResearcher,
     System,
+    Webhook,
 )
 
 
@@ -69,6 +70,11 @@ class StudyAdmin(admin.ModelAdmin):
             path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
         ]
         return extra + super().get_urls()
+
+    def save_model(self, request, obj, form, change):
+        if "tasks" in form.changed_data:
+            obj.tasks_chosen = True  # an admin's choice: imports no longer change it
+        super().save_model(request, obj, form, change)
 
     def has_delete_permission(self, request, obj=None):
         """Never Django's cascading delete: see :meth:`delete_with_backup_view`."""
@@ -261,3 +267,29 @@ class HumanMetricScoreAdmin(admin.ModelAdmin):
     list_filter = ("study", "setting", "metric")
     search_fields = ("annotator__pseudonym", "report__system__name", "question__text")
     raw_id_fields = ("question", "report", "assignment")
+
+
+class WebhookAdminForm(forms.ModelForm):
+    url = forms.URLField(max_length=500, assume_scheme="https")
+
+    class Meta:
+        model = Webhook
+        fields = ["study", "url", "events", "progress_steps", "active"]
+
+    def clean_url(self):
+        from annotation.webhooks import url_problem
+
+        url = self.cleaned_data["url"]
+        problem = url_problem(url)
+        if problem:
+            raise forms.ValidationError(problem)
+        return url
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Registered here or by ``POST /api/webhooks/`` (annotation.webhooks)."""
+
+    form = WebhookAdminForm
+    list_display = ("url", "study", "active", "created_at")
+    readonly_fields = ("secret", "progress_sent")

@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:pk>/save/", annotate.autosave, name="autosave"),
     path("<int:pk>/submit/", annotate.submit, name="submit"),
     path("<int:pk>/flag/", annotate.flag, name="flag"),
+    path("<int:pk>/preview/", annotate.preview, name="preview"),
     path("<int:pk>/reopen/", annotate.reopen, name="reopen"),
     path("guidelines/<slug:task>/", annotate.guidelines, name="guidelines"),
 ]

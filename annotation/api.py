@@ -24,7 +24,6 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import roles
 from annotation import serializers as s
@@ -40,9 +39,12 @@ from annotation.models import (
     Question,
     Report,
     Rubric,
+    RubricAssessment,
     Section,
     Study,
     System,
+    Webhook,
+    WebhookDelivery,
 )
 from annotation.models.quality import released
 from annotation.permissions import (
@@ -54,6 +56,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
+from concord.throttles import ScopedRateThrottle
 
 
 def filtered(*names: str):
@@ -190,6 +193,34 @@ def problem_errors(problems) -> dict:
     }
 
 
+def export_parameters() -> list[OpenApiParameter]:
+    """The export's query parameters: ``kind``, ``file_format`` and every option a writer of
+    the import registry takes (``Format.dump_options``), so the schema documents what the
+    server reads and nothing else (``format`` is DRF's renderer: documenting it made a
+    generated client ask for a renderer that does not exist, a 404; issue 28)."""
+    from annotation.importers.registry import KINDS, writable
+
+    options: dict[str, list[str]] = {}
+    helps: dict[str, str] = {}
+    for fmt in writable():
+        for option in fmt.dump_options:
+            options.setdefault(option.name, []).append(f"{fmt.kind} {fmt.name}")
+            helps.setdefault(option.name, option.help)
+    return [
+        OpenApiParameter("kind", OpenApiTypes.STR, required=True, enum=sorted(KINDS),
+                         description="what to export"),
+        OpenApiParameter("file_format", OpenApiTypes.STR,
+                         enum=sorted({f.name for f in writable()}),
+                         description="a format of the kind (`manage.py export_format --help`); "
+                         "not `format`, which DRF reads as the response renderer"),
+        *(
+            OpenApiParameter(name, OpenApiTypes.STR,
+                             description=f"{helps[name]} ({'; '.join(used)})")
+            for name, used in sorted(options.items())
+        ),
+    ]  # fmt: skip
+
+
 class StudyViewSet(RoleViewSet):
     queryset = Study.objects.all()
     study_lookup = "pk"
@@ -213,7 +244,10 @@ class StudyViewSet(RoleViewSet):
         },
         description=(
             "Import a file into this study (admin only). Validates the whole file first and "
-            "writes nothing when any record has a problem; answers every problem found."
+            "writes nothing when any record has a problem; answers every problem found. Each "
+            "format's expected shape and a small example file are listed on the study's import "
+            "page (File formats) and by `manage.py import_<kind> --help`; the example downloads "
+            "from /formats/<kind>/<format>/<file>."
         ),
     )
     @action(
@@ -255,26 +289,10 @@ class StudyViewSet(RoleViewSet):
         return Response(body)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "kind",
-                OpenApiTypes.STR,
-                required=True,
-                description="reports, questions, pairwise, judge_scores or judgments",
-            ),
-            OpenApiParameter(
-                "format",
-                OpenApiTypes.STR,
-                description="a format of the kind (the import formats; see "
-                "`manage.py export_format --help`)",
-            ),
-            OpenApiParameter("system", OpenApiTypes.STR, description="whose reports / results"),
-            OpenApiParameter("judge", OpenApiTypes.STR, description="whose judge results"),
-            OpenApiParameter("setting", OpenApiTypes.STR, description="pairwise: the setting"),
-            OpenApiParameter("annotator", OpenApiTypes.STR, description="pairwise: pseudonym"),
-            OpenApiParameter("split", OpenApiTypes.STR, description="pairwise: dev or test"),
-        ],  # fmt: skip
-        responses={200: OpenApiTypes.BINARY},
+        parameters=export_parameters(),
+        # the file as it downloads (a zip for several files), not JSON: a generated client
+        # must not parse it (issue 28)
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
         summary="Export a study's data in an outside format",
         description=(
             "The study's data in an outside format (researchers and admins): the file(s) the "
@@ -283,9 +301,11 @@ class StudyViewSet(RoleViewSet):
     )
     @action(detail=True, methods=["get"], url_path="export", url_name="export")
     def export_file(self, request, pk=None):
-        if not (roles.is_admin(request.user) or roles.is_researcher(request.user)):
-            return Response({"detail": "Only researchers and admins may export."}, status=403)
-        return export_response(self.get_object(), request.query_params)
+        from annotation.permissions import EXPORT_REFUSAL, exportable_study_or_404
+
+        if not roles.is_researcher(request.user):
+            return Response({"detail": EXPORT_REFUSAL}, status=403)
+        return export_response(exportable_study_or_404(request.user, pk), request.query_params)
 
 
 def export_response(study, query) -> HttpResponse | Response:
@@ -520,61 +540,95 @@ class ReadOnlyJudgmentViewSet(JudgmentViewSet, viewsets.ReadOnlyModelViewSet):
     http_method_names = ["get", "head", "options"]
 
 
+#: The judgment kinds with a writable viewset of their own (above); every other kind of
+#: ``annotation.judgment_kinds`` gets a read-only one.
+WRITABLE_KINDS = {"medal", "pairwise_preference", "human_metric_score"}
+#: model name -> (related rows read with it, prefetches, what its list is); a kind whose
+#: model is missing here fails at import, so no kind goes without its API route.
+_API_READS: dict[str, tuple[tuple, tuple, str]] = {
+    "ParagraphRelevance": (("paragraph__report",), (),
+        "Relevance labels of report paragraphs (ScholarQA-CS2 metric-wise task)."),
+    "ClaimAssessment": (("report", "paragraph"), (),
+        "Claim-level citation assessments: each claim's citations, their supporting "
+        "credit and the claim's coverage."),
+    "ReportRating": (("report",), (),
+        "Ratings of whole reports on named dimensions (e.g. ResearchQA 1-5 scales)."),
+    "QueryQuality": ((), (),
+        "Quality ratings of the questions themselves: clarity, naturalness, relevance "
+        "and variability."),
+    "RubricItemQuality": (("item__rubric",), (),
+        "Quality judgments of rubric items: emphasis, necessity, confidence and flags."),
+    "RubricCoverage": (("report", "item__rubric"), (),
+        "Whether each report covers each rubric item (ResearchQA / ResearcherBench)."),
+    "RubricComparison": ((), (lambda: Prefetch("assessments", RubricAssessment.objects
+                                                .select_related("rubric").order_by("id")),),
+        "Comparisons of rubrics for one question, with a medal and comments per rubric."),
+    "ClaimCheck": (("claim__report",), (),
+        "Checks of extracted claims against their cited sources."),
+    "RelevanceAdjudication": (("disagreement__paragraph__report",), (),
+        "Annotators' decisions on paragraphs where their relevance label and a judge's "
+        "disagreed, and the label that results."),
+    "DeepScholarLabel": (("report",), (),
+        "DeepScholar-Bench labels (seed 002 §8.11): organization, nugget importance and "
+        "support, retrieval relevance, reference importance, claim–source entailment, one "
+        "label per unit (label_kind, unit; report empty for a unit of the "
+        "question)."),
+    "ExpertiseRating": ((), (),
+        "Expertise triage: each annotator's rating of a question against their expertise "
+        "(within, near, outside)."),
+}  # fmt: skip
+
+
 def _judgment_kind_viewsets() -> dict[str, type]:
     """url path -> read-only viewset of every other judgment kind (same rules as above)."""
-    from annotation.models import (
-        ClaimAssessment,
-        ClaimCheck,
-        ParagraphRelevance,
-        QueryQuality,
-        RelevanceAdjudication,
-        ReportRating,
-        RubricAssessment,
-        RubricComparison,
-        RubricCoverage,
-        RubricItemQuality,
-    )
+    from django.apps import apps
 
-    kinds = {
-        "paragraph-relevance": (ParagraphRelevance, ("paragraph__report",), (),
-            "Relevance labels of report paragraphs (ScholarQA-CS2 metric-wise task)."),
-        "claim-assessments": (ClaimAssessment, ("report", "paragraph"), (),
-            "Claim-level citation assessments: each claim's citations, their supporting "
-            "credit and the claim's coverage."),
-        "report-ratings": (ReportRating, ("report",), (),
-            "Ratings of whole reports on named dimensions (e.g. ResearchQA 1-5 scales)."),
-        "query-quality": (QueryQuality, (), (),
-            "Quality ratings of the questions themselves: clarity, naturalness, relevance "
-            "and variability."),
-        "rubric-item-quality": (RubricItemQuality, ("item__rubric",), (),
-            "Quality judgments of rubric items: emphasis, necessity, confidence and flags."),
-        "rubric-coverage": (RubricCoverage, ("report", "item__rubric"), (),
-            "Whether each report covers each rubric item (ResearchQA / ResearcherBench)."),
-        "rubric-comparisons": (RubricComparison, (),
-            (Prefetch("assessments", RubricAssessment.objects.select_related("rubric")
-                      .order_by("id")),),
-            "Comparisons of rubrics for one question, with a medal and comments per rubric."),
-        "claim-checks": (ClaimCheck, ("claim__report",), (),
-            "Checks of extracted claims against their cited sources."),
-        "relevance-adjudications": (RelevanceAdjudication, ("disagreement__paragraph__report",), (),
-            "Annotators' decisions on paragraphs where their relevance label and a judge's "
-            "disagreed, and the label that results."),
-    }  # fmt: skip
+    from annotation import judgment_kinds
+
     out = {}
-    for path, (model, related, prefetch, doc) in kinds.items():
-        queryset = model.objects.select_related(*related).prefetch_related(*prefetch)
+    for kind in judgment_kinds.KINDS:
+        if not kind.api or kind.key in WRITABLE_KINDS:
+            continue
+        model = apps.get_model(kind.api_model or kind.model)
+        related, prefetch, doc = _API_READS[model.__name__]
+        queryset = model.objects.select_related(*related).prefetch_related(*(p() for p in prefetch))
+        study = kind.study.removeprefix(kind.prefix) if kind.api_model else kind.study
         viewset = type(
             f"{model.__name__}ViewSet",
             (ReadOnlyJudgmentViewSet,),
             {"queryset": queryset, "serializer_class": s.JUDGMENT_KIND_SERIALIZERS[model],
+             "study_lookup": study,
+             "filters": {"study": f"{study}_id", "annotator": "annotator_id",
+                         "question": "question_id"},
              "__doc__": doc + " Researchers and admins read every judgment of their studies; "
              "an annotator reads only their own.", "__module__": __name__},
         )  # fmt: skip
-        out[path] = filtered("study", "annotator", "question")(viewset)
+        out[kind.api] = filtered("study", "annotator", "question")(viewset)
     return out
 
 
 JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
+
+
+# --- Webhooks ---------------------------------------------------------------------------------
+
+
+class WebhookViewSet(viewsets.ModelViewSet):
+    """Webhooks of a study (admins): ``events`` among ``assignment.submitted``,
+    ``study.progress`` (with ``progress_steps``) and ``judge_run.finished``; each delivery is
+    a signed POST (``annotation.webhooks``). ``GET /api/webhooks/{id}/deliveries/``: what was
+    sent and how the receiver answered."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+    serializer_class = s.WebhookSerializer
+    queryset = Webhook.objects.all()
+
+    @extend_schema(responses={200: s.WebhookDeliverySerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def deliveries(self, request, pk=None):
+        found = WebhookDelivery.objects.filter(webhook=self.get_object()).order_by("-pk")
+        page = self.paginate_queryset(found)
+        return self.get_paginated_response(s.WebhookDeliverySerializer(page, many=True).data)
 
 
 def register(router, *, studies=None) -> None:
@@ -587,6 +641,7 @@ def register(router, *, studies=None) -> None:
     router.register("reports", ReportViewSet, basename="report")
     router.register("annotators", AnnotatorViewSet, basename="annotator")
     router.register("assignments", AssignmentViewSet, basename="assignment")
+    router.register("webhooks", WebhookViewSet, basename="webhook")
     router.register("judgments/medal-rankings", MedalRankingViewSet, basename="medal-ranking")
     router.register(
         "judgments/pairwise-preferences", PairwisePreferenceViewSet, basename="pairwise-preference"

@@ -20,7 +20,7 @@ from django.apps import apps
 from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
 
-from annotation import progress, spreadsheets
+from annotation import judgment_kinds, progress, spreadsheets
 
 FORMATS = ("json", "jsonl", "csv")
 
@@ -159,143 +159,30 @@ def _typed(field, value):
 
 JUDGMENT_FORMATS = ("json", "jsonl", "csv", "xlsx", "parquet")
 
-#: Columns every judgment record has (lookups from the judgment; a medal's via its ranking).
-#: Annotators appear by pseudonym only, reports by public id with their system's name.
-_COMMON = {
-    "annotator": "annotator__pseudonym",
-    "setting": "setting",
-    "task": "assignment__task",
-    "question": "question__external_id",
-    "field": "question__field",
-    "split": "question__split",
-    "created_at": "created_at",
-    "updated_at": "updated_at",
-}
-_REPORT = {"report": "report__public_id", "system": "report__system__name"}
-
-#: kind -> (model label, prefix from the model to its JudgmentBase, its own columns)
+#: kind -> (model label, prefix from the model to its judgment, its own columns): derived
+#: from the one declaration of every judgment kind (``annotation.judgment_kinds``).
 JUDGMENT_KINDS: dict[str, tuple[str, str, dict[str, str]]] = {
-    "medal": (
-        "annotation.Medal",
-        "ranking__",
-        {"ranking": "ranking_id", **_REPORT, "medal": "medal", "reasoning": "ranking__reasoning"},
-    ),
-    "pairwise_preference": (
-        "annotation.PairwisePreference",
-        "",
-        {
-            "left_report": "left__public_id",
-            "left_system": "left__system__name",
-            "right_report": "right__public_id",
-            "right_system": "right__system__name",
-            "choice": "choice",
-            "reason": "reason",
-        },
-    ),
-    "human_metric_score": (
-        "annotation.HumanMetricScore",
-        "",
-        {**_REPORT, "metric": "metric", "value": "value"},
-    ),
-    "paragraph_relevance": (
-        "annotation.ParagraphRelevance",
-        "",
-        {
-            "report": "paragraph__report__public_id",
-            "system": "paragraph__report__system__name",
-            "paragraph": "paragraph__number",
-            "label": "label",
-        },
-    ),
-    "claim_assessment": (
-        "annotation.ClaimAssessment",
-        "",
-        {
-            **_REPORT,
-            "paragraph": "paragraph__number",
-            "position": "position",
-            "text": "text",
-            "citation_count": "citation_count",
-            "citations": "citations",
-            "supporting_credit": "supporting_credit",
-            "coverage": "coverage",
-            "notes": "notes",
-        },
-    ),
-    "report_rating": (
-        "annotation.ReportRating",
-        "",
-        {**_REPORT, "dimension": "dimension", "value": "value"},
-    ),
-    "query_quality": (
-        "annotation.QueryQuality",
-        "",
-        {
-            "clarity": "clarity",
-            "naturalness": "naturalness",
-            "relevance": "relevance",
-            "variability": "variability",
-            "comment": "comment",
-        },
-    ),
-    "rubric_item_quality": (
-        "annotation.RubricItemQuality",
-        "",
-        {
-            "rubric": "item__rubric__kind",
-            "item": "item__position",
-            "emphasis": "emphasis",
-            "necessity": "necessity",
-            "confidence": "confidence",
-            "flags": "flags",
-        },
-    ),
-    "relevance_adjudication": (
-        "annotation.RelevanceAdjudication",
-        "",
-        {
-            "report": "disagreement__paragraph__report__public_id",
-            "system": "disagreement__paragraph__report__system__name",
-            "paragraph": "disagreement__paragraph__number",
-            "judge": "disagreement__judge__name",
-            "annotator_label": "disagreement__annotator_label",
-            "judge_relevant": "disagreement__judge_relevant",
-            "judge_rationale": "disagreement__judge_rationale",
-            "decision": "decision",
-            "reason": "reason",
-            "final_label": "final_label",
-        },
-    ),
-    "rubric_coverage": (
-        "annotation.RubricCoverage",
-        "",
-        {
-            **_REPORT,
-            "rubric": "item__rubric__kind",
-            "item": "item__position",
-            "label": "label",
-            "covered": "covered",
-        },
-    ),
+    k.key: (k.model, k.prefix, k.columns) for k in judgment_kinds.KINDS
 }
 
 
 def judgment_columns() -> list[str]:
-    cols = ["kind", "id", *_COMMON]
-    for _, _, own in JUDGMENT_KINDS.values():
-        cols.extend(c for c in own if c not in cols)
+    cols = ["kind", "id", *judgment_kinds.COMMON]
+    for kind in judgment_kinds.KINDS:
+        cols.extend(c for c in (*kind.common_columns, *kind.columns) if c not in cols)
     return cols
 
 
 def judgment_records(study) -> list[dict]:
     """Every judgment of the study: one query per kind, whatever the study size."""
     out = []
-    for kind, (label, prefix, own) in JUDGMENT_KINDS.items():
-        model = apps.get_model(label)
-        lookups = {"id": "pk", **{k: prefix + v for k, v in _COMMON.items()}, **own}
-        qs = model.objects.filter(**{prefix + "study": study.pk}).order_by("pk")
+    for kind in judgment_kinds.KINDS:
+        model = apps.get_model(kind.model)
+        lookups = {"id": "pk", **kind.common_columns, **kind.columns}
+        qs = model.objects.filter(**judgment_kinds.records_filter(kind, study.pk)).order_by("pk")
         for row in qs.values_list(*lookups.values()):
-            out.append({"kind": kind, **{k: _plain(v) for k, v in zip(lookups, row, strict=True)}})
+            record = {k: _plain(v) for k, v in zip(lookups, row, strict=True)}
+            out.append({"kind": kind.key, **record})
     return out
 
 
@@ -305,7 +192,7 @@ def _cell(value):
     return value
 
 
-def export_judgments(study, fmt: str) -> str | bytes:
+def export_judgments(study, fmt: str, *, records: list[dict] | None = None) -> str | bytes:
     """All judgments of a study as JSON, JSON lines, CSV (text) or XLSX (bytes).
 
     JSON and JSON lines hold one object per judgment with the common columns and its kind's
@@ -314,7 +201,8 @@ def export_judgments(study, fmt: str) -> str | bytes:
     """
     if fmt not in JUDGMENT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(JUDGMENT_FORMATS)}")
-    records = judgment_records(study)
+    if records is None:
+        records = judgment_records(study)
     if fmt == "json":
         return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
     if fmt == "jsonl":
@@ -343,16 +231,11 @@ def export_judgments(study, fmt: str) -> str | bytes:
 
 
 def _parquet(records: list[dict], cols: list[str]) -> bytes:
-    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it);
-    needs pyarrow (``pip install 'concord[parquet]'``), refused clearly without it."""
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise ValueError(
-            "parquet export needs pyarrow, which this server does not have "
-            "(pip install 'concord[parquet]'); json, jsonl, csv and xlsx work"
-        ) from exc
+    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it).
+    pyarrow is a runtime dependency: every Download panel offers this format (issue 28)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     columns = {c: [_cell(r.get(c)) for r in records] for c in cols}
     for c, values in columns.items():  # one type per column: mixed kinds become text
         kinds = {type(v) for v in values if v is not None}

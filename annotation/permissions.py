@@ -18,11 +18,13 @@ get their own serializers, which identify reports and rubrics by ``public_id`` o
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from annotation import roles
 from annotation.models import Annotator, Assignment, Report, Study
+from annotation.models.quality import released
 
 
 def sees_everything(user) -> bool:
@@ -51,6 +53,23 @@ def staff_study_or_404(user, study_id: int, refusal: str) -> Study:
     roles, 404 for a study the researcher was not added to (it does not exist for them)."""
     require_staff(user, refusal)
     return get_object_or_404(readable_studies(user), pk=study_id)
+
+
+#: Why a user who is neither researcher nor admin may not export a study's data.
+EXPORT_REFUSAL = "Only the study's researchers and admins may export its data."
+
+
+def exportable_study_or_404(user, study_id: int) -> Study:
+    """The one rule of every export of a study's data, judgments included (the study page's
+    downloads, ``/api/studies/{id}/export/``, a token's fetch): its researchers and admins
+    read it, blinded as the API blinds it (annotators by pseudonym, reports by public id);
+    other roles get 403, a researcher not added to the study 404 (issue 24: researchers
+    were refused some judgment formats and given the same records through others).
+    ``study_id`` may come from the API's URL as text: one that is not an id is a 404."""
+    if not str(study_id).isdigit():
+        require_staff(user, EXPORT_REFUSAL)
+        raise Http404(f"No study {study_id!r}.")
+    return staff_study_or_404(user, int(study_id), EXPORT_REFUSAL)
 
 
 def staff_run_or_404(user, runs: QuerySet, run_id: int, refusal: str):
@@ -100,7 +119,10 @@ class IsAdmin(BasePermission):
 
 
 def visible_assignments(annotator: Annotator) -> QuerySet:
-    return Assignment.objects.filter(annotator=annotator)
+    """The annotator's released assignments: what a qualification round holds back (see
+    :func:`annotation.models.quality.released`) gives no access to its question, reports or
+    rubrics either, as on the task pages (issue 24)."""
+    return released(Assignment.objects.filter(annotator=annotator))
 
 
 def visible_question_ids(annotator: Annotator) -> QuerySet:

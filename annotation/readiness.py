@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef
 
+from annotation.annotate.base import Needs
+from annotation.annotate.registry import SPECS
 from annotation.models import Question, Report, ReportClaim, Rubric, Study
 
 T = Study.Task
@@ -28,31 +30,13 @@ DEEPSCHOLAR = {T.ORGANIZATION, T.NUGGET_IMPORTANCE, T.NUGGET_SUPPORT, T.RETRIEVA
                T.REFERENCE_IMPORTANCE, T.ENTAILMENT}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Needs:
-    reports: int = 0
-    rubrics: int = 0
-    claims: bool = False
+#: What one question needs for each task's page to be completable: each task type's own
+#: declaration (``TaskSpec.needs`` in ``annotation/annotate/<key>.py``), never a list here.
+NEEDS: dict[str, Needs] = {key: spec.needs for key, spec in SPECS.items()}
 
-
-#: What one question needs for each task's page to be completable.
-NEEDS: dict[str, Needs] = {
-    T.QUERY_QUALITY: Needs(),
-    T.EXPERTISE_TRIAGE: Needs(),
-    T.RUBRIC_ITEM_QUALITY: Needs(rubrics=1),
-    T.RUBRIC_COVERAGE: Needs(reports=1, rubrics=1),
-    T.PAIRWISE: Needs(reports=2),
-    T.MEDAL_RANKING: Needs(reports=2),
-    T.METRIC_WISE: Needs(reports=1),
-    T.CLAIM_CHECK: Needs(reports=1, claims=True),
-    T.RUBRIC_COMPARISON: Needs(rubrics=2),
-    T.ORGANIZATION: Needs(reports=1),
-    T.NUGGET_IMPORTANCE: Needs(),
-    T.NUGGET_SUPPORT: Needs(reports=1),
-    T.RETRIEVAL_RELEVANCE: Needs(reports=1),
-    T.REFERENCE_IMPORTANCE: Needs(),
-    T.ENTAILMENT: Needs(reports=1),
-}
+#: Tasks whose assignments carry reports (``Assignment.report_order``); the others (query
+#: quality, triage, nugget importance, …) are about the question.
+REPORT_TASKS: frozenset[str] = frozenset(k for k, spec in SPECS.items() if spec.shows_reports)
 
 
 #: ``T.values`` builds a new list on each call: read once.
@@ -71,10 +55,14 @@ class QuestionData:
     reports: int = 0
     rubrics: int = 0
     claims: int = 0
+    nuggets: int = 0
+    exemplar: bool = False
+    references: int = 0
 
 
-def question_data(questions, *, systems=()) -> dict[int, QuestionData]:
-    """``QuestionData`` for every question of the queryset, in three queries."""
+def question_data(questions, *, systems=(), units: bool = True) -> dict[int, QuestionData]:
+    """``QuestionData`` for every question of the queryset, in three queries (three more
+    for the DeepScholar units, unless ``units`` is False)."""
     reports = Report.objects.filter(question__in=questions)
     claims = ReportClaim.objects.filter(report__question__in=questions)
     if systems:
@@ -100,8 +88,30 @@ def question_data(questions, *, systems=()) -> dict[int, QuestionData]:
             .values_list("report__question_id", "n")
         )
     )
-    ids = set(n_reports) | set(n_rubrics) | set(n_claims)
-    return {q: QuestionData(n_reports[q], n_rubrics[q], n_claims[q]) for q in ids}
+    n_nuggets, exemplars, n_refs = Counter(), set(), Counter()
+    if units:
+        from annotation.models import Exemplar, ExemplarReference, Nugget
+
+        n_nuggets = _count(Nugget.objects.filter(question__in=questions))
+        exemplars = set(
+            Exemplar.objects.filter(question__in=questions).values_list("question_id", flat=True)
+        )
+        n_refs = _count(ExemplarReference.objects.filter(question__in=questions))
+    ids = set(n_reports) | set(n_rubrics) | set(n_claims) | set(n_nuggets) | exemplars
+    ids |= set(n_refs)
+    return {
+        q: QuestionData(
+            n_reports[q], n_rubrics[q], n_claims[q], n_nuggets[q], q in exemplars, n_refs[q]
+        )  # fmt: skip
+        for q in ids
+    }
+
+
+def _count(rows) -> Counter:
+    """Rows per question (one query)."""
+    return Counter(
+        dict(rows.values("question_id").annotate(n=Count("pk")).values_list("question_id", "n"))
+    )
 
 
 def problem(task: str, data: QuestionData) -> str | None:
@@ -118,6 +128,12 @@ def problem(task: str, data: QuestionData) -> str | None:
         )
     if needs.claims and data.claims == 0:
         return "its reports have no claims to check (import claims or extract them with a judge)"
+    if needs.nuggets and data.nuggets == 0:
+        return "has no nuggets (import the question's DeepScholar nuggets)"
+    if needs.exemplar and not data.exemplar:
+        return "has no exemplar to compare with (import the question's DeepScholar exemplar)"
+    if needs.references and data.references == 0:
+        return "its exemplar has no references (import the question's DeepScholar references)"
     if data.rubrics < needs.rubrics:
         have = "no rubric with items" if data.rubrics == 0 else f"{data.rubrics} rubric"
         if needs.rubrics == 1:
@@ -133,7 +149,7 @@ def supported_tasks(study: Study) -> list[str]:
     has_units = _deepscholar_flag(questions)  # None: no accepted question (one query)
     if has_units is None:
         return []
-    data = set(question_data(questions).values()) | {QuestionData()}  # the distinct kinds
+    data = set(question_data(questions, units=has_units).values()) | {QuestionData()}
     skip = set(PERSONAL) | (set() if has_units else DEEPSCHOLAR)
     return [t for t in T.values if t not in skip and any(problem(t, d) is None for d in data)]
 
@@ -149,26 +165,27 @@ def _deepscholar_flag(questions) -> bool | None:
 
 
 def judged_tasks(study: Study) -> list[str]:
-    """The task types ``study`` holds judgments of (read through each task's quality-control
-    declaration, ``TaskSpec.qc.rows``), in the order of ``Study.Task``."""
+    """The task types ``study`` holds judgments of (each task's quality-control declaration,
+    ``TaskSpec.qc.held``: EXISTS queries, as many and as deep whatever the study's size), in
+    the order of ``Study.Task``."""
     from annotation.quality import catalog
 
     specs = catalog.specs()
-    return [
-        t
-        for t in T.values
-        if t in specs and specs[t].has_label and next(iter(specs[t].rows(study)), None)
-    ]
+    return [t for t in T.values if t in specs and specs[t].has_label and specs[t].held(study)]
 
 
 def enable_supported(study: Study) -> list[str]:
-    """A study with no task enabled gets the tasks its data supports, and any study gets
-    the tasks whose judgments it holds (an import of 1,335 medal rankings into a study whose
-    reports enabled query quality, metric-wise and triage must enable medal ranking, or its
-    judgments are invisible to assignment and quality control). Returns what it enabled; the
-    tasks an admin chose stay."""
+    """Until an admin chooses a study's tasks (``Study.tasks_chosen``), enable every task
+    its data supports; in any study, enable the tasks whose judgments it holds (an import
+    of 1,335 medal rankings into a study whose reports enabled query quality, metric-wise
+    and triage must enable medal ranking, or its judgments are invisible to assignment and
+    quality control). Returns what it enabled.
+
+    The enabled tasks so follow from the data whatever the order of the imports (reports
+    then questions enabled three tasks, questions then reports four, issue 28); an admin's
+    choice stays."""
     have = list(study.tasks or [])
-    new = [] if have else supported_tasks(study)
+    new = [] if study.tasks_chosen else [t for t in supported_tasks(study) if t not in have]
     new += [t for t in judged_tasks(study) if t not in have and t not in new]
     if new:
         tasks = have + [t for t in T.values if t in new]
@@ -186,6 +203,8 @@ def enable_hint(study: Study, task: str) -> str:
 
 __all__ = [
     "NEEDS",
+    "REPORT_TASKS",
+    "Needs",
     "PERSONAL",
     "QuestionData",
     "enable_hint",

@@ -32,6 +32,8 @@ from annotation.models import (
     Section,
     Study,
     System,
+    Webhook,
+    WebhookDelivery,
 )
 from annotation.units import JudgedUnitRemoved, write_rubric_items
 
@@ -80,8 +82,14 @@ class StudySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = ["id", "name", "description", "tasks", "config", "researchers", "created_at"]
-        read_only_fields = ["created_at"]
+        fields = ["id", "name", "description", "tasks", "tasks_chosen", "config", "researchers",
+                  "created_at"]  # fmt: skip
+        read_only_fields = ["created_at", "tasks_chosen"]
+
+    def validate(self, attrs):
+        if "tasks" in attrs:
+            attrs["tasks_chosen"] = True  # an admin's choice: imports no longer change it
+        return attrs
 
     def validate_config(self, value):
         if not isinstance(value, dict):
@@ -818,6 +826,8 @@ def _kind_serializers():
     from annotation.models import (
         ClaimAssessment,
         ClaimCheck,
+        DeepScholarLabel,
+        ExpertiseRating,
         ParagraphRelevance,
         QueryQuality,
         RelevanceAdjudication,
@@ -878,7 +888,25 @@ def _kind_serializers():
             judge_relevant=serializers.BooleanField(source="disagreement.judge_relevant",
                                                     read_only=True),
         ),
+        DeepScholarLabel: _read_only_judgment(
+            DeepScholarLabel, ["label_kind", "report", "unit", "label"],
+            label_kind=serializers.CharField(source="kind", read_only=True,
+                                             help_text="Which DeepScholar label"),
+            report=serializers.CharField(source="report.public_id", read_only=True,
+                                         allow_null=True, default=None,
+                                         help_text="Public id of the report (null: a unit "
+                                         "of the question)"),
+        ),
+        ExpertiseRating: _expertise_serializer(ExpertiseRating),
     }  # fmt: skip
+
+
+def _expertise_serializer(model_):
+    """Expertise triage has no setting or assignment: annotator, question, level, when."""
+    fields = ["id", "annotator", "question", "level", "rated_at"]
+    meta = type("Meta", (), {"model": model_, "fields": fields, "read_only_fields": fields})
+    return type("ExpertiseRatingSerializer", (serializers.ModelSerializer,),
+                {"Meta": meta, "__doc__": "One expertise rating (read-only)."})  # fmt: skip
 
 
 class RubricAssessmentSerializer(serializers.Serializer):
@@ -891,3 +919,50 @@ class RubricAssessmentSerializer(serializers.Serializer):
 
 #: judgment model -> its read-only serializer (annotation.api registers one viewset each)
 JUDGMENT_KIND_SERIALIZERS = _kind_serializers()
+
+
+class WebhookSerializer(serializers.ModelSerializer):
+    """A webhook (admins only: it carries the secret the receiver checks signatures with)."""
+
+    events = serializers.ListField(
+        child=serializers.ChoiceField(choices=Webhook.Event.choices), allow_empty=False
+    )
+    progress_steps = serializers.ListField(
+        child=serializers.FloatField(min_value=0.0, max_value=1.0, allow_null=False),
+        required=False,
+        help_text="fractions of the study's assignments submitted at which study.progress "
+        "fires, e.g. [0.5, 1.0]",
+    )
+
+    class Meta:
+        model = Webhook
+        fields = ["id", "study", "url", "events", "progress_steps", "active", "secret",
+                  "created_at"]  # fmt: skip
+        read_only_fields = ["secret", "created_at"]
+
+    def validate_url(self, value):
+        from annotation.webhooks import url_problem
+
+        problem = url_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
+
+    def validate(self, attrs):
+        events = attrs.get("events", self.instance.events if self.instance else [])
+        steps = attrs.get("progress_steps", self.instance.progress_steps if self.instance else [])
+        if Webhook.Event.STUDY_PROGRESS in events and not steps:
+            raise serializers.ValidationError(
+                {"progress_steps": "study.progress needs the steps at which it fires"}
+            )
+        if "progress_steps" in attrs:
+            attrs["progress_steps"] = sorted(set(attrs["progress_steps"]))
+        return attrs
+
+
+class WebhookDeliverySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WebhookDelivery
+        fields = ["id", "webhook", "event", "payload", "status", "attempts", "response_status",
+                  "error", "created_at", "delivered_at"]  # fmt: skip
+        read_only_fields = fields

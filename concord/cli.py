@@ -17,8 +17,43 @@ import sys
 USAGE = __doc__
 
 
-def _django(argv: list[str]) -> None:
+#: Commands whose logs are a server's: they log at the configured level (INFO by default).
+SERVERS = frozenset({"runserver", "testserver", "runserver_plus"})
+
+
+def log_level(argv: list[str]) -> str:
+    """The level of Concord's loggers for a command line (``CONCORD_LOG_LEVEL`` when set).
+
+    A command prints its results on stdout; its ``INFO concord.*`` records ("import
+    started") and kombu's "No hostname was supplied" were noise on stderr around them
+    (issue 28). A command is quiet (warnings only) unless ``-v 2`` or more asks for them;
+    a server logs as configured."""
+    if os.environ.get("CONCORD_LOG_LEVEL"):
+        return os.environ["CONCORD_LOG_LEVEL"]
+    if argv and argv[0] in SERVERS:
+        return "INFO"
+    verbosity = 1
+    for i, arg in enumerate(argv):
+        value = None
+        if arg in ("-v", "--verbosity") and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--verbosity="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-v") and arg[2:].isdigit():
+            value = arg[2:]
+        if value is not None and value.isdigit():
+            verbosity = int(value)
+    return {0: "ERROR", 1: "WARNING", 2: "INFO"}.get(verbosity, "DEBUG")
+
+
+def configure(argv: list[str]) -> None:
+    """Settings and log level for a command line (``manage.py`` and ``concord``)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    os.environ["CONCORD_LOG_LEVEL"] = log_level(argv)
+
+
+def _django(argv: list[str]) -> None:
+    configure(argv)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(["concord", *argv])

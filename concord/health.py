@@ -1,8 +1,9 @@
 """``/healthz``: may a load balancer send this web process traffic?
 
 200 when the database answers a query and, if a broker is configured, the broker accepts a
-connection; 503 otherwise. The JSON body says which check failed, in how many milliseconds,
-and why, so an operator reading the balancer's log knows where to look. No authentication,
+connection; 503 otherwise. The JSON body says which check failed and in how many
+milliseconds; why (the exception) goes to the server log only, never to the anonymous
+caller: its text can name hosts, ports, database names and paths (issue 24). No authentication,
 no session, no template: the check must work when everything else does not. Without a broker
 (``CELERY_BROKER_URL`` unset) tasks run in-process and the broker check reports "eager".
 """
@@ -24,12 +25,17 @@ logger = logging.getLogger("concord.health")
 BROKER_TIMEOUT = 2.0
 
 
-def _timed(check) -> dict:
+#: What the caller reads of a failed check (the reason is logged).
+DOWN = "unavailable; the reason is in the server log"
+
+
+def _timed(name: str, check) -> dict:
     start = time.perf_counter()
     try:
         detail = check()
-    except Exception as exc:  # noqa: BLE001 - any failure is "down", with its reason
-        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    except Exception:  # noqa: BLE001 - any failure is "down", its reason logged
+        logger.exception("health check %s failed", name)
+        result = {"ok": False, "error": DOWN}
     else:
         result = {"ok": True, **(detail or {})}
     result["ms"] = round(1000 * (time.perf_counter() - start), 1)
@@ -56,7 +62,7 @@ def check_broker() -> dict:
 @never_cache
 @require_GET
 def healthz(request):
-    checks = {"database": _timed(check_database), "broker": _timed(check_broker)}
+    checks = {"database": _timed("database", check_database), "broker": _timed("broker", check_broker)}  # fmt: skip
     healthy = all(c["ok"] for c in checks.values())
     if not healthy:
         logger.warning("health check failed: %s", checks)

@@ -9,10 +9,10 @@ links) is unaffected.
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.core.cache import cache
 from django.http import Http404, HttpResponse
 
 from concord.login_throttle import client_ip
+from concord.throttles import throttle_cache
 
 WINDOW_SECONDS = 60 * 60
 
@@ -23,6 +23,7 @@ def enabled() -> bool:
 
 def _over_limit(request) -> bool:
     key = f"concord:password-reset:{client_ip(request)}"
+    cache = throttle_cache()  # shared by every process
     cache.add(key, 0, WINDOW_SECONDS)
     try:
         count = cache.incr(key)

@@ -18,6 +18,8 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from concord.caching import cache_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -29,6 +31,9 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DEBUG", True)
+# Django's debug 404 page (every URL pattern, the view's reason) for developers only: off
+# unless asked for, even with DEBUG on (concord.errors.PlainNotFoundMiddleware).
+DEBUG_404 = env_bool("DEBUG_404", False)
 # The development key is public (it is in this file), so it only ever signs debug sessions.
 DEVELOPMENT_SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
 SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
@@ -71,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # With DEBUG on, the ordinary 404, not Django's list of every URL (DEBUG_404=1: the list)
+    "concord.errors.PlainNotFoundMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -208,7 +215,7 @@ REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes a missing or bad token a 401 (as the
     # schema documents); a session is still accepted, with its CSRF check.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "concord.tokens.ExpiringTokenAuthentication",
+        "concord.tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -263,6 +270,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
     },
 }
+
+# Webhooks (annotation.webhooks): receivers on private, loopback or link-local addresses
+# are refused unless allowed; a failed delivery is retried by a worker after these delays.
+CONCORD_WEBHOOK_ALLOW_PRIVATE = os.environ.get("CONCORD_WEBHOOK_ALLOW_PRIVATE", "0") == "1"
+CONCORD_WEBHOOK_TIMEOUT = float(os.environ.get("CONCORD_WEBHOOK_TIMEOUT", "5"))
+CONCORD_WEBHOOK_RETRY_DELAYS = [
+    float(x) for x in os.environ.get("CONCORD_WEBHOOK_RETRY_DELAYS", "10,60,300,1800").split(",")
+]
 
 # Outside LLM service (OpenAI-compatible chat completions).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
@@ -331,6 +346,7 @@ if not DEBUG:
 # Imports (concord.imports) and judge runs (concord.judge_runs) log their start and end with
 # their fields (kind, file, study, records; run, judge, status, seconds) at INFO.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+CONCORD_LOG_LEVEL = os.environ.get("CONCORD_LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -350,7 +366,10 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
-        "concord": {"level": os.environ.get("CONCORD_LOG_LEVEL", "INFO")},
+        "concord": {"level": CONCORD_LOG_LEVEL},
+        # a command without a broker runs its tasks in process: kombu's "No hostname was
+        # supplied" is noise there (quiet commands, concord/cli.py)
+        "kombu": {"level": "WARNING" if CONCORD_LOG_LEVEL in ("INFO", "DEBUG") else "ERROR"},
     },
 }
 
@@ -372,7 +391,9 @@ if SENTRY_DSN:
     )
 
 # Throttles on the expensive endpoints (per user, ``throttle_scope`` on the views): agreement
-# and judge-alignment reports, report runs, imports. Counted in the default cache.
+# and judge-alignment reports, report runs, imports. Counted in the ``throttles`` cache, shared
+# by every process: the database, or Redis when CACHE_URL names one (concord/throttles.py).
+CACHES = cache_settings(os.environ.get("CACHE_URL", ""))
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "reports": os.environ.get("THROTTLE_REPORTS", "120/min"),
     "imports": os.environ.get("THROTTLE_IMPORTS", "30/min"),

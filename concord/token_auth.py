@@ -6,18 +6,29 @@ as well as the session cookie. The token only says *who* is asking; the view's o
 (``annotation.permissions``, the role decorators) then decide exactly as for a session, so a
 token never reaches more than its user would in the browser.
 
+The token is checked by the API's own class (``concord.tokens.TokenAuthentication``, the
+first of DRF's ``DEFAULT_AUTHENTICATION_CLASSES``): one rule, expiry included, for the API
+and every download (issue 24: the downloads used DRF's plain class and ignored the expiry).
+
 A request without the header is unchanged (anonymous users are still sent to the login
 page); a wrong or inactive token answers 401 with a JSON reason, never the login page.
 Downloads are GET only, so the missing CSRF token of a token request does not matter.
+
+An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
+``/api/``: 401 without credentials, 403 and 404 with a ``detail``, a refused export with
+``errors`` naming the field; a browser still gets the pages.
 """
 
 from __future__ import annotations
 
 from functools import wraps
 
-from django.http import JsonResponse
-from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, JsonResponse
+from rest_framework.authentication import get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
+
+from concord.tokens import TokenAuthentication
 
 
 def _token_user(request):
@@ -30,6 +41,23 @@ def _token_user(request):
         return None
     result = TokenAuthentication().authenticate(request)
     return result[0] if result else None
+
+
+def wants_json(request) -> bool:
+    """An API client: it sent a token, or asked for JSON."""
+    words = get_authorization_header(request).split()
+    token = bool(words) and words[0].lower() == TokenAuthentication.keyword.lower().encode()
+    return token or "application/json" in request.headers.get("Accept", "")
+
+
+def refusal(request, problems, status: int):
+    """``problems`` ((field, message) pairs) as the API answers them to an API client, as
+    plain text to a browser."""
+    if wants_json(request):
+        errors = [{"field": field, "message": message} for field, message in problems]
+        return JsonResponse({"errors": errors}, status=status)
+    text = "\n".join(f"{field}: {message}" if field else message for field, message in problems)
+    return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
 
 
 def accepts_token(view):
@@ -49,7 +77,20 @@ def accepts_token(view):
             return response
         if user is not None:
             request.user = user
-        return view(request, *args, **kwargs)
+        if not wants_json(request):
+            return view(request, *args, **kwargs)
+        if not request.user.is_authenticated:
+            response = JsonResponse(
+                {"detail": "Authentication credentials were not provided."}, status=401
+            )
+            response["WWW-Authenticate"] = TokenAuthentication.keyword
+            return response
+        try:
+            return view(request, *args, **kwargs)
+        except PermissionDenied as exc:
+            return JsonResponse({"detail": str(exc) or "You may not read this."}, status=403)
+        except Http404 as exc:
+            return JsonResponse({"detail": str(exc) or "Not found."}, status=404)
 
     wrapped.accepts_token = True
     return wrapped

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
-from rest_framework.authentication import TokenAuthentication
+from rest_framework import authentication
 from rest_framework.exceptions import AuthenticationFailed
 
 
@@ -19,7 +19,9 @@ def expired(token) -> bool:
     return bool(days) and token.created < timezone.now() - timedelta(days=days)
 
 
-class ExpiringTokenAuthentication(TokenAuthentication):
+class TokenAuthentication(authentication.TokenAuthentication):
+    """The one token rule of the API and of every download (``concord.token_auth``)."""
+
     def authenticate_credentials(self, key):
         user, token = super().authenticate_credentials(key)
         if expired(token):

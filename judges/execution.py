@@ -35,7 +35,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import progress
+from annotation import progress, webhooks
 from annotation.models import Citation, Paragraph, Report, RubricItem
 from concord.leases import Leases, new_lease
 
@@ -203,6 +203,8 @@ def complete(run_id: int) -> str:
         status = RunStatus.FAILED if failed else RunStatus.DONE
         now = timezone.now()
         JudgeRun.objects.filter(pk=run_id).update(status=status, finished_at=now, heartbeat_at=now)
+        run.status = status
+        webhooks.judge_run_finished(run)  # sent once this commits
     seconds = (now - (run.started_at or run.created_at)).total_seconds()
     run_logger.info("judge run finished", extra={"event": "judge_run_finished", **_log(run),
                     "status": str(status), "seconds": round(max(seconds, 0.0), 3)})  # fmt: skip
@@ -327,7 +329,9 @@ def _process(chunk: JudgeChunk, lease: str, client: ChatClient, context: Context
     exhausted = stopping = False
     last_flush = last_beat = time.monotonic()
     pending = chunk.units.filter(status=JudgeUnit.Status.PENDING)
-    shown = progress.bar(pending.count(), f"judge run {run.pk}", "unit")
+    # one bar for the whole run, whichever chunk this is
+    shown = progress.bar(run.total_units, f"judge run {run.pk}", "unit", key=("run", run.pk),
+                         initial=run.done_units + run.failed_units)  # fmt: skip
     writer = _Writer(run, context)
     try:
         with shown, pools.borrowed("judge-calls", limit) as pool:

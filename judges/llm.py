@@ -38,7 +38,7 @@ import random
 import re
 import ssl
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -112,6 +112,15 @@ def is_reasoning_model(model: str) -> bool:
     return bool(REASONING_MODEL.search(model or ""))
 
 
+def _of_type(value, expected: type) -> bool:
+    """JSON's types against a parameter's: an int is a float, a bool is neither."""
+    if isinstance(value, bool):
+        return expected is bool
+    if expected is float:
+        return isinstance(value, int | float)
+    return isinstance(value, expected)
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     model: str
@@ -145,12 +154,7 @@ class LLMConfig:
         from django.conf import settings
 
         params = dict(judge.parameters or {})
-        unknown = sorted(set(params) - set(CONFIG_KEYS) - {"model"})
-        if unknown:
-            raise ValueError(
-                f"judge {judge.name!r}: unknown parameter(s) {', '.join(unknown)}; "
-                f"known: {', '.join(CONFIG_KEYS)}"
-            )
+        cls._refuse_unknown(judge.name, params)
         model = params.pop("model", None) or judge.model
         if not model:
             raise ValueError(f"judge {judge.name!r} has no model")
@@ -165,7 +169,42 @@ class LLMConfig:
         config.validate(judge.name)
         return config
 
-    def validate(self, name: str = "") -> None:
+    @staticmethod
+    def _refuse_unknown(name: str, params: dict) -> None:
+        unknown = sorted(set(params) - set(CONFIG_KEYS) - {"model"})
+        if unknown:
+            raise ValueError(
+                f"judge {name!r}: unknown parameter(s) {', '.join(unknown)}; "
+                f"known: {', '.join(CONFIG_KEYS)}"
+            )
+
+    @classmethod
+    def check_parameters(cls, name: str, model: str, parameters: dict) -> None:
+        """Refuse, when a judge is saved, what :meth:`for_judge` would refuse when a run
+        starts: an unknown name (``"tempreature"``), a value of the wrong type or outside
+        its choices (issue 28: a typo was found only at the first run). The endpoint itself
+        is checked when a run starts: the server's ``LLM_BASE_URL`` may be set later."""
+        params = dict(parameters or {})
+        cls._refuse_unknown(name, params)
+        known = {f.name for f in fields(cls)}
+        given = {k: v for k, v in params.items() if k in known and k != "model"}
+        for f in fields(cls):
+            if f.name not in given or f.name in ("temperature", "max_tokens"):
+                continue  # those two take several types: validate() and below check them
+            expected = type(f.default_factory() if f.default_factory is not MISSING else f.default)
+            if not _of_type(given[f.name], expected):
+                raise ValueError(
+                    f"judge {name!r}: {f.name} must be {expected.__name__}, not {given[f.name]!r}"
+                )
+        max_tokens = given.get("max_tokens")
+        if max_tokens is not None and (
+            not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+        ):
+            raise ValueError(f"judge {name!r}: max_tokens must be a positive integer or null")
+        config = cls(model=params.get("model") or model or "-", **given)
+        config.validate(name, endpoint="base_url" in given)
+
+    def validate(self, name: str = "", *, endpoint: bool = True) -> None:
         """Refuse what cannot be honoured, naming the parameter."""
         who = f"judge {name!r}: " if name else ""
         if self.concurrency < 1:
@@ -193,7 +232,7 @@ class LLMConfig:
         if not isinstance(self.request, dict):
             raise ValueError(f"{who}request must be an object of request fields")
         scheme = urlsplit(self.base_url).scheme
-        if scheme not in ("http", "https"):
+        if endpoint and scheme not in ("http", "https"):
             raise ValueError(f"{who}base_url must be an http(s) URL, not {self.base_url!r}")
 
     # --- what is sent

@@ -17,6 +17,17 @@ class Judge(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self):
+        """The admin's form refuses parameters a run would refuse (as the API does)."""
+        from django.core.exceptions import ValidationError
+
+        from judges.llm import LLMConfig
+
+        try:
+            LLMConfig.check_parameters(self.name, self.model, self.parameters)
+        except ValueError as exc:
+            raise ValidationError({"parameters": str(exc)}) from exc
+
 
 class JudgeScore(models.Model):
     """A judge's score of one report on one metric, with its rationale when given."""

@@ -8,8 +8,8 @@
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +21,7 @@ from annotation.permissions import (
     require_staff,
     staff_run_or_404,
 )
+from concord.pagination import LimitOffsetPagination
 
 from . import runs
 from .models import Judge, JudgeRun
@@ -55,9 +56,21 @@ class StartRunSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict)
 
 
-class JudgeRunListView(APIView):
-    @extend_schema(responses={200: JudgeRunSerializer(many=True)})
+class JudgeRunListView(generics.GenericAPIView):
+    serializer_class = JudgeRunSerializer
+    pagination_class = LimitOffsetPagination
+    queryset = JudgeRun.objects.none()  # get() scopes to the user's studies
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("study", int, description="only this study's runs"),
+            OpenApiParameter("judge", int, description="only this judge's runs"),
+        ],
+        responses={200: JudgeRunSerializer(many=True)},
+    )
     def get(self, request):
+        """Paginated like every list of the API (``limit``/``offset``; it was cut at 200
+        runs without saying so and ignored ``limit``, issue 28), newest first."""
         require_staff(request.user, RESEARCHERS_ONLY)
         qs = JudgeRun.objects.select_related("judge").filter(
             study__in=readable_studies(request.user)
@@ -68,7 +81,8 @@ class JudgeRunListView(APIView):
                 if not value.isdigit():
                     raise ValidationError({key: f"{value!r} is not an id"})
                 qs = qs.filter(**{f"{key}_id": int(value)})
-        return Response(JudgeRunSerializer(qs[:200], many=True).data)
+        page = self.paginate_queryset(qs.order_by("-pk"))
+        return self.get_paginated_response(JudgeRunSerializer(page, many=True).data)
 
     @extend_schema(request=StartRunSerializer, responses={202: JudgeRunSerializer})
     def post(self, request):

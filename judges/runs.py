@@ -19,6 +19,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from annotation import webhooks
 from concord.leases import new_lease
 
 from . import execution
@@ -126,6 +127,11 @@ def resume_stale_runs() -> list[int]:
 
 
 def cancel_run(run: JudgeRun) -> None:
-    JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRun.Status.DONE).update(
-        status=JudgeRun.Status.CANCELLED, lease="", finished_at=timezone.now()
+    cancelled = (
+        JudgeRun.objects.filter(pk=run.pk)
+        .exclude(status__in=[JudgeRun.Status.DONE, JudgeRun.Status.CANCELLED])
+        .update(status=JudgeRun.Status.CANCELLED, lease="", finished_at=timezone.now())
     )
+    if cancelled:
+        run.refresh_from_db()
+        webhooks.judge_run_finished(run)

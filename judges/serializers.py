@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from annotation.serializers import ReportRef
+from judges.llm import LLMConfig
 from judges.models import Judge, JudgeScore
 
 #: Judge parameters that are credentials: never sent back (a researcher reads judges).
@@ -37,6 +38,19 @@ class JudgeSerializer(serializers.ModelSerializer):
                 else:
                     value = {k: v for k, v in value.items() if k != key}
         return value
+
+    def validate(self, attrs):
+        """Parameters a run would refuse are refused now, naming the parameter (issue 28)."""
+        current = self.instance
+        try:
+            LLMConfig.check_parameters(
+                attrs.get("name", current.name if current else ""),
+                attrs.get("model", current.model if current else ""),
+                attrs.get("parameters", current.parameters if current else {}),
+            )
+        except ValueError as exc:
+            raise serializers.ValidationError({"parameters": str(exc)}) from exc
+        return attrs
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -9,11 +9,11 @@ not import metaeval (README "Architecture").
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.permissions import staff_study_or_404
 from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
+from concord.throttles import ScopedRateThrottle
 from judges.run_api import RESEARCHERS_ONLY
 
 from .alignment import judge_alignment

@@ -6,11 +6,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
 from concord.report_schema import AGREEMENT_EXAMPLE, agreement_report_serializer
+from concord.throttles import ScopedRateThrottle
 
 from . import options as report_options
 from . import sections

@@ -144,7 +144,7 @@ def from_command(opts: dict):
             else:
                 raw = tuple(s.strip() for s in (raw or "").split(",") if s.strip())
         elif opt.meta.kind == "number":
-            raw = parse_threshold(raw)
+            raw = parse_threshold(raw, opt.name)
         values[opt.name] = raw
     return ReportOptions(**values)
 

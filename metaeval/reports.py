@@ -124,6 +124,7 @@ class ReportOptions:
                 f"{self.bootstrap} were asked for"
             )
         self._check_threshold()
+        self._check_target()
         self._check_signal()
         if self.compat is not None:
             self._check_compat()
@@ -147,6 +148,14 @@ class ReportOptions:
                 f"threshold: a fixed threshold is not calibrated; drop calibration "
                 f"{self.calibration!r}"
             )
+
+    def _check_target(self) -> None:
+        """A CI half-width to reach is a positive number (docs/ANALYSES.md §9)."""
+        h = self.target_half_width
+        if h is None:
+            return
+        if isinstance(h, bool) or not isinstance(h, int | float) or not math.isfinite(h) or h <= 0:
+            raise ValueError(f"target_half_width: {h!r} is not a number > 0")
 
     def _check_signal(self) -> None:
         """Combinations that cannot honour a human signal are refused (ANALYSES §0)."""
@@ -206,23 +215,25 @@ class ReportOptions:
                 values[key] = tuple(str(s).strip() for s in raw)
         for key in ("threshold", "target_half_width"):
             if isinstance(values.get(key), str):
-                values[key] = parse_threshold(values[key])
+                values[key] = parse_threshold(values[key], key)
         return cls(**values)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def parse_threshold(raw) -> float | None:
-    """``threshold`` from text (query string, command line): a number >= 0, or none."""
+def parse_threshold(raw, name: str = "threshold") -> float | None:
+    """A number option ``name`` from text (query string, command line): a number >= 0, or
+    none; a refusal names ``name`` (issue 24: ``target_half_width`` was refused as
+    ``threshold``)."""
     if raw is None or str(raw).strip() == "":
         return None
     try:
         value = float(str(raw).strip())
     except ValueError:
-        raise ValueError(f"threshold: {raw!r} is not a number") from None
+        raise ValueError(f"{name}: {raw!r} is not a number") from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"threshold: {raw!r} is not a number >= 0")
+        raise ValueError(f"{name}: {raw!r} is not a number >= 0")
     return value
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import judge_pages, views
 
 app_name = "metaeval"
 
@@ -13,5 +13,6 @@ urlpatterns = [
     path("<int:study_id>/report.json", views.report_json, name="json"),
     path("<int:study_id>/report.html", views.offline_file, name="offline"),
     path("<int:study_id>/figures/<str:name>.<str:fmt>", views.figure_file, name="figure"),
+    path("<int:study_id>/judges/<str:judge>/", judge_pages.judge_page, name="judge"),
     path("<int:study_id>/tables/<str:name>.<str:fmt>", views.table_file, name="table"),
 ]

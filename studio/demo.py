@@ -6,8 +6,9 @@ Content lives in ``fixtures/demo/`` as data files:
   format; ids are :func:`annotation.importers.question_key` of the text, so that the
   ScholarQA report files, which know questions by text only, meet the same rows);
 * ``reports/<system>.json``: one ScholarQA-CS2 report file per system;
-* ``demo.json``: the study, per-system quality levels, the two simulated judges, the
-  accounts, and every annotator's queue, with the hand-written submitted medal rankings.
+* ``demo.json``: the study, per-system quality levels, the two simulated judges, two
+  runs (seeds) of a simulated direct pairwise judge asked in both orders (the judge card's
+  position bias and self-agreement, issue 27), the accounts, and every annotator's queue, with the hand-written submitted medal rankings.
 
 Questions and reports go through :func:`annotation.importers.run`; everything else is
 written here, by natural key, so that loading twice changes nothing. Judge scores and
@@ -46,7 +47,7 @@ from annotation.models import (
     Study,
     StudyResearcher,
 )
-from judges.models import Judge, JudgeScore
+from judges.models import Judge, JudgePairwise, JudgeRun, JudgeScore
 from metaeval.frame import METRICS
 from studio.studyadmin.deletion import purge_study
 
@@ -104,6 +105,7 @@ def load(*, reset: bool = False, fixtures: Path = FIXTURES) -> DemoSummary:
         _import_content(study, plan, fixtures, summary)
         reports = _reports(study, plan)
         _judge_scores(plan, reports, summary)
+        _pairwise_judges(study, plan, reports, summary)
         annotators = _accounts(plan, summary, study)
         _assignments(study, plan, reports, annotators, summary)
     return summary
@@ -242,6 +244,69 @@ def _sync_judge_scores(judge: Judge, wanted: dict, summary: DemoSummary) -> None
     JudgeScore.objects.bulk_create(new)
     JudgeScore.objects.bulk_update(changed, ["value"])
     summary.count("JudgeScore", len(new))
+
+
+def pairwise_choice(spec: dict, level_left: float, level_right: float, question: str,
+                    left: str, right: str) -> str:  # fmt: skip
+    """A simulated direct pairwise verdict on (left shown first, right): the two reports'
+    quality (their systems' mean level and the per-report shifts the score judges share)
+    seen through the run's own noise; within ``tie_margin`` a tie, within ``first_margin``
+    the report shown first (position bias where the reports are close), else the better."""
+    own = _rng("pairwise", spec["name"], question, left, right).gauss(0.0, spec["noise"])
+    shift = [sum(_rng("report", question, s, m).gauss(0.0, 0.05) for m in COMPONENTS) / 4
+             for s in (left, right)]  # fmt: skip
+    d = level_left + shift[0] - level_right - shift[1] + own
+    if abs(d) <= spec["tie_margin"]:
+        return JudgePairwise.Choice.TIE
+    if abs(d) <= spec["first_margin"]:
+        return JudgePairwise.Choice.LEFT
+    return JudgePairwise.Choice.LEFT if d > 0 else JudgePairwise.Choice.RIGHT
+
+
+def _pairwise_judges(study: Study, plan: dict, reports: dict, summary: DemoSummary) -> None:
+    """Each simulated pairwise judge's run: both orders of every comparison of the
+    questions' three systems, and the run's record (tokens, price, time) as a live run
+    writes it."""
+    from itertools import permutations
+
+    level = {s: sum(v[m] for m in COMPONENTS) / len(COMPONENTS) for s, v in plan["systems"].items()}
+    for spec in plan.get("pairwise_judges", []):
+        judge, created = Judge.objects.get_or_create(
+            name=spec["name"],
+            defaults={"provider": spec["provider"], "model": spec["model"],
+                      "prompt_version": spec["prompt_version"],
+                      "parameters": {**spec["parameters"], "simulated": True,
+                                     "input_price_per_mtok": spec["input_price_per_mtok"],
+                                     "output_price_per_mtok": spec["output_price_per_mtok"]}},
+        )  # fmt: skip
+        summary.count("Judge", int(created))
+        pairs = [
+            (q["id"], a, b) for q in plan["questions"] for a, b in permutations(q["systems"], 2)
+        ]
+        run = JudgeRun.objects.filter(judge=judge, study=study).first()
+        if run is None:
+            n, ptok, ctok = len(pairs), spec["prompt_tokens"], spec["completion_tokens"]
+            finished = timezone.now()
+            run = JudgeRun.objects.create(
+                judge=judge, study=study, tasks=[JudgeRun.Task.PAIRWISE],
+                status=JudgeRun.Status.DONE, total_units=n, done_units=n, requests=n,
+                prompt_tokens=n * ptok, completion_tokens=n * ctok,
+                cost=n * (ptok * spec["input_price_per_mtok"]
+                          + ctok * spec["output_price_per_mtok"]) / 1e6,
+                started_at=finished - timedelta(seconds=n * spec["seconds_per_unit"]),
+                finished_at=finished,
+            )  # fmt: skip
+            summary.count("JudgeRun")
+        have = set(JudgePairwise.objects.filter(judge=judge, protocol="direct")
+                   .values_list("left_id", "right_id"))  # fmt: skip
+        new = [
+            JudgePairwise(judge=judge, protocol=JudgePairwise.Protocol.DIRECT, run=run,
+                          left=reports[(q, a)], right=reports[(q, b)],
+                          choice=pairwise_choice(spec, level[a], level[b], q, a, b))
+            for q, a, b in pairs if (reports[(q, a)].pk, reports[(q, b)].pk) not in have
+        ]  # fmt: skip
+        JudgePairwise.objects.bulk_create(new)
+        summary.count("JudgePairwise", len(new))
 
 
 # --- People ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from annotation.permissions import readable_studies
 from annotation.quality import catalog, observations
 from annotation.quality.agreement import disagreements
 from annotation.readiness import task_label
+from annotation.rendering import load_reports, render_report
 from annotation.views.access import admin_required, researcher_required
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
@@ -156,6 +157,14 @@ def _context(study) -> dict:
             {"annotator": o.annotator, "name": names.get(o.annotator), "label": o.label}
         )
     open_units = {quality.unit_key(u) for u in disagreements(obs)}
+    annotators = list(Annotator.objects.filter(user__is_active=True).order_by("pseudonym"))
+    rule = quality.AdjudicatorRule.of(study)
+    for key in open_units:
+        u = units[key]
+        parties = {label["annotator"] for label in u["labels"]}
+        u["adjudicators"], u["not_offered"] = quality.adjudicator_choices(
+            study, u["unit"], parties, annotators, rule
+        )
     menu, why_empty = task_menu(study, obs)
     return {
         "study": study,
@@ -170,7 +179,6 @@ def _context(study) -> dict:
         "requests": AdjudicationRequest.objects.filter(study=study).select_related(
             "adjudicator", "question"
         ),
-        "annotators": Annotator.objects.filter(user__isnull=False).order_by("pseudonym"),
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
         ],
@@ -228,19 +236,20 @@ def study_quality_csv(request, study_id: int):
     return response
 
 
-def _report_paragraphs(request: AdjudicationRequest):
-    """The reports an adjudicator reads, blinded as Report A, B, … (sorted by system, the
-    order ``quality.blind`` names them): those the unit names, every report for a ranking
-    of reports, the rubrics (as Rubric A, B, … by kind, their items) for a ranking of
-    rubrics, none for a unit about the question."""
+def _report_paragraphs(request: AdjudicationRequest, blinding: quality.Blinding):
+    """The reports an adjudicator reads, in letter order, named as ``blinding`` names them:
+    those the unit names, every report for a ranking of reports, the rubrics (as Rubric A,
+    B, …, their items) for a ranking of rubrics, none for a unit about the question."""
     spec = catalog.spec(request.task)
     if spec is not None and spec.blind_as == "Rubric":
-        rubrics = request.question.rubrics.order_by("kind").prefetch_related("items")
-        return [
-            {"label": f"Rubric {chr(65 + n)}", "paragraphs": list(r.items.order_by("position"))}
-            for n, r in enumerate(rubrics)
+        rubrics = request.question.rubrics.prefetch_related("items")
+        shown = [
+            {"label": blinding.name(r.kind), "items": list(r.items.order_by("position"))}
+            for r in rubrics
+            if r.kind in blinding.letters
         ]
-    reports = sorted(request.question.reports.select_related("system"), key=lambda r: r.system.name)
+        return sorted(shown, key=lambda r: r["label"])
+    reports = list(request.question.reports.select_related("system"))
     wanted = spec.systems_in(request.unit) if spec is not None else []
     if wanted:
         reports = [r for r in reports if r.system.name in wanted]
@@ -248,9 +257,12 @@ def _report_paragraphs(request: AdjudicationRequest):
         values = quality.unit_values(request)
         if values is None or not values.ranked or spec.blind_as != "Report":
             reports = []
+    reports = [r for r in reports if r.system.name in blinding.letters]
+    letters = {r.pk: blinding.letters[r.system.name] for r in reports}
+    # rendered as the task pages render them: Markdown, citations with their references
     return [
-        {"label": f"Report {chr(65 + n)}", "paragraphs": list(r.paragraphs.order_by("number"))}
-        for n, r in enumerate(reports)
+        render_report(r, ord(letters[r.pk]) - 65)
+        for r in sorted(load_reports(list(letters)), key=lambda r: letters[r.pk])
     ]
 
 
@@ -281,13 +293,18 @@ def my_adjudications(request):
             return redirect("studies:my_adjudications")
     rows = []
     for r in mine:
+        b = quality.Blinding.of(r)
+        # keyboard shortcuts on the first open request (one form answers them at a time)
+        keys = r.status == "open" and not any(row["keys"] for row in rows)
         rows.append({
             "request": r,
-            "options": [text for _, text in quality.options(r)],
-            "originals": [quality.blind(r, o["label"]) for o in r.originals],
-            "unit": quality.blind_unit(r),
-            "reports": _report_paragraphs(r) if r.status == "open" else [],
-            "decided": quality.blind(r, r.label) if r.label else "",
+            "options": [text for _, text in quality.options(r, b)],
+            "originals": [b.label(o["label"]) for o in r.originals],
+            "unit": quality.blind_unit(r, b),
+            "reports": _report_paragraphs(r, b) if r.status == "open" else [],
+            "decided": b.label(r.label) if r.label else "",
+            "keys": keys,
+            "rubric": getattr(catalog.spec(r.task), "blind_as", "") == "Rubric",
         })  # fmt: skip
     return render(
         request,

@@ -6,6 +6,7 @@ render. Every POST is validated server-side; an error names the field and change
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count
@@ -14,17 +15,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import readiness, roles
-from annotation.exporters import JUDGMENT_FORMATS, export_judgments
+from annotation.exporters import JUDGMENT_FORMATS, export_judgments, judgment_records
 from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
-from annotation.permissions import readable_studies
+from annotation.permissions import exportable_study_or_404, readable_studies
 from annotation.views.access import admin_required, researcher_required
-from concord.token_auth import accepts_token
+from concord.token_auth import accepts_token, refusal, wants_json
 from metaeval.adjudication import adjudication_results
 from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
+    budget,
     planning,
     progress,
     question_fields,
@@ -166,9 +168,9 @@ def study_settings(request, study_id: int):
 
     def act(d):
         with transaction.atomic():
-            study.tasks = d["tasks"]
+            study.tasks, study.tasks_chosen = d["tasks"], True
             study.config = {**study.config, **form.config()}
-            study.save(update_fields=["tasks", "config"])
+            study.save(update_fields=["tasks", "tasks_chosen", "config"])
             study.researchers.set(d["researchers"])
         return "Tasks, researchers and settings saved.", "studies:detail"
 
@@ -290,7 +292,7 @@ def study_plan(request, study_id: int):
     """GET: the form. POST action=preview: counts of the plan. POST action=commit: write it."""
     study = get_object_or_404(Study, pk=study_id)
     form = PlanForm(study, request.POST or None, initial={"strategy": "random"})
-    result, status = None, 200
+    result, cost, status = None, None, 200
     if request.method == "POST":
         if form.is_valid():
             spec = form.spec()
@@ -306,6 +308,10 @@ def study_plan(request, study_id: int):
                     )
                     return redirect("studies:progress", study_id=study.pk)
                 result = planning.preview(study, spec)
+                cost = budget.estimate(
+                    study, spec.task, result.plan.assignments, spec.overlap,
+                    form.cleaned_data.get("hourly_rate"),
+                )  # fmt: skip
             except StudyAdminError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
                 status = 400
@@ -314,7 +320,7 @@ def study_plan(request, study_id: int):
     return render(
         request,
         "annotation/studies/plan.html",
-        {"study": study, "form": form, "preview": result},
+        {"study": study, "form": form, "preview": result, "estimate": cost},
         status=status,
     )
 
@@ -442,6 +448,7 @@ def study_progress(request, study_id: int):
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
             "downloads": download_panel(study),
+            "judgment_formats": JUDGMENT_FORMATS,
         },
     )
 
@@ -479,29 +486,36 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 
 
 @accepts_token
-@admin_required
+@login_required
 @require_GET
 def export_study_judgments(request, study_id: int, fmt: str):
-    study = get_object_or_404(Study, pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
+    records = judgment_records(study)
+    if not records:  # an empty export is a 404 saying so, never an empty file (README)
+        return HttpResponse(
+            f"nothing to export: study “{study.name}” has no human judgment yet",
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
     try:
-        data = export_judgments(study, fmt)
+        data = export_judgments(study, fmt, records=records)
     except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+        return refusal(request, [("fmt", str(exc))], 400)
     return _download(data, f"{_slug(study)}-judgments.{fmt}", CONTENT_TYPES[fmt])
 
 
 @accepts_token
-@admin_required
+@login_required
 @require_GET
 def export_study_pairwise(request, study_id: int):
-    study = get_object_or_404(Study, pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
 
 
 @accepts_token
-@researcher_required
+@login_required
 @require_GET
 def export_study_format(request, study_id: int, kind: str, file_format: str):
     """The study's data in one registered outside format, as the Download panel links it:
@@ -512,12 +526,14 @@ def export_study_format(request, study_id: int, kind: str, file_format: str):
     from annotation.importers.downloads import ExportRefused, attachment, export_download
     from annotation.importers.registry import writable
 
-    study = get_object_or_404(readable_studies(request.user), pk=study_id)
+    study = exportable_study_or_404(request.user, study_id)
     if (kind, file_format) not in {f.key for f in writable()}:
         raise Http404(f"no writer for {kind} {file_format}")
     try:
         download = export_download(study, kind, file_format, request.GET)
     except ExportRefused as refused:
+        if wants_json(request):
+            return refusal(request, refused.problems, refused.status)
         context = {"study": study, "kind": kind, "file_format": file_format,
                    "problems": refused.problems, "is_admin": roles.is_admin(request.user)}  # fmt: skip
         return render(

@@ -14,6 +14,30 @@ if TYPE_CHECKING:
     from .page import TaskPage
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What one question must have for a task's page to be completable: how many reports it
+    shows (0: the task is about the question, not its reports), rubrics with items, claims.
+    ``compares`` is how many of its reports one assignment shows when the admin does not say
+    (None: every report). The planner (``studio.studyadmin.planning``) and readiness
+    (``annotation.readiness``) read it from here, so a new task type cannot be left out."""
+
+    reports: int = 0
+    rubrics: int = 0
+    claims: bool = False
+    compares: int | None = None
+    #: DeepScholar units of the question: its nuggets, its exemplar (the human-written
+    #: related work), its exemplar's references.
+    nuggets: bool = False
+    exemplar: bool = False
+    references: bool = False
+
+    @property
+    def units(self) -> bool:
+        """Whether the question's DeepScholar units must be counted."""
+        return self.nuggets or self.exemplar or self.references
+
+
 @dataclass
 class Problems:
     """Errors refuse a save; warnings are shown but a draft is still kept."""
@@ -45,8 +69,8 @@ class TaskSpec:
 
     key: str = ""
     form: Form = Form(title="", fields=())
-    min_reports: int = 0
-    max_reports: int | None = None
+    #: What one question needs for this page (reports shown, rubrics, claims).
+    needs: Needs = Needs()
     #: How quality control reads this task's judgments (units, labels; or why it has no
     #: single label): required, the registry refuses a task type without it.
     qc: LabelSpec | None = None
@@ -84,10 +108,10 @@ class TaskSpec:
     def context(self, payload: dict[str, Any], page: TaskPage) -> dict[str, Any]:
         return {}
 
-    def is_available(self, report_count: int) -> bool:
-        if report_count < self.min_reports:
-            return False
-        return self.max_reports is None or report_count <= self.max_reports
+    @property
+    def shows_reports(self) -> bool:
+        """Whether an assignment of this task carries reports (``Assignment.report_order``)."""
+        return self.needs.reports > 0
 
 
 def demote(problems: Problems, final: bool) -> Problems:

@@ -14,7 +14,7 @@ from annotation.models import ClaimCheck, ReportClaim
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec
+from .base import Needs, Problems, TaskSpec
 from .form import Choices, Field, Form, Unit, checked
 from .page import TaskPage
 from .widgets import radio_group
@@ -89,15 +89,17 @@ FORM = Form(
 )
 
 
+def stored(study, annotator=None):
+    """Checks that give a label: a skipped claim, or one not yet decided, gives none."""
+    checks = ClaimCheck.objects.filter(study=study, **qc.who(annotator))
+    return checks.filter(skipped=False, fully_supported__isnull=False)
+
+
 def qc_rows(study, annotator=None):
     """Per claim: fully supported yes / no, and each citation's support yes / no. A skipped
     claim (beyond the annotator's expertise) gives no label: a skip is not an answer."""
-    rows = ClaimCheck.objects.filter(study=study, **qc.who(annotator)).select_related(
-        "claim__report__system", "assignment"
-    )
+    rows = stored(study, annotator).select_related("claim__report__system", "assignment")
     for c in rows:
-        if c.skipped or c.fully_supported is None:
-            continue
         system, pid = c.claim.report.system.name, c.claim.public_id
         yield c, ql.on_report(ql.claim_unit(pid), system), "yes" if c.fully_supported else "no"
         for key, ok in sorted((c.citation_supports or {}).items()):
@@ -123,16 +125,17 @@ QC = ql.LabelSpec(
     "cites <key>@System: does it support the claim?)",
     label="yes / no (a skipped claim gives no label)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     notation="unit “claim k3x9@SysA”, answer yes",
 )
 
 
 class ClaimCheckTask(TaskSpec):
+    needs = Needs(reports=1, claims=True)
     qc = QC
     key = "claim_check"
     form = FORM
-    min_reports = 1
 
     def rules(self, payload, page, resolve):
         """Every claim not skipped: is it fully supported, and does each citation support it."""

@@ -111,11 +111,13 @@ class LabelTask(TaskSpec):
         a unit that is the report itself; ``<key>`` for a unit of the question)."""
         values = ql.Values(tuple(str(v) for v, *_ in self.options), ordinal=self.ordinal)
 
-        def rows(study, annotator=None):
-            found = DeepScholarLabel.objects.filter(
+        def stored(study, annotator=None):
+            return DeepScholarLabel.objects.filter(
                 study=study, kind=self.kind, **qch.who(annotator)
             )
-            for r in found.select_related("report__system", "assignment"):
+
+        def rows(study, annotator=None):
+            for r in stored(study, annotator).select_related("report__system", "assignment"):
                 yield r, qc_unit(r.unit, r.report.system.name if r.report_id else ""), r.label
 
         def units(study, question):
@@ -125,6 +127,7 @@ class LabelTask(TaskSpec):
             unit=self.qc_unit_text,
             label=" / ".join(values.values) + (" (ordinal; exact match)" if self.ordinal else ""),
             rows=rows,
+            held=qch.held(stored),
             units=units,
             notation=f"unit “{self.qc_example}”, answer {values.values[0]}",
         )

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation import webhooks
 from annotation.models import Assignment, Draft, DraftVersion
 
 from .base import Problems, TaskSpec
@@ -242,6 +243,7 @@ def submit(
             submitted_at=now,
         )
         draft.save()
+        webhooks.assignment_submitted(page.assignment)  # sent once this commits
     return SaveResult(
         status=OK, version=draft.version, saved_at=draft.updated_at, submitted=True, changed=True
     )

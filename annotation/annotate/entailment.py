@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from annotation.models import CitationAnchor
 
-from .base import reports_of
+from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 from .retrieval_relevance import source_details
 
@@ -40,10 +40,10 @@ def units(page) -> list[LabelUnit]:
 
 
 class EntailmentTask(LabelTask):
+    needs = Needs(reports=1)
     key = "entailment"
     kind = "entailment"
     options = OPTIONS
-    min_reports = 1
     show_reports = False
     intro = "Does the source entail (fully back) the claim it is cited for?"
     form = make_form("Entailment", OPTIONS, "entailed or not entailed", units)

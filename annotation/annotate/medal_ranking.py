@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from annotation.models import Medal, MedalRanking
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote, reports_of
+from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
+from .qc import CHUNK
 
 MEDALS = ("gold", "silver", "bronze")
 
@@ -109,15 +110,29 @@ def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
 
 
 def ranking_rows(rankings):
-    for r in rankings.select_related("assignment").prefetch_related("medals__report__system"):
-        yield r, "", ql.medal_label({m.report.system.name: m.medal for m in r.medals.all()})
+    """``(ranking, "", label)`` for every ranking of the queryset, in two queries whatever
+    its size: the medals are read by a join on the rankings' subquery, not prefetched by
+    id (a prefetch sends every ranking's and report's id back to the database, which SQLite
+    refuses above a few hundred questions: "Expression tree is too large", issue 29)."""
+    medals: dict[int, dict[str, str]] = defaultdict(dict)
+    found = Medal.objects.filter(ranking__in=rankings.values("pk"))
+    for ranking, system, medal in found.values_list(
+        "ranking_id", "report__system__name", "medal"
+    ).iterator(chunk_size=CHUNK):
+        medals[ranking][system] = medal
+    for r in rankings.select_related("assignment").iterator(chunk_size=CHUNK):
+        yield r, "", ql.medal_label(medals[r.pk])
 
 
-def qc_rows(study, annotator=None):
+def stored(study, annotator=None):
     """Rankings of medal-ranking assignments and imported ones (no assignment); those of
     metric-wise assignments are metric-wise's."""
     rankings = MedalRanking.objects.filter(study=study, **qc.who(annotator))
-    return ranking_rows(rankings.filter(qc.of_task("medal_ranking", unassigned=True)))
+    return rankings.filter(qc.of_task("medal_ranking", unassigned=True))
+
+
+def qc_rows(study, annotator=None):
+    return ranking_rows(stored(study, annotator))
 
 
 QC = ql.LabelSpec(
@@ -125,6 +140,7 @@ QC = ql.LabelSpec(
     label="the ranking SysA=gold;SysB=silver;… (system names sorted); equal only when every "
     "medal is",
     rows=qc_rows,
+    held=qc.held(stored),
     units=lambda study, question: {"": ql.Values(tuple(qc.systems(question)), ranked=True)},
     parse=lambda text, systems: ql.parse_answer(ql.MEDAL_RANKING, text, systems),
     notation="SysA=gold;SysB=silver;SysC=bronze",
@@ -132,11 +148,10 @@ QC = ql.LabelSpec(
 
 
 class MedalRankingTask(TaskSpec):
+    needs = Needs(reports=2, compares=3)
     key = "medal_ranking"
     qc = QC
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         return check_ranking(payload, page, final=final)

@@ -33,7 +33,7 @@ from annotation.models import (
 
 from ..quality import labels as ql
 from . import qc, scores
-from .base import Problems, TaskSpec, demote, reports_of
+from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit, as_int, json_list
 from .medal_ranking import (
     MEDAL,
@@ -300,21 +300,31 @@ def persist(payload: dict, page: TaskPage) -> None:
     persist_ranking(payload, page)
 
 
+def _mine(model):
+    return lambda study, annotator=None: model.objects.filter(study=study, **qc.who(annotator))
+
+
+#: What metric-wise stores: ratings, paragraph relevance, and the rankings its assignments
+#: wrote (medal ranking's own are medal ranking's).
+STORED = (
+    _mine(ReportRating),
+    _mine(ParagraphRelevance),
+    lambda study, annotator=None: _mine(MedalRanking)(study, annotator).filter(
+        qc.of_task("metric_wise")
+    ),
+)
+
+
 def qc_rows(study, annotator=None):
     """Three kinds of unit: each report's 1–5 rating of each dimension, each paragraph's
     relevance R/U/O, and the medal ranking. The selected claims are the annotator's own
     choice (two annotators rarely pick the same), so they are not labels."""
-    mine = {"study": study, **qc.who(annotator)}
-    ratings = ReportRating.objects.filter(**mine).select_related("report__system", "assignment")
-    for r in ratings:
+    ratings, relevance, rankings = (fn(study, annotator) for fn in STORED)
+    for r in ratings.select_related("report__system", "assignment"):
         yield r, ql.on_report(ql.rating_unit(r.dimension), r.report.system.name), str(r.value)
-    relevance = ParagraphRelevance.objects.filter(**mine).select_related(
-        "paragraph__report__system", "assignment"
-    )
-    for p in relevance:
+    for p in relevance.select_related("paragraph__report__system", "assignment"):
         unit = ql.on_report(f"paragraph {p.paragraph.number}", p.paragraph.report.system.name)
         yield p, unit, p.label
-    rankings = MedalRanking.objects.filter(**mine).filter(qc.of_task("metric_wise"))
     for row, _, label in ranking_rows(rankings):
         yield row, "medals", label
 
@@ -333,17 +343,17 @@ QC = ql.LabelSpec(
     unit="rating <dimension>@System (1–5), paragraph <n>@System (R/U/O), or medals (the ranking)",
     label="the rating, the relevance letter, or SysA=gold;SysB=silver;…",
     rows=qc_rows,
+    held=qc.held(*STORED),
     units=qc_units,
     notation="unit “rating clarity@SysA”, answer 4 · unit “medals”, answer SysA=gold;SysB=silver",
 )
 
 
 class MetricWiseTask(TaskSpec):
+    needs = Needs(reports=1)
     key = "metric_wise"
     qc = QC
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         return check(payload, page, final=final)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from annotation.models import Nugget
 
+from .base import Needs
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
 OPTIONS = (("vital", "Vital", "v"), ("non_vital", "Non-vital", "n"))
@@ -30,6 +31,7 @@ def units(page) -> list[LabelUnit]:
 
 
 class NuggetImportanceTask(LabelTask):
+    needs = Needs(nuggets=True)
     key = "nugget_importance"
     kind = "nugget_importance"
     options = OPTIONS

@@ -7,7 +7,7 @@ from __future__ import annotations
 from annotation.models import Nugget
 
 from . import qc
-from .base import reports_of
+from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 from .nugget_importance import nuggets_of
 
@@ -34,10 +34,10 @@ def units(page) -> list[LabelUnit]:
 
 
 class NuggetSupportTask(LabelTask):
+    needs = Needs(reports=1, nuggets=True)
     key = "nugget_support"
     kind = "nugget_support"
     options = OPTIONS
-    min_reports = 1
     intro = "Does the report state each nugget: fully (supported), in part, or not at all?"
     form = make_form(
         "Nugget support", OPTIONS, "supported, partially supported or not supported", units

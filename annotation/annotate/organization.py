@@ -6,7 +6,7 @@ agreement in Table 3). Units: the assignment's reports, shown by letter (blinded
 from __future__ import annotations
 
 from . import qc
-from .base import reports_of
+from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
 OPTIONS = (("lose", "Lose", "l"), ("tie", "Tie", "t"), ("win", "Win", "w"))
@@ -21,10 +21,10 @@ def units(page) -> list[LabelUnit]:
 
 
 class OrganizationTask(LabelTask):
+    needs = Needs(reports=1, exemplar=True)
     key = "organization"
     kind = "organization"
     options = OPTIONS
-    min_reports = 1
     show_exemplar = True
     intro = (
         "Compare the organization of each report with the exemplar (the human-written "

@@ -12,7 +12,7 @@ from annotation.models import PairwisePreference
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote
+from .base import Needs, Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 
@@ -73,8 +73,12 @@ def preference_problems(
     return demote(rules, final)
 
 
+def stored(study, annotator=None):
+    return PairwisePreference.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
-    prefs = PairwisePreference.objects.filter(study=study, **qc.who(annotator))
+    prefs = stored(study, annotator)
     for p in prefs.select_related("left__system", "right__system", "assignment"):
         left, right = p.left.system.name, p.right.system.name
         yield p, ql.pair_unit(left, right), ql.pairwise_label(p.choice, left, right)
@@ -91,6 +95,7 @@ QC = ql.LabelSpec(
     unit="one pair of reports, named by its systems sorted: SysA~SysB",
     label="the better report's system, tie or both_bad (whichever side it was shown on)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     parse=lambda text, systems: ql.parse_answer(ql.PAIRWISE, text, systems),
     notation="SysA>SysB · SysA=SysB (tie) · SysA,SysB:both_bad",
@@ -99,11 +104,10 @@ QC = ql.LabelSpec(
 
 
 class PairwiseTask(TaskSpec):
+    needs = Needs(reports=2, compares=2)
     qc = QC
     key = "pairwise"
     form = FORM
-    min_reports = 2
-    max_reports = 3
 
     def check(self, payload, page, *, final):
         answers = payload.get("pairs")

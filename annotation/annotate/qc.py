@@ -10,6 +10,21 @@ from annotation.models import Paragraph, Report, RubricItem
 
 from ..quality.labels import Values, item_unit, on_report
 
+#: Rows read per database round trip when a declaration walks a whole study's labels.
+CHUNK = 2000
+
+
+def held(*stored):
+    """``LabelSpec.held`` from the functions giving the querysets a task's ``rows`` read:
+    whether the study holds any of them, one ``EXISTS`` query each (readiness asks this
+    after every import; reading the first row of ``rows`` instead built every label of
+    the study first, issue 29)."""
+
+    def any_stored(study) -> bool:
+        return any(fn(study).exists() for fn in stored)
+
+    return any_stored
+
 
 def who(annotator) -> dict:
     return {"annotator": annotator} if annotator is not None else {}

@@ -54,13 +54,14 @@ QC_UNITS = {
 }
 
 
+def stored(study, annotator=None):
+    return QueryQuality.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """Four units per question: each 1–5 rating and the variability; the comment is free
     text and no label."""
-    rows = QueryQuality.objects.filter(study=study, **qc.who(annotator)).select_related(
-        "assignment"
-    )
-    for q in rows:
+    for q in stored(study, annotator).select_related("assignment"):
         for key, *_ in RATINGS:
             yield q, key, str(getattr(q, key))
         yield q, "variability", q.variability
@@ -70,6 +71,7 @@ QC = ql.LabelSpec(
     unit="one of the question's ratings: clarity, naturalness, relevance (1–5) or variability",
     label="the rating 1–5 (ordinal; exact match) or open_ended / semi_open / closed",
     rows=qc_rows,
+    held=qc.held(stored),
     units=lambda study, question: dict(QC_UNITS),
     notation="unit “clarity”, answer 4 · unit “variability”, answer closed",
 )

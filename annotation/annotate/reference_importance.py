@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from annotation.models import ExemplarReference
 
+from .base import Needs
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
 OPTIONS = (("important", "Important", "i"), ("not_important", "Not important", "n"))
@@ -28,6 +29,7 @@ def units(page) -> list[LabelUnit]:
 
 
 class ReferenceImportanceTask(LabelTask):
+    needs = Needs(references=True)
     key = "reference_importance"
     kind = "reference_importance"
     options = OPTIONS

@@ -44,6 +44,7 @@ for required fields on submit (warnings in a draft).
 
 from types import ModuleType
 
+from ..models import Study
 from . import (
     claim_check,
     entailment,
@@ -100,6 +101,9 @@ def registered(modules: tuple[ModuleType, ...]) -> dict[str, TaskSpec]:
                 " or labels.no_label(why))"
             )
         specs[spec.key] = spec
+    missing = set(Study.Task.values) - set(specs)
+    if modules is TASK_MODULES and missing:
+        raise ImportError(f"task types without a module in TASK_MODULES: {sorted(missing)}")
     return specs
 
 

@@ -19,7 +19,7 @@ from annotation.rendering import text_to_html
 
 from ..quality import labels as ql
 from . import qc
-from .base import TaskSpec
+from .base import Needs, TaskSpec
 from .form import Choices, Field, Form, Unit
 from .page import TaskPage
 from .widgets import radio_group
@@ -77,10 +77,14 @@ FORM = Form(
 )
 
 
+def stored(study, annotator=None):
+    return RelevanceAdjudication.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """The paragraph's relevance after the annotator's decision (``final_label``): the unit
     is the paragraph, so two annotators who both disputed the judge on it are compared."""
-    rows = RelevanceAdjudication.objects.filter(study=study, **qc.who(annotator)).select_related(
+    rows = stored(study, annotator).select_related(
         "disagreement__paragraph__report__system", "assignment"
     )
     for r in rows:
@@ -93,16 +97,17 @@ QC = ql.LabelSpec(
     label="its relevance after the decision, R / U / O (keep: the annotator's, switch: the "
     "judge's)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=lambda study, question: qc.paragraphs(question),
     notation="unit “paragraph 3@SysA”, answer U",
 )
 
 
 class RelevanceAdjudicationTask(TaskSpec):
+    needs = Needs(reports=1)
     qc = QC
     key = "relevance_adjudication"
     form = FORM
-    min_reports = 1
 
     def persist(self, payload, page):
         a = page.assignment

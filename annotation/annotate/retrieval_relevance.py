@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from annotation.models import Citation
 
-from .base import reports_of
+from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
 
 OPTIONS = (("0", "0 Not relevant", "0"), ("1", "1 Somewhat relevant", "1"),
@@ -37,10 +37,10 @@ def units(page) -> list[LabelUnit]:
 
 
 class RetrievalRelevanceTask(LabelTask):
+    needs = Needs(reports=1)
     key = "retrieval_relevance"
     kind = "retrieval_relevance"
     options = OPTIONS
-    min_reports = 1
     show_reports = False
     intro = "Grade each retrieved source against the query: 0 not, 1 somewhat, 2 highly relevant."
     form = make_form("Retrieval relevance", OPTIONS, "0, 1 or 2", units)

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Draft, Flag, Reopening
+from annotation.models.quality import is_qualification_item
 
 from .page import TaskPage, with_review_state  # noqa: F401 (re-exported)
 
@@ -31,6 +32,10 @@ def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool 
     """``about``: "question", or the public id of one of the assignment's reports."""
     if skip and page.assignment.status == Assignment.Status.SUBMITTED:
         raise Refused("action: a submitted task cannot be skipped (flag it instead).")
+    if skip and not reason:  # a skip at once: recorded, with no reason (the reason is optional)
+        reason, about = Flag.Reason.NONE_GIVEN, about or QUESTION
+    elif reason == Flag.Reason.NONE_GIVEN:
+        raise Refused("reason: “no reason” is only for a skip; a flag says what is wrong.")
     if reason not in Flag.Reason.values:
         raise Refused(f"reason: {reason!r} is not one of {', '.join(Flag.Reason.values)}.")
     report = None
@@ -53,17 +58,25 @@ def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool 
 
 
 def author_may_reopen(assignment: Assignment, now=None) -> bool:
+    """Within the study's window, except a qualification item: its first answer counts, so
+    reopening it would let an annotator try answers until one passes (issue 24)."""
     hours = assignment.study.setting("reopen_hours") or 0
     if assignment.status != Assignment.Status.SUBMITTED or not assignment.submitted_at:
         return False
     now = now or timezone.now()
-    return hours > 0 and now - assignment.submitted_at <= timedelta(hours=hours)
+    within = hours > 0 and now - assignment.submitted_at <= timedelta(hours=hours)
+    return within and not is_qualification_item(assignment)
 
 
 def reopen(assignment: Assignment, *, by, by_author: bool, reason: str = "") -> Reopening:
     """Open a submitted judgment again. An author only within the study's window."""
     if by_author and not author_may_reopen(assignment):
         hours = assignment.study.setting("reopen_hours") or 0
+        if hours and is_qualification_item(assignment):
+            raise Refused(
+                f"assignment {assignment.pk}: a qualification item cannot be reopened by its "
+                "author; its first answer counts."
+            )
         raise Refused(
             f"assignment {assignment.pk}: "
             + (

@@ -15,7 +15,7 @@ from annotation.models import RubricAssessment, RubricComparison
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote
+from .base import Needs, Problems, TaskSpec, demote
 from .form import Choices, Field, Form, Unit
 from .medal_ranking import MEDALS, REASONING, ranking_problems, reasoning_problems
 from .page import TaskPage
@@ -82,12 +82,19 @@ def check(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     return problems
 
 
+def stored(study, annotator=None):
+    return RubricComparison.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """The medal ranking of the question's rubrics, named by their kind; the notes are free
     text and no label."""
-    rows = RubricComparison.objects.filter(study=study, **qc.who(annotator))
-    rows = rows.select_related("assignment").prefetch_related("assessments__rubric")
-    for c in rows:
+    rows = (
+        stored(study, annotator)
+        .select_related("assignment")
+        .prefetch_related("assessments__rubric")
+    )
+    for c in rows.iterator(chunk_size=qc.CHUNK):  # prefetched per chunk, not by every id
         yield c, "", ql.medal_label({a.rubric.kind: a.medal for a in c.assessments.all()})
 
 
@@ -100,6 +107,7 @@ QC = ql.LabelSpec(
     unit="the question's rubrics as a whole (unit empty)",
     label="the ranking kindA=gold;kindB=silver;… over the rubrics' kinds",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     blind_as="Rubric",
     notation="answer expert=gold;hybrid=silver (unit empty)",
@@ -107,6 +115,7 @@ QC = ql.LabelSpec(
 
 
 class RubricComparisonTask(TaskSpec):
+    needs = Needs(rubrics=2)
     qc = QC
     key = "rubric_comparison"
     form = FORM

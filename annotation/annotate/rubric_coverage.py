@@ -11,7 +11,7 @@ from annotation.models import RubricCoverage
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
+from .base import Needs, Problems, TaskSpec, demote, item_numbers, reports_of, rubric_items_of
 from .form import Choices, Field, Form, Unit, as_int
 from .page import TaskPage
 from .widgets import radio_group
@@ -71,13 +71,13 @@ def coverage_problems(
     return demote(rules, final)
 
 
+def stored(study, annotator=None):
+    return RubricCoverage.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
-    rows = RubricCoverage.objects.filter(study=study, **qc.who(annotator)).select_related(
-        "report__system", "item__rubric", "assignment"
-    )
-    # in chunks: ``readiness.judged_tasks`` asks only for the first row (whether the study
-    # holds any), which built all 62,538 labels of a ResearchQA-scale study first (issue 16)
-    for c in rows.iterator(chunk_size=2000):
+    rows = stored(study, annotator).select_related("report__system", "item__rubric", "assignment")
+    for c in rows.iterator(chunk_size=qc.CHUNK):
         label = str(c.label) if c.label is not None else ("yes" if c.covered else "no")
         yield c, ql.on_report(qc.item_name(c.item), c.report.system.name), label
 
@@ -94,16 +94,17 @@ QC = ql.LabelSpec(
     unit="one rubric item in one report: item <rubric kind>:<position>@System",
     label="the grade 0–4 (ordinal; exact match) or, with coverage_binary, yes / no",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     notation="unit “item expert:1@SysA”, answer 3 (or yes / no)",
 )
 
 
 class RubricCoverageTask(TaskSpec):
+    needs = Needs(reports=1, rubrics=1)
     qc = QC
     key = "rubric_coverage"
     form = FORM
-    min_reports = 1
 
     def binary(self, page: TaskPage) -> bool:
         return bool(page.study.setting("coverage_binary"))

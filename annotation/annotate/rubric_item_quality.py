@@ -10,7 +10,7 @@ from annotation.models import RubricItemQuality
 
 from ..quality import labels as ql
 from . import qc
-from .base import Problems, TaskSpec, rubric_items_of
+from .base import Needs, Problems, TaskSpec, rubric_items_of
 from .form import Choices, Field, Form, Unit, optional_int
 from .widgets import checkboxes, likert, radio_group
 
@@ -87,12 +87,14 @@ QC_SCALES = {
 }
 
 
+def stored(study, annotator=None):
+    return RubricItemQuality.objects.filter(study=study, **qc.who(annotator))
+
+
 def qc_rows(study, annotator=None):
     """Two units per item, its emphasis and its necessity (ordinal scales). The confidence
     is the annotator's about themselves and the flags a free set: neither is a label."""
-    rows = RubricItemQuality.objects.filter(study=study, **qc.who(annotator)).select_related(
-        "item__rubric", "assignment"
-    )
+    rows = stored(study, annotator).select_related("item__rubric", "assignment")
     for r in rows:
         for scale in QC_SCALES:
             yield r, ql.scale_unit(scale, r.item.rubric.kind, r.item.position), getattr(r, scale)
@@ -109,12 +111,14 @@ QC = ql.LabelSpec(
     unit="emphasis or necessity of one rubric item: emphasis item <kind>:<position>",
     label="the level (ordinal scales; exact match)",
     rows=qc_rows,
+    held=qc.held(stored),
     units=qc_units,
     notation="unit “emphasis item expert:1”, answer sentence",
 )
 
 
 class RubricItemQualityTask(TaskSpec):
+    needs = Needs(rubrics=1)
     qc = QC
     key = "rubric_item_quality"
     form = FORM

@@ -33,6 +33,7 @@ from .registry import FORMATS, KINDS, Format, Kind, format_names
 questions.register_generic()
 from . import judgments  # noqa: E402, F401, I001  (the judgments kind, after the content kinds)
 from . import deepscholar_units  # noqa: E402, F401, I001  (units of questions already imported)
+from . import claims  # noqa: E402, F401, I001  (claims of reports already imported)
 
 logger = logging.getLogger("concord.imports")
 
@@ -126,8 +127,9 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
         study_obj = existing or _study(study, rep)
         fmt.load(source, study_obj, rep, **options)
         if spec.enables_tasks and not dry_run:
-            # A study with no task enabled would make every assignment of it an unavailable
-            # page: it gets the tasks its data supports (an admin's choice is kept).
+            # Until an admin chooses them, a study's tasks are those its data supports,
+            # whatever the order of the imports (a study with none enabled would make every
+            # assignment an unavailable page); the tasks whose judgments it holds always.
             from annotation.readiness import enable_supported
 
             rep.enabled_tasks = enable_supported(study_obj)

@@ -35,7 +35,7 @@ from django.conf import settings
 from annotation.models import Question
 
 from .common import Problems, Source
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
 
 _ID_FIELDS = ("paper_id", "id", "arxiv_id")
@@ -168,5 +168,13 @@ register(
         directory=True,
         label="DeepScholar-Bench system folder",
         extension=".zip",
+        shape=(
+            "A folder named after the system: <system>/<paper_id>/output.md (markdown,\n"
+            "references under a References heading or as footnotes), the query in\n"
+            "<paper_id>/query.txt (or query.json, queries.jsonl beside the folders)."
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples" / "deepscholar", "example-system"
+        ),  # fmt: skip
     )
 )

@@ -18,12 +18,13 @@ by the unit's id, see :mod:`annotation.models.deepscholar`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from annotation.models import Exemplar, ExemplarReference, Nugget, Question
 
 from .base import ImportReport
 from .common import Problems, optional_str, parse_json_records, read_source, require, type_name
-from .registry import Format, Kind, register, register_kind
+from .registry import Example, Format, Kind, register, register_kind
 
 
 @dataclass
@@ -179,10 +180,19 @@ register_kind(
         enables_tasks=False,
     )
 )
+_EXAMPLES = Path(__file__).resolve().parent / "examples"
+_NEEDS = (("reports", "deepscholar", {}),)
 register(Format("deepscholar", "nuggets", "nuggets per question, JSON lines "
                 "(annotation/importers/deepscholar_units.py)", load=load_nuggets,
                 dump=dump_nuggets, label="DeepScholar-Bench nuggets",
-                extension=".jsonl"))  # fmt: skip
+                extension=".jsonl",
+                shape='One question a line: {"question_id": "<paper id>",\n'
+                      '"nuggets": [{"id"?: "n1", "text": "<fact>"}]}',
+                example=Example(_EXAMPLES, "deepscholar_nuggets.jsonl", needs=_NEEDS)))  # fmt: skip
 register(Format("deepscholar", "exemplar-references", "exemplar and its references per "
                 "question, JSON lines (annotation/importers/deepscholar_units.py)",
-                load=load_references))  # fmt: skip
+                load=load_references,
+                shape='One question a line: {"question_id": "<paper id>", "exemplar"?: "<text>",\n'
+                      '"references": [{"id": "r1", "title": "<title>", "url"?: "<url>"}]}',
+                example=Example(_EXAMPLES, "deepscholar_exemplar_references.jsonl",
+                                needs=_NEEDS)))  # fmt: skip

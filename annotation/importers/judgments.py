@@ -11,79 +11,48 @@ paragraph by its report and number, a rubric item by question, rubric kind and p
 
 Annotators are created by pseudonym when missing. Judgments are matched by what they judge
 (the same annotator, setting and target updates, never duplicates); the assignment they
-were made in is not carried (an imported judgment has none). ``relevance_adjudication``
-rows, which resolve a judge's disagreement stored with the judge's run, are skipped with a
-warning.
+were made in is not carried (an imported judgment has none). Which kinds exist, what each
+judges and which of its columns are values is declared once in
+``annotation.judgment_kinds``; ``relevance_adjudication`` rows, which resolve a judge's
+disagreement stored with the judge's run, are skipped with a warning. An
+``authored_question`` record creates (or updates) the question an annotator wrote, with
+them as its author; authored questions are written before every other kind, so the
+judgments of them in the same file (wherever they stand) find them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
 
+from annotation import judgment_kinds
+from annotation.judgment_kinds import JudgmentKind
 from annotation.models import (
     Annotator,
+    ExpertiseRating,
     Medal,
     MedalRanking,
     Paragraph,
     Question,
     Report,
+    ReportClaim,
+    Rubric,
+    RubricAssessment,
+    RubricComparison,
     RubricItem,
 )
+from annotation.models.deepscholar import LABELS
 
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows
-from .registry import Format, Kind, register, register_kind
+from .registry import Example, Format, Kind, register, register_kind
 
-
-@dataclass(frozen=True)
-class Spec:
-    """How one judgment kind is stored: its model, what it judges, its own values."""
-
-    model: str
-    #: What the judgment is about: "report", "paragraph", "item", "report_item",
-    #: "left_right" or "" (the question itself).
-    target: str
-    values: tuple[str, ...]
-    #: Extra identity beyond annotator, setting and target (a claim's position).
-    identity: tuple[str, ...] = ()
-
-
-SPECS: dict[str, Spec] = {
-    "pairwise_preference": Spec(
-        "annotation.PairwisePreference", "left_right", ("choice", "reason")
-    ),
-    "human_metric_score": Spec("annotation.HumanMetricScore", "report", ("value",), ("metric",)),
-    "paragraph_relevance": Spec("annotation.ParagraphRelevance", "paragraph", ("label",)),
-    "claim_assessment": Spec(
-        "annotation.ClaimAssessment",
-        "report",
-        (
-            "paragraph",
-            "text",
-            "citation_count",
-            "citations",
-            "supporting_credit",
-            "coverage",
-            "notes",
-        ),  # fmt: skip
-        ("position",),
-    ),
-    "report_rating": Spec("annotation.ReportRating", "report", ("value",), ("dimension",)),
-    "query_quality": Spec(
-        "annotation.QueryQuality",
-        "",
-        ("clarity", "naturalness", "relevance", "variability", "comment"),
-    ),  # fmt: skip
-    "rubric_item_quality": Spec(
-        "annotation.RubricItemQuality", "item", ("emphasis", "necessity", "confidence", "flags")
-    ),
-    "rubric_coverage": Spec("annotation.RubricCoverage", "report_item", ("label", "covered")),
-}
-SKIPPED = {"relevance_adjudication"}
+#: kind -> its declaration; the importer reads every kind the export writes.
+SPECS: dict[str, JudgmentKind] = {k.key: k for k in judgment_kinds.KINDS}
 
 
 class _Index:
@@ -125,6 +94,24 @@ class _Index:
             ).values_list("id", "rubric__question__external_id", "rubric__kind", "position")
         }
 
+    @cached_property
+    def claims(self) -> dict:
+        return {
+            (q, s, p): pk
+            for pk, q, s, p in ReportClaim.objects.filter(
+                report__question__study=self.study
+            ).values_list("id", "report__question__external_id", "report__system__name", "position")
+        }
+
+    @cached_property
+    def rubrics(self) -> dict:
+        return {
+            (q, k): pk
+            for pk, q, k in Rubric.objects.filter(question__study=self.study).values_list(
+                "id", "question__external_id", "kind"
+            )
+        }
+
     def find(self, problems: Problems, n: int, table: dict, key: tuple, field: str, what: str):
         found = table.get(key)
         if found is None:
@@ -136,6 +123,17 @@ def _target(index: _Index, problems: Problems, n: int, r: dict, target: str) -> 
     """The ids the judgment points at, or None (a problem was added)."""
     qid = str(r.get("question"))
     out: dict = {}
+    if target == "report_or_none":
+        if r.get("system") in (None, ""):  # a unit of the question, not of a report
+            return {"report": None}
+        target = "report"
+    if target == "claim":
+        key = (qid, r.get("system"), r.get("claim"))
+        out["claim"] = index.find(problems, n, index.claims, key, "claim",
+                                  "claim of question / system / position")  # fmt: skip
+    if target == "rubric":
+        out["rubric"] = index.find(problems, n, index.rubrics, (qid, r.get("rubric")), "rubric",
+                                   "rubric of question / kind")  # fmt: skip
     if target in ("report", "report_item"):
         out["report"] = index.find(problems, n, index.reports, (qid, r.get("system")), "system",
                                    "report of question / system")  # fmt: skip
@@ -154,9 +152,13 @@ def _target(index: _Index, problems: Problems, n: int, r: dict, target: str) -> 
     return None if None in out.values() else out
 
 
-def _values(problems: Problems, n: int, model, spec: Spec, r: dict, index: _Index, qid: str):
+def _values(problems: Problems, n: int, model, spec: JudgmentKind, r: dict, index: _Index,
+            qid: str):  # fmt: skip
+    """The record's values and identity columns, by model field name, each checked by the
+    model field (type, validators, choices)."""
     out = {}
-    for name in spec.values + spec.identity:
+    for column in spec.values + spec.identity:
+        name = spec.model_field(column)
         if name == "paragraph":  # a claim's paragraph: by number within its report
             number = r.get("paragraph")
             out[name] = (
@@ -174,7 +176,7 @@ def _values(problems: Problems, n: int, model, spec: Spec, r: dict, index: _Inde
             continue
         field = model._meta.get_field(name)
         try:
-            value = field.to_python(r.get(name))
+            value = field.to_python(r.get(column))
             if value is None and not field.null:
                 value = field.get_default()
             if value is not None:
@@ -182,7 +184,7 @@ def _values(problems: Problems, n: int, model, spec: Spec, r: dict, index: _Inde
             if field.choices and value not in {c for c, _ in field.choices}:
                 raise ValidationError(f"{value!r} is not one of {[c for c, _ in field.choices]}")
         except ValidationError as exc:
-            problems.add(n, name, "; ".join(exc.messages))
+            problems.add(n, column, "; ".join(exc.messages))
             continue
         out[name] = value
     return out
@@ -200,26 +202,39 @@ class _Row:
     reasoning: str = ""
 
 
-def read(src, study) -> tuple[list[_Row], list[int]]:
+def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
     """Every record checked against the study; rows to write, and skipped record numbers."""
     records = parse_json_records(src)
     problems = Problems(src.name)
     index = _Index(study)
     rows, skipped = [], []
+    authored = {
+        str(r.get("question"))
+        for r in records
+        if isinstance(r, dict) and r.get("kind") == "authored_question"
+    }
     for n, r in enumerate(records, start=1):
         kind = require(problems, n, r, "kind", str)
-        if kind in SKIPPED:
-            skipped.append(n)
+        if kind is not None and kind not in SPECS:
+            problems.add(n, "kind", f"unknown judgment kind {kind!r}; one of {', '.join(SPECS)}")
             continue
-        if kind is not None and kind not in SPECS and kind != "medal":
-            problems.add(n, "kind", f"unknown judgment kind {kind!r}")
+        if kind is not None and SPECS[kind].skipped:
+            skipped.append((n, SPECS[kind].skipped))
             continue
+        spec = SPECS.get(kind)
         annotator = require(problems, n, r, "annotator", str)
-        setting = require(problems, n, r, "setting", str)
+        has_setting = spec is None or "setting" in spec.common_columns
+        setting = require(problems, n, r, "setting", str) if has_setting else ""
         qid = require(problems, n, r, "question", "id")
         if None in (kind, annotator, setting, qid):
             continue
+        if kind == "authored_question":
+            values = _values(problems, n, Question, spec, r, index, str(qid))
+            rows.append(_Row(kind, annotator, "", str(qid), {}, values))
+            continue
         question = index.find(problems, n, index.questions, (qid,), "question", "question")
+        if question is None and str(qid) in authored:
+            question = str(qid)  # created by this file's authored_question record
         if kind == "medal":
             target = _target(index, problems, n, r, "report")
             medal = r.get("medal")
@@ -228,10 +243,16 @@ def read(src, study) -> tuple[list[_Row], list[int]]:
                 continue
             values, ranking = {"medal": medal}, r.get("ranking")
         else:
-            spec = SPECS[kind]
             target = _target(index, problems, n, r, spec.target)
             values = _values(problems, n, apps.get_model(spec.model), spec, r, index, qid)
-            ranking = None
+            ranking = r.get("comparison")
+            if kind == "deepscholar_label" and values.get("label") not in LABELS.get(
+                values.get("kind"), (values.get("label"),)
+            ):  # a label outside its kind's set (METHODS §2.10), as the task page refuses it
+                allowed = ", ".join(LABELS[values["kind"]])
+                problems.add(n, "label", f"{values['label']!r} is not a {values['kind']} "
+                             f"label ({allowed})")  # fmt: skip
+                continue
         if question is None or target is None:
             continue
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
@@ -257,8 +278,9 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
     spec = SPECS[kind]
     model = apps.get_model(spec.model)
     targets = list(rows[0].target) if rows else []
-    key_fields = ["annotator", "setting", "question", *targets, *spec.identity]
-    own = [f for f in spec.values if f not in spec.identity]
+    identity = [spec.model_field(f) for f in spec.identity]
+    key_fields = ["annotator", "setting", "question", *targets, *identity]
+    own = [spec.model_field(f) for f in spec.values if f not in spec.identity]
 
     def key_of(row: _Row) -> tuple:
         base = {"annotator": people[row.annotator], "setting": row.setting,
@@ -322,19 +344,116 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
     )  # fmt: skip
 
 
+def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: ImportReport):
+    """Rubric assessments grouped by their comparison: one RubricComparison per annotator,
+    question and setting (its reasoning), its assessments by rubric."""
+    comparisons: dict[tuple, str] = {}
+    for r in rows:
+        comparisons.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
+    stored = {
+        (a, q, s): (pk, (why,))
+        for pk, a, q, s, why in RubricComparison.objects.filter(study=study).values_list(
+            "id", "annotator_id", "question_id", "setting", "reasoning"
+        )
+    }
+    sync_rows(
+        RubricComparison, rep, stored=stored, wanted={k: (v,) for k, v in comparisons.items()},
+        fields=["reasoning"],
+        new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
+                              "setting": k[2], "reasoning": v[0]},
+    )  # fmt: skip
+    ids = {
+        (a, q, s): pk
+        for pk, a, q, s in RubricComparison.objects.filter(study=study).values_list(
+            "id", "annotator_id", "question_id", "setting"
+        )
+    }
+    own = ["medal", "strengths", "missing", "weaknesses"]
+    wanted = {
+        (ids[(people[r.annotator], r.question, r.setting)], r.target["rubric"]): tuple(
+            r.values[f] for f in own
+        )
+        for r in rows
+    }
+    stored_rows = {
+        (c, rb): (pk, tuple(v))
+        for pk, c, rb, *v in RubricAssessment.objects.filter(comparison__study=study).values_list(
+            "id", "comparison_id", "rubric_id", *own
+        )
+    }
+    sync_rows(
+        RubricAssessment, rep, stored=stored_rows, wanted=wanted, fields=own,
+        new_row=lambda k, v: {"comparison": k[0], "rubric": k[1], **dict(zip(own, v, strict=True))},
+    )  # fmt: skip
+
+
+def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+    """Expertise triage: one level per annotator and question (no setting)."""
+    wanted = {(people[r.annotator], r.question): (r.values["level"],) for r in rows}
+    stored = {
+        (a, q): (pk, (level,))
+        for pk, a, q, level in ExpertiseRating.objects.filter(question__study=study).values_list(
+            "id", "annotator_id", "question_id", "level"
+        )
+    }
+    sync_rows(
+        ExpertiseRating, rep, stored=stored, wanted=wanted, fields=["level"],
+        new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0]},
+    )  # fmt: skip
+
+
+def _write_authored(study, rows: list[_Row], people: dict, rep: ImportReport) -> dict:
+    """Questions annotators wrote (question authoring), by external id, with their author;
+    returns external id -> question id for the judgments of the same file."""
+    own = ["text", "field", "subdomain", "author_notes", "review", "authored_by"]
+    wanted = {r.question: (*(r.values[f] for f in own[:-1]), people[r.annotator]) for r in rows}
+    stored = {
+        q: (pk, tuple(v))
+        for pk, q, *v in Question.objects.filter(study=study).values_list(
+            "id", "external_id", *own[:-1], "authored_by_id"
+        )
+    }
+    sync_rows(
+        Question, rep, stored=stored, wanted=wanted, fields=own,
+        new_row=lambda q, v: {"study": study.pk, "external_id": q,
+                              "origin": Question.Origin.EXPERT_AUTHORED,
+                              **dict(zip(own, v, strict=True))},
+    )  # fmt: skip
+    return dict(
+        Question.objects.filter(study=study, external_id__in=list(wanted)).values_list(
+            "external_id", "id"
+        )
+    )
+
+
+#: The writers of the kinds that are not one row per record; authored questions first.
+WRITERS = {
+    "authored_question": _write_authored,
+    "medal": _write_medals,
+    "rubric_assessment": _write_rubric_assessments,
+    "expertise_rating": _write_expertise,
+}
+
+
 def load(source, study, rep: ImportReport, **_options) -> None:
     src = read_source(source)
     rows, skipped = read(src, study)
     rep.records = len(rows) + len(skipped)
-    for n in skipped:
-        rep.warn(src.name, n, "kind", "a relevance adjudication belongs to a judge's run: skipped")
+    for n, why in skipped:
+        rep.warn(src.name, n, "kind", why)
     people = _annotators(rows, rep)
     by_kind: dict[str, list[_Row]] = {}
     for r in rows:
         by_kind.setdefault(r.kind, []).append(r)
+    created = _write_authored(study, by_kind.pop("authored_question"), people, rep) if (
+        "authored_question" in by_kind
+    ) else {}  # fmt: skip
+    for r in rows:
+        if isinstance(r.question, str):  # an authored question of this file
+            r.question = created[r.question]
     for kind, group in by_kind.items():
-        if kind == "medal":
-            _write_medals(study, group, people, rep)
+        if kind in WRITERS:
+            WRITERS[kind](study, group, people, rep)
         else:
             _write_kind(study, kind, group, people, rep)
 
@@ -362,5 +481,19 @@ register(
         dump=dump,
         label="Human judgments of every kind (JSON lines)",
         extension=".jsonl",
+        shape=(
+            'One judgment a line: {"kind", "annotator": "<pseudonym>", "setting",\n'
+            '"question": "<id>", and what it judges by natural key ("system"; "paragraph"\n'
+            'number; "rubric" kind and "item" position; "left_system"/"right_system"),\n'
+            'then the kind\'s own values (e.g. "value", "label"), as the judgments export writes.'
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "judgments.jsonl",
+            needs=(
+                ("questions", "researchqa", {}),
+                ("reports", "researchqa", {"system": "example-system"}),
+            ),
+        ),  # fmt: skip
     )
 )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from annotation.models import Question, Rubric, RubricItem
 from annotation.normalise import clean_text
@@ -61,20 +62,6 @@ class QuestionInput:
     external_id: str
     fields: dict
     rubrics: dict[str, list[ItemInput]] = field(default_factory=dict)
-    #: (field, message) said to the importer as warnings: keys the format does not read.
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-
-
-def unknown_keys(record, known, *, where: str = "", what: str = "") -> list[tuple[str, str]]:
-    """A warning per key of ``record`` that its format does not read (issue 25: nothing a
-    file carries is dropped silently; an unread key is named, never turned into a default)."""
-    if not isinstance(record, dict):
-        return []
-    return [
-        (f"{where}{key}", f"{what or 'this format'} does not read {key!r}: ignored")
-        for key in record
-        if key not in known
-    ]
 
 
 def parse_date(problems: Problems, n: int, value, key: str = "date"):
@@ -256,25 +243,17 @@ def write_questions(
 # --- The import of a question format (every question format registers through this) --------
 
 
-def question_loader(parse):
+def question_loader(parse, *, with_report: bool = False):
     """``load(source, study, rep, **options)`` for a question format whose
-    ``parse(src, **options)`` returns the :class:`QuestionInput` of every record."""
+    ``parse(src, **options)`` returns the :class:`QuestionInput` of every record
+    (``with_report``: ``parse(src, rep, **options)``, which may add warnings)."""
     from .common import read_source
     from .structure import _display_name
 
     def load(source, study, rep: ImportReport, **options) -> None:
         src = read_source(source)
-        inputs = parse(src, **options)
+        inputs = parse(src, rep, **options) if with_report else parse(src, **options)
         rep.records = len(inputs)
-        said: dict[tuple[str, str], list[int]] = {}
-        for i in inputs:
-            for fld, message in i.warnings:
-                said.setdefault((re.sub(r"\[\d+\]", "[]", fld), message), []).append(i.record)
-        for (fld, message), records in said.items():  # one warning per key, not per record
-            more = (
-                f" (records {records[0]}–{records[-1]}: {len(records)})" if len(records) > 1 else ""
-            )
-            rep.warn(_display_name(source), records[0], fld, message + more)
         write_questions(study, inputs, rep, file=_display_name(source))
 
     return load
@@ -283,7 +262,7 @@ def question_loader(parse):
 def register_generic() -> None:
     """Declare the generic format (called by ``annotation.importers`` after the benchmark
     formats, so the forms list it last)."""
-    from .registry import Format, register
+    from .registry import Example, Format, register
 
     register(
         Format(
@@ -295,6 +274,12 @@ def register_generic() -> None:
             dump=lambda study, **_: {"questions.jsonl": dump_generic(study)},
             label="Questions and rubrics (generic JSON lines)",
             extension=".jsonl",
+            shape=(
+                'JSON lines (or a JSON list), one question a line: {"id", "text", "field"?,\n'
+                '"subdomain"?, "domain"?, "split"?, "origin"?, "intent"?, "date"?,\n'
+                '"rubric"?: [{"text", "type"?, "weight"?, "cited_paper"?}], "rubric_kind"?}'
+            ),
+            example=Example(Path(__file__).resolve().parent / "examples", "questions.jsonl"),
         )
     )
 
@@ -324,3 +309,12 @@ def dump_generic(study) -> str:
                 ]  # fmt: skip
             lines.append(json.dumps(rec, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
+
+
+def rubric_to_write(question, kind: str):
+    """The rubric a format writes for ``question`` (its rubrics prefetched): the one of the
+    format's ``kind``, else the question's first (a study whose rubrics came in another
+    format, e.g. the demo's "default" rubrics, still exports them: an export without its
+    rubrics loses what the annotators judged against)."""
+    rubrics = sorted(question.rubrics.all(), key=lambda r: r.pk)
+    return next((r for r in rubrics if r.kind == kind), rubrics[0] if rubrics else None)

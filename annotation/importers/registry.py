@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,58 @@ class Kind:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A small file of a format: downloaded from the import pages, and imported by the tests
+    (every registered format's example must import cleanly, issue 26).
+
+    ``folder`` holds the format module's example files; ``file`` is this example (a folder
+    for a folder format: downloaded as a zip). ``options`` are the import options it is
+    read with; the value of a file option (ResearcherBench's ``rubric``) names another file
+    in ``folder``, offered for download beside it. ``needs``: the examples of other formats
+    imported first into the same study, as ``(kind, format, options)`` (judge scores need
+    the study's reports)."""
+
+    folder: Path
+    file: str
+    options: dict = field(default_factory=dict)
+    needs: tuple[tuple[str, str, dict], ...] = ()
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.file
+
+    def files(self, fmt: Format) -> list[str]:
+        """This example's file and the files its file options name (download links)."""
+        names = [self.file]
+        for option in fmt.all_options():
+            if option.type == "file" and self.options.get(option.name):
+                names.append(self.options[option.name])
+        return names
+
+    def usage(self) -> str:
+        """How to import the example: its options and the examples to import before it."""
+        parts = []
+        if self.options:
+            flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in self.options.items())
+            parts.append(f"import with {flags}")
+        if self.needs:
+            first = ", ".join(
+                f"{kind}/{name}" + "".join(f" --{k} {v}" for k, v in options.items())
+                for kind, name, options in self.needs
+            )
+            parts.append(f"after the examples of {first}")
+        return "; ".join(parts)
+
+    def import_options(self, fmt: Format) -> dict:
+        """``options`` with each file option's name turned into its path."""
+        out = dict(self.options)
+        for option in fmt.all_options():
+            if option.type == "file" and out.get(option.name):
+                out[option.name] = self.folder / out[option.name]
+        return out
+
+
+@dataclass(frozen=True)
 class Format:
     """One outside format of one kind: how it is read and (optionally) written."""
 
@@ -92,6 +145,11 @@ class Format:
     #: The extension of what ``dump`` downloads as: its one file's (``.json``, ``.jsonl``,
     #: ``.csv``), or ``.zip`` when it writes several files (default for a folder format).
     extension: str = ""
+    #: The file's expected shape, for people: what the import pages and ``--help`` show
+    #: beside the format's name (the one place it is written).
+    shape: str = ""
+    #: A small file of this format to download and to test with.
+    example: Example | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -157,6 +215,32 @@ def all_options() -> dict[str, Option]:
         for name, option in options_of(kind).items():
             out.setdefault(name, option)
     return out
+
+
+def described(kind: str) -> str:
+    """Every format of ``kind`` with its shape and example file, as ``--help`` prints it."""
+    parts = []
+    for fmt in formats(kind):
+        lines = [f"--format {fmt.name}: {fmt.title}"]
+        lines += ["    " + line for line in (fmt.shape or "(shape not documented)").splitlines()]
+        if fmt.example is not None:
+            root = Path(__file__).resolve().parents[2]
+            files = [
+                str((fmt.example.folder / f).relative_to(root)) for f in fmt.example.files(fmt)
+            ]
+            usage = fmt.example.usage()
+            lines.append("    example: " + ", ".join(files) + (f" ({usage})" if usage else ""))
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def example_of(kind: str, name: str, file: str) -> Path | None:
+    """The path of one of a format's example files (None when it has no such file): the
+    one lookup the download view uses, so no other path can be asked for."""
+    fmt = FORMATS.get((kind, name))
+    if fmt is None or fmt.example is None or file not in fmt.example.files(fmt):
+        return None
+    return fmt.example.folder / file
 
 
 def writable() -> list[Format]:

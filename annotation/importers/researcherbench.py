@@ -1,13 +1,17 @@
 """ResearcherBench (004): questions, weighted rubrics, and system responses.
 
 Questions: ``questions.json``, a list of ``{id, question, category, Subject}`` (``category``
-kept as the question's field, ``Subject`` as its subdomain; any other key is named in a warning); the rubric comes from a second file ``rubric.json``,
+kept as the question's field, ``Subject`` as its subdomain; another key is named in a
+warning); the rubric comes from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from . import released
 from .base import ImportReport
 from .common import (
     Problems,
@@ -19,17 +23,39 @@ from .common import (
     require,
     type_name,
 )
-from .questions import ItemInput, QuestionInput, check_unique_ids, question_loader, unknown_keys
-from .registry import Format, Option, register
-from .structure import ReportInput, parse_markdown, report_loader, stored_reports, to_markdown
+from .questions import (
+    ItemInput,
+    QuestionInput,
+    check_unique_ids,
+    question_loader,
+    rubric_to_write,
+)
+from .registry import Example, Format, Option, register
+from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researcherbench"
-#: What a ResearcherBench question record carries (``Subject`` kept as the subdomain).
-QUESTION_KEYS = {"id", "question", "category", "Subject"}
-WHAT = "ResearcherBench"
+FORMAT = "researcherbench"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
-def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInput]:
+#: What a ResearcherBench question record, rubric record and rubric item carry; any other
+#: key is named in a warning, never dropped silently (issue 25).
+QUESTION_KEYS = ("id", "question", "category", "Subject")
+RUBRIC_KEYS = ("id", "question", "rubric")
+RUBRIC_ITEM_KEYS = ("point", "weight")
+
+
+def _warn_unknown(rep, file: str, n: int, where: str, record, known) -> None:
+    if rep is None or not isinstance(record, dict):
+        return
+    for key in record:
+        if key not in known:
+            rep.warn(file, n, f"{where}{key}", "not a ResearcherBench key: not imported")
+
+
+def parse_questions(
+    src: Source, rubric_src: Source | None, rep: ImportReport | None = None
+) -> list[QuestionInput]:
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = []
@@ -38,14 +64,13 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
         text = require(problems, n, r, "question", str)
         if not isinstance(r, dict) or qid is None or text is None:
             continue
+        _warn_unknown(rep, src.name, n, "", r, QUESTION_KEYS)
         fields = {
             "text": text,
             "field": optional_str(problems, n, r, "category"),
-            "subdomain": optional_str(problems, n, r, "Subject"),  # e.g. "Model Architecture"
+            "subdomain": optional_str(problems, n, r, "Subject"),
         }
-        out.append(
-            QuestionInput(n, qid, fields, warnings=unknown_keys(r, QUESTION_KEYS, what=WHAT))
-        )
+        out.append(QuestionInput(n, qid, fields))
     check_unique_ids(problems, out)
     problems.raise_if_any()
     if rubric_src is not None:
@@ -60,18 +85,13 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
                 rproblems.add(n, "id", f"no question with id {qid!r} in {src.name}")
                 continue
             parsed = []
-            said = by_id[qid].warnings
-            said += unknown_keys(
-                r, {"id", "question", "rubric"}, where=f"{rubric_src.name}: ", what=WHAT
-            )
+            _warn_unknown(rep, rubric_src.name, n, "", r, RUBRIC_KEYS)
             for i, item in enumerate(items):
                 where = f"rubric[{i}]"
                 point = require(rproblems, n, item, "point", str, label=f"{where}.point")
                 if not isinstance(item, dict):
                     continue
-                said += unknown_keys(
-                    item, {"point", "weight"}, where=f"{rubric_src.name}: {where}.", what=WHAT
-                )
+                _warn_unknown(rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS)
                 weight = item.get("weight", 1)
                 if not is_number(weight) or weight <= 0:
                     rproblems.add(
@@ -85,7 +105,7 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
     return out
 
 
-def parse_responses(src: Source, rep: ImportReport | None = None) -> list[ReportInput]:
+def parse_responses(src: Source) -> list[ReportInput]:
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = []
@@ -112,10 +132,9 @@ def parse_responses(src: Source, rep: ImportReport | None = None) -> list[Report
         if qid is not None:
             seen.setdefault(qid, n)
         if qid is not None and response is not None:
-            out.append(ReportInput(n, qid, question or qid, parse_markdown(response)))
-            for fld, message in unknown_keys(r, {"id", "question", "response"}, what=WHAT):
-                if rep is not None:
-                    rep.warn(src.name, n, fld, message)
+            item = ReportInput(n, qid, question or qid, parse_markdown(response))
+            released.keep(item, FORMAT, n, r)
+            out.append(item)
     problems.raise_if_any()
     return out
 
@@ -130,30 +149,47 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
 
     questions, rubrics = [], []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
-        rec = {"id": q.external_id, "question": q.text}
+        rec = {"id": _id(q.external_id), "question": q.text}
         if q.field:
             rec["category"] = q.field
         if q.subdomain:
             rec["Subject"] = q.subdomain
         questions.append(rec)
-        rubric = next((r for r in q.rubrics.all() if r.kind == rubric_kind), None)
+        rubric = rubric_to_write(q, rubric_kind)
         if rubric is not None:
             items = sorted(rubric.items.all(), key=lambda i: i.position)
-            rubrics.append({"id": q.external_id, "question": q.text,
-                            "rubric": [{"point": i.text, "weight": i.weight} for i in items]})  # fmt: skip
+            rubrics.append({"id": _id(q.external_id), "question": q.text,
+                            "rubric": [{"point": i.text, "weight": _number(i.weight)}
+                                       for i in items]})  # fmt: skip
     dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
     return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
 
 
 def dump_responses(study, *, system: str) -> dict[str, str]:
-    """One system's reports as ResearcherBench responses ``[{id, question, response}]``."""
+    """One system's reports as ResearcherBench responses ``[{id, question, response}]``: the
+    records as released (:mod:`.released`), then those of reports imported otherwise,
+    built from what is stored; textless placeholder reports are not written."""
     import json
 
-    data = [
-        {"id": r.question_id, "question": r.question_text, "response": to_markdown(r)}
-        for r in stored_reports(study, system=system)
+    written = released.for_export(study, system, FORMAT)
+    data = [e["data"] for e in written.records] + [
+        {"id": _id(r.question_id), "question": r.question_text, "response": to_markdown(r)}
+        for r in written.rebuilt
     ]
     return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+
+
+def _number(value: float):
+    """A weight as released: ResearcherBench's are integers 1-3 (``3``, not ``3.0``)."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _id(external_id: str):
+    """ResearcherBench's ids are numbers (``"id": 1``): an id stored from one is written as
+    one again; any other id as the text it is."""
+    if external_id.isdecimal() and str(int(external_id)) == external_id:
+        return int(external_id)
+    return external_id
 
 
 register(
@@ -161,11 +197,18 @@ register(
         "reports",
         "researcherbench",
         "ResearcherBench responses: a JSON list of {id, question, response: markdown}",
-        load=report_loader(parse_responses, source_format="researcherbench"),
+        load=report_loader(lambda src, rep: parse_responses(src), source_format="researcherbench"),
         dump=dump_responses,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",
         extension=".json",
+        shape=(
+            "One system's responses (data/user_data/<system>.json):\n"
+            '  [{"id": 1, "question": "<text>", "response": "<markdown>"}, ...]\n'
+            "Markdown as the system wrote it: [n] markers or footnotes [^n] with their\n"
+            "reference list or definitions, markdown links."
+        ),
+        example=Example(EXAMPLES, "researcherbench_responses.json", {"system": "example-system"}),
     )
 )
 register(
@@ -174,11 +217,23 @@ register(
         "researcherbench",
         "ResearcherBench questions.json (with its rubric.json as --rubric)",
         load=question_loader(
-            lambda src, rubric=None: parse_questions(src, read_source(rubric) if rubric else None)
+            lambda src, rep, rubric=None: parse_questions(
+                src, read_source(rubric) if rubric else None, rep
+            ),
+            with_report=True,
         ),
         options=(Option("rubric", "ResearcherBench rubric.json", type="file"),),
         dump=dump_questions,
         label="ResearcherBench questions.json and rubric.json",
         extension=".zip",
+        shape=(
+            'questions.json: [{"id": 1, "question": "<text>", "category": "<type>",\n'
+            '                  "Subject": "<subject>"}, ...]\n'
+            'rubric.json (the rubric file): [{"id": 1, "question": "<text>",\n'
+            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]'
+        ),
+        example=Example(
+            EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}
+        ),  # fmt: skip
     )
 )

@@ -38,9 +38,11 @@ Questions are known by their text only; their natural key is :func:`question_key
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from annotation.normalise import PIPE_MARKER
 
+from . import released
 from .base import ImportReport
 from .common import (
     Problems,
@@ -51,7 +53,7 @@ from .common import (
     type_name,
 )
 from .markdown import link_anchors, outside_math
-from .registry import Format, Option, register
+from .registry import Example, Format, Option, register
 from .structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -63,8 +65,10 @@ from .structure import (
     marker_forms,
     report_loader,
     split_paragraphs,
-    stored_reports,
 )
+
+FORMAT = "scholarqa"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 # --- Reports --------------------------------------------------------------------------------
 
@@ -115,9 +119,10 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
         if question is None or parsed is None:
             continue
         if first is not None:
-            _repeated_question(warnings, src.name, n, response, first)
+            _repeated_question(warnings, src.name, n, record, first)
             continue
         item = ReportInput(n, key, question, parsed)
+        released.keep(item, FORMAT, n, record)
         seen[key] = (n, response, item)
         inputs.append(item)
     problems.raise_if_any()
@@ -126,10 +131,14 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
     return inputs
 
 
-def _repeated_question(rep: ImportReport, file: str, n: int, response, first) -> None:
+def _repeated_question(rep: ImportReport, file: str, n: int, record, first) -> None:
     """Record ``n`` asks the question of an earlier record: one report per question and
-    system, the first (see module doc); a different second report is kept for researchers."""
+    system, the first (see module doc); a different second report is kept for researchers.
+    Either way the record is kept as released (:mod:`.released`): an export writes it back."""
     m, first_response, item = first
+    response = record["response"]
+    if item is not None:
+        released.keep(item, FORMAT, n, record)
     if response == first_response:
         rep.warn(file, n, "question", f"the same question and report as record {m}: imported once")
         return
@@ -384,22 +393,33 @@ def to_record(report: StoredReport) -> dict:
 
 
 def dump_reports(study, *, system: str) -> dict[str, str]:
-    """One system's reports as a ScholarQA-CS2 report file (a JSON list)."""
+    """One system's reports as a ScholarQA-CS2 report file (a JSON list): the records as
+    released, in file order (:mod:`.released`), then the reports that have none, built from
+    what is stored (:func:`to_record`); textless placeholder reports are not reports."""
     import json
 
-    records = [to_record(r) for r in stored_reports(study, system=system)]
+    written = released.for_export(study, system, FORMAT)
+    records = [e["data"] for e in written.records] + [to_record(r) for r in written.rebuilt]
     return {f"{system}.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
 
 
 register(
     Format(
         "reports",
-        "scholarqa",
+        FORMAT,
         "ScholarQA-CS2 report file: a JSON list of {question, response: {sections}}",
-        load=report_loader(parse_reports, source_format="scholarqa"),
+        load=report_loader(parse_reports, source_format=FORMAT),
         dump=dump_reports,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ScholarQA-CS2 report file",
         extension=".json",
+        shape=(
+            "One system's reports, a JSON list or JSON lines of\n"
+            '  {"question": "<text>", "response": {"sections": [{"title", "text",\n'
+            '   "citations": [{"id": "<marker as in text>", "title", "snippets": [...],\n'
+            '                  "metadata": {...}}], "table": null}]}}\n'
+            'A citation id appears verbatim in the text ("(Lewis et al., 2020)", "[2]").'
+        ),
+        example=Example(EXAMPLES, "scholarqa_reports.json", {"system": "example-system"}),
     )
 )

@@ -87,3 +87,7 @@ from .deepscholar import (  # noqa: E402
 )
 
 __all__ += ["DeepScholarLabel", "Exemplar", "ExemplarReference", "Nugget"]
+
+from .webhooks import Webhook, WebhookDelivery  # noqa: E402
+
+__all__ += ["Webhook", "WebhookDelivery"]

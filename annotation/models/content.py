@@ -58,6 +58,9 @@ class Study(models.Model):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     tasks = models.JSONField(default=list, blank=True, help_text="Enabled task types")
+    #: An admin chose ``tasks`` (study page, API, admin): imports no longer add the tasks
+    #: their data supports, only those whose judgments the study holds (readiness).
+    tasks_chosen = models.BooleanField(default=False)
     config = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     researchers = models.ManyToManyField(

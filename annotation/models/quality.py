@@ -163,6 +163,17 @@ def released(assignments):
     return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
 
 
+def is_qualification_item(assignment) -> bool:
+    """Whether ``assignment`` is one of its study's qualification items (its task and
+    question carry a qualification ``GoldItem``)."""
+    return GoldItem.objects.filter(
+        study_id=assignment.study_id,
+        task=assignment.task,
+        question_id=assignment.question_id,
+        purpose=GoldItem.Purpose.QUALIFICATION,
+    ).exists()
+
+
 def _on_assignment_saved(sender, instance, **kwargs):
     from annotation.quality.qualification import on_submitted
 

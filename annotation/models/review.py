@@ -17,6 +17,9 @@ class Flag(models.Model):
         OUTSIDE_EXPERTISE = "outside_expertise", "Outside my expertise"
         OFFENSIVE = "offensive", "Offensive content"
         OTHER = "other", "Something else"
+        #: A skip at once, without a reason (issue 26: Prodigy and Label Studio let one skip
+        #: without saying why; the skip is still recorded and the admins see it).
+        NONE_GIVEN = "none_given", "Skipped without a reason"
 
     assignment = models.ForeignKey(
         "annotation.Assignment", on_delete=models.CASCADE, related_name="flags"

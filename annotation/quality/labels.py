@@ -145,18 +145,25 @@ class LabelSpec:
     the unit names (``extra["unit_systems"]``, else the system after ``@``), every report for
     a ranking of reports, none for a unit about the question itself. ``blind_as``: how ranked
     names are shown to an adjudicator ("Report" or "Rubric"). A task without a single label
-    has ``rows`` None and says why in ``no_label``.
+    has ``rows`` None and says why in ``no_label``. ``held(study)``: whether the study holds
+    any stored label of the task, as ``EXISTS`` queries whose number and depth do not grow
+    with the study (``annotation.annotate.qc.held``); required with ``rows``.
     """
 
     unit: str
     label: str
     rows: Callable[..., Iterable[Row]] | None = None
+    held: Callable[..., bool] | None = None
     units: Callable[..., Mapping[str, Values]] | None = None
     parse: Callable[[str, Sequence[str]], tuple[str, str]] | None = None
     blind_as: str = "Report"
     no_label: str = ""
     notation: str = ""
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if (self.rows is None) != (self.held is None):
+            raise ValueError(f"LabelSpec of “{self.unit}”: give both rows and held, or neither")
 
     @property
     def has_label(self) -> bool:

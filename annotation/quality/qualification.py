@@ -3,7 +3,9 @@
 
 Config keys of a study: ``qualification_required`` (bool) and ``qualification_pass`` (share of
 the qualification items answered correctly, default 0.8). A result set by hand
-(``overridden``) is never recomputed.
+(``overridden``) is never recomputed, nor is a decided one (passed or failed): the first
+attempt counts, so answering again after a return for revision cannot turn a fail into a
+pass (issue 24); an admin's override is the one way to change it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def evaluate(study, annotator) -> QualificationResult | None:
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
             study=study, annotator=annotator
         )
-        if result.overridden:
+        if result.overridden or result.passed is not None:
             return result
         result.items = len(gold)
         result.correct = score.correct if score else 0

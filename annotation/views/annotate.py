@@ -4,6 +4,7 @@ import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.annotate import drafts, review
 from annotation.annotate.page import (
+    TaskPage,
     annotator_of,
     load_page,
     next_assignment,
@@ -19,8 +21,9 @@ from annotation.annotate.page import (
     with_review_state,
 )
 from annotation.annotate.registry import SPECS
-from annotation.models import Assignment, Flag, Study
-from annotation.models.quality import released
+from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
+from annotation.models.quality import is_qualification_item, released
+from annotation.views.access import admin_required
 
 GUIDELINE_TASKS = set(SPECS)
 
@@ -48,7 +51,7 @@ def _status(request, result: drafts.SaveResult, *, submitted=False) -> HttpRespo
     return HttpResponse(html, status=result.status)
 
 
-def _page_response(request, page, payload, *, draft, result=None, status=200):
+def _page_response(request, page, payload, *, draft, result=None, status=200, preview=False):
     spec = SPECS[page.assignment.task]
     context = {
         "page": page,
@@ -56,15 +59,17 @@ def _page_response(request, page, payload, *, draft, result=None, status=200):
         "payload": payload,
         "draft": draft,
         "client_id": secrets.token_hex(8),
-        "submitted": draft.submitted_version is not None,
+        # a preview is read-only as a submitted page is: no autosave, no submit
+        "submitted": preview or draft.submitted_version is not None,
+        "preview": preview,
         "progress": progress_of(page.assignment),
         "result": result,
         "task_label": Study.Task(page.assignment.task).label,
         "ties_allowed": page.study.setting("ties_allowed"),
         "three_way_tie_allowed": page.study.setting("three_way_tie_allowed"),
         "guidelines_template": f"annotation/annotate/guidelines/{spec.key}.html",
-        "flag_reasons": Flag.Reason.choices,
-        "author_may_reopen": review.author_may_reopen(page.assignment),
+        "flag_reasons": [c for c in Flag.Reason.choices if c[0] != Flag.Reason.NONE_GIVEN],
+        "author_may_reopen": not preview and review.author_may_reopen(page.assignment),
         **spec.context(payload, page),
     }
     return render(request, spec.template, context, status=status)
@@ -101,6 +106,34 @@ def task_page(request, pk: int):
     spec = SPECS[page.assignment.task]
     payload = draft.payload or spec.initial(page)
     return _page_response(request, page, payload, draft=draft)
+
+
+@admin_required
+@require_GET
+def preview(request, pk: int):
+    """Any assignment's task page as its annotator sees it (blinded: reports by letter),
+    read-only, for an admin checking a task before or after it is done (issue 26). Writes
+    nothing: no draft is made, the opening time and the report order are not recorded (an
+    order not drawn yet is shown in id order, as no annotator will see it)."""
+    try:
+        assignment = (
+            with_review_state(Assignment.objects.select_related("study", "question", "annotator"))
+            .annotate(has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study"))))
+            .get(pk=pk)
+        )
+    except Assignment.DoesNotExist:
+        raise Http404(f"No assignment {pk}") from None
+    if assignment.task not in SPECS:
+        raise Http404(f"assignment {pk}: task {assignment.task!r} has no page")
+    if not assignment.report_order and assignment.question_id is not None:
+        assignment.report_order = sorted(
+            Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True)
+        )
+    page = TaskPage(assignment=assignment, annotator=assignment.annotator)
+    draft = Draft.objects.filter(assignment=assignment).first() or Draft(assignment=assignment)
+    spec = SPECS[assignment.task]
+    payload = draft.payload or spec.initial(page)
+    return _page_response(request, page, payload, draft=draft, preview=True)
 
 
 @login_required
@@ -156,7 +189,12 @@ def guidelines(request, task: str):
 
 
 def _next_url(assignment) -> str:
+    """The next open task, or the queue. After a qualification item, only another
+    qualification item or the queue: where a submit leads must not tell whether the round
+    was passed (a passed annotator's next task would be held-back work; issue 24)."""
     following = next_assignment(assignment, SPECS)
+    if following and is_qualification_item(assignment) and not is_qualification_item(following):
+        following = None
     return reverse("annotate:task", args=[following.pk]) if following else reverse("annotate:queue")
 
 
@@ -177,7 +215,13 @@ def flag(request, pk: int):
     except review.Refused as refused:
         return HttpResponse(f"Not flagged: {refused}", status=400, content_type="text/plain")
     if skip:
-        messages.success(request, "Skipped and flagged: the study's admins will see why.")
+        said = request.POST.get("reason")
+        messages.success(
+            request,
+            "Skipped and flagged: the study's admins will see why."
+            if said
+            else "Skipped. You can come back to it from your queue.",
+        )
         return redirect(_next_url(page.assignment))
     messages.success(request, "Flag sent: the study's admins will see it.")
     return redirect("annotate:task", pk=pk)

@@ -20,6 +20,7 @@ JUDGMENT_KINDS = (
     "medal-rankings", "pairwise-preferences", "metric-scores", "paragraph-relevance",
     "claim-assessments", "report-ratings", "query-quality", "rubric-item-quality",
     "rubric-coverage", "rubric-comparisons", "claim-checks", "relevance-adjudications",
+    "deepscholar-labels", "expertise-ratings",
 )  # fmt: skip
 
 

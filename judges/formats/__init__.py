@@ -6,9 +6,11 @@
   ResearcherBench results, a generic CSV), read and written; kind ``judge_scores``.
 * :mod:`.deepscholar_labels`: DeepScholar-Bench judge labels per unit (the LLM side of the
   human agreement study, seed 002 §8.11), read and written; kind ``judge_scores``.
+* :mod:`.judge_relevance`: a judge's relevance verdict per report paragraph (what relevance
+  adjudication resolves), read and written; kind ``judge_scores``, format ``relevance``.
 
 Importing this package registers them in the one import registry
 (:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
 """
 
-from . import deepscholar_labels, judge_scores, scholarqa_pairwise  # noqa: F401
+from . import deepscholar_labels, judge_relevance, judge_scores, scholarqa_pairwise  # noqa: F401

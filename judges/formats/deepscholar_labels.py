@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
@@ -33,7 +34,7 @@ from annotation.importers.common import (
     require,
     type_name,
 )
-from annotation.importers.registry import Format, Option, register
+from annotation.importers.registry import Example, Format, Option, register
 from annotation.models import (
     Citation,
     ExemplarReference,
@@ -215,5 +216,18 @@ register(
         dump_options=(Option("judge", "judge whose labels are written", required=True),),
         label="DeepScholar-Bench judge labels",
         extension=".jsonl",
+        shape=(
+            'JSON lines (or a JSON list), one label a line: {"kind", "question_id",\n'
+            '"system" (for organization, nugget_support, retrieval_relevance, entailment),\n'
+            '"unit" (nugget id, citation key, reference id, "<paragraph>:<key>"), "label",\n'
+            '"rationale"?}; kinds and labels: '
+            + "; ".join(f"{k}: {'/'.join(v)}" for k, v in LABELS.items())
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "deepscholar_labels.jsonl",
+            {"judge": "example-judge"},
+            needs=(("reports", "deepscholar", {}), ("deepscholar", "nuggets", {})),
+        ),  # fmt: skip
     )
 )

@@ -7,7 +7,9 @@ format               file
 ===================  ==========================================================================
 researchqa-coverage  ResearchQA ``compute_coverage.py`` output, one system's answers:
                      ``{question id: [{"rubric": item text, "score": label}]}`` with labels
-                     "Not at all" … "Completely" (or 0–4); needs ``system``.
+                     "Not at all" … "Completely" (or 0–4); needs ``system``. Or the
+                     released judge files' list ``[{corpusid_sectionid, rubric_judges_gpt:
+                     [{rubric, score}], ...}]`` (the leaderboard notebook's input).
 researchqa-pairwise  ResearchQA ``judge_systems_by_gpt.py`` output: a list of ``{session_id,
                      implementation_A, implementation_B, judge, judge_feedback,
                      judge_swapped, judge_swapped_feedback}``; ``judge`` / ``judge_swapped``
@@ -39,6 +41,7 @@ from __future__ import annotations
 import csv
 import io
 from functools import partial
+from pathlib import Path
 
 from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.importers.base import ImportFailed, ImportReport, Problem
@@ -54,7 +57,15 @@ from annotation.importers.common import (
     sync_rows,
     type_name,
 )
-from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.importers.registry import (
+    Example,
+    Format,
+    Kind,
+    Option,
+    register,
+    register_kind,
+)
+from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
 from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
@@ -62,7 +73,14 @@ from judges.scoring import researcherbench, researchqa
 
 FORMATS = ("researchqa-coverage", "researchqa-pairwise", "researcherbench", "csv")
 CSV_COLUMNS = ("question", "system", "metric", "value")
-RECALL_TOLERANCE = 5e-4  # the released files round recall to 4 decimals
+RECALL_TOLERANCE = 5e-4
+#: Where a released ResearchQA judge file's record keeps its labels (the leaderboard
+#: notebook reads ``<system>_judge_gpt4.1mini.json`` records' ``rubric_judges_gpt``).
+LISTED_LABELS = "rubric_judges_gpt"
+COVERAGE_SHAPE = (
+    '{id: [{"rubric": item, "score": label}]} or '
+    '[{"corpusid_sectionid": id, "rubric_judges_gpt": [{"rubric": item, "score": label}]}]'
+)  # the released files round recall to 4 decimals
 
 
 def _norm(text: str) -> str:
@@ -209,33 +227,39 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
     general checks, which name its record and field."""
     data = parse_json_records(src, allow_mapping=True)
     problems = Problems(src.name)
-    if not isinstance(data, dict):
-        problems.file_level('expected one JSON object {question id: [{"rubric", "score"}]}')
-        problems.raise_if_any()
+    listed = isinstance(data, list)
+    records = released_entries(src, data, problems, COVERAGE_SHAPE)
     out = _rows()
     coverage = out["coverage"]
     #: A label phrase -> its stored values (label, covered, rationale), one tuple shared by
     #: every label of that phrase (2.9 M labels are a handful of phrases).
     values_of: dict[str, tuple] = {}
-    for n, (qid, entries) in enumerate(data.items(), start=1):
+    for n, qid, entries in records:
         rep.records += 1
-        qid = str(qid)
-        if not isinstance(entries, list):
+        if listed:  # the released judge file: the labels are the record's rubric_judges_gpt
+            if not isinstance(entries, dict):
+                problems.add(n, None, f"expected an object, found {type_name(entries)}")
+                continue
+            entries = require(problems, n, entries, LISTED_LABELS, list)
+            if entries is None:
+                continue
+        elif not isinstance(entries, list):
             problems.add(
                 n, qid, f"expected a list of {{rubric, score}}, found {type_name(entries)}"
             )
             continue
-        rid = index.report(problems, n, qid, qid, system)
+        where = LISTED_LABELS if listed else qid  # the field a problem names
+        rid = index.report(problems, n, LIST_KEY if listed else qid, qid, system)
         items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
             is_dict = entry.__class__ is dict
             text = entry.get("rubric") if is_dict else None
             if text.__class__ is not str or not text or text.isspace():  # not a usable text
-                text = require(problems, n, entry, "rubric", str, label=f"{qid}[{i}].rubric")
+                text = require(problems, n, entry, "rubric", str, label=f"{where}[{i}].rubric")
             if not isinstance(entry, dict) or "score" not in entry:
                 if isinstance(entry, dict):
-                    problems.add(n, f"{qid}[{i}].score", "missing required field")
+                    problems.add(n, f"{where}[{i}].score", "missing required field")
                 continue
             score = entry["score"]
             values = values_of.get(score) if score.__class__ is str else None
@@ -243,7 +267,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                 try:
                     values = (researchqa.label_value(score), None, "")
                 except ValueError as exc:
-                    problems.add(n, f"{qid}[{i}].score", str(exc))
+                    problems.add(n, f"{where}[{i}].score", str(exc))
                     continue
                 if isinstance(score, str):
                     values_of[score] = values
@@ -251,12 +275,12 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
                 continue
             ids = (items.get(text) or items.get(_norm(text))) if items else None
             if not ids or len(ids) > 1:  # the problem, worded by the index
-                index.item(problems, n, f"{qid}[{i}].rubric", qid, text)
+                index.item(problems, n, f"{where}[{i}].rubric", qid, text)
                 continue
             item = ids[0]
             if item in seen:
                 problems.add(
-                    n, f"{qid}[{i}].rubric", f"the same rubric item as {qid}[{seen[item]}]"
+                    n, f"{where}[{i}].rubric", f"the same rubric item as {where}[{seen[item]}]"
                 )
                 continue
             seen[item] = i
@@ -467,17 +491,36 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
                 labels[rid].pop(item, None)
             else:
                 labels[rid][item] = label
-    for (left, right), (choice, why) in rows["pairwise"].items():
-        _, created = JudgePairwise.objects.update_or_create(
-            judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left_id=left, right_id=right,
-            defaults={"choice": choice, "rationale": why},
+    # Verdicts and scores are diffed against what is stored: an identical re-import (or
+    # its dry run) says "unchanged", not "updated" (issue 25).
+    pairwise = rows["pairwise"]
+    if pairwise:
+        reports = {r for pair in pairwise for r in pair}
+        stored = {
+            (left, right): (pk, (choice, why))
+            for pk, left, right, choice, why in JudgePairwise.objects.filter(
+                judge=judge, protocol=JudgePairwise.Protocol.DIRECT, left_id__any_of=reports
+            ).values_list("id", "left_id", "right_id", "choice", "rationale")
+        }
+        sync_rows(
+            JudgePairwise, rep, stored=stored, wanted=pairwise, fields=["choice", "rationale"],
+            new_row=lambda key, v: {"judge": judge.pk, "protocol": JudgePairwise.Protocol.DIRECT,
+                                    "left": key[0], "right": key[1], "choice": v[0],
+                                    "rationale": v[1]},
         )  # fmt: skip
-        rep.count("created" if created else "updated", "JudgePairwise")
-    for (rid, metric), (value, why) in rows["scores"].items():
-        _, created = JudgeScore.objects.update_or_create(
-            judge=judge, report_id=rid, metric=metric, defaults={"value": value, "rationale": why}
-        )
-        rep.count("created" if created else "updated", "JudgeScore")
+    scores = rows["scores"]
+    if scores:
+        stored = {
+            (rid, metric): (pk, (value, why))
+            for pk, rid, metric, value, why in JudgeScore.objects.filter(
+                judge=judge, report_id__any_of={rid for rid, _ in scores}
+            ).values_list("id", "report_id", "metric", "value", "rationale")
+        }
+        sync_rows(
+            JudgeScore, rep, stored=stored, wanted=scores, fields=["value", "rationale"],
+            new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
+                                    "value": v[0], "rationale": v[1]},
+        )  # fmt: skip
     return labels
 
 
@@ -624,6 +667,44 @@ register_kind(
 )
 
 _DUMP_JUDGE = Option("judge", "judge whose results are written", required=True)
+_EXAMPLES = Path(__file__).resolve().parent / "examples"
+#: The example study every judge-score example is read against (annotation's examples).
+_RQA = (("questions", "researchqa", {}), ("reports", "researchqa", {"system": "example-system"}))
+_SHAPES = {
+    "researchqa-coverage": (
+        "One system's labels (needs --system), in either released shape:\n"
+        f"  {COVERAGE_SHAPE}\n"
+        'labels "Not at all", "Barely", "Moderately", "Mostly", "Completely" (or 0-4);\n'
+        "an item is matched by its text among the question's rubric items."
+    ),
+    "researchqa-pairwise": (
+        'A JSON list of {"session_id": "<question id>", "implementation_A": "<system>",\n'
+        '"implementation_B": "<system>", "judge": "A"|"B"|null, "judge_feedback",\n'
+        '"judge_swapped": "A"|"B"|null, "judge_swapped_feedback"} (the swapped verdict in\n'
+        "the A/B frame, as judge_systems_by_gpt.py writes it)."
+    ),
+    "researcherbench": (
+        'A JSON list of {"id": <question id>, "model": "<system>", "result": {\n'
+        '"coverage_results": [{"point": "<rubric item>", "weight", "covered": true|false,\n'
+        '"justification"}], "recall"?}} (results/rubric_eval/); recall must equal Σw·c/Σw.'
+    ),
+    "csv": "CSV with the header question,system,metric,value[,rationale]; one score a row.",
+}
+_EXAMPLE = {
+    "researchqa-coverage": Example(_EXAMPLES, "researchqa_coverage.json",
+                                   {"system": "example-system", "judge": "example-judge"},
+                                   needs=_RQA),
+    "researchqa-pairwise": Example(_EXAMPLES, "researchqa_pairwise.json",
+                                   {"judge": "example-judge"},
+                                   needs=(*_RQA, ("reports", "researchqa",
+                                                  {"system": "example-system-b"}))),
+    "researcherbench": Example(_EXAMPLES, "researcherbench_results.json",
+                               {"judge": "example-judge"},
+                               needs=(("questions", "researcherbench", {}),
+                                      ("reports", "researcherbench",
+                                       {"system": "example-system"}))),
+    "csv": Example(_EXAMPLES, "judge_scores.csv", {"judge": "example-judge"}, needs=_RQA),
+}  # fmt: skip
 for _name, _help, _dump, _dump_options, _label, _extension in (
     ("researchqa-coverage", "ResearchQA compute_coverage.py output (one system's answers)",
      dump_coverage, (_DUMP_JUDGE, Option("system", "system", required=True), _RUBRIC_KIND),
@@ -647,5 +728,7 @@ for _name, _help, _dump, _dump_options, _label, _extension in (
             dump_options=_dump_options,
             label=_label,
             extension=_extension,
+            shape=_SHAPES[_name],
+            example=_EXAMPLE[_name],
         )  # fmt: skip
     )

@@ -13,6 +13,7 @@ the released form.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from annotation.importers.base import ImportReport
 from annotation.importers.common import (
@@ -29,7 +30,14 @@ from annotation.importers.common import (
     sync_rows,
     type_name,
 )
-from annotation.importers.registry import Format, Kind, Option, register, register_kind
+from annotation.importers.registry import (
+    Example,
+    Format,
+    Kind,
+    Option,
+    register,
+    register_kind,
+)
 from annotation.importers.structure import (
     ensure_question_ids,
     ensure_report_ids,
@@ -918,5 +926,18 @@ register(
         ),
         label="ScholarQA-CS2 pairwise records (one annotator and setting)",
         extension=".json",
+        shape=(
+            'A JSON list of {"question": "<text>", "models": ["<system>", "<system>"],\n'
+            '"question_intent"?, "preference_ranking_norm": [1.0, 0.0] (or null),\n'
+            '"human_<metric>": [a, b], "model_<metric>": [a, b]} for the metrics overall,\n'
+            "overall_citation, answer_precision, answer_recall, citation_precision,\n"
+            "citation_recall (annotation/pairwise_*.json of the release; the setting and split\n"
+            "come from the file name when not given)."
+        ),
+        example=Example(
+            Path(__file__).resolve().parent / "examples",
+            "scholarqa_pairwise.json",
+            {"annotator": "example-expert", "judge": "example-judge", "setting": "near_expert"},
+        ),  # fmt: skip
     )
 )

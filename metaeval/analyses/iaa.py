@@ -9,6 +9,7 @@ from metaeval.loaders.coverage import CoverageData
 from metaeval.loaders.pairwise import PairwiseData
 from metaeval.loaders.quality import ITEM_KINDS, QUERY_KINDS, QualityData
 from metaeval.stats.figure import number
+from metaeval.stats.iaa import label_matrix
 from metaeval.stats.label_iaa import LEVELS, iaa_summary
 
 
@@ -30,11 +31,38 @@ def label_sets(pairwise: PairwiseData | None = None, coverage: CoverageData | No
     return sets
 
 
-def analyse_iaa(sets: dict[str, np.ndarray]) -> list[dict]:
+def deepscholar_sets(rows) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """units × annotators of each DeepScholar label kind (seed 002 §8.11) from rows
+    ``(kind, question id, report id or None, unit, annotator id, label)``, the label coded by
+    its position in the kind's label set; with each kind's level (ordinal when its task
+    declares its labels an ordered scale: organization, nugget support, retrieval relevance).
+    Kinds are named ``deepscholar_<kind>``."""
+    from annotation.annotate.registry import SPECS
+    from annotation.models.deepscholar import LABELS
+
+    by_kind: dict[str, tuple[list, list, list]] = {}
+    for kind, question, report, unit, annotator, label in rows:
+        if label not in LABELS.get(kind, ()):
+            continue  # a label outside the kind's set is not a code
+        units, people, codes = by_kind.setdefault(kind, ([], [], []))
+        units.append((question, report or 0, unit))
+        people.append(annotator)
+        codes.append(float(LABELS[kind].index(label)))
+    sets, levels = {}, {}
+    for kind in LABELS:
+        if kind in by_kind:
+            units, people, codes = by_kind[kind]
+            sets[f"deepscholar_{kind}"] = label_matrix(units, people, codes, duplicates="last")[0]
+            ordinal = getattr(SPECS.get(kind), "ordinal", False)
+            levels[f"deepscholar_{kind}"] = "ordinal" if ordinal else "nominal"
+    return sets, levels
+
+
+def analyse_iaa(sets: dict[str, np.ndarray], levels: dict[str, str] | None = None) -> list[dict]:
     """Strict, Cohen (slots), Fleiss, Krippendorff at the kind's level, per label kind."""
     out = []
     for kind, m in sets.items():
-        level = LEVELS.get(kind, "nominal")
+        level = (levels or {}).get(kind) or LEVELS.get(kind, "nominal")
         res = iaa_summary(m if m.ndim == 2 and m.size else np.full((0, 2), np.nan), level)
         out.append({
             "kind": kind, "level": level, "units": res.n_units, "pairs": res.n_pairs,

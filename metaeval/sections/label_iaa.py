@@ -1,21 +1,23 @@
 """IAA of every doubly annotated label kind (METHODS §5 IAA; docs/ANALYSES.md §6): strict
 agreement, Cohen's κ (slots), Fleiss' κ and Krippendorff's α at the kind's level of
-measurement, for preferences, 0–4 and binary coverage, every quality type and claim
-support. Each kind's loader runs only when the study has judgments of it (the other
+measurement, for preferences, 0–4 and binary coverage, every quality type, claim
+support and each DeepScholar label kind (human vs human, seed 002 §8.11). Each kind's loader runs only when the study has judgments of it (the other
 sections of the page share the loaded data)."""
 
 from contextlib import suppress
 
 from annotation.models import (
     ClaimCheck,
+    DeepScholarLabel,
     PairwisePreference,
     QueryQuality,
     RubricCoverage,
     RubricItemQuality,
 )
 
-from ..analyses.iaa import analyse_iaa, label_sets
+from ..analyses.iaa import analyse_iaa, deepscholar_sets, label_sets
 from ..analysis_schema import LabelIAAListSerializer
+from ..loaders._db import settings_filter
 from ..loaders.pairwise import load_pairwise
 from . import _kit
 from .base import FigureSpec, Section, register
@@ -46,9 +48,17 @@ def _compute(analysis):
             kinds["quality"] = quality_data(analysis)
     if _kit.has(ClaimCheck, sid):
         kinds["claims"] = claim_data(analysis)
-    if not kinds:
+    sets = label_sets(**kinds) if kinds else {}
+    levels: dict[str, str] = {}
+    if _kit.has(DeepScholarLabel, sid):
+        rows = DeepScholarLabel.objects.filter(
+            study_id=sid, **settings_filter(_kit.settings(analysis))
+        ).values_list("kind", "question_id", "report_id", "unit", "annotator_id", "label")
+        more, levels = deepscholar_sets(rows)
+        sets.update(more)
+    if not sets:
         return None
-    out = {"kinds": analyse_iaa(label_sets(**kinds))}
+    out = {"kinds": analyse_iaa(sets, levels)}
     if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
         out["human_signal"] = {"mode": analysis.options.human_signal, "applies": False,
                                "note": NOT_APPLICABLE}  # fmt: skip

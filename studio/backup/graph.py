@@ -44,7 +44,13 @@ SPECIAL = {
 }
 
 #: Models of the three apps deliberately left out of a backup, with the reason.
-EXCLUDED: dict[str, str] = {}
+EXCLUDED: dict[str, str] = {
+    "annotation.webhook": (
+        "a deployment's outgoing configuration with its signing secret: a restored copy of "
+        "a study must not post to the receivers of the original"
+    ),
+    "annotation.webhookdelivery": "the record of what a webhook was sent (no study data)",
+}
 
 #: JSON (or text) columns that hold database ids: the tables they point at (restored
 #: first) and what they hold; ``remap.py`` rewrites them on import.

@@ -7,11 +7,23 @@ model and the greedy order by expected variance reduction per expert hour
 (``metaeval.stats.planner``), and the pure who-takes-what strategy
 (``annotation.planning_strategy``). The figure is the agreement of the study's default
 judge (METHODS §5, the report's preference table). The budget is ``per_expert`` new
-assignments per annotator of the pool (their capacity permitting); ``overlap`` caps the
-annotators per question in all.
+assignments per annotator of the pool (their capacity permitting); ``overlap`` K is the
+number of annotators every planned question gets (issue 26: it used to be only a cap, so
+with σ_b² > 0 the greedy order gave 30 questions one annotator each at overlap 2): the
+greedy order ranks the questions, and each chosen question is filled to K in one block
+while the budget lasts (a question that would get fewer than K is not started).
+
+:func:`estimate` says what a previewed plan costs and buys, from the same functions: hours
+= assignments × the median measured time of a submitted assignment of the task in this
+study; cost = hours × the hourly rate the admin gives; the expected half-width of the
+agreement interval after the plan = ``metaeval.stats.planner.predict_half_width`` for the
+pilot plus the plan's new questions at its overlap (H₀ √(V(design)/V(pilot)), the module
+doc of ``metaeval.stats.planner``). Each is null with a note when it is not defined.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +33,8 @@ from metaeval.stats import planner as stats
 
 #: Rounds of the pilot's bootstrap: only its level is used here, not a reported interval.
 ROUNDS = 200
+#: Tasks whose judgments feed the agreement figure the interval is predicted for.
+AGREEMENT_TASKS = ("medal_ranking", "metric_wise")
 #: Seconds per unit when nothing in the study was timed (the order then ignores cost).
 UNTIMED = 600.0
 
@@ -57,7 +71,71 @@ def picks(study_id: int, task: str, items, people, spec) -> list[int]:
     )
     counts = [len(it.assigned) for it in items]
     order = stats.allocation_order(counts, between, within, cost, room, spec.overlap)
-    return [items[i].question for i in order]
+    return fill_to_overlap(order, counts, spec.overlap, room, [it.question for it in items])
+
+
+def fill_to_overlap(order, counts, overlap: int, room: int, questions) -> list[int]:
+    """The greedy ``order`` (indices, one per unit) as whole questions: each question in the
+    order it was first chosen gets ``overlap − counts`` units at once while ``room`` lasts."""
+    out: list[int] = []
+    for i in dict.fromkeys(order):
+        need = overlap - counts[i]
+        if need <= 0 or need > room:
+            continue
+        out += [questions[i]] * need
+        room -= need
+    return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a plan costs and buys (module doc); None fields come with a note."""
+
+    assignments: int
+    new_questions: int
+    seconds_per_assignment: float | None
+    hours: float | None
+    hourly_rate: float | None
+    cost: float | None
+    half_width_now: float | None
+    half_width_after: float | None
+    notes: tuple[str, ...] = ()
+
+
+def estimate(study, task: str, assignments, overlap: int, hourly_rate: float | None = None):
+    """Hours, cost and the expected agreement half-width of a previewed plan."""
+    notes = []
+    timed = [s for v in question_seconds(study.pk, task).values() for s in v]
+    seconds = float(np.median(timed)) if timed else None
+    n = len(assignments)
+    hours = n * seconds / 3600 if seconds is not None else None
+    if seconds is None:
+        notes.append("Hours: no submitted assignment of this task has a measured time yet.")
+    cost = hours * hourly_rate if hours is not None and hourly_rate is not None else None
+    if hourly_rate is None:
+        notes.append("Cost: give a cost per expert hour to see it.")
+    new_q = len({a.question for a in assignments})
+    now = after = None
+    if task not in AGREEMENT_TASKS:
+        notes.append(
+            "Interval: predicted for the judge agreement of medal rankings (METHODS §5), "
+            "which this task does not feed."
+        )
+        return Estimate(n, new_q, seconds, hours, hourly_rate, cost, None, None, tuple(notes))
+    try:
+        model = stats.fit(load_pilot(study.pk, "agreement").pilot, n_rounds=ROUNDS)
+    except ValueError as exc:
+        model = None
+        notes.append(f"Interval: no pilot to predict from ({exc}).")
+    if model is not None:
+        now = model.half_width
+        after = stats.predict_half_width(model, new_q, overlap)
+        if after is None:
+            notes.append(
+                "Interval: "
+                + (model.note or "the pilot cannot predict a design with this overlap.")
+            )
+    return Estimate(n, new_q, seconds, hours, hourly_rate, cost, now, after, tuple(notes))
 
 
 def plan(study, items, people, spec):

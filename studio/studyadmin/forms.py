@@ -19,33 +19,42 @@ from .invitations import MAX_INVITES, parse_fields
 from .planning import PlanSpec
 
 STRATEGY_CHOICES = [
-    ("random", "Random, k annotators per comparison (003 Setting 1)"),
-    ("expertise", "By expertise field (ResearchQA field-matched pools)"),
+    ("random", "Random: K annotators per question, drawn at random (003 Setting 1)"),
+    ("expertise", "By expertise: K annotators whose field is the question's (ResearchQA pools)"),
     ("triage", "From triage: within before near, never outside (003 Setting 2)"),
-    ("authored", "Authored: own questions come back (003 Setting 3)"),
-    ("planner", "Budget planner: narrowest agreement CI per expert hour (per expert: budget)"),
+    ("authored", "Authored: each question goes back to its author (003 Setting 3)"),
+    (
+        "planner",
+        "Budget planner: the questions that narrow the agreement interval most per "
+        "expert hour, K annotators each, up to “Questions per annotator” each",
+    ),
 ]
 assert [c for c, _ in STRATEGY_CHOICES] == list(STRATEGIES)
 
 
 class StudyForm(forms.ModelForm):
-    """A new study, and the tasks it enables: chosen here, or left to the data. A study with
-    no task enabled gets, at its first import, the tasks its data supports
-    (``readiness.enable_supported``), so its assignments are never unavailable pages."""
+    """A new study, and the tasks it enables: chosen here, or left to the data. Each import
+    enables the tasks its data makes possible (``readiness.enable_supported``), so its
+    assignments are never unavailable pages."""
 
     tasks = forms.MultipleChoiceField(
         choices=Study.Task.choices,
         widget=forms.CheckboxSelectMultiple,
         required=False,
         label="Tasks",
-        help_text="none ticked = the tasks the imported data supports are enabled at the "
-        "first import; change them any time under “Tasks and settings”",
+        help_text="none ticked = every import enables the tasks its data supports, until "
+        "you choose them here or under “Tasks and settings”",
     )
 
     class Meta:
         model = Study
         fields = ["name", "description", "tasks"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def clean(self):
+        cleaned = super().clean()
+        self.instance.tasks_chosen = bool(cleaned.get("tasks"))  # none ticked: the data's
+        return cleaned
 
 
 def _credit(label):
@@ -185,26 +194,67 @@ class UploadForm(RegistryImportForm):
 
 
 class PlanForm(forms.Form):
-    task = forms.ChoiceField(choices=Study.Task.choices)
-    strategy = forms.ChoiceField(choices=STRATEGY_CHOICES, widget=forms.RadioSelect)
-    overlap = forms.IntegerField(
-        min_value=1, max_value=10, initial=2, help_text="annotators per comparison"
+    """The Assign page. Every input says what it means and for which strategies (issue 26,
+    dead end 9: "Per expert: triage: questions per expert" said neither)."""
+
+    task = forms.ChoiceField(
+        choices=Study.Task.choices, help_text="the task type these assignments are for"
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    strategy = forms.ChoiceField(
+        choices=STRATEGY_CHOICES,
+        widget=forms.RadioSelect,
+        label="How questions are given out",
+    )
+    overlap = forms.IntegerField(
+        min_value=1,
+        max_value=10,
+        initial=2,
+        label="Annotators per question (overlap K)",
+        help_text="every planned question gets K different annotators (2 or more for "
+        "inter-annotator agreement); a question that cannot get K is listed below with why. "
+        "Authored: not used (a question goes back to its author)",
+    )
+    seed = forms.IntegerField(
+        min_value=0,
+        initial=0,
+        label="Random seed",
+        help_text="the same seed gives the same plan; another seed, another random draw",
+    )
     per_expert = forms.IntegerField(
-        min_value=1, max_value=1000, initial=5, help_text="triage: questions per expert"
+        min_value=1,
+        max_value=1000,
+        initial=5,
+        label="Questions per annotator",
+        help_text="triage: most questions each annotator gets from their ratings; budget "
+        "planner: new assignments per annotator, the budget (annotators × this); not used "
+        "by random, expertise or authored (see “Most new assignments per annotator”)",
     )
     systems_per_question = forms.IntegerField(
-        min_value=2, required=False, help_text="empty = the study's setting / the task's default"
+        min_value=2,
+        required=False,
+        label="Reports per question",
+        help_text="how many systems' reports one assignment compares; empty = the study's "
+        "setting, else the task's default (pairwise 2, medal ranking 3, others every report)",
     )
     capacity = forms.IntegerField(
-        required=False, help_text="most new assignments per annotator; empty = no limit"
+        required=False,
+        label="Most new assignments per annotator",
+        help_text="a cap for every strategy; empty = no limit",
     )
-    split = forms.ChoiceField(required=False)
+    split = forms.ChoiceField(
+        required=False, label="Questions of split", help_text="only questions of this split"
+    )
     annotators = forms.ModelMultipleChoiceField(
         queryset=Annotator.objects.none(),
         required=False,
+        label="Annotator pool",
         help_text="empty = every annotator with an account",
+    )
+    hourly_rate = forms.FloatField(
+        min_value=0,
+        required=False,
+        label="Cost per expert hour",
+        help_text="optional, in your currency: the preview shows the plan's cost",
     )
     fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
 

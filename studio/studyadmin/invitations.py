@@ -33,6 +33,17 @@ class Invitation:
     fields: tuple[str, ...]
     link: str
 
+    @property
+    def message(self) -> str:
+        """What the admin sends: the user name (a case-sensitive pseudonym the annotator has
+        no other way to learn) and the link (issue 26, dead end 8)."""
+        return (
+            f"You are invited to annotate in Concord.\n"
+            f"Your user name (case-sensitive): {self.pseudonym}\n"
+            f"Set your password here (the link works once and expires): {self.link}\n"
+            f"Then log in with your user name and that password."
+        )
+
 
 def parse_fields(text: str) -> list[str]:
     """ "Computer Science; Biology" or comma-separated -> a clean list, order kept, no repeats."""

@@ -25,15 +25,8 @@ from annotation.models import Annotator, Assignment, ExpertiseRating, Question, 
 
 from . import StudyAdminError, budget
 
-#: Tasks that show reports; the others (query quality, triage, …) are about the question.
-REPORT_TASKS = {
-    Study.Task.PAIRWISE,
-    Study.Task.MEDAL_RANKING,
-    Study.Task.METRIC_WISE,
-    Study.Task.RUBRIC_COVERAGE,
-    Study.Task.CLAIM_CHECK,
-    Study.Task.RELEVANCE_ADJUDICATION,
-}
+#: Tasks that show reports (derived from each task type's ``needs``).
+REPORT_TASKS = readiness.REPORT_TASKS
 #: Tasks a plan cannot make: they belong to one annotator's own work (why, for the admin).
 PERSONAL_TASKS = {
     Study.Task.RELEVANCE_ADJUDICATION: "relevance adjudication is made from an annotator's own "
@@ -41,8 +34,6 @@ PERSONAL_TASKS = {
     Study.Task.QUESTION_AUTHORING: "question authoring has no question to assign: use "
     "“Question authoring” on the study page to open authoring slots",
 }
-#: How many reports a task compares when the admin does not say (None = every report).
-DEFAULT_PER_QUESTION = {Study.Task.PAIRWISE: 2, Study.Task.MEDAL_RANKING: 3}
 UNFINISHED = (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
 
 
@@ -160,8 +151,8 @@ def _inputs(study: Study, spec: PlanSpec):
             available[qid][system] = rid
     needs = readiness.NEEDS.get(spec.task, readiness.Needs())
     data = (
-        readiness.question_data(questions, systems=spec.systems)
-        if needs.claims or needs.rubrics
+        readiness.question_data(questions, systems=spec.systems, units=needs.units)
+        if needs.claims or needs.rubrics or needs.units
         else {}
     )
     existing: dict[int, set[int]] = defaultdict(set)
@@ -223,7 +214,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
     qrows, available, data, existing, existing_reports = _inputs(study, spec)
-    per_question = spec.systems_per_question or DEFAULT_PER_QUESTION.get(spec.task)
+    per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     fresh = {
         q: list(available[q])
@@ -238,7 +229,14 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         have = data.get(q, readiness.QuestionData())
         problem = readiness.problem(
             spec.task,
-            readiness.QuestionData(len(available[q]), have.rubrics, have.claims),
+            readiness.QuestionData(
+                len(available[q]),
+                have.rubrics,
+                have.claims,
+                have.nuggets,
+                have.exemplar,
+                have.references,
+            ),  # fmt: skip
         )
         if problem is not None:
             left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))

@@ -11,11 +11,14 @@ which an annotator is flagged, default 0.7), ``qualification_required``,
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import io
 import json
 import random
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -30,7 +33,15 @@ from annotation.models import (
 )
 from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
-from annotation.quality.labels import PAIRWISE, BadAnswer, Unit, check_answer, ranked_names
+from annotation.quality.labels import (
+    PAIRWISE,
+    BadAnswer,
+    Unit,
+    check_answer,
+    parse_ranking,
+    ranked_names,
+    split_unit,
+)
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
 
@@ -293,15 +304,80 @@ def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> Qu
 # --- adjudication -----------------------------------------------------------------------------
 
 
+@dataclass
+class AdjudicatorRule:
+    """Who may adjudicate a disagreement of the study (issue 24): not an interested party.
+
+    Refused: an annotator who gave one of the disagreeing labels (a party), one with
+    unfinished work (not started or a draft) on the same question (the adjudication page
+    would show them its reports and the others' labels before they answer), and, in a study
+    that requires a qualification round, one who has not passed it. Built once per study
+    (two queries), then asked per unit without a query.
+    """
+
+    pending: set[tuple[int, int]]
+    qualified: set[int] | None
+
+    @classmethod
+    def of(cls, study) -> AdjudicatorRule:
+        unfinished = (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
+        pending = set(
+            Assignment.objects.filter(study=study, status__in=unfinished).values_list(
+                "annotator_id", "question_id"
+            )
+        )
+        qualified = None
+        if study.config.get("qualification_required"):
+            qualified = set(
+                QualificationResult.objects.filter(study=study, passed=True).values_list(
+                    "annotator_id", flat=True
+                )
+            )
+        return cls(pending, qualified)
+
+    def refusal(self, annotator: Annotator, unit: Unit, parties) -> str | None:
+        """Why ``annotator`` may not adjudicate ``unit`` (None: they may)."""
+        if annotator.pk in parties:
+            return f"{annotator.pseudonym} gave one of the disagreeing labels"
+        if (annotator.pk, unit[1]) in self.pending:
+            return f"{annotator.pseudonym} has unfinished work on this question"
+        if self.qualified is not None and annotator.pk not in self.qualified:
+            return f"{annotator.pseudonym} has not passed the qualification round"
+        return None
+
+
+def adjudicator_choices(study, unit: Unit, parties, annotators, rule=None):
+    """(offered, refused): the annotators who may adjudicate ``unit`` and (annotator, why)
+    of those who may not."""
+    rule = rule or AdjudicatorRule.of(study)
+    offered, refused = [], []
+    for person in annotators:
+        why = rule.refusal(person, unit, parties)
+        if why is None:
+            offered.append(person)
+        else:
+            refused.append((person, why))
+    return offered, refused
+
+
 def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> int:
-    """Open one request per adjudicator on a disagreeing unit; the labels are frozen."""
+    """Open one request per adjudicator on a disagreeing unit; the labels are frozen. Every
+    chosen adjudicator must pass :class:`AdjudicatorRule` (a forged post is refused whole)."""
     key = parse_unit_key(unit)
     found = disagreements(observations.load(study)).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
+    unknown = [a for a in adjudicators if not a.isdigit()]
     people = list(Annotator.objects.filter(pk__in=[a for a in adjudicators if a.isdigit()]))
+    unknown += sorted(set(adjudicators) - set(unknown) - {str(p.pk) for p in people})
+    if unknown:
+        raise QualityError(f"adjudicators: no annotator {', '.join(unknown)}")
     if not people:
         raise QualityError("adjudicators: choose at least one adjudicator")
+    rule, parties = AdjudicatorRule.of(study), {o.annotator for o in found}
+    refused = [why for p in people if (why := rule.refusal(p, key, parties))]
+    if refused:
+        raise QualityError(f"adjudicators: {'; '.join(refused)}: choose someone else")
     names = {
         a.pk: a.pseudonym for a in Annotator.objects.filter(pk__in=[o.annotator for o in found])
     }
@@ -335,52 +411,98 @@ def unit_values(request: AdjudicationRequest):
     return spec.units(request.study, request.question).get(request.unit)
 
 
-def options(request: AdjudicationRequest) -> list[tuple[str, str]]:
-    """(label, blinded text) the adjudicator chooses from: for a pair every outcome, with
-    the systems shown as Report A / Report B; for a unit with a label set every label of it
-    (the adjudicator may choose one nobody gave); for a ranking the competing rankings."""
+#: What an adjudicator reads for a pair's outcomes that name no report.
+OUTCOME_NAMES = {"tie": "Tie", "both_bad": "Both bad"}
+
+
+@dataclass(frozen=True)
+class Blinding:
+    """How one adjudication request names what it compares: each system (or rubric kind)
+    gets a letter, shown as "Report A", "Rubric B", ….
+
+    Structured, by unit, never a text replace (issue 24): a label or unit is parsed into its
+    parts and each name is looked up, so a name inside another ("gpt" in "gpt-dr", "old" in
+    "sys2=gold") is never touched. The letters are drawn in a random order per request (a
+    seeded shuffle of the secret key and the request's id: stable across page loads and the
+    post that decides, so the option chosen is the option shown; not sorted by name, so a
+    letter cannot be mapped back to a system by knowing the systems' names).
+    """
+
+    noun: str
+    letters: dict[str, str]
+
+    @classmethod
+    def of(cls, request: AdjudicationRequest) -> Blinding:
+        spec = catalog.spec(request.task)
+        shown = spec.systems_in(request.unit) if spec is not None else []
+        noun = "Report" if shown else (spec.blind_as if spec is not None else "Report")
+        names = set(shown)
+        if not shown:
+            for label in [o["label"] for o in request.originals] + [request.label]:
+                names.update(ranked_names(label or ""))
+            if noun == "Rubric":
+                names.update(request.question.rubrics.values_list("kind", flat=True))
+            elif (values := unit_values(request)) is not None and values.ranked:
+                names.update(values.values)
+        order = sorted(names)
+        seed = hmac.new(
+            settings.SECRET_KEY.encode(), f"adjudication {request.pk}".encode(), hashlib.sha256
+        ).digest()
+        random.Random(seed).shuffle(order)
+        return cls(noun, {name: chr(65 + n) for n, name in enumerate(order)})
+
+    def name(self, system: str) -> str:
+        letter = self.letters.get(system)
+        return f"{self.noun} {letter}" if letter else f"a {self.noun.lower()} no longer shown"
+
+    def label(self, label: str) -> str:
+        """A label as the adjudicator reads it: a system's name as its letter, a ranking
+        as letter=medal pairs in letter order, an outcome or a scale value in words."""
+        if label in self.letters:
+            return self.name(label)
+        if label in OUTCOME_NAMES:
+            return OUTCOME_NAMES[label]
+        ranking = parse_ranking(label)
+        if ranking:
+            parts = sorted((self.name(n), medal) for n, medal in ranking.items())
+            return "; ".join(f"{shown}: {medal}" for shown, medal in parts)
+        return label.replace("_", " ")
+
+    def unit(self, unit: str) -> str:
+        """What a unit is about, the report it is in as its letter: "rating clarity in
+        Report B"; "" for a pair or a ranking (the options say it)."""
+        what, system = split_unit(unit)
+        return f"{what} in {self.name(system)}" if system else what
+
+
+def options(request: AdjudicationRequest, blinding: Blinding | None = None):
+    """(label, blinded text) the adjudicator chooses from, in the order shown: for a pair
+    every outcome, the two reports in letter order; for a unit with a label set every label
+    of it (the adjudicator may choose one nobody gave); for a ranking the competing
+    rankings, in the order of their blinded text."""
+    b = blinding or Blinding.of(request)
     if request.task == PAIRWISE:
-        a, _, b = request.unit.partition("~")
-        return [
-            (a, "Report A is better"),
-            (b, "Report B is better"),
-            ("tie", "Tie"),
-            ("both_bad", "Both bad"),
+        pair = sorted(request.unit.split("~"), key=b.name)
+        return [(n, f"{b.name(n)} is better") for n in pair] + [
+            (outcome, text) for outcome, text in OUTCOME_NAMES.items()
         ]
     values = unit_values(request)
     if values is not None and not values.ranked:
-        return [(v, v) for v in values.values]
-    labels = sorted({o["label"] for o in request.originals})
-    return [(label, blind(request, label)) for label in labels]
+        return [(v, b.label(v)) for v in values.values]
+    labels = {o["label"] for o in request.originals}
+    return sorted(((label, b.label(label)) for label in labels), key=lambda o: o[1])
 
 
-def _names(request: AdjudicationRequest, label: str) -> tuple[list[str], str]:
-    spec = catalog.spec(request.task)
-    shown = spec.systems_in(request.unit) if spec is not None else []
-    if shown:
-        return sorted(shown), "Report"
-    return ranked_names(label), (spec.blind_as if spec is not None else "Report")
+def blind(request: AdjudicationRequest, label: str, blinding: Blinding | None = None) -> str:
+    """A label as the adjudicator reads it (:meth:`Blinding.label`)."""
+    return (blinding or Blinding.of(request)).label(label)
 
 
-def blind(request: AdjudicationRequest, label: str) -> str:
-    """A label (or a unit) with system names replaced by Report A, B, … — rubric kinds by
-    Rubric A, B, … — (the annotator page's blinding), in the order the page shows them."""
-    names, noun = _names(request, label)
-    out = label
-    for n, name in enumerate(names):
-        out = out.replace(name, f"{noun} {chr(65 + n)}")
-    return out
-
-
-def blind_unit(request: AdjudicationRequest) -> str:
-    """What the adjudicator decides about, blinded: "rating clarity @ Report A"."""
+def blind_unit(request: AdjudicationRequest, blinding: Blinding | None = None) -> str:
+    """What the adjudicator decides about, blinded: "rating clarity in Report A"."""
     if not request.unit or request.task == PAIRWISE:
         return ""
-    names, noun = _names(request, "")
-    out = request.unit
-    for n, name in enumerate(names):
-        out = out.replace(f"@{name}", f" in {noun} {chr(65 + n)}")
-    return out
+    return (blinding or Blinding.of(request)).unit(request.unit)
 
 
 def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:

@@ -184,7 +184,7 @@ def test_two_judges_score_every_report_on_every_metric(loaded):
 @pytest.mark.django_db
 def test_judges_rank_the_systems_by_quality(loaded):
     """Plausible content: the deep-research systems beat the baseline for both judges."""
-    for judge in Judge.objects.all():
+    for judge in Judge.objects.filter(scores__isnull=False).distinct():
         mean = {}
         for name in ("atlas-dr", "baseline-llm"):
             values = JudgeScore.objects.filter(
@@ -261,3 +261,44 @@ def test_fixtures_are_small_and_consistent():
     assert sum(p.stat().st_size for p in files) < 300_000
     questions = json.loads((root / "questions.json").read_text(encoding="utf-8"))
     assert all(q["id"] == question_key(q["query"]) for q in questions)
+
+
+def test_the_paper_formats_export_the_demo_rubrics(loaded):
+    """The demo's rubrics (kind "default") were exported as ``"rubric": []`` by ResearchQA
+    and as an empty ``rubric.json`` by ResearcherBench (issue 26, dead end 7)."""
+    import json
+
+    from annotation.importers.registry import FORMATS
+    from annotation.models import RubricItem
+
+    n = RubricItem.objects.filter(rubric__question__study=loaded).count()
+    items = json.loads(FORMATS[("questions", "researchqa")].dump(loaded)["researchqa_items.json"])
+    assert sum(len(q["rubric"]) for q in items) == n > 0
+    files = FORMATS[("questions", "researcherbench")].dump(loaded)
+    rubric = json.loads(files["rubric.json"])
+    assert len(rubric) == len(items) and sum(len(r["rubric"]) for r in rubric) == n
+
+
+@pytest.mark.django_db
+def test_two_runs_of_a_pairwise_judge_ask_both_orders_and_prefer_the_better_system(loaded):
+    """The judge card's demo content (issue 27): two runs (seeds) of one direct pairwise
+    judge, each comparison asked in both orders, mostly for the stronger system, each run
+    with its record."""
+    from judges.models import JudgePairwise, JudgeRun
+
+    runs = Judge.objects.filter(model="claude-sonnet-4", prompt_version="pairwise-direct-v1")
+    assert runs.count() == 2
+    assert len({tuple(sorted(j.parameters.items())) for j in runs}) == 2
+    for judge in runs:
+        rows = list(
+            JudgePairwise.objects.filter(judge=judge).values_list(
+                "left__system__name", "right__system__name", "choice", "left_id", "right_id"
+            )
+        )
+        pairs = {(r[3], r[4]) for r in rows}
+        assert all((b, a) in pairs for a, b in pairs)
+        atlas = [r for r in rows if "baseline-llm" in r[:2] and "atlas-dr" in r[:2]]
+        wins = sum((r[2] == "left") == (r[0] == "atlas-dr") for r in atlas if r[2] != "tie")
+        assert atlas and wins == len(atlas)
+        run = JudgeRun.objects.get(judge=judge, study=loaded)
+        assert run.done_units == run.total_units == len(rows) and run.cost > 0

@@ -3,15 +3,12 @@ clear 400 on a server without pyarrow."""
 
 import io
 import json
-import sys
 
 import pyarrow.parquet as pq
 import pytest
-from django.urls import reverse
 
 from annotation.exporters import export_judgments, judgment_columns
 from tests.builders import world as f
-from tests.builders.users import make_user
 
 
 @pytest.fixture
@@ -31,16 +28,3 @@ def test_parquet_holds_every_judgment_of_the_jsonl_export(world):
     assert sorted((r["kind"], r["id"]) for r in rows) == sorted((r["kind"], r["id"]) for r in lines)
     assert {r["kind"] for r in rows} >= {"medal", "pairwise_preference", "query_quality"}
     assert table.schema.field("id").type == "int64"
-
-
-@pytest.mark.django_db
-def test_parquet_without_pyarrow_is_a_clear_400(world, client, monkeypatch):
-    admin = make_user("parquet_admin", "admin")
-    client.force_login(admin)
-    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as on a server without the extra
-    url = reverse("studies:export_judgments", kwargs={"study_id": world.study.pk, "fmt": "parquet"})
-    response = client.get(url)
-    assert response.status_code == 400
-    assert (
-        "pyarrow" in response.content.decode() and "concord[parquet]" in response.content.decode()
-    )

@@ -1,6 +1,6 @@
 """What a format carries is kept, or named in a warning (issue 25): ResearcherBench's
-``Subject``, ResearchQA's ``citation_metadata`` and a rubric item's ``weight``; a key no
-reader reads is never dropped silently."""
+``Subject`` and a rubric item's ``weight``; a key no reader reads is never dropped
+silently."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 
 from annotation.importers import run
 from annotation.importers.researcherbench import dump_questions
-from annotation.models import Question, Report, RubricItem
+from annotation.models import Question, RubricItem
 
 pytestmark = pytest.mark.django_db
 
@@ -39,14 +39,22 @@ def test_the_released_researcherbench_questions_import_without_warnings():
     assert RubricItem.objects.count() == 931
 
 
-def test_an_unknown_key_is_named_once_per_file(tmp_path):
+def test_an_unknown_key_is_named_not_dropped_silently(tmp_path):
     questions = tmp_path / "questions.json"
     questions.write_text(json.dumps([
-        {"id": i, "question": f"Q{i}?", "difficulty": "hard"} for i in range(3)
+        {"id": i, "question": f"Q{i}?", "difficulty": "hard"} for i in range(2)
     ]))  # fmt: skip
-    rep = run("questions", questions, study="S", format="researcherbench")
-    assert [(w.record, w.field) for w in rep.warnings] == [(1, "difficulty")]
-    assert "records 1–3" in rep.warnings[0].message
+    rubric = tmp_path / "rubric.json"
+    rubric.write_text(json.dumps([
+        {"id": 0, "question": "Q0?", "rubric": [{"point": "Says X", "weight": 2, "note": "n"}]}
+    ]))  # fmt: skip
+    rep = run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    assert [(w.file.split("/")[-1], w.record, w.field) for w in rep.warnings] == [
+        ("questions.json", 1, "difficulty"),
+        ("questions.json", 2, "difficulty"),
+        ("rubric.json", 1, "rubric[0].note"),
+    ]
+    assert RubricItem.objects.get().weight == 2.0
 
 
 def test_researchqa_item_weights_are_kept_and_unknown_keys_named(tmp_path):
@@ -59,15 +67,4 @@ def test_researchqa_item_weights_are_kept_and_unknown_keys_named(tmp_path):
     rep = run("questions", items, study="S", format="researchqa")
     weights = dict(RubricItem.objects.values_list("text", "weight"))
     assert weights == {"Mentions X": 3.0, "Cites Y": 1.0}
-    assert [(w.record, w.field) for w in rep.warnings] == [(1, "rubric[].source")]
-    assert "'source'" in rep.warnings[0].message
-
-
-def test_researchqa_citation_metadata_is_kept_in_the_original(tmp_path):
-    meta = {"1": {"title": "A paper", "url": "https://a.example/1"}}
-    path = tmp_path / "r.json"
-    path.write_text(json.dumps({"q1": {"answer": "A claim [1].", "citation_metadata": meta,
-                                       "latency": 3.2}}))  # fmt: skip
-    rep = run("reports", path, study="S", format="researchqa", system="sys")
-    assert Report.objects.get().original["citation_metadata"] == meta
-    assert [(w.record, w.field) for w in rep.warnings] == [(1, "q1.latency")]
+    assert [(w.record, w.field) for w in rep.warnings] == [(1, "rubric[1].source")]

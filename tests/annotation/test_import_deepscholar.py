@@ -193,6 +193,13 @@ def test_deepscholar_tasks_are_enabled_only_with_deepscholar_units():
     rep = run("reports", DS / "queried-system", study="S", format="deepscholar")
     assert rep.enabled_tasks and not set(rep.enabled_tasks) & DEEPSCHOLAR
     run("deepscholar", DS / "nuggets.jsonl", study="S", format="nuggets")
+    # each task needs its own units (issue 26): organization the exemplar, reference
+    # importance its references
+    exemplar = {"organization", "reference_importance"}
+    supported = set(supported_tasks(Study.objects.get(name="S")))
+    assert supported >= DEEPSCHOLAR - exemplar and not supported & exemplar
+    run("deepscholar", DS / "exemplar_references.jsonl", study="S",
+        format="exemplar-references")  # fmt: skip
     assert set(supported_tasks(Study.objects.get(name="S"))) >= DEEPSCHOLAR
 
 

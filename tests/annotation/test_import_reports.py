@@ -477,3 +477,58 @@ def test_real_scholarqa_reports(scholarqa_dir):
     before = table_counts()
     again = run("reports", folder / "sqa.json", study="CS2", format="scholarqa", system="sqa")
     assert again.unchanged["Report"] == 25 and table_counts() == before
+
+
+@pytest.mark.django_db
+def test_researchqa_released_system_outputs_list_shape():
+    """The 18 systems' released outputs are ``[{corpusid_sectionid, answer}]`` (the shape
+    ResearchQA's ``src/judge_systems_by_gpt.py`` reads): they store exactly what the mapping
+    shape ``{id: {answer}}`` of the same answers stores (issue 25)."""
+    from annotation.importers.structure import stored_canonical
+
+    for study, name in (("M", "researchqa_responses.json"),
+                        ("L", "researchqa_responses_listed.json")):  # fmt: skip
+        run("questions", DATA / "researchqa_questions.jsonl", study=study, format="researchqa")
+        rep = run("reports", DATA / name, study=study, format="researchqa", system="gpt")
+        assert rep.created["Report"] == 2 and rep.records == 2
+
+    def stored(study):
+        rows = Report.objects.filter(question__study__name=study)
+        ids = dict(rows.values_list("id", "question__external_id"))
+        return {ids[rid]: value for rid, value in stored_canonical(list(ids)).items()}
+
+    assert stored("L") == stored("M") and len(stored("L")) == 2
+    again = run("reports", DATA / "researchqa_responses_listed.json", study="L",
+                format="researchqa", system="gpt")  # fmt: skip
+    assert again.unchanged["Report"] == 2 and "Report" not in again.updated
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("records", "record", "field", "text"),
+    [
+        ([{"answer": "An answer."}], 1, "corpusid_sectionid", "missing required field"),
+        ([{"corpusid_sectionid": "rqa-001"}], 1, "answer", "missing required field"),
+        (
+            [
+                {"corpusid_sectionid": "rqa-001", "answer": "A."},
+                {"corpusid_sectionid": "rqa-001", "answer": "B."},
+            ],
+            2,
+            "corpusid_sectionid",
+            "already given by record 1",
+        ),  # fmt: skip
+    ],
+)
+def test_researchqa_list_shape_problems_name_record_and_field(tmp_path, records, record, field,
+                                                              text):  # fmt: skip
+    expect_failure(
+        "reports",
+        write(tmp_path, "outputs.json", json.dumps(records)),
+        file_part="outputs.json",
+        record=record,
+        field=field,
+        text=text,
+        format="researchqa",
+        system="s",
+    )

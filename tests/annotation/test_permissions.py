@@ -180,6 +180,8 @@ READ_ONLY_KINDS = {
     "rubric-comparison": ("reasoning", "changed"),
     "claim-check": ("skipped", True),
     "relevance-adjudication": ("reason", "changed"),
+    "deepscholar-label": ("label", "lose"),
+    "expertise-rating": ("level", "outside"),
 }
 for _kind, _change in READ_ONLY_KINDS.items():
     ENDPOINTS[_kind] = Endpoint(

@@ -197,8 +197,11 @@ def test_adjudication_is_blinded_stored_beside_the_originals_and_feeds_the_signa
     request = AdjudicationRequest.objects.get()
     r = client.post(reverse("studies:my_adjudications"), {"request": request.pk, "label": "bogus"})
     assert r.status_code == 400 and f"adjudication {request.pk} label" in r.content.decode()
+    from studio.studyadmin.quality import options
+
+    choice = [value for value, _ in options(request)].index(S1)  # letters are drawn per request
     r = client.post(reverse("studies:my_adjudications"),
-                    {"request": request.pk, "label": "1", "reason": "B cites better"})  # fmt: skip
+                    {"request": request.pk, "label": choice, "reason": "B cites better"})  # fmt: skip
     assert r.status_code == 302
     # someone else cannot decide it
     client.force_login(people[0])

@@ -24,9 +24,10 @@ def test_importing_rankings_enables_medal_ranking_after_the_reports_chose_other_
               judge="gemini")  # fmt: skip
     study.refresh_from_db()
     assert MedalRanking.objects.filter(study=study).count() == 2
-    assert rep.enabled_tasks == ["medal_ranking"]
-    assert study.tasks == [*before, "medal_ranking"]  # the admin's / earlier tasks stay
-    assert "tasks enabled for the data imported: medal_ranking" in rep.summary()
+    # the rankings' own task, and pairwise: the file's pairs gave each question two reports
+    assert rep.enabled_tasks == ["pairwise", "medal_ranking"]
+    assert study.tasks == [*before, "pairwise", "medal_ranking"]  # earlier tasks stay
+    assert "tasks enabled for the data imported: pairwise, medal_ranking" in rep.summary()
     again = run("pairwise", DATA / "pairwise_dev_assigned_ann1.json", study="S", annotator="ann1",
                 judge="gemini")  # fmt: skip
     assert again.enabled_tasks == []  # already enabled: nothing new
@@ -59,3 +60,42 @@ def test_released_rankings_enable_medal_ranking_and_fill_the_quality_menu(schola
     page = client.get(reverse("studies:quality", args=[study.pk])).content.decode()
     assert '<option value="medal_ranking"' in page
     assert "does not enable" not in page
+
+
+@pytest.mark.django_db
+def test_the_enabled_tasks_follow_the_data_whatever_the_order_of_the_imports():
+    """ResearchQA questions and reports: reports first enabled query quality, metric-wise
+    and triage and the questions' rubrics then enabled nothing; questions first enabled a
+    different set (issue 28). Both orders end with the tasks the data supports."""
+    from annotation.readiness import supported_tasks
+
+    questions = ("questions", DATA / "researchqa_questions.jsonl")
+    reports = ("reports", DATA / "researchqa_responses.json")
+    for name, order in (("Q-first", (questions, reports)), ("R-first", (reports, questions))):
+        for kind, path in order:
+            options = {"system": "sys-a"} if kind == "reports" else {}
+            run(kind, path, study=name, format="researchqa", **options)
+    q_first, r_first = Study.objects.get(name="Q-first"), Study.objects.get(name="R-first")
+    assert set(q_first.tasks) == set(r_first.tasks) == set(supported_tasks(r_first))
+    assert {"rubric_coverage", "rubric_item_quality", "metric_wise"} <= set(r_first.tasks)
+
+
+@pytest.mark.django_db
+def test_an_admins_choice_of_tasks_stays_and_judged_tasks_are_still_added(admin_user):
+    from rest_framework.test import APIClient
+
+    run("questions", DATA / "researchqa_questions.jsonl", study="S", format="researchqa")
+    study = Study.objects.get(name="S")
+    assert "rubric_item_quality" in study.tasks and not study.tasks_chosen
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    chosen = api.patch(f"/api/studies/{study.pk}/", {"tasks": ["query_quality"]}, format="json")
+    assert chosen.status_code == 200, chosen.json()
+    rep = run("reports", DATA / "researchqa_responses.json", study="S", format="researchqa",
+              system="sys-a")  # fmt: skip
+    study.refresh_from_db()
+    assert study.tasks_chosen and study.tasks == ["query_quality"] and rep.enabled_tasks == []
+    run("pairwise", DATA / "pairwise_dev_assigned_ann1.json", study="S", annotator="ann1",
+        judge="gemini")  # fmt: skip
+    study.refresh_from_db()
+    assert study.tasks == ["query_quality", "medal_ranking"]  # its judgments are held

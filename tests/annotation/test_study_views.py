@@ -62,11 +62,19 @@ def test_posts_are_for_admins(client, study, researcher_user, annotator_user, na
 
 
 @pytest.mark.django_db
-def test_exports_are_for_admins(client, study, researcher_user, admin_user):
-    client.force_login(researcher_user)
-    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 403
-    assert client.get(url("studies:export_pairwise", study)).status_code == 403
+def test_exports_are_for_the_study_s_researchers_and_admins(client, study, researcher_user,
+                                                            admin_user):  # fmt: skip
+    client.force_login(researcher_user)  # not added to the study: it does not exist for them
+    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 404
+    assert client.get(url("studies:export_pairwise", study)).status_code == 404
+    study.researchers.add(researcher_user)
+    assert client.get(url("studies:export_judgments", study, fmt="csv")).status_code == 200
+    assert client.get(url("studies:export_pairwise", study)).status_code == 200
     client.force_login(admin_user)
+    for fmt in ("json", "jsonl", "csv", "xlsx"):  # no judgment yet: a 404 saying so
+        r = client.get(url("studies:export_judgments", study, fmt=fmt))
+        assert r.status_code == 404 and "no human judgment" in r.content.decode()
+    _one_judgment(study)
     for fmt in ("json", "jsonl", "csv", "xlsx"):
         r = client.get(url("studies:export_judgments", study, fmt=fmt))
         assert r.status_code == 200 and "attachment" in r["Content-Disposition"]
@@ -76,6 +84,16 @@ def test_exports_are_for_admins(client, study, researcher_user, admin_user):
     assert client.get(url("studies:export_judgments", study, fmt="pdf")).status_code == 404
     r = client.get(url("studies:export_pairwise", study))
     assert json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("manifest.json"))["files"] == []
+
+
+def _one_judgment(study):
+    from annotation.models import QueryQuality
+
+    question = study.questions.first()
+    QueryQuality.objects.create(
+        study=study, annotator=Annotator.objects.create(pseudonym="Q-rater"), question=question,
+        clarity=4, naturalness=4, relevance=4, variability="closed",
+    )  # fmt: skip
 
 
 @pytest.mark.django_db
@@ -298,6 +316,7 @@ def _grow(n_annotators, n_studies):
     Assignment.objects.filter(pk__in=Assignment.objects.values("pk")[:5]).update(
         status=Assignment.Status.SUBMITTED, seconds_on_task=40
     )
+    _one_judgment(study)
     return study
 
 
@@ -318,14 +337,14 @@ def test_pages_use_a_constant_number_of_queries(
         url("studies:progress_csv", study): 8,
         url("studies:annotator_progress", study, annotator_id=ann.pk): 9,
         url("studies:plan", study): 10,
-        url("studies:export_judgments", study, fmt="csv"): 16,
+        url("studies:export_judgments", study, fmt="csv"): 19,  # one query per judgment kind (15)
         url("studies:export_format", study, kind="questions", file_format="jsonl"): 8,
     }
     for target, limit in pages.items():
         with django_assert_max_num_queries(limit):
             assert client.get(target).status_code == 200, target
     data = {"task": "medal_ranking", "strategy": "random", "overlap": 2, "seed": 0, "per_expert": 5}
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):  # + the estimate's measured times and pilot
         assert (
             client.post(url("studies:plan", study), {**data, "action": "preview"}).status_code
             == 200

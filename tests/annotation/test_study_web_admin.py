@@ -57,8 +57,12 @@ def test_first_import_enables_the_tasks_the_data_supports(client, admin_user):
     assert "metric_wise" in study.tasks and "query_quality" in study.tasks
     assert "pairwise" not in study.tasks and "rubric_comparison" not in study.tasks
     # the admin's choice is kept afterwards: a second import does not change it
-    study.tasks = ["metric_wise"]
-    study.save()
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    chosen = api.patch(f"/api/studies/{study.pk}/", {"tasks": ["metric_wise"]}, format="json")
+    assert chosen.status_code == 200 and chosen.json()["tasks_chosen"] is True
     import_reports(client, study, "sys-b")
     study.refresh_from_db()
     assert study.tasks == ["metric_wise"]

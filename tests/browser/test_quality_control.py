@@ -51,6 +51,11 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
         choice="right", reason="B is better", assignment=theirs,
     )  # fmt: skip
     Assignment.objects.filter(pk=theirs.pk).update(status="submitted", submitted_at=timezone.now())
+    # the expert was passed by hand in an earlier round: only a qualified annotator may
+    # adjudicate in a study that requires the round (issue 24)
+    QualificationResult.objects.create(
+        study=study, annotator=expert.annotator, passed=True, overridden=True
+    )
 
     # the admin: a qualification item, a gold item, the round required, all into the queues
     page = login(admin).new_page()
@@ -132,7 +137,12 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     judge.wait_for_load_state()  # the task page's scripts have run
     expect(judge.locator("section.adjudication")).to_contain_text("Report A")
     expect(judge.locator("body")).not_to_contain_text("SecretSystem")
-    judge.get_by_label("Report B is better").check()
+    from studio.studyadmin.quality import Blinding
+
+    # letters are drawn per request: find the one the page gives SecretSystem1
+    judge.get_by_label(
+        f"{Blinding.of(AdjudicationRequest.objects.get()).name(S1)} is better"
+    ).check()
     judge.get_by_label("Reason").fill("B cites the benchmark.")
     judge.get_by_role("button", name="Save adjudication").click()
     expect(judge.get_by_text("Adjudication saved.")).to_be_visible()
@@ -209,9 +219,14 @@ def test_query_quality_gold_accuracy_and_adjudication_in_the_browser(login, shot
     section = judge.locator("section.adjudication")
     expect(section.get_by_test_id("adjudication-unit")).to_have_text("About: clarity")
     expect(section).to_contain_text("Earlier labels: 2 · 5")
-    section.get_by_label("4", exact=True).check()  # one nobody gave: the whole scale is offered
-    section.get_by_label("Reason").fill("Clear, one term undefined.")
-    section.get_by_role("button", name="Save adjudication").click()
+    # by keyboard, as on the task pages: "4" picks the 4th label (one nobody gave: the whole
+    # scale is offered), "w" the reason, Ctrl+Enter saves
+    judge.wait_for_load_state()  # annotate.js has run
+    judge.keyboard.press("4")
+    expect(section.get_by_label("4", exact=True)).to_be_checked()
+    judge.keyboard.press("w")
+    judge.keyboard.type("Clear, one term undefined.")
+    judge.keyboard.press("Control+Enter")
     expect(judge.get_by_text("Adjudication saved.")).to_be_visible()
     request = AdjudicationRequest.objects.get()
     assert (request.unit, request.label) == ("clarity", "4")

@@ -171,6 +171,8 @@ def other_kinds(a: Assignment) -> dict:
     from annotation.models import (
         ClaimAssessment,
         ClaimCheck,
+        DeepScholarLabel,
+        ExpertiseRating,
         ParagraphRelevance,
         QueryQuality,
         RelevanceAdjudication,
@@ -232,4 +234,16 @@ def other_kinds(a: Assignment) -> dict:
             final_label="R",
             **base,
         ),  # fmt: skip
+        "deepscholar-label": DeepScholarLabel.objects.update_or_create(
+            kind="organization",
+            report=report_,
+            unit="",
+            setting=a.setting,
+            annotator=a.annotator,
+            question=a.question,
+            defaults={"label": "win", "study": a.study, "assignment": a},
+        )[0],  # fmt: skip
+        "expertise-rating": ExpertiseRating.objects.get_or_create(
+            annotator=a.annotator, question=a.question, defaults={"level": "within"}
+        )[0],
     }

@@ -22,6 +22,13 @@ from concord_client import JUDGMENT_KINDS, Concord, ConcordError  # noqa: E402
 STUDY = "Demo: deep-research reports"
 
 
+def test_the_client_knows_every_judgment_kind_of_the_api():
+    """One declaration on the server (annotation.judgment_kinds); the client lists its paths."""
+    from annotation.judgment_kinds import KINDS
+
+    assert set(JUDGMENT_KINDS) == {k.api for k in KINDS if k.api}
+
+
 @pytest.fixture
 def server(live_server, settings):
     settings.DEBUG = True  # the demo loads only with DEBUG on

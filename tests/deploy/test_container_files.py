@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import shlex
+import subprocess
+import sys
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 
@@ -119,3 +124,45 @@ def test_dockerfile_copies_what_the_package_needs(dockerfile):
     runs = " ".join(i["value"] for i in dockerfile if i["instruction"] == "RUN")
     assert "pip install --compile -r requirements.lock" in runs  # .pyc written at build
     assert "collectstatic --noinput" in runs
+
+
+def test_every_service_has_a_health_check_that_fits_what_it_runs(compose):
+    """web, worker and beat run one image whose HEALTHCHECK asks the web server: a worker or
+    beat inheriting it would show unhealthy forever (issue 28). Each declares its own."""
+    services = compose["services"]
+    for name, service in services.items():
+        assert "healthcheck" in service, f"{name} inherits the image's web check"
+    web = " ".join(services["web"]["healthcheck"]["test"])
+    assert "/healthz" in web
+    worker = " ".join(services["worker"]["healthcheck"]["test"])
+    assert "/healthz" not in worker and "inspect ping" in worker
+    # its own node only: celery@ + the container's host name (escaped for compose)
+    assert "-d celery@$$HOSTNAME" in worker
+    beat = services["beat"]
+    schedule = next(a.split("=", 1)[1] for a in command_of(beat) if a.startswith("--schedule="))
+    check = " ".join(beat["healthcheck"]["test"])
+    assert "/healthz" not in check and schedule in check
+    # the check's Python runs and judges a fresh file healthy, a stale one not
+    code = beat["healthcheck"]["test"][-1]
+    assert beat["healthcheck"]["test"][:2] == ["CMD", "python"]
+    for age, healthy in ((10, True), (600, False)):
+        with tempfile.NamedTemporaryFile() as f:
+            os.utime(f.name, (time.time() - age, time.time() - age))
+            run = subprocess.run([sys.executable, "-c", code.replace(schedule, f.name)])
+        assert (run.returncode == 0) is healthy, age
+
+
+def test_the_build_context_leaves_out_local_state_and_secrets():
+    """No .dockerignore sent .venv, db.sqlite3 and .env to the Docker daemon (issue 28)."""
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    git_ignored = {
+        line.strip()
+        for line in (ROOT / ".gitignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert git_ignored <= ignored, git_ignored - ignored
+    assert {".git", ".env", ".venv", "db.sqlite3"} <= ignored

@@ -62,7 +62,28 @@ def test_researchqa_coverage_and_pairwise_make_the_ensemble():
 
     again = import_judge_scores(DATA / "researchqa_pairwise.json", study=study,
                                 judge="gpt-4.1-mini", format="researchqa-pairwise")  # fmt: skip
-    assert again.updated["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
+    assert again.unchanged["JudgePairwise"] == 5 and direct.count() == 5  # no duplicates
+    assert "JudgePairwise" not in again.updated and "JudgePairwise" not in again.created
+
+
+def test_researchqa_released_judge_file_list_shape():
+    """The released judge files are ``[{corpusid_sectionid, rubric_judges_gpt: [{rubric,
+    score}]}]`` (what ResearchQA's leaderboard notebook reads): the same labels and scores
+    as ``compute_coverage.py``'s mapping of the same judgments (issue 25)."""
+    stored = {}
+    for study, name in (("map", "researchqa_coverage_alpha.json"),
+                        ("list", "researchqa_judge_listed_alpha.json")):  # fmt: skip
+        build_study(study)
+        rep = import_judge_scores(DATA / name, study=study, judge=f"g-{study}",
+                                  format="researchqa-coverage", system="alpha")  # fmt: skip
+        assert rep.records == 2 and rep.created["JudgeCoverage"] == 20
+        stored[study] = sorted(
+            JudgeCoverage.objects.filter(judge__name=f"g-{study}").values_list(
+                "report__question__external_id", "item__text", "label"
+            )
+        ) + sorted(JudgeScore.objects.filter(judge__name=f"g-{study}").values_list(
+            "report__question__external_id", "metric", "value"))  # fmt: skip
+    assert stored["list"] == stored["map"] and len(stored["list"]) > 20
 
 
 def test_researcherbench_results_reproduce_their_recall():
@@ -112,6 +133,13 @@ def test_generic_csv():
                             {"rubric": "Not an item", "score": "Mostly"}]}).encode(),
          ["record 1, field 'q1[0].score': 'Somewhat' is not one of Not at all",
           "record 1, field 'q1[1].rubric': 'Not an item' is not a rubric item of question 'q1'"]),
+        ("researchqa-coverage",
+         json.dumps([{"corpusid_sectionid": "q1", "rubric_judges_gpt": [
+             {"rubric": "Does the response discuss aspect 1 of topic 1?", "score": "Somewhat"}]},
+             {"corpusid_sectionid": "q2"}, {"rubric_judges_gpt": []}]).encode(),
+         ["record 1, field 'rubric_judges_gpt[0].score': 'Somewhat' is not one of Not at all",
+          "record 2, field 'rubric_judges_gpt': missing required field",
+          "record 3, field 'corpusid_sectionid': missing required field"]),
         ("researchqa-pairwise",
          json.dumps([{"session_id": "q1", "implementation_A": "alpha",
                       "implementation_B": "delta", "judge": "C"}]).encode(),
@@ -163,3 +191,42 @@ def test_a_coverage_import_keeps_the_judges_own_answer_recall():
     scores = JudgeScore.objects.filter(judge__name="g", report__question__external_id="q1")
     assert scores.get(metric="answer_recall").value == 0.25
     assert scores.filter(metric="rubric_coverage").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "table", "n"),
+    [("researcherbench", "researcherbench_results.json", "JudgeScore", 1),
+     ("csv", "scores.csv", "JudgeScore", 4),
+     ("researchqa-pairwise", "researchqa_pairwise.json", "JudgePairwise", 5),
+     ("researchqa-coverage", "researchqa_coverage_alpha.json", "JudgeCoverage", 20)],
+)  # fmt: skip
+def test_an_identical_reimport_and_its_dry_run_say_unchanged(fmt, name, table, n):
+    """Re-importing the same judge file (or its --dry-run) reported "updated: 65
+    JudgeScore": what did not change is counted unchanged; a changed value is updated."""
+    if fmt == "researcherbench":
+        from annotation.models import Study
+
+        study = Study.objects.create(name="again")
+        q = Question.objects.create(study=study, external_id="7", text="Why?")
+        Report.objects.create(question=q, system=System.objects.create(study=study, name="alpha"))
+        rubric = Rubric.objects.create(question=q, kind="researcherbench")
+        for i in range(1, 14):
+            RubricItem.objects.create(rubric=rubric, position=i, text=f"Criterion {i} of question 7",
+                                      weight=2)  # fmt: skip
+    else:
+        build_study("again")
+    options = {"study": "again", "judge": "j", "format": fmt, "system": "alpha"}
+    if fmt in ("csv", "researchqa-pairwise"):
+        options.pop("system")
+    first = import_judge_scores(DATA / name, **options)
+    assert first.created[table] == n
+    for dry_run in (True, False):
+        again = import_judge_scores(DATA / name, dry_run=dry_run, **options)
+        assert again.unchanged[table] == n, again.summary()
+        assert table not in again.updated and table not in again.created, again.summary()
+        assert "updated" not in again.summary()
+    if fmt == "csv":
+        changed = (DATA / name).read_text().replace("0.25", "0.5")
+        rep = import_judge_scores(changed.encode(), **options)
+        assert rep.updated == {"JudgeScore": 1} and rep.unchanged["JudgeScore"] == 3
+        assert JudgeScore.objects.filter(value=0.5, metric="answer_recall").exists()

@@ -32,7 +32,7 @@ def test_start_a_run_over_the_api_and_watch_it(fake_llm, admin_user, researcher_
     assert run["status"] == "done" and run["progress"] == 1.0 and run["requests"] == 2
     api.force_authenticate(researcher_user)
     listed = api.get(f"/api/judge-runs/?study={study.pk}").json()
-    assert [r["id"] for r in listed] == [run["id"]]
+    assert [r["id"] for r in listed["results"]] == [run["id"]] and listed["count"] == 1
     assert api.post(f"/api/judge-runs/{run['id']}/resume/").status_code == 403
     api.force_authenticate(admin_user)
     assert api.post(f"/api/judge-runs/{run['id']}/resume/").status_code == 400  # done
@@ -123,3 +123,52 @@ def test_extra_headers_are_masked_like_the_api_key(admin_user):
     assert response.status_code == 200
     judge.refresh_from_db()
     assert judge.parameters == {"extra_headers": headers, "temperature": 0.2}
+
+
+def test_the_run_list_is_paginated_newest_first(fake_llm, researcher_user):
+    """It was cut at 200 runs without a word and ignored ``limit`` (issue 28)."""
+    study = build_study(questions=1, systems=("alpha",))
+    study.researchers.add(researcher_user)
+    judge = make_judge(fake_llm)
+    made = [
+        JudgeRun.objects.create(judge=judge, study=study, tasks=["coverage"]).pk for _ in range(5)
+    ]
+    api = APIClient()
+    api.force_authenticate(researcher_user)
+    first = api.get(f"/api/judge-runs/?study={study.pk}&limit=2").json()
+    assert first["count"] == 5 and [r["id"] for r in first["results"]] == made[::-1][:2]
+    rest = api.get(first["next"]).json()
+    assert [r["id"] for r in rest["results"]] == made[::-1][2:4]
+
+
+@pytest.mark.parametrize(
+    "parameters, field",
+    [
+        ({"tempreature": 0.2}, "tempreature"),
+        ({"concurrency": "four"}, "concurrency"),
+        ({"timeout": True}, "timeout"),
+        ({"response_format": "yaml"}, "response_format"),
+        ({"max_tokens": -3}, "max_tokens"),
+        ({"base_url": "ftp://models.example"}, "base_url"),
+    ],
+)
+def test_a_judge_with_parameters_a_run_would_refuse_is_refused_when_saved(
+    admin_user, parameters, field
+):
+    """``"tempreature"`` was stored and refused only when a run started (issue 28)."""
+    from judges.models import Judge
+
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    body = {"name": "typo-judge", "model": "gpt-x", "parameters": parameters}
+    got = api.post("/api/judges/", body, format="json")
+    assert got.status_code == 400, got.json()
+    assert field in got.json()["parameters"][0]
+    assert not Judge.objects.filter(name="typo-judge").exists()
+    good = {**body, "parameters": {"temperature": 0.2, "concurrency": 8, "timeout": 30}}
+    assert api.post("/api/judges/", good, format="json").status_code == 201
+    judge = Judge.objects.get(name="typo-judge")
+    changed = api.patch(f"/api/judges/{judge.pk}/", {"parameters": parameters}, format="json")
+    assert changed.status_code == 400
+    judge.refresh_from_db()
+    assert judge.parameters == good["parameters"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections import Counter
 
 import pytest
 from django.contrib.auth.models import User
@@ -137,8 +138,9 @@ def _pool(n):
 
 @pytest.mark.django_db
 def test_planner_strategy_sends_the_budget_to_new_questions_and_commits():
-    """σ_b² > 0 on the pilot: every unit of the budget goes to a question nobody judged
-    (one each before any gets a second), none to the doubly annotated pilot questions."""
+    """σ_b² > 0 on the pilot: every unit of the budget goes to a question nobody judged,
+    none to the doubly annotated pilot questions; overlap 2 gives each chosen question two
+    annotators (issue 26: it gave six questions one each)."""
     study = pilot_study()
     people = _pool(3)
     spec = PlanSpec(task="medal_ranking", strategy="planner", overlap=2, per_expert=2,
@@ -147,9 +149,64 @@ def test_planner_strategy_sends_the_budget_to_new_questions_and_commits():
     planned = [a.question for a in result.plan.assignments]
     new = set(Question.objects.filter(study=study, external_id__startswith="new")
               .values_list("pk", flat=True))  # fmt: skip
-    assert len(planned) == 6 and set(planned) == new  # 3 annotators × 2, one per question
+    assert len(planned) == 6 and set(planned) <= new  # 3 annotators × 2
+    assert sorted(Counter(planned).values()) == [2, 2, 2]  # K = 2 annotators per question
     assert all(a.reason == "planner" for a in result.plan.assignments)
     assert max(result.summary.per_annotator.values()) == 2
     before = Assignment.objects.filter(study=study).count()
     commit(study, spec, fingerprint=result.fingerprint)
     assert Assignment.objects.filter(study=study).count() == before + 6
+
+
+@pytest.mark.django_db
+def test_planner_overlap_k_is_k_annotators_per_question_or_says_why():
+    """Overlap K means K annotators per planned question (issue 26: 30 questions got one
+    annotator each at overlap 2); a pool too small for K is listed with why."""
+    study = pilot_study(new_questions=30, name="thirty")
+    people = _pool(6)
+    spec = PlanSpec(task="medal_ranking", strategy="planner", overlap=2, per_expert=5,
+                    annotators=tuple(p.pk for p in people))  # fmt: skip
+    result = preview(study, spec)
+    per_question = Counter(a.question for a in result.plan.assignments)
+    assert len(result.plan.assignments) == 30 and set(per_question.values()) == {2}
+    alone = PlanSpec(task="medal_ranking", strategy="planner", overlap=2, per_expert=5,
+                     annotators=(people[0].pk,))  # fmt: skip
+    short = preview(study, alone)
+    assert short.short and all(u.got == 1 and u.wanted == 2 for u in short.short)
+    assert "only 1 annotator(s) in the pool; 2 wanted" in dict(short.reasons())
+
+
+@pytest.mark.django_db
+def test_plan_preview_shows_hours_cost_and_the_expected_interval(client, admin_user):
+    from django.urls import reverse
+
+    from metaeval.stats import planner as stats
+    from studio.studyadmin.budget import estimate
+
+    study = pilot_study(name="costed")  # every pilot assignment took 300 s
+    _pool(4)
+    client.force_login(admin_user)
+    page = client.post(reverse("studies:plan", args=[study.pk]), {
+        "action": "preview", "task": "medal_ranking", "strategy": "planner", "overlap": 2,
+        "seed": 0, "per_expert": 3, "hourly_rate": "40",
+    })  # fmt: skip
+    html = page.content.decode()
+    assert page.status_code == 200, html[:2000]
+    # 4 annotators × 3 = 12 assignments of 300 s = 1.0 h; at 40 an hour, 40.00
+    assert "<strong>1.0</strong>expert hours" in html and "<strong>40.00</strong>cost" in html
+    assert "Annotators per question (overlap K)" in html and "Questions per annotator" in html
+    assert "How these are computed" in html
+    got = estimate(
+        study,
+        "medal_ranking",
+        preview(
+            study, PlanSpec(task="medal_ranking", strategy="planner", overlap=2, per_expert=3)
+        ).plan.assignments,
+        2,
+    )
+    model = stats.fit(load_pilot(study.pk, "agreement").pilot, n_rounds=200)
+    assert got.half_width_now == model.half_width
+    # six more questions at two annotators each narrow the interval
+    assert got.new_questions == 6 and got.half_width_after < got.half_width_now
+    assert f"±{got.half_width_after:.3f}" in html
+    assert got.cost is None and any("cost per expert hour" in n for n in got.notes)

@@ -126,7 +126,19 @@ def test_the_installed_wheel_serves_the_demo(wheel, tmp_path):
             timeout=10,
         )  # fmt: skip
         assert answer.status_code == 200 and answer.url == f"{base}/", answer.url
-        assert "Demo: deep-research reports" in client.get(f"{base}/studies/", timeout=30).text
+        studies = client.get(f"{base}/studies/", timeout=30).text
+        assert "Demo: deep-research reports" in studies
+        # every judgment format the Download panel offers, parquet included, is written by
+        # the runtime dependencies alone (pyarrow was a dev-only extra: a 400, issue 28)
+        study = re.search(r'href="/studies/(\d+)/"', studies)[1]
+        detail = client.get(f"{base}/studies/{study}/", timeout=30).text
+        offered = set(re.findall(rf'href="(/studies/{study}/export/judgments\.\w+)"', detail))
+        assert f"/studies/{study}/export/judgments.parquet" in offered, offered
+        for path in sorted(offered):
+            got = client.get(f"{base}{path}", timeout=60)
+            assert got.status_code == 200, (path, got.text[:300])
+        parquet = client.get(f"{base}/studies/{study}/export/judgments.parquet", timeout=60)
+        assert parquet.content[:4] == b"PAR1"
         script = client.get(f"{base}/static/js/annotate.js", timeout=10)
         assert script.status_code == 200 and len(script.content) > 1000
     finally:

@@ -103,15 +103,17 @@ def test_every_download_accepts_a_token_with_the_sessions_rules(world):
                 if by_token.status_code == 302:
                     wrong.append(f"{role} {url}: token sent to {by_token['Location']}")
     assert not wrong, "\n".join(wrong)
-    # The rules are the session's: the researcher of the study reads the report files, the
-    # outside researcher does not see the study, only an admin exports judgments.
+    # The rules are the session's: the researcher of the study reads the report files and
+    # exports its judgments (issue 24), the outside researcher does not see the study.
     report = reverse("metaeval:json", kwargs={"study_id": values["study_id"]})
     export = reverse("studies:export_judgments", kwargs={"study_id": values["study_id"], "fmt": "jsonl"})  # fmt: skip
     assert tokens["researcher"].get(report).status_code == 200
     assert tokens["outside_researcher"].get(report).status_code == 404
     assert tokens["annotator"].get(report).status_code == 403
     assert tokens["admin"].get(export).status_code == 200
-    assert tokens["researcher"].get(export).status_code == 403
+    assert tokens["researcher"].get(export).status_code == 200
+    assert tokens["outside_researcher"].get(export).status_code == 404
+    assert tokens["annotator"].get(export).status_code == 403
 
 
 def test_a_wrong_token_is_a_401_and_no_token_is_the_login_page(world):

@@ -50,6 +50,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:submit": ({"owner"}, 404),
     "task": ({"owner"}, 404),
     "annotate:flag": ({"owner"}, 404),
+    "annotate:preview": ({"admin"}, 403),  # any task as its annotator sees it, read-only
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
@@ -64,6 +65,9 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:progress_csv": (STAFF, 403),
     "studies:progress_quality": (STAFF, 403),
     "studies:export_format": (STAFF, 403),  # the Download panel: researchers too, as the API
+    # a study's judgments: its researchers too, blinded as in the API (issue 24)
+    "studies:export_judgments": (STAFF, 403),
+    "studies:export_pairwise": (STAFF, 403),
     "studies:annotator_progress": (STAFF, 403),
     "metaeval:report": (STAFF, 403),
     "metaeval:report-by-name": (STAFF, 403),  # redirects to metaeval:report
@@ -86,8 +90,6 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:quality_csv": ({"admin"}, 403),
     "studies:authoring": ({"admin"}, 403),
     "studies:question_review": ({"admin"}, 403),
-    "studies:export_judgments": ({"admin"}, 403),
-    "studies:export_pairwise": ({"admin"}, 403),
     "studies:questions": ({"admin"}, 403),
     "studies:question_fields": ({"admin"}, 403),
     "studies:questions_csv": ({"admin"}, 403),
@@ -110,13 +112,15 @@ REDIRECTS = {"task", "metaeval:report-by-name"}
 #: Pages of one study (or one of its runs): 404 for a researcher not added to the study.
 STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
-    "studies:progress_quality", "studies:export_format", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
+    "studies:progress_quality", "studies:export_format", "studies:export_judgments",
+    "studies:export_pairwise", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
     "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.
 DISABLED_WITHOUT_MAIL = {"password_reset", "password_reset_done"}
-#: A figure of a study without the data it draws answers 404 after the role check.
-MAY_HAVE_NO_DATA = {"metaeval:figure", "studies:guidelines_file"}
+#: A figure of a study without the data it draws, and a judgments download of a study
+#: without judgments (README: an empty export is a 404), answer 404 after the role check.
+MAY_HAVE_NO_DATA = {"metaeval:figure", "studies:guidelines_file", "studies:export_judgments"}
 
 
 def is_page(name: str, url: str) -> bool:

@@ -2,11 +2,13 @@
 (``annotation.importers.registry``), one call of the one import function, its report or
 problems printed."""
 
-from django.core.management.base import BaseCommand, CommandError
+from argparse import RawDescriptionHelpFormatter
+
+from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
 
 from annotation import progress
 from annotation.importers import ImportFailed, run
-from annotation.importers.registry import KINDS, Option, format_names, options_of
+from annotation.importers.registry import KINDS, Option, described, format_names, options_of
 from annotation.study_lookup import study_by_name_or_id
 
 
@@ -69,10 +71,21 @@ def run_import(command, kind: str, options: dict, **extra) -> None:
     command.stdout.write(report.summary())
 
 
+class _HelpFormatter(DjangoHelpFormatter, RawDescriptionHelpFormatter):
+    """Django's argument order, and the formats' shapes printed as written (line breaks)."""
+
+
 class ImportCommand(BaseCommand):
     """An import command of one registered kind (its arguments come from the registry)."""
 
     kind = "reports"
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        """``--help`` ends with every format of the kind: its shape and example file, from
+        the registry (the same text the import pages show)."""
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("epilog", "formats:\n\n" + described(self.kind))
+        return super().create_parser(prog_name, subcommand, **kwargs)
 
     def add_arguments(self, parser):
         add_kind_arguments(parser, self.kind)

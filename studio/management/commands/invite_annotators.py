@@ -7,7 +7,8 @@ from studio.studyadmin.invitations import invite, parse_fields
 class Command(BaseCommand):
     help = (
         "Create annotator accounts under generated pseudonyms and print their set-password "
-        "links (tab-separated: pseudonym, fields, link)."
+        "links (tab-separated: user name = pseudonym, case-sensitive; fields; link). Send each "
+        "annotator their user name with the link: the set-password page shows it too."
     )
 
     def add_arguments(self, parser):

@@ -1,0 +1,147 @@
+"""Claims and a judge's relevance verdicts come in from documented JSON lines and go back out
+the same (issue 26, dead ends 5 and 6): the claim citation check can then be planned, and
+relevance adjudication finds its disagreements, without a live judge."""
+
+import json
+
+import pytest
+
+from annotation.importers import ImportFailed, run
+from annotation.importers.registry import FORMATS
+from annotation.models import Assignment, ParagraphRelevance, ReportClaim
+from judges.models import JudgeRelevance
+from studio.studyadmin import adjudication
+from studio.studyadmin.planning import PlanSpec, preview
+from tests.builders.content import make_assignment, make_question, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def jsonl(records) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+CLAIMS = [
+    {"question_id": "q1", "system": "SecretSystem0", "paragraph": 1,
+     "text": "Summarization memorizes more", "citations": ["[1]"], "source": "extractor"},
+    {"question_id": "q1", "system": "SecretSystem0", "paragraph": 2,
+     "text": "Attention patterns differ", "citations": ["[2]"]},
+    {"question_id": "q1", "system": "SecretSystem1", "position": 4,
+     "text": "A claim without its paragraph", "citations": ["[1]", "[2]"]},
+]  # fmt: skip
+
+
+def claims_of(study):
+    return sorted(
+        ReportClaim.objects.filter(report__question__study=study).values_list(
+            "report__system__name",
+            "position",
+            "paragraph__number",
+            "text",
+            "citation_keys",
+            "source",
+        )
+    )
+
+
+def test_claims_import_lets_the_claim_check_be_planned_and_round_trips(annotator_user):
+    study = make_study("Claims", tasks=["claim_check"])
+    make_question(study, n_reports=2, paragraphs=3)
+    spec = PlanSpec(task="claim_check", annotators=(annotator_user.annotator.pk,))
+    assert "no claims" in preview(study, spec).left_out[0].reason
+    rep = run("claims", jsonl(CLAIMS), study=study)
+    assert rep.created == {"ReportClaim": 3}
+    assert claims_of(study) == [
+        ("SecretSystem0", 0, 1, "Summarization memorizes more", ["[1]"], "extractor"),
+        ("SecretSystem0", 1, 2, "Attention patterns differ", ["[2]"], ""),
+        ("SecretSystem1", 4, None, "A claim without its paragraph", ["[1]", "[2]"], ""),
+    ]
+    shown = preview(study, spec)
+    assert shown.left_out == [] and len(shown.plan.assignments) == 1
+    # written back and read into another study with the same reports: the same claims
+    other = make_study("Claims copy")
+    make_question(other, n_reports=2, paragraphs=3)
+    files = FORMATS[("claims", "jsonl")].dump(study)
+    run("claims", files["claims.jsonl"].encode(), study=other)
+    assert claims_of(other) == claims_of(study)
+    again = run("claims", files["claims.jsonl"].encode(), study=other)  # natural key
+    assert not again.created and again.unchanged == {"ReportClaim": 3}
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        ({"citations": ["[9]"]}, "citations", "cites no source [9]"),
+        ({"system": "Nobody"}, "system", "no report of system 'Nobody'"),
+        ({"paragraph": 42}, "paragraph", "no paragraph 42"),
+        ({"citations": []}, "citations", "citation keys"),
+    ],
+)
+def test_a_bad_claim_is_refused_naming_record_and_field(change, field, message):
+    study = make_study("Claims")
+    make_question(study, n_reports=2, paragraphs=3)
+    records = [CLAIMS[0], {**CLAIMS[1], **change}]
+    with pytest.raises(ImportFailed) as failed:
+        run("claims", jsonl(records), study=study)
+    problem = failed.value.problems[0]
+    assert (problem.record, problem.field) == (2, field) and message in problem.message
+    assert not ReportClaim.objects.exists()
+
+
+def test_judge_relevance_import_feeds_adjudication_and_round_trips(annotator_user):
+    study = make_study("Relevance")
+    q = make_question(study, n_reports=1, paragraphs=3)
+    source = make_assignment(annotator_user.annotator, q, "metric_wise")
+    Assignment.objects.filter(pk=source.pk).update(status="submitted")
+    for p in q.reports.get().paragraphs.all():
+        ParagraphRelevance.objects.create(
+            study=study, annotator=annotator_user.annotator, question=q, assignment=source,
+            paragraph=p, label="R",
+        )  # fmt: skip
+    verdicts = [
+        {"question_id": "q1", "system": "SecretSystem0", "paragraph": 1, "relevant": True},
+        {"question_id": "q1", "system": "SecretSystem0", "paragraph": 2, "relevant": False,
+         "rationale": "Off the question."},
+    ]  # fmt: skip
+    run("judge_scores", jsonl(verdicts), study=study, format="relevance", judge="judge-r")
+    judge = JudgeRelevance.objects.get(paragraph__number=2).judge
+    found = adjudication.preview(study, judge)
+    assert found.disagreements == 1  # the annotator said R, the judge flagged paragraph 2
+    other = make_study("Relevance copy")
+    make_question(other, n_reports=1, paragraphs=3)
+    files = FORMATS[("judge_scores", "relevance")].dump(study, judge="judge-r")
+    assert [json.loads(line) for line in files["judge_relevance.jsonl"].splitlines()] == [
+        verdicts[0],
+        verdicts[1],
+    ]
+    run("judge_scores", files["judge_relevance.jsonl"].encode(), study=other,
+        format="relevance", judge="judge-r")  # fmt: skip
+    copied = JudgeRelevance.objects.filter(paragraph__report__question__study=other)
+    assert sorted(copied.values_list("paragraph__number", "relevant", "rationale")) == [
+        (1, True, ""),
+        (2, False, "Off the question."),
+    ]
+
+
+def test_a_bad_relevance_verdict_is_refused_naming_record_and_field():
+    study = make_study("Relevance")
+    make_question(study, n_reports=1, paragraphs=3)
+    bad = [{"question_id": "q1", "system": "SecretSystem0", "paragraph": 1, "relevant": "yes"}]
+    with pytest.raises(ImportFailed) as failed:
+        run("judge_scores", jsonl(bad), study=study, format="relevance", judge="j")
+    assert (failed.value.problems[0].record, failed.value.problems[0].field) == (1, "relevant")
+    assert not JudgeRelevance.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"position": 2**40}, "position"), ({"source": "x" * 201}, "source"),
+     ({"position": -1}, "position"), ({"text": ""}, "text")],
+)  # fmt: skip
+def test_out_of_range_claim_values_are_refused_not_a_database_error(change, field):
+    study = make_study("Claims")
+    make_question(study, n_reports=2, paragraphs=3)
+    with pytest.raises(ImportFailed) as failed:
+        run("claims", jsonl([{**CLAIMS[0], **change}]), study=study)
+    assert failed.value.problems[0].field == field
+    assert not ReportClaim.objects.exists()
