@@ -532,28 +532,25 @@ def report_loader(parse, *, source_format: str, directory: bool = False):
             fail(_display_name(source), "a system name is required")
         inputs = parse(src, rep)
         rep.records = rep.records or len(inputs)
-        inputs = set_aside_empty(inputs, rep, _display_name(source))
+        warn_empty(inputs, rep, _display_name(source))
         write_reports(study, system, inputs, source_format, rep, file=_display_name(source))
 
     return load
 
 
-def set_aside_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> list[ReportInput]:
-    """The inputs with something to read (a paragraph or a table); each empty one (15 of
-    ScholarQA-CS2's gemini dev reports have ``"sections": []``) is set aside with a warning
-    naming its record and question: an expert must never be given an empty report to judge
-    (issue 25; the planner skips empty reports already stored, ``Report.objects.readable``)."""
-    kept = []
+def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
+    """A warning naming the record and question of each report with nothing to read (15 of
+    ScholarQA-CS2's gemini dev reports have ``"sections": []``): it is stored as released
+    (an export gives the file back) but set aside, never planned into an assignment
+    (``Report.objects.readable``; issue 25)."""
     for i in inputs:
         if any(s.paragraphs or s.table is not None for s in i.parsed.sections):
-            kept.append(i)
             continue
         question = " ".join(i.question_text.split())
         question = question if len(question) <= 80 else question[:79] + "…"
         rep.warn(file, i.record, "report",
-                 f"the report of question {question!r} is empty (no text): set aside, not "
-                 "imported (an empty report is never assigned)")  # fmt: skip
-    return kept
+                 f"the report of question {question!r} is empty (no text): set aside, "
+                 "never assigned")  # fmt: skip
 
 
 def _display_name(source) -> str:
