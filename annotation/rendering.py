@@ -219,6 +219,21 @@ def substitute_in_text(html: str, open_: str, close: str, inside_text, inside_ta
     return "".join(out)
 
 
+_TABLE_OPEN = re.compile(r"<table\b")
+
+
+def scrollable_tables(html: str) -> str:
+    """Every table in a box that scrolls sideways (keyboard too: focusable, named): a
+    7-column table in a 282 px report column is read by scrolling, never clipped (issue 25).
+    Applied to sanitized HTML; the wrapper is ours."""
+    if "<table" not in html:
+        return html
+    html = _TABLE_OPEN.sub(
+        '<div class="table-scroll" tabindex="0" role="region" aria-label="Table">\\g<0>', html
+    )
+    return html.replace("</table>", "</table></div>")
+
+
 def text_to_html(text: str) -> SafeString:
     """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML.
 
@@ -235,8 +250,8 @@ def _text_to_html(text: str) -> str:
         parts.append(f"{MATH_OPEN}{i}{MATH_CLOSE}")
         cursor = end
     parts.append(text[cursor:])
-    html = sanitize_html(
-        normalise_headings(_markdown().convert(restore_table_rows("".join(parts))))
+    html = scrollable_tables(
+        sanitize_html(normalise_headings(_markdown().convert(restore_table_rows("".join(parts)))))
     )
     if not formulas:
         return html
@@ -399,14 +414,27 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
     return html.replace(PH_OPEN, "").replace(PH_CLOSE, ""), tuple(keys)
 
 
-def table_html(table) -> SafeString | str:
+_TABLE_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def table_html(table, citations: dict[int, Citation] | None = None, prefix: str = "t"):
     """A section table as a list, as the guidelines recommend (cells escaped); a table
-    given as Markdown text (ScholarQA: ``{"title", "text"}``) as a sanitized table."""
+    given as Markdown text (ScholarQA: ``{"title", "text"}``) as a sanitized table whose
+    ``[n]`` markers of the report's sources are linked like a paragraph's (issue 25)."""
     if isinstance(table, dict) and isinstance(table.get("text"), str):
         title = str(table.get("title") or "")
         caption = format_html('<p class="table-title">{}</p>', title) if title else ""
+        by_key = {c.key: c for c in (citations or {}).values()}
+        cited = tuple(
+            (m.start(), m.end(), _citation_key(by_key[m.group(1)]))
+            for m in _TABLE_MARKER.finditer(table["text"])
+            if m.group(1) in by_key
+        )
+        html, _ = _render_paragraph(table["text"], cited, prefix)
         return format_html(
-            '{}<div class="report-table-md">{}</div>', caption, text_to_html(table["text"])
+            '{}<div class="report-table-md">{}</div>',
+            caption,
+            mark_safe(html),  # noqa: S308 - sanitized, markers built with format_html
         )
     if isinstance(table, dict):
         columns = [str(c) for c in table.get("columns") or table.get("header") or []]
@@ -475,7 +503,9 @@ def render_report(report: Report, index: int) -> RenderedReport:
                 RenderedParagraph(number=p.number, html=html, citation_keys=keys, pk=p.pk)
             )
         if section.table:
-            rendered.table_html = table_html(section.table)
+            rendered.table_html = table_html(
+                section.table, citations, f"r{letter}-t{section.position}"
+            )
         sections.append(rendered)
     return RenderedReport(
         label=report_label(index),

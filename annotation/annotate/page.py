@@ -131,15 +131,16 @@ def load_page(user, assignment_id: int, enabled_tasks) -> TaskPage:
 
 def ensure_report_order(assignment: Assignment) -> None:
     """Draw the report order once (randomized) and keep it: stable across reloads. An
-    assignment without a question (question authoring) has no reports: no query."""
+    assignment without a question (question authoring) has no reports: no query. A stored
+    order is kept as it is (a released annotation may point at a textless report); a drawn
+    one leaves out the empty reports."""
     if assignment.question_id is None:
         return
-    valid = set(
-        Report.objects.filter(question_id=assignment.question_id).values_list("pk", flat=True)
-    )
+    reports = Report.objects.filter(question_id=assignment.question_id)
+    valid = set(reports.values_list("pk", flat=True))
     order = [pk for pk in assignment.report_order or [] if pk in valid]
-    if not order and valid:
-        order = Assignment.shuffled(sorted(valid))
+    if not order and valid:  # drawn now: never an empty report (issue 25)
+        order = Assignment.shuffled(sorted(reports.readable().values_list("pk", flat=True)))
     if order != assignment.report_order:
         assignment.report_order = order
         assignment.save(update_fields=["report_order"])

@@ -30,7 +30,8 @@ A question created earlier with a stand-in text gets the query when one turns up
 text is never replaced. References in the markdown are read wherever the report puts them:
 under a "References" heading (also numbered, "## 5 References"), under a bold or plain
 "References:" line, as markdown footnotes (``[^1]`` / ``[^1]: …``), or as a trailing list of
-``[n] …`` lines with no heading at all.
+``[n] …`` lines with no heading at all: the one markdown reader of every format reads them
+(:mod:`annotation.importers.markdown`).
 """
 
 from __future__ import annotations
@@ -70,13 +71,6 @@ _ID_FIELDS = ("paper_id", "id", "arxiv_id")
 _META_FILES = ("query.json", "meta.json", "metadata.json")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _QUERY_LINE = re.compile(r"\A\s*(?:\*\*)?query(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+?)\s*\n", re.I)
-_REF_WORDS = r"(?:references?|sources?|bibliography|works cited|citations)"
-_REF_LABEL = re.compile(rf"^\s*(?:\*\*|__)?{_REF_WORDS}(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$", re.I)
-_NUMBERED_REF_HEADING = re.compile(
-    rf"^(#{{1,6}})\s+(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+({_REF_WORDS}.*)$", re.I
-)
-_REF_ENTRY = re.compile(r"^\s*(?:[-*]\s*)?\[\^?(\d+)\][.:)]?\s+\S")
-_FOOTNOTE = re.compile(r"\[\^(\d+)\]")
 
 
 def split_query(text: str) -> tuple[str, str]:
@@ -92,35 +86,6 @@ def split_query(text: str) -> tuple[str, str]:
     if m:
         return m.group(1).strip(), text[m.end() :]
     return "", text
-
-
-def with_reference_heading(text: str) -> str:
-    """The report with its reference list under a "## References" heading, wherever the
-    report put it: a numbered heading, a bold or plain "References:" line, footnotes, or a
-    trailing run of ``[n] …`` lines after the last paragraph."""
-    lines = _FOOTNOTE.sub(lambda m: f"[{m.group(1)}]", text.replace("\r\n", "\n")).split("\n")
-    out, has_heading = [], False
-    for line in lines:
-        numbered = _NUMBERED_REF_HEADING.match(line)
-        if numbered:
-            line = f"{numbered.group(1)} {numbered.group(2)}"
-        if _REF_LABEL.match(line):
-            line = "## References"
-        has_heading = has_heading or bool(re.match(rf"^#{{1,6}}\s+{_REF_WORDS}\b", line, re.I))
-        out.append(line)
-    if has_heading:
-        return "\n".join(out)
-    end = len(out)
-    while end and not out[end - 1].strip():
-        end -= 1
-    start = end
-    while start and (_REF_ENTRY.match(out[start - 1]) or not out[start - 1].strip()):
-        start -= 1
-    while start < end and not out[start].strip():
-        start += 1
-    if start < end and sum(1 for line in out[start:end] if _REF_ENTRY.match(line)) >= 1:
-        out[start:start] = ["", "## References"]
-    return "\n".join(out)
 
 
 def _folder_queries(folder: Path) -> dict[str, str]:
@@ -316,7 +281,7 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
             problems.add(n, paper.name, f"paper {key!r} again (first in folder {seen[key]!r})")
             continue
         seen[key] = paper.name
-        parsed = _with_references(output, parse_markdown(with_reference_heading(body)))
+        parsed = _with_references(output, parse_markdown(body))
         extra = {"deepscholar": {"folder": paper.name, "layout": output.layout,
                                  "files": output.files}}  # fmt: skip
         out.append(ReportInput(n, key, text, parsed, original_extra=extra))

@@ -1,7 +1,8 @@
 """ResearcherBench (004): questions, weighted rubrics, and system responses.
 
 Questions: ``questions.json``, a list of ``{id, question, category, Subject}`` (``category``
-kept as the question's field, ``Subject`` as its subdomain); the rubric comes from a second file ``rubric.json``,
+kept as the question's field, ``Subject`` as its subdomain; another key is named in a
+warning); the rubric comes from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import released
+from .base import ImportReport
 from .common import (
     Problems,
     Source,
@@ -36,7 +38,24 @@ FORMAT = "researcherbench"
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
-def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInput]:
+#: What a ResearcherBench question record, rubric record and rubric item carry; any other
+#: key is named in a warning, never dropped silently (issue 25).
+QUESTION_KEYS = ("id", "question", "category", "Subject")
+RUBRIC_KEYS = ("id", "question", "rubric")
+RUBRIC_ITEM_KEYS = ("point", "weight")
+
+
+def _warn_unknown(rep, file: str, n: int, where: str, record, known) -> None:
+    if rep is None or not isinstance(record, dict):
+        return
+    for key in record:
+        if key not in known:
+            rep.warn(file, n, f"{where}{key}", "not a ResearcherBench key: not imported")
+
+
+def parse_questions(
+    src: Source, rubric_src: Source | None, rep: ImportReport | None = None
+) -> list[QuestionInput]:
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = []
@@ -45,6 +64,7 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
         text = require(problems, n, r, "question", str)
         if not isinstance(r, dict) or qid is None or text is None:
             continue
+        _warn_unknown(rep, src.name, n, "", r, QUESTION_KEYS)
         fields = {
             "text": text,
             "field": optional_str(problems, n, r, "category"),
@@ -65,11 +85,13 @@ def parse_questions(src: Source, rubric_src: Source | None) -> list[QuestionInpu
                 rproblems.add(n, "id", f"no question with id {qid!r} in {src.name}")
                 continue
             parsed = []
+            _warn_unknown(rep, rubric_src.name, n, "", r, RUBRIC_KEYS)
             for i, item in enumerate(items):
                 where = f"rubric[{i}]"
                 point = require(rproblems, n, item, "point", str, label=f"{where}.point")
                 if not isinstance(item, dict):
                     continue
+                _warn_unknown(rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS)
                 weight = item.get("weight", 1)
                 if not is_number(weight) or weight <= 0:
                     rproblems.add(
@@ -195,7 +217,10 @@ register(
         "researcherbench",
         "ResearcherBench questions.json (with its rubric.json as --rubric)",
         load=question_loader(
-            lambda src, rubric=None: parse_questions(src, read_source(rubric) if rubric else None)
+            lambda src, rep, rubric=None: parse_questions(
+                src, read_source(rubric) if rubric else None, rep
+            ),
+            with_report=True,
         ),
         options=(Option("rubric", "ResearcherBench rubric.json", type="file"),),
         dump=dump_questions,

@@ -41,6 +41,7 @@ import re
 from pathlib import Path
 
 from annotation.links import is_web_url
+from annotation.normalise import PIPE_MARKER
 
 from . import released
 from .base import ImportReport
@@ -52,6 +53,7 @@ from .common import (
     require,
     type_name,
 )
+from .markdown import link_anchors, outside_math
 from .registry import Example, Format, Option, register
 from .structure import (
     ParsedCitation,
@@ -221,11 +223,15 @@ def _parse_sections(
     for i, (title, text, table) in enumerate(raw_sections):
         paras = []
         for p in split_paragraphs(text):
-            anchors = find_anchors(p, linkable)
+            anchors = outside_math(p, find_anchors(p, linkable))
             if unlisted:
                 anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
+            if "](" in p:  # a link citing no listed id is still a citation (issue 25),
+                # unless it is part of a marker: "[id | [Gemini Team](url) | 2024 | …]"
+                markers = [(m.start(), m.end(), "") for m in PIPE_MARKER.finditer(p)]
+                anchors = sorted(anchors + link_anchors(p, citations, anchors + markers))
             paras.append(ParsedParagraph(p, anchors))
-        markers = sorted({int(m.group(1)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
+        markers = sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
         if markers:
             rep.warn(
                 file,
@@ -335,7 +341,7 @@ def _parse_citation(
     return ParsedCitation(key=key, title=title, snippets=list(snippets), url=url, metadata=metadata)
 
 
-_NUMBER_MARKER = re.compile(r"\[(\d+)\]")
+_NUMBER_MARKER = re.compile(r"(\^?)\[(\d+)\]")
 
 
 def _unlisted_numbers(raw_sections, citations) -> set[int]:
@@ -343,21 +349,26 @@ def _unlisted_numbers(raw_sections, citations) -> set[int]:
 
     Larger numbers in brackets are not citations (a year such as "Ramsey [1930]").
     """
-    numbers = [int(k.strip("[]")) for k in citations if k.strip("[]").isdecimal()]
+    numbers = [int(k.strip("[]^")) for k in citations if k.strip("[]^").isdecimal()]
     if not numbers or len(numbers) != len(citations):
         return set()
     known, top = set(numbers), max(numbers)
-    found = {int(m.group(1)) for _, text, _ in raw_sections for m in _NUMBER_MARKER.finditer(text)}
-    return {k for k in found if 1 <= k <= top and k not in known}
+    found = {
+        int(m.group(2))
+        for _, text, _ in raw_sections
+        for m in _NUMBER_MARKER.finditer(text)
+        if m.group(1) or 1 <= int(m.group(2)) <= top  # "^[16]" is a marker, "[1930]" a year
+    }
+    return found - known
 
 
 def _unlisted_anchors(text: str, unlisted: set[int]) -> list[tuple[int, int, str]]:
     """Anchors keyed by the marker itself ("[3]"), a key no citation has: normalisation
     renders them as plain numbered markers (annotation.normalise)."""
     return [
-        (m.start(), m.end(), m.group())
+        (m.start(), m.end(), f"[{m.group(2)}]")
         for m in _NUMBER_MARKER.finditer(text)
-        if int(m.group(1)) in unlisted
+        if int(m.group(2)) in unlisted
     ]
 
 

@@ -95,21 +95,26 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def marker_forms(key: str) -> list[str]:
-    """How a citation id appears in text: verbatim, and ``[n]`` for a bare number."""
-    forms = [key]
+    """How a citation id appears in text: verbatim, and ``[n]`` for a bare number (also
+    after a caret, ``^[n]``: ScholarQA-CS2 claude; :func:`find_anchors` takes the caret
+    with it); a ``^n`` id also as ``^[n]``."""
     if key.isdecimal():
-        forms = [f"[{key}]"]
-    return forms
+        return [f"[{key}]"]
+    if key.startswith("^") and key[1:].isdecimal():
+        return [key, f"^[{key[1:]}]"]
+    return [key]
 
 
 def find_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
-    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins."""
+    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins.
+    A ``[n]`` right after a caret (``^[n]``) is anchored with its caret."""
     found = []
     for key in keys:
         for form in marker_forms(key):
             start = text.find(form)
             while start != -1:
-                found.append((start, start + len(form), key))
+                caret = form[0] == "[" and start and text[start - 1] == "^"
+                found.append((start - 1 if caret else start, start + len(form), key))
                 start = text.find(form, start + len(form))
     found.sort(key=lambda a: (a[0], -(a[1] - a[0])))
     kept, end = [], -1
@@ -122,96 +127,18 @@ def find_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
 
 # --- Markdown (ResearchQA, ResearcherBench, DeepScholar) ------------------------------------
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_REFERENCES_TITLE = re.compile(
-    r"^(references?|sources?|bibliography|works cited|citations)\b", re.I
-)
-_REF_LINE = re.compile(r"^\s*(?:[-*]\s*)?\[?(\d+)\]?[.:)]?\s+(.+?)\s*$")
-_URL = re.compile(r"https?://[^\s)\]>]+")
-_NUMERIC = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^)\s]+)\)")
-_AUTHOR_YEAR = re.compile(
-    r"\((?:[A-Z][A-Za-z'\-]+(?: et al\.| and [A-Z][A-Za-z'\-]+| & [A-Z][A-Za-z'\-]+)?,? \d{4}[a-z]?)"
-    r"(?:; [A-Z][A-Za-z'\-]+(?: et al\.| and [A-Z][A-Za-z'\-]+| & [A-Z][A-Za-z'\-]+)?,? \d{4}[a-z]?)*\)"
-)
-
 
 def parse_markdown(text: str) -> ParsedReport:
-    """A markdown answer as sections (by heading) and paragraphs (by blank line).
+    """A markdown answer as sections (by heading) and paragraphs (by blank line), its
+    inline markers linked to the sources its reference list or definitions give.
 
-    Citations are kept as they appear: ``[n]`` / ``[n, m]`` markers become citations keyed
-    ``n`` (titled from a trailing "References" list when there is one, else bare), markdown
-    links become title-only citations keyed by their URL, and author-year markers such as
-    ``(Smith et al., 2020)`` become bare citations keyed verbatim.
+    The one markdown reader of every format (:func:`annotation.importers.markdown.read_markdown`,
+    whose module doc lists the reference styles and markers read): a format calls this
+    with the report's markdown as released, with no preparation of its own.
     """
-    blocks: list[tuple[str, list[str]]] = [("", [])]
-    for line in text.replace("\r\n", "\n").split("\n"):
-        m = _HEADING.match(line)
-        if m:
-            blocks.append((m.group(2).strip(), []))
-        else:
-            blocks[-1][1].append(line)
-    citations: dict[str, ParsedCitation] = {}
-    body: list[tuple[str, str]] = []
-    for title, lines in blocks:
-        content = "\n".join(lines)
-        if _REFERENCES_TITLE.match(title) and _read_reference_list(content, citations):
-            continue
-        if title or content.strip():
-            body.append((title, content))
-    sections = []
-    for title, content in body:
-        paragraphs = []
-        for ptext in split_paragraphs(content):
-            anchors = []
-            for m in _LINK.finditer(ptext):
-                url = m.group(2)
-                citations.setdefault(url, ParsedCitation(key=url, title=m.group(1), url=url))
-                anchors.append((m.start(), m.end(), url))
-            for m in _NUMERIC.finditer(ptext):
-                numbers = re.findall(r"\d+", m.group(1))
-                if len(numbers) == 1:
-                    spans = [(m.start(), m.end(), numbers[0])]
-                else:
-                    spans = [
-                        (m.start(1) + n.start(), m.start(1) + n.end(), n.group())
-                        for n in re.finditer(r"\d+", m.group(1))
-                    ]
-                for start, end, key in spans:
-                    citations.setdefault(key, ParsedCitation(key=key))
-                    anchors.append((start, end, key))
-            for m in _AUTHOR_YEAR.finditer(ptext):
-                key = m.group()
-                citations.setdefault(key, ParsedCitation(key=key))
-                anchors.append((m.start(), m.end(), key))
-            anchors = _drop_overlaps(anchors)
-            paragraphs.append(ParsedParagraph(ptext, anchors))
-        sections.append(ParsedSection(title=title, paragraphs=paragraphs))
-    return ParsedReport(sections=sections, citations=citations)
+    from .markdown import read_markdown
 
-
-def _read_reference_list(content: str, citations: dict[str, ParsedCitation]) -> bool:
-    entries = [m for m in map(_REF_LINE.match, content.split("\n")) if m]
-    if not entries:
-        return False
-    for m in entries:
-        rest = m.group(2)
-        url_m = _URL.search(rest)
-        url = url_m.group().rstrip(".,;") if url_m else ""
-        title = _URL.sub("", rest).strip(" .,;-<>()[]")
-        title = _LINK.sub(lambda lm: lm.group(1), title)
-        citations[m.group(1)] = ParsedCitation(key=m.group(1), title=title, url=url)
-    return True
-
-
-def _drop_overlaps(anchors):
-    anchors.sort(key=lambda a: (a[0], -(a[1] - a[0])))
-    kept, end = [], -1
-    for a in anchors:
-        if a[0] >= end:
-            kept.append(a)
-            end = a[1]
-    return kept
+    return read_markdown(text)
 
 
 # --- Writing --------------------------------------------------------------------------------
@@ -605,9 +532,25 @@ def report_loader(parse, *, source_format: str, directory: bool = False):
             fail(_display_name(source), "a system name is required")
         inputs = parse(src, rep)
         rep.records = rep.records or len(inputs)
+        warn_empty(inputs, rep, _display_name(source))
         write_reports(study, system, inputs, source_format, rep, file=_display_name(source))
 
     return load
+
+
+def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
+    """A warning naming the record and question of each report with nothing to read (15 of
+    ScholarQA-CS2's gemini dev reports have ``"sections": []``): it is stored as released
+    (an export gives the file back) but set aside, never planned into an assignment
+    (``Report.objects.readable``; issue 25)."""
+    for i in inputs:
+        if any(s.paragraphs or s.table is not None for s in i.parsed.sections):
+            continue
+        question = " ".join(i.question_text.split())
+        question = question if len(question) <= 80 else question[:79] + "…"
+        rep.warn(file, i.record, "report",
+                 f"the report of question {question!r} is empty (no text): set aside, "
+                 "never assigned")  # fmt: skip
 
 
 def _display_name(source) -> str:

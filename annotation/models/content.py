@@ -226,6 +226,19 @@ class System(models.Model):
         return self.name
 
 
+class ReportQuerySet(models.QuerySet):
+    def readable(self):
+        """The reports with something to read: a paragraph or a table. An empty report (a
+        released file's ``"sections": []``, the pairwise import's textless placeholder) is
+        never planned into an assignment (issue 25)."""
+        return self.filter(
+            models.Exists(Paragraph.objects.filter(report=models.OuterRef("pk")))
+            | models.Exists(
+                Section.objects.filter(report=models.OuterRef("pk"), table__isnull=False)
+            )
+        )
+
+
 class Report(models.Model):
     """A system's answer to a question, structured for uniform rendering."""
 
@@ -236,6 +249,8 @@ class Report(models.Model):
     #: The report as the system wrote it, before normalisation (annotation.normalise):
     #: researchers only; annotators read the normalised sections.
     original = models.JSONField(default=dict, blank=True)
+
+    objects = ReportQuerySet.as_manager()
 
     class Meta:
         constraints = [

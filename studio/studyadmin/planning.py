@@ -144,7 +144,7 @@ def _inputs(study: Study, spec: PlanSpec):
     )
     available: dict[int, dict[str, int]] = defaultdict(dict)
     if spec.task in REPORT_TASKS:
-        reports = Report.objects.filter(question__in=questions)
+        reports = Report.objects.filter(question__in=questions).readable()  # never an empty one
         if spec.systems:
             reports = reports.filter(system_id__in=spec.systems)
         for rid, qid, system in reports.values_list("pk", "question_id", "system__name"):

@@ -6,9 +6,9 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, Question, Report, System
+from annotation.models import Assignment, Question, System
 from studio.studyadmin import StudyAdminError, authoring, planning, progress
-from tests.builders.content import make_authoring, make_question, make_study
+from tests.builders.content import make_authoring, make_question, make_report, make_study
 
 pytestmark = pytest.mark.django_db
 
@@ -151,7 +151,7 @@ def test_review_then_authored_strategy_gives_the_question_back(setup, admin_user
     other = System.objects.create(study=a.study, name="SysB")
     for q in (q1, q2):
         for s in (system, other):
-            Report.objects.create(question=q, system=s)
+            make_report(q, s, paragraphs=1)  # with text: an empty report is never planned
     spec = planning.PlanSpec(task="medal_ranking", strategy="authored")
     assert planning.preview(a.study, spec).plan.assignments == ()
 

@@ -72,7 +72,8 @@ def _records(path):
 def import_release(scholarqa_dir, study: str) -> dict[str, int]:
     """Every released report file, one system per file, imported whole: the importer reads
     the oddities of a few files (empty citation ids, markers citing nothing, a question
-    twice) by its documented rules and reports each as a warning, refusing nothing.
+    twice, an empty report) by its documented rules and reports each as a warning, refusing
+    nothing.
 
     Each file's records are all read, and every record's report is stored, except a
     record that repeats a question (one report per question and system; the importer names
@@ -85,11 +86,16 @@ def import_release(scholarqa_dir, study: str) -> dict[str, int]:
             rep = run("reports", path, study=study, format="scholarqa", system=system)
             assert rep.records == len(records), path.name
             repeats = [w.record for w in rep.warnings if w.field == "question"]
-            keys = {question_key(r["question"]) for r in records}
+            # an empty report ("sections": []) is set aside, named in a warning (issue 25)
+            empty = [w.record for w in rep.warnings if w.field == "report"]
+            assert empty == [n for n, r in enumerate(records, 1) if not r["response"]["sections"]]
+            keys = {question_key(r["question"]) for r in records if r["response"]["sections"]}
             stored = Report.objects.filter(
                 question__study__name=study, system__name=system, question__external_id__in=keys
             )
-            assert stored.count() == len(records) - len(repeats) == len(keys), path.name
+            assert stored.count() == len(records) - len(repeats) - len(empty) == len(keys), (
+                path.name
+            )
             set_aside = [a["record"] for r in stored for a in r.original.get("set_aside", [])]
             different = [w.record for w in rep.warnings if "different report" in w.message]
             assert sorted(set_aside) == sorted(different), path.name

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from annotation.importers import run
-from annotation.importers.deepscholar import split_query, with_reference_heading
+from annotation.importers.deepscholar import split_query
+from annotation.importers.structure import parse_markdown
 from annotation.models import Citation, Exemplar, ExemplarReference, Nugget, Question, Report
 from judges.models import JudgeDeepScholarLabel
 
@@ -79,11 +80,14 @@ def test_references_are_read_wherever_the_report_puts_them():
 
 
 def test_reference_heading_helpers():
-    assert (
-        with_reference_heading("Text [1].\n\n[1] A paper. https://x.org/a\n").count("## References")
-        == 1
+    listed = parse_markdown("Text [1].\n\n[1] A paper. https://x.org/a\n")
+    assert [[p.text for p in s.paragraphs] for s in listed.sections] == [["Text [1]."]]
+    assert (listed.citations["1"].title, listed.citations["1"].url) == (
+        "A paper",
+        "https://x.org/a",
     )
-    assert "## References" not in with_reference_heading("Text [1] only.\n")
+    alone = parse_markdown("Text [1] only.\n")
+    assert [p.text for p in alone.sections[0].paragraphs] == ["Text [1] only."]
     assert split_query("Query: What?\nBody") == ("What?", "Body")
     assert split_query("No query here") == ("", "No query here")
 

@@ -1,4 +1,4 @@
-"""A study to plan: many questions over several expertise fields, bare reports, and
+"""A study to plan: many questions over several expertise fields, one-paragraph reports, and
 annotators whose expertise cycles through the same fields."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 
 from annotation import roles
-from annotation.models import Annotator, Question, Report, Study, System
+from annotation.models import Annotator, Paragraph, Question, Report, Section, Study, System
 
 FIELDS = [f"Field {i}" for i in range(8)]
 
@@ -20,7 +20,12 @@ def make_study(name="Plan study", *, questions=24, systems=6, fields=FIELDS, tas
         )
         for i in range(questions)
     )
-    Report.objects.bulk_create(Report(question=q, system=s) for q in qs for s in sys_rows)
+    reports = Report.objects.bulk_create(Report(question=q, system=s) for q in qs for s in sys_rows)
+    sections = Section.objects.bulk_create(Section(report=r, position=1) for r in reports)
+    Paragraph.objects.bulk_create(  # one paragraph each: an empty report is never planned
+        Paragraph(report=r, section=s, number=1, text="A claim.")
+        for r, s in zip(reports, sections, strict=True)
+    )
     return study
 
 

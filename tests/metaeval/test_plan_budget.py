@@ -13,7 +13,16 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from annotation import roles
-from annotation.models import Annotator, Assignment, MedalRanking, Question, Report, System
+from annotation.models import (
+    Annotator,
+    Assignment,
+    MedalRanking,
+    Paragraph,
+    Question,
+    Report,
+    Section,
+    System,
+)
 from judges.models import Judge, JudgeScore
 from metaeval.loaders.planner import load_pilot
 from studio.studyadmin.planning import PlanSpec, commit, preview
@@ -37,8 +46,10 @@ def pilot_study(n_questions=12, new_questions=6, name="pilot"):
     systems = list(System.objects.filter(study=study))
     for k in range(new_questions):
         q = Question.objects.create(study=study, external_id=f"new{k}", text=f"New {k}?")
-        for s in systems:
-            Report.objects.create(question=q, system=s)
+        for s in systems:  # a report with text: an empty one is never planned (issue 25)
+            report = Report.objects.create(question=q, system=s)
+            section = Section.objects.create(report=report, position=1)
+            Paragraph.objects.create(report=report, section=section, number=1, text="A claim.")
     return study
 
 

@@ -1,0 +1,333 @@
+"""The one markdown report reader: body, inline citation markers and reference list, for
+every markdown report format (ResearcherBench, ResearchQA, DeepScholar; issue 25).
+
+Public entry point: :func:`read_markdown` (``structure.parse_markdown`` calls it), text in,
+:class:`~annotation.importers.structure.ParsedReport` out; pure, no database.
+
+Reference styles are *families*, not systems, read wherever a report puts them:
+
+* definitions: footnotes ``[^n]: url-or-title`` and link definitions ``[n]: url`` (anywhere);
+* a reference list: lines ``[n] Title url``, ``\\[n] Title [url](url)``, ``[n. Title](url)``,
+  ``[n\\. Title](url)``, ``- [n] …``, ``n. …`` or ``- [Title](url)`` under a references
+  heading (``## References``, ``## 5 References``, ``### Sources``) or a references line
+  (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines with no heading.
+
+Only a reference entry leaves the body: a paragraph under a references heading that is not an
+entry stays where it is, with its heading (losing body text is the worst misreading), and a
+heading such as "Source-Aware Training" is body (the heading must be the word alone).
+
+Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]``,
+``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
+``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
+``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
+may contain spaces) and ``(Author et al., 2020)``. Nothing is matched inside math
+(``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) or code spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .structure import ParsedCitation, ParsedParagraph, ParsedReport, ParsedSection
+
+_REF_WORDS = (
+    r"(?:(?:key|cited|selected|further)\s+)?"
+    r"(?:references?(?:\s+list)?|sources?(?:\s+cited)?|bibliography|works\s+cited|citations?"
+    r"|footnotes|参考文献|参考资料|参考来源|引用(?:文献|来源)?|来源)"
+    r"(?:\s+(?:and|&)\s+(?:references|sources|notes|further\s+reading|citations))?"
+)
+_NUMBERING = r"(?:(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.)\s+)?"
+#: A heading whose title is a references title and nothing else ("Source-Aware …" is not),
+#: emphasis aside (``#### **Works cited**``).
+REFERENCES_TITLE = re.compile(
+    rf"^\s*(?:\*\*|__|\*|_)?\s*{_NUMBERING}{_REF_WORDS}\s*[:：]?\s*(?:\*\*|__|\*|_)?\s*[:：]?\s*$",
+    re.I,
+)
+#: A line that only says "References": ``**References**``, ``Sources:``, ``__Sources:__``.
+_REF_LABEL = REFERENCES_TITLE
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_URL = re.compile(r"https?://[^\s<>\]\[\"']+")
+_LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
+_LINK_URL = r"https?://(?:[^()]|\([^()]*\))*?"  # a line break too: dev/you
+LINK_URL = _LINK_URL  # what a link's url may be, for the normaliser's link peeling
+#: ``[words](url)``: one line of words (after a line break at most), which may open with
+#: an unmatched escaped bracket (OpenAI's ``[[2502.03387\] LIMO](url)``); the url may hold
+#: spaces and balanced parentheses (``#:~:text=a b (c)``).
+_LINK_PATTERN = rf"\[\n?(?P<words>\[?{_LINK_TEXT})\]\(\s*<?(?P<url>{_LINK_URL})>?\s*\)"
+_LINK = re.compile(_LINK_PATTERN)
+LINK = _LINK  # a markdown link, groups "words" and "url" (the normaliser's too)
+
+# --- Reference entries ------------------------------------------------------------------------
+
+#: ``[^n]: …`` / ``[n]: …`` definitions (anywhere in the text).
+_DEFINITION = re.compile(r"^\s{0,3}\\?\[\^?(\d+)\^?\\?\]:\s*(.*?)\s*$")
+#: ``[n] …``, ``\[n] …``, ``\[n\] …``, ``- [n]. …``: a numbered entry.
+_BRACKET_ENTRY = re.compile(r"^\s*(?:[-*+]\s+)?\\?\[\^?(\d+)\\?\][.:)]?\s+(\S.*?)\s*$")
+#: ``[n. Title](url)`` / ``[n\. Title](url)`` / ``- [n] Title](url)``: a list of links.
+_LINK_ENTRY = re.compile(rf"^\s*(?:[-*+]\s+)?\[\\?\[?(\d+)\\?[.\]):]\s*({_LINK_TEXT})\]\(\s*<?({_LINK_URL})>?\s*\)\s*(.*?)\s*$")  # fmt: skip
+#: ``[n. Title …`` / ``\\[n. Title \\](url)``: a numbered entry opening a bracket it may
+#: not close (Mita).
+_DOT_ENTRY = re.compile(r"^\s*(?:[-*+]\s+)?\\?\[(\d+)\\?\.\s+(\S.*?)\s*$")
+_CLOSE_THEN_URL = re.compile(rf"\\?\]\(\s*<?({_LINK_URL})>?\s*\)")
+#: ``1. …`` / ``- …`` items: entries only under a references heading or line.
+_LIST_ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|[-*+])\s+(\S.*?)\s*$")
+#: A line of decoration only (Perplexity's ``<div style=…>⁂</div>``).
+_DECORATION = re.compile(r"^\s*(?:<[^>\n]+>\s*)+[⁂*~\-_\s]*(?:</[^>\n]+>\s*)*$")
+
+
+def _entry(line: str, in_references: bool) -> tuple[str, str] | None:
+    """(number or "", rest) when the line is a reference entry of a list."""
+    m = _LINK_ENTRY.match(line)
+    if m:
+        after = f" {m.group(4)}" if m.group(4) else ""
+        return m.group(1), f"[{m.group(2)}]({m.group(3)}){after}"
+    m = _BRACKET_ENTRY.match(line)
+    if m:
+        return m.group(1), m.group(2)
+    m = _DOT_ENTRY.match(line)
+    if m and "](" in m.group(2):
+        return m.group(1), _CLOSE_THEN_URL.sub(r" \1 ", m.group(2), count=1)
+    if in_references:
+        m = _LIST_ENTRY.match(line)
+        if m and (m.group(1) or _URL.search(m.group(2))):
+            return m.group(1) or "", m.group(2)
+    return None
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|~<>])", r"\1", text)
+
+
+def reference_of(key: str, rest: str) -> ParsedCitation:
+    """One entry's source: its url (the first link's, else the first bare url) and title
+    (the words, links as their words; a link whose words are its url gives no words)."""
+    link = _LINK.search(rest)
+    url = link.group("url") if link else ""
+    if not url:
+        bare = _URL.search(rest)
+        url = bare.group().rstrip(".,;)") if bare else ""
+
+    def words(m: re.Match) -> str:
+        inner = m.group("words").strip()
+        return "" if _URL.fullmatch(inner) else inner
+
+    title = _URL.sub("", _LINK.sub(words, rest))
+    title = re.sub(r"\[Online\]\.?\s*Available:?", "", title)
+    title = _unescape(title).strip(" \t.,;:-–<>()[]|")
+    url = _unescape(url.strip())
+    return ParsedCitation(key=key or _url_key(url), title=title, url=url)
+
+
+def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCitation]]:
+    """The body's lines (entries removed) and the sources the entries list, by key."""
+    sources: dict[str, ParsedCitation] = {}
+    keep = [True] * len(lines)
+
+    def take(i: int, key: str, rest: str) -> None:
+        keep[i] = False
+        j = i + 1  # continuation lines: a bare url or link under the entry, no blank between
+        while j < len(lines) and (
+            _URL.fullmatch(lines[j].strip()) or _LINK.fullmatch(lines[j].strip())
+        ):
+            rest, keep[j] = f"{rest} {lines[j].strip()}", False
+            j += 1
+        c = reference_of(key, rest)
+        if c.key and (c.key not in sources or not sources[c.key].url):
+            sources[c.key] = c
+
+    # definitions, anywhere
+    for i, line in enumerate(lines):
+        m = _DEFINITION.match(line)
+        if m:
+            take(i, m.group(1), m.group(2))
+        elif _DECORATION.match(line) and "<" in line:
+            keep[i] = False
+    # lists under a references heading or line: its scope ends at the next heading
+    scope, level = None, 0  # the line opening the scope; its heading's level (0: a line)
+    for i, line in enumerate(lines):
+        heading = _HEADING.match(line)
+        if heading:
+            depth = len(heading.group(1))
+            if REFERENCES_TITLE.match(heading.group(2)):
+                scope, level = i, depth
+            elif scope is None or not level or depth <= level:
+                scope = None  # a sub-heading of a references heading ("### Papers") stays in it
+            continue
+        if _REF_LABEL.match(line):
+            scope, level = i, 0
+            continue
+        entry = _entry(line, True) if scope is not None and keep[i] else None
+        if entry:
+            take(i, *entry)
+            keep[scope] = bool(_HEADING.match(lines[scope]))  # a label line goes with its list
+    # a trailing run of numbered entries with no heading
+    end = len(lines)
+    while end and (not lines[end - 1].strip() or not keep[end - 1]):
+        end -= 1
+    start, entries = end, []
+    while start:
+        line = lines[start - 1]
+        if not line.strip() or not keep[start - 1]:
+            start -= 1
+            continue
+        entry = _entry(line, False)
+        if not entry or not entry[0]:
+            break
+        entries.append((start - 1, entry))
+        start -= 1
+    for i, entry in entries:
+        take(i, *entry)
+    return [line for line, k in zip(lines, keep, strict=True) if k], sources
+
+
+# --- Inline markers -------------------------------------------------------------------------
+
+_NAME = r"[A-Z][A-Za-z'\-]+"
+#: ``(Smith et al., 2020)``, ``(Smith, 2020)``, ``(Doe and Roe, 2019; Li, 2021)``: a name and
+#: a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
+_ONE_AUTHOR_YEAR = rf"{_NAME}(?: et al\.,?| and {_NAME},?| & {_NAME},?|,) \d{{4}}[a-z]?"
+_AUTHOR_YEAR = rf"\({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*\)"
+#: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
+#: escaped marker ``\[12\]``, nor escaped brackets around a link, ``\[[Author' 2021](url)\]``).
+#: A ``$`` opens math only before a non-space, and closes it after one: "$5 and $10" is not
+#: math.
+_MATH = (
+    r"\$\$.+?\$\$|(?<![\\\w$])\$(?=\S)[^$\n]+?(?<=\S)\$(?![\w$])|\\\(.+?\\\)"
+    r"|\\\[(?![\d,;\s–-]+\\?\])(?:(?!\]\(https?:)[\s\S])+?\\\]"
+)
+MATH = re.compile(_MATH, re.S)
+#: One alternation, scanned once per paragraph; the first alternative matching at a
+#: position wins, so math and code are consumed (and skipped) before any marker inside.
+_INLINE = re.compile(
+    rf"(?P<skip>{_MATH}|`[^`\n]+`)"
+    rf"|(?P<link>{_LINK_PATTERN})"
+    r"|\[\^(?P<foot>\d+)\^?\]|【(?P<wide>\d+)(?:†[^】\n]*)?】"
+    r"|\^?\\?\[(?:citation:\s*)?(?P<nums>\d+(?:\s*[,;]\s*\d+)*)\\?\](?!\()"
+    rf"|(?P<ay>{_AUTHOR_YEAR})",
+    re.S,
+)
+_NUMERIC_LINK_TEXT = re.compile(r"\s*[\[(]?\s*\^?(\d+)\s*[\])]?\s*")
+_TEXT_FRAGMENT = re.compile(r"#:~:text=.*$", re.S)
+
+
+def _url_key(url: str) -> str:
+    """A linked source's key: its url, without the ``#:~:text=`` highlight (one source for
+    every passage of one page)."""
+    return _TEXT_FRAGMENT.sub("", url.strip())
+
+
+def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, int, str]]:
+    out = []
+    for m in _INLINE.finditer(text):
+        if m.group("skip") is not None:
+            continue
+        if m.group("link") is not None:
+            (start, end), words, url = m.span(), m.group("words"), m.group("url")
+            if words.startswith("[") and "\\]" not in words:  # "\[[words](url)\]"
+                start, words = start + 1, words[1:]
+            if text[start - 2 : start] == "\\[" and text[end : end + 2] == "\\]":
+                start, end = start - 2, end + 2  # the escaped brackets go with the marker
+            number = _NUMERIC_LINK_TEXT.fullmatch(_unescape(words))
+            if number:
+                key = number.group(1)
+                cited = sources.setdefault(key, ParsedCitation(key=key))
+                cited.url = cited.url or url
+            else:
+                key = _url_key(url)
+                sources.setdefault(key, ParsedCitation(key=key, title=_unescape(words), url=key))
+            out.append((start, end, key))
+        elif m.group("foot") is not None or m.group("wide") is not None:
+            key = m.group("foot") or m.group("wide")
+            sources.setdefault(key, ParsedCitation(key=key))
+            out.append((m.start(), m.end(), key))
+        elif m.group("nums") is not None:
+            numbers = list(re.finditer(r"\d+", m.group("nums")))
+            if len(numbers) == 1:
+                spans = [(m.start(), m.end(), numbers[0].group())]
+            else:
+                base = m.start("nums")
+                spans = [(base + n.start(), base + n.end(), n.group()) for n in numbers]
+            for start, end, key in spans:
+                sources.setdefault(key, ParsedCitation(key=key))
+                out.append((start, end, key))
+        elif m.group("ay") is not None:
+            key = m.group("ay")
+            sources.setdefault(key, ParsedCitation(key=key))
+            out.append((m.start(), m.end(), key))
+    return out
+
+
+#: What may stand before a bare ``^n`` marker: a word of four letters or more, closing
+#: punctuation or a space ("exponent^1", "2024)^2"); "t^2", "log^2", "10^3" are math.
+_CARET_MARKER_BEFORE = re.compile(r"(?:[^\W\d_]{4}|[.,;:\"'”’)*\]\s])$")
+
+
+def outside_math(text: str, anchors: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The anchors not inside math: not within ``$…$``, ``\\(…\\)``, ``\\[…\\]``, and a bare
+    ``^n`` only where a marker can stand (:data:`_CARET_MARKER_BEFORE`), so a source keyed
+    "^2" never turns "O(t^2 log^2 t)" into citations (ScholarQA-CS2 dev/claude)."""
+    spans = [m.span() for m in MATH.finditer(text)] if ("$" in text or "\\" in text) else []
+    out = []
+    for start, end, key in anchors:
+        if any(a <= start < b for a, b in spans):
+            continue
+        bare_caret = text.startswith("^", start) and text[start + 1 : start + 2].isdigit()
+        if bare_caret and not _CARET_MARKER_BEFORE.search(text[max(0, start - 4) : start]):
+            continue
+        out.append((start, end, key))
+    return out
+
+
+def link_anchors(
+    text: str, sources: dict[str, ParsedCitation], taken: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """The markdown links ``[words](url)`` of ``text`` that overlap none of the anchors
+    ``taken``, each a source keyed by its url (added to ``sources``): for formats whose
+    markers are listed ids (ScholarQA), a link the ids do not cover is still a citation,
+    never raw markdown in the text."""
+    out = []
+    for m in _INLINE.finditer(text):
+        if m.group("link") is None:
+            continue
+        start, end = m.span()
+        if any(a < end and start < b for a, b, _ in taken):
+            continue
+        key = _url_key(m.group("url"))
+        sources.setdefault(key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key))
+        out.append((start, end, key))
+    return out
+
+
+# --- The reader -----------------------------------------------------------------------------
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def read_markdown(text: str) -> ParsedReport:
+    """A markdown answer as sections (by heading), paragraphs (by blank line) and sources.
+
+    Numbered markers are keyed by their number (titled and with a url from the reference
+    list or definitions when there is one, else bare); a markdown link is a source keyed by
+    its url and titled by its words; an author-year marker is a bare source keyed verbatim.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    body, sources = _split_references(lines)
+    blocks: list[tuple[str, list[str]]] = [("", [])]
+    for line in body:
+        m = _HEADING.match(line)
+        if m:
+            blocks.append((m.group(2).strip(), []))
+        else:
+            blocks[-1][1].append(line)
+    sections = []
+    for title, content in blocks:
+        paragraphs = []
+        for ptext in _BLANK_LINE.split("\n".join(content)):
+            ptext = ptext.strip()
+            if ptext:
+                paragraphs.append(ParsedParagraph(ptext, _anchors(ptext, sources)))
+        if title and REFERENCES_TITLE.match(title) and not paragraphs:
+            continue  # a references heading whose list left the body
+        if title or paragraphs:
+            sections.append(ParsedSection(title=title, paragraphs=paragraphs))
+    return ParsedReport(sections=sections, citations=sources)

@@ -1,0 +1,65 @@
+"""An empty report is named in a warning at import and set aside: stored as released (an
+export gives the file back), never planned into an assignment (issue 25: 15 of ScholarQA-CS2's 100 gemini dev reports have
+``"sections": []``)."""
+
+import json
+
+import pytest
+
+from annotation.importers import run
+from annotation.models import Paragraph, Report, Study
+from studio.studyadmin.planning import PlanSpec, preview
+from tests.builders.planning import make_annotators, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_released_empty_gemini_reports_are_named_and_set_aside(scholarqa_dir):
+    path = scholarqa_dir / "reports" / "dev" / "gemini-2.5-pro-preview-03-25.json"
+    records = json.loads(path.read_text())
+    empty = [n for n, r in enumerate(records, start=1) if not r["response"]["sections"]]
+    assert len(records) == 100 and len(empty) == 15  # as released
+    rep = run("reports", path, study="CS2", format="scholarqa", system="gemini")
+    set_aside = [w for w in rep.warnings if "is empty" in w.message]
+    assert [w.record for w in set_aside] == empty
+    assert records[empty[0] - 1]["question"][:40] in set_aside[0].message
+    assert Report.objects.count() == 100  # stored as released (an export gives them back)
+    empty_ids = Report.objects.exclude(pk__in=Paragraph.objects.values("report"))
+    assert empty_ids.count() == 15 and not Report.objects.readable().filter(pk__in=empty_ids)
+
+
+def test_a_markdown_report_with_no_text_is_set_aside(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps([
+        {"id": "q1", "question": "Q1?", "response": "Some text [1].\n\n[1] A paper"},
+        {"id": "q2", "question": "Q2?", "response": "  \n\n## References\n\n[1] A paper\n"},
+    ]))  # fmt: skip
+    rep = run("reports", path, study="S", format="researcherbench", system="sys")
+    assert [(w.record, w.field) for w in rep.warnings] == [(2, "report")]
+    assert list(Report.objects.readable().values_list("question__external_id", flat=True)) == ["q1"]
+
+
+def test_an_empty_report_already_stored_is_never_planned():
+    study = make_study(questions=4, systems=3)
+    make_annotators(3)
+    placeholder = Report.objects.filter(question__study=study).order_by("pk").first()
+    Paragraph.objects.filter(report=placeholder).delete()  # as a pairwise-import placeholder
+    shown = preview(Study.objects.get(pk=study.pk), PlanSpec(task="medal_ranking", overlap=1))
+    planned = {r for it in shown.items for r in it.reports}
+    assert placeholder.pk not in planned
+    assert len(planned) == 4 * 3 - 1  # every other report is planned
+
+
+def test_a_drawn_report_order_leaves_the_empty_report_out():
+    from annotation.annotate.page import ensure_report_order
+    from annotation.models import Assignment
+
+    study = make_study(questions=1, systems=3)
+    annotator = make_annotators(1)[0]
+    empty = Report.objects.filter(question__study=study).order_by("pk").first()
+    Paragraph.objects.filter(report=empty).delete()
+    a = Assignment.objects.create(
+        study=study, annotator=annotator, question=empty.question, task="medal_ranking"
+    )
+    ensure_report_order(a)
+    assert len(a.report_order) == 2 and empty.pk not in a.report_order

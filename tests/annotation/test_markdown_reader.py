@@ -1,0 +1,184 @@
+"""The one markdown reader (annotation.importers.markdown, issue 25): each reference style
+and marker seen in the released reports, on small texts written in their style."""
+
+import pytest
+
+from annotation.importers.structure import parse_markdown
+from annotation.normalise import normalise_report
+
+
+def read(text: str):
+    """(paragraph texts as annotators read them, {key: (title, url)} of the sources)."""
+    normalised, _ = normalise_report(parse_markdown(text))
+    paragraphs = [p.text for s in normalised.sections for p in s.paragraphs]
+    return paragraphs, {k: (c.title, c.url) for k, c in normalised.citations.items()}
+
+
+def titles(text: str) -> list[str]:
+    return [s.title for s in normalise_report(parse_markdown(text))[0].sections]
+
+
+def test_a_heading_that_starts_with_a_reference_word_is_body():
+    text = (
+        "# Report\n\nIntro [^1].\n\n### Source-Aware Training Approaches\n\n"
+        "Models learn to cite [^2].\n\nA second paragraph.\n\n"
+        "[^1]: https://a.example/1\n\n[^2]: https://a.example/2\n"
+    )
+    paragraphs, sources = read(text)
+    assert "Models learn to cite [2]." in paragraphs and "A second paragraph." in paragraphs
+    assert "Source-Aware Training Approaches" in titles(text)
+    assert sources == {"1": ("", "https://a.example/1"), "2": ("", "https://a.example/2")}
+
+
+def test_prose_under_a_references_heading_stays_only_the_entries_leave():
+    text = (
+        "Body [^1].\n\n## References\n\nThe comparison draws on course material [^2].\n\n"
+        '<div style="text-align: center">⁂</div>\n\n'
+        "[^1]: https://a.example/1\n\n[^2]: https://a.example/2\n"
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Body [1].", "The comparison draws on course material [2]."]
+    assert set(sources) == {"1", "2"}
+
+
+def test_links_whose_url_holds_spaces_are_citations():
+    text = (
+        "LIMO aims at few examples ([[2502.03387\\] LIMO: Less is More]"
+        "(https://ar5iv.org/html/2502.03387v1#:~:text=We present a fundamental discovery,"
+        "unprecedented (Figure 2))). See also [a survey](https://x.example/s)."
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["LIMO aims at few examples [1]. See also a survey [2]."]
+    assert sources["1"] == (
+        "[2502.03387] LIMO: Less is More",
+        "https://ar5iv.org/html/2502.03387v1",
+    )
+
+
+def test_escaped_markers_and_link_lists_are_linked():
+    text = (
+        "Published in 2025 \\[68\\]\\[135\\].\n\n## References\n\n"
+        "[68\\. LIMO: Less is More](https://arxiv.org/abs/2502.03387)\n\n"
+        "\\[135. S1 paper \\](https://arxiv.org/abs/2501.19393#:~:text=a,b)\n"
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Published in 2025 [1][2]."]
+    assert sources["1"] == ("LIMO: Less is More", "https://arxiv.org/abs/2502.03387")
+    assert sources["2"][1] == "https://arxiv.org/abs/2501.19393"
+
+
+def test_parenthesised_number_links_and_a_bold_references_line():
+    text = (
+        "Class imbalance hurts GNNs [(33)](https://openreview.net/forum?id=x).\n\n"
+        "**References**\n\n"
+        "\\[33] LIMO paper[ https://openreview.net/forum?id=x](https://openreview.net/forum?id=x)\n"
+        "\n> (note: partly AI generated)\n"
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Class imbalance hurts GNNs [1].", "> (note: partly AI generated)"]
+    assert sources == {"1": ("LIMO paper", "https://openreview.net/forum?id=x")}
+
+
+def test_a_trailing_list_with_no_heading_leaves_the_body():
+    text = "Claim [1] and [2].\n\n[1] First paper. https://a.example/1\n[2] Second paper\n"
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Claim [1] and [2]."]
+    assert sources == {"1": ("First paper", "https://a.example/1"), "2": ("Second paper", "")}
+
+
+@pytest.mark.parametrize(
+    "math",
+    [
+        "$x^[1]$",
+        "$O(t^2 \\log^2 t)$ with $a_{[2]}$",
+        "\\(n^[1]\\)",
+        "\\[ f([1]) = 2 \\]",
+        "$$\\sum_i [2]_i$$",
+        "`code[1]`",
+    ],
+)
+def test_no_marker_is_read_inside_math_or_code(math):
+    paragraphs, sources = read(f"Bound {math} holds [3].\n\n[3] A paper https://a.example/3\n")
+    assert paragraphs == [f"Bound {math} holds [1]."]
+    assert list(sources) == ["1"]
+
+
+def test_author_year_needs_a_name_and_a_comma():
+    paragraphs, sources = read("In (December 2024) and (ACL 2023), as (Smith et al., 2020) says.")
+    assert paragraphs == ["In (December 2024) and (ACL 2023), as [1] says."]
+    assert list(sources) == ["1"]
+
+
+@pytest.mark.django_db
+def test_a_table_scrolls_and_its_cells_citations_are_linked():
+    """ScholarQA's section table ``{"title", "text"}`` and a markdown table in a paragraph:
+    both in a sideways-scrolling box, their ``[n]`` markers linked to the sources."""
+    import json
+
+    from annotation.importers import run
+    from annotation.models import Report
+    from annotation.rendering import render_reports
+
+    table = "| Paper | A | B |\n|---|---|---|\n| X (Smith et al., 2020) | 1 | 2 |"
+    record = {
+        "question": "Q?",
+        "response": {
+            "sections": [
+                {
+                    "title": "T",
+                    "text": "A claim (Smith et al., 2020).\n\n| a | b |\n|---|---|\n| c [2] | d |",
+                    "citations": [
+                        {"id": "(Smith et al., 2020)", "title": "Smith paper"},
+                        {"id": "2", "title": "Other paper"},
+                    ],
+                    "table": {"title": "Compared", "text": table},
+                }
+            ]
+        },
+    }
+    run("reports", json.dumps([record]).encode(), study="S", format="scholarqa", system="s")
+    html = render_reports([Report.objects.get().pk])[0].html
+    assert html.count('class="table-scroll"') == 2
+    in_table = html.split('class="report-table-md"')[1]
+    assert 'data-cite="1"' in in_table.split("</table>")[0]  # the cell's citation, linked
+    paragraph_table = html.split('class="para-body"')[-1]
+    assert 'data-cite="2"' in paragraph_table.split("</table>")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bold heading and a numbered "Works cited" list (deep-research style)
+        "Claim [1].\n\n#### **Works cited**\n\n1. A paper, accessed June 1, 2025, https://a.example/1\n",
+        # Kimi-style footnotes with a closing caret
+        "Claim [^1^].\n\n[^1^]: A paper https://a.example/1\n",
+        # full-width markers with a source tag, a Chinese references heading
+        "Claim 【1†source】.\n\n## 参考文献\n\n[1] A paper https://a.example/1\n",
+        # "[citation:n]" markers, a "References:" line
+        "Claim [citation:1].\n\nReferences:\n- [1] A paper https://a.example/1\n",
+    ],
+)
+def test_other_families_of_the_same_styles(text):
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Claim [1]."]
+    assert sources["1"][1] == "https://a.example/1" and "A paper" in sources["1"][0]
+
+
+def test_escaped_brackets_around_a_link_are_a_marker_not_math():
+    """deepscholar-base writes ``\\[[Author' date](url)\\]``: one citation titled by its words,
+    not display math ``\\[…\\]`` and not a title opening with "["."""
+    text = "Taxes are studied \\[[Stephan Zheng' 2021-08-05](http://arxiv.org/abs/2108.02755v1)\\]."
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Taxes are studied [1]."]
+    assert sources["1"] == ("Stephan Zheng' 2021-08-05", "http://arxiv.org/abs/2108.02755v1")
+    assert read("Display \\[ x^[1] \\] stays.")[0] == ["Display \\[ x^[1] \\] stays."]
+
+
+def test_a_references_heading_keeps_its_sub_headings_lists():
+    text = (
+        "Claim [1] and [2].\n\n## References\n\n### Papers\n\n[1] A paper https://a.example/1\n\n"
+        "### Web\n\n[2] A page https://a.example/2\n\n## Appendix\n\n- [Notes](https://a.example/n) on it\n"
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Claim [1] and [2].", "- Notes [3] on it"]  # the next section's list
+    assert [sources[k][1] for k in ("1", "2")] == ["https://a.example/1", "https://a.example/2"]
