@@ -84,12 +84,49 @@ class Study:
     def __repr__(self) -> str:
         return f"<Study {self.id}: {self.name}>"
 
-    def judgments(self, kind: str = "medal-rankings") -> Judgments:
-        """Every judgment of ``kind`` (one of :data:`JUDGMENT_KINDS`) in this study."""
+    def judgments(
+        self,
+        kind: str = "medal-rankings",
+        *,
+        describe: bool = True,
+        status: str | None = None,
+        system: str | int | None = None,
+        setting: str | None = None,
+        updated_since=None,
+    ) -> Judgments:
+        """Every judgment of ``kind`` (one of :data:`JUDGMENT_KINDS`) in this study.
+
+        ``describe`` (default) adds to each row its question's external id and text, the
+        annotator's pseudonym and the system name(s) of its report(s), in the same call.
+        Filters, applied by the server: ``status`` of the assignment (``submitted``…),
+        ``system`` (name or id), ``setting`` and ``updated_since`` (a datetime or ISO text:
+        only rows changed since then, for an incremental sync)."""
         kind = kind.replace("_", "-")
         if kind not in JUDGMENT_KINDS:
             raise ValueError(f"unknown judgment kind {kind!r}; use one of {', '.join(JUDGMENT_KINDS)}")  # fmt: skip
-        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", study=self.id))
+        params = {"study": self.id}
+        if describe:
+            params["describe"] = "true"
+        if status is not None:
+            params["status"] = status
+        if setting is not None:
+            params["setting"] = setting
+        if system is not None:
+            params["system"] = self.system_id(system)
+        if updated_since is not None:
+            params["updated_since"] = getattr(updated_since, "isoformat", lambda: updated_since)()
+        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", **params))
+
+    def systems(self) -> list[dict]:
+        return self.concord.paged("api/systems/", study=self.id)
+
+    def system_id(self, name_or_id: str | int) -> int:
+        if isinstance(name_or_id, int):
+            return name_or_id
+        for row in self.systems():
+            if row["name"] == name_or_id:
+                return row["id"]
+        raise ConcordError(f"no system {name_or_id!r} in study {self.name!r}")
 
     def report(self, **options) -> Report:
         """The agreement report (``GET /api/studies/{id}/agreement/``) with these options

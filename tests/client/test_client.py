@@ -89,3 +89,21 @@ def test_login_and_refusals_are_clear(server):
         Concord.login(url, "client_other", "wrong")
     with pytest.raises(ValueError, match="unknown judgment kind"):
         Concord(url, server[1]).study(STUDY).judgments("votes")
+
+
+def test_judgment_rows_describe_themselves_and_filter(server):
+    url, token = server
+    study = Concord(url, token, page_size=25).study(STUDY)
+    scores = study.judgments("metric-scores").to_pandas()
+    assert {"question_external_id", "question_text", "annotator_pseudonym", "system"} <= set(scores.columns)  # fmt: skip
+    assert scores["system"].notna().all() and scores["question_text"].str.len().gt(0).all()
+    system = scores["system"].iloc[0]
+    only = study.judgments("metric-scores", system=system).to_pandas()
+    assert len(only) == (scores["system"] == system).sum() < len(scores)
+    assert len(study.judgments("metric-scores", setting="deep_expert")) == 0
+    import datetime as dt
+
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=1)
+    assert len(study.judgments("metric-scores", updated_since=later)) == 0
+    with pytest.raises(ConcordError, match="no system"):
+        study.judgments("metric-scores", system="nobody")
