@@ -131,6 +131,7 @@ class Study:
     def report(self, **options) -> Report:
         """The agreement report (``GET /api/studies/{id}/agreement/``) with these options
         (judge, systems, settings, ties, calibration, bootstrap, compat, …)."""
+        options.setdefault("tables", True)  # every table of the page, with its intervals
         params = {k: (",".join(v) if isinstance(v, (list, tuple)) else v) for k, v in options.items()}  # fmt: skip
         params = {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in params.items()}
         return Report(self.concord.get(f"api/studies/{self.id}/agreement/", **params).json())
@@ -176,11 +177,20 @@ class Judgments(list):
 
 
 class Report(dict):
-    """The agreement report dict; ``tables`` holds its tables as DataFrames."""
+    """The agreement report dict; ``tables`` holds its tables as DataFrames: every table of
+    the report page (the server's ``tables``), with the interval columns (``ci_*_low``,
+    ``ci_*_high``) when the report was asked with ``bootstrap`` > 0."""
 
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
-        out = {}
+        if isinstance(self.get("tables"), dict):
+            out = {name: pd.DataFrame(t["rows"], columns=t["columns"])
+                   for name, t in self["tables"].items()}  # fmt: skip
+            for name in ("preference", "metric_wise"):  # indexed by metric, as before
+                if name in out and "metric" in out[name].columns:
+                    out[name] = out[name].set_index("metric")
+            return out
+        out = {}  # a report asked with tables=False: the main tables, from the dict
         for block in ("preference", "metric_wise"):
             if self.get(block):
                 frame = pd.DataFrame.from_dict(self[block], orient="index")

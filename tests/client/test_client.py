@@ -107,3 +107,22 @@ def test_judgment_rows_describe_themselves_and_filter(server):
     assert len(study.judgments("metric-scores", updated_since=later)) == 0
     with pytest.raises(ConcordError, match="no system"):
         study.judgments("metric-scores", system="nobody")
+
+
+def test_report_tables_are_every_table_of_the_page_with_intervals(server):
+    from metaeval import sections
+    from metaeval.reports import ReportOptions
+    from metaeval.views import cached_entry
+
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    report = study.report(bootstrap=50, seed=1)
+    entry = cached_entry(study.id, ReportOptions.from_dict({"bootstrap": 50, "seed": 1}))
+    page = sections.all_tables(entry)
+    assert set(report.tables) == set(page) and len(page) == 12  # the page's 12 (issue 28)
+    system = report.tables["system"]
+    assert {"ci_human_low", "ci_human_high", "ci_judge_low", "ci_judge_high"} <= set(system.columns)
+    assert system["ci_human_low"].notna().all()
+    assert (system["ci_human_low"] <= system["human_win_rate"]).all()
+    assert report.tables["preference"]["ci_agreement_low"].notna().any()
+    assert "ci_human_low" not in study.report().tables["system"].columns  # no bootstrap
