@@ -8,12 +8,15 @@ with its tables as DataFrames (``report.tables``); ``.to_datasets()`` gives a Hu
 
 from __future__ import annotations
 
+import datetime
+import time
+import warnings
 from urllib.parse import urljoin
 
 import pandas as pd
 import requests
 
-__all__ = ["Concord", "ConcordError", "Judgments", "Report", "Study", "JUDGMENT_KINDS"]
+__all__ = ["API_MAJOR", "Concord", "ConcordError", "Judgments", "Report", "Study", "JUDGMENT_KINDS"]
 
 #: The judgment kinds, as the API names them (``/api/judgments/<kind>/``).
 JUDGMENT_KINDS = (
@@ -27,15 +30,32 @@ class ConcordError(RuntimeError):
     """The server refused a request; the message is the server's."""
 
 
-class Concord:
-    """A connection to one Concord server, authenticated by an API token."""
+#: The major version of the server's API contract this client speaks (``GET /api/version/``).
+API_MAJOR = 1
+#: Answers that mean "try again later": too many requests, service unavailable.
+RETRY_STATUSES = (429, 503)
 
-    def __init__(self, url: str, token: str, *, timeout: float = 60.0, page_size: int = 500):
+
+class Concord:
+    """A connection to one Concord server, authenticated by an API token.
+
+    A 429 or 503 answer is retried (``retries`` times) after the server's ``Retry-After``
+    (seconds or an HTTP date), or else after an exponential backoff (``backoff`` × 2^n
+    seconds), never longer than ``max_wait``. The first request checks the server's API
+    version: another major version is refused (:class:`ConcordError`), a server too old to
+    say its version gets a warning."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 60.0, page_size: int = 500,
+                 retries: int = 5, backoff: float = 0.5, max_wait: float = 120.0,
+                 check_version: bool = True):  # fmt: skip
         self.url = url.rstrip("/") + "/"
         self.timeout = timeout
         self.page_size = page_size
+        self.retries, self.backoff, self.max_wait = retries, backoff, max_wait
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Token {token}"
+        self.server_version: dict | None = None
+        self._check_version = check_version
 
     @classmethod
     def login(cls, url: str, username: str, password: str, **kwargs) -> Concord:
@@ -49,12 +69,69 @@ class Concord:
             raise ConcordError(f"login refused ({answer.status_code}): {answer.text[:300]}")
         return cls(url, answer.json()["token"], **kwargs)
 
-    def get(self, path: str, **params):
-        answer = self.session.get(urljoin(self.url, path.lstrip("/")), params=params,
-                                  timeout=self.timeout)  # fmt: skip
+    def wait_before_retry(self, answer, attempt: int) -> float:
+        """Seconds to wait: the server's Retry-After when it gives one, else a backoff."""
+        raw = answer.headers.get("Retry-After")
+        wait = None
+        if raw:
+            try:
+                wait = float(raw)
+            except ValueError:
+                from email.utils import parsedate_to_datetime
+
+                try:
+                    when = parsedate_to_datetime(raw)
+                    wait = (when - datetime.datetime.now(when.tzinfo)).total_seconds()
+                except (TypeError, ValueError):
+                    wait = None
+        if wait is None:
+            wait = self.backoff * 2**attempt
+        return min(max(wait, 0.0), self.max_wait)
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        """One call, retried on 429/503; a 4xx/5xx left is a :class:`ConcordError`
+        carrying the server's message."""
+        if self._check_version and self.server_version is None:
+            self.check_version()
+        kwargs.setdefault("timeout", self.timeout)
+        for attempt in range(self.retries + 1):
+            answer = self.session.request(method, urljoin(self.url, path.lstrip("/")), **kwargs)
+            if answer.status_code not in RETRY_STATUSES or attempt == self.retries:
+                break
+            for upload in (kwargs.get("files") or {}).values():  # send the file again
+                handle = upload[1] if isinstance(upload, tuple) else upload
+                if hasattr(handle, "seek"):
+                    handle.seek(0)
+            time.sleep(self.wait_before_retry(answer, attempt))
         if answer.status_code >= 400:
-            raise ConcordError(f"GET {path} answered {answer.status_code}: {answer.text[:500]}")
+            raise ConcordError(f"{method} {path} answered {answer.status_code}: {answer.text[:500]}")  # fmt: skip
         return answer
+
+    def check_version(self) -> dict:
+        """The server's versions (``GET /api/version/``); refuses another API major."""
+        self.server_version = {}  # asked once, whatever the answer
+        answer = self.session.get(urljoin(self.url, "api/version/"), timeout=self.timeout)
+        if answer.status_code == 404:
+            warnings.warn(f"the server at {self.url} does not say its API version (older than "
+                          f"this client); some calls may fail", stacklevel=3)  # fmt: skip
+            return self.server_version
+        if answer.status_code != 200:
+            raise ConcordError(f"GET api/version/ answered {answer.status_code}: {answer.text[:300]}")  # fmt: skip
+        self.server_version = answer.json()
+        major = int(str(self.server_version.get("api", "0")).split(".")[0])
+        if major != API_MAJOR:
+            raise ConcordError(
+                f"the server speaks API version {self.server_version.get('api')} and "
+                f"this client API {API_MAJOR}.x; use the client shipped with that server "
+                f"(pip install <server>/client, or the server's release of concord-client)"
+            )
+        return self.server_version
+
+    def get(self, path: str, **params):
+        return self.request("GET", path, params=params)
+
+    def post(self, path: str, **kwargs):
+        return self.request("POST", path, **kwargs)
 
     def paged(self, path: str, **params) -> list[dict]:
         """Every row of a paginated list (limit/offset)."""

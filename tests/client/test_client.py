@@ -126,3 +126,47 @@ def test_report_tables_are_every_table_of_the_page_with_intervals(server):
     assert (system["ci_human_low"] <= system["human_win_rate"]).all()
     assert report.tables["preference"]["ci_agreement_low"].notna().any()
     assert "ci_human_low" not in study.report().tables["system"].columns  # no bootstrap
+
+
+def test_a_throttled_report_is_retried_after_the_servers_retry_after(server, monkeypatch):
+    import time
+
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/s", "imports": "9/s"})
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    start = time.monotonic()
+    reports = [study.report(tables=False) for _ in range(3)]  # the 2nd and 3rd wait
+    assert time.monotonic() - start >= 1.0
+    assert all(r["selection"]["n_judgments"] > 0 for r in reports)
+    impatient = Concord(url, token, retries=0).study(STUDY)
+    with pytest.raises(ConcordError, match="answered 429"):
+        impatient.report(tables=False)
+        impatient.report(tables=False)
+
+
+def test_retry_after_as_a_date_and_the_backoff_are_bounded():
+    import email.utils
+    import time
+
+    class Answer:
+        def __init__(self, header):
+            self.headers = {"Retry-After": header} if header else {}
+
+    concord = Concord("http://127.0.0.1:9", "t", backoff=0.5, max_wait=10)
+    assert concord.wait_before_retry(Answer("3"), 0) == 3
+    soon = email.utils.formatdate(time.time() + 5, usegmt=True)
+    assert 3 <= concord.wait_before_retry(Answer(soon), 0) <= 5
+    assert concord.wait_before_retry(Answer(None), 2) == 2.0
+    assert concord.wait_before_retry(Answer("3600"), 0) == 10
+
+
+def test_the_client_refuses_a_server_of_another_api_major(server, monkeypatch):
+    import concord.version
+
+    url, token = server
+    assert Concord(url, token).check_version()["api"].startswith("1.")
+    monkeypatch.setattr(concord.version, "API_VERSION", "2.0")
+    with pytest.raises(ConcordError, match="API version 2.0"):
+        Concord(url, token).studies()
