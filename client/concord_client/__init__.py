@@ -146,6 +146,17 @@ class Concord:
     def studies(self) -> list[dict]:
         return self.paged("api/studies/")
 
+    def create_study(
+        self, name: str, *, description: str = "", tasks=None, config=None, researchers=None
+    ) -> Study:
+        """A new study (admins): ``tasks`` left out, the imports enable what the data
+        supports; ``researchers``: user names who may read it."""
+        body = {"name": name, "description": description}
+        for key, value in (("tasks", tasks), ("config", config), ("researchers", researchers)):
+            if value is not None:
+                body[key] = list(value) if key != "config" else value
+        return Study(self, self.post("api/studies/", json=body).json())
+
     def study(self, name_or_id: str | int) -> Study:
         """A study you read, by id or by name."""
         for row in self.studies():
@@ -213,6 +224,46 @@ class Study:
         params = {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in params.items()}
         return Report(self.concord.get(f"api/studies/{self.id}/agreement/", **params).json())
 
+    def upload(
+        self, kind: str, data, *, format: str | None = None, dry_run: bool = False, **options
+    ) -> dict:
+        """Import into this study (admins; ``POST /api/studies/{id}/import/``): ``kind``
+        (questions, reports, judgments, judge_scores, pairwise, deepscholar) in ``format``.
+        ``data`` is a file path, bytes, a file object, or a pandas DataFrame / Hugging Face
+        ``datasets.Dataset`` (one row per record), written as the format's file
+        (:func:`as_import_file`). ``options`` are the import's (``system=``, ``judge=``…).
+        Answers the import's report (counts, warnings); every problem is a
+        :class:`ConcordError` naming the record and field, and nothing is written."""
+        import json
+        from pathlib import Path
+
+        name, content = as_import_file(kind, format, data)
+        if content is None:
+            path = Path(data)
+            name, content = path.name, path.read_bytes()
+        form = {"kind": kind, "dry_run": str(bool(dry_run)).lower(), "options": json.dumps(options)}
+        if format:
+            form["format"] = format
+        answer = self.concord.post(f"api/studies/{self.id}/import/", data=form,
+                                   files={"file": (name, content)})  # fmt: skip
+        return answer.json()
+
+    def plan(
+        self, task: str, *, commit: bool = False, fingerprint: str | None = None, **spec
+    ) -> dict:
+        """Preview (default) or commit an assignment plan (admins), with the plan page's
+        rules: ``strategy``, ``overlap``, ``seed``, ``per_expert``, ``systems_per_question``,
+        ``capacity``, ``split``, ``annotators`` (ids). The preview's ``fingerprint`` given to
+        a commit makes sure the plan written is the one previewed."""
+        body = {"task": task, "action": "commit" if commit else "preview", **spec}
+        if fingerprint:
+            body["fingerprint"] = fingerprint
+        return self.concord.post(f"api/studies/{self.id}/plan/", json=body).json()
+
+    def progress(self) -> dict:
+        """How far the study is: totals, per task, per annotator (``annotators``)."""
+        return self.concord.get(f"api/studies/{self.id}/progress/").json()
+
     def judge_alignment(self, **options) -> dict:
         return self.concord.get(f"api/studies/{self.id}/judge-alignment/", **options).json()
 
@@ -220,6 +271,49 @@ class Study:
         """A file download of the study (``export/judgments.jsonl``, ``tables/system.csv``…
         relative to ``/studies/{id}/`` or ``/reports/{id}/``), with the same token."""
         return self.concord.get(path.format(id=self.id)).content
+
+
+#: How an import format's file is laid out, when it is not JSON lines: ``csv``, a JSON
+#: ``list`` of records, or a JSON object keyed by ``id`` (ResearchQA's answers). The server's
+#: import registry (``annotation.importers.registry``) documents each format's fields.
+FILE_SHAPES = {
+    ("judge_scores", "csv"): "csv",
+    ("reports", "researcherbench"): "list",
+    ("reports", "scholarqa"): "list",
+    ("reports", "researchqa"): "by_id",
+    ("judge_scores", "researchqa-coverage"): "list",
+    ("judge_scores", "researchqa-pairwise"): "list",
+    ("judge_scores", "researcherbench"): "list",
+    ("pairwise", "scholarqa"): "list",
+}
+
+
+def as_import_file(kind: str, format: str | None, data) -> tuple[str, bytes | None]:
+    """A DataFrame or ``datasets.Dataset`` as the file the import reads: JSON lines unless
+    :data:`FILE_SHAPES` says otherwise (NaN becomes null). Anything else: ``(name, None)``
+    for a path, or its bytes for bytes and file objects."""
+    if hasattr(data, "to_pandas") and not isinstance(data, pd.DataFrame):
+        data = data.to_pandas()  # a datasets.Dataset
+    if isinstance(data, pd.DataFrame):
+        shape = FILE_SHAPES.get((kind, format or ""), "jsonl")
+        if shape == "csv":
+            return f"{kind}.csv", data.to_csv(index=False).encode()
+        if shape == "list":
+            return f"{kind}.json", data.to_json(orient="records", force_ascii=False).encode()
+        if shape == "by_id":
+            if "id" not in data.columns:
+                raise ValueError(f"a {kind} {format} DataFrame needs an 'id' column")
+            frame = data.set_index(data["id"].astype(str)).drop(columns=["id"])
+            return f"{kind}.json", frame.to_json(orient="index", force_ascii=False).encode()
+        text = data.to_json(orient="records", lines=True, force_ascii=False)
+        return f"{kind}.jsonl", text.encode()
+    if isinstance(data, (bytes, bytearray)):
+        return f"{kind}.{'csv' if format == 'csv' else 'json'}", bytes(data)
+    if hasattr(data, "read"):
+        content = data.read()
+        name = getattr(data, "name", f"{kind}.json")
+        return str(name).rsplit("/", 1)[-1], content.encode() if isinstance(content, str) else content  # fmt: skip
+    return "", None
 
 
 class Judgments(list):
