@@ -574,8 +574,8 @@ class JudgmentViewSet(RoleViewSet):
         return queryset.filter(annotator=annotator)
 
     def apply_filters(self, queryset, allowed):
-        """The id filters, then ``setting``, ``status``, ``updated_since`` and (staff only:
-        it would single out a system to an annotator) ``system``; a bad value is a 400."""
+        """The id filters, then ``setting``, ``status``, ``updated_since`` and (staff only)
+        ``system``; a bad value is a 400 naming the parameter."""
         from django.utils.dateparse import parse_date, parse_datetime
 
         from annotation.models.assignment import Setting
@@ -607,9 +607,9 @@ class JudgmentViewSet(RoleViewSet):
 
                     moment = timezone.make_aware(moment, timezone.utc)
                 queryset = queryset.filter(updated_at__gte=moment)
-        if (system := params.get("system")) not in (None, ""):
-            if self.annotator is not None:
-                raise ValidationError({"system": "Annotators cannot filter by system."})
+        # ``system`` is ignored for an annotator, like every filter not theirs: it would
+        # single out a system (and an error naming it would say systems exist).
+        if (system := params.get("system")) not in (None, "") and self.annotator is None:
             if not self.report_paths:
                 raise ValidationError({"system": "These judgments are not about a report, so "
                                        "they have no system."})  # fmt: skip

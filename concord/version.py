@@ -30,8 +30,7 @@ class VersionView(APIView):
     """The server's package version and the version of its API contract (public: a client
     checks it before it logs in)."""
 
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
+    permission_classes = [AllowAny]  # the usual authentication: a session's POST is CSRF's 403
 
     @extend_schema(
         summary="Server and API versions",
