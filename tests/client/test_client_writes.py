@@ -155,3 +155,24 @@ def test_plans_are_for_admins_and_progress_for_the_studys_readers(admin):
         outsider.get(f"api/studies/{study.id}/progress/")
     with pytest.raises(ConcordError, match="task"):  # not enabled: refused with how to enable
         Concord(url, token).study(study.id).plan("medal_ranking")
+
+
+def test_upload_takes_a_path_bytes_or_a_file_and_a_dry_run_writes_nothing(admin, tmp_path):
+    import json
+
+    url, token = admin
+    study = Concord(url, token).create_study("Files study")
+    lines = "\n".join(json.dumps({"id": f"f{i}", "text": f"Question {i}?"}) for i in range(3))
+    path = tmp_path / "questions.jsonl"
+    path.write_text(lines)
+    answer = study.upload("questions", path, format="jsonl", dry_run=True)
+    assert answer and Question.objects.filter(study_id=study.id).count() == 0
+    study.upload("questions", str(path), format="jsonl")
+    assert Question.objects.filter(study_id=study.id).count() == 3
+    more = json.dumps({"id": "f9", "text": "Another?"}).encode()
+    study.upload("questions", more, format="jsonl")
+    with path.open("rb") as handle:
+        study.upload("questions", handle, format="jsonl")  # the same three: unchanged
+    assert Question.objects.filter(study_id=study.id).count() == 4
+    with pytest.raises(ConcordError, match="text"):
+        study.upload("questions", pd.DataFrame({"id": ["g1"]}), format="jsonl")
