@@ -545,7 +545,8 @@ def judgment_list(viewset):
                     "`question_text`, `annotator_pseudonym`, `systems` (the system "
                     "name of each report the judgment is about, in order) and "
                     "`system` (the name when there is exactly one, else null); "
-                    "researchers and admins only. A constant number of queries "
+                    "an annotator gets only `question_text` and "
+                    "`annotator_pseudonym`. A constant number of queries "
                     "per page, never any report's text.",
                 ),
             ]  # fmt: skip
@@ -629,18 +630,19 @@ class JudgmentViewSet(RoleViewSet):
         DataFrame needs no second call that returns every report's text (issue 28)."""
         if not _flag(request.query_params.get("describe"), "describe"):
             return super().list(request, *args, **kwargs)
-        if self.annotator is not None:
-            raise ValidationError({"describe": "Researchers and admins only: it names systems."})
+        blinded = self.annotator is not None  # their own rows: the question's text only
         queryset = self.filter_queryset(self.get_queryset()).select_related("question", "annotator")
         page = self.paginate_queryset(queryset)
         objects = list(queryset) if page is None else page
         rows = self.get_serializer(objects, many=True).data
-        systems = self.systems_of([o.pk for o in objects])
+        systems = {} if blinded else self.systems_of([o.pk for o in objects])
         for obj, row in zip(objects, rows, strict=True):
-            names = systems.get(obj.pk, [])
-            row["question_external_id"] = obj.question.external_id
             row["question_text"] = obj.question.text
             row["annotator_pseudonym"] = obj.annotator.pseudonym
+            if blinded:  # no source id, no system: what AnnotatorQuestionSerializer shows
+                continue
+            names = systems.get(obj.pk, [])
+            row["question_external_id"] = obj.question.external_id
             row["systems"] = names
             row["system"] = names[0] if len(set(names)) == 1 and len(names) == 1 else None
         return self.get_paginated_response(rows) if page is not None else Response(rows)

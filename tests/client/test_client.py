@@ -170,3 +170,19 @@ def test_the_client_refuses_a_server_of_another_api_major(server, monkeypatch):
     monkeypatch.setattr(concord.version, "API_VERSION", "2.0")
     with pytest.raises(ConcordError, match="API version 2.0"):
         Concord(url, token).studies()
+
+
+def test_an_annotator_token_reads_their_own_judgments_blinded(server):
+    from annotation.models import Annotator
+
+    url, _ = server
+    scored = HumanMetricScore.objects.filter(annotator__user__isnull=False).values("annotator")
+    annotator = Annotator.objects.filter(pk__in=scored).order_by("pk").first()
+    token = Token.objects.create(user=annotator.user).key
+    from concord_client import Study as ClientStudy
+
+    row = {"id": Study.objects.get(name=STUDY).pk, "name": STUDY}  # annotators list no studies
+    rows = ClientStudy(Concord(url, token), row).judgments("metric-scores").to_pandas()
+    assert len(rows) == HumanMetricScore.objects.filter(annotator=annotator).count() > 0
+    assert set(rows["annotator_pseudonym"]) == {annotator.pseudonym}
+    assert "system" not in rows.columns and "question_external_id" not in rows.columns
