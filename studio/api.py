@@ -63,6 +63,7 @@ def plan_answer(result: planning.Preview, committed: bool) -> dict:
 
 class StudyViewSet(annotation_api.StudyViewSet):
     @extend_schema(
+        summary="Preview or commit an assignment plan",
         request=PlanRequestSerializer,
         responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT},
         description=(
@@ -93,6 +94,7 @@ class StudyViewSet(annotation_api.StudyViewSet):
             return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
 
     @extend_schema(
+        summary="A study's progress",
         responses={
             200: inline_serializer(
                 "StudyProgress",
