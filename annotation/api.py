@@ -503,33 +503,195 @@ class AssignmentViewSet(RoleViewSet):
 # --- Judgments ---------------------------------------------------------------------------------
 
 
+def judgment_list(viewset):
+    """Document a judgment list's query options: the id filters, ``setting``, ``status``,
+    ``system``, ``updated_since`` (incremental sync) and ``describe`` (self-describing rows;
+    issue 28)."""
+    from annotation.models.assignment import Setting
+
+    return extend_schema_view(
+        list=extend_schema(
+            parameters=[
+                *(
+                    OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}")
+                    for name in ("study", "annotator", "question")
+                ),
+                OpenApiParameter(
+                    "setting",
+                    OpenApiTypes.STR,
+                    enum=Setting.values,
+                    description="Only judgments made in this setting",
+                ),
+                OpenApiParameter(
+                    "status",
+                    OpenApiTypes.STR,
+                    enum=Assignment.Status.values,
+                    description="Only judgments whose assignment has this status "
+                    "(`submitted`: final work; judgments without an assignment, "
+                    "e.g. imported ones, match no status)",
+                ),
+                OpenApiParameter(
+                    "system",
+                    OpenApiTypes.INT,
+                    description="Only judgments about a report of this system "
+                    "(id from /api/systems/); researchers and admins, and only "
+                    "for kinds about reports (else a 400)",
+                ),
+                OpenApiParameter(
+                    "updated_since",
+                    OpenApiTypes.DATETIME,
+                    description="Only judgments created or changed at or after this "
+                    "ISO 8601 time (incremental sync: pass the largest `updated_at` "
+                    "seen; a row changed in that same instant comes again)",
+                ),
+                OpenApiParameter(
+                    "describe",
+                    OpenApiTypes.BOOL,
+                    description="Add to each row `question_external_id`, "
+                    "`question_text`, `annotator_pseudonym`, `systems` (the system "
+                    "name of each report the judgment is about, in order) and "
+                    "`system` (the name when there is exactly one, else null); "
+                    "an annotator gets only `question_text` and "
+                    "`annotator_pseudonym`. A constant number of queries "
+                    "per page, never any report's text.",
+                ),
+            ]  # fmt: skip
+        )
+    )(viewset)
+
+
+def _flag(raw: str | None, name: str) -> bool:
+    if raw in (None, "", "0", "false", "False", "no"):
+        return False
+    if raw in ("1", "true", "True", "yes"):
+        return True
+    raise ValidationError({name: f"Must be true or false, not {raw!r}."})
+
+
 class JudgmentViewSet(RoleViewSet):
     """Human judgments: researchers read all, annotators read their own."""
 
     annotator_readable = True
     filters = {"study": "study_id", "annotator": "annotator_id", "question": "question_id"}
     annotator_filters = ("study", "question")
+    #: Lookups from a judgment to the report(s) it is about (for ``system`` and ``describe``).
+    report_paths: tuple[str, ...] = ()
 
     def scope_for_annotator(self, queryset, annotator):
         return queryset.filter(annotator=annotator)
 
+    def apply_filters(self, queryset, allowed):
+        """The id filters, then ``setting``, ``status``, ``updated_since`` and (staff only)
+        ``system``; a bad value is a 400 naming the parameter."""
+        from django.utils.dateparse import parse_date, parse_datetime
 
-@filtered("study", "annotator", "question")
+        from annotation.models.assignment import Setting
+
+        queryset = super().apply_filters(queryset, allowed)
+        params = self.request.query_params
+        has = {f.name for f in queryset.model._meta.get_fields()}
+        for name, needs in (("setting", "setting"), ("status", "assignment"),
+                            ("updated_since", "updated_at")):  # fmt: skip
+            if params.get(name) and needs not in has:
+                raise ValidationError({name: f"These judgments have no {needs.replace('_', ' ')}."})
+        if setting := params.get("setting"):
+            if setting not in Setting.values:
+                raise ValidationError({"setting": f"Unknown setting {setting!r}; use one of "
+                                       f"{', '.join(Setting.values)}."})  # fmt: skip
+            queryset = queryset.filter(setting=setting)
+        if state := params.get("status"):
+            if state not in Assignment.Status.values:
+                raise ValidationError({"status": f"Unknown status {state!r}; use one of "
+                                       f"{', '.join(Assignment.Status.values)}."})  # fmt: skip
+            queryset = queryset.filter(assignment__status=state)
+        if since := params.get("updated_since"):
+            try:
+                moment = parse_datetime(since) or parse_date(since)
+            except ValueError:
+                moment = None
+            if moment is None:
+                raise ValidationError({"updated_since": f"Not an ISO 8601 time: {since!r}."})
+            if not hasattr(moment, "hour"):
+                queryset = queryset.filter(updated_at__date__gte=moment)
+            else:
+                if moment.tzinfo is None:
+                    from django.utils import timezone
+
+                    moment = timezone.make_aware(moment, timezone.utc)
+                queryset = queryset.filter(updated_at__gte=moment)
+        # ``system`` is ignored for an annotator, like every filter not theirs: it would
+        # single out a system (and an error naming it would say systems exist).
+        if (system := params.get("system")) not in (None, "") and self.annotator is None:
+            if not self.report_paths:
+                raise ValidationError({"system": "These judgments are not about a report, so "
+                                       "they have no system."})  # fmt: skip
+            try:
+                system_id = int(system)
+            except ValueError:
+                raise ValidationError({"system": "Must be an integer id."}) from None
+            about = Q()
+            for path in self.report_paths:
+                about |= Q(**{f"{path}__system_id": system_id})
+            queryset = queryset.filter(pk__in=queryset.model.objects.filter(about).values("pk"))
+        return queryset
+
+    def list(self, request, *args, **kwargs):
+        """With ``describe``: each row also says its question, annotator and systems, in a
+        constant number of queries per page (one per report path), so a researcher's
+        DataFrame needs no second call that returns every report's text (issue 28)."""
+        if not _flag(request.query_params.get("describe"), "describe"):
+            return super().list(request, *args, **kwargs)
+        blinded = self.annotator is not None  # their own rows: the question's text only
+        queryset = self.filter_queryset(self.get_queryset()).select_related("question", "annotator")
+        page = self.paginate_queryset(queryset)
+        objects = list(queryset) if page is None else page
+        rows = self.get_serializer(objects, many=True).data
+        systems = {} if blinded else self.systems_of([o.pk for o in objects])
+        for obj, row in zip(objects, rows, strict=True):
+            row["question_text"] = obj.question.text
+            row["annotator_pseudonym"] = obj.annotator.pseudonym
+            if blinded:  # no source id, no system: what AnnotatorQuestionSerializer shows
+                continue
+            names = systems.get(obj.pk, [])
+            row["question_external_id"] = obj.question.external_id
+            row["systems"] = names
+            row["system"] = names[0] if len(set(names)) == 1 and len(names) == 1 else None
+        return self.get_paginated_response(rows) if page is not None else Response(rows)
+
+    def systems_of(self, ids) -> dict:
+        """judgment id -> system names of its reports, in ``report_paths`` order."""
+        out = {pk: [] for pk in ids}
+        for path in self.report_paths:
+            found = (
+                self.queryset.model.objects.filter(pk__in=ids)
+                .exclude(**{f"{path}__isnull": True})
+                .order_by("pk", f"{path.split('__')[0]}__id")  # a ranking's medals in their order
+                .values_list("pk", f"{path}__system__name")
+            )
+            for pk, name in found:
+                out[pk].append(name)
+        return out
+
+
+@judgment_list
 class MedalRankingViewSet(JudgmentViewSet):
+    report_paths = ("medals__report",)
     queryset = MedalRanking.objects.prefetch_related(
         Prefetch("medals", Medal.objects.select_related("report").order_by("id"))
     )
     serializer_class = s.MedalRankingSerializer
 
 
-@filtered("study", "annotator", "question")
+@judgment_list
 class PairwisePreferenceViewSet(JudgmentViewSet):
+    report_paths = ("left", "right")
     queryset = PairwisePreference.objects.select_related("left", "right")
     serializer_class = s.PairwisePreferenceSerializer
 
 
-@filtered("study", "annotator", "question")
+@judgment_list
 class HumanMetricScoreViewSet(JudgmentViewSet):
+    report_paths = ("report",)
     queryset = HumanMetricScore.objects.select_related("report")
     serializer_class = s.HumanMetricScoreSerializer
 
@@ -579,6 +741,19 @@ _API_READS: dict[str, tuple[tuple, tuple, str]] = {
 }  # fmt: skip
 
 
+#: model name -> lookups from a judgment to the report(s) it is about (``system``,
+#: ``describe``); a kind about the question itself has none.
+_REPORT_PATHS: dict[str, tuple[str, ...]] = {
+    "ParagraphRelevance": ("paragraph__report",),
+    "ClaimAssessment": ("report",),
+    "ReportRating": ("report",),
+    "RubricCoverage": ("report",),
+    "ClaimCheck": ("claim__report",),
+    "RelevanceAdjudication": ("disagreement__paragraph__report",),
+    "DeepScholarLabel": ("report",),
+}
+
+
 def _judgment_kind_viewsets() -> dict[str, type]:
     """url path -> read-only viewset of every other judgment kind (same rules as above)."""
     from django.apps import apps
@@ -597,13 +772,13 @@ def _judgment_kind_viewsets() -> dict[str, type]:
             f"{model.__name__}ViewSet",
             (ReadOnlyJudgmentViewSet,),
             {"queryset": queryset, "serializer_class": s.JUDGMENT_KIND_SERIALIZERS[model],
-             "study_lookup": study,
+             "study_lookup": study, "report_paths": _REPORT_PATHS.get(model.__name__, ()),
              "filters": {"study": f"{study}_id", "annotator": "annotator_id",
                          "question": "question_id"},
              "__doc__": doc + " Researchers and admins read every judgment of their studies; "
              "an annotator reads only their own.", "__module__": __name__},
         )  # fmt: skip
-        out[kind.api] = filtered("study", "annotator", "question")(viewset)
+        out[kind.api] = judgment_list(viewset)
     return out
 
 

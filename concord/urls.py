@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from annotation.views.home import home
 from concord import password_reset
 from concord.health import healthz
+from concord.version import VersionView
 
 # Swagger UI is served from our own static files (drf-spectacular-sidecar): no CDN, so no
 # third party can change the script the docs page runs. It styles itself inline; its start-up
@@ -37,6 +38,7 @@ urlpatterns = [
     path("studies/", include("studio.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/version/", VersionView.as_view(), name="api-version"),
     path("api/docs/", api_docs, name="api-docs"),
     path("api/", include("metaeval.api_urls")),
     path("api/", include("judges.api_urls")),

@@ -2,7 +2,8 @@
 agreement report and every registered section's result, :func:`metaeval.sections.report`);
 the query parameters are derived from the options' declaration (:mod:`metaeval.options`)."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -26,6 +27,14 @@ RESEARCHERS_ONLY = "Agreement reports are for researchers and admins."
 options_from = report_options.from_query
 
 
+TABLES_PARAM = OpenApiParameter(
+    "tables", OpenApiTypes.BOOL,
+    description="Add `tables`: every table of the report page (the ones its CSV/XLSX/JSON "
+    "downloads serve), name -> {columns, rows}, with the interval columns (`ci_*_low`, "
+    "`ci_*_high`) when `bootstrap` > 0 (issue 28)",
+)  # fmt: skip
+
+
 class AgreementView(APIView):
     """GET: the agreement report of a study, computed now."""
 
@@ -33,17 +42,30 @@ class AgreementView(APIView):
     throttle_scope = "reports"
 
     @extend_schema(
-        parameters=OPTION_PARAMS,
+        parameters=[*OPTION_PARAMS, TABLES_PARAM],
         responses={200: agreement_report_serializer(sections.registered())},
         examples=[AGREEMENT_EXAMPLE],
     )
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
+        params = request.query_params.copy()
+        with_tables = str(params.pop("tables", [""])[-1]).lower()
+        if with_tables not in ("", *report_options.TRUE_WORDS, "0", "false", "no", "off"):
+            raise ValidationError({"tables": f"Must be true or false, not {with_tables!r}."})
         try:
-            report = sections.report(study.pk, options_from(request.query_params))
-            return Response(report)
+            options = options_from(params)
+            if with_tables not in report_options.TRUE_WORDS:
+                return Response(sections.report(study.pk, options))
+            from .views import cached_entry
+
+            entry = cached_entry(study.pk, options)
         except ValueError as exc:
             raise ValidationError({"options": str(exc)}) from exc
+        tables = {
+            name: {"columns": columns, "rows": [{c: row.get(c) for c in columns} for row in rows]}
+            for name, (rows, columns) in sections.all_tables(entry).items()
+        }
+        return Response({**entry["report"], "tables": tables})
 
 
 class ReportRunSerializer(serializers.ModelSerializer):

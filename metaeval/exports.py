@@ -71,7 +71,7 @@ def write_xlsx(report: dict, path: str, extra: dict | None = None) -> None:
     wb = Workbook()
     sheets = {
         "agreement": (table_rows(report), TABLE_COLUMNS),
-        "systems": (system_rows(report), SYSTEM_COLUMNS),
+        "systems": (system_rows(report), system_columns(report)),
         "iaa": ([report.get("iaa", {})], list(report.get("iaa", {}).keys())),
         **{name[:31]: table for name, table in (extra or {}).items()},
     }
@@ -117,8 +117,17 @@ def as_text(report: dict) -> str:
 
 IAA_COLUMNS = ["strict", "half_credit", "n", "n_pairs", "cohen_kappa", "fleiss_kappa",
                "krippendorff_alpha"]  # fmt: skip
-SYSTEM_COLUMNS = ["system", "human_win_rate", "judge_win_rate", "n"]
+#: The system table without its bootstrap intervals (``bootstrap`` = 0). The full
+#: ``SYSTEM_COLUMNS`` above keep ``ci_*``: this name once shadowed them, so every system
+#: table, CSV and sheet dropped its intervals even with a bootstrap (issue 28).
+SYSTEM_POINT_COLUMNS = SYSTEM_COLUMNS[:4]
 NOTE_COLUMNS = ["quirk", "figure", "compat", "without_quirk", "default", "reason"]
+
+
+def system_columns(report: dict) -> list[str]:
+    """The system table's columns: with the interval columns when a bootstrap drew them."""
+    systems = (report.get("system") or {}).get("systems") or []
+    return SYSTEM_COLUMNS if any(s.get("ci") for s in systems) else SYSTEM_POINT_COLUMNS
 
 
 def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
@@ -136,7 +145,7 @@ def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
             [r for r in table_rows(report) if r["table"] == "metric_wise"],
             TABLE_COLUMNS,
         ),
-        "system": (system_rows(report), SYSTEM_COLUMNS),
+        "system": (system_rows(report), system_columns(report)),
         "system_tau": (
             [{"tau_b": system.get("tau_b"), "ci_tau_b_low": ci[0], "ci_tau_b_high": ci[1]}],
             ["tau_b", "ci_tau_b_low", "ci_tau_b_high"],

@@ -8,12 +8,15 @@ with its tables as DataFrames (``report.tables``); ``.to_datasets()`` gives a Hu
 
 from __future__ import annotations
 
+import datetime
+import time
+import warnings
 from urllib.parse import urljoin
 
 import pandas as pd
 import requests
 
-__all__ = ["Concord", "ConcordError", "Judgments", "Report", "Study", "JUDGMENT_KINDS"]
+__all__ = ["API_MAJOR", "Concord", "ConcordError", "Judgments", "Report", "Study", "JUDGMENT_KINDS"]
 
 #: The judgment kinds, as the API names them (``/api/judgments/<kind>/``).
 JUDGMENT_KINDS = (
@@ -28,15 +31,32 @@ class ConcordError(RuntimeError):
     """The server refused a request; the message is the server's."""
 
 
-class Concord:
-    """A connection to one Concord server, authenticated by an API token."""
+#: The major version of the server's API contract this client speaks (``GET /api/version/``).
+API_MAJOR = 1
+#: Answers that mean "try again later": too many requests, service unavailable.
+RETRY_STATUSES = (429, 503)
 
-    def __init__(self, url: str, token: str, *, timeout: float = 60.0, page_size: int = 500):
+
+class Concord:
+    """A connection to one Concord server, authenticated by an API token.
+
+    A 429 or 503 answer is retried (``retries`` times) after the server's ``Retry-After``
+    (seconds or an HTTP date), or else after an exponential backoff (``backoff`` × 2^n
+    seconds), never longer than ``max_wait``. The first request checks the server's API
+    version: another major version is refused (:class:`ConcordError`), a server too old to
+    say its version gets a warning."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 60.0, page_size: int = 500,
+                 retries: int = 5, backoff: float = 0.5, max_wait: float = 120.0,
+                 check_version: bool = True):  # fmt: skip
         self.url = url.rstrip("/") + "/"
         self.timeout = timeout
         self.page_size = page_size
+        self.retries, self.backoff, self.max_wait = retries, backoff, max_wait
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Token {token}"
+        self.server_version: dict | None = None
+        self._check_version = check_version
 
     @classmethod
     def login(cls, url: str, username: str, password: str, **kwargs) -> Concord:
@@ -50,12 +70,69 @@ class Concord:
             raise ConcordError(f"login refused ({answer.status_code}): {answer.text[:300]}")
         return cls(url, answer.json()["token"], **kwargs)
 
-    def get(self, path: str, **params):
-        answer = self.session.get(urljoin(self.url, path.lstrip("/")), params=params,
-                                  timeout=self.timeout)  # fmt: skip
+    def wait_before_retry(self, answer, attempt: int) -> float:
+        """Seconds to wait: the server's Retry-After when it gives one, else a backoff."""
+        raw = answer.headers.get("Retry-After")
+        wait = None
+        if raw:
+            try:
+                wait = float(raw)
+            except ValueError:
+                from email.utils import parsedate_to_datetime
+
+                try:
+                    when = parsedate_to_datetime(raw)
+                    wait = (when - datetime.datetime.now(when.tzinfo)).total_seconds()
+                except (TypeError, ValueError):
+                    wait = None
+        if wait is None:
+            wait = self.backoff * 2**attempt
+        return min(max(wait, 0.0), self.max_wait)
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        """One call, retried on 429/503; a 4xx/5xx left is a :class:`ConcordError`
+        carrying the server's message."""
+        if self._check_version and self.server_version is None:
+            self.check_version()
+        kwargs.setdefault("timeout", self.timeout)
+        for attempt in range(self.retries + 1):
+            answer = self.session.request(method, urljoin(self.url, path.lstrip("/")), **kwargs)
+            if answer.status_code not in RETRY_STATUSES or attempt == self.retries:
+                break
+            for upload in (kwargs.get("files") or {}).values():  # send the file again
+                handle = upload[1] if isinstance(upload, tuple) else upload
+                if hasattr(handle, "seek"):
+                    handle.seek(0)
+            time.sleep(self.wait_before_retry(answer, attempt))
         if answer.status_code >= 400:
-            raise ConcordError(f"GET {path} answered {answer.status_code}: {answer.text[:500]}")
+            raise ConcordError(f"{method} {path} answered {answer.status_code}: {answer.text[:500]}")  # fmt: skip
         return answer
+
+    def check_version(self) -> dict:
+        """The server's versions (``GET /api/version/``); refuses another API major."""
+        self.server_version = {}  # asked once, whatever the answer
+        answer = self.session.get(urljoin(self.url, "api/version/"), timeout=self.timeout)
+        if answer.status_code == 404:
+            warnings.warn(f"the server at {self.url} does not say its API version (older than "
+                          f"this client); some calls may fail", stacklevel=3)  # fmt: skip
+            return self.server_version
+        if answer.status_code != 200:
+            raise ConcordError(f"GET api/version/ answered {answer.status_code}: {answer.text[:300]}")  # fmt: skip
+        self.server_version = answer.json()
+        major = int(str(self.server_version.get("api", "0")).split(".")[0])
+        if major != API_MAJOR:
+            raise ConcordError(
+                f"the server speaks API version {self.server_version.get('api')} and "
+                f"this client API {API_MAJOR}.x; use the client shipped with that server "
+                f"(pip install <server>/client, or the server's release of concord-client)"
+            )
+        return self.server_version
+
+    def get(self, path: str, **params):
+        return self.request("GET", path, params=params)
+
+    def post(self, path: str, **kwargs):
+        return self.request("POST", path, **kwargs)
 
     def paged(self, path: str, **params) -> list[dict]:
         """Every row of a paginated list (limit/offset)."""
@@ -69,6 +146,17 @@ class Concord:
 
     def studies(self) -> list[dict]:
         return self.paged("api/studies/")
+
+    def create_study(
+        self, name: str, *, description: str = "", tasks=None, config=None, researchers=None
+    ) -> Study:
+        """A new study (admins): ``tasks`` left out, the imports enable what the data
+        supports; ``researchers``: user names who may read it."""
+        body = {"name": name, "description": description}
+        for key, value in (("tasks", tasks), ("config", config), ("researchers", researchers)):
+            if value is not None:
+                body[key] = list(value) if key != "config" else value
+        return Study(self, self.post("api/studies/", json=body).json())
 
     def study(self, name_or_id: str | int) -> Study:
         """A study you read, by id or by name."""
@@ -85,19 +173,97 @@ class Study:
     def __repr__(self) -> str:
         return f"<Study {self.id}: {self.name}>"
 
-    def judgments(self, kind: str = "medal-rankings") -> Judgments:
-        """Every judgment of ``kind`` (one of :data:`JUDGMENT_KINDS`) in this study."""
+    def judgments(
+        self,
+        kind: str = "medal-rankings",
+        *,
+        describe: bool = True,
+        status: str | None = None,
+        system: str | int | None = None,
+        setting: str | None = None,
+        updated_since=None,
+    ) -> Judgments:
+        """Every judgment of ``kind`` (one of :data:`JUDGMENT_KINDS`) in this study.
+
+        ``describe`` (default) adds to each row its question's external id and text, the
+        annotator's pseudonym and the system name(s) of its report(s), in the same call.
+        Filters, applied by the server: ``status`` of the assignment (``submitted``…),
+        ``system`` (name or id), ``setting`` and ``updated_since`` (a datetime or ISO text:
+        only rows changed since then, for an incremental sync)."""
         kind = kind.replace("_", "-")
         if kind not in JUDGMENT_KINDS:
             raise ValueError(f"unknown judgment kind {kind!r}; use one of {', '.join(JUDGMENT_KINDS)}")  # fmt: skip
-        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", study=self.id))
+        params = {"study": self.id}
+        if describe:
+            params["describe"] = "true"
+        if status is not None:
+            params["status"] = status
+        if setting is not None:
+            params["setting"] = setting
+        if system is not None:
+            params["system"] = self.system_id(system)
+        if updated_since is not None:
+            params["updated_since"] = getattr(updated_since, "isoformat", lambda: updated_since)()
+        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", **params))
+
+    def systems(self) -> list[dict]:
+        return self.concord.paged("api/systems/", study=self.id)
+
+    def system_id(self, name_or_id: str | int) -> int:
+        if isinstance(name_or_id, int):
+            return name_or_id
+        for row in self.systems():
+            if row["name"] == name_or_id:
+                return row["id"]
+        raise ConcordError(f"no system {name_or_id!r} in study {self.name!r}")
 
     def report(self, **options) -> Report:
         """The agreement report (``GET /api/studies/{id}/agreement/``) with these options
         (judge, systems, settings, ties, calibration, bootstrap, compat, …)."""
+        options.setdefault("tables", True)  # every table of the page, with its intervals
         params = {k: (",".join(v) if isinstance(v, (list, tuple)) else v) for k, v in options.items()}  # fmt: skip
         params = {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in params.items()}
         return Report(self.concord.get(f"api/studies/{self.id}/agreement/", **params).json())
+
+    def upload(
+        self, kind: str, data, *, format: str | None = None, dry_run: bool = False, **options
+    ) -> dict:
+        """Import into this study (admins; ``POST /api/studies/{id}/import/``): ``kind``
+        (questions, reports, judgments, judge_scores, pairwise, deepscholar) in ``format``.
+        ``data`` is a file path, bytes, a file object, or a pandas DataFrame / Hugging Face
+        ``datasets.Dataset`` (one row per record), written as the format's file
+        (:func:`as_import_file`). ``options`` are the import's (``system=``, ``judge=``…).
+        Answers the import's report (counts, warnings); every problem is a
+        :class:`ConcordError` naming the record and field, and nothing is written."""
+        import json
+        from pathlib import Path
+
+        name, content = as_import_file(kind, format, data)
+        if content is None:
+            path = Path(data)
+            name, content = path.name, path.read_bytes()
+        form = {"kind": kind, "dry_run": str(bool(dry_run)).lower(), "options": json.dumps(options)}
+        if format:
+            form["format"] = format
+        answer = self.concord.post(f"api/studies/{self.id}/import/", data=form,
+                                   files={"file": (name, content)})  # fmt: skip
+        return answer.json()
+
+    def plan(
+        self, task: str, *, commit: bool = False, fingerprint: str | None = None, **spec
+    ) -> dict:
+        """Preview (default) or commit an assignment plan (admins), with the plan page's
+        rules: ``strategy``, ``overlap``, ``seed``, ``per_expert``, ``systems_per_question``,
+        ``capacity``, ``split``, ``annotators`` (ids). The preview's ``fingerprint`` given to
+        a commit makes sure the plan written is the one previewed."""
+        body = {"task": task, "action": "commit" if commit else "preview", **spec}
+        if fingerprint:
+            body["fingerprint"] = fingerprint
+        return self.concord.post(f"api/studies/{self.id}/plan/", json=body).json()
+
+    def progress(self) -> dict:
+        """How far the study is: totals, per task, per annotator (``annotators``)."""
+        return self.concord.get(f"api/studies/{self.id}/progress/").json()
 
     def judge_alignment(self, **options) -> dict:
         return self.concord.get(f"api/studies/{self.id}/judge-alignment/", **options).json()
@@ -106,6 +272,49 @@ class Study:
         """A file download of the study (``export/judgments.jsonl``, ``tables/system.csv``…
         relative to ``/studies/{id}/`` or ``/reports/{id}/``), with the same token."""
         return self.concord.get(path.format(id=self.id)).content
+
+
+#: How an import format's file is laid out, when it is not JSON lines: ``csv``, a JSON
+#: ``list`` of records, or a JSON object keyed by ``id`` (ResearchQA's answers). The server's
+#: import registry (``annotation.importers.registry``) documents each format's fields.
+FILE_SHAPES = {
+    ("judge_scores", "csv"): "csv",
+    ("reports", "researcherbench"): "list",
+    ("reports", "scholarqa"): "list",
+    ("reports", "researchqa"): "by_id",
+    ("judge_scores", "researchqa-coverage"): "list",
+    ("judge_scores", "researchqa-pairwise"): "list",
+    ("judge_scores", "researcherbench"): "list",
+    ("pairwise", "scholarqa"): "list",
+}
+
+
+def as_import_file(kind: str, format: str | None, data) -> tuple[str, bytes | None]:
+    """A DataFrame or ``datasets.Dataset`` as the file the import reads: JSON lines unless
+    :data:`FILE_SHAPES` says otherwise (NaN becomes null). Anything else: ``(name, None)``
+    for a path, or its bytes for bytes and file objects."""
+    if hasattr(data, "to_pandas") and not isinstance(data, pd.DataFrame):
+        data = data.to_pandas()  # a datasets.Dataset
+    if isinstance(data, pd.DataFrame):
+        shape = FILE_SHAPES.get((kind, format or ""), "jsonl")
+        if shape == "csv":
+            return f"{kind}.csv", data.to_csv(index=False).encode()
+        if shape == "list":
+            return f"{kind}.json", data.to_json(orient="records", force_ascii=False).encode()
+        if shape == "by_id":
+            if "id" not in data.columns:
+                raise ValueError(f"a {kind} {format} DataFrame needs an 'id' column")
+            frame = data.set_index(data["id"].astype(str)).drop(columns=["id"])
+            return f"{kind}.json", frame.to_json(orient="index", force_ascii=False).encode()
+        text = data.to_json(orient="records", lines=True, force_ascii=False)
+        return f"{kind}.jsonl", text.encode()
+    if isinstance(data, (bytes, bytearray)):
+        return f"{kind}.{'csv' if format == 'csv' else 'json'}", bytes(data)
+    if hasattr(data, "read"):
+        content = data.read()
+        name = getattr(data, "name", f"{kind}.json")
+        return str(name).rsplit("/", 1)[-1], content.encode() if isinstance(content, str) else content  # fmt: skip
+    return "", None
 
 
 class Judgments(list):
@@ -140,11 +349,20 @@ class Judgments(list):
 
 
 class Report(dict):
-    """The agreement report dict; ``tables`` holds its tables as DataFrames."""
+    """The agreement report dict; ``tables`` holds its tables as DataFrames: every table of
+    the report page (the server's ``tables``), with the interval columns (``ci_*_low``,
+    ``ci_*_high``) when the report was asked with ``bootstrap`` > 0."""
 
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
-        out = {}
+        if isinstance(self.get("tables"), dict):
+            out = {name: pd.DataFrame(t["rows"], columns=t["columns"])
+                   for name, t in self["tables"].items()}  # fmt: skip
+            for name in ("preference", "metric_wise"):  # indexed by metric, as before
+                if name in out and "metric" in out[name].columns:
+                    out[name] = out[name].set_index("metric")
+            return out
+        out = {}  # a report asked with tables=False: the main tables, from the dict
         for block in ("preference", "metric_wise"):
             if self.get(block):
                 frame = pd.DataFrame.from_dict(self[block], orient="index")

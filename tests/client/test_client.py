@@ -96,3 +96,100 @@ def test_login_and_refusals_are_clear(server):
         Concord.login(url, "client_other", "wrong")
     with pytest.raises(ValueError, match="unknown judgment kind"):
         Concord(url, server[1]).study(STUDY).judgments("votes")
+
+
+def test_judgment_rows_describe_themselves_and_filter(server):
+    url, token = server
+    study = Concord(url, token, page_size=25).study(STUDY)
+    scores = study.judgments("metric-scores").to_pandas()
+    assert {"question_external_id", "question_text", "annotator_pseudonym", "system"} <= set(scores.columns)  # fmt: skip
+    assert scores["system"].notna().all() and scores["question_text"].str.len().gt(0).all()
+    system = scores["system"].iloc[0]
+    only = study.judgments("metric-scores", system=system).to_pandas()
+    assert len(only) == (scores["system"] == system).sum() < len(scores)
+    assert len(study.judgments("metric-scores", setting="deep_expert")) == 0
+    import datetime as dt
+
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=1)
+    assert len(study.judgments("metric-scores", updated_since=later)) == 0
+    with pytest.raises(ConcordError, match="no system"):
+        study.judgments("metric-scores", system="nobody")
+
+
+def test_report_tables_are_every_table_of_the_page_with_intervals(server):
+    from metaeval import sections
+    from metaeval.reports import ReportOptions
+    from metaeval.views import cached_entry
+
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    report = study.report(bootstrap=50, seed=1)
+    entry = cached_entry(study.id, ReportOptions.from_dict({"bootstrap": 50, "seed": 1}))
+    page = sections.all_tables(entry)
+    assert set(report.tables) == set(page) and len(page) == 12  # the page's 12 (issue 28)
+    system = report.tables["system"]
+    assert {"ci_human_low", "ci_human_high", "ci_judge_low", "ci_judge_high"} <= set(system.columns)
+    assert system["ci_human_low"].notna().all()
+    assert (system["ci_human_low"] <= system["human_win_rate"]).all()
+    assert report.tables["preference"]["ci_agreement_low"].notna().any()
+    assert "ci_human_low" not in study.report().tables["system"].columns  # no bootstrap
+
+
+def test_a_throttled_report_is_retried_after_the_servers_retry_after(server, monkeypatch):
+    import time
+
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/s", "imports": "9/s"})
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    start = time.monotonic()
+    reports = [study.report(tables=False) for _ in range(3)]  # the 2nd and 3rd wait
+    assert time.monotonic() - start >= 1.0
+    assert all(r["selection"]["n_judgments"] > 0 for r in reports)
+    impatient = Concord(url, token, retries=0).study(STUDY)
+    with pytest.raises(ConcordError, match="answered 429"):
+        impatient.report(tables=False)
+        impatient.report(tables=False)
+
+
+def test_retry_after_as_a_date_and_the_backoff_are_bounded():
+    import email.utils
+    import time
+
+    class Answer:
+        def __init__(self, header):
+            self.headers = {"Retry-After": header} if header else {}
+
+    concord = Concord("http://127.0.0.1:9", "t", backoff=0.5, max_wait=10)
+    assert concord.wait_before_retry(Answer("3"), 0) == 3
+    soon = email.utils.formatdate(time.time() + 5, usegmt=True)
+    assert 3 <= concord.wait_before_retry(Answer(soon), 0) <= 5
+    assert concord.wait_before_retry(Answer(None), 2) == 2.0
+    assert concord.wait_before_retry(Answer("3600"), 0) == 10
+
+
+def test_the_client_refuses_a_server_of_another_api_major(server, monkeypatch):
+    import concord.version
+
+    url, token = server
+    assert Concord(url, token).check_version()["api"].startswith("1.")
+    monkeypatch.setattr(concord.version, "API_VERSION", "2.0")
+    with pytest.raises(ConcordError, match="API version 2.0"):
+        Concord(url, token).studies()
+
+
+def test_an_annotator_token_reads_their_own_judgments_blinded(server):
+    from annotation.models import Annotator
+
+    url, _ = server
+    scored = HumanMetricScore.objects.filter(annotator__user__isnull=False).values("annotator")
+    annotator = Annotator.objects.filter(pk__in=scored).order_by("pk").first()
+    token = Token.objects.create(user=annotator.user).key
+    from concord_client import Study as ClientStudy
+
+    row = {"id": Study.objects.get(name=STUDY).pk, "name": STUDY}  # annotators list no studies
+    rows = ClientStudy(Concord(url, token), row).judgments("metric-scores").to_pandas()
+    assert len(rows) == HumanMetricScore.objects.filter(annotator=annotator).count() > 0
+    assert set(rows["annotator_pseudonym"]) == {annotator.pseudonym}
+    assert "system" not in rows.columns and "question_external_id" not in rows.columns

@@ -1,0 +1,150 @@
+"""Judgment lists that describe themselves (``describe``) and filter server side
+(``setting``, ``status``, ``system``, ``updated_since``; issue 28)."""
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from annotation.api import JUDGMENT_KIND_VIEWSETS
+from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference
+from tests.annotation.test_api_queries import with_other_kinds
+from tests.builders import world as f
+from tests.builders.users import make_user
+
+KINDS = ["medal-rankings", "pairwise-preferences", "metric-scores", *JUDGMENT_KIND_VIEWSETS]
+
+
+@pytest.fixture
+def world(db):
+    researcher = make_user("lists_researcher", "researcher")
+    annotator = make_user("lists_annotator", "annotator", annotator=True)
+    other = make_user("lists_other", "annotator", annotator=True)
+    w = f.build_world(annotator, other)
+    w.study.researchers.add(researcher)
+    with_other_kinds(w)
+    client = APIClient()
+    client.force_login(researcher)
+    own = APIClient()
+    own.force_login(annotator)
+    return w, client, own
+
+
+def url(kind):
+    return reverse(f"{kind}-list") if kind in ("medal-rankings",) else f"/api/judgments/{kind}/"
+
+
+def get(client, kind, **params):
+    return client.get(f"/api/judgments/{kind}/", params)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_described_rows_cost_constant_queries(world, kind):
+    w, client, _ = world
+
+    def measure():
+        with CaptureQueriesContext(connection) as ctx:
+            answer = get(client, kind, study=w.study.pk, describe="true", limit=500)
+        assert answer.status_code == 200, answer.content[:300]
+        return len(ctx.captured_queries), answer.json()["results"]
+
+    small, rows = measure()
+    f.grow(w, 6)
+    with_other_kinds(w)
+    large, more = measure()
+    assert len(more) > len(rows) > 0
+    assert large == small
+    by_id = {q.pk: q for q in w.questions}
+    for row in more:
+        question = by_id[row["question"]]
+        assert row["question_external_id"] == question.external_id
+        assert row["question_text"] == question.text
+        assert row["annotator_pseudonym"]
+        assert "body" not in row and "sections" not in row  # no report text
+
+
+def test_described_rows_name_their_systems(world):
+    w, client, _ = world
+    pref = PairwisePreference.objects.filter(study=w.study).order_by("pk").first()
+    rows = {r["id"]: r for r in get(client, "pairwise-preferences", describe=1).json()["results"]}
+    assert rows[pref.pk]["systems"] == [pref.left.system.name, pref.right.system.name]
+    assert rows[pref.pk]["system"] is None
+    score = HumanMetricScore.objects.filter(study=w.study).order_by("pk").first()
+    rows = {r["id"]: r for r in get(client, "metric-scores", describe=1).json()["results"]}
+    assert rows[score.pk]["system"] == score.report.system.name
+    assert rows[score.pk]["annotator_pseudonym"] == score.annotator.pseudonym
+    ranking = MedalRanking.objects.filter(study=w.study).order_by("pk").first()
+    rows = {r["id"]: r for r in get(client, "medal-rankings", describe=1).json()["results"]}
+    medals = ranking.medals.order_by("id")
+    assert rows[ranking.pk]["systems"] == [m.report.system.name for m in medals]
+    rows = get(client, "query-quality", describe=1).json()["results"]
+    assert rows and all(r["systems"] == [] and r["system"] is None for r in rows)
+
+
+def test_filters_by_system_setting_status_and_time(world):
+    w, client, _ = world
+    system = w.systems[1]
+    rows = get(client, "metric-scores", system=system.pk).json()["results"]
+    expected = HumanMetricScore.objects.filter(report__system=system)
+    assert sorted(r["id"] for r in rows) == sorted(expected.values_list("pk", flat=True))
+    rows = get(client, "pairwise-preferences", system=system.pk).json()["results"]
+    both = PairwisePreference.objects.filter(left__system=system) | PairwisePreference.objects.filter(right__system=system)  # fmt: skip
+    assert sorted(r["id"] for r in rows) == sorted(both.values_list("pk", flat=True))
+    rows = get(client, "medal-rankings", system=system.pk).json()["results"]
+    assert len(rows) == MedalRanking.objects.filter(medals__report__system=system).distinct().count()  # fmt: skip
+
+    assert get(client, "metric-scores", setting="near_expert").json()["results"] == []
+    assert len(get(client, "metric-scores", setting="assigned").json()["results"]) == 2
+
+    first = HumanMetricScore.objects.order_by("pk").first()
+    first.assignment.status = "submitted"
+    first.assignment.save()
+    rows = get(client, "metric-scores", status="submitted").json()["results"]
+    assert [r["id"] for r in rows] == [first.pk]
+
+    later = timezone.now() + dt.timedelta(seconds=1)
+    assert get(client, "metric-scores", updated_since=later.isoformat()).json()["results"] == []
+    HumanMetricScore.objects.filter(pk=first.pk).update(updated_at=later + dt.timedelta(seconds=5))
+    rows = get(client, "metric-scores", updated_since=later.isoformat()).json()["results"]
+    assert [r["id"] for r in rows] == [first.pk]
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "field"),
+    [
+        ("metric-scores", {"setting": "lab"}, "setting"),
+        ("metric-scores", {"status": "done"}, "status"),
+        ("metric-scores", {"updated_since": "yesterday"}, "updated_since"),
+        ("metric-scores", {"system": "x"}, "system"),
+        ("query-quality", {"system": "1"}, "system"),
+        ("metric-scores", {"describe": "maybe"}, "describe"),
+    ],
+)
+def test_bad_filter_values_are_a_400_naming_the_field(world, kind, params, field):
+    _, client, _ = world
+    answer = get(client, kind, **params)
+    assert answer.status_code == 400
+    assert field in answer.json()
+
+
+def test_annotators_get_a_blinded_description_and_no_system_filter(world):
+    w, _, own = world
+    rows = get(own, "metric-scores", describe="true").json()["results"]
+    assert rows and all(r["question_text"] and r["annotator_pseudonym"] for r in rows)
+    assert not {"systems", "system", "question_external_id"} & {k for r in rows for k in r}
+    mine = get(own, "metric-scores").json()["results"]
+    assert get(own, "metric-scores", system=w.systems[1].pk).json()["results"] == mine  # ignored
+    assert get(own, "metric-scores", setting="assigned").status_code == 200
+
+
+def test_schema_documents_the_options():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    for kind in KINDS:
+        names = {p["name"] for p in schema["paths"][f"/api/judgments/{kind}/"]["get"]["parameters"]}
+        assert {"describe", "setting", "status", "system", "updated_since"} <= names, kind

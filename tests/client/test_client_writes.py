@@ -1,0 +1,178 @@
+"""The client writes (issue 28, "Done when"): a notebook with an admin's token only, against a
+live server, creates a study, uploads questions, reports, human judgments and judge scores
+from DataFrames, previews and commits an assignment plan, reads progress and
+self-describing judgments, and reads the agreement report with every table and its
+intervals."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Assignment, HumanMetricScore, MedalRanking, Question, Report
+from tests.builders.users import make_user
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
+from concord_client import Concord, ConcordError  # noqa: E402
+
+SYSTEMS = ["alpha", "beta", "gamma"]
+QUESTIONS = [f"q{i}" for i in range(1, 7)]
+#: quality of each system's answer, so humans and the judge mostly agree (a real signal)
+QUALITY = {"alpha": 0.9, "beta": 0.5, "gamma": 0.2}
+
+
+def markdown(qid: str, system: str) -> str:
+    return f"# Answer to {qid}\n\n{system} says something about {qid}.\n\nA second paragraph.\n"
+
+
+@pytest.fixture
+def admin(live_server):
+    user = make_user("notebook_admin", "admin")
+    for name in ("nb_ann1", "nb_ann2", "nb_ann3"):  # annotators with accounts: the plan's pool
+        make_user(name, "annotator", annotator=True)
+    return live_server.url, Token.objects.create(user=user).key
+
+
+def test_a_notebook_builds_a_study_through_the_client(admin):
+    url, token = admin
+    concord = Concord(url, token, page_size=7)
+    study = concord.create_study("Notebook study", description="made from pandas")
+
+    questions = pd.DataFrame({
+        "id": QUESTIONS, "text": [f"What is known about topic {q}?" for q in QUESTIONS],
+        "field": ["Computer Science"] * 3 + ["Biology"] * 3,
+        "rubric": [[{"text": f"Mentions {q}"}, {"text": "Cites a source"}] for q in QUESTIONS],
+    })  # fmt: skip
+    done = study.upload("questions", questions, format="jsonl")
+    assert Question.objects.filter(study_id=study.id).count() == len(QUESTIONS), done
+    for system in SYSTEMS:
+        reports = pd.DataFrame({"id": QUESTIONS, "question": questions["text"],
+                                "response": [markdown(q, system) for q in QUESTIONS]})  # fmt: skip
+        study.upload("reports", reports, format="researcherbench", system=system)
+    assert Report.objects.filter(question__study_id=study.id).count() == 18
+
+    rows = []
+    for annotator, noise in (("ext_a", 0.0), ("ext_b", 0.05)):
+        for q in QUESTIONS:
+            ranked = sorted(SYSTEMS, key=lambda s: -QUALITY[s])
+            for system, medal in zip(ranked, ["gold", "silver", "bronze"], strict=True):
+                rows.append(
+                    {
+                        "kind": "medal",
+                        "annotator": annotator,
+                        "setting": "assigned",
+                        "question": q,
+                        "system": system,
+                        "medal": medal,
+                        "ranking": f"{annotator}-{q}",
+                        "reasoning": "best first",
+                    }
+                )
+                rows.append({"kind": "human_metric_score", "annotator": annotator,
+                             "setting": "assigned", "question": q, "system": system,
+                             "metric": "overall", "value": QUALITY[system] - noise})  # fmt: skip
+    study.upload("judgments", pd.DataFrame(rows), format="jsonl")
+    assert MedalRanking.objects.filter(study_id=study.id).count() == 12
+    assert HumanMetricScore.objects.filter(study_id=study.id).count() == 36
+
+    scores = pd.DataFrame([
+        {"question": q, "system": s, "metric": "overall", "value": QUALITY[s] + i / 100}
+        for i, q in enumerate(QUESTIONS) for s in SYSTEMS
+    ])  # fmt: skip
+    try:
+        import datasets
+    except ImportError:
+        study.upload("judge_scores", scores, format="csv", judge="nb-judge")
+    else:  # a Hugging Face dataset goes the same way
+        study.upload("judge_scores", datasets.Dataset.from_pandas(scores), format="csv",
+                     judge="nb-judge")  # fmt: skip
+
+    # a bad record is refused, naming the record and the field, and writes nothing
+    bad = pd.DataFrame([{**rows[1], "system": "nobody"}])
+    with pytest.raises(ConcordError, match="system"):
+        study.upload("judgments", bad, format="jsonl")
+    assert HumanMetricScore.objects.filter(study_id=study.id).count() == 36
+
+    task = "medal_ranking"
+    assert task in concord.study(study.id).row["tasks"]
+    preview = study.plan(task, overlap=2, seed=3)
+    assert preview["committed"] is False and preview["assignments"] == 12  # 6 questions × 2
+    assert Assignment.objects.filter(study_id=study.id).count() == 0  # a preview writes nothing
+    assert {p["question"] for p in preview["plan"]} == set(QUESTIONS)
+    with pytest.raises(ConcordError, match="fingerprint"):
+        study.plan(task, overlap=2, seed=3, commit=True, fingerprint="0" * 16)
+    done = study.plan(task, overlap=2, seed=3, commit=True, fingerprint=preview["fingerprint"])
+    assert done["committed"] is True
+    assert Assignment.objects.filter(study_id=study.id).count() == 12
+    with pytest.raises(ConcordError, match="overlap"):
+        study.plan(task, overlap=0)
+
+    progress = study.progress()
+    assert progress["total"] == progress["not_started"] == 12
+    assert progress["submitted"] == 0 and progress["median_seconds"] is None
+    assert sorted(a["pseudonym"] for a in progress["annotators"]) == sorted(
+        {p["annotator"] for p in done["plan"]}
+    )
+
+    medals = study.judgments("medal-rankings").to_pandas()
+    assert len(medals) == 12
+    assert set(medals["question_external_id"]) == set(QUESTIONS)
+    assert set(medals["annotator_pseudonym"]) == {"ext_a", "ext_b"}
+    assert medals["question_text"].str.startswith("What is known").all()
+    assert all(sorted(s) == sorted(SYSTEMS) for s in medals["systems"])
+    scores_back = study.judgments("metric-scores", system="alpha").to_pandas()
+    assert len(scores_back) == 12 and set(scores_back["system"]) == {"alpha"}
+
+    report = study.report(judge="nb-judge", bootstrap=30, seed=1)
+    tables = report.tables
+    assert len(tables) == 12
+    system = tables["system"]
+    assert {"ci_human_low", "ci_human_high"} <= set(system.columns)
+    assert system["ci_human_low"].notna().all()
+    assert tables["preference"].loc["overall", "n"] > 0
+
+
+def test_plans_are_for_admins_and_progress_for_the_studys_readers(admin):
+    url, token = admin
+    study = Concord(url, token).create_study("Guarded study")
+    reader = make_user("nb_reader", "researcher")
+    stranger = make_user("nb_stranger", "researcher")
+    from annotation.models import Study
+
+    Study.objects.get(pk=study.id).researchers.add(reader)
+    as_reader = Concord(url, Token.objects.create(user=reader).key).study(study.id)
+    assert as_reader.progress()["total"] == 0
+    with pytest.raises(ConcordError, match="403"):
+        as_reader.plan("medal_ranking")
+    with pytest.raises(ConcordError, match="403"):
+        as_reader.upload("questions", pd.DataFrame({"id": ["x"], "text": ["y"]}), format="jsonl")
+    outsider = Concord(url, Token.objects.create(user=stranger).key)
+    with pytest.raises(ConcordError, match="404"):
+        outsider.get(f"api/studies/{study.id}/progress/")
+    with pytest.raises(ConcordError, match="task"):  # not enabled: refused with how to enable
+        Concord(url, token).study(study.id).plan("medal_ranking")
+
+
+def test_upload_takes_a_path_bytes_or_a_file_and_a_dry_run_writes_nothing(admin, tmp_path):
+    import json
+
+    url, token = admin
+    study = Concord(url, token).create_study("Files study")
+    lines = "\n".join(json.dumps({"id": f"f{i}", "text": f"Question {i}?"}) for i in range(3))
+    path = tmp_path / "questions.jsonl"
+    path.write_text(lines)
+    answer = study.upload("questions", path, format="jsonl", dry_run=True)
+    assert answer and Question.objects.filter(study_id=study.id).count() == 0
+    study.upload("questions", str(path), format="jsonl")
+    assert Question.objects.filter(study_id=study.id).count() == 3
+    more = json.dumps({"id": "f9", "text": "Another?"}).encode()
+    study.upload("questions", more, format="jsonl")
+    with path.open("rb") as handle:
+        study.upload("questions", handle, format="jsonl")  # the same three: unchanged
+    assert Question.objects.filter(study_id=study.id).count() == 4
+    with pytest.raises(ConcordError, match="text"):
+        study.upload("questions", pd.DataFrame({"id": ["g1"]}), format="jsonl")
