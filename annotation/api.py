@@ -789,16 +789,23 @@ JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
 
 
 class WebhookViewSet(viewsets.ModelViewSet):
-    """Webhooks of a study (admins): ``events`` among ``assignment.submitted``,
-    ``study.progress`` (with ``progress_steps``) and ``judge_run.finished``; each delivery is
-    a signed POST (``annotation.webhooks``). ``GET /api/webhooks/{id}/deliveries/``: what was
-    sent and how the receiver answered."""
+    """Webhooks of a study (admins only: each carries the secret its receiver checks
+    signatures with). `events`: `assignment.submitted`, `study.progress` (it fires when the
+    share of submitted assignments reaches one of `progress_steps`) and
+    `judge_run.finished`. Each event is a POST of JSON signed with HMAC-SHA256 in the
+    `X-Concord-Signature` header; receivers on private addresses are refused."""
 
     permission_classes = [IsAuthenticated, IsAdmin]
     serializer_class = s.WebhookSerializer
     queryset = Webhook.objects.all()
 
-    @extend_schema(responses={200: s.WebhookDeliverySerializer(many=True)})
+    @extend_schema(
+        summary="What a webhook was sent",
+        description="Each delivery of the webhook, newest first: the event, its JSON, how "
+        "many attempts, the receiver's last HTTP status and why it failed (never the body "
+        "of its answer).",
+        responses={200: s.WebhookDeliverySerializer(many=True)},
+    )
     @action(detail=True, methods=["get"])
     def deliveries(self, request, pk=None):
         found = WebhookDelivery.objects.filter(webhook=self.get_object()).order_by("-pk")

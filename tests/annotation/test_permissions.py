@@ -29,6 +29,7 @@ class Endpoint:
     create: Callable  # world -> a valid admin POST payload
     change: tuple[str, object]  # a field and a new value for PATCH
     read_only: bool = False  # read through the API only: an admin's write is a 405
+    admin_only: bool = False  # nobody else reads it either (a webhook carries its secret)
 
 
 def _q3(w):
@@ -169,6 +170,28 @@ ENDPOINTS: dict[str, Endpoint] = {
     ),
 }
 
+
+def _webhook(w):
+    from annotation.models import Webhook
+
+    hook, _ = Webhook.objects.get_or_create(
+        study=w.study,
+        url="https://93.184.216.34/hook",
+        defaults={"events": ["assignment.submitted"]},
+    )
+    return hook
+
+
+ENDPOINTS["webhook"] = Endpoint(
+    False,
+    _webhook,
+    # a literal public address: no name to resolve (the machine has no DNS for the world)
+    lambda w: {"study": w.study.pk, "url": "https://93.184.216.35/new",
+               "events": ["judge_run.finished"]},
+    ("active", False),
+    admin_only=True,
+)  # fmt: skip
+
 #: Judgment kinds the API reads only (written on the task pages): basename -> changed field.
 READ_ONLY_KINDS = {
     "paragraph-relevance": ("label", "O"),
@@ -221,6 +244,8 @@ def expected_status(role: str, op: str, ep: Endpoint) -> set[int]:
     if role == "anonymous":
         return DENIED_ANONYMOUS
     reading = op in ("list", "retrieve")
+    if ep.admin_only and role != "admin":
+        return {403}
     if role == "admin":
         if ep.read_only and not reading:
             return {405}

@@ -43,6 +43,8 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "password_change": (ANY_SIGNED_IN, 403),
     "password_change_done": (ANY_SIGNED_IN, 403),
     "annotate:guidelines": (ANY_SIGNED_IN, 403),
+    "account_token": (ANY_SIGNED_IN, 403),  # one's own API token
+    "format_example": (ANY_SIGNED_IN, 403),  # the import formats' example files
     # annotators: the queue; one assignment's pages only for its annotator (404 for others)
     "annotate:queue": (ANNOTATORS, 404),
     "annotate:task": ({"owner"}, 404),
@@ -76,6 +78,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "metaeval:offline": (STAFF, 403),
     "metaeval:figure": (STAFF, 403),
     "metaeval:table": (STAFF, 403),
+    "metaeval:judge": (STAFF, 403),  # one judge's card
     "judge-run-list": (STAFF, 403),
     "judge-run": (STAFF, 403),
     # admins build studies
@@ -114,7 +117,7 @@ STUDY_PAGES = {
     "studies:progress", "studies:progress_csv", "studies:annotator_progress",
     "studies:progress_quality", "studies:export_format", "studies:export_judgments",
     "studies:export_pairwise", "metaeval:report", "metaeval:report-by-name", "metaeval:run", "metaeval:json", "metaeval:offline", "metaeval:figure",
-    "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file",
+    "metaeval:table", "judge-run-list", "judge-run", "studies:guidelines_file", "metaeval:judge",
 }  # fmt: skip
 #: Off unless a mail server is configured (concord.password_reset): 404 for everyone.
 DISABLED_WITHOUT_MAIL = {"password_reset", "password_reset_done"}
@@ -180,6 +183,10 @@ def pages(values, runs) -> list[tuple[str, str]]:
             kwargs["run_id"] = runs.get(name, 1)
         if name == "metaeval:figure":
             kwargs["fmt"] = "svg"
+        if name == "format_example":  # a file that exists
+            kwargs.update(kind="questions", name="jsonl", file="questions.jsonl")
+        if name == "metaeval:judge":
+            kwargs["judge"] = "pp-judge"
         url = reverse(name, kwargs=kwargs)
         if is_page(name, url):
             out.append((name, url))
