@@ -116,8 +116,10 @@ def test_the_command_prints_the_same_dict(study):
                  "--compat", "scholarqa-cs2", "--json", stdout=out)  # fmt: skip
     printed = json.loads(out.getvalue())
     # beside the agreement report, the sections that add a key: the judge's own metrics
-    # per system (scoreboard) and the IAA of the experts' metric-wise scores (label_iaa)
+    # per system (scoreboard), the IAA of the experts' metric-wise scores (label_iaa) and
+    # the judge card of its judge
     assert printed.pop("scoreboard")["boards"] and printed.pop("label_iaa")["kinds"]
+    assert printed.pop("judge_card")["judges"]
     assert printed == json.loads(json.dumps(report(study, settings=("assigned",))))
 
 

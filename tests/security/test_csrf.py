@@ -67,6 +67,8 @@ def world(db):
         "task": "medal_ranking",
         "kind": "questions",
         "file_format": "jsonl",
+        "judge": "csrf-judge",
+        "file": "questions.jsonl",
         "uidb64": "MQ",
         "token": "set-password",
     }
