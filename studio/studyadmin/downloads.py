@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.urls import reverse
 
 from annotation.models import (
@@ -66,6 +66,87 @@ def _rubric_kinds(study: Study) -> list[str]:
     return [k for (k,) in rows.distinct()]
 
 
+def _rows(model: str, lookup: str) -> Callable[[Study], object]:
+    def rows(study: Study):
+        from django.apps import apps
+
+        return apps.get_model(model).objects.filter(**{lookup: study})
+
+    return rows
+
+
+def _judgments(study: Study) -> list:
+    """Every human judgment kind's rows of the study (``annotation.judgment_kinds``)."""
+    from django.apps import apps
+
+    from annotation import judgment_kinds
+
+    return [
+        apps.get_model(k.model).objects.filter(**{k.study: study}) for k in judgment_kinds.KINDS
+    ]
+
+
+#: What the study must hold for a writer to have something to write, by ``kind`` or
+#: ``kind/format``: querysets of which any row will do. The panel offers what exists (an
+#: entry that then said "nothing to export" was a dead end, issue 28); every writable format
+#: is covered (tests/annotation/test_download_panel.py).
+HOLDS: dict[str, Callable[[Study], list]] = {
+    "reports": lambda s: [_rows("annotation.Report", "question__study")(s)],
+    "questions": lambda s: [_rows("annotation.Question", "study")(s)],
+    "judgments": _judgments,
+    "claims": lambda s: [_rows("annotation.ReportClaim", "report__question__study")(s)],
+    "pairwise": lambda s: [m.objects.filter(study=s)
+                           for m in (MedalRanking, HumanMetricScore, PairwisePreference)],
+    "deepscholar/nuggets": lambda s: [_rows("annotation.Nugget", "question__study")(s)],
+    "deepscholar/exemplar-references": lambda s: [
+        _rows("annotation.Exemplar", "question__study")(s)
+    ],
+}  # fmt: skip
+#: Judge-score writers: the verdicts each writes (model, lookup to the study); the judges
+#: offered are those with such verdicts.
+JUDGES_OF: dict[str, tuple[str, str]] = {
+    "researchqa-coverage": ("judges.JudgeCoverage", "report__question__study"),
+    "researcherbench": ("judges.JudgeCoverage", "report__question__study"),
+    "researchqa-pairwise": ("judges.JudgePairwise", "left__question__study"),
+    "csv": ("judges.JudgeScore", "report__question__study"),
+    "deepscholar-labels": ("judges.JudgeDeepScholarLabel", "question__study"),
+    "relevance": ("judges.JudgeRelevance", "paragraph__report__question__study"),
+}
+
+
+def held(study: Study, keys) -> dict[str, bool]:
+    """Whether the study holds each ``HOLDS`` key's data: one query, whatever the writers."""
+    exprs = {}
+    for key in keys:
+        any_row = Q()
+        for rows in HOLDS[key](study):
+            any_row |= Q(Exists(rows))
+        exprs[f"h{len(exprs)}"] = (key, ExpressionWrapper(any_row, output_field=BooleanField()))
+    values = Study.objects.filter(pk=study.pk).values(**{a: e for a, (_, e) in exprs.items()})
+    row = values.first() or {}
+    return {key: bool(row.get(a)) for a, (key, _) in exprs.items()}
+
+
+def judges_by_writer(study: Study) -> dict[str, list[str]]:
+    """Judge-score writer -> the judges with its verdicts on the study: one query."""
+    from django.apps import apps
+
+    from judges.models import Judge
+
+    flags = {
+        name: Exists(apps.get_model(model).objects.filter(**{lookup: study}, judge=OuterRef("pk")))
+        for name, (model, lookup) in JUDGES_OF.items()
+    }
+    aliases = {f"j{i}": name for i, name in enumerate(flags)}
+    rows = Judge.objects.annotate(**{a: flags[n] for a, n in aliases.items()}).order_by("name")
+    out: dict[str, list[str]] = {name: [] for name in JUDGES_OF}
+    for name, *has in rows.values_list("name", *aliases):
+        for alias, flag in zip(aliases, has, strict=True):
+            if flag:
+                out[aliases[alias]].append(name)
+    return out
+
+
 #: The study's values of an option, by the option's name (the names the writers share).
 STUDY_VALUES: dict[str, Callable[[Study], list[str]]] = {
     "system": _systems,
@@ -94,10 +175,22 @@ class Writer:
     url: str
     fields: list[Field] = field(default_factory=list)
 
+    #: The study holds nothing this writer writes (it is shown, disabled, saying so).
+    empty: bool = False
+
     @property
     def missing(self) -> list[str]:
         """Required options the study has no value of (nothing to choose: nothing to write)."""
         return [f.name for f in self.fields if f.required and f.values == []]
+
+    @property
+    def offered(self) -> bool:
+        return not self.empty and not self.missing
+
+
+def _holds_key(fmt) -> str:
+    key = f"{fmt.kind}/{fmt.name}"
+    return key if key in HOLDS else fmt.kind
 
 
 def download_panel(study: Study) -> list[Writer]:
@@ -105,12 +198,19 @@ def download_panel(study: Study) -> list[Writer]:
     from annotation.importers.registry import writable
 
     known: dict[str, list[str]] = {}
-    out = []
-    for fmt in writable():
+    out, judges = [], None
+    formats = writable()
+    keys = {_holds_key(f) for f in formats if f.kind != "judge_scores"}
+    has = held(study, sorted(keys)) if keys else {}
+    for fmt in formats:
         fields = []
         for option in fmt.dump_options:
             if option.choices:
                 values = list(option.choices)
+            elif option.name == "judge" and fmt.kind == "judge_scores":
+                if judges is None:
+                    judges = judges_by_writer(study)
+                values = judges[fmt.name]
             elif option.name in STUDY_VALUES:
                 if option.name not in known:
                     known[option.name] = STUDY_VALUES[option.name](study)
@@ -122,7 +222,8 @@ def download_panel(study: Study) -> list[Writer]:
             "studies:export_format",
             kwargs={"study_id": study.pk, "kind": fmt.kind, "file_format": fmt.name},
         )
-        out.append(
-            Writer(fmt.kind, fmt.name, fmt.title, fmt.help, fmt.download_extension, url, fields)
-        )
+        empty = fmt.kind != "judge_scores" and not has[_holds_key(fmt)]
+        entry = Writer(fmt.kind, fmt.name, fmt.title, fmt.help, fmt.download_extension, url,
+                       fields, empty=empty)  # fmt: skip
+        out.append(entry)
     return out

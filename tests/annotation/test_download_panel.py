@@ -79,13 +79,32 @@ def test_the_panel_has_an_entry_per_registered_writer(demo, admin_user):
     page = client.get(reverse("studies:detail", args=[demo.pk])).content.decode()
     entries = panel_of(page)
     assert set(entries) == {f.key for f in writable()}
+    empty = {(w.kind, w.format) for w in download_panel(demo) if w.empty}
+    assert ("claims", "jsonl") in empty  # the demo holds no claims: nothing offered
     for fmt in writable():
         entry = entries[fmt.key]
         assert fmt.label in entry["text"] and fmt.extension in entry["text"], fmt.key
         assert entry["extension"] == fmt.extension
         url = reverse("studies:export_format", args=[demo.pk, fmt.kind, fmt.name])
+        if fmt.key in empty and not fmt.dump_options:
+            assert entry["targets"] == [] and "nothing to write yet" in entry["text"], fmt.key
+            continue
+        if fmt.key in empty:
+            assert "nothing to write" in entry["text"], fmt.key
+            continue
         assert entry["targets"] == [url], fmt.key
         assert entry["fields"] == [o.name for o in fmt.dump_options], fmt.key
+
+
+def test_every_writer_says_what_data_it_writes():
+    """The panel offers only what exists: each writer declares how it knows (issue 28)."""
+    from studio.studyadmin.downloads import HOLDS, JUDGES_OF
+
+    for fmt in writable():
+        if fmt.kind == "judge_scores":
+            assert fmt.name in JUDGES_OF, fmt.key
+        else:
+            assert f"{fmt.kind}/{fmt.name}" in HOLDS or fmt.kind in HOLDS, fmt.key
 
 
 def test_a_newly_registered_writer_appears_by_itself(demo, admin_user, monkeypatch):
@@ -116,16 +135,20 @@ def test_each_link_downloads_the_bytes_of_the_api_export(demo, admin_user):
             {"kind": writer.kind, "file_format": writer.format, **query},
         )
         assert page.status_code == by_api.status_code, url
+        # offered exactly when there is something to write (no entry leads to a 404)
+        assert (page.status_code == 200) == writer.offered, (url, page.status_code)
         if page.status_code == 200:
             written.add((writer.kind, writer.format))
             assert page.content == by_api.content and page.content, url
             assert page["Content-Type"] == by_api["Content-Type"], url
             assert page["Content-Disposition"] == by_api["Content-Disposition"], url
             assert page["Content-Disposition"].endswith(f'{writer.extension}"'), url
-        else:  # the demo has no data of this writer: said, not an empty file
+        elif writer.empty:  # the demo has no data of this writer: said, not an empty file
             assert page.status_code == 404 and "nothing to export" in page.content.decode()
             assert "nothing to export" in by_api.content.decode()
             assert "Content-Disposition" not in page
+        else:  # a judge-score writer with no judge to choose: the request names none
+            assert page.status_code == 400 and "Content-Disposition" not in page
     # The demo holds content, human and judge data: the papers' content writers all write.
     assert {("reports", "researchqa"), ("reports", "researcherbench"), ("reports", "deepscholar"),
             ("reports", "scholarqa"), ("questions", "researchqa"), ("questions", "researcherbench"),
