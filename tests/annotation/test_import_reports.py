@@ -410,7 +410,7 @@ def test_deepscholar_folder():
         DATA / "deepscholar",
         file_part="deepscholar",
         format="deepscholar",
-        text="output.md",
+        text="several systems",  # the folder of every system, not one system's
     )
 
 

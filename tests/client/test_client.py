@@ -126,7 +126,7 @@ def test_report_tables_are_every_table_of_the_page_with_intervals(server):
     report = study.report(bootstrap=50, seed=1)
     entry = cached_entry(study.id, ReportOptions.from_dict({"bootstrap": 50, "seed": 1}))
     page = sections.all_tables(entry)
-    assert set(report.tables) == set(page) and len(page) == 12  # the page's 12 (issue 28)
+    assert set(report.tables) == set(page) and len(page) >= 12  # every table of the page
     system = report.tables["system"]
     assert {"ci_human_low", "ci_human_high", "ci_judge_low", "ci_judge_high"} <= set(system.columns)
     assert system["ci_human_low"].notna().all()

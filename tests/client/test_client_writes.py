@@ -129,7 +129,7 @@ def test_a_notebook_builds_a_study_through_the_client(admin):
 
     report = study.report(judge="nb-judge", bootstrap=30, seed=1)
     tables = report.tables
-    assert len(tables) == 12
+    assert len(tables) >= 12 and {"scoreboard", "system", "preference"} <= set(tables)
     system = tables["system"]
     assert {"ci_human_low", "ci_human_high"} <= set(system.columns)
     assert system["ci_human_low"].notna().all()
