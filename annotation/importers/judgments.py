@@ -441,30 +441,34 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
     )  # fmt: skip
 
 
-def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
-    """Medal rows grouped by their ranking: one MedalRanking per annotator, question and
-    setting (its reasoning), its medals by report."""
-    rankings: dict[tuple, str] = {}
+def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportReport) -> dict:
+    """The rows' groups (a medal ranking, a rubric comparison): one ``model`` row per
+    annotator, question and setting, with its reasoning; returns their ids by that key."""
+    groups: dict[tuple, str] = {}
     for r in rows:
-        rankings.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
+        groups.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
+    key = ("annotator_id", "question_id", "setting")
     stored = {
         (a, q, s): (pk, (why,))
-        for pk, a, q, s, why in MedalRanking.objects.filter(study=study).values_list(
-            "id", "annotator_id", "question_id", "setting", "reasoning"
+        for pk, a, q, s, why in model.objects.filter(study=study).values_list(
+            "id", *key, "reasoning"
         )
     }
     sync_rows(
-        MedalRanking, rep, stored=stored, wanted={k: (v,) for k, v in rankings.items()},
+        model, rep, stored=stored, wanted={k: (v,) for k, v in groups.items()},
         fields=["reasoning"],
         new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
                               "setting": k[2], "reasoning": v[0]},
     )  # fmt: skip
-    ids = {
-        (a, q, s): pk
-        for pk, a, q, s in MedalRanking.objects.filter(study=study).values_list(
-            "id", "annotator_id", "question_id", "setting"
-        )
+    return {
+        (a, q, s): pk for pk, a, q, s in model.objects.filter(study=study).values_list("id", *key)
     }
+
+
+def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+    """Medal rows grouped by their ranking: one MedalRanking per annotator, question and
+    setting (its reasoning), its medals by report."""
+    ids = _write_groups(MedalRanking, study, rows, people, rep)
     wanted = {
         (ids[(people[r.annotator], r.question, r.setting)], r.target["report"]): (
             r.values["medal"],
@@ -486,27 +490,7 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
 def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: ImportReport):
     """Rubric assessments grouped by their comparison: one RubricComparison per annotator,
     question and setting (its reasoning), its assessments by rubric."""
-    comparisons: dict[tuple, str] = {}
-    for r in rows:
-        comparisons.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
-    stored = {
-        (a, q, s): (pk, (why,))
-        for pk, a, q, s, why in RubricComparison.objects.filter(study=study).values_list(
-            "id", "annotator_id", "question_id", "setting", "reasoning"
-        )
-    }
-    sync_rows(
-        RubricComparison, rep, stored=stored, wanted={k: (v,) for k, v in comparisons.items()},
-        fields=["reasoning"],
-        new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
-                              "setting": k[2], "reasoning": v[0]},
-    )  # fmt: skip
-    ids = {
-        (a, q, s): pk
-        for pk, a, q, s in RubricComparison.objects.filter(study=study).values_list(
-            "id", "annotator_id", "question_id", "setting"
-        )
-    }
+    ids = _write_groups(RubricComparison, study, rows, people, rep)
     own = ["medal", "strengths", "missing", "weaknesses"]
     wanted = {
         (ids[(people[r.annotator], r.question, r.setting)], r.target["rubric"]): tuple(
