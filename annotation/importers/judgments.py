@@ -91,6 +91,11 @@ FORMS: dict[str, dict[str, Field]] = {
 }  # fmt: skip
 
 
+def _keyed(rows, *key) -> dict[tuple, int]:
+    """natural key (the ``key`` lookups' values) -> id, for every row of ``rows``."""
+    return {tuple(found): pk for pk, *found in rows.values_list("id", *key)}
+
+
 class _Index:
     """The study's questions, reports, paragraphs and rubric items by natural key, each
     table read when a record first needs it: a file of rubric coverage labels never reads
@@ -98,55 +103,32 @@ class _Index:
 
     def __init__(self, study):
         self.study = study
-        self.questions = {
-            (q,): pk
-            for q, pk in Question.objects.filter(study=study).values_list("external_id", "id")
-        }
+        self.questions = _keyed(Question.objects.filter(study=study), "external_id")
 
     @cached_property
     def reports(self) -> dict:
-        return {
-            (q, s): pk
-            for pk, q, s in Report.objects.filter(question__study=self.study).values_list(
-                "id", "question__external_id", "system__name"
-            )
-        }
+        return _keyed(Report.objects.filter(question__study=self.study),
+                      "question__external_id", "system__name")  # fmt: skip
 
     @cached_property
     def paragraphs(self) -> dict:
-        return {
-            (q, s, n): pk
-            for pk, q, s, n in Paragraph.objects.filter(
-                report__question__study=self.study
-            ).values_list("id", "report__question__external_id", "report__system__name", "number")
-        }
+        return _keyed(Paragraph.objects.filter(report__question__study=self.study),
+                      "report__question__external_id", "report__system__name", "number")  # fmt: skip
 
     @cached_property
     def items(self) -> dict:
-        return {
-            (q, k, p): pk
-            for pk, q, k, p in RubricItem.objects.filter(
-                rubric__question__study=self.study
-            ).values_list("id", "rubric__question__external_id", "rubric__kind", "position")
-        }
+        return _keyed(RubricItem.objects.filter(rubric__question__study=self.study),
+                      "rubric__question__external_id", "rubric__kind", "position")  # fmt: skip
 
     @cached_property
     def claims(self) -> dict:
-        return {
-            (q, s, p): pk
-            for pk, q, s, p in ReportClaim.objects.filter(
-                report__question__study=self.study
-            ).values_list("id", "report__question__external_id", "report__system__name", "position")
-        }
+        return _keyed(ReportClaim.objects.filter(report__question__study=self.study),
+                      "report__question__external_id", "report__system__name", "position")  # fmt: skip
 
     @cached_property
     def rubrics(self) -> dict:
-        return {
-            (q, k): pk
-            for pk, q, k in Rubric.objects.filter(question__study=self.study).values_list(
-                "id", "question__external_id", "kind"
-            )
-        }
+        return _keyed(Rubric.objects.filter(question__study=self.study),
+                      "question__external_id", "kind")  # fmt: skip
 
     def find(self, problems: Problems, n: int, table: dict, key: tuple, field: str, what: str):
         found = table.get(key)
