@@ -19,14 +19,11 @@ SCROLL = """(el) => { const before = el.getBoundingClientRect();
           width: before.width}; }"""
 
 
-def test_a_wide_table_scrolls_and_its_citations_are_linked(
-    scholarqa_dir, annotator_user, login, shot
-):
-    records = json.loads((scholarqa_dir / "reports" / "expert_written" / "sqa.json").read_text())
-    record = records[2]  # a 7-column table citing "(Hanauer et al., 2021)" … in its cells
-    assert any(isinstance(s.get("table"), dict) for s in record["response"]["sections"])
-    for system in ("sqa", "sqa-b", "sqa-c"):
-        run("reports", json.dumps([record]).encode(), study="S", format="scholarqa", system=system)
+def ranking_of(record: dict, fmt: str, system: str, annotator_user, login):
+    """The medal-ranking page of one released answer imported as three systems' reports,
+    in a 1400 px window."""
+    for name in (system, f"{system}-b", f"{system}-c"):
+        run("reports", json.dumps([record]).encode(), study="S", format=fmt, system=name)
     study = Study.objects.get(name="S")
     study.tasks = [Study.Task.MEDAL_RANKING]
     study.save()
@@ -40,6 +37,16 @@ def test_a_wide_table_scrolls_and_its_citations_are_linked(
     page = login(annotator_user).new_page()
     page.set_viewport_size({"width": 1400, "height": 800})
     page.goto(reverse("annotate:task", args=[a.pk]))
+    return page
+
+
+def test_a_wide_table_scrolls_and_its_citations_are_linked(
+    scholarqa_dir, annotator_user, login, shot
+):
+    records = json.loads((scholarqa_dir / "reports" / "expert_written" / "sqa.json").read_text())
+    record = records[2]  # a 7-column table citing "(Hanauer et al., 2021)" … in its cells
+    assert any(isinstance(s.get("table"), dict) for s in record["response"]["sections"])
+    page = ranking_of(record, "scholarqa", "sqa", annotator_user, login)
     box = page.locator("#report-A .report-table-md .table-scroll").first
     box.scroll_into_view_if_needed()
     expect(box).to_be_visible()
@@ -68,22 +75,7 @@ def test_a_markdown_table_in_a_released_answer_scrolls_with_linked_citations(
     if not path.is_file():
         pytest.skip("../shared/data/researcherbench not available")
     record = next(r for r in json.loads(path.read_text()) if r["id"] == 21)
-    for system in ("OpenAI", "OpenAI-b", "OpenAI-c"):
-        run("reports", json.dumps([record]).encode(), study="S", format="researcherbench",
-            system=system)  # fmt: skip
-    study = Study.objects.get(name="S")
-    study.tasks = [Study.Task.MEDAL_RANKING]
-    study.save()
-    a = Assignment.objects.create(
-        study=study,
-        annotator=annotator_user.annotator,
-        question=Question.objects.get(),
-        task=Study.Task.MEDAL_RANKING,
-        report_order=list(Report.objects.order_by("pk").values_list("pk", flat=True)),
-    )
-    page = login(annotator_user).new_page()
-    page.set_viewport_size({"width": 1400, "height": 800})
-    page.goto(reverse("annotate:task", args=[a.pk]))
+    page = ranking_of(record, "researcherbench", "OpenAI", annotator_user, login)
     box = page.locator("#report-A .para-body .table-scroll").first
     box.scroll_into_view_if_needed()
     expect(box).to_be_visible()
