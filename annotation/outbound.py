@@ -14,6 +14,36 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
+#: Address properties that make an address one the server must not call, and how to say it.
+_NOT_PUBLIC = (
+    ("is_loopback", "a loopback address"),
+    ("is_link_local", "a link-local address"),
+    ("is_unspecified", "an unspecified address"),
+    ("is_private", "a private address"),
+    ("is_reserved", "a reserved address"),
+    ("is_multicast", "a multicast address"),
+)
+
+
+def why_not_public(host: str) -> str | None:
+    """Why ``host`` is not public ("a loopback address (127.0.0.1)", …), "" when every address
+    it resolves to is public, None when it does not resolve. One private answer is enough
+    to refuse; an IPv4-mapped IPv6 address is judged as its IPv4 address. The one rule of
+    webhook receivers and judge endpoints."""
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
+    except (socket.gaierror, UnicodeError, ValueError):
+        return None
+    for text in sorted(found):
+        address = ipaddress.ip_address(text.split("%")[0])
+        address = getattr(address, "ipv4_mapped", None) or address
+        for test, why in _NOT_PUBLIC:
+            if getattr(address, test):
+                return f"{why} ({address})"
+        if not address.is_global:
+            return f"a non-public address ({address})"
+    return ""
+
 
 def address_problem(url: str, *, allow_private: bool) -> str | None:
     """Why the server may not send to ``url``, or None when it may."""
@@ -24,15 +54,9 @@ def address_problem(url: str, *, allow_private: bool) -> str | None:
         return "a URL with a user name or password is refused (put secrets in the signature)"
     if allow_private:
         return None
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError, ValueError):
+    why = why_not_public(parts.hostname)
+    if why is None:
         return f"the host {parts.hostname!r} does not resolve"
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if not address.is_global or address.is_multicast:
-            return (
-                f"{parts.hostname!r} is a private, loopback or link-local address ({address}); "
-                "set CONCORD_WEBHOOK_ALLOW_PRIVATE=1 to allow it"
-            )
+    if why:
+        return f"{parts.hostname!r} is {why}; set CONCORD_WEBHOOK_ALLOW_PRIVATE=1 to allow it"
     return None

@@ -33,12 +33,10 @@ Whether the *content* of an answer is usable is the caller's business (see
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import logging
 import random
 import re
-import socket
 import ssl
 import time
 from dataclasses import MISSING, dataclass, field, fields
@@ -46,6 +44,8 @@ from functools import cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import openai
+
+from annotation.outbound import why_not_public
 
 logger = logging.getLogger("concord.judges")
 
@@ -479,28 +479,7 @@ def private_address(url: str) -> str:
     host = urlsplit(url).hostname or ""
     if not host:
         return "no host"
-    try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except (socket.gaierror, UnicodeError):
-        return ""
-    for text in sorted(found):
-        address = ipaddress.ip_address(text.split("%")[0])
-        mapped = getattr(address, "ipv4_mapped", None)
-        address = mapped or address
-        for test, why in _PRIVATE:
-            if getattr(address, test):
-                return f"{why} ({address})"
-    return ""
-
-
-_PRIVATE = (
-    ("is_loopback", "a loopback address"),
-    ("is_link_local", "a link-local address"),
-    ("is_unspecified", "an unspecified address"),
-    ("is_private", "a private address"),
-    ("is_reserved", "a reserved address"),
-    ("is_multicast", "a multicast address"),
-)
+    return why_not_public(host) or ""
 
 
 def _tokens(usage) -> tuple[int, int]:
