@@ -18,7 +18,7 @@ from django.db.models import Count, Exists, OuterRef
 
 from annotation.annotate.base import Needs
 from annotation.annotate.registry import SPECS
-from annotation.models import Question, Report, ReportClaim, Rubric, Study
+from annotation.models import Question, Report, ReportClaim, Rubric, RubricItem, Study
 
 T = Study.Task
 #: Tasks an Assign plan cannot make (they come from an annotator's own work); never
@@ -74,8 +74,9 @@ def question_data(questions, *, systems=(), units: bool = True) -> dict[int, Que
     n_rubrics = Counter(
         dict(
             Rubric.objects.filter(question__in=questions)
-            .annotate(n_items=Count("items"))
-            .filter(n_items__gt=0)
+            # rubrics with items, counted once each (a Count over the items' join counted
+            # the items: one rubric of 14 items passed for the two a comparison needs)
+            .filter(Exists(RubricItem.objects.filter(rubric=OuterRef("pk"))))
             .values("question_id")
             .annotate(n=Count("pk"))
             .values_list("question_id", "n")

@@ -79,3 +79,18 @@ def test_every_labelled_task_declares_its_existence_check():
     assert specs, "no task type registered"
     for task, spec in specs.items():
         assert (spec.rows is None) == (spec.held is None), task
+
+
+@pytest.mark.django_db
+def test_one_rubric_of_many_items_is_one_rubric():
+    """ResearcherBench questions (one rubric of 13-16 items each) enabled the rubric
+    comparison, which needs two rubrics: the items' join was counted, not the rubrics."""
+    from annotation.readiness import problem, question_data, supported_tasks
+    from tests.builders.content import make_question, make_study
+
+    study = make_study()
+    q = make_question(study, n_reports=0, rubric_items=5)
+    assert question_data(study.questions.all())[q.pk].rubrics == 1
+    assert "rubric" in problem("rubric_comparison", question_data(study.questions.all())[q.pk])
+    assert "rubric_comparison" not in supported_tasks(study)
+    assert "rubric_item_quality" in supported_tasks(study)
