@@ -206,9 +206,26 @@ def _context(result, entry):
     return {"judge_card_rows": rows(result)}
 
 
+#: Why the card is left out when the study has judge results but none of them meets an
+#: expert label (a benchmark's judge files imported before any annotation): the card
+#: compares judges with the experts, the scoreboard shows the judges' own figures.
+NO_CARD = (
+    "no judge verdict meets an expert label or a live run in this selection yet: the card "
+    "compares each judge with the experts (the benchmark scoreboards show the judges' own "
+    "figures; docs/ANALYSES.md §13)."
+)
+
+
+def _absent(result, entry) -> str | None:
+    """One line instead of empty tables (issue 26, "Reports that fit the protocol")."""
+    return NO_CARD if result and not result["judges"] else None
+
+
 def _text(result) -> str:
     if not result:
         return "judge card: no judge verdict in this selection"
+    if not result["judges"]:
+        return f"judge card: {NO_CARD}"
     lines = ["judge card:"]
     for judge in result["judges"]:
         lines.append(f"  {judge['judge']}")
@@ -229,4 +246,5 @@ register(Section(
     compute=_compute, template="metaeval/sections/judge_card.html", tables=_tables,
     figures=(FigureSpec("judge-card", "Judges: agreement and self-agreement", _draw),),
     context=_context, text=_text, serializer=JudgeCardAnalysisSerializer, order=55,
+    absent=_absent,
 ))  # fmt: skip

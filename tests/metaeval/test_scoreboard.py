@@ -298,3 +298,15 @@ def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
     with CaptureQueriesContext(connection) as queries:
         sections.Analysis(rb.pk, ReportOptions()).result(section)
     assert len(queries) == 4, [q["sql"][:80] for q in queries]
+
+
+def test_judge_results_alone_leave_out_the_judge_card_with_one_line(client, rb):
+    """Issue 26, "Reports that fit the protocol": a ResearcherBench study with the judge's
+    results and no expert label showed the judge card as three empty tables; it is one
+    line saying why, and the scoreboard is on the page."""
+    cache.clear()
+    html = client.get(reverse("metaeval:report", args=[rb.pk])).content.decode()
+    assert 'id="section-scoreboard"' in html
+    assert 'id="section-judge_card"' not in html and 'id="table-judge_operations"' not in html
+    assert 'id="section-judge_card-absent"' in html and "meets an expert label" in html
+    assert command(rb, "judge_card")["judges"] == []  # the API's payload keeps its shape
