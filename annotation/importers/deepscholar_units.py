@@ -221,7 +221,8 @@ register_kind(
         "DeepScholar-Bench study units: nuggets, exemplars and their references (the "
         "released nuggetizer output and LaTeX exemplars create their questions; the JSON "
         "lines formats name questions already in the study)",
-        enables_tasks=False,
+        # units enable the DeepScholar tasks they make possible, whether they come before
+        # or after the reports (reports first, then nuggets, left all six untouched)
     )
 )
 _EXAMPLES = Path(__file__).resolve().parent / "examples"

@@ -198,9 +198,13 @@ def test_deepscholar_tasks_are_enabled_only_with_deepscholar_units():
     exemplar = {"organization", "reference_importance"}
     supported = set(supported_tasks(Study.objects.get(name="S")))
     assert supported >= DEEPSCHOLAR - exemplar and not supported & exemplar
-    run("deepscholar", DS / "exemplar_references.jsonl", study="S",
-        format="exemplar-references")  # fmt: skip
+    # and the study enables them (issue 26): reports first, then the units, enabled none
+    assert set(Study.objects.get(name="S").tasks) >= DEEPSCHOLAR - exemplar
+    rep = run("deepscholar", DS / "exemplar_references.jsonl", study="S",
+              format="exemplar-references")  # fmt: skip
     assert set(supported_tasks(Study.objects.get(name="S"))) >= DEEPSCHOLAR
+    assert set(rep.enabled_tasks) == exemplar
+    assert set(Study.objects.get(name="S").tasks) >= DEEPSCHOLAR
 
 
 def test_judge_labels_round_trip(tmp_path):
