@@ -88,7 +88,11 @@ def _draw(result, entry):
 
 def _text(result) -> str:
     if not result:
-        return "researcherbench: no binary coverage label in this selection"
+        return (
+            "researcherbench: no binary coverage label in this selection (the judge "
+            "against the experts; the judges' own S_c per system, Table 3, is --kind "
+            "scoreboard)"
+        )
     return "\n".join(f"researcherbench {j['judge']}: F1 {j['unweighted']['f1']['value']}, "
                      f"weighted F1 {j['weighted']['f1']['value']}, kappa {j['kappa']['value']}"
                      for j in result["judges"]) or "researcherbench: no judge label"  # fmt: skip

@@ -310,3 +310,17 @@ def test_judge_results_alone_leave_out_the_judge_card_with_one_line(client, rb):
     assert 'id="section-judge_card"' not in html and 'id="table-judge_operations"' not in html
     assert 'id="section-judge_card-absent"' in html and "meets an expert label" in html
     assert command(rb, "judge_card")["judges"] == []  # the API's payload keeps its shape
+
+
+def test_the_judge_vs_expert_analysis_is_null_with_a_note_naming_the_scoreboard(rb):
+    """Issue 26: ``analysis --kind researcherbench --json`` on judge results alone printed
+    ``null`` and nothing else; the null says why and where Table 3 is."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("analysis", "--study", rb.name, "--kind", "researcherbench", "--json", stdout=out)
+    got = json.loads(out.getvalue())
+    assert got["researcherbench"] is None
+    assert "no binary coverage label" in got["note"] and "scoreboard" in got["note"]

@@ -43,8 +43,11 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if opts["json"]:
-            self.stdout.write(json.dumps({"study": study.name, "kind": section.key,
-                                          section.key: result}, indent=2))  # fmt: skip
+            out = {"study": study.name, "kind": section.key, section.key: result}
+            if result is None:  # null says why, as every undefined figure does
+                out["note"] = (section.text(None) if section.text else
+                               f"{section.key}: no data for this analysis in this selection")  # fmt: skip
+            self.stdout.write(json.dumps(out, indent=2))
         elif opts["csv"]:
             self._write_csv(Path(opts["csv"]), section.tables(result, {}))
         elif section.text is not None:
