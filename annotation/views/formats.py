@@ -2,7 +2,8 @@
 
 Only a file a registered format declares as its example can be asked for
 (:func:`annotation.importers.registry.example_of`); a folder example (DeepScholar's system
-folder) comes as a zip of the folder, named after it.
+folder) comes as a zip of the folder, named after it. A script fetches it with its API
+token as it fetches every other download (the API import's description points here).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from django.http import FileResponse, Http404
 from django.views.decorators.http import require_GET
 
 from annotation.importers.registry import example_of
+from concord.token_auth import accepts_token
 
 
+@accepts_token
 @login_required
 @require_GET
 def format_example(request, kind: str, name: str, file: str):

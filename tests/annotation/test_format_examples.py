@@ -114,3 +114,20 @@ def test_an_example_url_names_only_declared_files(admin_user, client):
     for args in (["reports", "scholarqa", "..%2Fregistry.py"], ["reports", "nope", "x.json"],
                  ["reports", "scholarqa", "researchqa_items.json"]):  # fmt: skip
         assert client.get(reverse("format_example", args=args)).status_code == 404
+
+
+def test_a_script_downloads_an_example_with_its_api_token(admin_user):
+    """Issue 26: the API import's description sends a script to these examples, and with
+    its token it got the login page (302); the token works as for every download, and a
+    wrong token is a 401, never the login page."""
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    fmt = FORMATS[("questions", "jsonl")]
+    url = reverse("format_example", args=["questions", "jsonl", fmt.example.file])
+    key = Token.objects.create(user=admin_user).key
+    got = Client(HTTP_AUTHORIZATION=f"Token {key}").get(url)
+    assert got.status_code == 200
+    assert b"".join(got.streaming_content) == fmt.example.path.read_bytes()
+    assert Client(HTTP_AUTHORIZATION="Token not-a-real-token").get(url).status_code == 401
+    assert Client().get(url).status_code == 302  # a browser without a session: login page
