@@ -12,8 +12,12 @@ from ._db import settings_filter
 
 def judgment_counts(study_id: int, settings=None) -> dict:
     """``{n_judgments, n_questions, n_annotators, by_kind: {verbose name: count}}`` over
-    every judgment model (``annotation.protection.judgment_models``)."""
+    every judgment model (``annotation.protection.judgment_models``), expertise self-ratings
+    and authored questions."""
+    from annotation.models import ExpertiseRating
     from annotation.protection import judgment_models
+
+    from .authoring import authored
 
     models = sorted(judgment_models(), key=lambda m: m._meta.model_name)
     where = {"study_id": study_id, **settings_filter(settings)}
@@ -22,18 +26,32 @@ def judgment_counts(study_id: int, settings=None) -> dict:
         first, *rest = querysets
         return first.union(*rest, all=False) if rest else first
 
+    # Expertise self-ratings and authored questions are judgments too (issue 26: a study with
+    # only these said "no expert judgment yet" above its triage and authoring sections).
+    # Neither has a setting, and both sections read them whatever the setting: counted so.
+    ratings = ExpertiseRating.objects.filter(question__study_id=study_id).order_by()
+    written = authored(study_id).order_by()
     counts = union([
         m.objects.filter(**where).order_by().values("study_id")
         .annotate(kind=Value(str(m._meta.verbose_name)), n=Count("pk")).values_list("kind", "n")
         for m in models
+    ] + [
+        ratings.values("question__study_id").annotate(
+            kind=Value(str(ExpertiseRating._meta.verbose_name)), n=Count("pk")
+        ).values_list("kind", "n"),
+        written.values("study_id").annotate(kind=Value("authored question"), n=Count("pk"))
+        .values_list("kind", "n"),
     ])  # fmt: skip
     by_kind = {kind: n for kind, n in counts if n}
     questions = union(
         [m.objects.filter(**where).order_by().values_list("question_id") for m in models]
+        + [ratings.values_list("question_id"), written.values_list("pk")]
     )
     annotators = union(
         [m.objects.filter(**where).order_by().values_list("annotator_id") for m in models]
-    )
+        + [ratings.values_list("annotator_id"),
+           written.filter(authored_by__isnull=False).values_list("authored_by_id")]
+    )  # fmt: skip
     return {
         "n_judgments": sum(by_kind.values()),
         "n_questions": len(list(questions)),

@@ -35,3 +35,27 @@ def test_the_page_counts_them_and_leaves_out_what_has_no_data(client, researcher
     assert 'data-key="study_n_judgments" data-value="18"' in page
     assert 'id="section-iaa-absent"' in page and 'id="section-iaa"' not in page
     assert 'id="section-label_iaa"' in page and "No IAA" not in page
+
+
+def test_expertise_ratings_and_authored_questions_are_counted_too():
+    """A triage self-rating and an authored question are judgments of the study (issue 26:
+    a study holding only these said "no expert judgment yet" above the sections analysing
+    them); still three queries."""
+    from annotation.models import Annotator, ExpertiseRating, Question
+
+    study = researchqa_study()
+    expert = Annotator.objects.create(pseudonym="triage-expert")
+    first = Question.objects.filter(study=study).order_by("pk").first()
+    ExpertiseRating.objects.create(annotator=expert, question=first,
+                                   level=ExpertiseRating.Level.values[0])  # fmt: skip
+    Question.objects.create(study=study, external_id="authored-1", text="A new question?",
+                            origin=Question.Origin.EXPERT_AUTHORED, authored_by=expert)  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        got = judgment_counts(study.pk)
+    assert len(queries) == 3
+    assert got["n_judgments"] == 20 and got["n_questions"] == 3 and got["n_annotators"] == 4
+    assert got["by_kind"]["authored question"] == 1
+    assert got["by_kind"][str(ExpertiseRating._meta.verbose_name)] == 1
+    # a selection of one setting still counts them: neither has a setting, and the triage
+    # and authoring sections read them whatever the setting
+    assert judgment_counts(study.pk, ("assigned",))["by_kind"]["authored question"] == 1
