@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from annotation import assignment as strategies
 from annotation import readiness
@@ -143,12 +143,16 @@ def _inputs(study: Study, spec: PlanSpec):
         questions.order_by("pk").values_list("pk", "external_id", "field", "authored_by_id", "text")
     )
     available: dict[int, dict[str, int]] = defaultdict(dict)
+    textless: Counter = Counter()
     if spec.task in REPORT_TASKS:
-        reports = Report.objects.filter(question__in=questions).readable()  # never an empty one
+        every = Report.objects.filter(question__in=questions)
         if spec.systems:
-            reports = reports.filter(system_id__in=spec.systems)
-        for rid, qid, system in reports.values_list("pk", "question_id", "system__name"):
-            available[qid][system] = rid
+            every = every.filter(system_id__in=spec.systems)
+        for rid, qid, system in every.readable().values_list("pk", "question_id", "system__name"):
+            available[qid][system] = rid  # never an empty report
+        textless = Counter(dict(every.values("question_id").annotate(n=Count("pk"))
+                                .values_list("question_id", "n")))  # fmt: skip
+        textless.subtract({q: len(systems) for q, systems in available.items()})
     needs = readiness.NEEDS.get(spec.task, readiness.Needs())
     data = (
         readiness.question_data(questions, systems=spec.systems, units=needs.units)
@@ -162,7 +166,19 @@ def _inputs(study: Study, spec: PlanSpec):
     ):
         existing[qid].add(aid)
         existing_reports.setdefault(qid, list(order or []))
-    return qrows, available, data, existing, existing_reports
+    return qrows, available, data, existing, existing_reports, +textless
+
+
+def _textless_said(problem: str, textless: int) -> str:
+    """A question whose reports exist but have no text (the pairwise import's placeholders,
+    a released empty report) is "has no report" for the planner: say so, or the admin looks
+    for reports the study plainly lists (issue 26, found on the released ScholarQA-CS2
+    annotation files)."""
+    return (
+        f"{problem}; its {textless} other report(s) have no text to read (placeholders of "
+        "the pairwise import or empty released reports): import the reports' text to "
+        "assign them"
+    )
 
 
 def _why_short(spec, it, people, wanted: int, ratings) -> str:
@@ -213,7 +229,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     people_rows = pool(study, spec.annotators)
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
-    qrows, available, data, existing, existing_reports = _inputs(study, spec)
+    qrows, available, data, existing, existing_reports, textless = _inputs(study, spec)
     per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     fresh = {
@@ -239,6 +255,8 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
             ),  # fmt: skip
         )
         if problem is not None:
+            if textless[q] and len(available[q]) < least:
+                problem = _textless_said(problem, textless[q])
             left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))
             continue
         if spec.task in REPORT_TASKS:

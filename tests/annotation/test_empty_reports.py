@@ -63,3 +63,19 @@ def test_a_drawn_report_order_leaves_the_empty_report_out():
     )
     ensure_report_order(a)
     assert len(a.report_order) == 2 and empty.pk not in a.report_order
+
+
+def test_a_question_whose_reports_have_no_text_is_left_out_saying_so():
+    """Issue 26: the released ScholarQA-CS2 annotation files, imported alone, give each
+    question three textless reports; the planner said "has no report" of questions whose
+    reports the study lists. It says they have no text, and what to import."""
+    study = make_study(questions=2, systems=3)
+    make_annotators(3)
+    first = Report.objects.filter(question__study=study).order_by("pk").first().question
+    Paragraph.objects.filter(report__question=first).delete()  # three placeholders
+    shown = preview(Study.objects.get(pk=study.pk), PlanSpec(task="medal_ranking", overlap=1))
+    why = {u.key: u.reason for u in shown.left_out}
+    assert why[first.external_id].startswith("has no report (medal ranking needs 2)")
+    assert "3 other report(s) have no text" in why[first.external_id]
+    assert "import the reports' text" in why[first.external_id]
+    assert len(shown.left_out) == 1  # the other question is planned
