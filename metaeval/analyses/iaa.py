@@ -60,9 +60,13 @@ def deepscholar_sets(rows) -> tuple[dict[str, np.ndarray], dict[str, str]]:
 
 def analyse_iaa(sets: dict[str, np.ndarray], levels: dict[str, str] | None = None) -> list[dict]:
     """Strict, Cohen (mean over annotator pairs), Fleiss, Krippendorff at the kind's level,
-    per label kind (``levels`` overrides ``LEVELS`` for kinds named at run time)."""
+    per label kind (``levels`` overrides ``LEVELS`` for kinds named at run time). A kind
+    without a single label is left out: graded coverage in a study labelled only yes/no
+    (ResearcherBench) is no kind of that study, not one "with no unit labelled twice"."""
     out = []
     for kind, m in sets.items():
+        if not (m.size and np.isfinite(m).any()):
+            continue
         level = (levels or {}).get(kind) or LEVELS.get(kind, "nominal")
         res = iaa_summary(m if m.ndim == 2 and m.size else np.full((0, 2), np.nan), level)
         out.append({

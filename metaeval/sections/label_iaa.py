@@ -67,6 +67,8 @@ def _compute(analysis):
     if not sets:
         return None
     out = {"kinds": analyse_iaa(sets, levels)}
+    if not out["kinds"]:  # no kind holds a label (e.g. only unparsed quality labels)
+        return None
     if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
         out["human_signal"] = {"mode": analysis.options.human_signal, "applies": False,
                                "note": NOT_APPLICABLE}  # fmt: skip

@@ -79,3 +79,22 @@ def test_the_four_kinds_at_their_level_equal_krippendorff():
         assert kinds[kind]["level"] == level, kind
         assert kinds[kind]["krippendorff_alpha"] == pytest.approx(alpha), kind
     assert kinds["rating"]["units"] == 6  # units labelled twice or more (all six)
+
+
+def test_a_kind_with_no_label_at_all_is_left_out_and_one_labelled_once_stays():
+    """Issue 26: a ResearcherBench study labelled yes/no only listed graded coverage with
+    "No unit has two labels." and an n/a figure; a kind of which the study holds no label
+    is no row. A kind labelled once still is one, with that note."""
+    from metaeval.analyses.iaa import analyse_iaa
+
+    nan = np.nan
+    sets = {
+        "coverage": np.array([[nan, nan], [nan, nan]]),  # every unit labelled yes/no only
+        "coverage_binary": np.array([[1.0, 1.0], [0.0, 1.0]]),
+        "clarity": np.array([[4.0, nan]]),  # one label: a kind of the study, no pair
+        "preference": np.full((0, 0), nan),
+    }
+    got = {k["kind"]: k for k in analyse_iaa(sets)}
+    assert set(got) == {"coverage_binary", "clarity"}
+    assert got["coverage_binary"]["pairs"] == 2
+    assert got["clarity"]["pairs"] == 0 and got["clarity"]["note"] == "No unit has two labels."
