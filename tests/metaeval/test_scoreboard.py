@@ -324,3 +324,24 @@ def test_the_judge_vs_expert_analysis_is_null_with_a_note_naming_the_scoreboard(
     got = json.loads(out.getvalue())
     assert got["researcherbench"] is None
     assert "no binary coverage label" in got["note"] and "scoreboard" in got["note"]
+
+
+def test_the_released_shape_imports_through_the_study_import_page(client, admin_user,
+                                                                 researcher_user):  # fmt: skip
+    """The o3-mini results are not in the released data we hold: a file of their shape,
+    uploaded as an admin does on the study's import page, gives Table 3's S_c per system
+    (computed by hand above from 004 eq. 2)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    study = _researcherbench_study(researcher_user)
+    client.force_login(admin_user)
+    for system in COVERED:
+        upload = SimpleUploadedFile(f"{system}_evaluation_results.json", _released_shape(system))
+        response = client.post(reverse("studies:import", args=[study.pk]),
+                               {"kind": "judge_scores", "format": "researcherbench",
+                                "judge": "o3-mini", "file": upload})  # fmt: skip
+        assert response.status_code == 302, response.content.decode()[:2000]
+    board = _board(command(study, "scoreboard"), "researcherbench", "o3-mini")
+    value = {r["system"]: r["figures"]["coverage"]["value"] for r in board["rows"]}
+    assert value == {"sonar-reasoning-pro": pytest.approx(SONAR),
+                     "gpt-4o-search-preview": pytest.approx(GPT4O)}  # fmt: skip
