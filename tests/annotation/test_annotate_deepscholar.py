@@ -146,3 +146,19 @@ def test_the_exemplar_reads_as_rendered_text_with_its_references(world):
         "[1] Paper 0" in exemplar[:4000] and "https://arxiv.org/abs/2108.02755" in exemplar[:4000]
     )
     assert "<script>alert(1)" not in html
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_long_query_is_shown_once_in_full(world, key):
+    """Issue 26: DeepScholar's query is a whole abstract; the page showed it twice in full
+    (the heading and "The query"), so the labels began below the first screen of a
+    1,400 × 900 window. The heading gives its start, "The query" the whole of it."""
+    study, assignment, client = world
+    a = assignment(key)
+    query = "Write a Related Works section for this abstract: " + "word " * 200 + "END."
+    a.question.text = query.strip()
+    a.question.save(update_fields=["text"])
+    html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
+    assert html.count("END.") == 1
+    heading = html.split('<h1 class="question">', 1)[1].split("</h1>", 1)[0]
+    assert "Write a Related Works section" in heading and len(heading) < 300
