@@ -409,10 +409,10 @@ def release(study, user, *, seed: int | None = None) -> Released:
         for annotator in annotators:
             rows = list(
                 Assignment.objects.filter(study=study, annotator=annotator).values_list(
-                    "task", "question_id", "status", "setting"
+                    "task", "question_id", "status", "setting", "submitted_at"
                 )
             )
-            have = {(t, q): status for t, q, status, _ in rows}
+            have = {(t, q): (status, at) for t, q, status, _, at in rows}
             new = []
             for (task, qid), items in sorted(grouped.items()):
                 purpose = (
@@ -421,7 +421,7 @@ def release(study, user, *, seed: int | None = None) -> Released:
                     else Purpose.GOLD
                 )
                 if (task, qid) in have:
-                    out.not_added.append(_why_not(annotator, items[0], purpose, have[task, qid]))
+                    out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
                     continue
                 a = Assignment(
                     study=study, annotator=annotator, question_id=qid, task=task,
@@ -441,15 +441,25 @@ def _usual_setting(rows, task: str) -> str:
     """The setting of the annotator's other work of ``task`` (else of any task): a gold
     item whose setting differed from theirs (assigned among near-expert work) would show."""
     for wanted in (task, None):
-        found = Counter(s for t, _, _, s in rows if wanted is None or t == wanted)
+        found = Counter(s for t, _, _, s, _ in rows if wanted is None or t == wanted)
         if found:
             return found.most_common(1)[0][0]
     return Assignment._meta.get_field("setting").default
 
 
-def _why_not(annotator, item: GoldItem, purpose: str, status: str) -> str:
+def _why_not(annotator, items: list[GoldItem], purpose: str, status: str, submitted_at) -> str:
+    """Why ``annotator`` gets no assignment of the item: what they already have and whether
+    it counts. Work submitted once the unit was a qualification item is their answer
+    (:func:`annotation.quality.qualification.as_qualification`); said "from before" of it
+    too, the message told the admin to pass or fail by hand an annotator already scored."""
+    item = items[0]
     what = f"{annotator.pseudonym} already has {item.task} on question {item.question.external_id}"
     if purpose == Purpose.QUALIFICATION and status == Assignment.Status.SUBMITTED:
+        since = min(i.created_at for i in items if i.purpose == Purpose.QUALIFICATION)
+        if submitted_at is not None and submitted_at >= since:
+            return (
+                f"{what} (submitted once it was a qualification item: their qualification answer)"
+            )
         return (
             f"{what} from before it became a qualification item: that work does not count as "
             "qualification; pass or fail them by hand, or choose a question they have not done"

@@ -154,3 +154,8 @@ def test_work_submitted_once_the_item_is_a_qualification_item_counts(
         answer(mine, "left")
     result = QualificationResult.objects.get(annotator=a)
     assert (result.passed, result.correct, result.answered) == (True, 1, 1)
+    # released again, the item is not said to be work "from before" that does not count
+    # (the admin was told to pass or fail by hand an annotator already passed)
+    page = post(client, study, action="release").content.decode()
+    assert "from before it became" not in page
+    assert "Pseudo-qf_a already has pairwise on question q1 (submitted once it was a " in page
