@@ -212,12 +212,15 @@ METRIC_DIMENSIONS = [
 
 
 def _metric_wise(page):
-    for letter in ("A", "B"):  # one claim each: focus a citation marker, press +
-        page.locator(f"#p-{letter}-1 .cite").first.focus()
+    for letter in ("A", "B"):  # one claim each: focus its first citation marker, press +
+        page.locator(f"#report-{letter} .cite").first.focus()
         press_keys(page, "+")
         claim = page.locator(f"#panel-{letter}").locator(".claim").last
         expect(claim.locator("input[type=radio]").first).to_be_focused()
         press_keys(page, "Space")  # the first support option
+        cites = claim.locator(".claim-cite")  # a claim ending in several citations
+        for n in range(1, cites.count()):
+            cites.nth(n).locator("input[type=radio]").first.check()
         claim.get_by_label("Fully cover").check()
     for letter, value in (("A", "5"), ("B", "1")):
         for dim in METRIC_DIMENSIONS:
@@ -267,6 +270,9 @@ def _claim_check(page):
         region = page.get_by_role("region", name=f"Claim {n + 1} go to claim")
         region.get_by_role("group", name="Is every aspect").get_by_label("Yes").focus()
         press_keys(page, "y", "Tab", "y")
+        cites = region.locator("input[type=radio][value=yes]")  # the claim's other citations
+        for k in range(cites.count()):
+            cites.nth(k).check()
 
 
 def _relevance_adjudication(page):
