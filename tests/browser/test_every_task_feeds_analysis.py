@@ -264,13 +264,14 @@ def _rubric_comparison(page):
     page.keyboard.type("B is more complete.")
 
 
-def _claim_check(page):
+def _claim_check(page, answer: str = "yes"):
+    """Every claim and each of its citations answered ``answer`` (yes / no), by its key."""
     regions = page.get_by_role("region", name="go to claim")
     for n in range(regions.count()):
         region = page.get_by_role("region", name=f"Claim {n + 1} go to claim")
         region.get_by_role("group", name="Is every aspect").get_by_label("Yes").focus()
-        press_keys(page, "y", "Tab", "y")
-        cites = region.locator("input[type=radio][value=yes]")  # the claim's other citations
+        press_keys(page, answer[0], "Tab", answer[0])
+        cites = region.locator(f"input[type=radio][value={answer}]")  # the other citations
         for k in range(cites.count()):
             cites.nth(k).check()
 
