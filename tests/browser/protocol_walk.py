@@ -34,8 +34,8 @@ from playwright.sync_api import expect
 
 from annotation.annotate.registry import SPECS
 from annotation.exporters import export_judgments
-from annotation.models import AdjudicationRequest, Assignment, Study
 from annotation.judgment_kinds import KINDS
+from annotation.models import AdjudicationRequest, Assignment, Study
 from annotation.protection import judgment_models
 from studio.studyadmin.planning import PERSONAL_TASKS
 from tests.builders.users import make_user
@@ -75,9 +75,15 @@ class Protocol:
     disagree: tuple[str, Callable]
     #: the judge whose relevance verdicts relevance adjudication reads (an upload's judge)
     judge: str = ""
-    #: study settings typed into the settings form (field id -> value), e.g. fewer claims
-    #: per metric-wise report than the guidelines' 3–5, to keep the walk short
+    #: study settings set on the settings form (field id -> text typed, or a box ticked),
+    #: e.g. fewer claims per metric-wise report than the guidelines' 3–5 (a short walk)
     settings: dict = field(default_factory=dict)
+    #: how both annotators answer a task, where ``test_every_task_feeds_analysis``'s answer
+    #: does not fit the protocol (``answer(page, assignment)``)
+    answers: dict = field(default_factory=dict)
+    #: task -> (report section, table) that reads it, where not ``ANSWERS``' (the binary
+    #: coverage of ResearcherBench has its own section)
+    analyses: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -115,14 +121,19 @@ def upload_all(page, study, protocol: Protocol, files: dict[Upload, Path], tmp_p
     for u in protocol.uploads:
         if u not in files:
             files[u] = u.write(tmp_path, study)
-        upload(page, u.kind, files[u], format=u.format, **u.fields)
+        # a relative path is a second file the write put beside the first
+        fields = {k: tmp_path / v if isinstance(v, Path) else v for k, v in u.fields.items()}
+        upload(page, u.kind, files[u], format=u.format, **fields)
 
 
 def enable(page, study, tasks, researcher, settings: dict):
     page.goto(reverse("studies:detail", args=[study.pk]))
     form = page.locator("#settings-form")
     for name, value in settings.items():
-        form.locator(f"#id_{name}").fill(value)
+        if isinstance(value, bool):
+            form.locator(f"#id_{name}").set_checked(value)
+        else:
+            form.locator(f"#id_{name}").fill(value)
     for box in form.locator("input[name=tasks]").all():
         box.set_checked(box.get_attribute("value") in tasks)
     form.locator(f"input[name=researchers][value='{researcher.pk}']").check()
@@ -220,10 +231,10 @@ READ_TABLES = """(wanted) => wanted.map(([section, table]) => {
 })"""
 
 
-def analyses(page, study, tasks) -> dict[str, object]:
-    """Each task's analysis table (``ANSWERS``' section and table) as the report page shows
-    it, read in one load of the page."""
-    wanted = [list(ANSWERS[t][1:]) for t in tasks]
+def analyses(page, study, tasks, protocol: Protocol) -> dict[str, object]:
+    """Each task's analysis table (``ANSWERS``' section and table, or the protocol's) as
+    the report page shows it, read in one load of the page."""
+    wanted = [list(protocol.analyses.get(t) or ANSWERS[t][1:]) for t in tasks]
     page.goto(reverse("metaeval:report", args=[study.pk]), timeout=REPORT_TIMEOUT)
     return dict(zip(tasks, page.evaluate(READ_TABLES, wanted), strict=True))
 
@@ -309,15 +320,16 @@ def walk(protocol: Protocol, login, researcher, shot, tmp_path: Path) -> None:
 
     report = login(researcher).new_page()
     first_round = [t for t in tasks if t != ADJUDICATION]
-    seen = analyses(report, study, tasks)
+    seen = analyses(report, study, tasks, protocol)
     disagree_task, b_answer = protocol.disagree
     for user, answers in ((who.a, {}), (who.b, {disagree_task: b_answer})):
         context = login(user)
-        one_of_each(context, user, study, first_round, {**_fills(), **answers}, shot)
+        fills = {**_fills(), **protocol.answers, **answers}
+        one_of_each(context, user, study, first_round, fills, shot)
         if ADJUDICATION in tasks:
             open_adjudication(admin, study, protocol.judge)
             one_of_each(context, user, study, [ADJUDICATION], _fills(), shot)
-        now = analyses(report, study, tasks)
+        now = analyses(report, study, tasks, protocol)
         changed(seen, now, user.username)
         seen = now
     shot(report, "report")

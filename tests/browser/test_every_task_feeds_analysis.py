@@ -233,7 +233,7 @@ def _metric_wise(page):
 
 
 def _rubric_coverage(page):
-    for item in (1, 2):
+    for item in range(1, page.locator("li.rubric-item").count() + 1):
         for report in ("Report A", "Report B"):
             page.locator(f"#item-{item}").get_by_role("group", name=report, exact=True)\
                 .get_by_label("1 Barely").check()  # fmt: skip
@@ -247,7 +247,7 @@ def _query_quality(page):
 
 
 def _rubric_item_quality(page):
-    for n in (1, 2):
+    for n in range(1, page.locator("li.rubric-item").count() + 1):
         item = page.locator(f"#item-{n}")
         item.get_by_label("A paragraph or more").check()
         item.get_by_label("No change").check()

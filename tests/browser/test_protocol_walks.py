@@ -225,6 +225,82 @@ RESEARCHQA = Protocol(
 )
 
 
-@pytest.mark.parametrize("protocol", [SCHOLARQA_CS2, RESEARCHQA], ids=lambda p: p.name)
+# --- ResearcherBench (seed 004, GAIR-NLP/ResearcherBench) ---------------------------------
+RB = DATA / "researcherbench"
+RB_QUESTION = 51  # the released question with the shortest rubric (6 criteria)
+RB_SYSTEMS = ("Perplexity", "gpt-4o-search-preview")
+RB_JUDGE = "o3-mini"
+
+
+def _rb_subset(name: str):
+    def write(tmp: Path, study: Study) -> Path:
+        records = json.loads(_need(RB / name).read_text(encoding="utf-8"))
+        out = tmp / name.replace("/", "-")
+        out.write_text(json.dumps([r for r in records if r["id"] == RB_QUESTION]))
+        return out
+
+    return write
+
+
+def _rb_questions(tmp: Path, study: Study) -> Path:
+    """The question and, beside it, its rubric (the upload's second file)."""
+    _rb_subset("rubric.json")(tmp, study)
+    return _rb_subset("questions.json")(tmp, study)
+
+
+def _rb_judge_results(tmp: Path, study: Study) -> Path:
+    """A judge's rubric results in the released shape (results/rubric_eval/, not in the
+    shared data: the verdicts are ours, the criteria and weights the release's): every
+    other criterion covered."""
+    rubric = next(
+        r for r in json.loads(_need(RB / "rubric.json").read_text(encoding="utf-8"))
+        if r["id"] == RB_QUESTION
+    )  # fmt: skip
+    results = [
+        {"id": RB_QUESTION, "model": system, "result": {"coverage_results": [
+            {"point": c["point"], "weight": c["weight"], "covered": n % 2 == 0,
+             "justification": "Stated in the response." if n % 2 == 0 else "Not addressed."}
+            for n, c in enumerate(rubric["rubric"])]}}
+        for system in RB_SYSTEMS
+    ]  # fmt: skip
+    out = tmp / "rubric_eval.json"
+    out.write_text(json.dumps(results))
+    return out
+
+
+def _binary_coverage(value: str):
+    def answer(page, _assignment):
+        """Every criterion of every report: Covered (``yes``) or Not covered (``no``)."""
+        radios = page.locator(f"input[type=radio][value={value}]")
+        for n in range(radios.count()):
+            radios.nth(n).check()
+
+    return answer
+
+
+RESEARCHERBENCH = Protocol(
+    name="ResearcherBench",
+    uploads=(
+        Upload("questions", "researcherbench", _rb_questions, {"rubric": Path("rubric.json")}),
+        *(
+            Upload("reports", "researcherbench", _rb_subset(f"user_data/{s}.json"), {"system": s})
+            for s in RB_SYSTEMS
+        ),
+        Upload("judge_scores", "researcherbench", _rb_judge_results, {"judge": RB_JUDGE}),
+    ),  # fmt: skip
+    tasks={
+        "rubric_coverage": "004 §4.1 rubric assessment (binary coverage, weighted), "
+        "§4.3 its judge chosen by agreement with human evaluation",
+    },
+    answers={"rubric_coverage": _binary_coverage("yes")},
+    analyses={"rubric_coverage": ("researcherbench", "researcherbench_judges")},
+    disagree=("rubric_coverage", _binary_coverage("no")),
+    settings={"coverage_binary": True},
+)
+
+
+@pytest.mark.parametrize(
+    "protocol", [SCHOLARQA_CS2, RESEARCHQA, RESEARCHERBENCH], ids=lambda p: p.name
+)
 def test_protocol_walk(protocol, login, researcher_user, shot, tmp_path):
     walk(protocol, login, researcher_user, shot, tmp_path)
