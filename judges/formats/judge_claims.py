@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from annotation.importers.base import ImportFailed, ImportReport, Problem
+from annotation.importers.base import ImportReport
 from annotation.importers.common import (
     Problems,
     optional_str,
@@ -28,11 +28,11 @@ from annotation.importers.common import (
     sync_rows,
     type_name,
 )
-from annotation.importers.registry import Example, Format, Option, register
+from annotation.importers.registry import Example, Format, register
 from annotation.models import Citation, Report
-from judges.models import Judge, JudgeClaimVerdict
+from judges.models import JudgeClaimVerdict
 
-from . import judge_scores  # noqa: F401  (registers the judge_scores kind first)
+from .judge_relevance import EXAMPLE_NEEDS, JUDGE_OPTION, judge_name, the_judge
 
 VERDICTS = tuple(JudgeClaimVerdict.Verdict.values)
 KEY_LIMIT = JudgeClaimVerdict._meta.get_field("key").max_length
@@ -114,13 +114,11 @@ def read(src, study) -> dict[tuple[int, str], tuple]:
 
 def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> None:
     src = read_source(source)
-    if not judge or not str(judge).strip():
-        raise ImportFailed([Problem(src.name, None, None, "a judge name is required")])
+    name = judge_name(src, judge)
     wanted = read(src, study)
     rep.kind = "judge scores (claim verdicts)"
     rep.records = len(wanted)
-    judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
-    rep.count("created" if created else "unchanged", "Judge")
+    judge_obj = the_judge(name, rep)
     stored = {
         (report, key): (pk, (text, verdict, cites, why))
         for pk, report, key, text, verdict, cites, why in JudgeClaimVerdict.objects.filter(
@@ -161,7 +159,7 @@ register(
         "citations [{key, supports}], key, rationale (judges/formats/judge_claims.py)",
         load=load,
         dump=dump,
-        dump_options=(Option("judge", "judge whose verdicts are written", required=True),),
+        dump_options=(JUDGE_OPTION,),
         label="Judge claim verdicts (citation check)",
         extension=".jsonl",
         shape=(
@@ -175,10 +173,7 @@ register(
             Path(__file__).resolve().parent / "examples",
             "judge_claims.jsonl",
             {"judge": "example-judge"},
-            needs=(
-                ("questions", "researchqa", {}),
-                ("reports", "researchqa", {"system": "example-system"}),
-            ),
-        ),  # fmt: skip
+            needs=EXAMPLE_NEEDS,
+        ),
     )
 )
