@@ -4,6 +4,16 @@ harness is ``protocol_walk.walk``; each protocol here is a declaration — the r
 paper section that gives each, and where the two annotators disagree.
 
 The released data is read from ../shared/data/ (never copied into the repository).
+
+Not walked yet: DeepScholar-Bench (its six label tasks from a zipped release: the units of
+one released report run to dozens of citations and (paragraph, source) pairs, each a key
+press, so a walk needs a smaller unit set than the release gives; the planner → export →
+re-import part runs from a builder in test_protocol_flows.py, the zip upload in
+test_deepscholar_release_upload.py), and ScholarQA-CS2's rubric comparison (003 A.4: the
+release carries no rubrics to compare). A medal ranking and a metric-wise judgment of the
+same question by the same annotator in the same setting are one ranking (MedalRanking is
+unique per study, annotator, question and setting): in the ScholarQA-CS2 walk the
+metric-wise submit replaces the medal ranking's medals.
 """
 
 from __future__ import annotations
