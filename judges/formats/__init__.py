@@ -10,9 +10,19 @@
   and the nuggetizer's labels); kind ``deepscholar``.
 * :mod:`.judge_relevance`: a judge's relevance verdict per report paragraph (what relevance
   adjudication resolves), read and written; kind ``judge_scores``, format ``relevance``.
+* :mod:`.judge_claims`: a judge's verdict per report claim (what the controlled claim check
+  compares an expert's check with), read and written; kind ``judge_scores``, format
+  ``claim-verdicts``.
 
 Importing this package registers them in the one import registry
 (:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
 """
 
-from . import deepscholar_labels, judge_relevance, judge_scores, nuggetizer, scholarqa_pairwise  # noqa: F401
+from . import (  # noqa: F401
+    deepscholar_labels,
+    judge_claims,
+    judge_relevance,
+    judge_scores,
+    nuggetizer,
+    scholarqa_pairwise,
+)

@@ -74,15 +74,36 @@ def read(src, study) -> dict[int, tuple[bool, str]]:
     return out
 
 
-def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> None:
-    src = read_source(source)
+#: What the verdict formats of one named judge share: the judge option of their writers and
+#: what their example needs first (a question and one system's report).
+JUDGE_OPTION = Option("judge", "judge whose verdicts are written", required=True)
+EXAMPLE_NEEDS = (
+    ("questions", "researchqa", {}),
+    ("reports", "researchqa", {"system": "example-system"}),
+)
+
+
+def judge_name(src, judge: str | None) -> str:
+    """The import's --judge; refused when empty (before the file is read)."""
     if not judge or not str(judge).strip():
         raise ImportFailed([Problem(src.name, None, None, "a judge name is required")])
+    return str(judge).strip()
+
+
+def the_judge(name: str, rep: ImportReport) -> Judge:
+    """The named judge, created if new (counted in ``rep``), once the file has passed."""
+    judge, created = Judge.objects.get_or_create(name=name)
+    rep.count("created" if created else "unchanged", "Judge")
+    return judge
+
+
+def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> None:
+    src = read_source(source)
+    name = judge_name(src, judge)
     wanted = read(src, study)
     rep.kind = "judge scores (relevance)"
     rep.records = len(wanted)
-    judge_obj, created = Judge.objects.get_or_create(name=str(judge).strip())
-    rep.count("created" if created else "unchanged", "Judge")
+    judge_obj = the_judge(name, rep)
     stored = {
         p: (pk, (rel, why))
         for pk, p, rel, why in JudgeRelevance.objects.filter(
@@ -122,7 +143,7 @@ register(
         "paragraph, relevant, rationale (judges/formats/judge_relevance.py)",
         load=load,
         dump=dump,
-        dump_options=(Option("judge", "judge whose verdicts are written", required=True),),
+        dump_options=(JUDGE_OPTION,),
         label="Judge relevance verdicts per paragraph",
         extension=".jsonl",
         shape=(
@@ -134,10 +155,7 @@ register(
             Path(__file__).resolve().parent / "examples",
             "judge_relevance.jsonl",
             {"judge": "example-judge"},
-            needs=(
-                ("questions", "researchqa", {}),
-                ("reports", "researchqa", {"system": "example-system"}),
-            ),
-        ),  # fmt: skip
+            needs=EXAMPLE_NEEDS,
+        ),
     )
 )

@@ -111,6 +111,7 @@ JUDGES_OF: dict[str, tuple[str, str]] = {
     "csv": ("judges.JudgeScore", "report__question__study"),
     "deepscholar-labels": ("judges.JudgeDeepScholarLabel", "question__study"),
     "relevance": ("judges.JudgeRelevance", "paragraph__report__question__study"),
+    "claim-verdicts": ("judges.JudgeClaimVerdict", "report__question__study"),
 }
 
 

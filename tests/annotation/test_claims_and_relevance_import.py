@@ -145,3 +145,69 @@ def test_out_of_range_claim_values_are_refused_not_a_database_error(change, fiel
         run("claims", jsonl([{**CLAIMS[0], **change}]), study=study)
     assert failed.value.problems[0].field == field
     assert not ReportClaim.objects.exists()
+
+
+def test_judge_claim_verdicts_feed_the_claim_check_analysis_and_round_trip(annotator_user):
+    """A judge's claim verdicts from JSON lines (no live run): the loader joins them to an
+    expert's check by report and claim text, and they go back out the same."""
+    from annotation.models import ClaimCheck
+    from judges.models import JudgeClaimVerdict
+    from metaeval.loaders.claims import load_claims
+    from tests.builders.content import make_claims
+
+    study = make_study("Claim verdicts")
+    q = make_question(study, n_reports=2, paragraphs=2)
+    claim, other = make_claims(q)
+    ClaimCheck.objects.create(
+        study=study, annotator=annotator_user.annotator, question=q, claim=claim,
+        fully_supported=False, citation_supports={claim.citation_keys[0]: False},
+    )  # fmt: skip
+    verdicts = [
+        {"question_id": "q1", "system": claim.report.system.name, "text": f" {claim.text} ",
+         "verdict": "supported", "citations": [{"key": claim.citation_keys[0], "supports": True}],
+         "rationale": "The source says so."},
+        {"question_id": "q1", "system": other.report.system.name, "text": other.text,
+         "verdict": "unknown", "citations": [], "key": "p1:claim"},
+    ]  # fmt: skip
+    run("judge_scores", jsonl(verdicts), study=study, format="claim-verdicts", judge="judge-c")
+    data = load_claims(study.pk)
+    assert (data.judges, data.human.tolist(), data.verdict.tolist()) == (["judge-c"], [0], [1])
+    assert data.c_human.tolist() == [0] and data.c_judge_supports.tolist() == [1]
+    again = run(
+        "judge_scores", jsonl(verdicts), study=study, format="claim-verdicts", judge="judge-c"
+    )
+    assert not again.created and again.unchanged == {"Judge": 1, "JudgeClaimVerdict": 2}
+
+    copy = make_study("Claim verdicts copy")
+    make_question(copy, n_reports=2, paragraphs=2)
+    files = FORMATS[("judge_scores", "claim-verdicts")].dump(study, judge="judge-c")
+    run("judge_scores", files["judge_claims.jsonl"].encode(), study=copy, format="claim-verdicts",
+        judge="judge-c")  # fmt: skip
+
+    def rows(s):
+        return sorted(JudgeClaimVerdict.objects.filter(report__question__study=s).values_list(
+            "report__system__name", "key", "text", "verdict", "citations", "rationale"))  # fmt: skip
+
+    assert rows(copy) == rows(study)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"verdict": "maybe"}, "verdict"), ({"system": "Nobody"}, "system"),
+     ({"citations": [{"key": "[9]", "supports": True}]}, "citations[0].key"),
+     ({"citations": [{"key": "[1]", "supports": "yes"}]}, "citations[0].supports"),
+     ({"key": "k" * 41}, "key")],
+)  # fmt: skip
+def test_a_bad_claim_verdict_is_refused_naming_record_and_field(change, field):
+    from judges.models import JudgeClaimVerdict
+
+    study = make_study("Claim verdicts")
+    make_question(study, n_reports=1, paragraphs=2)
+    good = {"question_id": "q1", "system": "SecretSystem0", "text": "A claim", "verdict":
+            "partial", "citations": [{"key": "[1]", "supports": True}]}  # fmt: skip
+    with pytest.raises(ImportFailed) as failed:
+        run("judge_scores", jsonl([good, {**good, "text": "Another", **change}]), study=study,
+            format="claim-verdicts", judge="j")  # fmt: skip
+    problem = failed.value.problems[0]
+    assert (problem.record, problem.field) == (2, field)
+    assert not JudgeClaimVerdict.objects.exists()

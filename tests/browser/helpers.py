@@ -1,5 +1,7 @@
 """Shared steps of the task-page browser tests."""
 
+from pathlib import Path
+
 from playwright.sync_api import expect
 
 
@@ -26,3 +28,20 @@ def press_keys(page, *keys: str):
     page.wait_for_load_state()
     for key in keys:
         page.keyboard.press(key)
+
+
+def upload(page, kind: str, path, *, format: str = "", **fields):
+    """Upload ``path`` through the study page's import form (``kind``, ``format``, the other
+    fields: a Path is a second file, text is typed) and wait until it is imported."""
+    form = page.locator("#import-form")
+    form.locator("#id_kind").select_option(kind)
+    if format:
+        form.locator("#id_format").select_option(format)
+    for name, value in fields.items():
+        if isinstance(value, Path):
+            form.locator(f"#id_{name}").set_input_files(str(value))
+        else:
+            form.locator(f"#id_{name}").fill(value)
+    form.locator("#id_file").set_input_files(str(path))
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".messages")).to_contain_text("imported")

@@ -212,12 +212,15 @@ METRIC_DIMENSIONS = [
 
 
 def _metric_wise(page):
-    for letter in ("A", "B"):  # one claim each: focus a citation marker, press +
-        page.locator(f"#p-{letter}-1 .cite").first.focus()
+    for letter in ("A", "B"):  # one claim each: focus its first citation marker, press +
+        page.locator(f"#report-{letter} .cite").first.focus()
         press_keys(page, "+")
         claim = page.locator(f"#panel-{letter}").locator(".claim").last
         expect(claim.locator("input[type=radio]").first).to_be_focused()
         press_keys(page, "Space")  # the first support option
+        cites = claim.locator(".claim-cite")  # a claim ending in several citations
+        for n in range(1, cites.count()):
+            cites.nth(n).locator("input[type=radio]").first.check()
         claim.get_by_label("Fully cover").check()
     for letter, value in (("A", "5"), ("B", "1")):
         for dim in METRIC_DIMENSIONS:
@@ -230,7 +233,7 @@ def _metric_wise(page):
 
 
 def _rubric_coverage(page):
-    for item in (1, 2):
+    for item in range(1, page.locator("li.rubric-item").count() + 1):
         for report in ("Report A", "Report B"):
             page.locator(f"#item-{item}").get_by_role("group", name=report, exact=True)\
                 .get_by_label("1 Barely").check()  # fmt: skip
@@ -244,7 +247,7 @@ def _query_quality(page):
 
 
 def _rubric_item_quality(page):
-    for n in (1, 2):
+    for n in range(1, page.locator("li.rubric-item").count() + 1):
         item = page.locator(f"#item-{n}")
         item.get_by_label("A paragraph or more").check()
         item.get_by_label("No change").check()
@@ -261,12 +264,16 @@ def _rubric_comparison(page):
     page.keyboard.type("B is more complete.")
 
 
-def _claim_check(page):
+def _claim_check(page, answer: str = "yes"):
+    """Every claim and each of its citations answered ``answer`` (yes / no), by its key."""
     regions = page.get_by_role("region", name="go to claim")
     for n in range(regions.count()):
         region = page.get_by_role("region", name=f"Claim {n + 1} go to claim")
         region.get_by_role("group", name="Is every aspect").get_by_label("Yes").focus()
-        press_keys(page, "y", "Tab", "y")
+        press_keys(page, answer[0], "Tab", answer[0])
+        cites = region.locator(f"input[type=radio][value={answer}]")  # the other citations
+        for k in range(cites.count()):
+            cites.nth(k).check()
 
 
 def _relevance_adjudication(page):

@@ -14,23 +14,12 @@ from annotation.models import Annotator, Assignment, MedalRanking, Question, Stu
 from tests.annotation.test_import_common import DATA
 
 from .conftest import VIEWPORT
+from .helpers import upload as _import
 from .helpers import wait_saved
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-long-unusual-passphrase-42"
-
-
-def _import(page, kind: str, path, **fields):
-    form = page.locator("#import-form")
-    form.locator("#id_kind").select_option(kind)
-    if "format" in fields:
-        form.locator("#id_format").select_option(fields.pop("format"))
-    for name, value in fields.items():
-        form.locator(f"#id_{name}").fill(value)
-    form.locator("#id_file").set_input_files(str(path))
-    form.locator("button[type=submit]").click()
-    expect(page.locator(".messages")).to_contain_text("imported")
 
 
 def test_a_study_from_creation_to_the_report(
