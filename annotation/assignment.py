@@ -63,6 +63,15 @@ class Item:
     #: Annotators who already have this question for this task: they are never given it
     #: again, and they count towards the overlap.
     assigned: frozenset[int] = frozenset()
+    #: Annotators who may not be given it although they do not have it: they hold another
+    #: task on it that writes the same judgment (medal ranking and metric-wise both write the
+    #: one ranking of a question and setting, ``MedalRanking.one_ranking``; issue 26). They
+    #: do not count towards the overlap.
+    barred: frozenset[int] = frozenset()
+
+    def open_to(self, annotator: int) -> bool:
+        """Whether ``annotator`` may be given this item."""
+        return annotator not in self.assigned and annotator not in self.barred
 
 
 @dataclass(frozen=True)
@@ -271,7 +280,7 @@ def _flow(
         it.question: [
             p
             for p in annotators
-            if need[it.question] and p.id not in it.assigned and p.capacity != 0 and eligible(p, it)
+            if need[it.question] and it.open_to(p.id) and p.capacity != 0 and eligible(p, it)
         ]
         for it in ordered
     }
@@ -352,7 +361,7 @@ def _greedy(
         if need <= 0:
             continue
         candidates = [
-            p for p in annotators if p.id not in it.assigned and left[p.id] != 0 and eligible(p, it)
+            p for p in annotators if it.open_to(p.id) and left[p.id] != 0 and eligible(p, it)
         ]
         candidates.sort(key=lambda p: (load[p.id], tiebreak[p.id]))
         for p in candidates[:need]:
@@ -381,7 +390,7 @@ def _most_assignable(items: Sequence[Item], annotators: Sequence[Person], overla
         people = [
             p
             for p in annotators
-            if need > 0 and p.id not in it.assigned and p.capacity != 0 and eligible(p, it)
+            if need > 0 and it.open_to(p.id) and p.capacity != 0 and eligible(p, it)
         ]
         if not people:
             continue
@@ -490,7 +499,7 @@ def from_triage(
             (q, level)
             for level, qs in ((WITHIN, within), (NEAR, near))
             for q in qs
-            if p.id not in by_question[q].assigned
+            if by_question[q].open_to(p.id)
         ]
         quota[p.id] = per_expert if p.capacity is None else min(per_expert, p.capacity)
     order = sorted(annotators, key=lambda p: (len(options[p.id]), rng.random()))
@@ -528,7 +537,7 @@ def authored(items: Sequence[Item], annotators: Sequence[Person], *, seed: int =
     planned = []
     for it in sorted(items, key=lambda i: i.question):
         a = it.authored_by
-        if a is None or a not in people or a in it.assigned or left[a] == 0:
+        if a is None or a not in people or not it.open_to(a) or left[a] == 0:
             continue
         reports = list(it.reports)
         rng.shuffle(reports)
@@ -554,7 +563,7 @@ def replacements(
     left = {p.id: p.capacity for p in annotators}
     planned = []
     for it in _field_order(items, rng):
-        candidates = [p for p in annotators if p.id not in it.assigned and left[p.id] != 0]
+        candidates = [p for p in annotators if it.open_to(p.id) and left[p.id] != 0]
         if not candidates:
             continue
         p = min(

@@ -74,6 +74,11 @@ class TaskSpec:
     #: How quality control reads this task's judgments (units, labels; or why it has no
     #: single label): required, the registry refuses a task type without it.
     qc: LabelSpec | None = None
+    #: Whether a submit writes the annotator's medal ranking of the question. There is one
+    #: ranking per annotator, question and setting (``MedalRanking.one_ranking``), so two
+    #: such tasks on one question and setting would overwrite each other: the planner never
+    #: gives both, and a submit refuses to replace another assignment's ranking (issue 26).
+    ranks: bool = False
 
     @property
     def template(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from annotation.models import Medal, MedalRanking
+from annotation.models import Medal, MedalRanking, Study
 
 from ..quality import labels as ql
 from . import qc
@@ -90,7 +90,38 @@ def check_ranking(payload: dict, page: TaskPage, *, final: bool) -> Problems:
     )
     if not problems.errors or final:
         problems.extend(reasoning_problems(str(payload.get("reasoning", "")), final))
+    if final:
+        problems.errors.extend(ranking_conflict(page))
     return problems
+
+
+def ranking_conflict(page: TaskPage) -> list[str]:
+    """The submit would replace a ranking the annotator gave elsewhere: medal ranking and
+    metric-wise both write the one ranking of a question and setting
+    (``MedalRanking.one_ranking``), and an import may hold one. The planner never assigns
+    both (``TaskSpec.ranks``); this refuses what an assignment made by hand would overwrite
+    silently (issue 26: a metric-wise submit replaced the medal ranking)."""
+    a = page.assignment
+    other = (
+        MedalRanking.objects.filter(
+            study=a.study, annotator=page.annotator, question=a.question, setting=a.setting
+        )
+        .exclude(assignment=a)
+        .select_related("assignment")
+        .first()
+    )
+    if other is None:
+        return []
+    where = (
+        f"your {Study.Task(other.assignment.task).label.lower()} assignment"
+        if other.assignment
+        else "a ranking imported into this study under your name"
+    )
+    return [
+        f"Medals: you already ranked this question's reports in {where}; there is one ranking "
+        "per question and setting and this submit would replace it. Nothing was saved but "
+        "your draft: ask the study's admin to withdraw one of the two assignments."
+    ]
 
 
 def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
@@ -152,6 +183,7 @@ QC = ql.LabelSpec(
 
 
 class MedalRankingTask(TaskSpec):
+    ranks = True
     needs = Needs(reports=2, compares=3)
     key = "medal_ranking"
     qc = QC

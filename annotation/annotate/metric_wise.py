@@ -351,6 +351,7 @@ QC = ql.LabelSpec(
 
 
 class MetricWiseTask(TaskSpec):
+    ranks = True
     needs = Needs(reports=1, compares=max(SIZES))  # its ranking ranks 2-3 reports
     key = "metric_wise"
     qc = QC

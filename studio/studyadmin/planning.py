@@ -21,6 +21,7 @@ from django.db.models import Count, Max
 
 from annotation import assignment as strategies
 from annotation import readiness
+from annotation.annotate.registry import SPECS
 from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
 
 from . import StudyAdminError, budget
@@ -166,7 +167,30 @@ def _inputs(study: Study, spec: PlanSpec):
     ):
         existing[qid].add(aid)
         existing_reports.setdefault(qid, list(order or []))
-    return qrows, available, data, existing, existing_reports, +textless
+    return (
+        qrows,
+        available,
+        data,
+        existing,
+        existing_reports,
+        +textless,
+        _barred(study, spec.task, strategies.SETTING_OF[spec.strategy]),
+    )
+
+
+def _barred(study: Study, task: str, setting: str) -> dict[int, frozenset[int]]:
+    """question -> annotators holding another task on it that writes the same ranking
+    (``TaskSpec.ranks``: medal ranking and metric-wise share the one ranking of a question
+    and setting), in the setting ``setting`` (issue 26)."""
+    if not SPECS[task].ranks:
+        return {}
+    others = [key for key, s in SPECS.items() if s.ranks and key != task]
+    barred: dict[int, set[int]] = defaultdict(set)
+    for qid, aid in Assignment.objects.filter(
+        study=study, task__in=others, setting=setting
+    ).values_list("question_id", "annotator_id"):
+        barred[qid].add(aid)
+    return {q: frozenset(a) for q, a in barred.items()}
 
 
 def _textless_said(problem: str, textless: int) -> str:
@@ -184,7 +208,14 @@ def _textless_said(problem: str, textless: int) -> str:
 def _why_short(spec, it, people, wanted: int, ratings) -> str:
     """Why ``it`` got fewer than ``wanted`` annotators: said around the strategy, which is
     not changed (the first condition that explains the shortfall)."""
-    free = [p for p in people if p.id not in it.assigned]
+    free = [p for p in people if it.open_to(p.id)]
+    if it.barred and len([p for p in people if p.id not in it.assigned]) + len(
+        it.assigned
+    ) >= wanted > len(free) + len(it.assigned):
+        return (
+            f"{len(it.barred)} annotator(s) of the pool rank it already in another task "
+            "(medal ranking and metric-wise write one ranking per question and setting)"
+        )
     at_capacity = (
         f"the annotators who could take it reached this plan's capacity ({spec.capacity})"
         if spec.capacity is not None
@@ -229,7 +260,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     people_rows = pool(study, spec.annotators)
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
-    qrows, available, data, existing, existing_reports, textless = _inputs(study, spec)
+    qrows, available, data, existing, existing_reports, textless, barred = _inputs(study, spec)
     per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     fresh = {
@@ -274,6 +305,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
                 systems=tuple(system_of_report.get(r, "?") for r in reports),
                 authored_by=author,
                 assigned=frozenset(existing.get(q, ())),
+                barred=barred.get(q, frozenset()),
             )
         )
     people = [
@@ -428,12 +460,14 @@ def reassign(
         groups[(m[3], m[4])].append(m)
     plans = []
     for (task, setting), rows in sorted(groups.items()):
+        barred = _barred(study, task, setting)
         items = [
             strategies.Item(
                 question=qid,
                 field=fld,
                 reports=tuple(order or ()),
                 assigned=frozenset(holders[(task, qid)]),
+                barred=barred.get(qid, frozenset()),
             )
             for _, qid, fld, _, _, _, order in rows
         ]
