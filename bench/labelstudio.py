@@ -60,6 +60,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import random
 import re
@@ -275,14 +276,21 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-def tree_rss_mb(pid: int) -> float:
-    total = 0
+def tree_memory_mb(pid: int) -> dict[str, float]:
+    """Memory of a server's process tree, MB: ``rss`` summed (what the brief asks; pages
+    shared by gunicorn's forked workers counted once per worker), ``pss`` (proportional:
+    shared pages split between their processes, so the tree's sum is what it holds), and
+    ``largest`` process's RSS (one serving process against Label Studio's one)."""
+    rss = pss = largest = 0
     for p in tree(pid):
         try:
-            total += p.memory_info().rss
+            info = p.memory_full_info()
         except Exception:  # noqa: BLE001, S112
             continue
-    return total / 2**20
+        rss += info.rss
+        pss += getattr(info, "pss", info.rss)
+        largest = max(largest, info.rss)
+    return {k: v / 2**20 for k, v in {"rss": rss, "pss": pss, "largest": largest}.items()}
 
 
 def wait_for(url: str, proc: subprocess.Popen, seconds: float, log: Path, **kw) -> None:
@@ -541,15 +549,15 @@ def concord_env(db_url: str) -> dict:
     return env
 
 
-def start_concord(db_url: str, port: int, log: Path) -> subprocess.Popen:
-    """gunicorn as ``make serve`` starts it (its worker and thread counts)."""
+def start_concord(db_url: str, port: int, log: Path, workers=3, threads=4) -> subprocess.Popen:
+    """gunicorn as ``make serve`` starts it (by default its worker and thread counts)."""
     env = concord_env(db_url)
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
                    cwd=ROOT, env=env, check=True)  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "concord.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "3",
-         "--threads", "4", "--timeout", "600", "--error-logfile", str(log)],
+         "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(workers),
+         "--threads", str(threads), "--timeout", "600", "--error-logfile", str(log)],
         cwd=ROOT, env=env,
     )  # fmt: skip
     wait_for(f"http://127.0.0.1:{port}/accounts/login/", proc, 120, log,
@@ -654,8 +662,15 @@ def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:
     else:
         concord_db, ls_db = f"sqlite:///{work / 'concord.sqlite3'}", None
     os.environ["DATABASE_URL"] = concord_db
+    # Concord refuses a file above UPLOAD_MAX_BYTES (64 MiB by default) as Label Studio does
+    # above its DATA_UPLOAD_MAX_MEMORY_SIZE (250 MiB): the operator's setting, raised here
+    # to the largest system file (one file per system, as the format has it; at 40,000
+    # questions each is ~156 MB).
+    largest = max(p.stat().st_size for p in files.values())
+    os.environ["UPLOAD_MAX_BYTES"] = str(max(largest + 1, 64 * 2**20))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
     django.setup()
+    logging.getLogger("concord").setLevel(logging.WARNING)  # no line per import started
     from django.core.management import call_command
     from django.db import connections
 
@@ -671,7 +686,8 @@ def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:
                                port, work / "labelstudio.log")  # fmt: skip
         print(f"Label Studio up on :{port} in {time.perf_counter() - t0:.0f} s (migrations)")
         c_port = free_port()
-        concord = start_concord(concord_db, c_port, work / "gunicorn.log")
+        concord = start_concord(concord_db, c_port, work / "gunicorn.log", args.workers,
+                                args.threads)  # fmt: skip
         c_client = Concord(f"http://127.0.0.1:{c_port}")
         c_client.login("bench-annotator")
         l_client = LabelStudio(f"http://127.0.0.1:{port}")
@@ -682,8 +698,11 @@ def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:
         for r in range(args.rounds):
             one_round(r, args, sides, annotator, files, tasks, rng, figures)
             connections.close_all()
-        figures.single["server memory after the run (MB RSS)"] = {
-            "concord": tree_rss_mb(concord.pid), "labelstudio": tree_rss_mb(ls.pid)}  # fmt: skip
+        memory = {"concord": tree_memory_mb(concord.pid), "labelstudio": tree_memory_mb(ls.pid)}
+        for key, label in (("rss", "server memory after the run, RSS of the tree (MB)"),
+                           ("pss", "server memory after the run, PSS of the tree (MB)"),
+                           ("largest", "largest server process, RSS (MB)")):  # fmt: skip
+            figures.single[label] = {product: m[key] for product, m in memory.items()}
     finally:
         stop(concord)
         stop(ls)
@@ -788,6 +807,9 @@ def main() -> int:
     parser.add_argument("--ls-chunk", type=int, default=10_000,
                         help="Label Studio tasks per import request")  # fmt: skip
     parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--workers", type=int, default=3,
+                        help="Concord's gunicorn workers (3, as `make serve`)")  # fmt: skip
+    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV,
                         help="Label Studio's own venv, outside the repository")  # fmt: skip
     parser.add_argument("--install", action="store_true",
