@@ -66,6 +66,7 @@ import random
 import re
 import secrets
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -820,6 +821,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
     args = parser.parse_args()
 
+    # a stopped run still stops both servers and drops its databases (the finally blocks)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ls_binary = ensure_labelstudio(args.venv, args.install)
     work = Path(tempfile.mkdtemp(prefix="concord-bench-ls-"))
     print(f"backend {args.backend}; {load_average()}; work folder {work}", flush=True)
