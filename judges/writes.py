@@ -257,24 +257,18 @@ _AS_IS = (models.CharField, models.TextField, models.IntegerField, models.Boolea
 
 def _sqlite_values(fields: list, rows: list) -> list[tuple]:
     """Each row's column values for SQLite: the plain fields' and foreign keys' (to an
-    integer key) values as they are, every other field's through ``get_db_prep_save``."""
-    plain = [
-        isinstance(f, _AS_IS)
-        or (isinstance(f, models.ForeignKey) and isinstance(f.target_field, models.IntegerField))
-        for f in fields
-    ]
-    if all(plain):
-        names = [f.attname for f in fields]
-        return [tuple(row.__dict__[n] for n in names) for row in rows]
-    return [
-        tuple(
-            row.__dict__[f.attname]
-            if as_is
-            else f.get_db_prep_save(f.pre_save(row, True), connection)
-            for f, as_is in zip(fields, plain, strict=True)
-        )
-        for row in rows
-    ]
+    integer key) values as they are, every other field's through ``get_db_prep_save``;
+    built column by column (one comprehension per field, not a call per value)."""
+    columns = []
+    for f in fields:
+        if isinstance(f, _AS_IS) or (
+            isinstance(f, models.ForeignKey) and isinstance(f.target_field, models.IntegerField)
+        ):
+            name = f.attname
+            columns.append([row.__dict__[name] for row in rows])
+        else:
+            columns.append([f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows])
+    return list(zip(*columns, strict=True))
 
 
 def insert(model, rows: list) -> None:
