@@ -570,7 +570,8 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
 class Context:
     """What the kinds' prompts and result rows read (task thread only): a report's text,
     paragraphs, citations and question, the rubric items' texts — loaded once per report
-    (or per batch of units), not once per unit."""
+    (or per batch of units), not once per unit, and kept for the run's next chunk in this
+    process (:class:`_Sessions`)."""
 
     def __init__(self, run: JudgeRun, config: LLMConfig):
         self.run = run

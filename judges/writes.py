@@ -140,16 +140,22 @@ def _settle_sqlite(batch: list[Settled], now: datetime) -> set[int]:
             cursor.executemany(sql, rows)
     for s in batch:  # the instances as the rows now are (as the ORM path leaves them)
         if s.unit.pk in pending:
-            unit = s.unit
-            unit.status = Status.DONE if s.ok else Status.FAILED
-            unit.attempts += s.attempts
-            unit.cached = s.cached
-            unit.prompt_tokens += s.prompt_tokens
-            unit.completion_tokens += s.completion_tokens
-            unit.cost += s.cost
-            unit.error = s.error
-            unit.finished_at = now
+            _apply(s, now)
     return pending
+
+
+def _apply(s: Settled, now: datetime) -> JudgeUnit:
+    """The unit's instance with what its execution adds (as its row now is)."""
+    unit = s.unit
+    unit.status = Status.DONE if s.ok else Status.FAILED
+    unit.attempts += s.attempts
+    unit.cached = s.cached
+    unit.prompt_tokens += s.prompt_tokens
+    unit.completion_tokens += s.completion_tokens
+    unit.cost += s.cost
+    unit.error = s.error
+    unit.finished_at = now
+    return unit
 
 
 def _settle_orm(batch: list[Settled], now: datetime) -> set[int]:
@@ -158,20 +164,7 @@ def _settle_orm(batch: list[Settled], now: datetime) -> set[int]:
         .filter(pk__in=[s.unit.pk for s in batch], status=Status.PENDING)
         .values_list("pk", flat=True)
     )
-    units = []
-    for s in batch:
-        if s.unit.pk not in pending:
-            continue
-        unit = s.unit
-        unit.status = Status.DONE if s.ok else Status.FAILED
-        unit.attempts += s.attempts
-        unit.cached = s.cached
-        unit.prompt_tokens += s.prompt_tokens
-        unit.completion_tokens += s.completion_tokens
-        unit.cost += s.cost
-        unit.error = s.error
-        unit.finished_at = now
-        units.append(unit)
+    units = [_apply(s, now) for s in batch if s.unit.pk in pending]
     # an upsert on the units' own key is one statement per 500 units (bulk_update's
     # CASE WHEN per row and field costs more than the calls themselves)
     JudgeUnit.objects.bulk_create(
