@@ -264,9 +264,10 @@ class _Sessions:
     """What the chunks of one run share in a process: the HTTP client (its connection
     pool) and the :class:`Context` (the reports' texts, paragraphs and citations read for
     the prompts). An eager run executes all its chunks in one process, and a worker often
-    takes several chunks of one run in a row; each chunk opened a new client and read
-    again the reports it shared with the previous chunk: on the released ScholarQA-CS2
-    study (one report's claims span chunks) that was a tenth of the run (issue 29).
+    takes several chunks of one run in a row; each chunk opened a new client (and its
+    first connection) and read again the reports it shared with the previous chunk: on
+    the released ScholarQA-CS2 study a report's ≈ 54 claims span chunks, and its 6,838
+    units make 69 chunks (issue 29, ``bench/README.md``).
 
     A session is lent to one chunk at a time (two chunks of one run at once in one process
     each get their own, as the Context is the task thread's), kept while the run's lease
