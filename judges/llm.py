@@ -25,6 +25,12 @@ top of it:
   sent as text. An endpoint that does not support it answers 400, which fails the run with
   the endpoint's message instead of being silently ignored.
 
+* **The SDK's request, without its per-call work.** For an OpenAI-compatible endpoint the
+  URL, headers and query the SDK builds are read once per client and each call is posted
+  through the SDK's own HTTP client (:meth:`ChatClient._post_direct`): the SDK's options
+  copying, URL and header rebuilding and response typing were half of a call's CPU
+  (issue 29). Azure endpoints go through the SDK (its deployment routing).
+
 Whether the *content* of an answer is usable is the caller's business (see
 :mod:`judges.prompts`). Configuration comes from settings ``LLM_BASE_URL`` /
 ``LLM_API_KEY``, overridden per judge by ``Judge.parameters`` (see :class:`LLMConfig`).
