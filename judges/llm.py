@@ -457,9 +457,9 @@ class ChatClient:
         and query the SDK itself sends (its public ``base_url``, ``default_headers``,
         ``auth_headers`` and ``default_query``, read once per client: :func:`_route`). The
         SDK's per-request work — copying and validating the request options, building the
-        URL and headers again, typing the response — was 0.5–0.6 of the call's 1.3–1.6 ms
-        of CPU, the largest part of a unit on the released ScholarQA-CS2 study against an
-        instant endpoint (issue 29). Same errors as through the SDK."""
+        URL and headers again, typing the response — was about half of a call's CPU
+        (0.4–0.85 of 0.9–1.6 ms), the largest part of a unit on the released ScholarQA-CS2
+        study against an instant endpoint (issue 29). Same errors as through the SDK."""
         url, headers, params = self._route
         try:
             response = self.http.post(
