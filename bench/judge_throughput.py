@@ -33,6 +33,20 @@ server's process(es), the PostgreSQL backends of the benchmark's database (sampl
     .venv/bin/python bench/judge_throughput.py [--modes eager,1,2] [--runs 64] [--concurrency 16]
         [--server fast|tests] [--repeat 1]
 
+``--study released-scholarqa`` (issue 29) times instead what the issue measured on real
+content: the released ScholarQA-CS2 study (``../shared/data/scholarqa-cs2``, imported as
+the README's block does: the expert-written reports, then the annotation files as the tests
+import them, :mod:`tests.builders.scholarqa`) in a SQLite file of a temporary folder (the
+default install's database), judged by relevance + citations (6,838 units: 125 reports'
+relevance, 6,713 cited claims), eagerly (no broker), once per ``--concurrency`` value
+(comma-separated, default ``4,16``), ``--repeat`` rounds alternating them; each run has its
+own judge and model name (no cached answer). Units/s = units / wall time of ``start_run``
+(planning, every chunk, finalize); CPU per unit of this process (``getrusage``: its
+threads included) and of the fake server's processes.
+
+    .venv/bin/python bench/judge_throughput.py --study released-scholarqa [--concurrency 4,16]
+        [--repeat 2]
+
 PostgreSQL and Redis come from ``BENCH_DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench``; the benchmark works in
 ``test_<name>``, created and dropped) and ``BENCH_BROKER_URL`` (default redis db 6, flushed).
@@ -54,6 +68,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PG = "postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench"
 BROKER = "redis://127.0.0.1:6379/6"
 TASKS = ["coverage", "pairwise", "relevance", "citations"]
+#: The released ScholarQA-CS2 data (``--study released-scholarqa``), beside the checkout.
+DEFAULT_MODES = "eager,1,2"
+RELEASED = ROOT.parent / "shared" / "data" / "scholarqa-cs2"
+RELEASED_STUDY = "ScholarQA-CS2"
+RELEASED_TASKS = ["relevance", "citations"]
 #: Seconds between two looks at the runs' status and two CPU samples: the end time is the
 #: runs' own ``finished_at``, so this only bounds how long the benchmark idles after it.
 POLL = 0.5
@@ -64,9 +83,20 @@ WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60", "CONCORD_JUDGE_ALLOW_PRIVATE":
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--modes", default="eager,1,2", help="eager, 1 and/or 2 (workers)")
+    parser.add_argument("--modes", default=DEFAULT_MODES, help="eager, 1 and/or 2 (workers)")
     parser.add_argument("--runs", type=int, default=64, help="runs queued at once (workers)")
-    parser.add_argument("--concurrency", type=int, default=16, help="the judges' concurrency")
+    parser.add_argument(
+        "--concurrency",
+        default=None,
+        help="the judges' concurrency (default 16; released-scholarqa: a list, default 4,16)",
+    )
+    parser.add_argument(
+        "--study",
+        choices=["demo", "released-scholarqa"],
+        default="demo",
+        help="demo: every task of the demo study; released-scholarqa: relevance + citations "
+        "of the released ScholarQA-CS2 study, eagerly (issue 29)",
+    )
     parser.add_argument(
         "--server",
         choices=["fast", "tests"],
@@ -80,6 +110,11 @@ def main() -> int:
         help="measure each worker mode this many times, in one database",
     )
     args = parser.parse_args()
+    if args.study == "released-scholarqa":
+        return released(args)
+    if args.concurrency is not None and not args.concurrency.isdigit():
+        parser.error("--concurrency: one number with the demo study")
+    args.concurrency = int(args.concurrency or 16)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     results = []
     common = [str(args.concurrency), args.server, str(args.repeat)]
@@ -117,6 +152,97 @@ def main() -> int:
         print(f"median of {len(ratios)} rounds: {statistics.median(ratios):.2f}x "
               f"(from {min(ratios):.2f}x to {max(ratios):.2f}x)")  # fmt: skip
     return 0
+
+
+def released(args) -> int:
+    """``--study released-scholarqa``: eager runs only (the issue's setting), in a child
+    whose database is a SQLite file in a temporary folder."""
+    import tempfile
+
+    if args.modes not in ("eager", DEFAULT_MODES):
+        raise SystemExit("--study released-scholarqa runs eagerly only: leave --modes out")
+    if not RELEASED.is_dir():
+        raise SystemExit(f"the released ScholarQA-CS2 data is not in {RELEASED}")
+    try:
+        levels = [int(c) for c in (args.concurrency or "4,16").split(",")]
+    except ValueError:
+        raise SystemExit("--concurrency: comma-separated numbers, e.g. 4,16") from None
+    with tempfile.TemporaryDirectory(prefix="concord-bench-judges-") as tmp:
+        env = {"DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3"}
+        argv = ["released", ",".join(map(str, levels)), args.server, str(args.repeat)]
+        results = _child(argv, env)
+    print(f"\nreleased ScholarQA-CS2, relevance + citations, eager, SQLite file; endpoint: "
+          f"{args.server}")  # fmt: skip
+    print(f"{'round':>5} {'concurrency':>11} {'units':>6} {'seconds':>8} {'units/s':>8} "
+          f"{'CPU ms/unit':>11} {'server':>7}  load (1, 5, 15 min)")  # fmt: skip
+    for r in results:
+        print(f"{r['round'] + 1:>5} {r['concurrency']:>11} {r['units']:>6} {r['seconds']:>8.2f} "
+              f"{r['units'] / r['seconds']:>8.1f} {r['cpu_ms']:>11.2f} {r['server_ms']:>7.2f}"
+              f"  {r['load']}")  # fmt: skip
+    return 0
+
+
+def released_child(levels: list[int], server: str, repeat: int) -> list[dict]:
+    """Import the released study into the (empty) database, then time eager relevance +
+    citation runs against the instant endpoint."""
+    import io
+    import resource
+
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    os.environ.setdefault("CONCORD_JUDGE_ALLOW_PRIVATE", "1")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from annotation.models import Study
+    from judges import runs
+    from judges.models import Judge, JudgeRun
+    from tests.builders.scholarqa import import_release
+
+    call_command("migrate", verbosity=0)
+    reports = RELEASED / "reports" / "expert_written"
+    for system, name in [("sqa", "sqa.json"), ("openai-dr", "openai-dr.json"),
+                         ("perplexity", "perplexity.json"), ("storm", "storm.json"),
+                         ("qwen-sqa", "sqa-qwen3_8b_SFT_fullanswer.jsonl")]:  # fmt: skip
+        call_command("import_reports", str(reports / name), study=RELEASED_STUDY,
+                     format="scholarqa", system=system, stdout=io.StringIO())  # fmt: skip
+    import_release(RELEASED, RELEASED_STUDY)
+    study = Study.objects.get(name=RELEASED_STUDY)
+    endpoint = _Endpoint(server)
+    results = []
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    try:
+        for round_ in range(repeat):
+            for level in levels:
+                name = f"bench-released-{round_}-{level}"
+                judge = Judge.objects.create(
+                    name=name, model=f"model-{name}",
+                    parameters={"base_url": endpoint.base_url, "api_key": "sk-bench",
+                                "concurrency": level},
+                )  # fmt: skip
+                served = sum(_ticks(p) for p in endpoint.pids)
+                used, start = cpu(), time.perf_counter()
+                run = runs.start_run(judge, study, RELEASED_TASKS)
+                seconds = time.perf_counter() - start
+                used = cpu() - used
+                served = sum(_ticks(p) for p in endpoint.pids) - served
+                run.refresh_from_db()
+                assert run.status == JudgeRun.Status.DONE, run.errors
+                results.append({
+                    "round": round_, "concurrency": level, "units": run.done_units,
+                    "seconds": seconds, "cpu_ms": used * 1000 / run.done_units,
+                    "server_ms": served * 1000 / run.done_units,
+                    "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+                })  # fmt: skip
+    finally:
+        endpoint.stop()
+    return results
 
 
 def _child(argv: list[str], env: dict) -> list[dict]:
@@ -360,6 +486,10 @@ def _workers(connection, n: int) -> list[subprocess.Popen]:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1:3] == ["--child", "released"]:
+        levels = [int(c) for c in sys.argv[3].split(",")]
+        print(json.dumps(released_child(levels, sys.argv[4], int(sys.argv[5]))))
+        sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         result = child(
             sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])

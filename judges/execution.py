@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
@@ -241,16 +242,73 @@ def execute_chunk(chunk_id: int, lease: str) -> str:
     except ValueError as exc:
         _fail_run(run.pk, run.lease, str(exc))
         return RunStatus.FAILED
-    client = ChatClient(config)
+    client, context = _sessions.take(run, config)
     try:
-        _process(chunk, lease, client, Context(run, config))
+        _process(chunk, lease, client, context)
     except LeaseLost:
-        return "superseded"
-    finally:
         client.close()
+        return "superseded"
+    except BaseException:
+        client.close()
+        raise
+    _sessions.give_back(run, client, context)
     if not CHUNKS.settle(chunk_id, lease, ChunkStatus.DONE):
         return "superseded"
-    return complete(run.pk) if not _others_open(chunk) else "running"
+    if _others_open(chunk):
+        return "running"
+    _sessions.drop(run.pk)
+    return complete(run.pk)
+
+
+class _Sessions:
+    """What the chunks of one run share in a process: the HTTP client (its connection
+    pool) and the :class:`Context` (the reports' texts, paragraphs and citations read for
+    the prompts). An eager run executes all its chunks in one process, and a worker often
+    takes several chunks of one run in a row; each chunk opened a new client (and its
+    first connection) and read again the reports it shared with the previous chunk: on
+    the released ScholarQA-CS2 study a report's ≈ 54 claims span chunks, and its 6,838
+    units make 69 chunks (issue 29, ``bench/README.md``).
+
+    A session is lent to one chunk at a time (two chunks of one run at once in one process
+    each get their own, as the Context is the task thread's), kept while the run's lease
+    is the one it was made under (a resumed run, whose content may have changed, starts
+    afresh) and for at most ``IDLE`` seconds, and at most ``KEEP`` are kept (their
+    clients closed when dropped)."""
+
+    KEEP = 2
+    IDLE = STALE_AFTER.total_seconds()
+
+    def __init__(self):
+        self._idle: dict[int, tuple[str, LLMConfig, ChatClient, Context, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, run: JudgeRun, config: LLMConfig) -> tuple[ChatClient, Context]:
+        with self._lock:
+            kept = self._idle.pop(run.pk, None)
+        if kept is not None:
+            lease, old_config, client, context, at = kept
+            if (lease, old_config) == (run.lease, config) and time.monotonic() - at < self.IDLE:
+                context.run, context.judge = run, run.judge
+                return client, context
+            client.close()
+        return ChatClient(config), Context(run, config)
+
+    def give_back(self, run: JudgeRun, client: ChatClient, context: Context) -> None:
+        with self._lock:
+            old = self._idle.pop(run.pk, None)
+            self._idle[run.pk] = (run.lease, context.config, client, context, time.monotonic())
+            dropped = [self._idle.pop(k) for k in list(self._idle)[: -self.KEEP]]
+        for kept in [old, *dropped] if old else dropped:
+            kept[2].close()
+
+    def drop(self, run_id: int) -> None:
+        with self._lock:
+            kept = self._idle.pop(run_id, None)
+        if kept is not None:
+            kept[2].close()
+
+
+_sessions = _Sessions()
 
 
 def _others_open(chunk: JudgeChunk) -> bool:
@@ -513,7 +571,8 @@ def _persist(run: JudgeRun, batch: list[tuple[Job, Outcome]], context: Context) 
 class Context:
     """What the kinds' prompts and result rows read (task thread only): a report's text,
     paragraphs, citations and question, the rubric items' texts — loaded once per report
-    (or per batch of units), not once per unit."""
+    (or per batch of units), not once per unit, and kept for the run's next chunk in this
+    process (:class:`_Sessions`)."""
 
     def __init__(self, run: JudgeRun, config: LLMConfig):
         self.run = run

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
+from typing import NamedTuple
 
 from django.db import transaction
 from django.db.models import Q
@@ -476,6 +477,14 @@ class Relevance(Kind):
         return out
 
 
+class _Verdict(NamedTuple):
+    """What a claim's scores read of its stored verdict (a row, not a model instance: a
+    live run's finalize reads every claim of the study; issue 29)."""
+
+    verdict: str
+    citations: list | None
+
+
 @register
 class Citations(Kind):
     """ScholarQA-CS2 citation support: one call per cited claim; citation precision and
@@ -546,8 +555,10 @@ class Citations(Kind):
         if not evidence.has_any(JudgeClaimVerdict):
             return {}
         verdicts = defaultdict(dict)
-        for v in JudgeClaimVerdict.objects.filter(judge=evidence.judge, report_id__in=evidence.ids):
-            verdicts[v.report_id][v.key] = v
+        for rid, key, verdict, cited in JudgeClaimVerdict.objects.filter(
+            judge=evidence.judge, report_id__in=evidence.ids
+        ).values_list("report_id", "key", "verdict", "citations"):  # rows, not instances
+            verdicts[rid][key] = _Verdict(verdict, cited)
         out = {}
         if not verdicts:  # no verdict, no score: the claims need not be read
             return out
@@ -561,7 +572,7 @@ class Citations(Kind):
         return out
 
     @staticmethod
-    def _report_scores(verdicts: list[JudgeClaimVerdict]) -> tuple[float, float]:
+    def _report_scores(verdicts: list[_Verdict]) -> tuple[float, float]:
         credits, recall = [], []
         for v in verdicts:
             cs = v.citations or []

@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation import webhooks
 from concord.leases import new_lease
 
-from . import execution
+from . import execution, writes
 from . import tasks as queue
 from .execution import CHUNKS, RUNS, STALE_AFTER, make_chunks
 from .kinds import KINDS, comparisons, finalize, plan_units, report_claims, report_text
@@ -67,7 +67,7 @@ def create_run(judge: Judge, study, tasks, options: dict | None = None, user=Non
         )
         units = plan_units(run)
         make_chunks(run, units)
-        JudgeUnit.objects.bulk_create(units, batch_size=1000)
+        writes.insert(JudgeUnit, units)
         run.total_units = len(units)
         run.save(update_fields=["total_units"])
     return run

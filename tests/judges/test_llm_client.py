@@ -76,6 +76,31 @@ def test_extra_headers_and_query_parameters_go_with_every_request(fake_llm):
         assert request["headers"]["openai-organization"] == "org-1"
 
 
+def test_a_direct_call_sends_what_the_sdk_sends(fake_llm, monkeypatch):
+    """Calls to an OpenAI-compatible endpoint bypass the SDK's per-request work (issue 29)
+    but must reach the server as the SDK's own request does: path, query, body and headers
+    (auth, organisation, user agent, extra headers), the SDK's per-request bookkeeping
+    headers (retry count, timeout) and the body's length aside."""
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-env")
+    client = ChatClient(config(fake_llm, fake_llm.base_url + "?tenant=lab",
+                               extra_headers={"X-Team": "concord"}))  # fmt: skip
+    body = client.config.body(MESSAGES, CLAIM_SCHEMA)
+    assert client._route is not None  # an OpenAI-compatible endpoint: the direct path
+    assert client._post_sdk(body) == client._post(body)
+    through_sdk, direct = fake_llm.requests
+
+    def kept(headers):
+        per_request = ("x-stainless-retry-count", "x-stainless-read-timeout", "content-length")
+        return {k: v for k, v in headers.items() if k not in per_request}
+
+    assert kept(direct["headers"]) == kept(through_sdk["headers"])
+    assert direct["headers"]["authorization"] == "Bearer sk-test"
+    assert direct["headers"]["openai-organization"] == "org-env"
+    assert (direct["path"], direct["query"], direct["body"]) == (
+        through_sdk["path"], through_sdk["query"], through_sdk["body"]
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("model", "sent", "absent"),
     [
