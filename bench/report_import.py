@@ -2,7 +2,8 @@
 
 N questions × 3 systems' reports of about 2 KB each, about 10 citations per report, in the
 ScholarQA-CS2 report format (``{"question", "response": {"sections": [{"title", "text",
-"citations": [{"id", "title", "snippets", "metadata"}]}]}}``), one file per system. Each
+"citations": [{"id", "title", "snippets", "metadata"}]}]}}``), files of at most
+``PER_FILE`` records per system (the import refuses a file above 64 MB). Each
 system cites in one of the released files' styles, so normalisation meets the markers it
 meets on the released data:
 
@@ -16,7 +17,7 @@ Each file is imported with ``manage.py import_reports --format scholarqa`` in th
 phase: *parse* (read the file, check and parse every record), *normalise*
 (``annotation.normalise.normalise_report``), *write* (everything else of the write: the
 question, report and structure rows), *after* (what follows the write: the study's task
-readiness, the statistics refresh). On PostgreSQL the server's CPU (the connection's
+readiness), *analyse* (the statistics refresh of the tables written, once committed). On PostgreSQL the server's CPU (the connection's
 backend, from ``/proc``) is printed beside this process's.
 
 The Label Studio side of the comparison (``bench/labelstudio.py``) imports the same texts:
@@ -162,22 +163,42 @@ def question(q: int) -> str:
     return f"Synthetic research question {q}: how does method {q % 97} scale with data?"
 
 
-def generate(questions: int, seed: int = 29, folder: Path | None = None) -> dict[str, Path]:
-    """Write one ScholarQA-CS2 report file per system (``SYSTEMS``) for ``questions``
-    questions; returns their paths by system name. Deterministic for a seed."""
+#: Reports per file: the import refuses a file above ``IMPORT_MAX_BYTES`` (64 MB); a
+#: report here is ~4.3 KB of JSON with its citations, so 40,000 questions are 3 files per
+#: system (the issue measured files of 15,006 reports).
+PER_FILE = 13_334
+
+
+def generate(
+    questions: int, seed: int = 29, folder: Path | None = None, per_file: int = PER_FILE
+) -> dict[str, list[Path]]:
+    """Write each system's (``SYSTEMS``) reports for ``questions`` questions as ScholarQA-CS2
+    report files of at most ``per_file`` records; returns their paths by system name.
+    Deterministic for a seed; files a previous call wrote in ``folder`` with the same
+    arguments are reused (``manifest.json``)."""
     folder = Path(folder or tempfile.mkdtemp(prefix="concord-report-import-"))
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {}
+    manifest = folder / "manifest.json"
+    wanted = {"questions": questions, "seed": seed, "per_file": per_file}
+    if manifest.exists():
+        done = json.loads(manifest.read_text())
+        if done["arguments"] == wanted and all((folder / n).exists() for ns in
+                                               done["files"].values() for n in ns):  # fmt: skip
+            return {s: [folder / n for n in ns] for s, ns in done["files"].items()}
+    paths: dict[str, list[Path]] = {}
     for n, style in enumerate(SYSTEMS):
         rng = random.Random(seed * 1000 + n)
         pool = _sentences(rng)
-        records = [
-            {"question": question(q), "response": _report(rng, pool, style, q)}
-            for q in range(questions)
-        ]
-        path = folder / f"{style}.json"
-        path.write_text(json.dumps(records))
-        paths[style] = path
+        for first in range(0, questions, per_file):
+            records = [
+                {"question": question(q), "response": _report(rng, pool, style, q)}
+                for q in range(first, min(first + per_file, questions))
+            ]
+            path = folder / f"{style}-{first // per_file + 1:02d}.json"
+            path.write_text(json.dumps(records))
+            paths.setdefault(style, []).append(path)
+    manifest.write_text(json.dumps({"arguments": wanted, "files": {
+        s: [p.name for p in ps] for s, ps in paths.items()}}))  # fmt: skip
     return paths
 
 
@@ -192,11 +213,12 @@ def report_text(response: dict) -> str:
     return "\n\n".join(parts)
 
 
-def texts(paths: dict[str, Path]) -> Iterator[tuple[str, str, str]]:
+def texts(paths: dict[str, list[Path]]) -> Iterator[tuple[str, str, str]]:
     """(system, question, report text) of every report of :func:`generate`'s files."""
-    for system, path in paths.items():
-        for record in json.loads(Path(path).read_text()):
-            yield system, record["question"], report_text(record["response"])
+    for system, files in paths.items():
+        for path in files:
+            for record in json.loads(Path(path).read_text()):
+                yield system, record["question"], report_text(record["response"])
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -258,18 +280,25 @@ class Phases:
             setattr(module, name, original)
 
 
-def import_files(paths: dict[str, Path], phases: Phases) -> None:
+def import_files(paths: dict[str, list[Path]], phases: Phases) -> None:
     from django.core.management import call_command
 
     from annotation import importers, normalise
     from annotation.importers import structure
 
-    for system, path in paths.items():
+    try:  # the statistics refresh (issue 29); absent from a checkout before it
+        from annotation.importers import planner_statistics
+    except ImportError:
+        planner_statistics = None
+    for system, path in ((s, p) for s, ps in paths.items() for p in ps):
         start = phases.now()
         with (
             phases.wrapped(normalise, "normalise_report", "normalise"),
             phases.wrapped(structure, "write_reports", "write", inner="normalise"),
             phases.wrapped(importers, "_enable", "after"),
+            phases.wrapped(planner_statistics, "analyse", "analyse")
+            if planner_statistics
+            else contextlib.nullcontext(),
         ):
             call_command(
                 "import_reports", str(path), study=STUDY, system=system, format="scholarqa",
@@ -313,8 +342,9 @@ def main() -> None:
           f"{load_average()} on {os.cpu_count()} cores", flush=True)  # fmt: skip
     start = time.perf_counter()
     paths = generate(args.questions, args.seed, args.folder or tmp)
-    size = sum(p.stat().st_size for p in paths.values()) / 1e6
-    print(f"generated {len(paths)} files, {size:.0f} MB, in {time.perf_counter() - start:.1f} s",
+    files = [p for ps in paths.values() for p in ps]
+    size = sum(p.stat().st_size for p in files) / 1e6
+    print(f"generated {len(files)} files, {size:.0f} MB, in {time.perf_counter() - start:.1f} s",
           flush=True)  # fmt: skip
     call_command("migrate", verbosity=0)
     backend = None
@@ -330,11 +360,14 @@ def main() -> None:
         profiler.dump_stats(args.profile)
     total = phases.totals["total"]
     phases.totals["parse"] = [
-        total[k] - sum(phases.totals.get(p, [0.0] * 3)[k] for p in ("normalise", "write", "after"))
+        total[k]
+        - sum(
+            phases.totals.get(p, [0.0] * 3)[k] for p in ("normalise", "write", "after", "analyse")
+        )
         for k in range(3)
     ]  # read, check and parse (and the command's own start and summary)
     print(f"{'phase':12s} {'wall (s)':>9s} {'CPU (s)':>9s} {'server CPU (s)':>15s}")
-    for name in ("parse", "normalise", "write", "after", "total"):
+    for name in ("parse", "normalise", "write", "after", "analyse", "total"):
         wall, cpu, server = phases.totals.get(name, [0.0] * 3)
         print(f"{name:12s} {wall:9.2f} {cpu:9.2f} {server:15.2f}")
     print(f"[{load_average()} at the end]")
