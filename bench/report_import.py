@@ -164,9 +164,9 @@ def question(q: int) -> str:
 
 
 #: Reports per file: the import refuses a file above ``IMPORT_MAX_BYTES`` (64 MB); a
-#: report here is ~4.3 KB of JSON with its citations, so 40,000 questions are 3 files per
-#: system (the issue measured files of 15,006 reports).
-PER_FILE = 13_334
+#: report here is 4.3–5.6 KB of JSON with its citations (corpus-id markers are the longest),
+#: so 40,000 questions are 4 files per system (the issue measured files of 15,006 reports).
+PER_FILE = 10_000
 
 
 def generate(
@@ -307,6 +307,55 @@ def import_files(paths: dict[str, list[Path]], phases: Phases) -> None:
         phases.add("total", start)
 
 
+def task_page(rounds: int) -> tuple[float, float, int]:
+    """(median wall ms, median CPU ms, queries) of the medal-ranking task page of the bench
+    study's middle question (3 reports, ~30 citation anchors), through Django's test client
+    as an annotator meets it: what the planner's statistics decide (issue 29: 256 ms on a
+    fresh PostgreSQL until ANALYZE, 96 ms after)."""
+    import statistics
+
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from annotation.models import Annotator, Assignment, Question, Study
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    settings.STORAGES = {  # DEBUG off without collectstatic: static names as they are
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    study = Study.objects.get(name=STUDY)
+    if "medal_ranking" not in study.tasks:
+        study.tasks = [*study.tasks, "medal_ranking"]
+        study.save(update_fields=["tasks"])
+    user, _ = User.objects.get_or_create(username="report-import-bench")
+    annotator, _ = Annotator.objects.get_or_create(user=user, defaults={"pseudonym": "Bench"})
+    ids = list(Question.objects.filter(study=study).order_by("pk").values_list("pk", flat=True))
+    question = Question.objects.get(pk=ids[len(ids) // 2])
+    assignment, _ = Assignment.objects.get_or_create(
+        study=study, annotator=annotator, question=question, task="medal_ranking",
+        defaults={"report_order": list(question.reports.values_list("pk", flat=True))},
+    )  # fmt: skip
+    client = Client()
+    client.force_login(user)
+    url = reverse("annotate:task", args=[assignment.pk])
+    first = client.get(url, secure=True)
+    assert first.status_code == 200, (first.status_code, first.content[:300])
+    walls, cpus = [], []
+    for _ in range(rounds):
+        start, cpu = time.perf_counter(), time.process_time()
+        client.get(url, secure=True)
+        walls.append((time.perf_counter() - start) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url, secure=True)
+    return statistics.median(walls), statistics.median(cpus), len(queries)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=40_000)
@@ -315,16 +364,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--folder", type=Path, help="write the files here (default: temporary)")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the imports here")
+    parser.add_argument("--page-rounds", type=int, default=15,
+                        help="GETs of a task page after the import (0: none)")  # fmt: skip
+    parser.add_argument("--page-only", metavar="DATABASE_URL",
+                        help="no import: time the task page of a database a run left")  # fmt: skip
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="concord-report-import-"))
-    if args.database == "postgres":
+    if args.page_only:
+        os.environ["DATABASE_URL"] = args.page_only
+    elif args.database == "postgres":
         from load import recreate_database
 
         recreate_database(args.database_url)
         os.environ["DATABASE_URL"] = args.database_url
     else:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
+        print(f"SQLite file: {tmp / 'bench.sqlite3'}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
     os.environ.setdefault("DEBUG", "0")  # as in production: no log of every query
     os.environ.setdefault("SECRET_KEY", "report-import-bench-" + os.urandom(16).hex())
@@ -338,6 +394,11 @@ def main() -> None:
 
     logging.getLogger("concord.imports").setLevel(logging.WARNING)  # a line per file: noise
 
+    if args.page_only:
+        wall, cpu, n = task_page(args.page_rounds)
+        print(f"task page: median {wall:.1f} ms wall, {cpu:.1f} ms CPU, {n} queries; "
+              f"{load_average()}")  # fmt: skip
+        return
     print(f"{args.questions} questions x {len(SYSTEMS)} systems; database {args.database}; "
           f"{load_average()} on {os.cpu_count()} cores", flush=True)  # fmt: skip
     start = time.perf_counter()
@@ -370,6 +431,10 @@ def main() -> None:
     for name in ("parse", "normalise", "write", "after", "analyse", "total"):
         wall, cpu, server = phases.totals.get(name, [0.0] * 3)
         print(f"{name:12s} {wall:9.2f} {cpu:9.2f} {server:15.2f}")
+    if args.page_rounds:
+        wall, cpu, n = task_page(args.page_rounds)
+        print(f"task page right after the import: median {wall:.1f} ms wall, {cpu:.1f} ms CPU, "
+              f"{n} queries")  # fmt: skip
     print(f"[{load_average()} at the end]")
 
 

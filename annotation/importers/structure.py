@@ -531,7 +531,7 @@ def report_loader(parse, *, source_format: str, directory: bool = False):
         if not system:
             fail(_display_name(source), "a system name is required")
         # ~40 containers per report live until the write, none of them garbage: the
-        # collector's passes over them were a tenth of a 40,000-report import (issue 29)
+        # collector would walk them again and again, finding nothing (gc_paused; issue 29)
         with gc_paused():
             inputs = parse(src, rep)
             rep.records = rep.records or len(inputs)
