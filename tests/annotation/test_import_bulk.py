@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.importers import run
+from annotation.importers.common import _json_text
 from annotation.models import Citation, CitationAnchor, Paragraph, Question, Report, Section
 
 #: The tables a report import fills.
@@ -90,3 +91,13 @@ def test_a_dry_run_analyses_nothing(tmp_path, django_capture_on_commit_callbacks
         run("reports", reports_file(tmp_path, 3), study="S", format="scholarqa", system="sqa",
             dry_run=True)  # fmt: skip
     assert callbacks == [] and not Report.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[], {}, ["a"], ['é\u2028"x\n\\', "b"], [1, "a"], ["a", None], {"a": [1]}, "x", 3, [[]]],
+)
+def test_json_columns_get_the_text_json_dumps_gives(value):
+    """The import writes JSON values without Django's per-value path (issue 29): the same
+    text as the field's ``json.dumps``."""
+    assert _json_text(value) == json.dumps(value)
