@@ -30,7 +30,6 @@ Pure: plain data in, plain data out; no database.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
 from annotation.importers.markdown import LINK_URL, MATH
@@ -88,13 +87,15 @@ _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
 
 
 def clean_text(text: str) -> str:
-    """Bidi and zero-width control characters removed (question, rubric, report text)."""
-    return CONTROL_CHARS.sub("", text) if text else text
+    """Bidi and zero-width control characters removed (question, rubric, report text).
+    None of them is ASCII, and ``isascii`` is a flag CPython keeps: no scan of most text."""
+    return text if not text or text.isascii() else CONTROL_CHARS.sub("", text)
 
 
 def strip_system_markup(text: str) -> str:
     """Model tags, and ScholarQA's "TLDR;" label and "(N sources)" count, removed."""
-    text = MODEL_TAG.sub("", text)
+    if "<" in text:  # a model tag's first character (one scan in C, no regex)
+        text = MODEL_TAG.sub("", text)
     if TLDR_LABEL.match(text):
         text = SOURCES_COUNT.sub("", TLDR_LABEL.sub("", text, count=1), count=1)
     return text
@@ -104,14 +105,18 @@ def neutral_title(title: str) -> str:
     """A citation "title" in a system's own style, as plain words: the corpus-id marker
     becomes "Author et al., 2022"; "Title unknown for (A, 2018)" becomes "A, 2018"; a
     trailing "(Author, 2013)" or "– Abstract" loses its brackets / goes."""
-    title = TITLE_SUFFIX.sub("", TITLE_UNKNOWN.sub("", title.strip()))
-    m = PIPE_MARKER.fullmatch(title)
+    # each pattern tried only when the character it needs is there (issue 29: a title per
+    # citation, ten per report)
+    title = TITLE_UNKNOWN.sub("", title.strip())
+    if "Abstract" in title:
+        title = TITLE_SUFFIX.sub("", title)
+    m = PIPE_MARKER.fullmatch(title) if "|" in title else None
     if m:
         author = MARKDOWN_LINK.sub(lambda link: link.group("words"), m.group(1))
         return f"{author}, {m.group(2)}".strip(", ")
-    if AUTHOR_YEAR.fullmatch(title):
+    if title[:1] == "(" and AUTHOR_YEAR.fullmatch(title):
         return title[1:-1].strip()
-    m = AUTHOR_YEAR_END.search(title)
+    m = AUTHOR_YEAR_END.search(title) if ")" in title else None
     if m:
         return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
     return title
@@ -132,11 +137,13 @@ def _tokens(text: str, anchors) -> list:
         if start < cursor:
             continue
         out.append(text[cursor:start])
-        link = _LINK.fullmatch(text[start:end])
-        words = link.group(1).strip() if link else ""
-        cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
-        if link and not cited and not _NUMBER_WORDS.fullmatch(words):
-            out[-1] += re.sub(r"\\([\[\]])", r"\1", link.group(1))
+        marker = text[start:end]
+        link = _LINK.fullmatch(marker) if "](" in marker else None
+        if link:
+            words = link.group(1).strip()
+            cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
+            if not cited and not _NUMBER_WORDS.fullmatch(words):
+                out[-1] += re.sub(r"\\([\[\]])", r"\1", link.group(1))
         out.append((key,))
         cursor = end
     out.append(text[cursor:])
@@ -157,6 +164,11 @@ def _numbered_key(m: re.Match, citations: dict) -> str:
 _YEAR = re.compile(r"\d{4}")  # an author-year marker has a year
 _PAGES = re.compile("pages", re.I)  # a paper key has its pages
 _SUPERSCRIPT = re.compile(rf"\^|[{_SUP}]")  # a footnote or superscript number
+#: What every one of the four markers holds: a "|", a digit or a superscript digit. One
+#: scan for a character class (fast in ``re``; ASCII digits faster than ``\d``) tells
+#: that a text has no marker to look for, as most text has not (issue 29).
+_MAY_MARK = re.compile(rf"[|\d{_SUP}]")
+_MAY_MARK_ASCII = re.compile(r"[|0-9]")
 
 
 def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals: dict) -> list:
@@ -166,6 +178,9 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
     out = []
     for tok in tokens:
         if isinstance(tok, tuple):
+            out.append(tok)
+            continue
+        if not (_MAY_MARK_ASCII if tok.isascii() else _MAY_MARK).search(tok):
             out.append(tok)
             continue
         cursor = 0
@@ -279,10 +294,11 @@ def normalise_report(
 
     A paragraph left empty (it held only a model tag) is dropped, unless ``keep_empty``
     (re-normalising stored reports keeps every paragraph row)."""
-    citations = {
-        key: replace(c, snippets=list(c.snippets), metadata=dict(c.metadata))
+    citations = {  # copies (the importer's parse stays as read); every field of ParsedCitation
+        key: ParsedCitation(key=c.key, title=c.title, snippets=list(c.snippets), url=c.url,
+                            metadata=dict(c.metadata))
         for key, c in parsed.citations.items()
-    }
+    }  # fmt: skip
     originals = {key: c for key, c in parsed.citations.items()}
 
     def normalised_tokens(text: str, anchors) -> list:
@@ -345,7 +361,7 @@ def normalise_report(
             key=n,
             title=clean_text(neutral_title(c.title)),
             snippets=[clean_text(x) for x in c.snippets],
-            url=_TEXT_FRAGMENT.sub("", c.url or ""),
+            url=_TEXT_FRAGMENT.sub("", c.url) if c.url and "#:~:" in c.url else c.url or "",
             metadata=c.metadata,
         )
     normalised = ParsedReport(sections=out_sections, citations=out_citations)

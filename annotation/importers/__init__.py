@@ -14,7 +14,8 @@ study is named by ``study`` (a name or a Study) and created when it does not exi
 the kind needs an existing study). Every record is validated before anything is written,
 and everything is written in one transaction; on any problem :class:`ImportFailed` carries
 all of them and nothing changes. With ``dry_run`` the import runs completely and is rolled
-back, so the report's counts are exactly what a real import would do.
+back, so the report's counts are exactly what a real import would do. Once it is
+committed, the tables it wrote are analysed (:mod:`.planner_statistics`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from . import deepscholar, questions, researcherbench, researchqa, scholarqa  # 
 from .base import ImportFailed, ImportReport, Problem, dry_run_transaction
 from .common import TooLong
 from .common import question_key as question_key
+from .planner_statistics import refreshed_after
 from .registry import FORMATS, KINDS, Format, Kind, format_names
 
 questions.register_generic()
@@ -137,7 +139,7 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
     rep = ImportReport(kind=kind, dry_run=dry_run)
     existing = None if spec.creates_study else _existing_study(study, source)
     try:
-        with dry_run_transaction(dry_run):
+        with dry_run_transaction(dry_run), refreshed_after():
             study_obj = existing or _study(study, rep)
             fmt.load(source, study_obj, rep, **options)
             _enable(spec, study_obj, rep, dry_run)

@@ -231,7 +231,11 @@ def _parse_sections(
                 markers = [(m.start(), m.end(), "") for m in PIPE_MARKER.finditer(p)]
                 anchors = sorted(anchors + link_anchors(p, citations, anchors + markers))
             paras.append(ParsedParagraph(p, anchors))
-        markers = sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
+        markers = (  # scanned only when the report has such markers (issue 29)
+            sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
+            if unlisted
+            else []
+        )
         if markers:
             rep.warn(
                 file,
