@@ -7,7 +7,7 @@ the tests do: :mod:`tests.builders.scholarqa`) into a fresh database — or, wit
 × 2 annotators, one judge; generated and imported by that script's functions) —, then, for each
 selection, back to back in every round (so page and command see the same machine load):
 
-* the uncached report page: the cache emptied, the whole page (``GET /reports/<id>/``) of
+* the uncached report page: the cache (and the rows the process keeps) emptied, the whole page (``GET /reports/<id>/``) of
   the selection, as when it is first opened;
 * the page after a selector change: the cache emptied, the page's default selection
   visited (for the default selection: ``ties=partial``), then the htmx GET of the report
@@ -173,11 +173,18 @@ def main() -> None:
         response = client.get(f"{url}?{query}", headers=headers)
         assert response.status_code == 200 and b"report-body" in response.content, response
 
+    from metaeval import cache as report_cache
+
+    def forget():
+        """Nothing computed before: the report cache and the rows a process keeps."""
+        cache.clear()
+        getattr(report_cache, "forget_selections", lambda: None)()
+
     if args.profile is not None:
         import cProfile
         import pstats
 
-        cache.clear()
+        forget()
         if args.change:
             page("" if args.profile else "ties=partial")
         profiler = cProfile.Profile()
@@ -214,11 +221,11 @@ def main() -> None:
     command([])  # the bytecode cache filled (with --no-pyc: the file cache warmed)
 
     def uncached(get, query):
-        cache.clear()
+        forget()
         return timed(lambda: get(query))
 
     def changed(get, query):
-        cache.clear()
+        forget()
         get("" if query else "ties=partial")  # the page as it was, then the selector change
         return timed(lambda: get(query, True))
 
