@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 SYSTEMS = ["atlas", "beacon", "cedar", "delta", "ember", "fjord", "grove", "harbor"]
 QUALITY = dict(zip(SYSTEMS, [0.82, 0.78, 0.74, 0.7, 0.66, 0.6, 0.55, 0.5], strict=True))
 METRICS = ["answer_precision", "answer_recall", "citation_precision", "citation_recall"]
+ANNOTATORS = ("ann1", "ann2")
+JUDGE = "bench-judge"
 
 
 def medal_norm(values: dict[str, float], tie: float = 0.04) -> dict[str, float]:
@@ -47,7 +49,7 @@ def medal_norm(values: dict[str, float], tie: float = 0.04) -> dict[str, float]:
 def generate(n_questions: int, folder: Path, seed: int = 7) -> list[Path]:
     rng = random.Random(seed)
     combos = list(itertools.combinations(SYSTEMS, 3))
-    files = {"ann1": [], "ann2": []}
+    files = {ann: [] for ann in ANNOTATORS}
     for q in range(n_questions):
         trio = combos[q % len(combos)]
         text = f"Synthetic research question {q}: how does method {q % 97} scale?"
@@ -74,6 +76,16 @@ def generate(n_questions: int, folder: Path, seed: int = 7) -> list[Path]:
         path.write_text(json.dumps(records))
         paths.append(path)
     return paths
+
+
+def import_files(paths: list[Path], study: str) -> None:
+    """``import_pairwise`` of the files :func:`generate` wrote into ``study`` (created if
+    missing): one annotator per file, setting ``assigned``, judge :data:`JUDGE`."""
+    from django.core.management import call_command
+
+    for path, ann in zip(paths, ANNOTATORS, strict=True):
+        call_command("import_pairwise", str(path), study=study, annotator=ann,
+                     setting="assigned", judge=JUDGE, stdout=io.StringIO())  # fmt: skip
 
 
 def timed(label: str, fn, results: list):
@@ -110,12 +122,7 @@ def main() -> None:
 
     Study.objects.filter(name="bench").delete()
 
-    def import_both():
-        for path, ann in zip(paths, ("ann1", "ann2"), strict=True):
-            call_command("import_pairwise", str(path), study="bench", annotator=ann,
-                         setting="assigned", judge="bench-judge", stdout=io.StringIO())  # fmt: skip
-
-    timed("import_pairwise of both files", import_both, results)
+    timed("import_pairwise of both files", lambda: import_files(paths, "bench"), results)
 
     def report(*extra):
         out = io.StringIO()

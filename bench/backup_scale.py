@@ -37,7 +37,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from agreement_scale import generate, timed
+    from agreement_scale import generate, import_files, timed
     from django.core.management import call_command
 
     from studio.backup import graph
@@ -57,9 +57,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("flush", interactive=False, verbosity=0)
     paths = generate(args.questions, tmp)
-    for path, ann in zip(paths, ("ann1", "ann2"), strict=True):
-        call_command("import_pairwise", str(path), study="bench", annotator=ann,
-                     setting="assigned", judge="bench-judge", stdout=io.StringIO())  # fmt: skip
+    import_files(paths, "bench")
     n_rows = rows()
     print(f"{args.questions} questions, {n_rows} rows in the study's tables")
     original = report("bench")

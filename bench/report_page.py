@@ -1,10 +1,13 @@
-"""The report page after a selector change against the command, on the released data (issue 14).
+"""The report page after a selector change against the command, on the released data (issue 14)
+and at scale (issue 29).
 
 Imports the released ScholarQA-CS2 annotation files (``../shared/data/scholarqa-cs2``, as
-the tests do: :mod:`tests.builders.scholarqa`) into a fresh database, then, for each
+the tests do: :mod:`tests.builders.scholarqa`) into a fresh database — or, with
+``--questions N``, the scale study of ``agreement_scale.py`` (N questions × 3 of 8 systems
+× 2 annotators, one judge; generated and imported by that script's functions) —, then, for each
 selection, back to back in every round (so page and command see the same machine load):
 
-* the uncached report page: the cache emptied, the whole page (``GET /reports/<id>/``) of
+* the uncached report page: the cache (and the rows the process keeps) emptied, the whole page (``GET /reports/<id>/``) of
   the selection, as when it is first opened;
 * the page after a selector change: the cache emptied, the page's default selection
   visited (for the default selection: ``ties=partial``), then the htmx GET of the report
@@ -17,12 +20,14 @@ selection, back to back in every round (so page and command see the same machine
   temporary ``PYTHONPYCACHEPREFIX``; ``--no-pyc``: without, as when
   PYTHONDONTWRITEBYTECODE is set, which compiles about 1,300 modules at every start).
 
-The target (issue 14): page ≤ command. Prints medians over ``--rounds`` with the load
+The target (issues 14 and 29): page ≤ command, on the released data and at 40,000
+questions (``--questions 40000``). Prints medians over ``--rounds`` with the load
 average before and after; ``--profile QUERY`` prints where an uncached page's time goes
 (cProfile, cumulative) instead.
 
-Run: ``.venv/bin/python bench/report_page.py [--rounds 5]``. Uses DATABASE_URL if set
-(e.g. PostgreSQL), else a fresh SQLite file in a temp folder.
+Run: ``.venv/bin/python bench/report_page.py [--rounds 5] [--questions 40000]``. Uses
+DATABASE_URL if set (e.g. PostgreSQL; a database that already holds the study is reused,
+so the 40K import is paid once), else a fresh SQLite file in a temp folder.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 SHARED = ROOT.parent / "shared" / "data" / "scholarqa-cs2"
 STUDY = "bench-page"
 
@@ -54,6 +60,8 @@ SELECTIONS = [
     ("settings=near_expert", ["--setting", "near_expert"]),
     ("settings=assigned&compat=scholarqa-cs2", ["--setting", "assigned", "--compat", "scholarqa-cs2"]),
 ]  # fmt: skip
+#: the scale study has one setting (``assigned``): the selections that apply to it
+SCALE_SELECTIONS = [s for s in SELECTIONS if "near_expert" not in s[0]]
 
 
 def load() -> str:
@@ -75,7 +83,8 @@ def timed(fn) -> tuple[float, float]:
     return wall, time.process_time() - cpu + _children_cpu() - children
 
 
-def setup():
+def setup(questions: int | None = None):
+    """The study (the released files, or ``questions`` generated ones) and a researcher."""
     tmp = Path(tempfile.mkdtemp(prefix="concord-bench-page-"))
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp / 'bench.sqlite3'}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
@@ -91,14 +100,25 @@ def setup():
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)
-    if not Study.objects.filter(name=STUDY).exists():
+    name = study_name(questions)
+    if not Study.objects.filter(name=name).exists():
         start = time.perf_counter()
-        import_release(SHARED, STUDY)
-        print(f"import of the released files: {time.perf_counter() - start:.1f} s", flush=True)
+        if questions is None:
+            import_release(SHARED, name)
+        else:
+            from agreement_scale import generate, import_files
+
+            import_files(generate(questions, tmp), name)
+        print(f"import of {'the released files' if questions is None else f'{questions} questions'}: "
+              f"{time.perf_counter() - start:.1f} s", flush=True)  # fmt: skip
     user, _ = get_user_model().objects.get_or_create(
         username="bench-researcher", defaults={"is_staff": True, "is_superuser": True}
     )
-    return Study.objects.get(name=STUDY), user
+    return Study.objects.get(name=name), user
+
+
+def study_name(questions: int | None) -> str:
+    return STUDY if questions is None else f"{STUDY}-{questions}"
 
 
 def serve(port: int):
@@ -131,8 +151,15 @@ def main() -> None:
     parser.add_argument("--profile", metavar="QUERY", help="profile one uncached page instead")
     parser.add_argument("--only", metavar="QUERY", action="append",
                         help="measure only these selections (repeatable)")  # fmt: skip
+    parser.add_argument("--questions", type=int, metavar="N",
+                        help="the scale study of agreement_scale.py with N questions (issue 29) "
+                             "instead of the released files")  # fmt: skip
+    parser.add_argument("--change", action="store_true",
+                        help="with --profile: profile the page after a selector change (the "
+                             "previous selection visited first, then the htmx body)")  # fmt: skip
     args = parser.parse_args()
-    study, user = setup()
+    study, user = setup(args.questions)
+    name = study_name(args.questions)
     from django.core.cache import cache
     from django.test import Client
 
@@ -146,14 +173,25 @@ def main() -> None:
         response = client.get(f"{url}?{query}", headers=headers)
         assert response.status_code == 200 and b"report-body" in response.content, response
 
+    from metaeval import cache as report_cache
+
+    def forget():
+        """Nothing computed before: the report cache and the rows a process keeps."""
+        cache.clear()
+        getattr(report_cache, "forget_selections", lambda: None)()
+
     if args.profile is not None:
         import cProfile
         import pstats
 
-        cache.clear()
+        forget()
+        if args.change:
+            page("" if args.profile else "ties=partial")
         profiler = cProfile.Profile()
-        profiler.runcall(page, args.profile)
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        profiler.runcall(page, args.profile, args.change)
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("cumulative").print_stats(90)
+        stats.sort_stats("tottime").print_stats(30)
         return
 
     cookie = f"sessionid={client.cookies['sessionid'].value}"
@@ -176,22 +214,23 @@ def main() -> None:
 
     def command(argv):
         subprocess.run(
-            [sys.executable, "manage.py", "agreement", "--study", STUDY, "--json", *argv],
+            [sys.executable, "manage.py", "agreement", "--study", name, "--json", *argv],
             cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
 
     command([])  # the bytecode cache filled (with --no-pyc: the file cache warmed)
 
     def uncached(get, query):
-        cache.clear()
+        forget()
         return timed(lambda: get(query))
 
     def changed(get, query):
-        cache.clear()
+        forget()
         get("" if query else "ties=partial")  # the page as it was, then the selector change
         return timed(lambda: get(query, True))
 
-    selections = [s for s in SELECTIONS if not args.only or s[0] in args.only]
+    every = SELECTIONS if args.questions is None else SCALE_SELECTIONS
+    selections = [s for s in every if not args.only or s[0] in args.only]
     names = ["page", "change"] + (["http page", "http change"] if args.http else []) + ["command"]
     times = {q: {n: [] for n in names} for q, _ in selections}
     loads = [load()]
@@ -207,7 +246,10 @@ def main() -> None:
         loads.append(load())
     db = os.environ["DATABASE_URL"].split("://")[0]
     pyc = "with bytecode caches" if args.pyc else "without bytecode caches"
-    print(f"\ndatabase: {db}; command {pyc}; median of {args.rounds} rounds, back to back; "
+    what = (
+        "released ScholarQA-CS2 files" if args.questions is None else f"{args.questions} questions"
+    )
+    print(f"\n{what}; database: {db}; command {pyc}; median of {args.rounds} rounds, back to back; "
           f"load average (1, 5, 15 min) per round: {' | '.join(loads)}")  # fmt: skip
     for what, k in (("wall", 0), ("CPU", 1)):
         print(f"\n{what} time\n\n| selection | " + " | ".join(f"{n} (s)" for n in names)

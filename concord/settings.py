@@ -187,6 +187,11 @@ IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 # grow with them, so more is refused with a 400 naming the option.
 CONCORD_MAX_BOOTSTRAP = int(os.environ.get("CONCORD_MAX_BOOTSTRAP", "10000"))
 
+# Report selections whose loaded rows a server process keeps for the next request of the
+# same study version (the page after a selector change, issue 29; metaeval.cache): ≈ 60 MB
+# each at 40,000 questions; 0 keeps none.
+CONCORD_SHARED_SELECTIONS = int(os.environ.get("CONCORD_SHARED_SELECTIONS", "2"))
+
 # API tokens expire after this many days (0: never) and are deleted by a password change.
 CONCORD_TOKEN_TTL_DAYS = int(os.environ.get("CONCORD_TOKEN_TTL_DAYS", "30"))
 

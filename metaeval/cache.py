@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from django.apps import apps
@@ -161,6 +163,15 @@ def cache_key(study_id: int, options, fingerprint: str, kind: str = "entry") -> 
     return f"concord:report:v{ENTRY_VERSION}:{kind}:{study_id}:{digest[:24]}:{fingerprint}"
 
 
+def section_key(study_id: int, section: str, options, reads: tuple[str, ...],
+                fingerprint: str) -> str:  # fmt: skip
+    """Cache key of one section's result: the options it reads only (Section.reads)."""
+    read = {name: options.to_dict()[name] for name in reads}
+    digest = hashlib.sha256(json.dumps(read, sort_keys=True).encode()).hexdigest()
+    return (f"concord:report:v{ENTRY_VERSION}:section:{section}:{study_id}:{digest[:24]}:"
+            f"{fingerprint}")  # fmt: skip
+
+
 class ReportCache:
     """The cache entries of one study's selection, under one fingerprint (read once)."""
 
@@ -187,3 +198,60 @@ class ReportCache:
             entry = build()
             self.set(entry)
         return entry
+
+
+# ----------------------------------------------------------------------------- loaded rows
+
+_SELECTIONS: OrderedDict = OrderedDict()
+_SELECTIONS_LOCK = threading.Lock()
+
+
+def selections_kept() -> int:
+    """How many loaded selections a process keeps (``CONCORD_SHARED_SELECTIONS``, 0: none)."""
+    from django.conf import settings
+
+    return int(getattr(settings, "CONCORD_SHARED_SELECTIONS", 2))
+
+
+def shared_selection(study_id: int, fingerprint: str | None, key: tuple, load: Callable):
+    """The rows of one selection (:func:`metaeval.reports.load_selection`), loaded once per
+    study version and kept in this process for the next request.
+
+    Why: after a selector change that reads the same rows (ties, threshold, calibration,
+    bootstrap…), the page's htmx request loaded them again: 240,000 medal rows and 720,000
+    judge scores at 40,000 questions, about half of what the command does in all (issue
+    29). The key is the entry's: study, :func:`study_fingerprint` (a changed judgment
+    gives a new one, so nothing stale is read) and what the loader reads of the options.
+    Kept in memory, not in the shared cache: a frame of 40,000 questions is ≈ 60 MB of
+    arrays, whose pickling would cost more than the load. The last
+    :func:`selections_kept` selections stay (least recently used first out). Callers
+    treat the rows as read-only, as they already do within one request.
+    """
+    kept = selections_kept()
+    if fingerprint is None or kept <= 0:
+        return load()
+    k = (study_id, fingerprint, key)
+    with _SELECTIONS_LOCK:
+        if k in _SELECTIONS:
+            _SELECTIONS.move_to_end(k)
+            return _SELECTIONS[k]
+    got = load()
+    remember_selection(study_id, fingerprint, key, got)
+    return got
+
+
+def remember_selection(study_id: int, fingerprint: str | None, key: tuple, rows) -> None:
+    """Keep ``rows`` under another key too (the default judge by its name)."""
+    kept = selections_kept()
+    if fingerprint is None or kept <= 0:
+        return
+    with _SELECTIONS_LOCK:
+        _SELECTIONS[(study_id, fingerprint, key)] = rows
+        _SELECTIONS.move_to_end((study_id, fingerprint, key))
+        while len({id(v) for v in _SELECTIONS.values()}) > kept:  # aliases count once
+            _SELECTIONS.popitem(last=False)
+
+
+def forget_selections() -> None:
+    with _SELECTIONS_LOCK:
+        _SELECTIONS.clear()

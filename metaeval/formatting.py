@@ -160,10 +160,20 @@ def report_context(entry: dict, options) -> dict:
         context.update(section.context(result, entry))
         absent = section.absent(result, entry) if section.absent else None
         shown.append({"section": section, "result": result, "template": section.template,
-                      "tables": {} if absent else section.tables(result, entry),
+                      "tables": {} if absent else _lazy_tables(section, result, entry),
                       "absent": absent})  # fmt: skip
     context["sections"] = _group_absent(shown)
     return context
+
+
+def _lazy_tables(section, result, entry):
+    """A section's tables, built when its template reads them: the calibration, confusion
+    and per-annotator fragments only link their downloads, and their tables have a row per
+    candidate threshold (≈ 600,000 rows at 40,000 questions, issue 29: built three times
+    per page for nothing)."""
+    from django.utils.functional import SimpleLazyObject
+
+    return SimpleLazyObject(lambda: section.tables(result, entry))
 
 
 def _group_absent(shown: list[dict]) -> list[dict]:

@@ -72,19 +72,24 @@ options_query = report_options.to_query
 # ----------------------------------------------------------------------------- entries
 
 
-def build_entry(study_id: int, options: ReportOptions, report: dict | None = None) -> dict:
+def build_entry(study_id: int, options: ReportOptions, report: dict | None = None,
+                fingerprint: str | None = None) -> dict:  # fmt: skip
     """Every section of one selection, its selection loaded once (``report``: already
     computed, e.g. by a bootstrap run). The main report is computed by this module's
-    ``agreement_report``, once."""
+    ``agreement_report``, once. ``fingerprint``: the study version of the entry's cache
+    key; the rows loaded are then shared with the next request (a selector change that
+    reads the same rows does not load them again, issue 29)."""
     analysis = sections.Analysis(study_id, options, report=report,
-                                 compute_report=agreement_report)  # fmt: skip
+                                 compute_report=agreement_report,
+                                 fingerprint=fingerprint)  # fmt: skip
     return sections.build_entry(analysis)
 
 
 def cached_entry(study_id: int, options: ReportOptions, *, compute: bool = True) -> dict | None:
     """The entry from the cache, or computed now (``compute``) and cached."""
-    return ReportCache(study_id, options).entry(
-        lambda: build_entry(study_id, options), compute=compute
+    cached = ReportCache(study_id, options)
+    return cached.entry(
+        lambda: build_entry(study_id, options, fingerprint=cached.fingerprint), compute=compute
     )
 
 
@@ -130,7 +135,7 @@ def _run_entry(request, study, cached: ReportCache, options: ReportOptions, star
         cached.set(run.pk, "run")
     if run.status != ReportRun.Status.DONE:
         return {"run": run}
-    entry = build_entry(cached.study_id, options, run.result)
+    entry = build_entry(cached.study_id, options, run.result, cached.fingerprint)
     cached.set(entry)
     return {"entry": entry}
 
@@ -148,7 +153,7 @@ def _body(request, study: Study, options: ReportOptions, *, start: bool = False)
         entry = got["entry"]
     elif entry is None:
         try:
-            entry = build_entry(study.pk, options)
+            entry = build_entry(study.pk, options, fingerprint=cached.fingerprint)
         except ValueError as exc:
             return {"error": str(exc)}
         cached.set(entry)
@@ -209,9 +214,8 @@ def run_progress(request, study_id: int, run_id: int):
     elif run.status != ReportRun.Status.DONE:
         context["run"] = run
     else:
-        entry = ReportCache(study.pk, options).entry(
-            lambda: build_entry(study.pk, options, run.result)
-        )
+        cached = ReportCache(study.pk, options)
+        entry = cached.entry(lambda: build_entry(study.pk, options, run.result, cached.fingerprint))
         context.update(report_context(entry, options))
     return render(request, "metaeval/partials/report_body.html", context)
 

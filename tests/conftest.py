@@ -116,8 +116,10 @@ def _fresh_throttles():
     from django.core.cache.backends.db import DatabaseCache
 
     from concord.caching import THROTTLES
+    from metaeval.cache import forget_selections
 
     cache.clear()
+    forget_selections()  # the report page's loaded rows, kept per process by study version
     if not isinstance(caches[THROTTLES], DatabaseCache):  # its rows go with the test's
         caches[THROTTLES].clear()  # transaction; ids never repeat across flushed databases
 

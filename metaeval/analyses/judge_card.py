@@ -21,6 +21,7 @@ Pure: every input is arrays or dicts the section loaded (:mod:`metaeval.sections
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -358,40 +359,96 @@ def iaa_figure(report: dict) -> dict:
                      "no interval)") if value is not None else "No comparison two experts judged."}  # fmt: skip
 
 
+class _Comparisons:
+    """A frame's rows as integer keys that sort as the names do: a comparison (question,
+    system A, system B) and a report (question, system) each become one int64 whose order
+    is that of the name tuples, so the score cards' dicts keyed by names (one Python tuple
+    per row: 150 s of a 40,000-question page, issue 29) become sorts and ``np.unique`` over
+    arrays, with the same comparisons in the same order and the same values."""
+
+    def __init__(self, frame: PairFrame, lengths: dict):
+        self.frame = frame
+        self.q_rank = _name_ranks(frame.questions)
+        self.s_rank = _name_ranks(frame.systems)
+        self.n_systems = max(len(frame.systems), 1)
+        q = self.q_rank[frame.question] if len(frame) else np.zeros(0, np.int64)
+        s = self.s_rank
+        self.row_key = (q * self.n_systems + s[frame.system_a]) * self.n_systems + s[frame.system_b]
+        self.qname = np.array(frame.questions, dtype=object)[frame.question]
+        self.words = _words_matrix(frame, lengths)
+
+    def decided(self, metric: str, threshold: float):
+        """``(keys, decisions, rows)`` of the comparisons the judge decided, sorted as their
+        names: :func:`score_decisions_by_comparison` as arrays (the last finite row of a
+        comparison gives its decision, as the dict kept it)."""
+        frame = self.frame
+        scores = frame.judge.get(metric)
+        if scores is None or len(frame) == 0:
+            return None
+        rows = np.flatnonzero(np.isfinite(scores).all(axis=1))
+        if rows.size == 0:
+            return None
+        d = score_decisions(scores[rows, 0], scores[rows, 1], threshold).astype(float)
+        keys, last = np.unique(self.row_key[rows][::-1], return_index=True)
+        last = rows.size - 1 - last
+        return keys, d[last], rows[last]
+
+    def longer(self, rows: np.ndarray) -> np.ndarray:
+        """:func:`jc.longer_side` of the two reports of each row (NaN: length unknown)."""
+        f = self.frame
+        q = f.question[rows]
+        return jc.longer_side(self.words[q, f.system_a[rows]], self.words[q, f.system_b[rows]])
+
+
+def _name_ranks(labels: list) -> np.ndarray:
+    """Each label's position in the sorted labels (codes need not follow name order)."""
+    ranks = np.empty(len(labels), dtype=np.int64)
+    ranks[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels))
+    return ranks
+
+
+def _words_matrix(frame: PairFrame, lengths: dict) -> np.ndarray:
+    """Words of the report of (question code, system code), NaN where unknown or 0 (the
+    dict lookups read ``words.get(key) or NaN``)."""
+    q_code = {name: i for i, name in enumerate(frame.questions)}
+    s_code = {name: i for i, name in enumerate(frame.systems)}
+    out = np.full((len(frame.questions), max(len(frame.systems), 1)), np.nan)
+    for (question, system), (_, words) in lengths.items():
+        q, s = q_code.get(question), s_code.get(system)
+        if q is not None and s is not None and words:
+            out[q, s] = words
+    return out
+
+
 def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int) -> dict:
     """Judge name -> its score protocol cards (one per metric it scored)."""
     by_name = {i.name: i for i in inputs}
     out: dict[str, list[dict]] = {}
     for inp in inputs:
         frame, pref = inp.frame, (inp.report.get("preference") or {})
-        keys = _keys(frame)
+        comparisons = _Comparisons(frame, inp.lengths)
         expert = _expert_decisions(frame)
-        qname = np.array([k[0] for k in keys], dtype=object)
-        words = {k: v[1] for k, v in inp.lengths.items()}
+        qname = comparisons.qname
+        el = comparisons.longer(np.arange(len(frame)))
         for metric, row in pref.items():
             threshold = number(row.get("threshold")) or 0.0
-            decisions = score_decisions_by_comparison(frame, metric, threshold)
-            if not decisions:
+            decided = comparisons.decided(metric, threshold)
+            if decided is None:
                 continue
-            comps = sorted(decisions)
-            jv = np.array([decisions[k] for k in comps], dtype=float)
-            jq = np.array([k[0] for k in comps], dtype=object)
-            jl = np.array([jc.longer_side(words.get((k[0], k[1])) or np.nan,
-                                          words.get((k[0], k[2])) or np.nan) for k in comps])  # fmt: skip
-            on = np.array([k in decisions for k in keys], dtype=bool)
-            el = np.array([jc.longer_side(words.get((k[0], k[1])) or np.nan,
-                                          words.get((k[0], k[2])) or np.nan) for k in keys])  # fmt: skip
-            el = el.reshape(-1)
+            keys, jv, rows = decided
+            jq = qname[rows]
+            jl = comparisons.longer(rows)
+            on = np.isin(comparisons.row_key, keys)
             card = {
-                "protocol": metric, "kind": "score", "verdicts": len(comps),
-                "comparisons": len(comps), "agreement": _agreement_figure(row),
+                "protocol": metric, "kind": "score", "verdicts": int(keys.size),
+                "comparisons": int(keys.size), "agreement": _agreement_figure(row),
                 "agreement_reference": "the experts' medal decisions",
                 "experts_agreement": iaa_figure(inp.report), "threshold": threshold,
                 "position": {"order_consistency": _none(NO_POSITION_SCORE),
                              "first_shown": _none(NO_POSITION_SCORE)},
             }  # fmt: skip
             card["length"] = jc.length_bias(jv, jl, jq, expert[on], el[on], qname[on], rounds, seed)
-            card["length"].update(_rhos(frame, metric, words, rounds, seed))
+            card["length"].update(_rhos(comparisons, metric, rounds, seed))
             card["ties"] = jc.tie_behaviour(jv, jq, expert[on], qname[on], rounds, seed)
             sel = inp.report.get("selection") or {}
             if sel.get("threshold") is None and sel.get("calibration") == "match-rate":
@@ -399,6 +456,8 @@ def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int
             runs = [m for m in families.get(inp.name, [inp.name]) if m in by_name]
             card["runs"] = runs
             if len(runs) > 1:
+                comps = [(frame.questions[frame.question[i]], frame.systems[frame.system_a[i]],
+                          frame.systems[frame.system_b[i]]) for i in rows.tolist()]  # fmt: skip
                 arrays = []
                 for m in runs:
                     other = by_name[m]
@@ -413,41 +472,60 @@ def score_cards(inputs: list[ScoreInput], families: dict, rounds: int, seed: int
     return out
 
 
-def _rhos(frame: PairFrame, metric: str, words: dict, rounds: int, seed: int) -> dict:
+def _rhos(comparisons: _Comparisons, metric: str, rounds: int, seed: int) -> dict:
     """Spearman ρ over reports of the judge's score with length, and of the experts'
-    mean medal value (gold 1, silver ½, bronze 0) with length."""
-    score, medal = {}, {}
+    mean medal value (gold 1, silver ½, bronze 0) with length.
+
+    A report is (question, system), in name order; its judge score is the last one read
+    over the rows (side A then B of each row), its medal value the mean of every one."""
+    frame = comparisons.frame
+    question = np.repeat(frame.question, 2)  # row i side A, row i side B, row i + 1 …
+    system = np.column_stack([frame.system_a, frame.system_b]).ravel()
+    key = comparisons.q_rank[question] * comparisons.n_systems + comparisons.s_rank[system]
     scores = frame.judge.get(metric)
-    for i, (q, a, b) in enumerate(_keys(frame)):
-        for side, system in ((0, a), (1, b)):
-            if scores is not None and np.isfinite(scores[i, side]):
-                score[(q, system)] = float(scores[i, side])
-            if np.isfinite(frame.preference[i, side]):
-                medal.setdefault((q, system), []).append(float(frame.preference[i, side]))
+
+    def reports(values: np.ndarray, mean: bool) -> tuple:
+        ok = np.flatnonzero(np.isfinite(values))
+        if mean:
+            keys, first, inverse = np.unique(key[ok], return_index=True, return_inverse=True)
+            inverse = inverse.ravel()
+            x = np.bincount(inverse, weights=values[ok]) / np.bincount(inverse)
+            at = ok[first]
+        else:
+            keys, last = np.unique(key[ok][::-1], return_index=True)
+            at = ok[ok.size - 1 - last]
+            x = values[at]
+        q, s = question[at], system[at]
+        return x, comparisons.words[q, s], np.array(frame.questions, dtype=object)[q]
+
+    empty = np.zeros(0)
     out = {}
-    for key, values in (
-        ("judge_rho", score),
-        ("experts_rho", {k: np.mean(v) for k, v in medal.items()}),
+    for name, got in (
+        ("judge_rho", reports(scores.ravel(), False) if scores is not None else None),
+        ("experts_rho", reports(frame.preference.ravel(), True)),
     ):
-        reports = sorted(values)
-        x = np.array([values[r] for r in reports], dtype=float)
-        y = np.array([words.get(r) or np.nan for r in reports], dtype=float)
-        q = np.array([r[0] for r in reports], dtype=object)
-        out[key] = jc.rank_correlation(x, y, q, rounds, seed)
+        x, y, q = got if got is not None else (empty, empty, np.zeros(0, dtype=object))
+        out[name] = jc.rank_correlation(x, y, q, rounds, seed)
     return out
 
 
 def score_tests(inputs: list[ScoreInput], rounds: int, seed: int) -> list[dict]:
     """Paired permutation test between every two score judges, per metric, on the
     per-expert-row credit 1 where the judge's decision equals the expert's (the
-    ``threshold`` ties strategy's agreement; METHODS §5 "Uncertainty")."""
+    ``threshold`` ties strategy's agreement; METHODS §5 "Uncertainty"). A metric only one
+    judge scored has no test (its credit is not computed)."""
+    scored = Counter(m for inp in inputs for m in (inp.report.get("preference") or {}))
     credit: dict[str, dict] = {}
     for inp in inputs:
+        metrics = [m for m in (inp.report.get("preference") or {}) if scored[m] > 1]
+        if not metrics:
+            continue
         keys = _keys(inp.frame)
         expert = _expert_decisions(inp.frame)
         rows = [(k, inp.frame.annotators[a], inp.frame.settings[s]) for k, a, s in
                 zip(keys, inp.frame.annotator, inp.frame.setting, strict=True)]  # fmt: skip
-        for metric, row in (inp.report.get("preference") or {}).items():
+        for metric in metrics:
+            row = inp.report["preference"][metric]
             d = score_decisions_by_comparison(
                 inp.frame, metric, number(row.get("threshold")) or 0.0
             )

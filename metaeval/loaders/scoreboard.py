@@ -93,17 +93,36 @@ def load_coverage_results(study_id: int, options=None) -> JudgeRows:
 
 def load_score_results(study_id: int, options=None) -> JudgeRows:
     """Every per-report judge score of the study (``JudgeScore``: ScholarQA-CS2's metrics,
-    imported CSV metrics, derived coverage)."""
-    from judges.models import JudgeScore
+    imported CSV metrics, derived coverage).
+
+    Judges and systems are read as ids and named by two small queries (720,000 scores at
+    40,000 questions, issue 29: no join to the judge and system tables, no name string
+    per row); the codes are those of the names, as :func:`_rows` gives them."""
+    from annotation.models import System
+    from judges.models import Judge, JudgeScore
 
     qs = _systems(JudgeScore.objects.filter(report__question__study_id=study_id), options)
-    cols = fetch(qs.order_by("pk").values_list(
-        "judge__name", "report_id", "report__question_id", "report__system__name",
-        "metric", "value"), 6)  # fmt: skip
-    rows = _rows(cols, ("metric", "value"), {"metric": list, "value": floats})
-    metric, metrics = codes(rows.columns["metric"])
-    rows.columns["metric"], rows.columns["metrics"] = metric, metrics
-    return rows
+    judge, report, question, system, metric, value = fetch(qs.order_by("pk").values_list(
+        "judge_id", "report_id", "report__question_id", "report__system_id", "metric",
+        "value"), 6)  # fmt: skip
+    judge, judges = _named_codes(judge, Judge)
+    system, systems = _named_codes(system, System)
+    metric, metrics = codes(metric)
+    return JudgeRows(judge=judge, report=ints(report), question=ints(question), system=system,
+                     judges=judges, systems=systems,
+                     columns={"metric": metric, "value": floats(value), "metrics": metrics})  # fmt: skip
+
+
+def _named_codes(ids: list, model) -> tuple[np.ndarray, list[str]]:
+    """Codes into the sorted distinct names of ``model`` rows ``ids`` (one query for the
+    names of the distinct ids): :func:`codes` of the names, without a name per row."""
+    distinct, inverse = np.unique(ints(ids), return_inverse=True)
+    name = dict(model.objects.filter(pk__in=distinct.tolist()).values_list("pk", "name"))
+    names = [name[i] for i in distinct.tolist()]
+    labels = sorted(set(names))
+    index = {label: i for i, label in enumerate(labels)}
+    code = np.array([index[n] for n in names], dtype=np.int64)
+    return code[inverse.ravel()], labels
 
 
 def load_deepscholar_results(study_id: int, options=None) -> JudgeRows:

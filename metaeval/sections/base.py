@@ -91,6 +91,11 @@ class Section:
     #: instead of it), or None to show it; a section whose ``compute`` gives None is left
     #: out without a line (its kind has no judgment in the study)
     absent: Callable[[Any, dict], str | None] | None = None
+    #: ``reads``: the only options ``compute`` depends on (None: any). With them, the page
+    #: keeps the result in the report cache per study version and these options, so a
+    #: selector change that leaves them as they were does not compute it again (the
+    #: scoreboard reads every judge score: 720,000 at 40,000 questions, issue 29)
+    reads: tuple[str, ...] | None = None
 
 
 _REGISTRY: dict[str, Section] = {}
@@ -129,15 +134,20 @@ class Analysis:
 
     ``report``: the agreement report already computed (a bootstrap run's result).
     ``compute_report``: how the main report is computed (``agreement_report``; the page
-    passes its own name so that tests can count the computations).
+    passes its own name so that tests can count the computations). ``fingerprint``: the
+    study version of the page's cache entry (:class:`metaeval.cache.ReportCache`); with
+    it, the rows loaded are shared with the next request of the same study version
+    (:func:`metaeval.cache.shared_selection`: the htmx request after a selector change).
     """
 
     def __init__(self, study_id: int, options, *, report: dict | None = None,
-                 compute_report: Callable | None = None):  # fmt: skip
+                 compute_report: Callable | None = None,
+                 fingerprint: str | None = None):  # fmt: skip
         from ..reports import agreement_report
 
         self.study_id = study_id
         self.options = options
+        self.fingerprint = fingerprint
         self._compute_report = compute_report or agreement_report
         self._loaded: dict[tuple, tuple] = {}
         self._reports: dict = {}
@@ -149,15 +159,19 @@ class Analysis:
 
     def loaded(self, options=None) -> tuple:
         """``(frame, calibration_frame, judge)`` of ``options`` (default: the page's)."""
+        from ..cache import remember_selection, shared_selection
         from ..reports import load_selection
 
         options = options or self.options
         key = _load_key(options)
         if key not in self._loaded:
-            got = load_selection(self.study_id, options)
+            got = shared_selection(self.study_id, self.fingerprint, key,
+                                   lambda: load_selection(self.study_id, options))  # fmt: skip
             self._loaded[key] = got
             if options.judge is None and got[2] is not None:  # the default judge, by name
-                self._loaded[_load_key(replace(options, judge=got[2]))] = got
+                named = _load_key(replace(options, judge=got[2]))
+                self._loaded[named] = got
+                remember_selection(self.study_id, self.fingerprint, named, got)
         return self._loaded[key]
 
     def report_of(self, options=None, notes: bool = True) -> dict:
@@ -210,5 +224,22 @@ class Analysis:
 
     def result(self, section: Section):
         if section.key not in self.results:
-            self.results[section.key] = section.compute(self)
+            self.results[section.key] = self._shared_result(section)
         return self.results[section.key]
+
+    def _shared_result(self, section: Section):
+        """``section.compute(self)``, from the report cache when the section declares the
+        options it reads and the page gave the study version (:attr:`Section.reads`)."""
+        if section.reads is None or self.fingerprint is None:
+            return section.compute(self)
+        from django.core.cache import cache
+
+        from ..cache import CACHE_SECONDS, section_key
+
+        key = section_key(self.study_id, section.key, self.options, section.reads,
+                          self.fingerprint)  # fmt: skip
+        got = cache.get(key)
+        if got is None:
+            got = (section.compute(self),)  # a tuple: a result of None is cached too
+            cache.set(key, got, CACHE_SECONDS)
+        return got[0]

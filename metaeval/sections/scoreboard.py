@@ -28,8 +28,9 @@ ELO = ("elo", "bootstrap_median", "bootstrap_sd")
 
 
 def _compute(analysis):
-    """Four queries (three loaders and one ``EXISTS`` for pairwise verdicts) whatever the
-    study holds; None when it has no judge result at all."""
+    """Six queries (three loaders, the names of the scores' judges and systems, and one
+    ``EXISTS`` for pairwise verdicts) whatever the study holds; None when it has no judge
+    result at all."""
     sid, options = analysis.study_id, analysis.options
     coverage = _kit.loaded(analysis, "judge_coverage_results",
                            lambda: load_coverage_results(sid, options))  # fmt: skip
@@ -139,4 +140,7 @@ register(Section(
     figures=(FigureSpec("scoreboard", "Judge scores per system", _draw(False)),
              FigureSpec("scoreboard-elo", "Judge leaderboard (Elo)", _draw(True))),
     context=_context, text=_text, serializer=ScoreboardAnalysisSerializer, order=5,
+    # the judges' results alone: ties, thresholds, calibration, the judge chosen… change
+    # nothing here (pairwise verdicts are read per setting)
+    reads=("settings", "systems", "exclude_systems", "bootstrap", "seed", "human_signal"),
 ))  # fmt: skip

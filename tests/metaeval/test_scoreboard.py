@@ -286,8 +286,9 @@ def test_researcherbench_on_the_released_rubric_equals_the_benchmarks_average():
 
 
 def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
-    """Four queries whatever the study's size: the judge's labels are summed per report in
-    the database (a ResearchQA-scale study holds millions of them)."""
+    """Six queries whatever the study's size: the judge's labels are summed per report in
+    the database (a ResearchQA-scale study holds millions of them); the scores' judges and
+    systems are named by two small queries (issue 29)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -297,7 +298,7 @@ def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
     section = {s.key: s for s in sections.registered()}["scoreboard"]
     with CaptureQueriesContext(connection) as queries:
         sections.Analysis(rb.pk, ReportOptions()).result(section)
-    assert len(queries) == 4, [q["sql"][:80] for q in queries]
+    assert len(queries) == 6, [q["sql"][:80] for q in queries]
 
 
 def test_judge_results_alone_leave_out_the_judge_card_with_one_line(client, rb):
