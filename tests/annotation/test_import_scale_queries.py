@@ -146,3 +146,56 @@ def test_a_study_above_332_questions_imports_on_the_default_database(tmp_path):
     assert set(medals.filter(report__system__name="cedar").values_list("medal", flat=True)) == {
         "gold"
     }
+
+
+@pytest.mark.django_db
+def test_records_off_the_fast_path_read_the_same(tmp_path):
+    """Integer medals and a null score leave the fast path of the reader (issue 29): the
+    full checks read them, to the same rankings; a NaN is still refused naming the field."""
+    from annotation.importers import ImportFailed
+    from annotation.importers.common import read_source
+    from judges.formats.scholarqa_pairwise import read_pairwise
+
+    plain = write_pairwise(tmp_path / "pairwise_dev_assigned_plain.json", 3)
+    records = json.loads(plain.read_text())
+    for r in records:
+        r["preference_ranking_norm"] = [int(v) if v in (0.0, 1.0) else v
+                                        for v in r["preference_ranking_norm"]]  # fmt: skip
+    records[0]["model_overall"] = [None, records[0]["model_overall"][1]]
+    odd = tmp_path / "pairwise_dev_assigned_odd.json"
+    odd.write_text(json.dumps(records))
+    a = read_pairwise(read_source(plain), setting="assigned", consensus=False)
+    b = read_pairwise(read_source(odd), setting="assigned", consensus=False)
+    assert {k: v[0] for k, v in a.medal.items()} == {k: v[0] for k, v in b.medal.items()}
+    # atlas's score comes from its other record (atlas v cedar) instead
+    assert {k: v[0] for k, v in a.judge.items()} == {k: v[0] for k, v in b.judge.items()}
+    assert a.pairs == b.pairs
+
+    records[1]["model_overall"] = [float("nan"), 0.5]
+    bad = tmp_path / "pairwise_dev_assigned_bad.json"
+    bad.write_text(json.dumps(records))
+    with pytest.raises(ImportFailed) as failed:
+        run("pairwise", bad, study="S", annotator="ann1", judge="j")
+    assert [(p.record, p.field) for p in failed.value.problems] == [(2, "model_overall")]
+    assert not Study.objects.filter(name="S", questions__isnull=False).exists()
+
+
+@pytest.mark.django_db
+def test_a_large_import_analyzes_the_tables_it_filled(django_capture_on_commit_callbacks):
+    """PostgreSQL: ANALYZE, after the commit, of the tables with at least MIN_ROWS new rows;
+    nothing for a dry run, a small import, or SQLite (no statistics kept)."""
+    from annotation.importers.base import ImportReport
+    from annotation.importers.bulk import MIN_ROWS, analyze_filled
+    from judges.models import JudgeScore
+
+    models = (JudgeScore, Medal, MedalRanking)
+    big = ImportReport(kind="pairwise", dry_run=False,
+                       created={"JudgeScore": MIN_ROWS, "Medal": MIN_ROWS - 1})  # fmt: skip
+    dry = ImportReport(kind="pairwise", dry_run=True, created={"JudgeScore": MIN_ROWS})
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        tables = analyze_filled(big, models)
+        assert analyze_filled(dry, models) == []
+    if connection.vendor == "postgresql":
+        assert tables == [JudgeScore._meta.db_table] and len(callbacks) == 1
+    else:
+        assert tables == [] and callbacks == []
