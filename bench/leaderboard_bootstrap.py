@@ -3,7 +3,7 @@
 Issue 29: ``analysis --kind leaderboard --bootstrap 500`` took 26 s on 14 questions × 4
 systems (1,000 rounds: 140 s on a loaded machine); target: 1,000 rounds under 1 s. Two
 studies: 14 questions × 4 systems with three annotators' preferences on every pair, built
-as ``tests/metaeval`` builds it, and the released ScholarQA-CS2 agreement-only files
+by ``tests/builders/leaderboard.py``, and the released ScholarQA-CS2 agreement-only files
 imported as pairwise preferences (``import_pairwise --consensus``: 174 questions of six
 systems; the medal rankings of the other released files make no pairwise board). For
 each, alternately in every round:
@@ -45,33 +45,6 @@ SELECTIONS = [
 ]
 
 
-def make_14_by_4(name: str) -> None:
-    """14 questions × 4 systems, 3 annotators' preferences on every pair (Bradley–Terry
-    strengths 1, 0.4, 0, -0.6; 10 % ties), as ``tests/metaeval`` builds it."""
-    import math
-    import random
-    from itertools import combinations
-
-    from annotation.models import Annotator, PairwisePreference, Question, Report, Study, System
-
-    rng = random.Random(0)
-    study = Study.objects.create(name=name)
-    systems = [System.objects.create(study=study, name=n) for n in ("s1", "s2", "s3", "s4")]
-    anns = [Annotator.objects.create(pseudonym=f"lb-{k}") for k in range(3)]
-    strength = {"s1": 1.0, "s2": 0.4, "s3": 0.0, "s4": -0.6}
-    for q in range(14):
-        question = Question.objects.create(study=study, external_id=f"q{q}", text=f"Q{q}?")
-        reports = {s.name: Report.objects.create(question=question, system=s) for s in systems}
-        for a, b in combinations(sorted(reports), 2):
-            p = 1 / (1 + math.exp(strength[b] - strength[a]))
-            for ann in anns:
-                r = rng.random()
-                choice = "left" if r < p * 0.85 else "tie" if r < p * 0.85 + 0.1 else "right"
-                PairwisePreference.objects.create(study=study, annotator=ann, question=question,
-                                                  left=reports[a], right=reports[b],
-                                                  choice=choice, reason="x")  # fmt: skip
-
-
 def cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -99,7 +72,9 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    make_14_by_4("lb14")
+    from tests.builders.leaderboard import leaderboard_study
+
+    leaderboard_study("lb14")
     for name in ("pairwise_dev_assigned_agreement_only.json",
                  "pairwise_test_assigned_agreement_only.json"):  # fmt: skip
         call_command("import_pairwise", str(DATA / "annotation" / name), study="released",
