@@ -300,16 +300,17 @@ class _RecordReader:
             self.problems.add(n, "models", "a medal ranking covers at most 3 reports per question")
 
     def _store_values(self, n: int, key: str, models, values: dict[str, list]) -> None:
-        for field_name, vals in values.items():
-            store, metric = self.targets[field_name]
-            for m, v in zip(models, vals, strict=True):
+        targets, (a, b) = self.targets, models
+        for field_name, (va, vb) in values.items():  # two values each (checked)
+            store, metric = targets[field_name]
+            for m, v in ((a, va), (b, vb)):
                 if v is None:
                     continue
                 value_key = (key, m, metric)
                 prev = store.get(value_key)  # _agree, inlined for the common first sight
                 if prev is None:
                     store[value_key] = (v, n, field_name)
-                elif abs(prev[0] - v) > TOLERANCE:
+                elif prev[0] != v and abs(prev[0] - v) > TOLERANCE:
                     _agree(self.problems, n, field_name, store, value_key, v, m)
 
 
