@@ -7,9 +7,6 @@ failed ("Expression tree is too large (maximum depth 1000)") and its whole impor
 back; on PostgreSQL it loaded ~520K objects. ``LabelSpec.held`` asks EXISTS instead.
 """
 
-import json
-from itertools import combinations
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -19,26 +16,13 @@ from annotation.importers import run
 from annotation.models import MedalRanking, Study
 from annotation.quality import catalog
 from annotation.readiness import judged_tasks
-
-SYSTEMS = ("atlas", "beacon", "cedar")
+from tests.builders.pairwise_files import write_pairwise
 
 
 def write_rankings(path, n_questions: int):
     """A ScholarQA-CS2 pairwise file: every question's three reports ranked gold, silver,
     bronze (three records, one per pair)."""
-    medal = dict(zip(SYSTEMS, (1.0, 0.5, 0.0), strict=True))
-    records = [
-        {
-            "question": f"Question {q}: how does method {q} scale?",
-            "models": [a, b],
-            "model_overall": [medal[a], medal[b]],
-            "preference_ranking_norm": [medal[a], medal[b]],
-        }
-        for q in range(n_questions)
-        for a, b in combinations(SYSTEMS, 2)
-    ]
-    path.write_text(json.dumps(records))
-    return path
+    return write_pairwise(path, n_questions)
 
 
 @pytest.mark.django_db
