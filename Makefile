@@ -5,8 +5,14 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 # gunicorn sizing for `make serve`: about cores + 1 workers, a few threads each (README).
+# Keep-alive outlasts an annotator's pause between autosaves (gunicorn's default, 2 s, is
+# shorter: the browser's next save then races the server closing the connection, issue 29).
 WEB_WORKERS ?= 3
 WEB_THREADS ?= 4
+WEB_KEEPALIVE ?= 75
+# A database connection per thread, kept between requests (0 opens one per request).
+CONN_MAX_AGE ?= 60
+export CONN_MAX_AGE
 
 .PHONY: install run test lint format bench serve worker beat browsers clean install-runtime lock
 
@@ -85,7 +91,8 @@ serve: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput
 	$(VENV)/bin/gunicorn concord.wsgi:application --bind 127.0.0.1:$(PORT) \
-		--worker-class gthread --workers $(WEB_WORKERS) --threads $(WEB_THREADS)
+		--worker-class gthread --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
+		--keep-alive $(WEB_KEEPALIVE) --preload
 
 worker: install
 	$(VENV)/bin/celery -A concord worker --loglevel=info

@@ -466,10 +466,14 @@ def table_html(table, citations: dict[int, Citation] | None = None, prefix: str 
 
 
 def load_reports(report_ids: list[int]) -> list[Report]:
-    """Reports with everything rendering needs, in the given order: five queries in all."""
+    """Reports with everything rendering needs, in the given order: five queries in all.
+    Not the released record each report keeps (``original``: tens of KB of JSON for real
+    data, decoded on every task page and save for nothing)."""
     reports = {
         r.pk: r
-        for r in Report.objects.filter(pk__in=report_ids).prefetch_related(
+        for r in Report.objects.filter(pk__in=report_ids)
+        .defer("original")
+        .prefetch_related(
             "citations",
             models_prefetch_sections(),
         )

@@ -676,8 +676,8 @@ def main() -> int:
     parser.add_argument(
         "--keep-alive",
         type=int,
-        default=int(os.environ.get("WEB_KEEPALIVE", 2)),
-        help="seconds gunicorn keeps an idle connection open (default: WEB_KEEPALIVE or 2)",
+        default=int(os.environ.get("WEB_KEEPALIVE", 75)),
+        help="seconds gunicorn keeps an idle connection open (default: WEB_KEEPALIVE or 75, as make serve)",
     )
     parser.add_argument(
         "--profile",
