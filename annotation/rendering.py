@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
@@ -25,7 +26,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from annotation.links import web_url
-from annotation.models import Citation, Paragraph, Report, Section
+from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section
 
 ALLOWED_TAGS = {
     "p", "br", "em", "strong", "b", "i", "u", "code", "pre", "sub", "sup", "blockquote",
@@ -467,32 +468,48 @@ def table_html(table, citations: dict[int, Citation] | None = None, prefix: str 
 
 def load_reports(report_ids: list[int]) -> list[Report]:
     """Reports with everything rendering needs, in the given order: five queries in all.
-    Not the released record each report keeps (``original``: tens of KB of JSON for real
-    data, decoded on every task page and save for nothing)."""
-    reports = {
-        r.pk: r
-        for r in Report.objects.filter(pk__in=report_ids)
-        .defer("original")
-        .prefetch_related(
-            "citations",
-            models_prefetch_sections(),
-        )
-    }
+
+    Every task page, autosave and submit loads its reports (the forms' checks need their
+    paragraphs and citations), so this is read by hand rather than by nested
+    ``prefetch_related`` (issue 29: Django's prefetch machinery — an ``IN`` filter per
+    level, keys read per object — was a quarter of a saturated worker's CPU). The result
+    is the same: ``report.sections.all()``, ``section.paragraphs.all()``,
+    ``paragraph.anchors.all()`` and ``report.citations.all()`` answer without a query.
+    Not read: the released record each report keeps (``original``: tens of KB of JSON for
+    real data, decoded on every request for nothing)."""
+    reports = {r.pk: r for r in Report.objects.filter(pk__in=report_ids).defer("original")}
+    ids = list(reports)
+    citations, sections, paragraphs, anchors = (defaultdict(list) for _ in range(4))
+    for c in Citation.objects.filter(report_id__in=ids):
+        c.report = reports[c.report_id]
+        citations[c.report_id].append(c)
+    by_pk = {}
+    for s in Section.objects.filter(report_id__in=ids).order_by("position"):
+        s.report = reports[s.report_id]
+        sections[s.report_id].append(s)
+        by_pk[s.pk] = s
+    for p in Paragraph.objects.filter(report_id__in=ids).order_by("number"):
+        p.section, p.report = by_pk[p.section_id], reports[p.report_id]
+        paragraphs[p.section_id].append(p)
+    for a in CitationAnchor.objects.filter(paragraph__report_id__in=ids):
+        anchors[a.paragraph_id].append(a)
+    for ps in paragraphs.values():
+        for p in ps:
+            _prefetched(p, "anchors", anchors[p.pk])
+    for s in by_pk.values():
+        _prefetched(s, "paragraphs", paragraphs[s.pk])
+    for pk, r in reports.items():
+        _prefetched(r, "sections", sections[pk])
+        _prefetched(r, "citations", citations[pk])
     return [reports[i] for i in report_ids if i in reports]
 
 
-def models_prefetch_sections():
-    from django.db.models import Prefetch
-
-    return Prefetch(
-        "sections",
-        queryset=Section.objects.order_by("position").prefetch_related(
-            Prefetch(
-                "paragraphs",
-                queryset=Paragraph.objects.order_by("number").prefetch_related("anchors"),
-            )
-        ),
-    )
+def _prefetched(instance, name: str, items: list) -> None:
+    """Leave on ``instance`` what ``prefetch_related(name)`` leaves: ``instance.<name>``'s
+    queryset with ``items`` as its result (``.all()`` answers it without a query)."""
+    queryset = getattr(instance, name).get_queryset()
+    queryset._result_cache, queryset._prefetch_done = items, True
+    instance.__dict__.setdefault("_prefetched_objects_cache", {})[name] = queryset
 
 
 def render_report(report: Report, index: int) -> RenderedReport:
