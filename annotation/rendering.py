@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import defaultdict
+import time
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
@@ -540,6 +541,46 @@ def render_report(report: Report, index: int) -> RenderedReport:
 
 def render_reports(report_ids: list[int]) -> list[RenderedReport]:
     return [render_report(r, i) for i, r in enumerate(load_reports(report_ids))]
+
+
+#: Seconds an autosave may reuse a report this process read and rendered for an earlier
+#: autosave (``recent_reports``), and how many rendered reports a process keeps.
+RECENT_REPORT_SECONDS = 60
+RECENT_REPORT_LIMIT = 512
+_recent: OrderedDict[tuple[int, int], tuple[float, RenderedReport]] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def recent_reports(report_ids: list[int]) -> list[RenderedReport]:
+    """``render_reports(report_ids)``, reusing what this process read and rendered within
+    ``RECENT_REPORT_SECONDS``: for autosaves only.
+
+    An annotator autosaves every few seconds and each save's checks need the task's reports
+    (ids, paragraphs, citation keys); reading and rendering them again was a third of a
+    save's CPU (issue 29). Report content changes only when a report is imported again;
+    for at most a minute after that an autosave may be checked against the previous
+    version. An autosave only stores the draft's JSON, and the submit, which writes the
+    judgment rows, always reads the reports afresh (``render_reports``). Shared between
+    threads: the autosave path never changes a ``RenderedReport`` (only the pages' context
+    sets ``controls``, on reports of their own)."""
+    now = time.monotonic()
+    keys = [(pk, i) for i, pk in enumerate(report_ids)]
+    with _recent_lock:
+        found = {k: hit[1] for k in keys if (hit := _recent.get(k)) and hit[0] > now}
+    missing = [pk for pk, i in keys if (pk, i) not in found]
+    if missing:
+        loaded = {r.pk: r for r in load_reports(missing)}
+        if len(loaded) < len(missing):  # a report gone: as render_reports does, fresh
+            return render_reports(report_ids)
+        fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if pk in loaded}
+        with _recent_lock:
+            for k, rendered in fresh.items():
+                _recent[k] = (now + RECENT_REPORT_SECONDS, rendered)
+                _recent.move_to_end(k)
+            while len(_recent) > RECENT_REPORT_LIMIT:
+                _recent.popitem(last=False)
+        found.update(fresh)
+    return [found[k] for k in keys]
 
 
 __all__ = ["RenderedReport", "escape", "render_reports", "sanitize_html", "text_to_html"]
