@@ -10,9 +10,6 @@ STAMP  := $(VENV)/.installed
 WEB_WORKERS ?= 3
 WEB_THREADS ?= 4
 WEB_KEEPALIVE ?= 75
-# A database connection per thread, kept between requests (0 opens one per request).
-CONN_MAX_AGE ?= 60
-export CONN_MAX_AGE
 
 .PHONY: install run test lint format bench serve worker beat browsers clean install-runtime lock
 
@@ -87,6 +84,9 @@ bench: install
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 # Production-like local serving: gunicorn (set DATABASE_URL, SECRET_KEY, DEBUG=0, ...).
+# A database connection per thread, kept between requests (0 opens one per request); for
+# this target only (the tests keep Django's default).
+serve: export CONN_MAX_AGE ?= 60
 serve: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput
