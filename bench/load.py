@@ -336,6 +336,7 @@ class Annotator:
         self.base, self.stats, self.deadline, self.think = base, stats, deadline, think
         self.rng = random.Random(n)
         self.cookies = Cookies()
+        self.unanswered = False  # the last request got no answer at all
         self.origin = "https://" + urlsplit(base).netloc
         self.http = httpx.AsyncClient(
             base_url=base,
@@ -350,9 +351,11 @@ class Annotator:
             kw["content"] = urlencode(kw.pop("data"))
             kw["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
         start = time.perf_counter()
+        self.unanswered = False
         try:
             r = await self.http.request(method, path, **kw)
         except httpx.HTTPError as exc:
+            self.unanswered = True  # the server may or may not have applied it
             self.stats.resets += 1
             self.stats.errors.append(
                 f"{self.username} {kind} {path}: {exc.__class__.__name__}: {exc}"
@@ -454,7 +457,8 @@ class Annotator:
             r = await self.request("autosave", "POST", path + "save/", data=body,
                                    headers={**htmx, "HX-Trigger": "task-form"})  # fmt: skip
             if r is None:
-                outcome.unanswered.append(fields)
+                if self.unanswered:
+                    outcome.unanswered.append(fields)
                 return False
             new = version_in(r.text)
             if new is None:
@@ -476,7 +480,8 @@ class Annotator:
         r = await self.request("submit", "POST", path + "submit/", expect=(204,), data=body,
                                headers=submit)  # fmt: skip
         if r is None:
-            outcome.unanswered.append(answers)
+            if self.unanswered:
+                outcome.unanswered.append(answers)
             return False
         outcome.submitted = answers
         if self.rng.random() < 0.05:  # a double click: the same submit again changes nothing
@@ -501,7 +506,8 @@ class Annotator:
         r = await self.request("conflict_check", "POST", path + "save/", expect=(409,),
                                data=body, headers={**htmx, "HX-Trigger": "task-form"})  # fmt: skip
         if r is None:
-            outcome.unanswered.append(other + change)
+            if self.unanswered:
+                outcome.unanswered.append(other + change)
             return False
         self.stats.conflicts += 1
         return True
