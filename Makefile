@@ -5,8 +5,11 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 # gunicorn sizing for `make serve`: about cores + 1 workers, a few threads each (README).
+# Keep-alive outlasts an annotator's pause between autosaves (gunicorn's default, 2 s, is
+# shorter: the browser's next save then races the server closing the connection, issue 29).
 WEB_WORKERS ?= 3
 WEB_THREADS ?= 4
+WEB_KEEPALIVE ?= 75
 
 .PHONY: install run test lint format bench serve worker beat browsers clean install-runtime lock
 
@@ -81,11 +84,15 @@ bench: install
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 # Production-like local serving: gunicorn (set DATABASE_URL, SECRET_KEY, DEBUG=0, ...).
+# A database connection per thread, kept between requests (0 opens one per request); for
+# this target only (the tests keep Django's default).
+serve: export CONN_MAX_AGE ?= 60
 serve: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput
 	$(VENV)/bin/gunicorn concord.wsgi:application --bind 127.0.0.1:$(PORT) \
-		--worker-class gthread --workers $(WEB_WORKERS) --threads $(WEB_THREADS)
+		--worker-class gthread --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
+		--keep-alive $(WEB_KEEPALIVE) --preload
 
 worker: install
 	$(VENV)/bin/celery -A concord worker --loglevel=info

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
@@ -25,7 +27,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from annotation.links import web_url
-from annotation.models import Citation, Paragraph, Report, Section
+from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section
 
 ALLOWED_TAGS = {
     "p", "br", "em", "strong", "b", "i", "u", "code", "pre", "sub", "sup", "blockquote",
@@ -466,29 +468,49 @@ def table_html(table, citations: dict[int, Citation] | None = None, prefix: str 
 
 
 def load_reports(report_ids: list[int]) -> list[Report]:
-    """Reports with everything rendering needs, in the given order: five queries in all."""
-    reports = {
-        r.pk: r
-        for r in Report.objects.filter(pk__in=report_ids).prefetch_related(
-            "citations",
-            models_prefetch_sections(),
-        )
-    }
+    """Reports with everything rendering needs, in the given order: five queries in all.
+
+    Every task page, autosave and submit loads its reports (the forms' checks need their
+    paragraphs and citations), so this is read by hand rather than by nested
+    ``prefetch_related`` (issue 29: Django's prefetch machinery — an ``IN`` filter per
+    level, keys read per object — was a quarter of a saturated worker's CPU). The result
+    is the same: ``report.sections.all()``, ``section.paragraphs.all()``,
+    ``paragraph.anchors.all()`` and ``report.citations.all()`` answer without a query.
+    Not read: the released record each report keeps (``original``: tens of KB of JSON for
+    real data, decoded on every request for nothing)."""
+    reports = {r.pk: r for r in Report.objects.filter(pk__in=report_ids).defer("original")}
+    ids = list(reports)
+    citations, sections, paragraphs, anchors = (defaultdict(list) for _ in range(4))
+    for c in Citation.objects.filter(report_id__in=ids):
+        c.report = reports[c.report_id]
+        citations[c.report_id].append(c)
+    by_pk = {}
+    for s in Section.objects.filter(report_id__in=ids).order_by("position"):
+        s.report = reports[s.report_id]
+        sections[s.report_id].append(s)
+        by_pk[s.pk] = s
+    for p in Paragraph.objects.filter(report_id__in=ids).order_by("number"):
+        p.section, p.report = by_pk[p.section_id], reports[p.report_id]
+        paragraphs[p.section_id].append(p)
+    for a in CitationAnchor.objects.filter(paragraph__report_id__in=ids):
+        anchors[a.paragraph_id].append(a)
+    for ps in paragraphs.values():
+        for p in ps:
+            _prefetched(p, "anchors", anchors[p.pk])
+    for s in by_pk.values():
+        _prefetched(s, "paragraphs", paragraphs[s.pk])
+    for pk, r in reports.items():
+        _prefetched(r, "sections", sections[pk])
+        _prefetched(r, "citations", citations[pk])
     return [reports[i] for i in report_ids if i in reports]
 
 
-def models_prefetch_sections():
-    from django.db.models import Prefetch
-
-    return Prefetch(
-        "sections",
-        queryset=Section.objects.order_by("position").prefetch_related(
-            Prefetch(
-                "paragraphs",
-                queryset=Paragraph.objects.order_by("number").prefetch_related("anchors"),
-            )
-        ),
-    )
+def _prefetched(instance, name: str, items: list) -> None:
+    """Leave on ``instance`` what ``prefetch_related(name)`` leaves: ``instance.<name>``'s
+    queryset with ``items`` as its result (``.all()`` answers it without a query)."""
+    queryset = getattr(instance, name).get_queryset()
+    queryset._result_cache, queryset._prefetch_done = items, True
+    instance.__dict__.setdefault("_prefetched_objects_cache", {})[name] = queryset
 
 
 def render_report(report: Report, index: int) -> RenderedReport:
@@ -519,6 +541,46 @@ def render_report(report: Report, index: int) -> RenderedReport:
 
 def render_reports(report_ids: list[int]) -> list[RenderedReport]:
     return [render_report(r, i) for i, r in enumerate(load_reports(report_ids))]
+
+
+#: Seconds an autosave may reuse a report this process read and rendered for an earlier
+#: autosave (``recent_reports``), and how many rendered reports a process keeps.
+RECENT_REPORT_SECONDS = 60
+RECENT_REPORT_LIMIT = 512
+_recent: OrderedDict[tuple[int, int], tuple[float, RenderedReport]] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def recent_reports(report_ids: list[int]) -> list[RenderedReport]:
+    """``render_reports(report_ids)``, reusing what this process read and rendered within
+    ``RECENT_REPORT_SECONDS``: for autosaves only.
+
+    An annotator autosaves every few seconds and each save's checks need the task's reports
+    (ids, paragraphs, citation keys); reading and rendering them again was a third of a
+    save's CPU (issue 29). Report content changes only when a report is imported again;
+    for at most a minute after that an autosave may be checked against the previous
+    version. An autosave only stores the draft's JSON, and the submit, which writes the
+    judgment rows, always reads the reports afresh (``render_reports``). Shared between
+    threads: the autosave path never changes a ``RenderedReport`` (only the pages' context
+    sets ``controls``, on reports of their own)."""
+    now = time.monotonic()
+    keys = [(pk, i) for i, pk in enumerate(report_ids)]
+    with _recent_lock:
+        found = {k: hit[1] for k in keys if (hit := _recent.get(k)) and hit[0] > now}
+    missing = [pk for pk, i in keys if (pk, i) not in found]
+    if missing:
+        loaded = {r.pk: r for r in load_reports(missing)}
+        if len(loaded) < len(missing):  # a report gone: as render_reports does, fresh
+            return render_reports(report_ids)
+        fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if pk in loaded}
+        with _recent_lock:
+            for k, rendered in fresh.items():
+                _recent[k] = (now + RECENT_REPORT_SECONDS, rendered)
+                _recent.move_to_end(k)
+            while len(_recent) > RECENT_REPORT_LIMIT:
+                _recent.popitem(last=False)
+        found.update(fresh)
+    return [found[k] for k in keys]
 
 
 __all__ = ["RenderedReport", "escape", "render_reports", "sanitize_html", "text_to_html"]

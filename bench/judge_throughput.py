@@ -64,6 +64,8 @@ import sys
 import time
 from pathlib import Path
 
+from proc_cpu import CPU, POLL, ticks
+
 ROOT = Path(__file__).resolve().parents[1]
 PG = "postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench"
 BROKER = "redis://127.0.0.1:6379/6"
@@ -73,9 +75,8 @@ DEFAULT_MODES = "eager,1,2"
 RELEASED = ROOT.parent / "shared" / "data" / "scholarqa-cs2"
 RELEASED_STUDY = "ScholarQA-CS2"
 RELEASED_TASKS = ["relevance", "citations"]
-#: Seconds between two looks at the runs' status and two CPU samples: the end time is the
-#: runs' own ``finished_at``, so this only bounds how long the benchmark idles after it.
-POLL = 0.5
+# POLL (proc_cpu): seconds between two looks at the runs' status and two CPU samples: the end
+# time is the runs' own ``finished_at``, so this only bounds how long the benchmark idles after it.
 #: The workers' settings as in production (compose.yaml): DEBUG off (Django then keeps no
 #: log of every query) and connections kept between tasks for CONN_MAX_AGE seconds.
 WORKER_ENV = {"DEBUG": "0", "CONN_MAX_AGE": "60", "CONCORD_JUDGE_ALLOW_PRIVATE": "1"}
@@ -226,12 +227,12 @@ def released_child(levels: list[int], server: str, repeat: int) -> list[dict]:
                     parameters={"base_url": endpoint.base_url, "api_key": "sk-bench",
                                 "concurrency": level},
                 )  # fmt: skip
-                served = sum(_ticks(p) for p in endpoint.pids)
+                served = sum(ticks(p) for p in endpoint.pids)
                 used, start = cpu(), time.perf_counter()
                 run = runs.start_run(judge, study, RELEASED_TASKS)
                 seconds = time.perf_counter() - start
                 used = cpu() - used
-                served = sum(_ticks(p) for p in endpoint.pids) - served
+                served = sum(ticks(p) for p in endpoint.pids) - served
                 run.refresh_from_db()
                 assert run.status == JudgeRun.Status.DONE, run.errors
                 results.append({
@@ -308,7 +309,13 @@ def child(modes: str, n_runs: int, concurrency: int, server: str, repeat: int) -
                 try:
                     judges = [judge(f"bench-{mode}-{round_}-{i}") for i in range(n_runs)]
                     planned = [runs.create_run(j, study, TASKS) for j in judges]
-                    cpu = _CPU(connection, workers, endpoint.pids)
+                    cpu = CPU(
+                        {
+                            "worker": lambda pids=[p.pid for p in workers]: pids,
+                            "server": lambda: endpoint.pids,
+                        },
+                        database=connection.settings_dict["NAME"],
+                    )
                     start = timezone.now()
                     for run in planned:
                         queue.queue_run(run.pk, run.lease)
@@ -378,91 +385,6 @@ fake.requests = NoLog()
 print(fake.httpd.server_address[1], os.getpid(), flush=True)
 threading.Event().wait()
 """
-
-
-def _ticks(pid: int) -> float:
-    """CPU seconds (user + system) of a process so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class _CPU:
-    """CPU seconds used by each party from now to :meth:`stop`, sampled from ``/proc``."""
-
-    def __init__(self, connection, workers: list[subprocess.Popen], server: list[int]):
-        import threading
-
-        self.db = f" {connection.settings_dict['NAME']} "
-        self.parties = {"worker": [p.pid for p in workers], "server": server}
-        self.first: dict[int, float] = {}
-        self.last: dict[int, float] = {}
-        self.pg: set[int] = set()
-        self.seen: set[int] = set()
-        self.postmaster: int | None = None
-        self.bench = time.process_time()
-        self._sample(first=True)
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _pg_backends(self) -> set[int]:
-        """The postmaster's children serving the benchmark's database (the postmaster is
-        found once, from this process's own backend)."""
-        if self.postmaster is None:
-            for name in filter(str.isdigit, os.listdir("/proc")):
-                if self._serves_db(int(name)):
-                    with open(f"/proc/{name}/status") as f:
-                        ppid = next(line for line in f if line.startswith("PPid:"))
-                    self.postmaster = int(ppid.split()[1])
-                    break
-            else:
-                return set()
-        pm = self.postmaster
-        with open(f"/proc/{pm}/task/{pm}/children") as f:
-            children = {int(p) for p in f.read().split()}
-        for pid in children - self.seen:
-            self.seen.add(pid)
-            if self._serves_db(pid):
-                self.pg.add(pid)
-        return self.pg & children
-
-    def _serves_db(self, pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().decode(errors="replace")
-        except OSError:
-            return False
-        return cmd.startswith("postgres: ") and self.db in cmd
-
-    def _sample(self, first: bool = False) -> None:
-        """A process first seen after the start (a new backend) counts from zero."""
-        backends = self._pg_backends()
-        for pid in {p for ps in self.parties.values() for p in ps} | backends:
-            try:
-                t = _ticks(pid)
-            except OSError:
-                continue
-            if first:
-                self.first[pid] = t
-            self.last[pid] = t
-
-    def _loop(self) -> None:
-        while not self._done.wait(POLL):
-            self._sample()
-
-    def stop(self) -> dict[str, float]:
-        self._done.set()
-        self._thread.join()
-        self._sample()
-
-        def used(pids) -> float:
-            return sum(self.last.get(p, 0.0) - self.first.get(p, 0.0) for p in pids)
-
-        out = {k: used(v) for k, v in self.parties.items()}
-        out["pg"] = used(self.pg)
-        out["bench"] = time.process_time() - self.bench
-        return out
 
 
 def _workers(connection, n: int) -> list[subprocess.Popen]:

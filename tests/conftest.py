@@ -24,6 +24,15 @@ def _local_llm_allowed(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_recent_reports():
+    """Autosaves reuse reports rendered by this process (annotation.rendering.recent_reports);
+    a test's reports must not be another test's with the same id."""
+    from annotation import rendering
+
+    rendering._recent.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Test users log in many times; the default PBKDF2 cost would dominate the suite."""
     settings.PASSWORD_HASHERS = FAST_HASHER

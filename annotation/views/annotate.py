@@ -139,7 +139,7 @@ def preview(request, pk: int):
 @login_required
 @require_POST
 def autosave(request, pk: int):
-    page = load_page(request.user, pk, SPECS)
+    page = load_page(request.user, pk, SPECS, display=False)
     spec = SPECS[page.assignment.task]
     field = drafts.oversized_field(request.POST)
     if field is not None:
