@@ -38,6 +38,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.annotate.registry import SPECS
+from annotation.assignment import SETTING_OF
 from annotation.exporters import export_judgments
 from annotation.judgment_kinds import KINDS
 from annotation.models import AdjudicationRequest, Assignment, Study
@@ -360,6 +361,9 @@ def walk(protocol: Protocol, login, researcher, shot, tmp_path: Path) -> None:
         judge_round(first)
         for task, (strategy, _first) in protocol.later.items():
             plan(admin, study, task, pool, strategy)
+            settings = set(Assignment.objects.filter(study=study, task=task)
+                           .values_list("setting", flat=True))  # fmt: skip
+            assert settings == {SETTING_OF[strategy]}, (task, settings)
         shot(admin, "planned-later")
     judge_round([t for t in tasks if t not in first])
     shot(report, "report")
