@@ -10,11 +10,16 @@ adjudication reads. :func:`walk` then does what a team does, in the browser only
    and the researcher, and assigns every task with the planner (overlap 2, the two
    annotators); question authoring and relevance adjudication are about an annotator's own
    work, so the planner refuses them and sends the admin to the study page's own forms
-   (``studio.studyadmin.planning.PERSONAL_TASKS``): they are opened there;
+   (``studio.studyadmin.planning.PERSONAL_TASKS``): they are opened there; a task the
+   protocol plans ``later`` (from a prerequisite task's judgments, e.g. 003 Setting 2's
+   metric-wise work for the experts whose triage rated the question within or near) waits
+   for step 2's prerequisite round;
 2. annotator A, then annotator B, submit one judgment of each task through its page (the
    fill functions of ``test_every_task_feeds_analysis``), B answering the ``disagree`` task
    otherwise; the researcher reads the report page before, after A and after B, and each
-   task's analysis table must change both times (one judgment, one change);
+   task's analysis table must change both times (one judgment, one change). With ``later``
+   tasks this runs twice: first the prerequisites (A, then B), then the admin plans the
+   later tasks with their strategy, then the other tasks (A, then B);
 3. the admin sends the disagreement to adjudication on the quality page and decides it on
    the adjudication page (the admin has an annotator profile and no work on the question);
 4. the researcher downloads the judgments JSONL from the progress page; the admin creates a
@@ -33,6 +38,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.annotate.registry import SPECS
+from annotation.assignment import SETTING_OF
 from annotation.exporters import export_judgments
 from annotation.judgment_kinds import KINDS
 from annotation.models import AdjudicationRequest, Assignment, Study
@@ -84,6 +90,17 @@ class Protocol:
     #: task -> (report section, table) that reads it, where not ``ANSWERS``' (the binary
     #: coverage of ResearcherBench has its own section)
     analyses: dict = field(default_factory=dict)
+    #: task -> (planner strategy, prerequisite task): planned with that strategy once both
+    #: annotators have submitted the prerequisite (003 §4.2 Setting 2: metric-wise work
+    #: ``("triage", "expertise_triage")`` goes to the experts whose triage rated the
+    #: question within or near; the setting is the strategy's, ``SETTING_OF``)
+    later: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for task, (_strategy, first) in self.later.items():
+            if task not in self.tasks or first not in self.tasks or first in self.later:
+                raise ValueError(f"{self.name}: later {task!r} needs {first!r}, a task planned "
+                                 "at once, and both of the protocol's tasks")  # fmt: skip
 
 
 @dataclass
@@ -141,9 +158,10 @@ def enable(page, study, tasks, researcher, settings: dict):
     expect(page.locator(".messages")).to_contain_text("settings saved")
 
 
-def plan(page, study, task: str, pool) -> None:
+def plan(page, study, task: str, pool, strategy: str = "random") -> None:
     page.goto(reverse("studies:plan", args=[study.pk]))
     page.locator("#id_task").select_option(task)
+    page.locator(f"input[name=strategy][value={strategy}]").check()
     page.fill("#id_overlap", "2")
     page.locator("#id_annotators").select_option(label=[u.annotator.pseudonym for u in pool])
     page.click("text=Preview plan")
@@ -312,26 +330,42 @@ def walk(protocol: Protocol, login, researcher, shot, tmp_path: Path) -> None:
     upload_all(admin, study, protocol, files, tmp_path)
     enable(admin, study, tasks, researcher, protocol.settings)
     for task in tasks:
-        if task not in PERSONAL_TASKS:
+        if task not in PERSONAL_TASKS and task not in protocol.later:
             plan(admin, study, task, pool)
     if AUTHORING in tasks:
         open_authoring(admin, study, pool)
     shot(admin, "planned")
 
     report = login(researcher).new_page()
-    first_round = [t for t in tasks if t != ADJUDICATION]
-    seen = analyses(report, study, tasks, protocol)
     disagree_task, b_answer = protocol.disagree
-    for user, answers in ((who.a, {}), (who.b, {disagree_task: b_answer})):
-        context = login(user)
-        fills = {**_fills(), **protocol.answers, **answers}
-        one_of_each(context, user, study, first_round, fills, shot)
-        if ADJUDICATION in tasks:
-            open_adjudication(admin, study, protocol.judge)
-            one_of_each(context, user, study, [ADJUDICATION], _fills(), shot)
-        now = analyses(report, study, tasks, protocol)
-        changed(seen, now, user.username)
-        seen = now
+    contexts = {}
+
+    def judge_round(round_tasks: list[str]) -> None:
+        """A, then B, submit one judgment of each of ``round_tasks``; each task's analysis
+        changes after each of them."""
+        seen = analyses(report, study, round_tasks, protocol)
+        for user, answers in ((who.a, {}), (who.b, {disagree_task: b_answer})):
+            context = contexts.setdefault(user.pk, login(user))
+            fills = {**_fills(), **protocol.answers, **answers}
+            one_of_each(context, user, study, [t for t in round_tasks if t != ADJUDICATION],
+                        fills, shot)  # fmt: skip
+            if ADJUDICATION in round_tasks:
+                open_adjudication(admin, study, protocol.judge)
+                one_of_each(context, user, study, [ADJUDICATION], _fills(), shot)
+            now = analyses(report, study, round_tasks, protocol)
+            changed(seen, now, user.username)
+            seen = now
+
+    first = [t for t in tasks if t in {f for _s, f in protocol.later.values()}]
+    if first:
+        judge_round(first)
+        for task, (strategy, _first) in protocol.later.items():
+            plan(admin, study, task, pool, strategy)
+            settings = set(Assignment.objects.filter(study=study, task=task)
+                           .values_list("setting", flat=True))  # fmt: skip
+            assert settings == {SETTING_OF[strategy]}, (task, settings)
+        shot(admin, "planned-later")
+    judge_round([t for t in tasks if t not in first])
     shot(report, "report")
 
     adjudicate(admin, study, disagree_task, who.admin.annotator.pseudonym)

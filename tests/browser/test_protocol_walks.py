@@ -10,10 +10,7 @@ one released report run to dozens of citations and (paragraph, source) pairs, ea
 press, so a walk needs a smaller unit set than the release gives; the planner → export →
 re-import part runs from a builder in test_protocol_flows.py, the zip upload in
 test_deepscholar_release_upload.py), and ScholarQA-CS2's rubric comparison (003 A.4: the
-release carries no rubrics to compare). A medal ranking and a metric-wise judgment of the
-same question by the same annotator in the same setting are one ranking (MedalRanking is
-unique per study, annotator, question and setting): in the ScholarQA-CS2 walk the
-metric-wise submit replaces the medal ranking's medals.
+release carries no rubrics to compare).
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ import pytest
 
 from annotation.models import CitationAnchor, Paragraph, Question, ReportClaim, Study
 
+from .helpers import press_keys
 from .protocol_walk import Protocol, Upload, walk
 from .test_every_task_feeds_analysis import _claim_check
 
@@ -142,6 +140,13 @@ def _sqa_claim_verdicts(tmp: Path, study: Study) -> Path:
     return out
 
 
+def within_expertise(page, _assignment):
+    """Both annotators rate the question within their expertise (003 §4.2 Setting 2: the
+    triage that makes them its metric-wise experts)."""
+    page.get_by_label("Within my expertise").focus()
+    press_keys(page, "w")  # the level's key: within
+
+
 def claims_unsupported(page, _assignment):
     """Annotator B: no claim is fully supported, no citation supports it (A said yes)."""
     _claim_check(page, "no")
@@ -167,6 +172,11 @@ SCHOLARQA_CS2 = Protocol(
     disagree=("claim_check", claims_unsupported),
     judge=RELEVANCE_JUDGE,
     settings={"claims_min": "1"},
+    answers={"expertise_triage": within_expertise},
+    # Setting 1's medal ranking is planned at random; Setting 2's metric-wise judgments go
+    # to the experts whose triage rated the question within or near (the near_expert
+    # setting), so each annotator's two rankings of the question are in two settings.
+    later={"metric_wise": ("triage", "expertise_triage")},
 )
 
 
