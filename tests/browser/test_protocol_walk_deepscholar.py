@@ -93,9 +93,8 @@ def _dataset(tmp: Path) -> Path:
     source = _need(DS / "test_dataset")
     rows = _csv_rows(source / "related_works_combined.csv")
     paper = next(r for r in rows if r["arxiv_id"] == PAPER)
-    latex = paper["clean_latex_related_works"]
-    heading = latex.strip().split("\n", 1)[0]  # \subsection{Traditional Tax Systems}
-    text = f"{heading}\n{_first_paragraph(latex.strip().split(chr(10), 1)[1])}\n"
+    heading, rest = paper["clean_latex_related_works"].strip().split("\n", 1)
+    text = f"{heading}\n{_first_paragraph(rest)}\n"  # \subsection{Traditional Tax Systems} ¶ 1
     paper.update({k: text for k in LATEX})
     _write_csv(folder / "related_works_combined.csv", [paper], paper)
     keys = {k.strip() for m in CITE.finditer(text) for k in m.group(1).split(",")}
