@@ -6,6 +6,7 @@ import json
 from operator import itemgetter
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 
 
@@ -16,7 +17,10 @@ def fetch(queryset, width: int) -> list[list]:
     scale of the coverage benchmark (millions of labels). JSON columns come back as text
     on some backends: decode them with :func:`json_values`.
     """
-    sql, params = queryset.query.sql_with_params()
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:  # a filter no row can pass (``__in=[]``): Django runs no query
+        return [[] for _ in range(width)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

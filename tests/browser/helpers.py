@@ -45,3 +45,25 @@ def upload(page, kind: str, path, *, format: str = "", **fields):
     form.locator("#id_file").set_input_files(str(path))
     form.locator("button[type=submit]").click()
     expect(page.locator(".messages")).to_contain_text("imported")
+
+
+def label_keys(assignment, shift: int = 0) -> list[str]:
+    """The key of one label per unit of a DeepScholar label task (``SPECS[task].options``),
+    cycling through the labels from ``shift``: one key press per unit."""
+    from annotation.annotate.page import TaskPage
+    from annotation.annotate.registry import SPECS
+
+    spec = SPECS[assignment.task]
+    n_units = len(spec.units(TaskPage(assignment, assignment.annotator)))
+    return [spec.options[(n + shift) % len(spec.options)][2] for n in range(n_units)]
+
+
+def label_units(page, keys: list[str]):
+    """Label a DeepScholar task page's units with the keyboard, ``keys[n]`` in card n (a
+    label's key labels the unit and moves to the next card); no submit."""
+    wait_ready(page)
+    cards = page.locator("[data-ds-card]")
+    cards.nth(0).locator("input").first.focus()
+    for n, key in enumerate(keys):
+        expect(cards.nth(n)).to_be_visible()
+        press_keys(page, key)

@@ -88,7 +88,9 @@ class Protocol:
     #: does not fit the protocol (``answer(page, assignment)``)
     answers: dict = field(default_factory=dict)
     #: task -> (report section, table) that reads it, where not ``ANSWERS``' (the binary
-    #: coverage of ResearcherBench has its own section)
+    #: coverage of ResearcherBench has its own section); a third element, a cell as read
+    #: (``"kind=entailment"``), keeps only the table's rows holding it (one table of
+    #: several tasks, such as DeepScholar's Table 3)
     analyses: dict = field(default_factory=dict)
     #: task -> (planner strategy, prerequisite task): planned with that strategy once both
     #: annotators have submitted the prerequisite (003 §4.2 Setting 2: metric-wise work
@@ -252,9 +254,13 @@ READ_TABLES = """(wanted) => wanted.map(([section, table]) => {
 def analyses(page, study, tasks, protocol: Protocol) -> dict[str, object]:
     """Each task's analysis table (``ANSWERS``' section and table, or the protocol's) as
     the report page shows it, read in one load of the page."""
-    wanted = [list(protocol.analyses.get(t) or ANSWERS[t][1:]) for t in tasks]
+    wanted = [tuple(protocol.analyses.get(t) or ANSWERS[t][1:]) for t in tasks]
     page.goto(reverse("metaeval:report", args=[study.pk]), timeout=REPORT_TIMEOUT)
-    return dict(zip(tasks, page.evaluate(READ_TABLES, wanted), strict=True))
+    tables = page.evaluate(READ_TABLES, [list(w[:2]) for w in wanted])
+    return {
+        t: [row for row in table if w[2] in row] if table and len(w) > 2 else table
+        for t, w, table in zip(tasks, wanted, tables, strict=True)
+    }
 
 
 def figures(table) -> list | None:

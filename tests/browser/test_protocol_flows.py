@@ -8,13 +8,12 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.annotate.page import TaskPage
 from annotation.annotate.registry import SPECS
 from annotation.models import Annotator, Assignment, DeepScholarLabel, Flag
 from tests.annotation.test_annotate_deepscholar import KEYS, deepscholar_question
 from tests.builders.content import make_assignment, make_question, make_study
 
-from .helpers import press_keys, wait_ready
+from .helpers import label_keys, label_units, press_keys, wait_ready
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -109,21 +108,14 @@ def test_assign_page_explains_its_inputs_and_the_plan_cost(login, admin_user, sh
 
 def label_all(context, assignment, shift):
     """Every unit of the task labelled with the keyboard, the labels cycling from ``shift``."""
-    spec = SPECS[assignment.task]
-    n_units = len(spec.units(TaskPage(assignment, assignment.annotator)))
-    keys = [spec.options[(n + shift) % len(spec.options)][2] for n in range(n_units)]
+    keys = label_keys(assignment, shift)
     page = context.new_page()
     page.goto(reverse("annotate:task", args=[assignment.pk]))
-    wait_ready(page)
-    cards = page.locator("[data-ds-card]")
-    cards.nth(0).locator("input").first.focus()
-    for n, key in enumerate(keys):
-        expect(cards.nth(n)).to_be_visible()
-        press_keys(page, key)
+    label_units(page, keys)
     press_keys(page, "Control+Enter")
     expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
     page.close()
-    return n_units
+    return len(keys)
 
 
 def test_deepscholar_from_the_planner_to_a_reimported_export(

@@ -116,3 +116,14 @@ def test_empty_study_loads_empty_arrays():
         loader(study.pk)
     assert load_pairwise(study.pk).human_matrix().shape == (0, 0)
     assert load_coverage(study.pk).report.size == 0
+
+
+def test_fetch_of_a_filter_no_row_can_pass_is_no_rows():
+    """``judge__name__in=[]`` (a selection whose judges score no overall metric, as a
+    DeepScholar study's): Django raises EmptyResultSet before any query; the raw-cursor
+    fetch reads it as no rows instead of a 500 on the report page (issue 26 walk)."""
+    from judges.models import JudgeScore
+    from metaeval.loaders._db import fetch
+
+    rows = JudgeScore.objects.filter(judge__name__in=[]).values_list("judge__name", "value")
+    assert fetch(rows, 2) == [[], []]
