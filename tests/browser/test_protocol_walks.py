@@ -5,11 +5,8 @@ paper section that gives each, and where the two annotators disagree.
 
 The released data is read from ../shared/data/ (never copied into the repository).
 
-Not walked yet: DeepScholar-Bench (its six label tasks from a zipped release: the units of
-one released report run to dozens of citations and (paragraph, source) pairs, each a key
-press, so a walk needs a smaller unit set than the release gives; the planner → export →
-re-import part runs from a builder in test_protocol_flows.py, the zip upload in
-test_deepscholar_release_upload.py), and ScholarQA-CS2's rubric comparison (003 A.4: the
+DeepScholar-Bench is walked in test_protocol_walk_deepscholar.py (a cut-down copy of the
+released folders, zipped). Not walked: ScholarQA-CS2's rubric comparison (003 A.4: the
 release carries no rubrics to compare).
 """
 
