@@ -66,8 +66,6 @@ class JudgmentKind:
     #: ranking lists its medals, a rubric comparison its assessments).
     api: str = ""
     api_model: str = ""
-    #: Why the import skips it (None: imported).
-    skipped: str | None = None
 
     @property
     def common_columns(self) -> dict[str, str]:
@@ -164,8 +162,10 @@ KINDS: tuple[JudgmentKind, ...] = (
          "judge_relevant": "disagreement__judge_relevant",
          "judge_rationale": "disagreement__judge_rationale", "decision": "decision",
          "reason": "reason", "final_label": "final_label"},
+        target="paragraph",
+        values=("judge", "annotator_label", "judge_relevant", "judge_rationale", "decision",
+                "reason", "final_label"),
         api="relevance-adjudications",
-        skipped="a relevance adjudication belongs to a judge's run: skipped",
     ),
     JudgmentKind(
         "deepscholar_label", "annotation.DeepScholarLabel",

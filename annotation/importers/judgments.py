@@ -13,8 +13,11 @@ Annotators are created by pseudonym when missing. Judgments are matched by what 
 (the same annotator, setting and target updates, never duplicates); the assignment they
 were made in is not carried (an imported judgment has none). Which kinds exist, what each
 judges and which of its columns are values is declared once in
-``annotation.judgment_kinds``; ``relevance_adjudication`` rows, which resolve a judge's
-disagreement stored with the judge's run, are skipped with a warning. An
+``annotation.judgment_kinds``. A ``relevance_adjudication`` record carries the
+disagreement it decides (the judge by name, the annotator's and the judge's labels, the
+judge's rationale): it needs the judge's relevance verdicts imported into the study first,
+and writes the annotator's submitted adjudication assignment of the question with the
+disagreement (``annotation.importers.relevance_adjudications``). An
 ``authored_question`` record creates (or updates) the question an annotator wrote, with
 them as its author; authored questions are written before every other kind, so the
 judgments of them in the same file (wherever they stand) find them.
@@ -52,6 +55,7 @@ from annotation.models import (
 from annotation.models.assignment import Setting
 from annotation.models.deepscholar import LABELS
 
+from . import relevance_adjudications
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows
 from .registry import Example, Format, Kind, register, register_kind
@@ -296,12 +300,16 @@ def _differs(a: _Row, b: _Row) -> str:
     return ", ".join(f"{k}: {a.values.get(k)!r} vs {b.values.get(k)!r}" for k in names)
 
 
-def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
-    """Every record checked against the study; rows to write, and skipped record numbers."""
+def read(src, study) -> list[_Row]:
+    """Every record checked against the study: the rows to write."""
     records = parse_json_records(src)
     problems = Problems(src.name)
     index = _Index(study)
-    rows, skipped = [], []
+    rows = []
+    judges = relevance_adjudications.known_judges(study, {
+        r.get("judge") for r in records
+        if isinstance(r, dict) and r.get("kind") == "relevance_adjudication"
+    })  # fmt: skip
     authored = {
         str(r.get("question"))
         for r in records
@@ -311,9 +319,6 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
         kind = require(problems, n, r, "kind", str)
         if kind is not None and kind not in SPECS:
             problems.add(n, "kind", f"unknown judgment kind {kind!r}; one of {', '.join(SPECS)}")
-            continue
-        if kind is not None and SPECS[kind].skipped:
-            skipped.append((n, SPECS[kind].skipped))
             continue
         spec = SPECS.get(kind)
         annotator = require(problems, n, r, "annotator", str)
@@ -345,6 +350,11 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
                 problems.add(n, "medal", f"expected one of {', '.join(Medal.Value.values)}")
                 continue
             values, ranking = {"medal": medal}, r.get("ranking")
+        elif kind == "relevance_adjudication":
+            target = _target(index, problems, n, r, spec.target)
+            values, ranking = relevance_adjudications.values(problems, n, r, judges), None
+            if values is None:
+                continue
         else:
             target = _target(index, problems, n, r, spec.target)
             values = _values(problems, n, apps.get_model(spec.model), spec, r, index, qid)
@@ -361,8 +371,11 @@ def read(src, study) -> tuple[list[_Row], list[tuple[int, str]]]:
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
                          r.get("reasoning") or "", n))  # fmt: skip
     rows = _conflicts(rows, problems)
+    relevance_adjudications.check_stored(
+        study, [r for r in rows if r.kind == "relevance_adjudication"], problems
+    )
     problems.raise_if_any()
-    return rows, skipped
+    return rows
 
 
 def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int]:
@@ -537,15 +550,14 @@ WRITERS = {
     "medal": _write_medals,
     "rubric_assessment": _write_rubric_assessments,
     "expertise_rating": _write_expertise,
+    "relevance_adjudication": relevance_adjudications.write,
 }
 
 
 def load(source, study, rep: ImportReport, **_options) -> None:
     src = read_source(source)
-    rows, skipped = read(src, study)
-    rep.records = len(rows) + len(skipped)
-    for n, why in skipped:
-        rep.warn(src.name, n, "kind", why)
+    rows = read(src, study)
+    rep.records = len(rows)
     people = _annotators(rows, rep, src.name)
     by_kind: dict[str, list[_Row]] = {}
     for r in rows:
@@ -590,7 +602,8 @@ register(
             'One judgment a line: {"kind", "annotator": "<pseudonym>", "setting",\n'
             '"question": "<id>", and what it judges by natural key ("system"; "paragraph"\n'
             'number; "rubric" kind and "item" position; "left_system"/"right_system"),\n'
-            'then the kind\'s own values (e.g. "value", "label"), as the judgments export writes.'
+            'then the kind\'s own values (e.g. "value", "label"), as the judgments export writes;\n'
+            'a relevance adjudication names its "judge", whose relevance verdicts come first.'
         ),
         example=Example(
             Path(__file__).resolve().parent / "examples",

@@ -20,7 +20,7 @@ from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, ExpertiseRating, Question, Study
 from annotation.protection import judgment_models
 from tests.builders.content import make_study
-from tests.builders.quality import PROBES, label, qc_question
+from tests.builders.quality import PROBES, S0, label, qc_question
 
 pytestmark = pytest.mark.django_db
 
@@ -44,8 +44,6 @@ def judged_study(name):
     q, q2 = qc_question(study), qc_question(study)
     one, two = (Annotator.objects.get_or_create(pseudonym=p)[0] for p in ("Expert-1", "Expert-2"))
     for task in PROBES:
-        if task == "relevance_adjudication":
-            continue  # made from a judge's run: exported, never imported
         on = q2 if task == "metric_wise" else q  # metric-wise has its own medal ranking
         label(task, one, on)
         label(task, two, on, second=True)
@@ -77,13 +75,24 @@ def comparable(study):
     )  # fmt: skip
 
 
+def with_judge_verdicts(study, judge="judge-x"):
+    """The judge of the probe adjudications known in ``study``: its relevance verdicts
+    imported (kind judge_scores, format relevance), as a study that re-imports
+    adjudications needs."""
+    verdict = {"question_id": "q1", "system": S0, "paragraph": 1, "relevant": True}
+    run("judge_scores", json.dumps(verdict).encode(), study=study, format="relevance",
+        judge=judge)  # fmt: skip
+    return study
+
+
 def test_every_kind_is_exported_imported_and_listed(admin_user):
     a = judged_study("A")
     b = make_study("B")
     qc_question(b), qc_question(b)
+    with_judge_verdicts(b)
     records = judgment_records(a)
     exported = {r["kind"] for r in records}
-    assert exported == {k.key for k in judgment_kinds.KINDS} - {"relevance_adjudication"}
+    assert exported == {k.key for k in judgment_kinds.KINDS}
     # every file format holds every kind
     jsonl = export_judgments(a, "jsonl")
     assert {json.loads(line)["kind"] for line in jsonl.splitlines()} == exported
@@ -100,7 +109,7 @@ def test_every_kind_is_exported_imported_and_listed(admin_user):
     client = APIClient()
     client.force_login(admin_user)
     for kind in judgment_kinds.KINDS:
-        if not kind.api or kind.skipped:
+        if not kind.api:
             continue
         got = client.get(f"/api/judgments/{kind.api}/", {"study": b.pk})
         assert got.status_code == 200, kind.api

@@ -40,7 +40,6 @@ from playwright.sync_api import expect
 from annotation.annotate.registry import SPECS
 from annotation.assignment import SETTING_OF
 from annotation.exporters import export_judgments
-from annotation.judgment_kinds import KINDS
 from annotation.models import AdjudicationRequest, Assignment, Study
 from annotation.protection import judgment_models
 from studio.studyadmin.planning import PERSONAL_TASKS
@@ -288,23 +287,14 @@ def download_judgments(page, study, tmp_path: Path) -> Path:
 # --- comparing two studies' judgments -----------------------------------------------------
 
 
-#: Judgment kinds the judgments import skips by design, and why (``JudgmentKind.skipped``:
-#: a relevance adjudication decides a disagreement frozen from one judge's verdicts on one
-#: annotator's metric-wise work, which another study does not have).
-NOT_REIMPORTED = {k.key: k.skipped for k in KINDS if k.skipped}
-
-
 STUDY_OWN = {"id", "ranking", "comparison", "report", "left_report", "right_report", "task",
              "created_at", "updated_at"}  # fmt: skip
 
 
 def judgment_rows(study) -> dict[str, int]:
     """Rows per judgment model in ``study`` (every model the judgments import writes)."""
-    skipped = {k.model for k in KINDS if k.skipped}
     return {
-        model._meta.label: model.objects.filter(study=study).count()
-        for model in judgment_models()
-        if model._meta.label not in skipped
+        model._meta.label: model.objects.filter(study=study).count() for model in judgment_models()
     }
 
 
@@ -317,8 +307,7 @@ def records(study) -> list[dict]:
     out = []
     for line in export_judgments(study, "jsonl").splitlines():
         r = json.loads(line)
-        if r["kind"] not in NOT_REIMPORTED:
-            out.append({k: v for k, v in r.items() if k not in STUDY_OWN})
+        out.append({k: v for k, v in r.items() if k not in STUDY_OWN})
     return sorted(out, key=json.dumps)
 
 
