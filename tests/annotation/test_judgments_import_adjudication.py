@@ -181,3 +181,21 @@ def test_conflicting_adjudications_are_refused():
     assert (problem.record, problem.field) == (1, "judge_rationale")
     assert "cannot change" in problem.message
     assert written(b) == before
+
+
+def test_the_import_makes_as_many_queries_for_one_adjudication_as_for_many():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(study, *records) -> int:
+        with CaptureQueriesContext(connection) as seen:
+            run("judgments", as_file(*records), study=study)
+        return len(seen)
+
+    many = [
+        record(annotator=f"Expert-{i}", system=s, paragraph=p)
+        for i in range(3)
+        for s in (S0, S1)
+        for p in (1, 2)
+    ]
+    assert queries(study_with_verdicts("B"), record()) == queries(study_with_verdicts("C"), *many)
