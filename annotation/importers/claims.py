@@ -23,7 +23,6 @@ A claim already checked by an expert keeps its checks (claims are updated, never
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from annotation.models import Citation, Paragraph, Report, ReportClaim
@@ -31,6 +30,7 @@ from annotation.models import Citation, Paragraph, Report, ReportClaim
 from .base import ImportReport
 from .common import (
     Problems,
+    json_lines_text,
     optional_str,
     parse_json_records,
     read_source,
@@ -143,7 +143,7 @@ def dump(study, **_options) -> dict[str, str]:
     rows = ReportClaim.objects.filter(report__question__study=study).order_by(
         "report__question__external_id", "report__system__name", "position", "pk"
     )
-    lines = []
+    records = []
     for c in rows.values(
         "report__question__external_id", "report__system__name", "position",
         "paragraph__number", "text", "citation_keys", "source",
@@ -155,8 +155,8 @@ def dump(study, **_options) -> dict[str, str]:
         record.update({"text": c["text"], "citations": c["citation_keys"]})
         if c["source"]:
             record["source"] = c["source"]
-        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    return {"claims.jsonl": "".join(lines)}
+        records.append(record)
+    return {"claims.jsonl": json_lines_text(records)}
 
 
 register_kind(

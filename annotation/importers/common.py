@@ -307,6 +307,12 @@ def _json_lines(src: Source, text: str) -> list:
     return records
 
 
+def json_lines_text(records) -> str:
+    """``records`` as JSON lines (UTF-8 kept, one record per line): what the JSON-lines
+    exports write and :func:`read_source` reads back."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
 def type_name(value) -> str:
     return {
         dict: "an object",

@@ -15,12 +15,12 @@ text), the natural key a re-import updates by.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from annotation.importers.base import ImportReport
 from annotation.importers.common import (
     Problems,
+    json_lines_text,
     optional_str,
     parse_json_records,
     read_source,
@@ -138,7 +138,7 @@ def dump(study, *, judge: str, **_) -> dict[str, str]:
     rows = JudgeClaimVerdict.objects.filter(
         judge__name=judge, report__question__study=study
     ).order_by("report__question__external_id", "report__system__name", "key")
-    lines = []
+    records = []
     for q, s, key, text, verdict, cites, why in rows.values_list(
         "report__question__external_id", "report__system__name", "key", "text", "verdict",
         "citations", "rationale",
@@ -147,8 +147,8 @@ def dump(study, *, judge: str, **_) -> dict[str, str]:
                   "citations": [{"key": c["key"], "supports": c["supports"]} for c in cites]}  # fmt: skip
         if why:
             record["rationale"] = why
-        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    return {"judge_claims.jsonl": "".join(lines)}
+        records.append(record)
+    return {"judge_claims.jsonl": json_lines_text(records)}
 
 
 register(

@@ -17,12 +17,12 @@ verdict of the same judge and paragraph.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
+    json_lines_text,
     optional_str,
     parse_json_records,
     read_source,
@@ -123,7 +123,7 @@ def dump(study, *, judge: str, **_) -> dict[str, str]:
         judge__name=judge, paragraph__report__question__study=study
     ).order_by("paragraph__report__question__external_id", "paragraph__report__system__name",
                "paragraph__number")  # fmt: skip
-    lines = []
+    records = []
     for q, s, n, rel, why in rows.values_list(
         "paragraph__report__question__external_id", "paragraph__report__system__name",
         "paragraph__number", "relevant", "rationale",
@@ -131,8 +131,8 @@ def dump(study, *, judge: str, **_) -> dict[str, str]:
         record = {"question_id": q, "system": s, "paragraph": n, "relevant": rel}
         if why:
             record["rationale"] = why
-        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    return {"judge_relevance.jsonl": "".join(lines)}
+        records.append(record)
+    return {"judge_relevance.jsonl": json_lines_text(records)}
 
 
 register(
