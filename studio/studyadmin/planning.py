@@ -209,9 +209,9 @@ def _why_short(spec, it, people, wanted: int, ratings) -> str:
     """Why ``it`` got fewer than ``wanted`` annotators: said around the strategy, which is
     not changed (the first condition that explains the shortfall)."""
     free = [p for p in people if it.open_to(p.id)]
-    if it.barred and len([p for p in people if p.id not in it.assigned]) + len(
-        it.assigned
-    ) >= wanted > len(free) + len(it.assigned):
+    # Without the bar there would have been enough: the bar is the reason.
+    unbarred = sum(p.id not in it.assigned for p in people)
+    if len(free) + len(it.assigned) < wanted <= unbarred + len(it.assigned):
         return (
             f"{len(it.barred)} annotator(s) of the pool rank it already in another task "
             "(medal ranking and metric-wise write one ranking per question and setting)"
