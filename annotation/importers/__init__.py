@@ -32,6 +32,7 @@ from . import deepscholar, questions, researcherbench, researchqa, scholarqa  # 
 from .base import ImportFailed, ImportReport, Problem, dry_run_transaction
 from .common import TooLong
 from .common import question_key as question_key
+from .page_cache import import_page_cache
 from .planner_statistics import refreshed_after
 from .registry import FORMATS, KINDS, Format, Kind, format_names
 
@@ -139,7 +140,7 @@ def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> Impor
     rep = ImportReport(kind=kind, dry_run=dry_run)
     existing = None if spec.creates_study else _existing_study(study, source)
     try:
-        with dry_run_transaction(dry_run), refreshed_after():
+        with import_page_cache(), dry_run_transaction(dry_run), refreshed_after():
             study_obj = existing or _study(study, rep)
             fmt.load(source, study_obj, rep, **options)
             _enable(spec, study_obj, rep, dry_run)

@@ -695,6 +695,20 @@ def insert_new(model, rows: list[dict]) -> int:
     return insert_rows(model, names, out)
 
 
+def insert_whole(model, fields, rows: list[tuple]) -> int:
+    """INSERT rows given as tuples of ``fields`` (:func:`insert_rows`) when ``fields`` are
+    every column a new row has (no default to fill in), else through :func:`insert_new`.
+
+    Why: the report structure's four tables (sections, paragraphs, citations, anchors:
+    ~28 rows per report) are written as the tuples their writer builds, without a dict per
+    row and its merge with the defaults (issue 29). Should a model gain a field, its rows
+    still get what ``insert_new`` gives it."""
+    names = {f.name for f in model._meta.concrete_fields if not f.primary_key}
+    if set(fields) == names and len(fields) == len(names):
+        return insert_rows(model, list(fields), rows)
+    return insert_new(model, [dict(zip(fields, row, strict=True)) for row in rows])
+
+
 def sync_rows(
     model, rep, *, stored: dict, wanted: dict, fields: list[str], new_row,
     same=None, touch: dict | None = None, table: str | None = None,

@@ -62,6 +62,7 @@ from .structure import (
     ParsedSection,
     ReportInput,
     StoredReport,
+    anchor_forms,
     find_anchors,
     marker_forms,
     report_loader,
@@ -219,11 +220,12 @@ def _parse_sections(
     linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
     _key_unkeyed(rep, file, n, unkeyed, citations)
     unlisted = _unlisted_numbers(raw_sections, citations)
+    forms = anchor_forms(linkable)
     out = []
     for i, (title, text, table) in enumerate(raw_sections):
         paras = []
         for p in split_paragraphs(text):
-            anchors = outside_math(p, find_anchors(p, linkable))
+            anchors = outside_math(p, find_anchors(p, linkable, forms))
             if unlisted:
                 anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
             if "](" in p:  # a link citing no listed id is still a citation (issue 25),
@@ -300,6 +302,11 @@ def _key_unkeyed(rep, file, n, unkeyed, citations) -> None:
         rep.warn(file, n, wheres[0], f"empty citation id{more}: {name}: {what}")
 
 
+_CITATION_FIELDS = frozenset({"id", "title", "snippets", "metadata"})
+#: ``isinstance(x, str)`` as one C callable for ``map`` (no generator frame per snippet)
+_IS_STR = str.__instancecheck__
+
+
 def _parse_citation(
     problems: Problems, n: int, where: str, c, dropped: list[tuple[str, str]]
 ) -> ParsedCitation | None:
@@ -320,7 +327,7 @@ def _parse_citation(
         problems.add(n, f"{where}.title", f"expected a string, found {type_name(title)}")
         return None
     snippets = c.get("snippets") or []
-    if not isinstance(snippets, list) or not all(isinstance(s, str) for s in snippets):
+    if not isinstance(snippets, list) or not all(map(_IS_STR, snippets)):
         problems.add(n, f"{where}.snippets", "expected a list of strings")
         return None
     metadata = c.get("metadata") or {}
@@ -328,7 +335,8 @@ def _parse_citation(
         problems.add(n, f"{where}.metadata", f"expected an object, found {type_name(metadata)}")
         return None
     metadata = dict(metadata)
-    for extra in sorted(set(c) - {"id", "title", "snippets", "metadata"}):
+    extras = c.keys() - _CITATION_FIELDS  # most citations have none
+    for extra in sorted(extras) if extras else ():
         metadata.setdefault(extra, c[extra])  # e.g. corpus_id: kept, not lost
     url = metadata.get("url") if isinstance(metadata.get("url"), str) else ""
     if len(url) > 2000:
@@ -346,6 +354,8 @@ def _parse_citation(
 
 
 _NUMBER_MARKER = re.compile(r"(\^?)\[(\d+)\]")
+_BRACKETED = re.compile(r"\[(\d+)\]")
+_CARET_BRACKETED = re.compile(r"\^\[(\d+)\]")
 
 
 def _unlisted_numbers(raw_sections, citations) -> set[int]:
@@ -357,12 +367,14 @@ def _unlisted_numbers(raw_sections, citations) -> set[int]:
     if not numbers or len(numbers) != len(citations):
         return set()
     known, top = set(numbers), max(numbers)
-    found = {
-        int(m.group(2))
-        for _, text, _ in raw_sections
-        for m in _NUMBER_MARKER.finditer(text)
-        if m.group(1) or 1 <= int(m.group(2)) <= top  # "^[16]" is a marker, "[1930]" a year
-    }
+    # each distinct number once, by findall (a Python step per distinct number, not per
+    # marker; a pattern that starts with "[" is searched for its first character, one that
+    # may start with "^" is tried at every position: issue 29)
+    found: set[int] = set()
+    for _, text, _ in raw_sections:
+        found.update(k for k in map(int, set(_BRACKETED.findall(text))) if 1 <= k <= top)
+        if "^[" in text:  # "^[16]" is a marker whatever its number, "[1930]" a year
+            found.update(map(int, set(_CARET_BRACKETED.findall(text))))
     return found - known
 
 

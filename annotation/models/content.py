@@ -242,7 +242,11 @@ class ReportQuerySet(models.QuerySet):
 class Report(models.Model):
     """A system's answer to a question, structured for uniform rendering."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    #: No index of its own: the natural key (question, system) leads with it (an index
+    #: per row written is CPU at import, issue 29).
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="reports", db_index=False
+    )
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="reports")
     public_id = models.CharField(max_length=20, default=public_token, unique=True)
     source_format = models.CharField(max_length=30, blank=True)
@@ -262,7 +266,10 @@ class Report(models.Model):
 
 
 class Section(models.Model):
-    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="sections")
+    #: Indexed by its unique (report, position) (as Paragraph's and Citation's report).
+    report = models.ForeignKey(
+        Report, on_delete=models.CASCADE, related_name="sections", db_index=False
+    )
     position = models.PositiveIntegerField()
     title = models.TextField(blank=True)
     table = models.JSONField(null=True, blank=True)
@@ -281,7 +288,9 @@ class Paragraph(models.Model):
     """A paragraph, numbered 1..n across the whole report (what annotators refer to)."""
 
     section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="paragraphs")
-    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="paragraphs")
+    report = models.ForeignKey(
+        Report, on_delete=models.CASCADE, related_name="paragraphs", db_index=False
+    )
     number = models.PositiveIntegerField()
     text = models.TextField()
 
@@ -303,7 +312,9 @@ class Citation(models.Model):
         TITLE_ONLY = "title_only", "Title only"
         BARE = "bare", "Bare (no title, no snippet)"
 
-    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="citations")
+    report = models.ForeignKey(
+        Report, on_delete=models.CASCADE, related_name="citations", db_index=False
+    )
     key = models.CharField(max_length=300, help_text="The id as it appears in the report text")
     title = models.TextField(blank=True)
     snippets = models.JSONField(default=list, blank=True)
