@@ -280,7 +280,10 @@ class Phases:
             setattr(module, name, original)
 
 
-def import_files(paths: dict[str, list[Path]], phases: Phases) -> None:
+def import_files(paths: dict[str, list[Path]], phases: Phases, split: bool = True) -> None:
+    """Import every file, timed per phase (``split``) or as a whole (nothing wrapped: the
+    clock read once per file, for a comparison with a checkout that lacks a phase's
+    function)."""
     from django.core.management import call_command
 
     from annotation import importers, normalise
@@ -292,6 +295,13 @@ def import_files(paths: dict[str, list[Path]], phases: Phases) -> None:
         planner_statistics = None
     for system, path in ((s, p) for s, ps in paths.items() for p in ps):
         start = phases.now()
+        if not split:
+            call_command(
+                "import_reports", str(path), study=STUDY, system=system, format="scholarqa",
+                stdout=io.StringIO(),
+            )  # fmt: skip
+            phases.add("total", start)
+            continue
         with (
             # one call per file where the import has it (per report, the clock's own reads
             # were a tenth of the import's CPU under load)
@@ -460,6 +470,8 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="write a cProfile of the imports here")
     parser.add_argument("--page-rounds", type=int, default=15,
                         help="GETs of a task page after the import (0: none)")  # fmt: skip
+    parser.add_argument("--totals", action="store_true",
+                        help="time each file's import as a whole (no phase wrapped)")  # fmt: skip
     parser.add_argument("--floor", action="store_true",
                         help="after the import, time the stored rows' inserts alone")  # fmt: skip
     parser.add_argument("--page-only", metavar="DATABASE_URL",
@@ -512,7 +524,7 @@ def main() -> None:
     phases = Phases(backend)
     profiler = cProfile.Profile() if args.profile else None
     with profiler or contextlib.nullcontext():
-        import_files(paths, phases)
+        import_files(paths, phases, split=not args.totals)
     if profiler:
         profiler.dump_stats(args.profile)
     total = phases.totals["total"]
