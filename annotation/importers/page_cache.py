@@ -5,8 +5,8 @@ default. An import writes far more than that in one transaction (a 6,000-report 
 about 90 MB of rows and indexes), so SQLite spills changed pages to the database file
 half-way, each spill writing the page's original to the rollback journal first, and reads
 some of them back for the next index insert. With room for the whole transaction the pages
-are written once, at the commit: 0.35 of 1.34 s of the inserts' CPU per 6,000 reports, and
-more of their wall time (``bench/README.md``, report import, Session 10).
+are written once, at the commit: the inserts of 6,000 reports took 0.85 s of CPU instead
+of 1.25–1.36 s, and less wall time (``bench/README.md``, report import, Session 10).
 
 The cache is a limit, not an allocation: pages are taken as the import needs them, and
 given back when the size is restored after the commit. PostgreSQL has its own shared
