@@ -52,7 +52,8 @@ Concord ahead). Run:
     .venv/bin/python bench/labelstudio.py --backend postgres --questions 40000 --setup
 
 PostgreSQL: ``--postgres-url`` (default ``postgres://postgres@127.0.0.1:5432``); the script
-creates and drops its two databases (``bench_ls_concord``, ``bench_ls_labelstudio``).
+creates and drops its two databases (``bench_ls_concord``, ``bench_ls_labelstudio``;
+``--database-prefix`` to run beside another run on the same server).
 """
 
 from __future__ import annotations
@@ -656,8 +657,8 @@ def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:
     from load import drop_database, free_port, recreate_database
 
     if args.backend == "postgres":
-        concord_db = pg_url(args.postgres_url, "bench_ls_concord")
-        ls_db = pg_url(args.postgres_url, "bench_ls_labelstudio")
+        concord_db = pg_url(args.postgres_url, f"{args.database_prefix}_concord")
+        ls_db = pg_url(args.postgres_url, f"{args.database_prefix}_labelstudio")
         recreate_database(concord_db)
         recreate_database(ls_db)
     else:
@@ -818,6 +819,9 @@ def main() -> int:
     parser.add_argument("--setup", action="store_true",
                         help="also time a fresh clone / fresh venv to a served login")  # fmt: skip
     parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--database-prefix", default="bench_ls",
+                        help="PostgreSQL: the two databases are PREFIX_concord and "
+                        "PREFIX_labelstudio")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
     args = parser.parse_args()
 
