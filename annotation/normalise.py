@@ -296,6 +296,8 @@ def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tup
 #: Spaces between a word (or a marker) and the closing punctuation after it: "2017 , has",
 #: "attention ." — what a citation marker removed from between them leaves.
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=[^\s(\[,.;:!?])[ \t]+(?=[,.;:!?)](?:\s|$))")
+#: A cheap first look (no lookbehind at every position: a third of the time; issue 29).
+_MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
 
 
@@ -309,7 +311,7 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     responses, whose markers their release removed). Left there, such spaces are a
     system's trace that annotators would learn to recognise; no prose needs them
     ("value .5" and "..." are not matched: a digit or a dot follows)."""
-    if not _SPACE_BEFORE_PUNCTUATION.search(text):
+    if not _MAY_CLOSE_UP.search(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
         return text, list(anchors)
     kept = []
     if "$" in text or "\\" in text:

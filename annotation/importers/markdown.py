@@ -352,11 +352,17 @@ def _bold_title(line: str) -> str | None:
     return heading_title(words) or None
 
 
+#: What a line that is a fence, a heading or a bold line starts with ("" never starts one).
+_MAY_MATTER = frozenset("#`~ *_")
+
+
 def bold_headings(lines: list[str]) -> list[str]:
     """``lines`` with every bold line standing alone (module doc) written as the ATX heading
     it is read as: one level below the last ATX heading (``#`` before any), at most six."""
     out, depth, fenced = list(lines), 0, False
     for i, line in enumerate(lines):
+        if line[:1] not in _MAY_MATTER:  # most lines: words, list items, table rows
+            continue
         if _FENCE.match(line):
             fenced = not fenced
             continue
