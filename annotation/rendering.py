@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from string import ascii_uppercase
 
@@ -583,7 +583,70 @@ def recent_reports(report_ids: list[int]) -> list[RenderedReport]:
     return [found[k] for k in keys]
 
 
-__all__ = ["RenderedReport", "escape", "render_reports", "sanitize_html", "text_to_html"]
+#: Renderings a process keeps for :func:`page_reports` (a report rendered at each of the
+#: places it is shown at: three per report at most with three reports a task).
+PAGE_REPORT_LIMIT = 1024
+_rendered: OrderedDict[tuple[int, str, int, int], RenderedReport] = OrderedDict()
+_rendered_lock = threading.Lock()
+
+
+def page_reports(
+    report_ids: list[int], versions: dict[int, tuple[str, int]]
+) -> list[RenderedReport]:
+    """``render_reports(report_ids)``, reusing what this process rendered before for the
+    same report at the same place, as long as its content is the same: ``versions`` gives
+    each report's public id and ``content_version`` as read in this request (by
+    ``ensure_report_order``, in the query it makes anyway).
+
+    Why: reading a task's three reports (five queries, hundreds of model instances) and
+    rendering them was about a quarter of a task page's CPU, and the same reports are read
+    again for every save and submit of the task (issue 29). Report content changes only
+    through writers that bump ``content_version`` (the structure writer, ``normalise_reports``,
+    the admin), so a kept rendering is never older than the request's own read. The key
+    holds the place (``Report A``…; the tips' ids depend on it), so per-annotator orders
+    stay as drawn; and the public id, so a database restored over another (ids reused)
+    never meets a rendering of the other's report. Each call gets its own copies (a page
+    sets ``controls`` on them); what they share is never changed after rendering."""
+    keys = {}
+    for i, pk in enumerate(report_ids):
+        if pk not in versions:  # not a report of the question (any more): fresh, as before
+            return render_reports(report_ids)
+        keys[pk, i] = (pk, *versions[pk], i)
+    with _rendered_lock:
+        found = {k: hit for k, key in keys.items() if (hit := _rendered.get(key)) is not None}
+        for k in found:
+            _rendered.move_to_end(keys[k])
+    missing = [pk for pk, i in keys if (pk, i) not in found]
+    if missing:
+        loaded = {r.pk: r for r in load_reports(missing)}
+        if len(loaded) < len(set(missing)):  # a report gone since: as render_reports does
+            return render_reports(report_ids)
+        fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if (pk, i) not in found}
+        with _rendered_lock:
+            for k, rendered in fresh.items():
+                if loaded[k[0]].content_version == keys[k][2]:  # unchanged since the read
+                    _rendered[keys[k]] = rendered
+                    _rendered.move_to_end(keys[k])
+            while len(_rendered) > PAGE_REPORT_LIMIT:
+                _rendered.popitem(last=False)
+        found.update(fresh)
+    return [replace(found[k]) for k in keys]
+
+
+def forget_page_reports() -> None:
+    """Drop the renderings this process keeps (tests: a page's queries with none kept)."""
+    with _rendered_lock:
+        _rendered.clear()
+
+
+__all__ = [
+    "RenderedReport",
+    "escape",
+    "page_reports",
+    "render_reports",
+    "sanitize_html",
+    "text_to_html",
+]
 
 
 def report_html(report: RenderedReport, controls=None) -> SafeString:
