@@ -20,7 +20,7 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
-from annotation.models.quality import released
+from annotation.models.quality import may_hold_back, released
 from annotation.rendering import RenderedReport, page_reports, recent_reports, render_reports
 
 
@@ -131,7 +131,7 @@ def load_page(
     the reports' current content (``page_reports``): no query for them."""
     annotator = annotator_of(user)
     try:
-        assignments = released(Assignment.objects.select_related("study", "question")).exclude(
+        assignments = Assignment.objects.select_related("study", "question").exclude(
             status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
         )
         if display:
@@ -139,6 +139,12 @@ def load_page(
                 has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
             )
         assignment = assignments.get(pk=assignment_id, annotator=annotator)
+        # held back by a qualification round: asked only where the study has one
+        if (
+            may_hold_back(assignment.study)
+            and not released(Assignment.objects.filter(pk=assignment.pk)).exists()
+        ):
+            raise Assignment.DoesNotExist
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
     if (
@@ -184,18 +190,15 @@ def progress_of(assignment: Assignment) -> Progress:
     before = Q(position__lt=assignment.position) | Q(
         position=assignment.position, pk__lt=assignment.pk
     )
-    agg = (
-        released(
-            Assignment.objects.filter(
-                annotator_id=assignment.annotator_id, study_id=assignment.study_id
-            )
-        )
-        .exclude(status=Assignment.Status.WITHDRAWN)
-        .aggregate(
-            total=Count("pk"),
-            before=Count("pk", filter=before),
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-        )
+    mine = Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, study_id=assignment.study_id
+    )
+    if may_hold_back(assignment.study):
+        mine = released(mine)
+    agg = mine.exclude(status=Assignment.Status.WITHDRAWN).aggregate(
+        total=Count("pk"),
+        before=Count("pk", filter=before),
+        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
     )
     return Progress(index=agg["before"] + 1, total=agg["total"], submitted=agg["submitted"])
 
