@@ -588,8 +588,9 @@ def recent_reports(report_ids: list[int]) -> list[RenderedReport]:
 
 
 #: Renderings a process keeps for :func:`page_reports` (a report rendered at each of the
-#: places it is shown at: three per report at most with three reports a task).
-PAGE_REPORT_LIMIT = 1024
+#: places it is shown at: three per report at most with three reports a task); each keeps
+#: its HTML and the report's row, not the rows it was rendered from.
+PAGE_REPORT_LIMIT = 512
 _rendered: OrderedDict[tuple[int, str, int, int], RenderedReport] = OrderedDict()
 _rendered_lock = threading.Lock()
 
@@ -626,6 +627,8 @@ def page_reports(
         if len(loaded) < len(set(missing)):  # a report gone since: as render_reports does
             return render_reports(report_ids)
         fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if (pk, i) not in found}
+        for report in loaded.values():  # rendered: the rows read for it need not be kept
+            del report.loaded_sections, report.loaded_citations
         with _rendered_lock:
             for k, rendered in fresh.items():
                 if loaded[k[0]].content_version == keys[k][2]:  # unchanged since the read
