@@ -20,8 +20,8 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
-from annotation.models.quality import released
-from annotation.rendering import RenderedReport, recent_reports, render_reports
+from annotation.models.quality import may_hold_back, released
+from annotation.rendering import RenderedReport, page_reports, recent_reports, render_reports
 
 
 @dataclass
@@ -41,6 +41,11 @@ class TaskPage:
     #: An autosave's page: its reports may be the ones this process rendered for a save of
     #: the last minute (``annotation.rendering.recent_reports``).
     recent_reports: bool = False
+    #: Each of the question's reports' public id and content version, as read by this
+    #: request (``ensure_report_order``). Set for the task page (``load_page(...,
+    #: reuse_renderings=True)``): its reports may then be the renderings this process kept
+    #: for the same content (``annotation.rendering.page_reports``).
+    report_versions: dict[int, tuple[str, int]] | None = None
 
     @property
     def study(self):
@@ -56,6 +61,8 @@ class TaskPage:
 
     @cached_property
     def reports(self) -> list[RenderedReport]:
+        if self.report_versions is not None:
+            return page_reports(self.assignment.report_order, self.report_versions)
         if self.recent_reports:
             return recent_reports(self.assignment.report_order)
         return render_reports(self.assignment.report_order)
@@ -111,16 +118,20 @@ def with_review_state(assignments: QuerySet) -> QuerySet:
     )
 
 
-def load_page(user, assignment_id: int, enabled_tasks, *, display: bool = True) -> TaskPage:
+def load_page(
+    user, assignment_id: int, enabled_tasks, *, display: bool = True, reuse_renderings=False
+) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise.
 
     ``display=False`` (an autosave, which answers with the save status only) leaves out what
     only the page shows (skipped, revision notice, guidelines link): three subqueries fewer
     in the most frequent request of all (issue 29), and lets the save's checks reuse the
-    reports this process rendered within the last minute (``recent_reports``)."""
+    reports this process rendered within the last minute (``recent_reports``).
+    ``reuse_renderings`` (the task page) lets it show the renderings this process kept for
+    the reports' current content (``page_reports``): no query for them."""
     annotator = annotator_of(user)
     try:
-        assignments = released(Assignment.objects.select_related("study", "question")).exclude(
+        assignments = Assignment.objects.select_related("study", "question").exclude(
             status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
         )
         if display:
@@ -128,6 +139,12 @@ def load_page(user, assignment_id: int, enabled_tasks, *, display: bool = True) 
                 has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
             )
         assignment = assignments.get(pk=assignment_id, annotator=annotator)
+        # held back by a qualification round: asked only where the study has one
+        if (
+            may_hold_back(assignment.study)
+            and not released(Assignment.objects.filter(pk=assignment.pk)).exists()
+        ):
+            raise Assignment.DoesNotExist
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
     if (
@@ -135,43 +152,53 @@ def load_page(user, assignment_id: int, enabled_tasks, *, display: bool = True) 
         or assignment.task not in enabled_tasks
     ):
         raise Http404("This task is not available")
-    ensure_report_order(assignment)
-    return TaskPage(assignment=assignment, annotator=annotator, recent_reports=not display)
+    versions = ensure_report_order(assignment)
+    return TaskPage(
+        assignment=assignment,
+        annotator=annotator,
+        recent_reports=not display,
+        report_versions=versions if reuse_renderings else None,
+    )
 
 
-def ensure_report_order(assignment: Assignment) -> None:
+def ensure_report_order(assignment: Assignment) -> dict[int, tuple[str, int]] | None:
     """Draw the report order once (randomized) and keep it: stable across reloads. An
     assignment without a question (question authoring) has no reports: no query. A stored
     order is kept as it is (a released annotation may point at a textless report); a drawn
-    one leaves out the empty reports."""
+    one leaves out the empty reports.
+
+    Returns the question's reports' public ids and content versions (read in the same
+    query): what ``page_reports`` keys its kept renderings by."""
     if assignment.question_id is None:
-        return
+        return None
     reports = Report.objects.filter(question_id=assignment.question_id)
-    valid = set(reports.values_list("pk", flat=True))
+    versions = {
+        pk: (public_id, version)
+        for pk, public_id, version in reports.values_list("pk", "public_id", "content_version")
+    }
+    valid = set(versions)
     order = [pk for pk in assignment.report_order or [] if pk in valid]
     if not order and valid:  # drawn now: never an empty report (issue 25)
         order = Assignment.shuffled(sorted(reports.readable().values_list("pk", flat=True)))
     if order != assignment.report_order:
         assignment.report_order = order
         assignment.save(update_fields=["report_order"])
+    return versions
 
 
 def progress_of(assignment: Assignment) -> Progress:
     before = Q(position__lt=assignment.position) | Q(
         position=assignment.position, pk__lt=assignment.pk
     )
-    agg = (
-        released(
-            Assignment.objects.filter(
-                annotator_id=assignment.annotator_id, study_id=assignment.study_id
-            )
-        )
-        .exclude(status=Assignment.Status.WITHDRAWN)
-        .aggregate(
-            total=Count("pk"),
-            before=Count("pk", filter=before),
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-        )
+    mine = Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, study_id=assignment.study_id
+    )
+    if may_hold_back(assignment.study):
+        mine = released(mine)
+    agg = mine.exclude(status=Assignment.Status.WITHDRAWN).aggregate(
+        total=Count("pk"),
+        before=Count("pk", filter=before),
+        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
     )
     return Progress(index=agg["before"] + 1, total=agg["total"], submitted=agg["submitted"])
 

@@ -163,6 +163,14 @@ def released(assignments):
     return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
 
 
+def may_hold_back(study) -> bool:
+    """Whether :func:`released` can hide anything of ``study``: only if its config asks
+    for qualification. A page that knows its study skips the filter otherwise (issue 29:
+    its three subqueries were compiled on every task page, twice). Truthy, not ``is
+    True``: where unsure, the filter decides."""
+    return bool((study.config or {}).get("qualification_required"))
+
+
 def is_qualification_item(assignment) -> bool:
     """Whether ``assignment`` is one of its study's qualification items (its task and
     question carry a qualification ``GoldItem``)."""

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0017_protocols_skip_without_reason'),
+        ('annotation', '0018_report_content_version'),
     ]
 
     operations = [
