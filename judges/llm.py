@@ -31,6 +31,11 @@ top of it:
   copying, URL and header rebuilding and response typing were half of a call's CPU
   (issue 29). Azure endpoints go through the SDK (its deployment routing).
 
+* **The SDK is imported when a client is made**, not with this module: the judge forms,
+  serializers and run pages of every web worker import this module (for
+  :class:`LLMConfig` and the endpoint rule), and the SDK with its typed models is ~40 MB
+  of a process that never calls an endpoint (issue 29: a worker's memory).
+
 Whether the *content* of an answer is usable is the caller's business (see
 :mod:`judges.prompts`). Configuration comes from settings ``LLM_BASE_URL`` /
 ``LLM_API_KEY``, overridden per judge by ``Judge.parameters`` (see :class:`LLMConfig`).
@@ -47,10 +52,13 @@ import ssl
 import time
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
-import openai
+
+if TYPE_CHECKING:
+    import openai
 
 from annotation.outbound import why_not_public
 
@@ -351,6 +359,8 @@ def _ssl_context() -> ssl.SSLContext:
 def make_sdk_client(config: LLMConfig, http_client=None) -> openai.OpenAI:
     """The SDK client of an endpoint: ``AzureOpenAI`` when it has an api-version;
     ``http_client`` (the SDK's ``DefaultHttpxClient``) is made when not given."""
+    import openai  # here, not at the top: see the module's docstring
+
     base, query = config.endpoint
     version = config.azure_version
     query.pop("api-version", None)
@@ -387,6 +397,8 @@ class ChatClient:
         self.config = config
         self._sleep = sleep
         self._rng = rng or random.Random()
+        import openai  # here, not at the top: see the module's docstring
+
         self.http = openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout)
         self.sdk = make_sdk_client(config, self.http)
         self._route = None if config.azure_version else _route(self.sdk)
@@ -440,6 +452,8 @@ class ChatClient:
         Azure deployments, timeouts and error types), the body sent as built and the answer
         read as plain JSON: typing the request and the response with the SDK's models cost
         about a third of a judge run's CPU against a fast endpoint (issue 18)."""
+        import openai  # already imported by the client's constructor
+
         try:
             data = self.sdk.post("/chat/completions", body=body, cast_to=dict)
         except openai.APITimeoutError as exc:
