@@ -137,7 +137,10 @@ class Question(models.Model):
         PENDING = "pending", "Pending review"
         REJECTED = "rejected", "Rejected"
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questions")
+    #: No index of its own: the unique (study, external_id) leads with it (issue 29).
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="questions", db_index=False
+    )
     external_id = models.CharField(max_length=200, help_text="Natural key within the study")
     text = models.TextField()
     field = models.CharField(max_length=200, blank=True)
@@ -242,7 +245,10 @@ class ReportQuerySet(models.QuerySet):
 class Report(models.Model):
     """A system's answer to a question, structured for uniform rendering."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    #: No index of its own: the unique (question, system) leads with it (issue 29).
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="reports", db_index=False
+    )
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="reports")
     public_id = models.CharField(max_length=20, default=public_token, unique=True)
     source_format = models.CharField(max_length=30, blank=True)
