@@ -527,8 +527,7 @@ class Concord:
         from load import TaskForm, plan_answers, version_in
 
         html = self.pages[pk]
-        form = TaskForm()
-        form.feed(html)
+        form = TaskForm.read(html)
         kept = [
             (k, v) for k, v in form.hidden.items() if k not in ("csrfmiddlewaretoken", "version")
         ]
