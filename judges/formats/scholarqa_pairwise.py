@@ -574,14 +574,16 @@ def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> No
         return
     qids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
     sids = dict(System.objects.filter(study=study).values_list("name", "id"))
-    for (k, s, metric), (v, n, field_name) in sorted(flat(judge_vals), key=lambda i: i[1][1]):
-        old = stored.get(((qids.get(k), sids.get(s)), metric))
-        if old is not None and abs(old - v) > TOLERANCE:
-            problems.add(
-                n,
-                field_name,
-                f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}",
-            )
+    found = []  # (record, field, message): sorted by record, not the 720,000 values checked
+    for (k, s), row in judge_vals.items():
+        qs = (qids.get(k), sids.get(s))
+        for metric, (v, n, field_name) in row.items():
+            old = stored.get((qs, metric))
+            if old is not None and abs(old - v) > TOLERANCE:
+                message = f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}"
+                found.append((n, field_name, message))
+    for n, field_name, message in sorted(found, key=lambda p: p[0]):
+        problems.add(n, field_name, message)
 
 
 def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
