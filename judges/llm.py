@@ -31,6 +31,11 @@ top of it:
   copying, URL and header rebuilding and response typing were half of a call's CPU
   (issue 29). Azure endpoints go through the SDK (its deployment routing).
 
+* **The SDK is imported when a client is made**, not with this module: the judge forms,
+  serializers and run pages of every web worker import this module (for
+  :class:`LLMConfig` and the endpoint rule), and the SDK with its typed models is ~40 MB
+  of a process that never calls an endpoint (issue 29: a worker's memory).
+
 Whether the *content* of an answer is usable is the caller's business (see
 :mod:`judges.prompts`). Configuration comes from settings ``LLM_BASE_URL`` /
 ``LLM_API_KEY``, overridden per judge by ``Judge.parameters`` (see :class:`LLMConfig`).
@@ -47,10 +52,13 @@ import ssl
 import time
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
-import openai
+
+if TYPE_CHECKING:
+    import openai
 
 from annotation.outbound import AddressRefused, public_transport, why_not_public
 
@@ -359,6 +367,7 @@ def judge_http_client(config: LLMConfig) -> httpx2.Client:
     connection (DNS rebinding) would reach the server's own network. The transport
     (:func:`annotation.outbound.public_transport`) connects only to the public address it
     checked, redirects included; a refusal is :class:`PermanentError`, not retried."""
+    import openai  # here, not at the top: see the module's docstring
     from django.conf import settings
 
     if getattr(settings, "CONCORD_JUDGE_ALLOW_PRIVATE", False):
@@ -374,6 +383,8 @@ def judge_http_client(config: LLMConfig) -> httpx2.Client:
 def make_sdk_client(config: LLMConfig, http_client=None) -> openai.OpenAI:
     """The SDK client of an endpoint: ``AzureOpenAI`` when it has an api-version;
     ``http_client`` (:func:`judge_http_client`) is made when not given."""
+    import openai  # here, not at the top: see the module's docstring
+
     base, query = config.endpoint
     version = config.azure_version
     query.pop("api-version", None)
@@ -463,6 +474,8 @@ class ChatClient:
         Azure deployments, timeouts and error types), the body sent as built and the answer
         read as plain JSON: typing the request and the response with the SDK's models cost
         about a third of a judge run's CPU against a fast endpoint (issue 18)."""
+        import openai  # already imported by the client's constructor
+
         try:
             data = self.sdk.post("/chat/completions", body=body, cast_to=dict)
         except openai.APITimeoutError as exc:

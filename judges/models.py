@@ -30,9 +30,15 @@ class Judge(models.Model):
 
 
 class JudgeScore(models.Model):
-    """A judge's score of one report on one metric, with its rationale when given."""
+    """A judge's score of one report on one metric, with its rationale when given.
 
-    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="scores")
+    ``judge`` has no index of its own: the unique (judge, report, metric) leads with it and
+    serves every query by judge and the judge's deletion (issue 29: 720,000 rows arrive in
+    the scale import, and each index is written per row)."""
+
+    judge = models.ForeignKey(
+        Judge, on_delete=models.CASCADE, related_name="scores", db_index=False
+    )
     report = models.ForeignKey("annotation.Report", on_delete=models.CASCADE, related_name="+")
     metric = models.CharField(max_length=40)
     value = models.FloatField()

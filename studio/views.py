@@ -26,7 +26,6 @@ from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
-    budget,
     planning,
     progress,
     question_fields,
@@ -308,6 +307,10 @@ def study_plan(request, study_id: int):
                     )
                     return redirect("studies:progress", study_id=study.pk)
                 result = planning.preview(study, spec)
+                # here, not at the top: the estimate's statistics load numpy, which the
+                # other study pages (and the workers serving them) do not need
+                from studio.studyadmin import budget
+
                 cost = budget.estimate(
                     study, spec.task, result.plan.assignments, spec.overlap,
                     form.cleaned_data.get("hourly_rate"),

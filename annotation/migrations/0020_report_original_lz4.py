@@ -34,6 +34,6 @@ def set_compression(method: str):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotation", "0019_structure_fk_indexes_covered")]
+    dependencies = [("annotation", "0019_fewer_foreign_key_indexes")]
 
     operations = [migrations.RunPython(set_compression("lz4"), set_compression("pglz"))]

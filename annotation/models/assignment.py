@@ -32,8 +32,10 @@ class Assignment(models.Model):
         #: out of their queue; the work continues in a new assignment of someone else.
         WITHDRAWN = "withdrawn", "Withdrawn"
 
+    #: No index of its own: the unique (study, annotator, question, task, setting) leads
+    #: with it (issue 29: fewer indexes written per row of a large import).
     study = models.ForeignKey(
-        "annotation.Study", on_delete=models.CASCADE, related_name="assignments"
+        "annotation.Study", on_delete=models.CASCADE, related_name="assignments", db_index=False
     )
     annotator = models.ForeignKey(
         "annotation.Annotator", on_delete=models.PROTECT, related_name="assignments"

@@ -137,7 +137,10 @@ class Question(models.Model):
         PENDING = "pending", "Pending review"
         REJECTED = "rejected", "Rejected"
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questions")
+    #: No index of its own: the unique (study, external_id) leads with it (issue 29).
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="questions", db_index=False
+    )
     external_id = models.CharField(max_length=200, help_text="Natural key within the study")
     text = models.TextField()
     field = models.CharField(max_length=200, blank=True)

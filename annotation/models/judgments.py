@@ -27,8 +27,15 @@ class JudgmentBase(models.Model):
 
 
 class MedalRanking(JudgmentBase):
-    """Gold / silver / bronze over 2–3 reports, two-way ties allowed (003 §4.1)."""
+    """Gold / silver / bronze over 2–3 reports, two-way ties allowed (003 §4.1).
 
+    ``study`` has no index of its own (``db_index=False``, the base's field otherwise): the
+    unique (study, annotator, question, setting) leads with it (issue 29: fewer indexes
+    written per row of a large import)."""
+
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     reasoning = models.TextField(blank=True)
 
     class Meta:
@@ -52,7 +59,10 @@ class Medal(models.Model):
     SCORE = {"gold": 1.0, "silver": 0.5, "bronze": 0.0}
     FROM_SCORE = {1.0: "gold", 0.5: "silver", 0.0: "bronze"}
 
-    ranking = models.ForeignKey(MedalRanking, on_delete=models.CASCADE, related_name="medals")
+    #: No index of its own: the unique (ranking, report) leads with it (issue 29).
+    ranking = models.ForeignKey(
+        MedalRanking, on_delete=models.CASCADE, related_name="medals", db_index=False
+    )
     report = models.ForeignKey("annotation.Report", on_delete=models.PROTECT, related_name="+")
     medal = models.CharField(max_length=10, choices=Value.choices)
 

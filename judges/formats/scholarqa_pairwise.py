@@ -110,8 +110,14 @@ class PairwiseFile:
     """A checked pairwise file, before anything is written (no database access).
 
     ``questions``: question key -> {text, intent, systems (in order of appearance), record};
-    ``medal`` / ``human`` / ``judge``: (key, system[, metric]) -> (value, record, field);
+    ``medal``: (key, system) -> (value, record, field);
+    ``human`` / ``judge``: (key, system) -> {metric: (value, record, field)}, one dict per
+    report (:func:`flat` lists them per metric);
     ``pairs``: (key, system a, system b, record) in file order.
+
+    Why one dict per report rather than one entry per (report, metric): the scale file has
+    720,000 judge scores but 120,000 reports; a record looks its two reports up once instead
+    of once per metric, and 600,000 fewer tuple keys are built and hashed (issue 29).
     """
 
     records: list
@@ -300,22 +306,43 @@ class _RecordReader:
 
     def _store_values(self, n: int, key: str, models, values: dict[str, list]) -> None:
         targets, (a, b) = self.targets, models
+        rows = {}  # id(store) -> the two reports' dicts in it, looked up once per record
         for field_name, (va, vb) in values.items():  # two values each (checked)
             store, metric = targets[field_name]
-            for m, v in ((a, va), (b, vb)):
+            pair = rows.get(id(store))
+            if pair is None:
+                pair = rows[id(store)] = (_row(store, key, a), _row(store, key, b))
+            for m, row, v in ((a, pair[0], va), (b, pair[1], vb)):
                 if v is None:
                     continue
-                value_key = (key, m, metric)
-                prev = store.get(value_key)  # _agree, inlined for the common first sight
+                prev = row.get(metric)  # _agree, inlined for the common first sight
                 if prev is None:
-                    store[value_key] = (v, n, field_name)
+                    row[metric] = (v, n, field_name)
                 elif prev[0] != v and abs(prev[0] - v) > TOLERANCE:
-                    _agree(self.problems, n, field_name, store, value_key, v, m)
+                    _agree(self.problems, n, field_name, row, metric, v, m)
+
+
+def _row(store: dict, key: str, system: str) -> dict:
+    """The report's dict of ``store`` (made when new)."""
+    row = store.get((key, system))
+    if row is None:
+        row = store[(key, system)] = {}
+    return row
+
+
+def flat(store: dict):
+    """((key, system, metric), (value, record, field)) of each value of a per-report store
+    (:class:`PairwiseFile` ``human`` / ``judge``)."""
+    for (key, system), row in store.items():
+        for metric, value in row.items():
+            yield (key, system, metric), value
 
 
 def read_pairwise(src: Source, *, setting: str, consensus: bool) -> PairwiseFile:
     """Validate every record; return the file as a :class:`PairwiseFile` (no database)."""
-    records = parse_json_records(src)
+    # Every number of a record is read as a float (scores, medals); a question_word_length
+    # beyond 64 bits, read as a float by orjson, is refused as not an integer.
+    records = parse_json_records(src, numbers_as_floats=True)
     problems = Problems(src.name)
     out = PairwiseFile(records)
     reader = _RecordReader(problems, out, setting=setting, consensus=consensus)
@@ -404,18 +431,21 @@ def import_pairwise(
     rep.count("created" if created else "unchanged", "Annotator")
     qids, sids, reports = _ensure_content(study, file, split, rep)
     questions = file.questions
-    has_human = {k for (k, _, metric) in file.human if not metric.startswith("rank_")}
+    has_human = {
+        k for (k, _), row in file.human.items() if any(not m.startswith("rank_") for m in row)
+    }
     if consensus:
         task = {k: "pairwise" for k in questions}
     else:
         task = {k: "metric_wise" if k in has_human else "medal_ranking" for k in questions}
     assignments = _write_assignments(study, ann, setting, questions, qids, reports, task, rep)
-    human_rows = dict(file.human)
+    human_rows = file.human
     where = _Where(study, ann, setting, qids, reports, assignments)
     if consensus:
         _write_preferences(where, file.pairs, file.medal, rep)
-        for (k, s), (v, n, f) in file.medal.items():
-            human_rows[(k, s, CONSENSUS_METRIC)] = (v, n, f)
+        human_rows = {ks: dict(row) for ks, row in file.human.items()}
+        for ks, value in file.medal.items():
+            human_rows.setdefault(ks, {})[CONSENSUS_METRIC] = value
     else:
         _write_rankings(where, questions, file.medal, rep)
     _write_human_scores(where, human_rows, rep)
@@ -544,14 +574,16 @@ def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> No
         return
     qids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
     sids = dict(System.objects.filter(study=study).values_list("name", "id"))
-    for (k, s, metric), (v, n, field_name) in sorted(judge_vals.items(), key=lambda i: i[1][1]):
-        old = stored.get(((qids.get(k), sids.get(s)), metric))
-        if old is not None and abs(old - v) > TOLERANCE:
-            problems.add(
-                n,
-                field_name,
-                f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}",
-            )
+    found = []  # (record, field, message): sorted by record, not the 720,000 values checked
+    for (k, s), row in judge_vals.items():
+        qs = (qids.get(k), sids.get(s))
+        for metric, (v, n, field_name) in row.items():
+            old = stored.get((qs, metric))
+            if old is not None and abs(old - v) > TOLERANCE:
+                message = f"{s}: {v} contradicts the score {old} already stored for judge {judge!r}"
+                found.append((n, field_name, message))
+    for n, field_name, message in sorted(found, key=lambda p: p[0]):
+        problems.add(n, field_name, message)
 
 
 def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
@@ -690,10 +722,12 @@ def _write_human_scores(w: _Where, human: dict, rep: ImportReport) -> None:
         ).values_list("id", "report_id", "metric", "value")
     }
     wanted, question_of = {}, {}
-    for (k, s, metric), (v, _, _) in human.items():
-        key = (w.reports[(k, s)], metric)
-        wanted[key] = (float(v),)
-        question_of[key] = k
+    for (k, s), row in human.items():
+        report = w.reports[(k, s)]
+        for metric, (v, _, _) in row.items():
+            key = (report, metric)
+            wanted[key] = (float(v),)
+            question_of[key] = k
     # updated_at too: the report cache's fingerprint reads it (an edit in place)
     sync_rows(
         HumanMetricScore, rep, stored=stored, wanted=wanted, fields=["value"],
@@ -712,12 +746,14 @@ def _write_judge_scores(judge, values, qids, sids, reports, stored, rep):
     there, whose values were checked equal before anything was written."""
     if not values:
         return
-    create = []
-    for (k, s, metric), (v, _, _) in values.items():
-        if ((qids[k], sids[s]), metric) in stored:
-            rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
-        else:
-            create.append((judge.pk, reports[(k, s)], metric, float(v), ""))
+    create, judge_id = [], judge.pk
+    for (k, s), row in values.items():
+        qs, report = (qids[k], sids[s]), reports[(k, s)]
+        for metric, (v, _, _) in row.items():
+            if (qs, metric) in stored:
+                rep.count("unchanged", "JudgeScore")  # equal within tolerance: checked before
+            else:
+                create.append((judge_id, report, metric, float(v), ""))
     if create:
         insert_rows(JudgeScore, ["judge", "report", "metric", "value", "rationale"], create)
         rep.count("created", "JudgeScore", len(create))

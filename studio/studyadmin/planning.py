@@ -24,7 +24,7 @@ from annotation import readiness
 from annotation.annotate.registry import SPECS
 from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
 
-from . import StudyAdminError, budget
+from . import StudyAdminError
 
 #: Tasks that show reports (derived from each task type's ``needs``).
 REPORT_TASKS = readiness.REPORT_TASKS
@@ -333,6 +333,10 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
             seed=spec.seed,
         )
     elif spec.strategy == "planner":
+        # Imported here: the planner's statistics load numpy and metaeval's loaders, which
+        # every web worker importing this module (the study pages, the API) would carry.
+        from . import budget
+
         plan = budget.plan(study, items, people, spec)
     else:
         plan = strategies.authored(items, people, seed=spec.seed)
