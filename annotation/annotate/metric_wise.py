@@ -241,6 +241,7 @@ def persist(payload: dict, page: TaskPage) -> None:
     support_credit = study.setting("support_credit")
     coverage_credit = study.setting("coverage_credit")
     ClaimAssessment.objects.filter(assignment=a).delete()
+    scores_rows = []
     for report in page.reports:
         pid = report.public_id
         labels = payload["relevance"].get(pid) or {}
@@ -289,15 +290,19 @@ def persist(payload: dict, page: TaskPage) -> None:
             support_credit=support_credit,
             coverage_credit=coverage_credit,
         )
-        for metric, value in values.items():
-            HumanMetricScore.objects.update_or_create(
-                study=study,
-                annotator=page.annotator,
-                report=report.report,
-                setting=a.setting,
-                metric=metric,
-                defaults={"value": value, "question": a.question, "assignment": a},
-            )
+        scores_rows.extend(
+            HumanMetricScore(report=report.report, metric=metric, value=value, **common)
+            for metric, value in values.items()
+        )
+    # every report's scores in one INSERT … ON CONFLICT: the same rows as an
+    # update_or_create per score (a read, a write, two savepoints each), which was most of
+    # a metric-wise submit's CPU (issue 29); ``created_at`` stays the first one's
+    HumanMetricScore.objects.bulk_create(
+        scores_rows,
+        update_conflicts=True,
+        unique_fields=["study", "annotator", "report", "setting", "metric"],
+        update_fields=["value", "question", "assignment", "updated_at"],
+    )
     persist_ranking(payload, page)
 
 

@@ -20,8 +20,8 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
-from annotation.models.quality import released
-from annotation.rendering import RenderedReport, recent_reports, render_reports
+from annotation.models.quality import is_released, released
+from annotation.rendering import RenderedReport, recent_reports, remember, render_reports
 
 
 @dataclass
@@ -56,9 +56,12 @@ class TaskPage:
 
     @cached_property
     def reports(self) -> list[RenderedReport]:
+        order = self.assignment.report_order
         if self.recent_reports:
-            return recent_reports(self.assignment.report_order)
-        return render_reports(self.assignment.report_order)
+            return recent_reports(order)
+        reports = render_reports(order)
+        remember(order, reports)  # the autosaves that follow this page reuse them
+        return reports
 
     @cached_property
     def by_public_id(self) -> dict[str, RenderedReport]:
@@ -111,32 +114,45 @@ def with_review_state(assignments: QuerySet) -> QuerySet:
     )
 
 
-def load_page(user, assignment_id: int, enabled_tasks, *, display: bool = True) -> TaskPage:
+def load_page(
+    user, assignment_id: int, enabled_tasks, *, display: bool = True, recent: bool | None = None
+) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise.
 
     ``display=False`` (an autosave, which answers with the save status only) leaves out what
     only the page shows (skipped, revision notice, guidelines link): three subqueries fewer
     in the most frequent request of all (issue 29), and lets the save's checks reuse the
-    reports this process rendered within the last minute (``recent_reports``)."""
-    annotator = annotator_of(user)
+    reports this process rendered within the last minute (``recent_reports``). It also
+    keeps the report order the page drew as it is (no query): a report deleted since is
+    left out when the reports are read, and the next page load drops it from the order.
+    ``recent`` (default: ``not display``) says whether the reports may be the recent ones;
+    a submit, which writes judgment rows, asks for neither the display state nor them."""
+    if not user.is_authenticated:
+        raise Http404("No annotator profile")
     try:
-        assignments = released(Assignment.objects.select_related("study", "question")).exclude(
+        # the annotator comes with the assignment (joined by its user): no query of its own
+        assignments = Assignment.objects.select_related("study", "question", "annotator").exclude(
             status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
         )
         if display:
             assignments = with_review_state(assignments).annotate(
                 has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
             )
-        assignment = assignments.get(pk=assignment_id, annotator=annotator)
-    except Assignment.DoesNotExist:
+        assignment = assignments.get(pk=assignment_id, annotator__user=user)
+    except Assignment.DoesNotExist:  # not theirs, or they are no annotator
         raise Http404("No such assignment") from None
+    annotator = assignment.annotator
+    if not is_released(assignment):  # held back by a qualification round: not shown yet
+        raise Http404("No such assignment")
     if (
         assignment.task not in (assignment.study.tasks or [])
         or assignment.task not in enabled_tasks
     ):
         raise Http404("This task is not available")
-    ensure_report_order(assignment)
-    return TaskPage(assignment=assignment, annotator=annotator, recent_reports=not display)
+    if display or not assignment.report_order:
+        ensure_report_order(assignment)
+    recent = not display if recent is None else recent
+    return TaskPage(assignment=assignment, annotator=annotator, recent_reports=recent)
 
 
 def ensure_report_order(assignment: Assignment) -> None:
@@ -177,21 +193,45 @@ def progress_of(assignment: Assignment) -> Progress:
 
 
 def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
-    """The next open assignment in this annotator's queue (same study first)."""
-    open_ = released(
+    """The next open assignment in this annotator's queue (same study first).
+
+    Read as plain values, once per submit (issue 29): the queue's open assignments without
+    the page's display state (only the skip flag matters here) and without building
+    ``released``'s subqueries unless one of them is in a study that requires qualification
+    (then ``released`` itself decides for those). What comes back carries what the redirect
+    needs (``pk``, ``study_id``, ``question_id``, ``task``, ``position``), not a whole row."""
+    rows = (
         Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
+        .exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
+        .exclude(pk=assignment.pk)
+        .exclude(Exists(Flag.objects.filter(assignment=OuterRef("pk"), skipped=True)))
+        .values_list(
+            "pk",
+            "study_id",
+            "question_id",
+            "task",
+            "position",
+            "study__tasks",
+            "study__config__qualification_required",
+        )
     )
-    open_ = open_.exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
-    open_ = open_.exclude(pk=assignment.pk)
-    open_ = with_review_state(open_).filter(skipped=False)
-    candidates = [a for a in open_.select_related("study") if a.task in (a.study.tasks or [])]
+    candidates = [r for r in rows if r[3] in (r[5] or [])]
+    held = [r[0] for r in candidates if r[6]]  # a falsy value never requires it (is_released)
+    if held:
+        kept = set(released(Assignment.objects.filter(pk__in=held)).values_list("pk", flat=True))
+        candidates = [r for r in candidates if not r[6] or r[0] in kept]
     later = [
-        a
-        for a in candidates
-        if a.study_id == assignment.study_id
-        and (a.position, a.pk) > (assignment.position, assignment.pk)
+        r
+        for r in candidates
+        if r[1] == assignment.study_id and (r[4], r[0]) > (assignment.position, assignment.pk)
     ]
-    return (later or candidates or [None])[0]
+    found = (later or candidates or [None])[0]
+    if found is None:
+        return None
+    pk, study_id, question_id, task, position = found[:5]
+    return Assignment(
+        pk=pk, study_id=study_id, question_id=question_id, task=task, position=position
+    )
 
 
 def open_draft(assignment: Assignment) -> Draft:
