@@ -121,3 +121,24 @@ def test_a_metric_wise_submit_writes_its_scores_in_one_statement(annotator_user,
         LONG_AGO,
         assignment.pk,
     )
+
+
+def _metric_wise_submit_queries(annotator_user, client, n_reports: int) -> list[str]:
+    study = make_study(f"Metric-wise {n_reports}")
+    question = make_question(study, n_reports=n_reports, paragraphs=6)
+    assignment = make_assignment(annotator_user.annotator, question, "metric_wise")
+    client.force_login(annotator_user)
+    by_pk = dict(Report.objects.values_list("pk", "public_id"))
+    pids = [by_pk[pk] for pk in assignment.report_order]
+    with CaptureQueriesContext(connection) as ctx:
+        assert submit(client, assignment, full_form(pids)).status_code == 204
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def test_a_metric_wise_submit_asks_as_many_queries_for_two_reports_as_for_three(
+    annotator_user, client
+):
+    two = _metric_wise_submit_queries(annotator_user, client, 2)
+    three = _metric_wise_submit_queries(annotator_user, client, 3)
+    assert len(two) == len(three)
+    assert sum(q.startswith('INSERT INTO "annotation_paragraphrelevance"') for q in three) == 1
