@@ -34,6 +34,7 @@ from .models import (
     StudyResearcher,
     System,
     Webhook,
+    bump_content_version,
 )
 
 
@@ -168,18 +169,45 @@ class ReportAdmin(admin.ModelAdmin):
     raw_id_fields = ("question", "system")
 
 
+class ReportContentAdmin(admin.ModelAdmin):
+    """An edit of what annotators read of a report (a section, paragraph, citation or
+    anchor) bumps the report's ``content_version``: server processes then render it
+    afresh instead of showing the rendering they keep (issue 29)."""
+
+    @staticmethod
+    def report_ids(queryset) -> list[int]:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        before = list(self.report_ids(type(obj).objects.filter(pk=obj.pk))) if change else []
+        super().save_model(request, obj, form, change)
+        bump_content_version(before + list(self.report_ids(type(obj).objects.filter(pk=obj.pk))))
+
+    def delete_model(self, request, obj):
+        ids = list(self.report_ids(type(obj).objects.filter(pk=obj.pk)))
+        super().delete_model(request, obj)
+        bump_content_version(ids)
+
+    def delete_queryset(self, request, queryset):
+        ids = list(self.report_ids(queryset))
+        super().delete_queryset(request, queryset)
+        bump_content_version(ids)
+
+
 @admin.register(Section)
-class SectionAdmin(admin.ModelAdmin):
+class SectionAdmin(ReportContentAdmin):
     list_display = ("report", "position", "title")
     search_fields = ("title",)
     raw_id_fields = ("report",)
+    report_ids = staticmethod(lambda rows: rows.values_list("report_id", flat=True))
 
 
 @admin.register(Paragraph)
-class ParagraphAdmin(admin.ModelAdmin):
+class ParagraphAdmin(ReportContentAdmin):
     list_display = ("report", "number", "short_text")
     search_fields = ("text",)
     raw_id_fields = ("report", "section")
+    report_ids = staticmethod(lambda rows: rows.values_list("report_id", flat=True))
 
     @admin.display(description="text")
     def short_text(self, obj):
@@ -187,16 +215,18 @@ class ParagraphAdmin(admin.ModelAdmin):
 
 
 @admin.register(Citation)
-class CitationAdmin(admin.ModelAdmin):
+class CitationAdmin(ReportContentAdmin):
     list_display = ("key", "title", "kind", "report")
     search_fields = ("key", "title", "url")
     raw_id_fields = ("report",)
+    report_ids = staticmethod(lambda rows: rows.values_list("report_id", flat=True))
 
 
 @admin.register(CitationAnchor)
-class CitationAnchorAdmin(admin.ModelAdmin):
+class CitationAnchorAdmin(ReportContentAdmin):
     list_display = ("paragraph", "citation", "start", "end")
     raw_id_fields = ("paragraph", "citation")
+    report_ids = staticmethod(lambda rows: rows.values_list("paragraph__report_id", flat=True))
 
 
 @admin.register(Annotator)

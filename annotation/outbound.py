@@ -6,6 +6,11 @@ service, a database's HTTP port). Such addresses are refused unless the deployme
 them (``CONCORD_WEBHOOK_ALLOW_PRIVATE``: a receiver on the same host is legitimate in a lab).
 The name is resolved and every address it resolves to is checked, when the URL is given and
 again before each delivery (a name may resolve elsewhere later).
+
+A check before the call still leaves a gap: the HTTP client resolves the name again when it
+connects, and a name whose owner answers a public address to the check and 127.0.0.1 to the
+connection (DNS rebinding) passes. :func:`public_transport` closes it for the clients that
+use it (judge runs): the address checked is the address connected to (:class:`PublicOnly`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from __future__ import annotations
 import ipaddress
 import socket
 from urllib.parse import urlsplit
+
+import httpcore2
+import httpx2
 
 #: Address properties that make an address one the server must not call, and how to say it.
 _NOT_PUBLIC = (
@@ -35,14 +43,75 @@ def why_not_public(host: str) -> str | None:
     except (socket.gaierror, UnicodeError, ValueError):
         return None
     for text in sorted(found):
-        address = ipaddress.ip_address(text.split("%")[0])
-        address = getattr(address, "ipv4_mapped", None) or address
-        for test, why in _NOT_PUBLIC:
-            if getattr(address, test):
-                return f"{why} ({address})"
-        if not address.is_global:
-            return f"a non-public address ({address})"
+        why = why_address_not_public(text)
+        if why:
+            return why
     return ""
+
+
+def why_address_not_public(text: str) -> str:
+    """Why the address ``text`` (an IP address as ``getaddrinfo`` gives it) is not public,
+    "" when it is; an IPv4-mapped IPv6 address is judged as its IPv4 address."""
+    address = ipaddress.ip_address(text.split("%")[0])
+    address = getattr(address, "ipv4_mapped", None) or address
+    for test, why in _NOT_PUBLIC:
+        if getattr(address, test):
+            return f"{why} ({address})"
+    if not address.is_global:
+        return f"a non-public address ({address})"
+    return ""
+
+
+class AddressRefused(Exception):
+    """A connection not made: the name resolved, when connecting, to an address that is not
+    public. Not an ``httpx2`` error on purpose: a transport error is retried, and this
+    answer will not change by asking again."""
+
+
+class PublicOnly(httpcore2.SyncBackend):
+    """The network backend of :func:`public_transport`: resolves the host once, refuses
+    (:class:`AddressRefused`) when any address it resolves to is not public, and connects to
+    one of the addresses it checked. The connection's TLS still names the host (the pool
+    passes it as the server name), so certificates are verified as before."""
+
+    def __init__(self, allow_setting: str):
+        self.allow_setting = allow_setting
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as exc:
+            raise httpcore2.ConnectError(f"{host!r} does not resolve ({exc})") from exc
+        addresses = list(dict.fromkeys(info[4][0] for info in infos))
+        for address in addresses:
+            why = why_address_not_public(address)
+            if why:
+                raise AddressRefused(
+                    f"{host!r} resolved, when connecting, to {why}: refused (set "
+                    f"{self.allow_setting}=1 to allow private addresses)"
+                )
+        error: Exception | None = None
+        for address in addresses:
+            try:
+                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore2.ConnectError as exc:  # the next address, as create_connection does
+                error = exc
+        raise error or httpcore2.ConnectError(f"{host!r} has no address")
+
+
+def public_transport(*, verify, limits: httpx2.Limits, allow_setting: str) -> httpx2.HTTPTransport:
+    """An ``httpx2`` transport that connects only to public addresses, checked at connect
+    time (:class:`PublicOnly`); ``allow_setting`` is named in its refusal. A client given a
+    transport does not read proxies from the environment (``HTTPS_PROXY``): behind a proxy,
+    the address connected to would be the proxy's."""
+    transport = httpx2.HTTPTransport(verify=verify, limits=limits)
+    # HTTPTransport takes no network backend; the httpcore2 pool it made does. A pool
+    # without the attribute (another httpx2) must not connect unchecked: refuse loudly.
+    pool = getattr(transport, "_pool", None)
+    if not hasattr(pool, "_network_backend"):
+        raise RuntimeError("httpx2's transport has no connection pool to check addresses in")
+    pool._network_backend = PublicOnly(allow_setting)
+    return transport
 
 
 def address_problem(url: str, *, allow_private: bool) -> str | None:

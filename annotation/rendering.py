@@ -19,6 +19,7 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from string import ascii_uppercase
+from typing import NamedTuple
 
 import latex2mathml.converter
 import markdown
@@ -467,15 +468,26 @@ def table_html(table, citations: dict[int, Citation] | None = None, prefix: str 
     return format_html('<ul class="report-table">{}</ul>', mark_safe("".join(items)))  # noqa: S308
 
 
+class Anchor(NamedTuple):
+    """A citation anchor as rendering reads it (a row, not a model instance)."""
+
+    start: int
+    end: int
+    citation_id: int
+
+
 def load_reports(report_ids: list[int]) -> list[Report]:
     """Reports with everything rendering needs, in the given order: five queries in all.
 
     Every task page, autosave and submit loads its reports (the forms' checks need their
     paragraphs and citations), so this is read by hand rather than by nested
     ``prefetch_related`` (issue 29: Django's prefetch machinery — an ``IN`` filter per
-    level, keys read per object — was a quarter of a saturated worker's CPU). The result
-    is the same: ``report.sections.all()``, ``section.paragraphs.all()``,
-    ``paragraph.anchors.all()`` and ``report.citations.all()`` answer without a query.
+    level, keys read per object — was a quarter of a saturated worker's CPU). What was read
+    is left on the instances as plain lists: ``report.loaded_sections``,
+    ``report.loaded_citations``, ``section.loaded_paragraphs`` and
+    ``paragraph.loaded_anchors`` (:class:`Anchor` rows), which :func:`render_report`
+    reads. Not a prefetch cache: building a related queryset per instance for it was a
+    third of this function's CPU (issue 29), and nothing else reads these relations.
     Not read: the released record each report keeps (``original``: tens of KB of JSON for
     real data, decoded on every request for nothing)."""
     reports = {r.pk: r for r in Report.objects.filter(pk__in=report_ids).defer("original")}
@@ -492,35 +504,27 @@ def load_reports(report_ids: list[int]) -> list[Report]:
     for p in Paragraph.objects.filter(report_id__in=ids).order_by("number"):
         p.section, p.report = by_pk[p.section_id], reports[p.report_id]
         paragraphs[p.section_id].append(p)
-    for a in CitationAnchor.objects.filter(paragraph__report_id__in=ids):
-        anchors[a.paragraph_id].append(a)
+    rows = CitationAnchor.objects.filter(paragraph__report_id__in=ids)
+    for paragraph_id, *anchor in rows.values_list("paragraph_id", "start", "end", "citation_id"):
+        anchors[paragraph_id].append(Anchor(*anchor))
     for ps in paragraphs.values():
         for p in ps:
-            _prefetched(p, "anchors", anchors[p.pk])
+            p.loaded_anchors = anchors[p.pk]
     for s in by_pk.values():
-        _prefetched(s, "paragraphs", paragraphs[s.pk])
+        s.loaded_paragraphs = paragraphs[s.pk]
     for pk, r in reports.items():
-        _prefetched(r, "sections", sections[pk])
-        _prefetched(r, "citations", citations[pk])
+        r.loaded_sections, r.loaded_citations = sections[pk], citations[pk]
     return [reports[i] for i in report_ids if i in reports]
-
-
-def _prefetched(instance, name: str, items: list) -> None:
-    """Leave on ``instance`` what ``prefetch_related(name)`` leaves: ``instance.<name>``'s
-    queryset with ``items`` as its result (``.all()`` answers it without a query)."""
-    queryset = getattr(instance, name).get_queryset()
-    queryset._result_cache, queryset._prefetch_done = items, True
-    instance.__dict__.setdefault("_prefetched_objects_cache", {})[name] = queryset
 
 
 def render_report(report: Report, index: int) -> RenderedReport:
     letter = ascii_uppercase[index]
-    citations = {c.pk: c for c in report.citations.all()}
+    citations = {c.pk: c for c in report.loaded_citations}
     sections = []
-    for section in report.sections.all():
+    for section in report.loaded_sections:
         rendered = RenderedSection(title=section.title or "")
-        for p in section.paragraphs.all():
-            html, keys = paragraph_html(p, p.anchors.all(), citations, f"r{letter}-p{p.number}")
+        for p in section.loaded_paragraphs:
+            html, keys = paragraph_html(p, p.loaded_anchors, citations, f"r{letter}-p{p.number}")
             rendered.paragraphs.append(
                 RenderedParagraph(number=p.number, html=html, citation_keys=keys, pk=p.pk)
             )
@@ -603,7 +607,73 @@ def _keep(fresh: dict[tuple[int, int], RenderedReport], now: float) -> None:
             _recent.popitem(last=False)
 
 
-__all__ = ["RenderedReport", "escape", "render_reports", "sanitize_html", "text_to_html"]
+#: Renderings a process keeps for :func:`page_reports` (a report rendered at each of the
+#: places it is shown at: three per report at most with three reports a task); each keeps
+#: its HTML and the report's row, not the rows it was rendered from.
+PAGE_REPORT_LIMIT = 512
+_rendered: OrderedDict[tuple[int, str, int, int], RenderedReport] = OrderedDict()
+_rendered_lock = threading.Lock()
+
+
+def page_reports(
+    report_ids: list[int], versions: dict[int, tuple[str, int]]
+) -> list[RenderedReport]:
+    """``render_reports(report_ids)``, reusing what this process rendered before for the
+    same report at the same place, as long as its content is the same: ``versions`` gives
+    each report's public id and ``content_version`` as read in this request (by
+    ``ensure_report_order``, in the query it makes anyway).
+
+    Why: reading a task's three reports (five queries, hundreds of model instances) and
+    rendering them was about a quarter of a task page's CPU, and the same reports are read
+    again for every save and submit of the task (issue 29). Report content changes only
+    through writers that bump ``content_version`` (the structure writer, ``normalise_reports``,
+    the admin), so a kept rendering is never older than the request's own read. The key
+    holds the place (``Report A``…; the tips' ids depend on it), so per-annotator orders
+    stay as drawn; and the public id, so a database restored over another (ids reused)
+    never meets a rendering of the other's report. Each call gets its own copies (a page
+    sets ``controls`` on them); what they share is never changed after rendering."""
+    keys = {}
+    for i, pk in enumerate(report_ids):
+        if pk not in versions:  # not a report of the question (any more): fresh, as before
+            return render_reports(report_ids)
+        keys[pk, i] = (pk, *versions[pk], i)
+    with _rendered_lock:
+        found = {k: hit for k, key in keys.items() if (hit := _rendered.get(key)) is not None}
+        for k in found:
+            _rendered.move_to_end(keys[k])
+    missing = [pk for pk, i in keys if (pk, i) not in found]
+    if missing:
+        loaded = {r.pk: r for r in load_reports(missing)}
+        if len(loaded) < len(set(missing)):  # a report gone since: as render_reports does
+            return render_reports(report_ids)
+        fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if (pk, i) not in found}
+        for report in loaded.values():  # rendered: the rows read for it need not be kept
+            del report.loaded_sections, report.loaded_citations
+        with _rendered_lock:
+            for k, rendered in fresh.items():
+                if loaded[k[0]].content_version == keys[k][2]:  # unchanged since the read
+                    _rendered[keys[k]] = rendered
+                    _rendered.move_to_end(keys[k])
+            while len(_rendered) > PAGE_REPORT_LIMIT:
+                _rendered.popitem(last=False)
+        found.update(fresh)
+    return [replace(found[k]) for k in keys]
+
+
+def forget_page_reports() -> None:
+    """Drop the renderings this process keeps (tests: a page's queries with none kept)."""
+    with _rendered_lock:
+        _rendered.clear()
+
+
+__all__ = [
+    "RenderedReport",
+    "escape",
+    "page_reports",
+    "render_reports",
+    "sanitize_html",
+    "text_to_html",
+]
 
 
 def report_html(report: RenderedReport, controls=None) -> SafeString:

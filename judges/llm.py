@@ -52,7 +52,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import httpx2
 import openai
 
-from annotation.outbound import why_not_public
+from annotation.outbound import AddressRefused, public_transport, why_not_public
 
 logger = logging.getLogger("concord.judges")
 
@@ -348,14 +348,37 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+def judge_http_client(config: LLMConfig) -> httpx2.Client:
+    """The HTTP client of a judge's calls: the SDK's ``DefaultHttpxClient`` (its limits,
+    redirects followed), whose connections are checked when they are made unless
+    ``CONCORD_JUDGE_ALLOW_PRIVATE`` allows private addresses.
+
+    Why at connect time too: the endpoint's address is checked when the judge is saved and
+    when a run starts (:meth:`LLMConfig.validate`), but the name is resolved again for each
+    connection; a name answering a public address to the check and 127.0.0.1 to the
+    connection (DNS rebinding) would reach the server's own network. The transport
+    (:func:`annotation.outbound.public_transport`) connects only to the public address it
+    checked, redirects included; a refusal is :class:`PermanentError`, not retried."""
+    from django.conf import settings
+
+    if getattr(settings, "CONCORD_JUDGE_ALLOW_PRIVATE", False):
+        return openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout)
+    transport = public_transport(
+        verify=_ssl_context(),
+        limits=openai.DEFAULT_CONNECTION_LIMITS,
+        allow_setting="CONCORD_JUDGE_ALLOW_PRIVATE",
+    )
+    return openai.DefaultHttpxClient(transport=transport, timeout=config.timeout)
+
+
 def make_sdk_client(config: LLMConfig, http_client=None) -> openai.OpenAI:
     """The SDK client of an endpoint: ``AzureOpenAI`` when it has an api-version;
-    ``http_client`` (the SDK's ``DefaultHttpxClient``) is made when not given."""
+    ``http_client`` (:func:`judge_http_client`) is made when not given."""
     base, query = config.endpoint
     version = config.azure_version
     query.pop("api-version", None)
     if http_client is None:
-        http_client = openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout)
+        http_client = judge_http_client(config)
     common = {
         "api_key": config.api_key or "none",  # local servers need no key; the SDK wants one
         "timeout": config.timeout,
@@ -387,7 +410,7 @@ class ChatClient:
         self.config = config
         self._sleep = sleep
         self._rng = rng or random.Random()
-        self.http = openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout)
+        self.http = judge_http_client(config)
         self.sdk = make_sdk_client(config, self.http)
         self._route = None if config.azure_version else _route(self.sdk)
 
@@ -446,6 +469,8 @@ class ChatClient:
             raise _Transient(f"timed out after {self.config.timeout} s") from exc
         except openai.APIConnectionError as exc:
             raise _Transient(f"connection failed: {exc.__cause__ or exc}") from exc
+        except AddressRefused as exc:  # the SDK passes on what is no transport error
+            raise PermanentError(f"endpoint refused: {exc}") from None
         except openai.APIStatusError as exc:
             _refuse_status(exc.status_code, exc.response)
         except (openai.APIResponseValidationError, ValueError) as exc:
@@ -469,6 +494,8 @@ class ChatClient:
             raise _Transient(f"timed out after {self.config.timeout} s") from exc
         except httpx2.TransportError as exc:
             raise _Transient(f"connection failed: {exc}") from exc
+        except AddressRefused as exc:
+            raise PermanentError(f"endpoint refused: {exc}") from None
         if response.status_code >= 400:
             _refuse_status(response.status_code, response)
         try:

@@ -20,8 +20,14 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
-from annotation.models.quality import is_released, released
-from annotation.rendering import RenderedReport, recent_reports, remember, render_reports
+from annotation.models.quality import may_hold_back, released
+from annotation.rendering import (
+    RenderedReport,
+    page_reports,
+    recent_reports,
+    remember,
+    render_reports,
+)
 
 
 @dataclass
@@ -41,6 +47,11 @@ class TaskPage:
     #: An autosave's page: its reports may be the ones this process rendered for a save of
     #: the last minute (``annotation.rendering.recent_reports``).
     recent_reports: bool = False
+    #: Each of the question's reports' public id and content version, as read by this
+    #: request (``ensure_report_order``). Set for the task page (``load_page(...,
+    #: reuse_renderings=True)``): its reports may then be the renderings this process kept
+    #: for the same content (``annotation.rendering.page_reports``).
+    report_versions: dict[int, tuple[str, int]] | None = None
 
     @property
     def study(self):
@@ -57,6 +68,10 @@ class TaskPage:
     @cached_property
     def reports(self) -> list[RenderedReport]:
         order = self.assignment.report_order
+        if self.report_versions is not None:
+            reports = page_reports(order, self.report_versions)
+            remember(order, reports)  # the autosaves that follow this page reuse them
+            return reports
         if self.recent_reports:
             return recent_reports(order)
         reports = render_reports(order)
@@ -115,7 +130,13 @@ def with_review_state(assignments: QuerySet) -> QuerySet:
 
 
 def load_page(
-    user, assignment_id: int, enabled_tasks, *, display: bool = True, recent: bool | None = None
+    user,
+    assignment_id: int,
+    enabled_tasks,
+    *,
+    display: bool = True,
+    recent: bool | None = None,
+    reuse_renderings=False,
 ) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise.
 
@@ -126,7 +147,9 @@ def load_page(
     keeps the report order the page drew as it is (no query): a report deleted since is
     left out when the reports are read, and the next page load drops it from the order.
     ``recent`` (default: ``not display``) says whether the reports may be the recent ones;
-    a submit, which writes judgment rows, asks for neither the display state nor them."""
+    a submit, which writes judgment rows, asks for neither the display state nor them.
+    ``reuse_renderings`` (the task page) lets it show the renderings this process kept for
+    the reports' current content (``page_reports``): no query for them."""
     if not user.is_authenticated:
         raise Http404("No annotator profile")
     try:
@@ -139,55 +162,69 @@ def load_page(
                 has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
             )
         assignment = assignments.get(pk=assignment_id, annotator__user=user)
-    except Assignment.DoesNotExist:  # not theirs, or they are no annotator
+        # held back by a qualification round: asked only where the study has one
+        if (
+            may_hold_back(assignment.study)
+            and not released(Assignment.objects.filter(pk=assignment.pk)).exists()
+        ):
+            raise Assignment.DoesNotExist
+    except Assignment.DoesNotExist:  # not theirs, held back, or they are no annotator
         raise Http404("No such assignment") from None
     annotator = assignment.annotator
-    if not is_released(assignment):  # held back by a qualification round: not shown yet
-        raise Http404("No such assignment")
     if (
         assignment.task not in (assignment.study.tasks or [])
         or assignment.task not in enabled_tasks
     ):
         raise Http404("This task is not available")
-    if display or not assignment.report_order:
-        ensure_report_order(assignment)
-    recent = not display if recent is None else recent
-    return TaskPage(assignment=assignment, annotator=annotator, recent_reports=recent)
+    versions = None
+    if display or reuse_renderings or not assignment.report_order:
+        versions = ensure_report_order(assignment)
+    return TaskPage(
+        assignment=assignment,
+        annotator=annotator,
+        recent_reports=not display if recent is None else recent,
+        report_versions=versions if reuse_renderings else None,
+    )
 
 
-def ensure_report_order(assignment: Assignment) -> None:
+def ensure_report_order(assignment: Assignment) -> dict[int, tuple[str, int]] | None:
     """Draw the report order once (randomized) and keep it: stable across reloads. An
     assignment without a question (question authoring) has no reports: no query. A stored
     order is kept as it is (a released annotation may point at a textless report); a drawn
-    one leaves out the empty reports."""
+    one leaves out the empty reports.
+
+    Returns the question's reports' public ids and content versions (read in the same
+    query): what ``page_reports`` keys its kept renderings by."""
     if assignment.question_id is None:
-        return
+        return None
     reports = Report.objects.filter(question_id=assignment.question_id)
-    valid = set(reports.values_list("pk", flat=True))
+    versions = {
+        pk: (public_id, version)
+        for pk, public_id, version in reports.values_list("pk", "public_id", "content_version")
+    }
+    valid = set(versions)
     order = [pk for pk in assignment.report_order or [] if pk in valid]
     if not order and valid:  # drawn now: never an empty report (issue 25)
         order = Assignment.shuffled(sorted(reports.readable().values_list("pk", flat=True)))
     if order != assignment.report_order:
         assignment.report_order = order
         assignment.save(update_fields=["report_order"])
+    return versions
 
 
 def progress_of(assignment: Assignment) -> Progress:
     before = Q(position__lt=assignment.position) | Q(
         position=assignment.position, pk__lt=assignment.pk
     )
-    agg = (
-        released(
-            Assignment.objects.filter(
-                annotator_id=assignment.annotator_id, study_id=assignment.study_id
-            )
-        )
-        .exclude(status=Assignment.Status.WITHDRAWN)
-        .aggregate(
-            total=Count("pk"),
-            before=Count("pk", filter=before),
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-        )
+    mine = Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, study_id=assignment.study_id
+    )
+    if may_hold_back(assignment.study):
+        mine = released(mine)
+    agg = mine.exclude(status=Assignment.Status.WITHDRAWN).aggregate(
+        total=Count("pk"),
+        before=Count("pk", filter=before),
+        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
     )
     return Progress(index=agg["before"] + 1, total=agg["total"], submitted=agg["submitted"])
 
@@ -216,7 +253,7 @@ def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
         )
     )
     candidates = [r for r in rows if r[3] in (r[5] or [])]
-    held = [r[0] for r in candidates if r[6]]  # a falsy value never requires it (is_released)
+    held = [r[0] for r in candidates if r[6]]  # where unsure, released decides (may_hold_back)
     if held:
         kept = set(released(Assignment.objects.filter(pk__in=held)).values_list("pk", flat=True))
         candidates = [r for r in candidates if not r[6] or r[0] in kept]

@@ -12,6 +12,23 @@ Reference styles are *families*, not systems, read wherever a report puts them:
   heading (``## References``, ``## 5 References``, ``### Sources``) or a references line
   (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines with no heading.
 
+Headings: an ATX heading (``## Title``) opens a section, and so does a *bold line*: a
+paragraph that is one line of bold text only (``**Title**``, ``__Title__``, optionally with a
+colon, ``**Title:**`` / ``**Title**:``), standing alone between blank lines (or a heading, or
+the text's start or end). Why: several systems (Mita, gpt-4o-search-preview, Doubao) mark
+their sections with bold lines where others write ``##``; read as paragraphs they were
+numbered paragraphs beside the other systems' headings, a fingerprint. A bold line is a
+heading of the level below the current section (one more ``#`` than the last ATX heading,
+``#`` before any), so it is a sub-heading of that section: under ``## References`` it keeps
+the list's scope (as ``### Papers`` does). Its title is its words (no ``**``, no final colon,
+markdown escapes read). A bold line stays a paragraph when it is a sentence (ends in ``.``:
+a bolded summary, Claude's), cites (a marker or link inside: a title carries no citation),
+holds math or more emphasis (``**RSSI = A - 10n * log10(d)**``), is a references title
+(the list's label, below), or sits inside a code fence. A bold line followed by its text on
+the next line (``**Strengths:**`` then a list, with no blank line) is a lead-in, not a
+heading: it stays in its paragraph. ATX titles are read the same way: ``## **Title**``
+is titled "Title" (the asterisks were shown as written).
+
 Only a reference entry leaves the body: a paragraph under a references heading that is not an
 entry stays where it is, with its heading (losing body text is the worst misreading), and a
 heading such as "Source-Aware Training" is body (the heading must be the word alone).
@@ -298,6 +315,75 @@ def link_anchors(
     return out
 
 
+# --- Headings -------------------------------------------------------------------------------
+
+#: A line of bold text only, a colon inside or after it allowed: ``**Title**``, ``__Title:__``,
+#: ``**Title**:``; no more emphasis inside (``**a * b**`` is not one bold span).
+_BOLD_LINE = re.compile(
+    r"^ {0,3}(?:\*\*(?P<a>[^*\n]*[^*\s])\*\*|__(?P<b>[^_\n]*[^_\s])__)\s*[:：]?\s*$"
+)
+#: A fenced code block's fence (no heading is read inside one).
+_FENCE = re.compile(r"^ {0,3}(?:```|~~~)")
+#: Emphasis around a title's words: ``**Title**``, ``__Title__``, ``*Title*``, ``_Title_``.
+_TITLE_EMPHASIS = re.compile(
+    r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"
+)
+
+
+def heading_title(text: str) -> str:
+    """A heading's words as annotators read them: emphasis markers and a final colon gone,
+    markdown escapes read (``## **1\\. Intro:**`` -> "1. Intro"). A section title is shown
+    as plain text, so ``**`` would be shown as written: a fingerprint of the systems that
+    bold their headings."""
+    title = _TITLE_EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text.strip())
+    return _unescape(title).strip().rstrip(":：").strip()
+
+
+def _bold_title(line: str) -> str | None:
+    """The title of a bold line that can be a heading (module doc), else None."""
+    m = _BOLD_LINE.match(line)
+    if m is None:
+        return None
+    words = (m.group("a") or m.group("b")).strip()
+    if words.endswith((".", "。")) or "$" in words or REFERENCES_TITLE.match(line):
+        return None
+    if any(x.group("skip") is None for x in _INLINE.finditer(words)):
+        return None  # a marker or a link: a section title carries no citation
+    return heading_title(words) or None
+
+
+#: What a line that is a fence, a heading or a bold line starts with ("" never starts one).
+_MAY_MATTER = frozenset("#`~ *_")
+
+
+def bold_headings(lines: list[str]) -> list[str]:
+    """``lines`` with every bold line standing alone (module doc) written as the ATX heading
+    it is read as: one level below the last ATX heading (``#`` before any), at most six."""
+    out, depth, fenced = list(lines), 0, False
+    for i, line in enumerate(lines):
+        if line[:1] not in _MAY_MATTER:  # most lines: words, list items, table rows
+            continue
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = _HEADING.match(line)
+        if fenced or heading:
+            depth = len(heading.group(1)) if heading and not fenced else depth
+            continue
+        if "**" not in line and "__" not in line:
+            continue
+        before = lines[i - 1] if i else ""
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if (before.strip() and not _HEADING.match(before)) or (
+            after.strip() and not _HEADING.match(after)
+        ):
+            continue  # a lead-in of the lines around it
+        title = _bold_title(line)
+        if title:
+            out[i] = f"{'#' * min(depth + 1, 6)} {title}"
+    return out
+
+
 # --- The reader -----------------------------------------------------------------------------
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -311,12 +397,12 @@ def read_markdown(text: str) -> ParsedReport:
     its url and titled by its words; an author-year marker is a bare source keyed verbatim.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    body, sources = _split_references(lines)
+    body, sources = _split_references(bold_headings(lines))
     blocks: list[tuple[str, list[str]]] = [("", [])]
     for line in body:
         m = _HEADING.match(line)
         if m:
-            blocks.append((m.group(2).strip(), []))
+            blocks.append((heading_title(m.group(2)), []))
         else:
             blocks[-1][1].append(line)
     sections = []

@@ -20,6 +20,7 @@ from annotation.models import (
     Report,
     Section,
     System,
+    bump_content_version,
 )
 from annotation.units import JudgedUnitRemoved, check_paragraphs_kept
 
@@ -352,6 +353,8 @@ def write_structures(
         [{"paragraph": paragraph_ids[(rid, number)], "citation": citation_ids[(rid, key)],
           "start": start, "end": end} for rid, number, start, end, key in anchors],
     )  # fmt: skip
+    # a report that existed before (empty or not) now reads differently (new ones start at 0)
+    bump_content_version(pk for pk in written if pk not in new_ids)
     for bucket, table, n in (
         ("created", "Section", n_new_sections),
         ("updated", "Section", len(kept_sections)),

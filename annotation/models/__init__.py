@@ -10,6 +10,7 @@ from .content import (
     Section,
     Study,
     System,
+    bump_content_version,
 )
 from .judgments import (
     ExpertAgreedRecord,
@@ -35,6 +36,7 @@ __all__ = [
     "Paragraph",
     "Question",
     "Report",
+    "bump_content_version",
     "Rubric",
     "RubricItem",
     "Section",

@@ -249,6 +249,11 @@ class Report(models.Model):
     #: The report as the system wrote it, before normalisation (annotation.normalise):
     #: researchers only; annotators read the normalised sections.
     original = models.JSONField(default=dict, blank=True)
+    #: Bumped whenever what an annotator reads of the report (its sections, paragraphs,
+    #: citations, anchors) is written again (:func:`bump_content_version`): the task page
+    #: reuses a rendering only for the same id, public id and version (issue 29,
+    #: ``annotation.rendering.page_reports``).
+    content_version = models.PositiveIntegerField(default=0, editable=False)
 
     objects = ReportQuerySet.as_manager()
 
@@ -259,6 +264,18 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"report {self.public_id}"
+
+
+def bump_content_version(report_ids) -> None:
+    """Mark these reports' readable content as changed: a rendering kept by a server
+    process for an earlier version is not shown again. Every writer of sections,
+    paragraphs, citations or anchors of an existing report calls it (the structure writer,
+    ``normalise_reports``, the admin). In chunks: an import may rewrite many reports."""
+    ids = sorted(set(report_ids))
+    for i in range(0, len(ids), 2000):
+        Report.objects.filter(pk__in=ids[i : i + 2000]).update(
+            content_version=models.F("content_version") + 1
+        )
 
 
 class Section(models.Model):

@@ -163,17 +163,12 @@ def released(assignments):
     return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
 
 
-def is_released(assignment) -> bool:
-    """Whether :func:`released` keeps ``assignment`` (its ``study`` loaded). A study that
-    does not require qualification keeps every assignment: no query, and no subquery to
-    build and compile on every task page, autosave and submit (issue 29: building the
-    three subqueries of ``released`` cost more CPU than running the query). Otherwise
-    ``released`` itself answers, for this one row: one rule, not two."""
-    if not (assignment.study.config or {}).get("qualification_required"):
-        return True  # a falsy value never matches ``config__qualification_required=True``
-    from .assignment import Assignment
-
-    return released(Assignment.objects.filter(pk=assignment.pk)).exists()
+def may_hold_back(study) -> bool:
+    """Whether :func:`released` can hide anything of ``study``: only if its config asks
+    for qualification. A page that knows its study skips the filter otherwise (issue 29:
+    its three subqueries were compiled on every task page, twice). Truthy, not ``is
+    True``: where unsure, the filter decides."""
+    return bool((study.config or {}).get("qualification_required"))
 
 
 def is_qualification_item(assignment) -> bool:

@@ -101,7 +101,7 @@ def queue(request):
 @login_required
 @require_GET
 def task_page(request, pk: int):
-    page = load_page(request.user, pk, SPECS)
+    page = load_page(request.user, pk, SPECS, reuse_renderings=True)
     draft = drafts.touch(page)
     spec = SPECS[page.assignment.task]
     payload = draft.payload or spec.initial(page)

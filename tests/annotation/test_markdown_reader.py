@@ -182,3 +182,67 @@ def test_a_references_heading_keeps_its_sub_headings_lists():
     paragraphs, sources = read(text)
     assert paragraphs == ["Claim [1] and [2].", "- Notes [3] on it"]  # the next section's list
     assert [sources[k][1] for k in ("1", "2")] == ["https://a.example/1", "https://a.example/2"]
+
+
+# --- Bold lines as headings (a fingerprint of Mita, gpt-4o-search-preview, Doubao) -----------
+
+#: A report in Mita's shape: a "##" title, then its sections as bold lines alone.
+MITA_SHAPED = (
+    "## A Report\n\n**1\\. Introduction**\n\nIntro text [1].\n\n"
+    "**2.1. The Multi-Hop Gap:**\n\nGap text [2].\n\n__Methods__:\n\nMethods text.\n\n"
+    "**References**\n\n[1] A https://a.example/1\n[2] B https://b.example/2\n"
+)
+
+
+def test_a_bold_line_alone_is_a_heading_like_a_hash_heading():
+    """Mita's ``**1\\. Introduction**`` reads as its section, titled in plain words (no
+    asterisks, escapes read, no final colon), as ``### 1. Introduction`` does; the
+    paragraphs are the same as under hash headings, and numbered the same way."""
+    hashed = MITA_SHAPED.replace("**1\\. Introduction**", "### 1. Introduction")
+    hashed = hashed.replace("**2.1. The Multi-Hop Gap:**", "### 2.1. The Multi-Hop Gap")
+    hashed = hashed.replace("__Methods__:", "### Methods")
+    assert titles(MITA_SHAPED) == titles(hashed) == [
+        "A Report", "1. Introduction", "2.1. The Multi-Hop Gap", "Methods",
+    ]  # fmt: skip
+    assert read(MITA_SHAPED) == read(hashed)
+    assert read(MITA_SHAPED)[0] == ["Intro text [1].", "Gap text [2].", "Methods text."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Strengths:**\n- fast\n- simple",  # a lead-in of the list under it
+        "Intro line\n**Strengths**",  # the end of a paragraph
+        "**This whole sentence is bold for emphasis.**",  # a sentence
+        "**Key result [1]**",  # it cites: a title carries no citation
+        "**RSSI = A - 10n * log10(d)**",  # more emphasis inside: a formula
+        "**Cost $x^2$ grows**",  # math
+        "**DeepMind** favors **exploration**:",  # two bold spans
+        "```\n\n**not a heading in code**\n\n```",  # inside a code fence
+    ],
+)
+def test_a_bold_line_that_is_no_heading_stays_a_paragraph(text):
+    report = parse_markdown(f"## Section\n\n{text}\n\nAfter.\n\n[1] A https://a.example/1\n")
+    assert [s.title for s in report.sections] == ["Section"]
+
+
+def test_a_bold_line_is_one_level_below_its_section_so_a_references_list_keeps_it():
+    """Under ``## References`` a bold line is a sub-heading (level 3): the list goes on
+    after it, its entries leave the body, as under ``### Papers``."""
+    text = (
+        "Body [1] and [2].\n\n## References\n\n**Papers**\n\n"
+        "1. First paper https://a.example/1\n2. Second paper https://b.example/2\n\n"
+        "## Appendix\n\n**Notes**\n\n1. a numbered point\n"
+    )
+    paragraphs, sources = read(text)
+    assert sources == {"1": ("First paper", "https://a.example/1"),
+                       "2": ("Second paper", "https://b.example/2")}  # fmt: skip
+    assert paragraphs == ["Body [1] and [2].", "1. a numbered point"]
+    assert titles(text) == ["", "Papers", "Appendix", "Notes"]
+
+
+def test_hash_headings_are_titled_in_plain_words():
+    """OpenAI's ``## **Title**`` and Perplexity's ``## 1. **Title**`` showed their
+    asterisks (a section title is shown as plain text)."""
+    text = "# **Understanding X**\n\nA.\n\n## 1. **Building Y**\n\nB.\n\n### Z\\_w:\n\nC.\n"
+    assert titles(text) == ["Understanding X", "1. Building Y", "Z_w"]

@@ -274,3 +274,52 @@ def test_the_command_the_import_page_and_the_api_read_the_same(
     mita = Report.objects.filter(system__name="Mita")
     assert not Paragraph.objects.filter(report__in=mita, text__startswith="[1\\.").exists()
     assert Citation.objects.filter(report__in=mita).exclude(url="").count() > 10_000
+
+
+# --- What told systems apart: bold-line sections, spaces left by removed markers ------------
+
+#: A paragraph that is one bold line: a section heading as some systems write it.
+BOLD_LINE = re.compile(r"^\*\*([^*\n]+)\*\*\s*:?$")
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_bold_line_sections_are_sections_as_hash_headings_are(researcherbench_dir, system):
+    """Mita's sections are bold lines (``**1\\. Introduction**``), gpt-4o-search-preview's
+    and most of Doubao's too: read as paragraphs they were numbered paragraphs beside the
+    other systems' headings. None is left a paragraph but a bolded sentence, a bold line
+    that cites, and a references label with no list under it; no title shows asterisks."""
+    from annotation.importers.markdown import REFERENCES_TITLE
+
+    run("reports", researcherbench_dir / f"{system}.json", study="RB", format="researcherbench",
+        system=system)  # fmt: skip
+    reports = Report.objects.filter(system__name=system)
+    left = [
+        t for t in Paragraph.objects.filter(report__in=reports).values_list("text", flat=True)
+        if BOLD_LINE.match(t)
+        and not BOLD_LINE.match(t).group(1).rstrip(":").endswith(".")
+        and not re.search(r"\[\d+\]", t)
+        and not REFERENCES_TITLE.match(t)
+    ]  # fmt: skip
+    assert not left, left[:5]
+    titles = list(Section.objects.filter(report__in=reports).values_list("title", flat=True))
+    assert not [t for t in titles if "**" in t or t.endswith(":") or "\\." in t]
+    if system == "Mita":  # its sections, by the titles it gave them
+        assert "1. Introduction: The Challenge of Complex Questions in Healthcare RAG" in titles
+        assert sum(1 for t in titles if re.match(r"\d+\.\d*\.? ", t)) > 500
+
+
+def test_the_space_a_removed_marker_left_is_closed_up(researcherbench_dir):
+    """Doubao's release removed its markers and left their spaces: "introduced by Vaswani
+    et al. in 2017 , has become" (response 6). Annotators read "in 2017, has"; no space
+    before a comma, semicolon or full stop is left in any of its responses' prose."""
+    run("reports", researcherbench_dir / "Doubao.json", study="RB", format="researcherbench",
+        system="Doubao")  # fmt: skip
+    texts = list(
+        Paragraph.objects.filter(report__system__name="Doubao").values_list("text", flat=True)
+    )
+    assert any("introduced by Vaswani et al. in 2017, has become" in t for t in texts)
+    spaced = [
+        t for t in texts
+        if "$" not in t and "`" not in t and re.search(r"\w +[,;.](?:\s|$)", t)
+    ]  # fmt: skip
+    assert not spaced, spaced[:3]

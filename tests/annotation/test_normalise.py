@@ -19,7 +19,7 @@ from annotation.importers.structure import (
 )
 from annotation.importers.structure import ParsedSection as Sec
 from annotation.models import Citation, Paragraph, Question, Report, RubricItem
-from annotation.normalise import clean_text, normalise_report
+from annotation.normalise import clean_text, close_up, normalise_report
 from tests.builders import world as f
 
 
@@ -238,3 +238,32 @@ def test_the_command_normalises_stored_reports_in_place_and_keeps_their_rows():
     assert report.original["sections"][0]["paragraphs"] == ["One (Rego et al., 2022) two [5]."]
     call_command("normalise_reports", stdout=out)  # again: nothing left to do
     assert "normalised 0 reports" in out.getvalue()
+
+
+# --- The space a removed marker leaves before punctuation -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "keys", "expected"),
+    [
+        # the release removed the marker, its space stayed (Doubao's "2017 , has")
+        ("introduced by Vaswani et al. in 2017 , has become", (), "in 2017, has become"),
+        ("throughput versus standard attention .", (), "standard attention."),
+        # a marker between the word and the punctuation: the marker keeps its one space
+        ("in 2017 [^1] , has [2] .", ("1", "2"), "in 2017 [1], has [2]."),
+        ("(Smith et al., 2020) ; then", (), "[1]; then"),
+    ],
+)
+def test_no_space_is_left_before_punctuation(text, keys, expected):
+    normalised, _ = one(text, keys)
+    paragraph = normalised.sections[0].paragraphs[0]
+    assert expected in paragraph.text
+    for start, end, key in paragraph.anchors:  # the anchors moved with the text
+        assert paragraph.text[start:end] == f"[{key}]"
+
+
+@pytest.mark.parametrize(
+    "text", ["a value .5 and so on ...", "math $a , b$ stays", "code `f(a , b)` stays", "ok :)"]
+)
+def test_what_is_no_marker_s_trace_stays(text):
+    assert close_up(text)[0] == text

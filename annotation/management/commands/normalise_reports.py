@@ -30,6 +30,7 @@ from annotation.models import (
     Report,
     ReportClaim,
     Section,
+    bump_content_version,
 )
 from annotation.normalise import normalise_report
 
@@ -129,3 +130,4 @@ def normalise_stored(report: Report, *, dry_run: bool = False) -> None:
         check.save(update_fields=["citation_supports"])
     report.original = original
     report.save(update_fields=["original"])
+    bump_content_version([report.pk])
