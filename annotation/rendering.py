@@ -577,14 +577,34 @@ def recent_reports(report_ids: list[int]) -> list[RenderedReport]:
         if len(loaded) < len(missing):  # a report gone: as render_reports does, fresh
             return render_reports(report_ids)
         fresh = {(pk, i): render_report(loaded[pk], i) for pk, i in keys if pk in loaded}
-        with _recent_lock:
-            for k, rendered in fresh.items():
-                _recent[k] = (now + RECENT_REPORT_SECONDS, rendered)
-                _recent.move_to_end(k)
-            while len(_recent) > RECENT_REPORT_LIMIT:
-                _recent.popitem(last=False)
+        _keep(fresh, now)
         found.update(fresh)
     return [found[k] for k in keys]
+
+
+def remember(report_ids: list[int], rendered: list[RenderedReport]) -> None:
+    """Offer what a task page just read and rendered to its autosaves (``recent_reports``):
+    the page's first autosave then reads no report either (issue 29: it was a fifth of all
+    autosaves, each reading and rendering the task's reports again). Copies are kept, so a
+    page setting its own ``controls`` changes nothing the autosaves share. Only a complete
+    set is kept (a report gone since the order was drawn leaves the order as it was)."""
+    if len(rendered) != len(report_ids):
+        return
+    fresh = {
+        (pk, i): replace(r, controls=None)
+        for i, (pk, r) in enumerate(zip(report_ids, rendered, strict=True))
+        if r.report.pk == pk
+    }
+    _keep(fresh, time.monotonic())
+
+
+def _keep(fresh: dict[tuple[int, int], RenderedReport], now: float) -> None:
+    with _recent_lock:
+        for k, rendered in fresh.items():
+            _recent[k] = (now + RECENT_REPORT_SECONDS, rendered)
+            _recent.move_to_end(k)
+        while len(_recent) > RECENT_REPORT_LIMIT:
+            _recent.popitem(last=False)
 
 
 #: Renderings a process keeps for :func:`page_reports` (a report rendered at each of the

@@ -66,8 +66,18 @@ def _stale_message(draft: Draft) -> str:
 
 
 def _lock(assignment: Assignment) -> Draft:
-    Draft.objects.get_or_create(assignment=assignment)
-    return Draft.objects.select_for_update().get(assignment=assignment)
+    """The assignment's draft, locked until the transaction ends; made first if the page
+    never was (one query when it exists, as it does once the page was opened). The draft
+    keeps ``assignment`` (with its study) so that what reads it after the save (the
+    qualification check on a submitted draft) asks the database nothing more."""
+    locked = Draft.objects.select_for_update()
+    try:
+        draft = locked.get(assignment=assignment)
+    except Draft.DoesNotExist:
+        Draft.objects.get_or_create(assignment=assignment)
+        draft = locked.get(assignment=assignment)
+    draft.assignment = assignment
+    return draft
 
 
 def _record_time(assignment: Assignment, draft: Draft, now: datetime, **fields) -> None:
@@ -136,20 +146,18 @@ def _new_version(
     draft.version += 1
     draft.payload = payload
     window = settings.CONCORD_AUTOSAVE_COALESCE_SECONDS
-    if kind == DraftVersion.Kind.DRAFT and window:
-        last = (
-            DraftVersion.objects.filter(assignment=page.assignment)
-            .order_by("-version")
-            .only("pk", "kind", "author_id", "created_at")
-            .first()
-        )
-        if (
-            last is not None
-            and last.kind == DraftVersion.Kind.DRAFT
-            and last.author_id == page.annotator.pk
-            and last.created_at >= timezone.now() - timedelta(seconds=window)
-        ):
-            DraftVersion.objects.filter(pk=last.pk).update(version=draft.version, payload=payload)
+    if kind == DraftVersion.Kind.DRAFT and window and draft.version > 1:
+        # The latest version is the draft's previous one (only these functions write
+        # versions, each with the draft's number): one conditional UPDATE both checks that
+        # it is a recent draft of this author and replaces it, instead of a read and a write.
+        coalesced = DraftVersion.objects.filter(
+            assignment=page.assignment,
+            version=draft.version - 1,
+            kind=DraftVersion.Kind.DRAFT,
+            author=page.annotator,
+            created_at__gte=timezone.now() - timedelta(seconds=window),
+        ).update(version=draft.version, payload=payload)
+        if coalesced:
             return
     DraftVersion.objects.create(
         assignment=page.assignment,

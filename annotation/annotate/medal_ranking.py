@@ -125,20 +125,36 @@ def ranking_conflict(page: TaskPage) -> list[str]:
 
 
 def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
+    """The annotator's one ranking of the question and setting, and its medals, each
+    written with one INSERT … ON CONFLICT UPDATE (the rows update_or_create wrote, without
+    its read and two savepoints per row: issue 29). The ranking keeps its ``created_at``
+    and primary key when it existed (Django sets ``pk`` from ``RETURNING``)."""
     a = page.assignment
-    ranking, _ = MedalRanking.objects.update_or_create(
+    ranking = MedalRanking(
         study=a.study,
         annotator=page.annotator,
         question=a.question,
         setting=a.setting,
-        defaults={"assignment": a, "reasoning": payload["reasoning"].strip()},
+        assignment=a,
+        reasoning=payload["reasoning"].strip(),
+    )
+    MedalRanking.objects.bulk_create(
+        [ranking],
+        update_conflicts=True,
+        unique_fields=["study", "annotator", "question", "setting"],
+        update_fields=["assignment", "reasoning", "updated_at"],
     )
     ids = {r.public_id: r.report.pk for r in page.reports}
     ranking.medals.exclude(report_id__in=ids.values()).delete()
-    for pid, medal in payload["medals"].items():
-        Medal.objects.update_or_create(
-            ranking=ranking, report_id=ids[pid], defaults={"medal": medal}
-        )
+    Medal.objects.bulk_create(
+        [
+            Medal(ranking=ranking, report_id=ids[pid], medal=m)
+            for pid, m in payload["medals"].items()
+        ],
+        update_conflicts=True,
+        unique_fields=["ranking", "report"],
+        update_fields=["medal"],
+    )
     return ranking
 
 

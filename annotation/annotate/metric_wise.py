@@ -240,22 +240,17 @@ def persist(payload: dict, page: TaskPage) -> None:
     relevance_credit = study.setting("relevance_credit")
     support_credit = study.setting("support_credit")
     coverage_credit = study.setting("coverage_credit")
-    ClaimAssessment.objects.filter(assignment=a).delete()
+    relevance, claim_rows, rating_rows, scores_rows = [], [], [], []
     for report in page.reports:
         pid = report.public_id
         labels = payload["relevance"].get(pid) or {}
-        ParagraphRelevance.objects.filter(
-            annotator=page.annotator,
-            setting=a.setting,
-            paragraph_id__in=[p.pk for p in report.paragraphs],
-        ).delete()
-        ParagraphRelevance.objects.bulk_create(
+        relevance.extend(
             ParagraphRelevance(paragraph_id=p.pk, label=labels.get(str(p.number), "R"), **common)
             for p in report.paragraphs
         )
         claims = payload["claims"][pid]
         pk_of = {p.number: p.pk for p in report.paragraphs}
-        ClaimAssessment.objects.bulk_create(
+        claim_rows.extend(
             ClaimAssessment(
                 report=report.report,
                 paragraph_id=pk_of[int(c["paragraph"])],
@@ -274,10 +269,7 @@ def persist(payload: dict, page: TaskPage) -> None:
             for i, c in enumerate(claims, start=1)
         )
         ratings = payload["ratings"][pid]
-        ReportRating.objects.filter(
-            annotator=page.annotator, setting=a.setting, report=report.report
-        ).delete()
-        ReportRating.objects.bulk_create(
+        rating_rows.extend(
             ReportRating(report=report.report, dimension=d, value=ratings[d], **common)
             for d in DIMENSION_KEYS
         )
@@ -289,15 +281,35 @@ def persist(payload: dict, page: TaskPage) -> None:
             support_credit=support_credit,
             coverage_credit=coverage_credit,
         )
-        for metric, value in values.items():
-            HumanMetricScore.objects.update_or_create(
-                study=study,
-                annotator=page.annotator,
-                report=report.report,
-                setting=a.setting,
-                metric=metric,
-                defaults={"value": value, "question": a.question, "assignment": a},
-            )
+        scores_rows.extend(
+            HumanMetricScore(report=report.report, metric=metric, value=value, **common)
+            for metric, value in values.items()
+        )
+    # Each table written once for all the task's reports (a delete and an insert), not once
+    # per report: a metric-wise submit's queries no longer grow with its reports (issue 29).
+    ClaimAssessment.objects.filter(assignment=a).delete()
+    ParagraphRelevance.objects.filter(
+        annotator=page.annotator,
+        setting=a.setting,
+        paragraph_id__in=[p.pk for r in page.reports for p in r.paragraphs],
+    ).delete()
+    ParagraphRelevance.objects.bulk_create(relevance)
+    ClaimAssessment.objects.bulk_create(claim_rows)
+    ReportRating.objects.filter(
+        annotator=page.annotator,
+        setting=a.setting,
+        report_id__in=[r.report.pk for r in page.reports],
+    ).delete()
+    ReportRating.objects.bulk_create(rating_rows)
+    # every report's scores in one INSERT … ON CONFLICT: the same rows as an
+    # update_or_create per score (a read, a write, two savepoints each), which was most of
+    # a metric-wise submit's CPU (issue 29); ``created_at`` stays the first one's
+    HumanMetricScore.objects.bulk_create(
+        scores_rows,
+        update_conflicts=True,
+        unique_fields=["study", "annotator", "report", "setting", "metric"],
+        update_fields=["value", "question", "assignment", "updated_at"],
+    )
     persist_ranking(payload, page)
 
 

@@ -21,7 +21,13 @@ from annotation.models import (
     RubricItem,
 )
 from annotation.models.quality import may_hold_back, released
-from annotation.rendering import RenderedReport, page_reports, recent_reports, render_reports
+from annotation.rendering import (
+    RenderedReport,
+    page_reports,
+    recent_reports,
+    remember,
+    render_reports,
+)
 
 
 @dataclass
@@ -61,11 +67,16 @@ class TaskPage:
 
     @cached_property
     def reports(self) -> list[RenderedReport]:
+        order = self.assignment.report_order
         if self.report_versions is not None:
-            return page_reports(self.assignment.report_order, self.report_versions)
+            reports = page_reports(order, self.report_versions)
+            remember(order, reports)  # the autosaves that follow this page reuse them
+            return reports
         if self.recent_reports:
-            return recent_reports(self.assignment.report_order)
-        return render_reports(self.assignment.report_order)
+            return recent_reports(order)
+        reports = render_reports(order)
+        remember(order, reports)  # the autosaves that follow this page reuse them
+        return reports
 
     @cached_property
     def by_public_id(self) -> dict[str, RenderedReport]:
@@ -119,44 +130,59 @@ def with_review_state(assignments: QuerySet) -> QuerySet:
 
 
 def load_page(
-    user, assignment_id: int, enabled_tasks, *, display: bool = True, reuse_renderings=False
+    user,
+    assignment_id: int,
+    enabled_tasks,
+    *,
+    display: bool = True,
+    recent: bool | None = None,
+    reuse_renderings=False,
 ) -> TaskPage:
     """The assignment if it is this user's and its task is enabled; 404 otherwise.
 
     ``display=False`` (an autosave, which answers with the save status only) leaves out what
     only the page shows (skipped, revision notice, guidelines link): three subqueries fewer
     in the most frequent request of all (issue 29), and lets the save's checks reuse the
-    reports this process rendered within the last minute (``recent_reports``).
+    reports this process rendered within the last minute (``recent_reports``). It also
+    keeps the report order the page drew as it is (no query): a report deleted since is
+    left out when the reports are read, and the next page load drops it from the order.
+    ``recent`` (default: ``not display``) says whether the reports may be the recent ones;
+    a submit, which writes judgment rows, asks for neither the display state nor them.
     ``reuse_renderings`` (the task page) lets it show the renderings this process kept for
     the reports' current content (``page_reports``): no query for them."""
-    annotator = annotator_of(user)
+    if not user.is_authenticated:
+        raise Http404("No annotator profile")
     try:
-        assignments = Assignment.objects.select_related("study", "question").exclude(
+        # the annotator comes with the assignment (joined by its user): no query of its own
+        assignments = Assignment.objects.select_related("study", "question", "annotator").exclude(
             status=Assignment.Status.WITHDRAWN  # reassigned: kept, not theirs now
         )
         if display:
             assignments = with_review_state(assignments).annotate(
                 has_guidelines=Exists(Guidelines.objects.filter(study=OuterRef("study")))
             )
-        assignment = assignments.get(pk=assignment_id, annotator=annotator)
+        assignment = assignments.get(pk=assignment_id, annotator__user=user)
         # held back by a qualification round: asked only where the study has one
         if (
             may_hold_back(assignment.study)
             and not released(Assignment.objects.filter(pk=assignment.pk)).exists()
         ):
             raise Assignment.DoesNotExist
-    except Assignment.DoesNotExist:
+    except Assignment.DoesNotExist:  # not theirs, held back, or they are no annotator
         raise Http404("No such assignment") from None
+    annotator = assignment.annotator
     if (
         assignment.task not in (assignment.study.tasks or [])
         or assignment.task not in enabled_tasks
     ):
         raise Http404("This task is not available")
-    versions = ensure_report_order(assignment)
+    versions = None
+    if display or reuse_renderings or not assignment.report_order:
+        versions = ensure_report_order(assignment)
     return TaskPage(
         assignment=assignment,
         annotator=annotator,
-        recent_reports=not display,
+        recent_reports=not display if recent is None else recent,
         report_versions=versions if reuse_renderings else None,
     )
 
@@ -204,21 +230,45 @@ def progress_of(assignment: Assignment) -> Progress:
 
 
 def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
-    """The next open assignment in this annotator's queue (same study first)."""
-    open_ = released(
+    """The next open assignment in this annotator's queue (same study first).
+
+    Read as plain values, once per submit (issue 29): the queue's open assignments without
+    the page's display state (only the skip flag matters here) and without building
+    ``released``'s subqueries unless one of them is in a study that requires qualification
+    (then ``released`` itself decides for those). What comes back carries what the redirect
+    needs (``pk``, ``study_id``, ``question_id``, ``task``, ``position``), not a whole row."""
+    rows = (
         Assignment.objects.filter(annotator_id=assignment.annotator_id, task__in=enabled_tasks)
+        .exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
+        .exclude(pk=assignment.pk)
+        .exclude(Exists(Flag.objects.filter(assignment=OuterRef("pk"), skipped=True)))
+        .values_list(
+            "pk",
+            "study_id",
+            "question_id",
+            "task",
+            "position",
+            "study__tasks",
+            "study__config__qualification_required",
+        )
     )
-    open_ = open_.exclude(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN])
-    open_ = open_.exclude(pk=assignment.pk)
-    open_ = with_review_state(open_).filter(skipped=False)
-    candidates = [a for a in open_.select_related("study") if a.task in (a.study.tasks or [])]
+    candidates = [r for r in rows if r[3] in (r[5] or [])]
+    held = [r[0] for r in candidates if r[6]]  # where unsure, released decides (may_hold_back)
+    if held:
+        kept = set(released(Assignment.objects.filter(pk__in=held)).values_list("pk", flat=True))
+        candidates = [r for r in candidates if not r[6] or r[0] in kept]
     later = [
-        a
-        for a in candidates
-        if a.study_id == assignment.study_id
-        and (a.position, a.pk) > (assignment.position, assignment.pk)
+        r
+        for r in candidates
+        if r[1] == assignment.study_id and (r[4], r[0]) > (assignment.position, assignment.pk)
     ]
-    return (later or candidates or [None])[0]
+    found = (later or candidates or [None])[0]
+    if found is None:
+        return None
+    pk, study_id, question_id, task, position = found[:5]
+    return Assignment(
+        pk=pk, study_id=study_id, question_id=question_id, task=task, position=position
+    )
 
 
 def open_draft(assignment: Assignment) -> Draft:

@@ -122,22 +122,31 @@ class PairwiseTask(TaskSpec):
         )
 
     def persist(self, payload, page):
+        """One INSERT … ON CONFLICT for every pair (the same rows as an update_or_create
+        per pair, without its read and savepoints); ``created_at`` stays the first one's."""
         a = page.assignment
+        rows = []
         for left, right in pairs_of(page):
             answer = payload["pairs"][pair_key(left, right)]
-            PairwisePreference.objects.update_or_create(
-                study=a.study,
-                annotator=page.annotator,
-                left=left.report,
-                right=right.report,
-                setting=a.setting,
-                defaults={
-                    "question": a.question,
-                    "assignment": a,
-                    "choice": answer["choice"],
-                    "reason": answer["reason"].strip(),
-                },
+            rows.append(
+                PairwisePreference(
+                    study=a.study,
+                    annotator=page.annotator,
+                    left=left.report,
+                    right=right.report,
+                    setting=a.setting,
+                    question=a.question,
+                    assignment=a,
+                    choice=answer["choice"],
+                    reason=answer["reason"].strip(),
+                )
             )
+        PairwisePreference.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["study", "annotator", "left", "right", "setting"],
+            update_fields=["question", "assignment", "choice", "reason", "updated_at"],
+        )
 
     def context(self, payload, page):
         answers = payload.get("pairs") or {}

@@ -152,7 +152,8 @@ def autosave(request, pk: int):
 @login_required
 @require_POST
 def submit(request, pk: int):
-    page = load_page(request.user, pk, SPECS)
+    # what only the page shows is read again on the rare refusal without htmx (below)
+    page = load_page(request.user, pk, SPECS, display=False, recent=False)
     spec = SPECS[page.assignment.task]
     field = drafts.oversized_field(request.POST)
     if field is not None:
@@ -169,6 +170,7 @@ def submit(request, pk: int):
         return redirect(target)
     if request.htmx:
         return _status(request, result, submitted=True)
+    page = load_page(request.user, pk, SPECS)
     draft = page.assignment.draft
     return _page_response(request, page, payload, draft=draft, result=result, status=result.status)
 

@@ -87,7 +87,13 @@ def _medals(assignment) -> dict:
     }
 
 
+def test_the_first_autosave_reuses_the_reports_its_page_read(client, task):
+    save = reverse("annotate:autosave", args=[task.pk])
+    assert not _reads_paragraphs(_captured(client, save, {"version": "0", "reasoning": "One."}))
+
+
 def test_a_second_autosave_reuses_the_reports_and_a_submit_reads_them_afresh(client, task):
+    rendering._recent.clear()  # the page was served by another process
     save = reverse("annotate:autosave", args=[task.pk])
     first = _captured(client, save, {"version": "0", "reasoning": "One."})
     second = _captured(client, save, {"version": "1", "reasoning": "One, two."})
@@ -100,6 +106,7 @@ def test_a_second_autosave_reuses_the_reports_and_a_submit_reads_them_afresh(cli
 
 def test_reused_reports_expire(client, task, monkeypatch):
     monkeypatch.setattr(rendering, "RECENT_REPORT_SECONDS", 0)
+    rendering._recent.clear()  # what the page kept before the patch
     save = reverse("annotate:autosave", args=[task.pk])
     _captured(client, save, {"version": "0", "reasoning": "One."})
     assert _reads_paragraphs(_captured(client, save, {"version": "1", "reasoning": "Two."}))
