@@ -11,7 +11,9 @@ URLs is first requested (or the API schema is generated), in that process only.
 
 What Django and its add-ons read from a view *before* calling it is forwarded to the real
 view (importing it): ``csrf_exempt`` (the CSRF middleware; DRF's views are exempt), ``cls``
-and ``initkwargs`` (drf-spectacular's schema generator). Nothing else is: Django reads
+and ``initkwargs`` (drf-spectacular's schema generator), ``accepts_token`` (the mark of a
+download that takes an API token, which the token tests read off every route). Nothing
+else is: Django reads
 ``view_class`` and ``__name__`` of *every* pattern when it builds its reverse lookup (a
 page's first ``{% url %}``), so forwarding those would import every lazy view again. The
 names Django records (``URLPattern.lookup_str``, ``ResolverMatch._func_path``) stay the
@@ -23,7 +25,7 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Attributes read from a view before it is called (see the module's docstring).
-FORWARDED = frozenset({"csrf_exempt", "cls", "initkwargs"})
+FORWARDED = frozenset({"csrf_exempt", "cls", "initkwargs", "accepts_token"})
 
 
 class LazyView:
