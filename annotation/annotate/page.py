@@ -20,7 +20,7 @@ from annotation.models import (
     Rubric,
     RubricItem,
 )
-from annotation.models.quality import may_hold_back, released
+from annotation.models.quality import may_hold_back, released, requires_qualification
 from annotation.rendering import (
     RenderedReport,
     page_reports,
@@ -249,14 +249,14 @@ def next_assignment(assignment: Assignment, enabled_tasks) -> Assignment | None:
             "task",
             "position",
             "study__tasks",
-            "study__config__qualification_required",
+            "study__config",
         )
     )
     candidates = [r for r in rows if r[3] in (r[5] or [])]
-    held = [r[0] for r in candidates if r[6]]  # where unsure, released decides (may_hold_back)
+    held = {r[0] for r in candidates if requires_qualification(r[6])}  # released decides
     if held:
         kept = set(released(Assignment.objects.filter(pk__in=held)).values_list("pk", flat=True))
-        candidates = [r for r in candidates if not r[6] or r[0] in kept]
+        candidates = [r for r in candidates if r[0] not in held or r[0] in kept]
     later = [
         r
         for r in candidates

@@ -168,7 +168,12 @@ def may_hold_back(study) -> bool:
     for qualification. A page that knows its study skips the filter otherwise (issue 29:
     its three subqueries were compiled on every task page, twice). Truthy, not ``is
     True``: where unsure, the filter decides."""
-    return bool((study.config or {}).get("qualification_required"))
+    return requires_qualification(study.config)
+
+
+def requires_qualification(config: dict | None) -> bool:
+    """:func:`may_hold_back` of a study's ``config`` as read (a row read as values)."""
+    return bool((config or {}).get("qualification_required"))
 
 
 def is_qualification_item(assignment) -> bool:
