@@ -17,8 +17,6 @@ from annotation.protection import deactivate_annotator
 from .models import (
     Annotator,
     Assignment,
-    Citation,
-    CitationAnchor,
     ExpertiseRating,
     HumanMetricScore,
     Medal,
@@ -161,14 +159,6 @@ class SystemAdmin(admin.ModelAdmin):
     search_fields = ("name",)
 
 
-@admin.register(Report)
-class ReportAdmin(admin.ModelAdmin):
-    list_display = ("public_id", "system", "question", "source_format")
-    list_filter = ("question__study", "system__name", "source_format")
-    search_fields = ("public_id", "question__text", "system__name")
-    raw_id_fields = ("question", "system")
-
-
 class ReportContentAdmin(admin.ModelAdmin):
     """An edit of what annotators read of a report (a section, paragraph, citation or
     anchor) bumps the report's ``content_version``: server processes then render it
@@ -214,19 +204,17 @@ class ParagraphAdmin(ReportContentAdmin):
         return obj.text[:80]
 
 
-@admin.register(Citation)
-class CitationAdmin(ReportContentAdmin):
-    list_display = ("key", "title", "kind", "report")
-    search_fields = ("key", "title", "url")
-    raw_id_fields = ("report",)
-    report_ids = staticmethod(lambda rows: rows.values_list("report_id", flat=True))
+@admin.register(Report)
+class ReportAdmin(ReportContentAdmin):
+    """A report's sources are edited here, as the JSON list :attr:`Report.citations` stores
+    (checked by :func:`~annotation.models.content.check_citations`); a paragraph's anchors
+    on the paragraph's page."""
 
-
-@admin.register(CitationAnchor)
-class CitationAnchorAdmin(ReportContentAdmin):
-    list_display = ("paragraph", "citation", "start", "end")
-    raw_id_fields = ("paragraph", "citation")
-    report_ids = staticmethod(lambda rows: rows.values_list("paragraph__report_id", flat=True))
+    list_display = ("public_id", "system", "question", "source_format")
+    list_filter = ("question__study", "system__name", "source_format")
+    search_fields = ("public_id", "question__text", "system__name")
+    raw_id_fields = ("question", "system")
+    report_ids = staticmethod(lambda rows: rows.values_list("pk", flat=True))
 
 
 @admin.register(Annotator)

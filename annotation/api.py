@@ -30,7 +30,6 @@ from annotation import serializers as s
 from annotation.models import Annotator as AnnotatorModel
 from annotation.models import (
     Assignment,
-    CitationAnchor,
     HumanMetricScore,
     Medal,
     MedalRanking,
@@ -441,11 +440,6 @@ class ReportViewSet(RoleViewSet):
         return Report.objects.select_related("system").prefetch_related(
             Prefetch("sections", Section.objects.order_by("position")),
             Prefetch("sections__paragraphs", Paragraph.objects.order_by("number")),
-            Prefetch(
-                "sections__paragraphs__anchors",
-                CitationAnchor.objects.select_related("citation").order_by("start", "id"),
-            ),
-            "citations",
         )
 
     def scope_for_annotator(self, queryset, annotator):

@@ -24,7 +24,8 @@ from annotation import judgment_kinds, progress, spreadsheets
 
 FORMATS = ("json", "jsonl", "csv")
 
-#: table name -> (model label, lookup from the model to its study)
+#: table name -> (model label, lookup from the model to its study). A report's sources are
+#: its ``citations`` column and a paragraph's anchors its ``anchors`` column (JSON, issue 29).
 TABLES: dict[str, tuple[str, str]] = {
     "study": ("annotation.Study", "pk"),
     "question": ("annotation.Question", "study"),
@@ -34,8 +35,6 @@ TABLES: dict[str, tuple[str, str]] = {
     "report": ("annotation.Report", "question__study"),
     "section": ("annotation.Section", "report__question__study"),
     "paragraph": ("annotation.Paragraph", "report__question__study"),
-    "citation": ("annotation.Citation", "report__question__study"),
-    "citation_anchor": ("annotation.CitationAnchor", "paragraph__report__question__study"),
     "annotator": ("annotation.Annotator", "assignments__study"),
     "expertise_rating": ("annotation.ExpertiseRating", "question__study"),
     "assignment": ("annotation.Assignment", "study"),

@@ -19,7 +19,6 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from string import ascii_uppercase
-from typing import NamedTuple
 
 import latex2mathml.converter
 import markdown
@@ -28,7 +27,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from annotation.links import web_url
-from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section
+from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
     "p", "br", "em", "strong", "b", "i", "u", "code", "pre", "sub", "sup", "blockquote",
@@ -373,18 +372,19 @@ def _strip_placeholders(text: str) -> str:
     return text
 
 
-def paragraph_html(paragraph: Paragraph, anchors, citations: dict[int, Citation], prefix: str):
-    """Paragraph text with its citation anchors turned into interactive markers.
+def paragraph_html(paragraph: Paragraph, anchors, citations: dict[str, Citation], prefix: str):
+    """Paragraph text with its citation anchors (``[start, end, key]``, as
+    :attr:`Paragraph.anchors` stores them) turned into interactive markers.
 
     The work is done by :func:`_render_paragraph`, a pure function of plain values, cached:
     Markdown costs about a millisecond per paragraph and report content does not change.
     """
-    cited = tuple(
-        (a.start, a.end, _citation_key(citations[a.citation_id]))
-        for a in sorted(anchors, key=lambda a: a.start)
-        if a.citation_id in citations
+    marks = tuple(
+        (start, end, _citation_key(citations[key]))
+        for start, end, key in sorted(anchors, key=lambda a: a[0])
+        if key in citations
     )
-    html, keys = _render_paragraph(paragraph.text, cited, prefix)
+    html, keys = _render_paragraph(paragraph.text, marks, prefix)
     return mark_safe(html), list(keys)  # noqa: S308 - sanitized, markers built with format_html
 
 
@@ -420,20 +420,20 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
 _TABLE_MARKER = re.compile(r"\[(\d+)\]")
 
 
-def table_html(table, citations: dict[int, Citation] | None = None, prefix: str = "t"):
+def table_html(table, citations: dict[str, Citation] | None = None, prefix: str = "t"):
     """A section table as a list, as the guidelines recommend (cells escaped); a table
     given as Markdown text (ScholarQA: ``{"title", "text"}``) as a sanitized table whose
     ``[n]`` markers of the report's sources are linked like a paragraph's (issue 25)."""
     if isinstance(table, dict) and isinstance(table.get("text"), str):
         title = str(table.get("title") or "")
         caption = format_html('<p class="table-title">{}</p>', title) if title else ""
-        by_key = {c.key: c for c in (citations or {}).values()}
-        cited = tuple(
+        by_key = citations or {}
+        marks = tuple(
             (m.start(), m.end(), _citation_key(by_key[m.group(1)]))
             for m in _TABLE_MARKER.finditer(table["text"])
             if m.group(1) in by_key
         )
-        html, _ = _render_paragraph(table["text"], cited, prefix)
+        html, _ = _render_paragraph(table["text"], marks, prefix)
         return format_html(
             '{}<div class="report-table-md">{}</div>',
             caption,
@@ -468,34 +468,23 @@ def table_html(table, citations: dict[int, Citation] | None = None, prefix: str 
     return format_html('<ul class="report-table">{}</ul>', mark_safe("".join(items)))  # noqa: S308
 
 
-class Anchor(NamedTuple):
-    """A citation anchor as rendering reads it (a row, not a model instance)."""
-
-    start: int
-    end: int
-    citation_id: int
-
-
 def load_reports(report_ids: list[int]) -> list[Report]:
-    """Reports with everything rendering needs, in the given order: five queries in all.
+    """Reports with everything rendering needs, in the given order: three queries in all.
 
     Every task page, autosave and submit loads its reports (the forms' checks need their
     paragraphs and citations), so this is read by hand rather than by nested
     ``prefetch_related`` (issue 29: Django's prefetch machinery — an ``IN`` filter per
     level, keys read per object — was a quarter of a saturated worker's CPU). What was read
     is left on the instances as plain lists: ``report.loaded_sections``,
-    ``report.loaded_citations``, ``section.loaded_paragraphs`` and
-    ``paragraph.loaded_anchors`` (:class:`Anchor` rows), which :func:`render_report`
-    reads. Not a prefetch cache: building a related queryset per instance for it was a
-    third of this function's CPU (issue 29), and nothing else reads these relations.
+    ``report.loaded_citations`` (by key) and ``section.loaded_paragraphs``, which
+    :func:`render_report` reads; a paragraph's anchors are its own column. Not a prefetch
+    cache: building a related queryset per instance for it was a third of this function's
+    CPU (issue 29), and nothing else reads these relations.
     Not read: the released record each report keeps (``original``: tens of KB of JSON for
     real data, decoded on every request for nothing)."""
     reports = {r.pk: r for r in Report.objects.filter(pk__in=report_ids).defer("original")}
     ids = list(reports)
-    citations, sections, paragraphs, anchors = (defaultdict(list) for _ in range(4))
-    for c in Citation.objects.filter(report_id__in=ids):
-        c.report = reports[c.report_id]
-        citations[c.report_id].append(c)
+    sections, paragraphs = defaultdict(list), defaultdict(list)
     by_pk = {}
     for s in Section.objects.filter(report_id__in=ids).order_by("position"):
         s.report = reports[s.report_id]
@@ -504,27 +493,21 @@ def load_reports(report_ids: list[int]) -> list[Report]:
     for p in Paragraph.objects.filter(report_id__in=ids).order_by("number"):
         p.section, p.report = by_pk[p.section_id], reports[p.report_id]
         paragraphs[p.section_id].append(p)
-    rows = CitationAnchor.objects.filter(paragraph__report_id__in=ids)
-    for paragraph_id, *anchor in rows.values_list("paragraph_id", "start", "end", "citation_id"):
-        anchors[paragraph_id].append(Anchor(*anchor))
-    for ps in paragraphs.values():
-        for p in ps:
-            p.loaded_anchors = anchors[p.pk]
     for s in by_pk.values():
         s.loaded_paragraphs = paragraphs[s.pk]
     for pk, r in reports.items():
-        r.loaded_sections, r.loaded_citations = sections[pk], citations[pk]
+        r.loaded_sections, r.loaded_citations = sections[pk], cited(r.citations)
     return [reports[i] for i in report_ids if i in reports]
 
 
 def render_report(report: Report, index: int) -> RenderedReport:
     letter = ascii_uppercase[index]
-    citations = {c.pk: c for c in report.loaded_citations}
+    citations = report.loaded_citations
     sections = []
     for section in report.loaded_sections:
         rendered = RenderedSection(title=section.title or "")
         for p in section.loaded_paragraphs:
-            html, keys = paragraph_html(p, p.loaded_anchors, citations, f"r{letter}-p{p.number}")
+            html, keys = paragraph_html(p, p.anchors, citations, f"r{letter}-p{p.number}")
             rendered.paragraphs.append(
                 RenderedParagraph(number=p.number, html=html, citation_keys=keys, pk=p.pk)
             )
@@ -539,7 +522,7 @@ def render_report(report: Report, index: int) -> RenderedReport:
         public_id=report.public_id,
         report=report,
         sections=sections,
-        citations={c.key: c for c in citations.values()},
+        citations=dict(citations),
     )
 
 
@@ -623,7 +606,7 @@ def page_reports(
     each report's public id and ``content_version`` as read in this request (by
     ``ensure_report_order``, in the query it makes anyway).
 
-    Why: reading a task's three reports (five queries, hundreds of model instances) and
+    Why: reading a task's three reports (three queries, hundreds of model instances) and
     rendering them was about a quarter of a task page's CPU, and the same reports are read
     again for every save and submit of the task (issue 29). Report content changes only
     through writers that bump ``content_version`` (the structure writer, ``normalise_reports``,

@@ -19,7 +19,6 @@ from annotation.models import (
     Annotator,
     Assignment,
     Citation,
-    CitationAnchor,
     HumanMetricScore,
     Medal,
     MedalRanking,
@@ -35,6 +34,7 @@ from annotation.models import (
     Webhook,
     WebhookDelivery,
 )
+from annotation.models.content import CITATION_KEY_MAX
 from annotation.units import JudgedUnitRemoved, write_rubric_items
 
 
@@ -286,12 +286,16 @@ class SystemSerializer(serializers.ModelSerializer):
 # --- Reports: sections -> paragraphs -> citation anchors; citations --------------------------
 
 
-class CitationAnchorSerializer(serializers.ModelSerializer):
-    citation = serializers.CharField(source="citation.key", help_text="The citation's key")
+class CitationAnchorSerializer(serializers.Serializer):
+    """An anchor of :attr:`Paragraph.anchors` (stored ``[start, end, key]``) as an object."""
 
-    class Meta:
-        model = CitationAnchor
-        fields = ["citation", "start", "end"]
+    citation = serializers.CharField(help_text="The citation's key")
+    start = serializers.IntegerField(min_value=0, max_value=2**31 - 1)
+    end = serializers.IntegerField(min_value=0, max_value=2**31 - 1)
+
+    def to_representation(self, instance):
+        start, end, key = instance
+        return {"citation": key, "start": start, "end": end}
 
 
 class ParagraphSerializer(serializers.ModelSerializer):
@@ -323,28 +327,44 @@ class OptionalURLField(serializers.URLField):
         super().__init__(**kwargs)
 
 
-class CitationSerializer(serializers.ModelSerializer):
-    kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
-    url = OptionalURLField(required=False)
+class CitationSerializer(serializers.Serializer):
+    """A source of :attr:`Report.citations` (stored as JSON on the report, issue 29)."""
 
-    class Meta:
-        model = Citation
-        fields = ["key", "title", "snippets", "url", "metadata", "kind"]
+    key = serializers.CharField(
+        max_length=CITATION_KEY_MAX, help_text="The id as it appears in the report text"
+    )
+    title = serializers.CharField(required=False, allow_blank=True)
+    snippets = serializers.JSONField(required=False)
+    url = OptionalURLField(required=False)
+    metadata = serializers.JSONField(required=False)
+    kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
+
+    def to_representation(self, instance):
+        if isinstance(instance, dict):
+            instance = Citation.from_json(instance)
+        return super().to_representation(instance)
 
     def validate_snippets(self, value):
         if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
             raise serializers.ValidationError("Must be a list of strings.")
         return value
 
+    def validate_metadata(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Must be an object.")
+        return value
 
-class AnnotatorCitationSerializer(serializers.ModelSerializer):
-    kind = serializers.ChoiceField(choices=Citation.Kind.choices, read_only=True)
-    url = OptionalURLField(read_only=True)
 
-    class Meta:
-        model = Citation
-        fields = ["key", "title", "snippets", "url", "kind"]
-        read_only_fields = fields
+class AnnotatorCitationSerializer(CitationSerializer):
+    """What an annotator may read of a source: no metadata (it may name the system)."""
+
+    metadata = None
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for f in fields.values():
+            f.read_only = True
+        return fields
 
 
 class ReportSerializer(serializers.ModelSerializer):
@@ -389,7 +409,7 @@ class ReportSerializer(serializers.ModelSerializer):
             if len(set(keys)) != len(keys):
                 errors["citations"] = "Citation keys must be unique within a report."
         else:
-            keys = [] if self.instance is None else [c.key for c in self.instance.citations.all()]
+            keys = [] if self.instance is None else [c["key"] for c in self.instance.citations]
         if sections is not None:
             if len({s["position"] for s in sections}) != len(sections):
                 errors["sections"] = "Section positions must be unique."
@@ -399,10 +419,10 @@ class ReportSerializer(serializers.ModelSerializer):
             for s in sections:
                 for p in s.get("paragraphs", []):
                     for a in p.get("anchors", []):
-                        if a["citation"]["key"] not in keys:
+                        if a["citation"] not in keys:
                             errors["sections"] = (
                                 f"Paragraph {p['number']}: anchor cites unknown key "
-                                f"{a['citation']['key']!r}."
+                                f"{a['citation']!r}."
                             )
                         if not 0 <= a["start"] <= a["end"] <= len(p["text"]):
                             errors["sections"] = (
@@ -428,27 +448,9 @@ class ReportSerializer(serializers.ModelSerializer):
         report = super().update(instance, validated_data)
         if sections is not None or citations is not None:
             if citations is None:
-                citations = [
-                    {f: getattr(c, f) for f in ("key", "title", "snippets", "url", "metadata")}
-                    for c in report.citations.all()
-                ]
+                citations = list(report.citations)
             if sections is None:
                 sections = SectionSerializer(report.sections.all(), many=True).data
-                sections = [
-                    {
-                        **s,
-                        "paragraphs": [
-                            {
-                                **p,
-                                "anchors": [
-                                    {**a, "citation": {"key": a["citation"]}} for a in p["anchors"]
-                                ],
-                            }
-                            for p in s["paragraphs"]
-                        ],
-                    }
-                    for s in sections
-                ]
             self._write_structure(report, sections, citations, replace=True)
             if hasattr(report, "_prefetched_objects_cache"):
                 report._prefetched_objects_cache.clear()
@@ -496,10 +498,7 @@ def parsed_structure(sections: list[dict], citations: list[dict]):
                 paragraphs=[
                     ParsedParagraph(
                         p["text"],
-                        [
-                            (a["start"], a["end"], a["citation"]["key"])
-                            for a in p.get("anchors", [])
-                        ],
+                        [(a["start"], a["end"], a["citation"]) for a in p.get("anchors", [])],
                     )
                     for p in sorted(s.get("paragraphs", []), key=lambda p: p["number"])
                 ],

@@ -37,7 +37,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation import progress, webhooks
-from annotation.models import Citation, Paragraph, Report, RubricItem
+from annotation.models import Citation, Paragraph, Report, RubricItem, cited
 from concord.leases import Leases, new_lease
 
 from . import llm, pools, prompts, writes
@@ -590,20 +590,20 @@ class Context:
         }
         reports = {r for r in reports if r is not None} - set(self._queries)
         if reports:
-            self._queries.update(
-                Report.objects.filter(pk__in=reports).values_list("pk", "question__text")
-            )
+            for rid, query, cites in Report.objects.filter(pk__in=reports).values_list(
+                "pk", "question__text", "citations"
+            ):
+                self._queries[rid] = query
+                self.citations[rid] = cited(cites)
             for rid in reports:
                 self.paragraphs[rid] = []
-                self.citations[rid] = {}
+                self.citations.setdefault(rid, {})
             for pid, rid, number, text in (
                 Paragraph.objects.filter(report_id__in=reports)
                 .order_by("report_id", "number")
                 .values_list("pk", "report_id", "number", "text")
             ):
                 self.paragraphs[rid].append((pid, number, text))
-            for c in Citation.objects.filter(report_id__in=reports):
-                self.citations[c.report_id][c.key] = c
         items = {i for u in units for i in u.payload.get("items", ())} - set(self.items)
         if items:
             self.items.update(RubricItem.objects.filter(pk__in=items).values_list("id", "text"))

@@ -31,8 +31,6 @@ from django.db.models import Q
 
 from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
 from annotation.models import (
-    Citation,
-    CitationAnchor,
     Exemplar,
     ExemplarReference,
     Nugget,
@@ -104,16 +102,12 @@ def comparisons(reports) -> list[tuple[Report, Report]]:
 
 
 def report_claims(report_ids) -> dict[int, list[tuple[Paragraph, prompts.Claim]]]:
-    """Claims of each report, paragraph by paragraph (two queries)."""
-    anchors: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for pid, start, end, key in CitationAnchor.objects.filter(
-        paragraph__report_id__in=report_ids
-    ).values_list("paragraph_id", "start", "end", "citation__key"):
-        anchors[pid].append((start, end, key))
+    """Claims of each report, paragraph by paragraph (one query)."""
     out: dict[int, list] = defaultdict(list)
-    for p in Paragraph.objects.filter(pk__in=list(anchors)).order_by("report_id", "number"):
-        for claim in prompts.split_claims(p.text, anchors[p.pk]):
-            out[p.report_id].append((p, claim))
+    for p in Paragraph.objects.filter(report_id__in=report_ids).order_by("report_id", "number"):
+        if p.anchors:
+            for claim in prompts.split_claims(p.text, [tuple(a) for a in p.anchors]):
+                out[p.report_id].append((p, claim))
     return out
 
 
@@ -817,8 +811,12 @@ class RetrievalRelevance(DeepScholarKind):
 
     def units_of(self, reports):
         question = {r.pk: r.question_id for r in reports}
-        cited = Citation.objects.filter(report__in=list(question)).order_by("report_id", "pk")
-        return [(question[rid], rid, key) for rid, key in cited.values_list("report_id", "key")]
+        stored = Report.objects.filter(pk__in=list(question)).order_by("pk")
+        return [
+            (question[rid], rid, c["key"])
+            for rid, cites in stored.values_list("pk", "citations")
+            for c in cites
+        ]
 
     def job(self, ctx, unit):
         p = unit.payload
@@ -862,17 +860,16 @@ class Entailment(DeepScholarKind):
 
     def units_of(self, reports):
         question = {r.pk: r.question_id for r in reports}
-        pairs = CitationAnchor.objects.filter(paragraph__report__in=list(question)).order_by(
-            "paragraph__report_id", "paragraph__number", "start"
+        paragraphs = Paragraph.objects.filter(report__in=list(question)).order_by(
+            "report_id", "number"
         )
         seen, out = set(), []
-        for rid, number, key in pairs.values_list(
-            "paragraph__report_id", "paragraph__number", "citation__key"
-        ):
-            unit = f"{number}:{key}"
-            if (rid, unit) not in seen:
-                seen.add((rid, unit))
-                out.append((question[rid], rid, unit))
+        for rid, number, anchors in paragraphs.values_list("report_id", "number", "anchors"):
+            for _start, _end, key in sorted(anchors or ()):
+                unit = f"{number}:{key}"
+                if (rid, unit) not in seen:
+                    seen.add((rid, unit))
+                    out.append((question[rid], rid, unit))
         return out
 
     def job(self, ctx, unit):

@@ -6,7 +6,7 @@ pairs, report by report in reading order; the judge's files key them
 
 from __future__ import annotations
 
-from annotation.models import CitationAnchor
+from annotation.models import Paragraph
 
 from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
@@ -52,10 +52,10 @@ class EntailmentTask(LabelTask):
     qc_example = "3:[1]@SysA"
 
     def question_keys(self, question):
-        rows = CitationAnchor.objects.filter(paragraph__report__question=question).values_list(
-            "paragraph__number", "citation__key", "paragraph__report__system__name"
+        rows = Paragraph.objects.filter(report__question=question).values_list(
+            "number", "anchors", "report__system__name"
         )
-        return sorted({(f"{n}:{k}", s) for n, k, s in rows})
+        return sorted({(f"{n}:{a[2]}", s) for n, anchors, s in rows for a in anchors or ()})
 
 
 TASK = EntailmentTask()

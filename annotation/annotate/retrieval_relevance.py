@@ -5,7 +5,7 @@ citations in the order they first appear; the judge's files key them by citation
 
 from __future__ import annotations
 
-from annotation.models import Citation
+from annotation.models import Report
 
 from .base import Needs, reports_of
 from .deepscholar_labels import LabelTask, LabelUnit, make_form
@@ -50,8 +50,12 @@ class RetrievalRelevanceTask(LabelTask):
     qc_example = "[1]@SysA"
 
     def question_keys(self, question):
-        rows = Citation.objects.filter(report__question=question)
-        return [(k, s) for k, s in rows.values_list("key", "report__system__name")]
+        rows = Report.objects.filter(question=question).order_by("pk")
+        return [
+            (c["key"], system)
+            for system, cites in rows.values_list("system__name", "citations")
+            for c in cites
+        ]
 
 
 TASK = RetrievalRelevanceTask()

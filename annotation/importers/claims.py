@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotation.models import Citation, Paragraph, Report, ReportClaim
+from annotation.models import Paragraph, Report, ReportClaim, citation_keys
 
 from .base import ImportReport
 from .common import (
@@ -61,9 +61,7 @@ def _index(study):
             "id", "report_id", "number"
         )
     }
-    keys = set(
-        Citation.objects.filter(report__question__study=study).values_list("report_id", "key")
-    )
+    keys = citation_keys(Report.objects.filter(question__study=study))
     return reports, paragraphs, keys
 
 

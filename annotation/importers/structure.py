@@ -1,4 +1,5 @@
-"""Reports as Concord stores them: sections -> paragraphs (1..n) -> citation anchors.
+"""Reports as Concord stores them: sections -> paragraphs (1..n) -> citation anchors, the
+report's sources a JSON list on it and a paragraph's anchors a JSON list on the paragraph.
 
 Every report format is parsed into a :class:`ParsedReport` (pure Python, no database), and
 :func:`write_reports` stores a batch of them for one system in a fixed number of queries:
@@ -15,8 +16,6 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from annotation.models import (
-    Citation,
-    CitationAnchor,
     Paragraph,
     Question,
     Report,
@@ -228,13 +227,15 @@ def ensure_systems(study, names, rep: ImportReport) -> dict[str, System]:
 def ensure_report_ids(
     pairs, system_ids: dict[str, int], question_ids: dict[str, int], rep: ImportReport,
     source_format: str = "", originals: dict[tuple[str, str], dict] | None = None,
+    citations: dict[tuple[str, str], list] | None = None,
 ) -> tuple[dict[tuple[str, str], int], set[int]]:  # fmt: skip
     """Report ids for (question key, system name) pairs, created empty when missing.
 
     Returns (ids by pair, ids created now). Existing reports are found by (question,
     system) among the reports of those systems, read as ids only. A report created now
-    gets its ``Report.original`` from ``originals`` (by pair) in its INSERT: written once,
-    not inserted empty and then updated with a second copy of the row (issue 29).
+    gets its ``Report.original`` from ``originals`` and its ``Report.citations`` from
+    ``citations`` (by pair) in its INSERT: written once, not inserted empty and then
+    updated with a second copy of the row (issue 29).
     """
     wanted = set(pairs)
 
@@ -249,11 +250,13 @@ def ensure_report_ids(
     if new:
         pair_of = {(question_ids[q], system_ids[s]): (q, s) for q, s in wanted}
         rows = [{"question": q, "system": s, "source_format": source_format} for q, s in new]
-        if originals:
+        for given, name in ((originals, "original"), (citations, "citations")):
+            if not given:
+                continue
             for row, key in zip(rows, new, strict=True):
-                original = originals.get(pair_of[key])
-                if original is not None:
-                    row["original"] = original
+                value = given.get(pair_of[key])
+                if value is not None:
+                    row[name] = value
         insert_new(Report, rows)
         rep.count("created", "Report", len(new))
         by_ids = stored()
@@ -275,7 +278,7 @@ def ensure_reports(pairs, systems, questions, rep: ImportReport, source_format: 
 
 
 def stored_canonical(report_ids) -> dict[int, tuple]:
-    """The stored structure of many reports in :meth:`ParsedReport.canonical` form (4 queries)."""
+    """The stored structure of many reports in :meth:`ParsedReport.canonical` form (3 queries)."""
     sections: dict[int, list] = {rid: [] for rid in report_ids}
     sec_paras: dict[int, list] = {}
     for sid, rid, title, table in (
@@ -286,34 +289,36 @@ def stored_canonical(report_ids) -> dict[int, tuple]:
         paras: list = []
         sec_paras[sid] = paras
         sections[rid].append((title, table, paras))
-    para_anchors: dict[int, list] = {}
-    for pid, sid, number, text in (
+    for sid, number, text, anchors in (
         Paragraph.objects.filter(report_id__in=report_ids)
         .order_by("report_id", "number")
-        .values_list("id", "section_id", "number", "text")
+        .values_list("section_id", "number", "text", "anchors")
     ):
-        anchors: list = []
-        para_anchors[pid] = anchors
-        sec_paras[sid].append((number, text, anchors))
-    for pid, start, end, key in CitationAnchor.objects.filter(
-        paragraph__report_id__in=report_ids
-    ).values_list("paragraph_id", "start", "end", "citation__key"):
-        para_anchors[pid].append((start, end, key))
-    for anchors in para_anchors.values():
-        anchors.sort()
+        sec_paras[sid].append((number, text, sorted(map(tuple, anchors or ()))))
     cits: dict[int, list] = {rid: [] for rid in report_ids}
-    for rid, key, title, snippets, url, metadata in Citation.objects.filter(
-        report_id__in=report_ids
-    ).values_list("report_id", "key", "title", "snippets", "url", "metadata"):
-        cits[rid].append((key, title, snippets, url, metadata))
-    return {rid: (sections[rid], sorted(cits[rid])) for rid in report_ids}
+    for rid, stored in Report.objects.filter(pk__in=report_ids).values_list("id", "citations"):
+        cits[rid] = sorted(
+            (c["key"], c.get("title", ""), c.get("snippets", []), c.get("url", ""),
+             c.get("metadata", {}))
+            for c in stored or ()
+        )  # fmt: skip
+    return {rid: (sections[rid], cits[rid]) for rid in report_ids}
+
+
+def citations_json(parsed: ParsedReport) -> list[dict]:
+    """What :attr:`Report.citations` stores of a parsed report's sources, in its order."""
+    return [
+        {"key": c.key, "title": c.title, "snippets": c.snippets, "url": c.url,
+         "metadata": c.metadata}
+        for c in parsed.citations.values()
+    ]  # fmt: skip
 
 
 def write_structures(
     items: list[tuple[Report, ParsedReport, dict]], rep: ImportReport, new_ids: set[int]
 ) -> None:
-    """Store the structure of each report (normalised) and its original: unchanged ones
-    untouched, others replaced. The one report-structure writer: the importers and the
+    """Store the structure of each report (normalised), its sources and its original:
+    unchanged ones untouched, others replaced. The one report-structure writer: the importers and the
     API's report serializer both store through it (issue 14).
 
     Paragraph rows are kept by number and sections by position, updated in place:
@@ -322,8 +327,9 @@ def write_structures(
     (:class:`~annotation.units.JudgedUnitRemoved`) if a judged paragraph would be removed.
 
     New rows are inserted as plain rows (:func:`~.common.insert_new`, COPY on PostgreSQL),
-    no model instances, and their ids read back by natural key among the rows inserted now:
-    a ResearchQA-scale study stores 378,000 reports, about four rows each (issue 16)."""
+    no model instances; sections' ids are read back by natural key among the rows inserted
+    now (their paragraphs point at them): a ResearchQA-scale study stores 378,000 reports
+    (issue 16). Sources and anchors are JSON on the report and paragraph rows (issue 29)."""
     if not items:
         return
     to_write, replaced = _changed(items, rep, new_ids)
@@ -331,33 +337,33 @@ def write_structures(
         return
     old = _OldRows.read(replaced, to_write)
     check_paragraphs_kept(old.removed)
-    if old.replaced:  # citations are not judged: replaced, their anchors with them
-        Citation.objects.filter(report_id__in=old.replaced).delete()
     written = {r.pk for r, _ in to_write}
-    section_ids, kept_sections, n_new_sections = _write_sections(to_write, old, written)
-    citation_ids = _insert_read_back(
-        Citation, ("report", "key"), written, ("report", "key", "title", "snippets", "url", "metadata"),
-        [(r.pk, c.key, c.title, c.snippets, c.url, c.metadata)
-         for r, parsed in to_write for c in parsed.citations.values()],
+    # a report created now was inserted with its sources (ensure_report_ids)
+    update_rows(
+        Report, ["citations"],
+        [(r.pk, citations_json(parsed)) for r, parsed in to_write if r.pk not in new_ids],
     )  # fmt: skip
-    new_paras, kept_paras, anchors = [], [], []
+    section_ids, kept_sections, n_new_sections = _write_sections(to_write, old, written)
+    new_paras, kept_paras, n_anchors, n_citations = [], [], 0, 0
     for report, parsed in to_write:
+        n_citations += len(parsed.citations)
         number = 0
         for pos, s in enumerate(parsed.sections, start=1):
             for p in s.paragraphs:
                 number += 1
+                anchors = [list(a) for a in sorted(p.anchors)]
+                n_anchors += len(anchors)
                 row = old.paragraphs.get((report.pk, number))
                 if row is None:
-                    new_paras.append((report.pk, number, p.text, section_ids[(report.pk, pos)]))
+                    new_paras.append(
+                        (report.pk, number, p.text, section_ids[(report.pk, pos)], anchors)
+                    )
                 else:
                     row.section_id, row.text = section_ids[(report.pk, pos)], p.text
+                    row.anchors = anchors
                     kept_paras.append(row)
-                anchors += [(report.pk, number, start, end, key) for start, end, key in p.anchors]
-    Paragraph.objects.bulk_update(kept_paras, ["section", "text"], batch_size=2000)
-    paragraph_ids = _insert_read_back(
-        Paragraph, ("report", "number"), written, ("report", "number", "text", "section"), new_paras
-    )
-    paragraph_ids.update({(p.report_id, p.number): p.pk for p in kept_paras})
+    Paragraph.objects.bulk_update(kept_paras, ["section", "text", "anchors"], batch_size=2000)
+    insert_whole(Paragraph, ("report", "number", "text", "section", "anchors"), new_paras)
     gone = [pk for ps in old.removed.values() for pk, _ in ps]
     if gone:
         Paragraph.objects.filter(pk__in=gone).delete()
@@ -365,11 +371,6 @@ def write_structures(
         Section.objects.filter(report_id__in=old.replaced).exclude(
             pk__in=[s.pk for s in kept_sections]
         ).delete()
-    insert_whole(
-        CitationAnchor, ("paragraph", "citation", "start", "end"),
-        [(paragraph_ids[(rid, number)], citation_ids[(rid, key)], start, end)
-         for rid, number, start, end, key in anchors],
-    )  # fmt: skip
     # a report that existed before (empty or not) now reads differently (new ones start at 0)
     bump_content_version(pk for pk in written if pk not in new_ids)
     for bucket, table, n in (
@@ -377,8 +378,8 @@ def write_structures(
         ("updated", "Section", len(kept_sections)),
         ("created", "Paragraph", len(new_paras)),
         ("updated", "Paragraph", len(kept_paras)),
-        ("created", "Citation", len(citation_ids)),
-        ("created", "CitationAnchor", len(anchors)),
+        ("created", "Citation", n_citations),
+        ("created", "CitationAnchor", n_anchors),
     ):
         if n:
             rep.count(bucket, table, n)
@@ -523,10 +524,11 @@ def write_reports(
         original.update(i.original_extra)
         normalised.append((i, report, original))
     originals = {(i.question_key, system_name): original for i, _, original in normalised}
+    sources = {(i.question_key, system_name): citations_json(r) for i, r, _ in normalised}
     ids, new_ids = ensure_report_ids(
         [(i.question_key, system_name) for i in inputs],
         {name: s.pk for name, s in systems.items()}, question_ids, rep, source_format,
-        originals=originals,
+        originals=originals, citations=sources,
     )  # fmt: skip
     # a report created now is as just inserted; only the others are read (their original
     # compared, their source format updated)

@@ -1,7 +1,6 @@
 from .assignment import Assignment, Setting
 from .content import (
     Citation,
-    CitationAnchor,
     Paragraph,
     Question,
     Report,
@@ -11,6 +10,9 @@ from .content import (
     Study,
     System,
     bump_content_version,
+    citation_keys,
+    citations_of,
+    cited,
 )
 from .judgments import (
     ExpertAgreedRecord,
@@ -25,7 +27,6 @@ __all__ = [
     "Annotator",
     "Assignment",
     "Citation",
-    "CitationAnchor",
     "ExpertAgreedRecord",
     "ExpertiseRating",
     "StudyResearcher",
@@ -37,6 +38,9 @@ __all__ = [
     "Question",
     "Report",
     "bump_content_version",
+    "citation_keys",
+    "cited",
+    "citations_of",
     "Rubric",
     "RubricItem",
     "Section",

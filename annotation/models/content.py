@@ -3,9 +3,17 @@
 Reports are stored structured (sections -> numbered paragraphs -> citation anchors) so every
 report renders in one uniform format whatever system produced it, and so that judgments can
 point at a paragraph or a claim span.
+
+Only what judgments point at is a row: a report, its sections and its paragraphs. A report's
+sources are one JSON list on the report (:attr:`Report.citations`, read as :class:`Citation`
+values) and a paragraph's citation anchors one JSON list on the paragraph
+(:attr:`Paragraph.anchors`): judgments name a source by its key, never by a row, and those
+rows were 24 of the 29 rows a report took to store, more CPU than Label Studio's whole import
+of the same texts (issue 29, bench/README.md "report_import.py").
 """
 
 import secrets
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import models
@@ -229,6 +237,117 @@ class System(models.Model):
         return self.name
 
 
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A source a report cites, one item of :attr:`Report.citations` (a value, not a row).
+    Title-only and bare citations are kept as they are. ``key`` is the id as it appears in
+    the report's text; judgments and judge verdicts name a source by it."""
+
+    class Kind(models.TextChoices):
+        SNIPPET = "snippet", "With evidence snippets"
+        TITLE_ONLY = "title_only", "Title only"
+        BARE = "bare", "Bare (no title, no snippet)"
+
+    key: str
+    title: str = ""
+    snippets: list = field(default_factory=list)
+    url: str = ""
+    metadata: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.kind})"
+
+    @property
+    def kind(self) -> str:
+        if any(s.strip() for s in self.snippets or []):
+            return self.Kind.SNIPPET
+        if self.title.strip():
+            return self.Kind.TITLE_ONLY
+        return self.Kind.BARE
+
+    @classmethod
+    def from_json(cls, item: dict) -> "Citation":
+        """One stored item (:meth:`as_json`) as a value."""
+        return cls(
+            item["key"],
+            item.get("title") or "",
+            list(item.get("snippets") or []),
+            item.get("url") or "",
+            dict(item.get("metadata") or {}),
+        )
+
+    def as_json(self) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "snippets": list(self.snippets),
+            "url": self.url,
+            "metadata": self.metadata,
+        }
+
+
+#: The longest citation key and URL a report may store (what the rows held; the API and
+#: the admin refuse longer ones, naming the field).
+CITATION_KEY_MAX = 300
+CITATION_URL_MAX = 2000
+
+
+def check_citations(value) -> None:
+    """What :attr:`Report.citations` may hold (the admin's and the model's check): a list
+    of ``{"key", "title", "snippets", "url", "metadata"}`` with unique keys of at most
+    :data:`CITATION_KEY_MAX` characters; the error names the item and field."""
+    from django.core.exceptions import ValidationError
+
+    if not isinstance(value, list):
+        raise ValidationError("expected a list of citations")
+    seen = set()
+    kinds = {"key": str, "title": str, "snippets": list, "url": str, "metadata": dict}
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ValidationError(f"citations[{i}]: expected an object")
+        for name, kind in kinds.items():
+            if (name == "key" or name in item) and not isinstance(item.get(name), kind):
+                raise ValidationError(f"citations[{i}].{name}: expected {kind.__name__}")
+        unknown = sorted(set(item) - set(kinds))
+        if unknown:
+            raise ValidationError(f"citations[{i}]: unknown field {unknown[0]!r}")
+        key = item["key"]
+        if not key or len(key) > CITATION_KEY_MAX:
+            raise ValidationError(f"citations[{i}].key: 1 to {CITATION_KEY_MAX} characters")
+        if len(item.get("url", "")) > CITATION_URL_MAX:
+            raise ValidationError(f"citations[{i}].url: longer than {CITATION_URL_MAX}")
+        if not all(isinstance(x, str) for x in item.get("snippets", [])):
+            raise ValidationError(f"citations[{i}].snippets: expected a list of strings")
+        if key in seen:
+            raise ValidationError(f"citations[{i}].key: {key!r} is listed twice")
+        seen.add(key)
+
+
+def check_anchors(anchors, text: str, keys) -> None:
+    """What :attr:`Paragraph.anchors` may hold: ``[start, end, key]`` items within the
+    paragraph's text, not overlapping, each naming one of the report's sources."""
+    from django.core.exceptions import ValidationError
+
+    if not isinstance(anchors, list):
+        raise ValidationError({"anchors": "expected a list of [start, end, key]"})
+    end_before = 0
+    for i, a in enumerate(sorted(anchors, key=lambda a: a[0] if isinstance(a, list) and a else 0)):
+        if not (
+            isinstance(a, list) and len(a) == 3
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in a[:2])
+            and isinstance(a[2], str)
+        ):  # fmt: skip
+            raise ValidationError({"anchors": f"anchors[{i}]: expected [start, end, key]"})
+        start, end, key = a
+        if not 0 <= start < end <= len(text):
+            raise ValidationError({"anchors": f"anchors[{i}]: {start}-{end} is outside the text"})
+        if start < end_before:
+            raise ValidationError({"anchors": f"anchors[{i}]: overlaps the anchor before it"})
+        if key not in keys:
+            raise ValidationError({"anchors": f"anchors[{i}]: the report cites no source {key!r}"})
+        end_before = end
+
+
 class ReportQuerySet(models.QuerySet):
     def readable(self):
         """The reports with something to read: a paragraph or a table. An empty report (a
@@ -261,6 +380,10 @@ class Report(models.Model):
     #: reuses a rendering only for the same id, public id and version (issue 29,
     #: ``annotation.rendering.page_reports``).
     content_version = models.PositiveIntegerField(default=0, editable=False)
+    #: The sources the report cites, normalised: ``[{"key", "title", "snippets", "url",
+    #: "metadata"}, …]`` in the report's order, keys unique (:class:`Citation`,
+    #: :func:`cited`).
+    citations = models.JSONField(default=list, blank=True, validators=[check_citations])
 
     objects = ReportQuerySet.as_manager()
 
@@ -313,6 +436,9 @@ class Paragraph(models.Model):
     )
     number = models.PositiveIntegerField()
     text = models.TextField()
+    #: Where citation markers stand in :attr:`text`: ``[[start, end, key], …]`` (character
+    #: offsets, sorted by start, ``key`` one of the report's :attr:`Report.citations`).
+    anchors = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["report", "number"]
@@ -323,51 +449,30 @@ class Paragraph(models.Model):
     def __str__(self) -> str:
         return f"paragraph {self.number}"
 
-
-class Citation(models.Model):
-    """A source a report cites. Title-only and bare citations are kept as they are."""
-
-    class Kind(models.TextChoices):
-        SNIPPET = "snippet", "With evidence snippets"
-        TITLE_ONLY = "title_only", "Title only"
-        BARE = "bare", "Bare (no title, no snippet)"
-
-    report = models.ForeignKey(
-        Report, on_delete=models.CASCADE, related_name="citations", db_index=False
-    )
-    key = models.CharField(max_length=300, help_text="The id as it appears in the report text")
-    title = models.TextField(blank=True)
-    snippets = models.JSONField(default=list, blank=True)
-    url = models.URLField(max_length=2000, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["report", "key"], name="citation_natural_key")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.key} ({self.kind})"
-
-    @property
-    def kind(self) -> str:
-        if any(s.strip() for s in self.snippets or []):
-            return self.Kind.SNIPPET
-        if self.title.strip():
-            return self.Kind.TITLE_ONLY
-        return self.Kind.BARE
+    def clean(self):
+        if self.report_id is not None:
+            keys = {c.get("key") for c in self.report.citations if isinstance(c, dict)}
+            check_anchors(self.anchors, self.text, keys)
 
 
-class CitationAnchor(models.Model):
-    """Where a citation marker stands in a paragraph (character offsets into its text)."""
+def cited(stored) -> dict[str, Citation]:
+    """A report's sources by key, from its stored :attr:`Report.citations` list."""
+    return {item["key"]: Citation.from_json(item) for item in stored or ()}
 
-    paragraph = models.ForeignKey(Paragraph, on_delete=models.CASCADE, related_name="anchors")
-    citation = models.ForeignKey(Citation, on_delete=models.CASCADE, related_name="anchors")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
 
-    class Meta:
-        ordering = ["paragraph", "start"]
+def citation_keys(reports) -> set[tuple[int, str]]:
+    """``(report id, key)`` of every source of ``reports`` (a Report queryset): what the
+    importers of judge verdicts and claims check a named source against (one query)."""
+    return {
+        (rid, c["key"])
+        for rid, cites in reports.values_list("pk", "citations")
+        for c in cites or ()
+    }
 
-    def __str__(self) -> str:
-        return f"{self.citation_id}@{self.start}-{self.end}"
+
+def citations_of(report_ids) -> dict[int, dict[str, Citation]]:
+    """The sources of many reports by report id then key (one query)."""
+    out: dict[int, dict[str, Citation]] = {rid: {} for rid in report_ids}
+    for rid, stored in Report.objects.filter(pk__in=list(out)).values_list("id", "citations"):
+        out[rid] = cited(stored)
+    return out

@@ -36,12 +36,12 @@ from annotation.importers.common import (
 )
 from annotation.importers.registry import Example, Format, Option, register
 from annotation.models import (
-    Citation,
     ExemplarReference,
     Nugget,
     Paragraph,
     Question,
     Report,
+    citation_keys,
 )
 from annotation.models.deepscholar import LABELS, REPORT_KINDS
 from judges.models import Judge, JudgeDeepScholarLabel
@@ -68,9 +68,7 @@ class _Index:
                 "question_id", "key"
             )
         )
-        self.citations = set(
-            Citation.objects.filter(report__question__study=study).values_list("report_id", "key")
-        )
+        self.citations = citation_keys(Report.objects.filter(question__study=study))
         self.paragraphs = set(
             Paragraph.objects.filter(report__question__study=study).values_list(
                 "report_id", "number"

@@ -29,7 +29,7 @@ from annotation.importers.common import (
     type_name,
 )
 from annotation.importers.registry import Example, Format, register
-from annotation.models import Citation, Report
+from annotation.models import Report, citation_keys
 from judges.models import JudgeClaimVerdict
 
 from .judge_relevance import EXAMPLE_NEEDS, JUDGE_OPTION, judge_name, the_judge
@@ -75,9 +75,7 @@ def read(src, study) -> dict[tuple[int, str], tuple]:
         )
     }
     keys: dict[int, set[str]] = {}
-    for report, key in Citation.objects.filter(report__question__study=study).values_list(
-        "report_id", "key"
-    ):
+    for report, key in citation_keys(Report.objects.filter(question__study=study)):
         keys.setdefault(report, set()).add(key)
     problems = Problems(src.name)
     out: dict[tuple[int, str], tuple] = {}

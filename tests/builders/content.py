@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from annotation.models import (
     Assignment,
-    Citation,
-    CitationAnchor,
     Paragraph,
     Question,
     Report,
@@ -19,6 +17,7 @@ from annotation.models import (
     Study,
     System,
 )
+from tests.builders.sources import add_anchor, add_citation
 
 HOSTILE_TEXT = (
     'Hostile <script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'
@@ -32,17 +31,15 @@ def make_study(name: str = "Sample study", tasks=None, **config) -> Study:
 
 def make_report(question: Question, system: System, *, paragraphs: int = 6, hostile=False):
     report = Report.objects.create(question=question, system=system)
-    snippet = Citation.objects.create(
-        report=report,
+    snippet = add_citation(
+        report,
         key="[1]",
         title="Memorization in fine-tuned language models",
         snippets=["Summarization and dialogue exhibit high memorization.", "A second snippet."],
         url="https://example.org/paper1",
     )
-    title_only = Citation.objects.create(
-        report=report, key="[2]", title="A survey of attention patterns"
-    )
-    bare = Citation.objects.create(report=report, key="(Min et al., 2021)")
+    title_only = add_citation(report, key="[2]", title="A survey of attention patterns")
+    bare = add_citation(report, key="(Min et al., 2021)")
     cycle = [snippet, title_only, bare]
     sections = [
         Section.objects.create(report=report, position=i, title=f"Section {i + 1}")
@@ -62,12 +59,9 @@ def make_report(question: Question, system: System, *, paragraphs: int = 6, host
         para = Paragraph.objects.create(
             section=sections[0 if n <= paragraphs // 2 else 1], report=report, number=n, text=text
         )
-        anchors.append(
-            CitationAnchor(
-                paragraph=para, citation=citation, start=start, end=start + len(citation.key)
-            )
-        )
-    CitationAnchor.objects.bulk_create(anchors)
+        anchors.append((para, citation, start, start + len(citation.key)))
+    for para, citation, start, end in anchors:
+        add_anchor(para, citation, start, end)
     return report
 
 

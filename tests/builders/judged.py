@@ -20,8 +20,6 @@ def build_study(name: str = "judged", *, questions: int = 2, systems=("alpha", "
     """Questions × systems reports: ``paragraphs`` paragraphs of two claims each (one
     snippet citation, one title-only), and a rubric of ``items`` items per question."""
     from annotation.models import (
-        Citation,
-        CitationAnchor,
         Paragraph,
         Question,
         Report,
@@ -31,6 +29,7 @@ def build_study(name: str = "judged", *, questions: int = 2, systems=("alpha", "
         Study,
         System,
     )
+    from tests.builders.sources import add_anchor, add_citation
 
     study = Study.objects.create(name=name)
     sys_rows = [System.objects.create(study=study, name=s) for s in systems]
@@ -47,20 +46,16 @@ def build_study(name: str = "judged", *, questions: int = 2, systems=("alpha", "
             )
         for s in sys_rows:
             report = Report.objects.create(question=question, system=s)
-            snippet = Citation.objects.create(
-                report=report, key="1", title="Paper one", snippets=[f"{s.name} evidence {q}"]
+            snippet = add_citation(
+                report, key="1", title="Paper one", snippets=[f"{s.name} evidence {q}"]
             )
-            title_only = Citation.objects.create(report=report, key="2", title="Paper two")
+            title_only = add_citation(report, key="2", title="Paper two")
             section = Section.objects.create(report=report, position=1, title="Findings")
             for n in range(1, paragraphs + 1):
                 text = f"{s.name} finds fact {n} about {q} [1]. It also finds more [2]."
                 p = Paragraph.objects.create(report=report, section=section, number=n, text=text)
                 first = text.index("[1]")
                 second = text.index("[2]")
-                CitationAnchor.objects.create(
-                    paragraph=p, citation=snippet, start=first, end=first + 3
-                )
-                CitationAnchor.objects.create(
-                    paragraph=p, citation=title_only, start=second, end=second + 3
-                )
+                add_anchor(p, snippet, start=first, end=first + 3)
+                add_anchor(p, title_only, start=second, end=second + 3)
     return study

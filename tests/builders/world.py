@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 
 from annotation.models import (
     Assignment,
-    Citation,
-    CitationAnchor,
     HumanMetricScore,
     Medal,
     MedalRanking,
@@ -29,6 +27,7 @@ from annotation.models import (
     System,
 )
 from judges.models import Judge, JudgeScore
+from tests.builders.sources import add_anchor, add_citation
 
 SYSTEM_NAMES = ("ZetaSecretSystemAlpha", "ZetaSecretSystemBeta", "ZetaSecretSystemGamma")
 _seq = itertools.count(1)
@@ -53,16 +52,16 @@ def report(question: Question, system: System, *, sections: int = 2, paragraphs:
     """A report with ``sections`` x ``paragraphs`` paragraphs; citations of every kind."""
     # The system's name hides in fields annotators must never get (the blinding test).
     r = Report.objects.create(question=question, system=system, source_format=system.name)
-    snippet = Citation.objects.create(
-        report=r,
+    snippet = add_citation(
+        r,
         key="1",
         title="A paper",
         snippets=["evidence"],
         url="https://example.org/1",
         metadata={"retrieved_by": system.name},
     )
-    title_only = Citation.objects.create(report=r, key="2", title="Title only paper")
-    bare = Citation.objects.create(report=r, key="3")
+    title_only = add_citation(r, key="2", title="Title only paper")
+    bare = add_citation(r, key="3")
     cites = [snippet, title_only, bare]
     number = 0
     for s in range(1, sections + 1):
@@ -71,9 +70,7 @@ def report(question: Question, system: System, *, sections: int = 2, paragraphs:
             number += 1
             text = f"Paragraph {number} says something [1]."
             p = Paragraph.objects.create(report=r, section=section, number=number, text=text)
-            CitationAnchor.objects.create(
-                paragraph=p, citation=cites[number % 3], start=len(text) - 4, end=len(text) - 1
-            )
+            add_anchor(p, cites[number % 3], start=len(text) - 4, end=len(text) - 1)
     return r
 
 

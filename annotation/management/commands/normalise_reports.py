@@ -6,7 +6,7 @@ Why a command and not a data migration: the normaliser (``annotation.normalise``
 that keeps evolving; a migration would freeze one version of it. Reports whose
 ``original`` is empty were stored raw; each is rewritten *in place* so that experts' work
 tied to its rows survives: paragraphs keep their ids (and their number), citations keep
-their ids (their key becomes ``n``), and claims' citation keys and claim checks' per-citation
+their place in the report's list (their key becomes ``n``), and claims' citation keys and claim checks' per-citation
 answers follow the renamed keys. Run it once after deploying; running it again changes
 nothing.
 """
@@ -21,16 +21,16 @@ from annotation.importers.structure import (
     ParsedParagraph,
     ParsedReport,
     ParsedSection,
+    citations_json,
 )
 from annotation.models import (
-    Citation,
-    CitationAnchor,
     ClaimCheck,
     Paragraph,
     Report,
     ReportClaim,
     Section,
     bump_content_version,
+    cited,
 )
 from annotation.normalise import normalise_report
 
@@ -62,15 +62,12 @@ def _parsed(report: Report) -> tuple[ParsedReport, list[Section], list[list[Para
     paragraphs = {s.pk: [] for s in sections}
     for p in Paragraph.objects.filter(report=report).order_by("number"):
         paragraphs[p.section_id].append(p)
-    anchors: dict[int, list] = {}
-    for a in CitationAnchor.objects.filter(paragraph__report=report).select_related("citation"):
-        anchors.setdefault(a.paragraph_id, []).append((a.start, a.end, a.citation.key))
     citations = {
         c.key: ParsedCitation(
-            key=c.key, title=c.title, snippets=list(c.snippets or []), url=c.url,
-            metadata=dict(c.metadata or {}),
+            key=c.key, title=c.title, snippets=list(c.snippets), url=c.url,
+            metadata=dict(c.metadata),
         )
-        for c in Citation.objects.filter(report=report).order_by("id")
+        for c in cited(report.citations).values()
     }  # fmt: skip
     parsed = ParsedReport(
         sections=[
@@ -78,7 +75,7 @@ def _parsed(report: Report) -> tuple[ParsedReport, list[Section], list[list[Para
                 title=s.title,
                 table=s.table,
                 paragraphs=[
-                    ParsedParagraph(p.text, anchors.get(p.pk, [])) for p in paragraphs[s.pk]
+                    ParsedParagraph(p.text, [tuple(a) for a in p.anchors]) for p in paragraphs[s.pk]
                 ],
             )
             for s in sections
@@ -95,33 +92,15 @@ def normalise_stored(report: Report, *, dry_run: bool = False) -> None:
     renamed = {c["key"]: c["normalised_key"] for c in original["citations"]}
     if dry_run:
         return
-    rows = {c.key: c for c in Citation.objects.filter(report=report)}
-    # Two steps, so that renaming "2" -> "1" while "1" -> "2" never collides.
-    for c in rows.values():
-        c.key = f"\ue000{c.pk}"
-    Citation.objects.bulk_update(list(rows.values()), ["key"])
-    new_rows = []
-    for old, new in renamed.items():
-        target = normalised.citations[new]
-        row = rows.get(old) or Citation(report=report)
-        row.key, row.title, row.snippets = new, target.title, target.snippets
-        row.url, row.metadata = target.url, target.metadata
-        (new_rows.append(row) if row.pk is None else row.save())
-    Citation.objects.bulk_create(new_rows)
-    by_key = {c.key: c for c in Citation.objects.filter(report=report)}
-    CitationAnchor.objects.filter(paragraph__report=report).delete()
-    anchors = []
+    # the sources under their new keys, as an import of the report would store them
+    report.citations = citations_json(normalised)
     for section, rows_, new_section in zip(sections, paragraphs, normalised.sections, strict=True):
         section.title, section.table = new_section.title, new_section.table
         section.save(update_fields=["title", "table"])
         for row, para in zip(rows_, new_section.paragraphs, strict=True):
             row.text = para.text
-            anchors += [
-                CitationAnchor(paragraph=row, citation=by_key[k], start=a, end=b)
-                for a, b, k in para.anchors
-            ]
-        Paragraph.objects.bulk_update(rows_, ["text"])
-    CitationAnchor.objects.bulk_create(anchors)
+            row.anchors = [list(a) for a in sorted(para.anchors)]
+        Paragraph.objects.bulk_update(rows_, ["text", "anchors"])
     for claim in ReportClaim.objects.filter(report=report):
         claim.citation_keys = [renamed.get(k, k) for k in claim.citation_keys]
         claim.save(update_fields=["citation_keys"])
@@ -129,5 +108,5 @@ def normalise_stored(report: Report, *, dry_run: bool = False) -> None:
         check.citation_supports = {renamed.get(k, k): v for k, v in check.citation_supports.items()}
         check.save(update_fields=["citation_supports"])
     report.original = original
-    report.save(update_fields=["original"])
+    report.save(update_fields=["original", "citations"])
     bump_content_version([report.pk])
