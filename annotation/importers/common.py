@@ -15,9 +15,9 @@ import os
 import re
 import unicodedata
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
-from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 from pathlib import Path
 
@@ -456,16 +456,57 @@ _JSON_PLAIN = frozenset({dict, list, str, int, float, bool})
 
 
 def _json_text(value) -> str:
-    """``json.dumps(value)``, the same text; a list of strings (a citation's snippets) and
-    an empty container written directly: ``json.dumps`` builds an encoder per call, which
-    for such values costs five times the encoding."""
-    cls = value.__class__
-    if cls is list:
-        if all(v.__class__ is str for v in value):
-            return "[" + ", ".join(map(encode_basestring_ascii, value)) + "]"
-    elif cls is dict and not value:
-        return "{}"
-    return json.dumps(value)
+    """The JSON text of ``value``, equal as JSON to ``json.dumps(value)`` (what Django's
+    field would write), encoded by orjson: about six times faster on a report's released
+    record and sources (~5 KB each, 15,000 per file: 0.8 of the import's 6 s, issue 29).
+
+    Where orjson would write something else, ``json.dumps`` writes it: a value orjson
+    refuses (a dict with non-string keys, an integer beyond 64 bits, a lone surrogate)
+    and a value holding NaN or ±Infinity, which orjson writes as ``null`` where
+    ``json.dumps`` keeps them (looked for only when the text holds a ``null``). The text
+    may differ in spacing and escaping (orjson writes UTF-8, no spaces), never in value."""
+    try:
+        out = orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value)
+    if b"null" in out and _NON_FINITE_POSSIBLE.get() and _non_finite(value):
+        return json.dumps(value)
+    return out.decode()
+
+
+#: Whether a value written now may hold NaN or ±Infinity: True unless the import's
+#: source text holds neither word (:func:`finite_source`), then nothing it wrote can.
+_NON_FINITE_POSSIBLE: ContextVar[bool] = ContextVar("non_finite_possible", default=True)
+
+
+@contextmanager
+def finite_source(text: str | None):
+    """Within the block, values come from ``text`` (a JSON source): when it holds neither
+    ``NaN`` nor ``Infinity``, no value can be non-finite and :func:`_json_text` need not
+    look (a walk of every released record: 0.3 s per 15,000 reports, issue 29)."""
+    token = _NON_FINITE_POSSIBLE.set(text is None or "NaN" in text or "Infinity" in text)
+    try:
+        yield
+    finally:
+        _NON_FINITE_POSSIBLE.reset(token)
+
+
+def _non_finite(value) -> bool:
+    """Whether a float of ``value`` (nested in lists and dicts) is NaN or infinite."""
+    stack = [value]
+    pop, many = stack.pop, stack.extend
+    while stack:
+        v = pop()
+        cls = v.__class__
+        if cls is str:
+            continue
+        if cls is dict:
+            many(v.values())
+        elif cls is list or cls is tuple:
+            many(v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            return True
+    return False
 
 
 def column_preparer(field, connection):

@@ -569,7 +569,7 @@ def write_reports(
 def report_loader(parse, *, source_format: str, directory: bool = False):
     """``load(source, study, rep, system)`` for a report format whose ``parse(src, rep)``
     returns the :class:`ReportInput` of every record (the registry's ``load``)."""
-    from .common import fail, gc_paused, read_source
+    from .common import fail, finite_source, gc_paused, read_source
 
     def load(source, study, rep: ImportReport, system: str | None = None) -> None:
         src = read_source(source, allow_directory=directory)
@@ -583,7 +583,7 @@ def report_loader(parse, *, source_format: str, directory: bool = False):
             fail(_display_name(source), "a system name is required")
         # ~40 containers per report live until the write, none of them garbage: the
         # collector would walk them again and again, finding nothing (gc_paused; issue 29)
-        with gc_paused():
+        with gc_paused(), finite_source(None if src.directory else src.text):
             inputs = parse(src, rep)
             rep.records = rep.records or len(inputs)
             warn_empty(inputs, rep, _display_name(source))

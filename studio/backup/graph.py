@@ -83,9 +83,9 @@ PLAIN_JSON = {
     ("annotation.study", "config"),
     ("annotation.annotator", "expertise_fields"),
     ("annotation.report", "original"),
+    ("annotation.report", "citations"),  # sources by key
     ("annotation.section", "table"),
-    ("annotation.citation", "snippets"),
-    ("annotation.citation", "metadata"),
+    ("annotation.paragraph", "anchors"),  # [start, end, citation key]
     ("annotation.reportclaim", "citation_keys"),
     ("annotation.claimcheck", "citation_supports"),
     ("annotation.claimassessment", "citations"),

@@ -263,7 +263,7 @@ def test_page_renders_in_a_constant_number_of_queries(
     url = urls(assignment)[0]
     client.get(url)  # first visit creates the draft
     forget_page_reports()
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(11):
         assert client.get(url).status_code == 200
     with django_assert_num_queries(8):  # the reports' renderings kept by the process
         assert client.get(url).status_code == 200

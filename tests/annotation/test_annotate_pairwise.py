@@ -101,7 +101,7 @@ def test_three_reports_make_three_pairs(annotator_user, client, django_assert_nu
     url = reverse("annotate:task", args=[assignment.pk])
     client.get(url)
     forget_page_reports()
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(11):
         html = client.get(url).content.decode()
     assert html.count('class="choice-row pair-row"') == 3
     with django_assert_num_queries(8):  # the reports' renderings kept by the process

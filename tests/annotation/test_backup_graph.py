@@ -51,7 +51,7 @@ def test_primary_keys_are_automatic():
 def test_study_paths_follow_required_foreign_keys():
     tables = graph.by_label()
     assert tables["annotation.medal"].path == "ranking__study"
-    assert tables["annotation.citationanchor"].path.endswith("report__question__study")
+    assert tables["annotation.paragraph"].path.endswith("report__question__study")
     assert tables["judges.judgeunit"].path == "run__study"
     assert tables["annotation.annotator"].kind == "shared"
     assert tables["judges.llmresponse"].kind == "special"

@@ -48,14 +48,14 @@ def test_autosave_and_submit_ask_a_fixed_number_of_queries(annotator_user, clien
     """Session, user, the assignment (with its annotator), the draft (locked), the history
     (a new version, or the latest replaced), the time on task, the draft's update; and the
     transaction's savepoint and its release (the test runs in a transaction). The submit
-    adds the reports (five), the ranking check, the ranking, its old medals deleted, its
+    adds the reports (three), the ranking check, the ranking, its old medals deleted, its
     medals, the webhooks, the next task and whether the task was a qualification item."""
     assignment, medals = _medal_task(annotator_user, client, n_reports)
     save = reverse("annotate:autosave", args=[assignment.pk])
     assert len(_queries(client, save, {"version": "0", "reasoning": "One."})) == 9
     assert len(_queries(client, save, {"version": "1", "reasoning": "One, two."})) == 9
     body = {"version": "2", "reasoning": "One, two, three.", **medals}
-    assert len(_queries(client, reverse("annotate:submit", args=[assignment.pk]), body)) == 21
+    assert len(_queries(client, reverse("annotate:submit", args=[assignment.pk]), body)) == 19
 
 
 def test_an_autosave_reads_the_assignment_and_its_history_once(annotator_user, client):
