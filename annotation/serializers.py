@@ -466,7 +466,7 @@ class ReportSerializer(serializers.ModelSerializer):
         in place (judgments point at paragraphs, annotation.units); removing a judged
         paragraph is a 409 naming ``sections`` and the caller's transaction rolls back."""
         from annotation.importers.base import ImportReport
-        from annotation.importers.structure import write_structures
+        from annotation.importers.structure import citations_json, write_structures
         from annotation.normalise import normalise_report
 
         normalised, original = normalise_report(parsed_structure(sections, citations))
@@ -479,6 +479,12 @@ class ReportSerializer(serializers.ModelSerializer):
             raise UnitConflict(
                 {"sections": f"report {report.public_id} " + refused.message(report.pk)}
             ) from None
+        # the response shows the sources as stored (normalised keys). write_structures
+        # leaves a report it was told is new with the sources it was inserted with (the
+        # importers insert them, issue 29); this one was created empty just now
+        report.citations = citations_json(normalised)
+        if not replace:
+            Report.objects.filter(pk=report.pk).update(citations=report.citations)
 
 
 def parsed_structure(sections: list[dict], citations: list[dict]):

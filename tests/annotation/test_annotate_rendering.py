@@ -4,9 +4,10 @@ import re
 
 import pytest
 
-from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section, System
+from annotation.models import Paragraph, Report, Section, System
 from annotation.rendering import render_reports, text_to_html
 from tests.builders.content import make_question, make_study
+from tests.builders.sources import add_anchor, add_citation, set_citation
 
 pytestmark = pytest.mark.django_db
 
@@ -64,9 +65,7 @@ def test_hostile_report_and_hostile_citation_are_sanitized():
     study = make_study()
     question = make_question(study, n_reports=1, paragraphs=1, hostile=True)
     report = question.reports.get()
-    Citation.objects.filter(report=report, key="[1]").update(
-        title='<img src=x onerror="alert(9)">', url="javascript:alert(4)"
-    )
+    set_citation(report, "[1]", title='<img src=x onerror="alert(9)">', url="javascript:alert(4)")
     [rendered] = render_reports([report.pk])
     html = rendered.paragraphs[0].html
     assert (
@@ -84,12 +83,10 @@ def test_placeholder_characters_in_text_cannot_inject_markers():
     question = make_question(study, n_reports=0)
     report = Report.objects.create(question=question, system=system)
     section = Section.objects.create(report=report, position=0, title="<b>T</b>")
-    citation = Citation.objects.create(report=report, key="[1]", title="T", snippets=["s"])
+    citation = add_citation(report, "[1]", title="T", snippets=["s"])
     text = "A \ue0000\ue001 trick [1]"
     para = Paragraph.objects.create(section=section, report=report, number=1, text=text)
-    CitationAnchor.objects.create(
-        paragraph=para, citation=citation, start=text.index("[1]"), end=len(text)
-    )
+    add_anchor(para, citation, text.index("[1]"), len(text))
     [rendered] = render_reports([report.pk])
     assert rendered.paragraphs[0].html.count("cite-wrap") == 1
     assert rendered.sections[0].title == "<b>T</b>"  # escaped by the template

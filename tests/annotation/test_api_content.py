@@ -6,6 +6,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Medal, Report
 from tests.builders import world as f
+from tests.builders.sources import anchors, citation
 
 
 @pytest.fixture
@@ -83,7 +84,10 @@ def test_admin_creates_a_report_with_its_structure(world, admin_user):
     response = client_for(admin_user).post(reverse("report-list"), payload, format="json")
     assert response.status_code == 201, response.content
     report = Report.objects.get(public_id=response.json()["public_id"])
-    assert report.paragraphs.get().anchors.get().citation.kind == "bare"
+    [(_, _, key, _)] = anchors(pk=report.paragraphs.get().pk)
+    assert citation(report, key).kind == "bare"
+    # the response shows the sources as stored (keys normalised as the anchors' are)
+    assert [c["key"] for c in response.json()["citations"]] == [key]
 
 
 @pytest.mark.django_db

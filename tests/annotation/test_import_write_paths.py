@@ -9,7 +9,7 @@ from django.db import connection
 from annotation.importers import run
 from annotation.importers.common import insert_whole
 from annotation.importers.page_cache import IMPORT_CACHE_KIB, import_page_cache
-from annotation.models import Citation, Report
+from annotation.models import Paragraph, Report
 from tests.builders.content import make_question, make_study
 
 pytestmark = pytest.mark.django_db
@@ -37,25 +37,33 @@ def test_page_cache_is_restored_when_the_import_is_refused():
     assert _cache_size() == before
 
 
-def _citation_rows(report_id: int) -> list[tuple]:
+def _paragraph_rows(report_id: int) -> list[tuple]:
     return list(
-        Citation.objects.filter(report_id=report_id)
-        .order_by("key")
-        .values_list("key", "title", "snippets", "url", "metadata")
+        Paragraph.objects.filter(report_id=report_id)
+        .order_by("number")
+        .values_list("section_id", "number", "text", "anchors")
     )
 
 
 def test_insert_whole_writes_tuples_and_fills_defaults_for_missing_fields():
+    """On paragraphs, the structure table with a JSON column (their anchors, issue 29)."""
     question = make_question(make_study(), n_reports=1)
     report = question.reports.get()
-    report.citations.all().delete()
-    every = ("report", "key", "title", "snippets", "url", "metadata")
-    insert_whole(Citation, every, [(report.pk, "1", "T", ["s"], "https://a.example", {"x": 1})])
+    section = report.sections.first()
+    report.paragraphs.all().delete()
+    every = ("report", "section", "number", "text", "anchors")
+    # every column of a new row: the tuples go in as they are (no defaults to fill in)
+    assert set(every) == {f.name for f in Paragraph._meta.concrete_fields if not f.primary_key}
+    insert_whole(Paragraph, every, [(report.pk, section.pk, 1, "See [1].", [[4, 7, "1"]])])
     # fields a row lacks get what insert_new gives them (the model's defaults)
-    insert_whole(Citation, ("report", "key"), [(report.pk, "2")])
-    assert _citation_rows(report.pk) == [
-        ("1", "T", ["s"], "https://a.example", {"x": 1}),
-        ("2", "", [], "", {}),
+    insert_whole(
+        Paragraph,
+        ("report", "section", "number", "text"),
+        [(report.pk, section.pk, 2, "No source.")],
+    )
+    assert _paragraph_rows(report.pk) == [
+        (section.pk, 1, "See [1].", [[4, 7, "1"]]),
+        (section.pk, 2, "No source.", []),
     ]
 
 

@@ -13,8 +13,9 @@ from django.urls import reverse
 
 from annotation.importers import run
 from annotation.links import is_web_url, web_url
-from annotation.models import Citation
+from annotation.models import Report
 from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.sources import citations, set_citation
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -43,7 +44,7 @@ def test_a_scholarqa_import_drops_a_non_web_url_with_a_warning_naming_record_and
     assert len(warned) == 1 and warned[0].record == 1
     assert warned[0].field == "response.sections[0].citations[0].metadata.url"
     assert "javascript:alert(9)" in warned[0].message and "dropped" in warned[0].message
-    urls = set(Citation.objects.values_list("url", flat=True))
+    urls = {c.url for c in citations(Report.objects.all())}
     assert "https://example.org/switch" in urls and not any(
         u.startswith("javascript") for u in urls
     )
@@ -53,9 +54,10 @@ def test_a_scholarqa_import_drops_a_non_web_url_with_a_warning_naming_record_and
 def test_no_page_renders_a_non_web_href_even_from_a_stored_url(client, annotator_user, task):
     study = make_study("Links pages")
     q = make_question(study, n_reports=2, paragraphs=2)
-    for n, c in enumerate(Citation.objects.filter(report__question=q)):
-        c.url = EVIL[n % len(EVIL)]
-        c.save()
+    stored = [(r, c) for r in q.reports.order_by("pk") for c in citations(pk=r.pk)]
+    assert stored  # every source gets a URL no page may link
+    for n, (report, c) in enumerate(stored):
+        set_citation(report, c.key, url=EVIL[n % len(EVIL)])
     a = make_assignment(annotator_user.annotator, q, task)
     client.force_login(annotator_user)
     page = client.get(reverse("annotate:task", args=[a.pk]))

@@ -18,9 +18,10 @@ from annotation.importers.structure import (
     parse_markdown,
 )
 from annotation.importers.structure import ParsedSection as Sec
-from annotation.models import Citation, Paragraph, Question, Report, RubricItem
+from annotation.models import Paragraph, Question, Report, RubricItem
 from annotation.normalise import clean_text, close_up, normalise_report
 from tests.builders import world as f
+from tests.builders.sources import anchors, citations
 
 
 def one(text: str, keys=(), titles=None) -> tuple[ParsedReport, dict]:
@@ -181,7 +182,9 @@ def test_the_api_write_path_normalises_and_staff_read_the_original(
     response = client.patch(f"/api/reports/{report.public_id}/", body, format="json")
     assert response.status_code == 200, response.content
     assert Paragraph.objects.get(report=report).text == "A claim [1]."
-    assert Citation.objects.get(report=report).key == "1"
+    assert [c.key for c in citations(pk=report.pk)] == ["1"]
+    assert [key for *_, key, _ in anchors(report=report)] == ["1"]
+    assert [c["key"] for c in response.json()["citations"]] == ["1"]  # as stored
     staff = client.get(f"/api/reports/{report.public_id}/").json()
     assert staff["original"]["sections"][0]["paragraphs"] == [text]
     client.force_authenticate(annotator_user)
@@ -219,21 +222,28 @@ def test_the_command_normalises_stored_reports_in_place_and_keeps_their_rows():
     report = Report.objects.get()
     # As a report stored before normalisation existed looked:
     para = Paragraph.objects.get(report=report)
-    Paragraph.objects.filter(pk=para.pk).update(text="One (Rego et al., 2022) two [5].")
-    rego, five = Citation.objects.get(key="1"), Citation.objects.get(key="2")
-    Citation.objects.filter(pk=rego.pk).update(key="(Rego et al., 2022)")
-    Citation.objects.filter(pk=five.pk).update(key="5")
-    a, b = para.anchors.order_by("start")
-    type(a).objects.filter(pk=a.pk).update(start=4, end=23)
-    type(b).objects.filter(pk=b.pk).update(start=28, end=31)
+    sources = citations(pk=report.pk)
+    assert [(c.key, c.title) for c in sources] == [("1", "P"), ("2", "Q")]
+    released_keys = [
+        {**c.as_json(), "key": k}
+        for c, k in zip(sources, ("(Rego et al., 2022)", "5"), strict=True)
+    ]
+    Report.objects.filter(pk=report.pk).update(citations=released_keys)
+    Paragraph.objects.filter(pk=para.pk).update(
+        text="One (Rego et al., 2022) two [5].",
+        anchors=[[4, 23, "(Rego et al., 2022)"], [28, 31, "5"]],
+    )
     Report.objects.filter(pk=report.pk).update(original={})
     out = io.StringIO()
     call_command("normalise_reports", stdout=out)
     assert "normalised 1 reports" in out.getvalue()
     para.refresh_from_db()
     assert para.text == "One [1] two [2]."
-    assert set(Citation.objects.values_list("pk", "key")) == {(rego.pk, "1"), (five.pk, "2")}
-    assert [para.text[x.start : x.end] for x in para.anchors.order_by("start")] == ["[1]", "[2]"]
+    # each source keeps its place in the report's list (and all it holds), renamed in place
+    assert citations(pk=report.pk) == sources
+    marked = anchors(pk=para.pk)
+    assert [para.text[start:end] for start, end, _, _ in marked] == ["[1]", "[2]"]
+    assert [key for *_, key, _ in marked] == ["1", "2"]  # each anchor cites its source still
     report.refresh_from_db()
     assert report.original["sections"][0]["paragraphs"] == ["One (Rego et al., 2022) two [5]."]
     call_command("normalise_reports", stdout=out)  # again: nothing left to do

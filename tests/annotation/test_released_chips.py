@@ -9,9 +9,10 @@ import re
 import pytest
 
 from annotation.importers import run
-from annotation.models import Citation, Report
+from annotation.models import Report
 from annotation.rendering import render_reports
 from tests.annotation.test_annotate_rendering import chip_shape
+from tests.builders.sources import citations
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
 
@@ -41,7 +42,7 @@ def test_chips_and_headings_of_several_systems_have_one_shape(scholarqa_dir, tmp
         path.write_text(json.dumps(_first(scholarqa_dir / "reports" / name, RECORDS)))
         run("reports", path, study="Chips", format="scholarqa", system=system)
         ids = list(Report.objects.filter(system__name=system).values_list("pk", flat=True))
-        for citation in Citation.objects.filter(report__in=ids):
+        for citation in citations(pk__in=ids):
             kinds.setdefault(citation.kind, set()).add(system)
         for report in render_reports(ids):
             for p in report.paragraphs:

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from annotation.models import Citation, CitationAnchor, Paragraph, Report, Section, System
+from annotation.models import Paragraph, Report, Section, System
 from annotation.rendering import (
     ALLOWED_TAGS,
     MATH_ATTRIBUTES,
@@ -22,6 +22,7 @@ from annotation.rendering import (
     render_reports,
     text_to_html,
 )
+from tests.builders.sources import add_anchor, add_citation
 
 ISSUE_TEXT = r"$\mathbb{Z}_3^n$) directly implies a bound of $(2-\epsilon)^n$"
 
@@ -176,12 +177,10 @@ def _report_with_anchor(study, text: str, marker: str, key: str = "2") -> Report
     question = make_question(study, n_reports=0)
     report = Report.objects.create(question=question, system=system)
     section = Section.objects.create(report=report, position=0, title="")
-    citation = Citation.objects.create(report=report, key=key, title="T", snippets=["s"])
+    citation = add_citation(report, key, title="T", snippets=["s"])
     para = Paragraph.objects.create(section=section, report=report, number=1, text=text)
     start = text.index(marker)
-    CitationAnchor.objects.create(
-        paragraph=para, citation=citation, start=start, end=start + len(marker)
-    )
+    add_anchor(para, citation, start, start + len(marker))
     return report
 
 
