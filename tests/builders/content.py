@@ -110,7 +110,7 @@ def make_claims(question: Question, per_report: int = 1, source: str = "judge-x"
     claims = []
     for report in question.reports.order_by("pk"):
         for n, para in enumerate(report.paragraphs.order_by("number")[:per_report]):
-            key = para.anchors.first().citation.key
+            key = para.anchors[0][2]  # the first anchor's citation key
             claims.append(
                 ReportClaim.objects.create(
                     report=report,

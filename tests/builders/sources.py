@@ -18,7 +18,7 @@ def add_citation(
     return c
 
 
-def set_citation(report: Report, key: str, **changes) -> Citation:
+def set_citation(report: Report, key: str, /, **changes) -> Citation:
     """Change fields of one stored source of ``report``, found by key."""
     stored = Report.objects.filter(pk=report.pk).values_list("citations", flat=True).get()
     for item in stored:
