@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation.importers import run
-from annotation.models import Citation, CitationAnchor, Report
+from annotation.models import Report
+from tests.builders.sources import anchors, citations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,12 +45,10 @@ def test_every_marker_of_the_generated_reports_is_an_anchor_of_its_listed_citati
     report = run("reports", path, study="S", format="scholarqa", system="atlas")
     assert report.created["Report"] == 3 and not report.warnings
     for stored in Report.objects.all():
-        assert Citation.objects.filter(report=stored).count() == 10
-        anchors = CitationAnchor.objects.filter(paragraph__report=stored)
-        assert anchors.count() == 10
-        assert set(anchors.values_list("citation__key", flat=True)) == {
-            str(n) for n in range(1, 11)
-        }
+        assert len(citations(pk=stored.pk)) == 10
+        placed = anchors(report=stored)
+        assert len(placed) == 10
+        assert {key for _, _, key, _ in placed} == {str(n) for n in range(1, 11)}
     text = sum(len(s["text"]) for s in records[0]["response"]["sections"])
     assert 1500 <= text <= 2500  # "reports of ~2 KB" (issue 29)
 

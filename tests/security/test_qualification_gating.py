@@ -15,17 +15,18 @@ from django.test import Client
 from django.urls import NoReverseMatch, get_resolver, reverse
 
 from annotation.models import (
-    Citation,
     ExemplarReference,
     GoldItem,
     Nugget,
     Paragraph,
     Question,
+    Report,
     ReportClaim,
     RubricItem,
 )
 from tests.builders.content import make_assignment, make_question, make_study
 from tests.builders.quality import qc_question
+from tests.builders.sources import citations, set_citation
 from tests.builders.users import make_user
 from tests.security.test_token_expiry_everywhere import routes
 
@@ -40,9 +41,9 @@ def hide(question) -> None:
     ReportClaim.objects.filter(report__question=question).update(text=f"{SECRET} claim")
     Nugget.objects.filter(question=question).update(text=f"{SECRET} nugget")
     ExemplarReference.objects.filter(question=question).update(title=f"{SECRET} reference")
-    Citation.objects.filter(report__question=question).update(
-        title=f"{SECRET} citation", snippets=[f"{SECRET} snippet"]
-    )
+    for report in Report.objects.filter(question=question):
+        for c in citations(pk=report.pk):
+            set_citation(report, c.key, title=f"{SECRET} citation", snippets=[f"{SECRET} snippet"])
 
 
 @pytest.fixture
