@@ -10,8 +10,9 @@ import pytest
 from annotation.importers import run
 from annotation.importers.deepscholar import split_query
 from annotation.importers.structure import parse_markdown
-from annotation.models import Citation, Exemplar, ExemplarReference, Nugget, Question, Report
+from annotation.models import Exemplar, ExemplarReference, Nugget, Question, Report
 from judges.models import JudgeDeepScholarLabel
+from tests.builders.sources import citations
 
 from .test_import_common import DATA, expect_failure, table_counts
 
@@ -55,10 +56,7 @@ def test_references_are_read_wherever_the_report_puts_them():
     run("reports", DS / "queried-system", study="S", format="deepscholar")
 
     def cites(paper):
-        return {
-            c.key: (c.title, c.url)
-            for c in Citation.objects.filter(report__question__external_id=paper)
-        }
+        return {c.key: (c.title, c.url) for c in citations(question__external_id=paper)}
 
     assert cites("2401.00001")["2"] == (  # under a bold "References:" line
         "Transformers for Citation Recommendation",
