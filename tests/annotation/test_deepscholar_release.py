@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotation.models import CitationAnchor, Paragraph, Question, Report, Section
+from annotation.models import Paragraph, Question, Report, Section
+from tests.builders.sources import anchors, citations
 
 DS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "deepscholar"
 SYSTEMS = ("deepscholar-base", "openscholar", "search_ai_gpt_4.1", "storm")
@@ -91,11 +92,8 @@ def stored_reading(report: Report) -> tuple[str, list[str], list[str]]:
     titles = [s.title for s in Section.objects.filter(report=report)]
     paras = list(Paragraph.objects.filter(report=report).order_by("number"))
     texts = [p.text for p in paras]
-    urls = list(
-        CitationAnchor.objects.filter(paragraph__report=report)
-        .order_by("paragraph__number", "start")
-        .values_list("citation__url", flat=True)
-    )
+    url = {c.key: c.url for c in citations(pk=report.pk)}
+    urls = [url[key] for _, _, key, _ in anchors(report=report)]  # by paragraph, then start
     body = "\n".join(titles + [NUMBERS.sub(" ", t) for t in texts])
     return body, texts, urls
 
@@ -169,20 +167,20 @@ def test_citation_titles_come_from_the_reference_source(release):
     call_command("import_reports", str(release / "baselines_results" / "openscholar"),
                  "--study", "DS", "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
     base = Report.objects.get(system__name="deepscholar-base", question__external_id="2506.02838v1")
-    cit = base.citations.get(url="http://arxiv.org/abs/2108.02755v1")
+    [cit] = [c for c in citations(pk=base.pk) if c.url == "http://arxiv.org/abs/2108.02755v1"]
     assert cit.title == (
         "The AI Economist: Optimal Economic Policy Design via Two-level Deep Reinforcement Learning"
     )
     assert cit.snippets and cit.snippets[0].startswith("AI and reinforcement learning (RL)")
-    assert not base.citations.filter(title__contains="' 20").exists()
+    assert not [c for c in citations(pk=base.pk) if "' 20" in c.title]
     scholar = Report.objects.get(system__name="openscholar", question__external_id="2506.02838v1")
     data = json.loads(
         next((release / "baselines_results/openscholar/0").glob("*.json")).read_text()
     )
     passage = data["ctxs"][27]["text"]
     # [27] of the markdown is ctxs[27]: its passage is the snippet, never the title.
-    assert any(passage in (c.snippets or []) for c in scholar.citations.all())
-    assert not scholar.citations.filter(title__startswith=passage[:40]).exists()
+    assert any(passage in (c.snippets or []) for c in citations(pk=scholar.pk))
+    assert not [c for c in citations(pk=scholar.pk) if c.title.startswith(passage[:40])]
 
 
 # --- The nuggetizer's output ---------------------------------------------------------------
@@ -628,7 +626,6 @@ def _family_folder(root: Path) -> Path:
 
 def test_other_systems_of_the_same_families_import(tmp_path):
     from annotation.importers import run
-    from annotation.models import Citation
 
     folder = _family_folder(tmp_path)
     run("reports", folder, study="F", format="deepscholar")
@@ -636,22 +633,21 @@ def test_other_systems_of_the_same_families_import(tmp_path):
     assert set(reports) == {"0", "1", "2"}
     a = reports["0"]
     assert a.question.external_id == "2501.00001v1"
-    titles = {c.title: c for c in Citation.objects.filter(report=a)}
+    titles = {c.title: c for c in citations(pk=a.pk)}
     assert titles["Retrieval Paper"].url == "https://example.org/p0"
     assert titles["Retrieval Paper"].snippets == ["We retrieve."]
     assert titles["Agent Paper"].snippets == ["We plan."]
     b = reports["1"]
-    urls = set(Citation.objects.filter(report=b).values_list("url", flat=True))
+    urls = {c.url for c in citations(pk=b.pk)}
     assert (
         "https://arxiv.org/abs/2204.06547v2" in urls and "https://arxiv.org/abs/2301.00002" in urls
     )
     texts = list(Paragraph.objects.filter(report=b).values_list("text", flat=True))
     assert not any("Dense Paper" in t or "references>" in t for t in texts), texts
-    assert CitationAnchor.objects.filter(paragraph__report=b).count() == 2
+    assert len(anchors(report=b)) == 2
     c = reports["2"]
-    urls = set(
-        CitationAnchor.objects.filter(paragraph__report=c).values_list("citation__url", flat=True)
-    )
+    url = {source.key: source.url for source in citations(pk=c.pk)}
+    urls = {url[key] for _, _, key, _ in anchors(report=c)}
     assert urls == {"https://arxiv.org/abs/2001.08361", "https://arxiv.org/abs/2201.11903"}
     for r in reports.values():
         for t in Paragraph.objects.filter(report=r).values_list("text", flat=True):
@@ -666,7 +662,7 @@ def test_openscholar_passages_keep_their_corpus_id(release):
         next((release / "baselines_results/openscholar/0").glob("*.json")).read_text()
     )
     report = Report.objects.get(question__external_id="2506.02838v1")
-    by_passage = {c.snippets[0]: c for c in report.citations.all() if c.snippets}
+    by_passage = {c.snippets[0]: c for c in citations(pk=report.pk) if c.snippets}
     cited = by_passage[data["ctxs"][27]["text"]]
     assert cited.metadata.get("id") == data["ctxs"][27]["id"]
     assert cited.url == ""  # a corpus id is kept, never made into an address
