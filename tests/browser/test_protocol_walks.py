@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import CitationAnchor, Paragraph, Question, ReportClaim, Study
+from annotation.models import Paragraph, Question, ReportClaim, Study
+from tests.builders.sources import anchors
 
 from .helpers import press_keys
 from .protocol_walk import Protocol, Upload, walk
@@ -78,11 +79,10 @@ def _sqa_judge_scores(tmp: Path, study: Study) -> Path:
 def _cited_paragraphs(study: Study):
     """(question id, system, paragraph, its citation keys) of every cited paragraph."""
     keys: dict[int, list[str]] = {}
-    anchors = CitationAnchor.objects.filter(paragraph__report__question__study=study)
-    for pk, key in anchors.order_by("paragraph", "start").values_list("paragraph", "citation__key"):
-        keys.setdefault(pk, [])
-        if key not in keys[pk]:
-            keys[pk].append(key)
+    for _, _, key, paragraph in anchors(report__question__study=study):  # by start
+        keys.setdefault(paragraph.pk, [])
+        if key not in keys[paragraph.pk]:
+            keys[paragraph.pk].append(key)
     paragraphs = Paragraph.objects.filter(pk__in=keys).select_related(
         "report__question", "report__system"
     )
