@@ -134,17 +134,19 @@ _NUMBER_WORDS = re.compile(r"[\[(]?\^?\d+[\])]?")
 
 
 def _tokens(text: str, anchors) -> list:
-    """The paragraph as a list of str (text) and ``(key,)`` (a citation marker). A marker
-    that is a whole Markdown link ``[words](url)`` in running text keeps its words before
-    the marker; one in parentheses, ``([Title](url))``, is a citation whose words are its
-    source's title (kept there), and a number's words are the marker itself."""
+    """The paragraph as a list of str (text) and ``(key,)`` (a citation marker), alternating
+    (text at even positions, a marker at odd ones: every later step relies on it). A
+    marker that is a whole
+    Markdown link ``[words](url)`` in running text keeps its words before the marker; one
+    in parentheses, ``([Title](url))``, is a citation whose words are its source's title
+    (kept there), and a number's words are the marker itself."""
     out, cursor = [], 0
     for start, end, key in sorted(anchors):
         if start < cursor:
             continue
         out.append(text[cursor:start])
-        marker = text[start:end]
-        link = _LINK.fullmatch(marker) if "](" in marker else None
+        # "](" in the marker, without slicing it out (most markers are no link)
+        link = _LINK.fullmatch(text, start, end) if text.find("](", start, end) != -1 else None
         if link:
             words = link.group(1).strip()
             cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
@@ -170,27 +172,42 @@ def _numbered_key(m: re.Match, citations: dict) -> str:
 _YEAR = re.compile(r"\d{4}")  # an author-year marker has a year
 _PAGES = re.compile("pages", re.I)  # a paper key has its pages
 _SUPERSCRIPT = re.compile(rf"\^|[{_SUP}]")  # a footnote or superscript number
-#: What every one of the four markers holds: a "|", a digit or a superscript digit. One
-#: scan for a character class (fast in ``re``; ASCII digits faster than ``\d``) tells
-#: that a text has no marker to look for, as most text has not (issue 29).
+#: What every one of the four markers holds: a "|", a digit or a superscript digit.
 _MAY_MARK = re.compile(rf"[|\d{_SUP}]")
-_MAY_MARK_ASCII = re.compile(r"[|0-9]")
+_MARK_CHARS = "|0123456789"
+
+
+def _may_mark(text: str) -> bool:
+    """Whether ``text`` holds a character every marker :func:`_mark_unlisted` looks for
+    has (``_MAY_MARK``): most text has none. ASCII text by one ``in`` per character, a
+    C scan each: ``re`` scans for a character class a character at a time, 25 times
+    slower (5 µs for a 600-character paragraph; issue 29)."""
+    if text.isascii():
+        for c in _MARK_CHARS:  # noqa: SIM110 - a loop, no generator per call
+            if c in text:
+                return True
+        return False
+    return _MAY_MARK.search(text) is not None
+
+
+def _may_have_pages(text: str) -> bool:
+    """``_PAGES.search(text)`` (case-insensitive "pages"), by a C scan for ASCII text."""
+    return "pages" in text.lower() if text.isascii() else _PAGES.search(text) is not None
 
 
 def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals: dict) -> list:
     """Identifying markers that cite no listed source (a parenthesised author-year, a
     corpus-id marker, a paper key with pages, a footnote or superscript number) become
-    citations: the listed one they name, else a bare one keyed verbatim."""
+    citations: the listed one they name, else a bare one keyed verbatim. ``tokens``
+    alternate text and markers (:func:`_tokens`), and so does what is returned."""
     out = []
-    for tok in tokens:
-        if isinstance(tok, tuple):
-            out.append(tok)
-            continue
-        if not (_MAY_MARK_ASCII if tok.isascii() else _MAY_MARK).search(tok):
+    for k, tok in enumerate(tokens):
+        if k % 2 or not _may_mark(tok):
             out.append(tok)
             continue
         cursor = 0
         math = [m.span() for m in MATH.finditer(tok)] if "$" in tok or "\\" in tok else []
+        ascii_ = tok.isascii()
         # each scan only where its marker can be: a cheap test first (issue 29: these
         # scans were half the import time); the same markers are found
         found = sorted(
@@ -199,9 +216,9 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
             + ([(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
                if _YEAR.search(tok) else [])
             + ([(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
-               if _PAGES.search(tok) else [])
+               if _may_have_pages(tok) else [])
             + ([(m.start(), m.end(), _numbered_key(m, citations)) for m in NUMBERED.finditer(tok)]
-               if _SUPERSCRIPT.search(tok) else [])
+               if ("^" in tok if ascii_ else _SUPERSCRIPT.search(tok)) else [])
         )  # fmt: skip
         for start, end, key in found:
             if start < cursor or any(a <= start < b for a, b in math):
@@ -221,52 +238,67 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
 
 def _drop_pages(tokens: list) -> list:
     """``[3] pages 4-5`` (FutureHouse): the page range goes with the marker; so does an
-    in-page link ``[1](#ref1)`` (Perplexity)."""
-    for k in range(1, len(tokens)):
-        if isinstance(tokens[k - 1], tuple) and isinstance(tokens[k], str):
-            tokens[k] = PAGES_AFTER.sub("", tokens[k])
+    in-page link ``[1](#ref1)`` (Perplexity). ``PAGES_AFTER`` is anchored at the start:
+    one match at most, at position 0."""
+    for k in range(2, len(tokens), 2):  # the text after each marker
+        m = PAGES_AFTER.match(tokens[k])
+        if m:
+            tokens[k] = tokens[k][m.end() :]
     return tokens
+
+
+#: What ``_BETWEEN`` (``\s*(?:[,;]|and)?\s*``) leaves once stripped: a text is between two
+#: markers of one group when its stripped form is one of these (``str.strip`` and ``\s``
+#: are the same Unicode whitespace).
+_SEPARATORS = frozenset(("", ",", ";", "and"))
 
 
 def _unwrap(tokens: list, citations: dict[str, ParsedCitation]) -> list:
     """Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
     ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
     are peeled one by one: ``([A](url))``."""
-    i = 0
-    while i < len(tokens):
-        if not isinstance(tokens[i], tuple):
-            i += 1
-            continue
+    n = len(tokens)
+    i = 1  # markers are at odd positions (:func:`_tokens`)
+    while i < n:
         j = i  # the group: markers separated by _BETWEEN text
-        while (
-            j + 2 < len(tokens)
-            and isinstance(tokens[j + 2], tuple)
-            and _BETWEEN.fullmatch(tokens[j + 1])
-        ):
+        while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
             j += 2
         while _peel(tokens, i, j, citations):
             pass
-        i = j + 1
+        i = j + 2
     return tokens
 
 
 _LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
 
 
-def _peel(tokens: list, i: int, j: int, citations) -> bool:
-    before = tokens[i - 1] if i > 0 else ""
-    after = tokens[j + 1] if j + 1 < len(tokens) else ""
-    opener = before.rstrip()[-1:]
-    link = _LINK_AFTER.match(after) if opener == "[" else None
-    closer = after.lstrip()[:1]
-    if (opener, closer) not in {("(", ")"), ("[", "]")} and not link:
+def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) -> bool:
+    """One layer of brackets around the markers ``i``..``j`` removed, if there is one: the
+    last character before them (spaces aside) opens, the first after them closes. A
+    citation that gets a link's url is replaced by a copy (the parse stays as read)."""
+    before = tokens[i - 1]
+    opener = before[-1:]
+    if opener.isspace():
+        before = before.rstrip()
+        opener = before[-1:]
+    if opener != "(" and opener != "[":
         return False
-    tokens[i - 1] = before.rstrip()[:-1]
+    after = tokens[j + 1]
+    closer = after[:1]
+    if closer.isspace():
+        closer = after.lstrip()[:1]
+    if closer != (")" if opener == "(" else "]"):
+        return False  # (a link after "[" opens with "]" too)
+    link = _LINK_AFTER.match(after) if opener == "[" else None
+    tokens[i - 1] = before[:-1]
     if link:
         tokens[j + 1] = after[link.end() :]
-        cited = citations.get(tokens[i][0])  # None: an unlisted marker
+        key = tokens[i][0]
+        cited = citations.get(key)  # None: an unlisted marker
         if i == j and cited is not None and not cited.url:
-            cited.url = link.group(1)
+            citations[key] = ParsedCitation(key=cited.key, title=cited.title,
+                                            snippets=cited.snippets, url=link.group(1),
+                                            metadata=cited.metadata)  # fmt: skip
     else:
         tokens[j + 1] = after.lstrip()[1:]
     for k in range(i + 1, j, 2):
@@ -274,22 +306,21 @@ def _peel(tokens: list, i: int, j: int, citations) -> bool:
     return True
 
 
-def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text with ``[n]`` markers, each run of markers after one space; only the markers of
-    ``listed`` sources are anchors (the others stay plain text)."""
-    text, anchors = "", []
-    for k, tok in enumerate(tokens):
-        if isinstance(tok, str):
-            text += tok
-            continue
-        previous_is_marker = k >= 2 and isinstance(tokens[k - 2], tuple) and not tokens[k - 1]
-        if not previous_is_marker:
+def _render(tokens: list, marks: dict[str, str], listed) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with ``[n]`` markers (``marks``: key -> ``"[n]"``), each run of markers after
+    one space; only the markers of ``listed`` sources are anchors (the others stay plain
+    text)."""
+    text, anchors = tokens[0], []
+    for k in range(1, len(tokens), 2):
+        key = tokens[k][0]
+        if k == 1 or tokens[k - 1]:  # not right after another marker
             stripped = text.rstrip(" \t")
             text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
-        key = str(number[tok[0]])
-        if tok[0] in listed:
-            anchors.append((len(text), len(text) + len(key) + 2, key))
-        text += f"[{key}]"
+        mark = marks[key]
+        if key in listed:
+            anchors.append((len(text), len(text) + len(mark), mark[1:-1]))
+        text += mark
+        text += tokens[k + 1]
     return close_up(text, anchors)
 
 
@@ -298,7 +329,19 @@ def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tup
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=[^\s(\[,.;:!?])[ \t]+(?=[,.;:!?)](?:\s|$))")
 #: A cheap first look (no lookbehind at every position: a third of the time; issue 29).
 _MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
+_CLOSE_UP_PAIRS = (" ,", " .", " ;", " :", " !", " ?", " )")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
+
+
+def _may_close_up(text: str) -> bool:
+    """``_MAY_CLOSE_UP.search(text)``: by a C scan per pair when there is no tab (``re``
+    scans a pattern that opens with a character class a character at a time)."""
+    if "\t" in text:
+        return _MAY_CLOSE_UP.search(text) is not None
+    for pair in _CLOSE_UP_PAIRS:  # noqa: SIM110 - a loop, no generator per call
+        if pair in text:
+            return True
+    return False
 
 
 def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
@@ -311,7 +354,7 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     responses, whose markers their release removed). Left there, such spaces are a
     system's trace that annotators would learn to recognise; no prose needs them
     ("value .5" and "..." are not matched: a digit or a dot follows)."""
-    if not _MAY_CLOSE_UP.search(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
+    if not _may_close_up(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
         return text, list(anchors)
     kept = []
     if "$" in text or "\\" in text:
@@ -337,6 +380,29 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     return "".join(out), [(moved(a), moved(b), k) for a, b, k in anchors]
 
 
+def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
+    """One paragraph's tokens (:func:`_tokens`) with system markup and control characters
+    removed, unlisted markers made citations, page ranges dropped and brackets peeled.
+    Each step is skipped when one look at the paragraph says it has nothing to do: a
+    model tag needs "<", a control character a non-ASCII character, an unlisted marker
+    a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#" (issue 29)."""
+    tokens = _tokens(text, anchors)
+    # a token is part of the text (a link's words too): no "<" or non-ASCII character in
+    # the text, none in a token
+    tags, ascii_ = "<" in text, text.isascii()
+    for k in range(0, len(tokens), 2):
+        tok = tokens[k]
+        if tags or TLDR_LABEL.match(tok):
+            tok = strip_system_markup(tok)
+        tokens[k] = tok if ascii_ else clean_text(tok)
+    words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]
+    if _may_mark(words):
+        tokens = _mark_unlisted(tokens, citations, originals)
+    if len(tokens) > 1 and ("pages" in words or "(#" in words):
+        _drop_pages(tokens)  # (the words after _mark_unlisted are parts of these)
+    return _unwrap(tokens, citations) if len(tokens) > 1 else tokens
+
+
 def normalise_report(
     parsed: ParsedReport, *, keep_empty: bool = False
 ) -> tuple[ParsedReport, dict]:
@@ -344,56 +410,55 @@ def normalise_report(
 
     A paragraph left empty (it held only a model tag) is dropped, unless ``keep_empty``
     (re-normalising stored reports keeps every paragraph row)."""
-    citations = {  # copies (the importer's parse stays as read); every field of ParsedCitation
-        key: ParsedCitation(key=c.key, title=c.title, snippets=list(c.snippets), url=c.url,
-                            metadata=dict(c.metadata))
-        for key, c in parsed.citations.items()
-    }  # fmt: skip
-    originals = {key: c for key, c in parsed.citations.items()}
-
-    def normalised_tokens(text: str, anchors) -> list:
-        tokens = [
-            clean_text(strip_system_markup(t)) if isinstance(t, str) else t
-            for t in _tokens(text, anchors)
-        ]
-        return _unwrap(_drop_pages(_mark_unlisted(tokens, citations, originals)), citations)
+    # the listed sources, and those normalisation finds (the importer's parse stays as
+    # read: a source is replaced, never changed: :func:`_peel`)
+    citations = dict(parsed.citations)
+    originals = dict(parsed.citations)
 
     sections = []
     for s in parsed.sections:
-        paragraphs = [normalised_tokens(p.text, p.anchors) for p in s.paragraphs]
+        paragraphs = [
+            _normalised_tokens(p.text, p.anchors, citations, originals) for p in s.paragraphs
+        ]
         table = None
         if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
             # A ScholarQA table: Markdown text citing sources in the report's style.
             from annotation.importers.structure import find_anchors
 
             keys = sorted(citations, key=len, reverse=True)
-            table = normalised_tokens(s.table["text"], find_anchors(s.table["text"], keys))
+            table = _normalised_tokens(
+                s.table["text"], find_anchors(s.table["text"], keys), citations, originals
+            )
         sections.append((s, paragraphs, table))
     number: dict[str, int] = {}
     unlisted: list[str] = []
     for _, paragraphs, table in sections:
-        for tokens in [*paragraphs, table or []]:
-            for tok in tokens:
-                if not isinstance(tok, tuple) or tok[0] in number:
+        for tokens in [*paragraphs, table] if table is not None else paragraphs:
+            for k in range(1, len(tokens), 2):
+                key = tokens[k][0]
+                if key in number:
                     continue
-                if tok[0] in citations:
-                    number[tok[0]] = len(number) + 1
-                elif tok[0] not in unlisted:
-                    unlisted.append(tok[0])
+                if key in citations:
+                    number[key] = len(number) + 1
+                elif key not in unlisted:
+                    unlisted.append(key)
     for key in citations:  # listed but never cited: numbered after the cited ones
         number.setdefault(key, len(number) + 1)
     for key in unlisted:  # citing no listed source: after every listed one (module doc)
         number[key] = len(number) + 1
+    marks = {key: f"[{n}]" for key, n in number.items()}
     out_sections = []
     for s, paragraphs, table_tokens in sections:
         paras = []
         for tokens in paragraphs:
-            text, anchors = _render(tokens, number, citations)
-            lead = len(text) - len(text.lstrip())
-            text = text.strip()
+            text, anchors = _render(tokens, marks, citations)
+            stripped = text.lstrip()
+            lead = len(text) - len(stripped)
+            text = stripped.rstrip()
             if not text and not keep_empty:
                 continue
-            anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
+            if lead:
+                anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
             paras.append(ParsedParagraph(text, anchors))
         title = clean_text(strip_system_markup(s.title or "")).strip()
         table = s.table
@@ -401,18 +466,19 @@ def normalise_report(
             # the table's own citation list goes (its sources are the report's, numbered)
             table = {
                 "title": clean_text(str(s.table.get("title") or "")),
-                "text": _render(table_tokens, number, citations)[0].strip(),
+                "text": _render(table_tokens, marks, citations)[0].strip(),
             }
         out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
     out_citations = {}
     for key, c in citations.items():
         n = str(number[key])
+        url = c.url
         out_citations[n] = ParsedCitation(
             key=n,
             title=clean_text(neutral_title(c.title)),
             snippets=[clean_text(x) for x in c.snippets],
-            url=_TEXT_FRAGMENT.sub("", c.url) if c.url and "#:~:" in c.url else c.url or "",
-            metadata=c.metadata,
+            url=_TEXT_FRAGMENT.sub("", url) if url and "#:~:" in url else url or "",
+            metadata=dict(c.metadata),
         )
     normalised = ParsedReport(sections=out_sections, citations=out_citations)
     return normalised, original_of(parsed, originals, number)
