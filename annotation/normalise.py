@@ -329,19 +329,15 @@ def _render(tokens: list, marks: dict[str, str], listed) -> tuple[str, list[tupl
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=[^\s(\[,.;:!?])[ \t]+(?=[,.;:!?)](?:\s|$))")
 #: A cheap first look (no lookbehind at every position: a third of the time; issue 29).
 _MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
-_CLOSE_UP_PAIRS = (" ,", " .", " ;", " :", " !", " ?", " )")
+#: The same without a tab: a pattern that opens with a literal is searched for that
+#: character first (6 times faster than one that opens with a character class).
+_MAY_CLOSE_UP_SPACE = re.compile(r" [,.;:!?)]")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
 
 
 def _may_close_up(text: str) -> bool:
-    """``_MAY_CLOSE_UP.search(text)``: by a C scan per pair when there is no tab (``re``
-    scans a pattern that opens with a character class a character at a time)."""
-    if "\t" in text:
-        return _MAY_CLOSE_UP.search(text) is not None
-    for pair in _CLOSE_UP_PAIRS:  # noqa: SIM110 - a loop, no generator per call
-        if pair in text:
-            return True
-    return False
+    """``_MAY_CLOSE_UP.search(text)``, by the faster pattern when there is no tab."""
+    return (_MAY_CLOSE_UP if "\t" in text else _MAY_CLOSE_UP_SPACE).search(text) is not None
 
 
 def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
@@ -499,18 +495,19 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
         for key, n in number.items()
         if key not in originals
     ]
-    return {
-        "sections": [
-            {
-                "title": s.title,
-                "paragraphs": [p.text for p in s.paragraphs],
-                **({"table": s.table} if s.table is not None else {}),
-            }
-            for s in parsed.sections
-        ],
+    sections = []
+    for s in parsed.sections:
+        section = {"title": s.title, "paragraphs": [p.text for p in s.paragraphs]}
+        if s.table is not None:
+            section["table"] = s.table
+        sections.append(section)
+    out = {
+        "sections": sections,
         "citations": [
             {"key": c.key, "title": c.title, "url": c.url, "normalised_key": str(number[key])}
             for key, c in originals.items()
         ],
-        **({"unlisted_markers": unlisted} if unlisted else {}),
     }
+    if unlisted:
+        out["unlisted_markers"] = unlisted
+    return out

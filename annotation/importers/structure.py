@@ -94,7 +94,10 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 def split_paragraphs(text: str) -> list[str]:
     """Paragraphs are separated by blank lines; surrounding whitespace is not kept."""
-    return [p.strip() for p in _BLANK_LINE.split(text.replace("\r\n", "\n")) if p.strip()]
+    if "\n" not in text:  # one paragraph (no blank line without a line break)
+        text = text.strip()
+        return [text] if text else []
+    return [p for p in map(str.strip, _BLANK_LINE.split(text.replace("\r\n", "\n"))) if p]
 
 
 def marker_forms(key: str) -> list[str]:
