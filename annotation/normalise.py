@@ -113,7 +113,9 @@ def neutral_title(title: str) -> str:
     trailing "(Author, 2013)" or "– Abstract" loses its brackets / goes."""
     # each pattern tried only when the character it needs is there (issue 29: a title per
     # citation, ten per report)
-    title = TITLE_UNKNOWN.sub("", title.strip())
+    title = title.strip()
+    if title[:1] in ("T", "t"):  # the placeholder's first letter (re.I folds no other to it)
+        title = TITLE_UNKNOWN.sub("", title)
     if "Abstract" in title:
         title = TITLE_SUFFIX.sub("", title)
     m = PIPE_MARKER.fullmatch(title) if "|" in title else None
@@ -122,9 +124,14 @@ def neutral_title(title: str) -> str:
         return f"{author}, {m.group(2)}".strip(", ")
     if title[:1] == "(" and AUTHOR_YEAR.fullmatch(title):
         return title[1:-1].strip()
-    m = AUTHOR_YEAR_END.search(title) if ")" in title else None
-    if m:
-        return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
+    if title.rstrip()[-1:] == ")":
+        # the group opens at the last "(" (none inside it, only spaces after its ")"):
+        # matched there, not searched for from every position; the same group, and the
+        # same text before it once its spaces are stripped
+        opening = title.rfind("(")
+        m = AUTHOR_YEAR_END.match(title, opening) if opening != -1 else None
+        if m:
+            return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
     return title
 
 
@@ -468,13 +475,16 @@ def normalise_report(
     out_citations = {}
     for key, c in citations.items():
         n = str(number[key])
+        title = neutral_title(c.title)
         url = c.url
+        if url and "#:~:" in url:
+            url = _TEXT_FRAGMENT.sub("", url)
         out_citations[n] = ParsedCitation(
-            key=n,
-            title=clean_text(neutral_title(c.title)),
-            snippets=[clean_text(x) for x in c.snippets],
-            url=_TEXT_FRAGMENT.sub("", url) if url and "#:~:" in url else url or "",
-            metadata=dict(c.metadata),
+            n,
+            title if title.isascii() else clean_text(title),
+            [x if not x or x.isascii() else clean_text(x) for x in c.snippets],  # clean_text
+            url or "",
+            dict(c.metadata),
         )
     normalised = ParsedReport(sections=out_sections, citations=out_citations)
     return normalised, original_of(parsed, originals, number)
