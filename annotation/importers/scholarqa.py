@@ -56,6 +56,7 @@ from .common import (
 from .markdown import link_anchors, outside_math
 from .registry import Example, Format, Option, register
 from .structure import (
+    AnchorFinder,
     ParsedCitation,
     ParsedParagraph,
     ParsedReport,
@@ -63,7 +64,6 @@ from .structure import (
     ReportInput,
     StoredReport,
     anchor_forms,
-    find_anchors,
     marker_forms,
     report_loader,
     split_paragraphs,
@@ -221,12 +221,12 @@ def _parse_sections(
     linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
     _key_unkeyed(rep, file, n, unkeyed, citations)
     unlisted = _unlisted_numbers(raw_sections, citations)
-    forms = anchor_forms(linkable)
+    find = AnchorFinder(anchor_forms(linkable))
     out = []
     for i, (title, text, table) in enumerate(raw_sections):
         paras = []
         for p in split_paragraphs(text):
-            anchors = outside_math(p, find_anchors(p, linkable, forms))
+            anchors = outside_math(p, find(p))
             if unlisted:
                 anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
             if "](" in p:  # a link citing no listed id is still a citation (issue 25),
