@@ -140,29 +140,19 @@ _LINK = re.compile(r"\[(\[?(?:\\.|[^\[\]\\\n]|\[[^\[\]\n]*\])*)\]\((?:https?://[
 _NUMBER_WORDS = re.compile(r"[\[(]?\^?\d+[\])]?")
 
 
-def _tokens(text: str, anchors) -> list:
-    """The paragraph as a list of str (text) and ``(key,)`` (a citation marker), alternating
-    (text at even positions, a marker at odd ones: every later step relies on it). A
-    marker that is a whole
-    Markdown link ``[words](url)`` in running text keeps its words before the marker; one
-    in parentheses, ``([Title](url))``, is a citation whose words are its source's title
-    (kept there), and a number's words are the marker itself."""
-    out, cursor = [], 0
-    for start, end, key in sorted(anchors):
-        if start < cursor:
-            continue
-        out.append(text[cursor:start])
-        # "](" in the marker, without slicing it out (most markers are no link)
-        link = _LINK.fullmatch(text, start, end) if text.find("](", start, end) != -1 else None
-        if link:
-            words = link.group(1).strip()
-            cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
-            if not cited and not _NUMBER_WORDS.fullmatch(words):
-                out[-1] += re.sub(r"\\([\[\]])", r"\1", link.group(1))
-        out.append((key,))
-        cursor = end
-    out.append(text[cursor:])
-    return out
+def _link_words(text: str, start: int, end: int) -> str:
+    """The words a marker ``text[start:end]`` that is a whole Markdown link ``[words](url)``
+    leaves in running text (joined to the text before it), else "": one in parentheses,
+    ``([Title](url))``, is a citation whose words are its source's title (kept there), and
+    a number's words are the marker itself."""
+    link = _LINK.fullmatch(text, start, end)
+    if not link:
+        return ""
+    words = link.group(1).strip()
+    cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
+    if cited or _NUMBER_WORDS.fullmatch(words):
+        return ""
+    return re.sub(r"\\([\[\]])", r"\1", link.group(1))
 
 
 def _numbered_key(m: re.Match, citations: dict) -> str:
@@ -206,7 +196,7 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
     """Identifying markers that cite no listed source (a parenthesised author-year, a
     corpus-id marker, a paper key with pages, a footnote or superscript number) become
     citations: the listed one they name, else a bare one keyed verbatim. ``tokens``
-    alternate text and markers (:func:`_tokens`), and so does what is returned."""
+    alternate text and markers (:func:`_normalised_tokens`), and so does what is returned."""
     out = []
     for k, tok in enumerate(tokens):
         if k % 2 or not _may_mark(tok):
@@ -258,22 +248,6 @@ def _drop_pages(tokens: list) -> list:
 #: markers of one group when its stripped form is one of these (``str.strip`` and ``\s``
 #: are the same Unicode whitespace).
 _SEPARATORS = frozenset(("", ",", ";", "and"))
-
-
-def _unwrap(tokens: list, citations: dict[str, ParsedCitation]) -> list:
-    """Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
-    ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
-    are peeled one by one: ``([A](url))``."""
-    n = len(tokens)
-    i = 1  # markers are at odd positions (:func:`_tokens`)
-    while i < n:
-        j = i  # the group: markers separated by _BETWEEN text
-        while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
-            j += 2
-        while _peel(tokens, i, j, citations):
-            pass
-        i = j + 2
-    return tokens
 
 
 _LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
@@ -328,7 +302,7 @@ def _render(tokens: list, marks: dict[str, str], listed) -> tuple[str, list[tupl
             anchors.append((len(text), len(text) + len(mark), mark[1:-1]))
         text += mark
         text += tokens[k + 1]
-    return close_up(text, anchors)
+    return close_up(text, anchors) if _may_close_up(text) else (text, anchors)
 
 
 #: Spaces between a word (or a marker) and the closing punctuation after it: "2017 , has",
@@ -384,26 +358,58 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
 
 
 def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
-    """One paragraph's tokens (:func:`_tokens`) with system markup and control characters
-    removed, unlisted markers made citations, page ranges dropped and brackets peeled.
+    """One paragraph as a list of str (text) and ``(key,)`` (a citation marker), alternating
+    (text at even positions, a marker at odd ones: every step relies on it), with system
+    markup and control characters removed, unlisted markers made citations, page ranges
+    dropped and brackets peeled.
+
     Each step is skipped when one look at the paragraph says it has nothing to do: a
     model tag needs "<", a control character a non-ASCII character, an unlisted marker
-    a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#" (issue 29)."""
-    tokens = _tokens(text, anchors)
-    # a token is part of the text (a link's words too): no "<" or non-ASCII character in
-    # the text, none in a token
+    a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#", a bracket to peel
+    a "(" or "[" before the markers (issue 29)."""
+    # a text token is part of the text (a link's words too): no "<" or non-ASCII
+    # character in the text, none in a token
     tags, ascii_ = "<" in text, text.isascii()
-    for k in range(0, len(tokens), 2):
-        tok = tokens[k]
+    tokens, cursor = [], 0
+    for start, end, key in sorted(anchors):
+        if start < cursor:
+            continue
+        tok = text[cursor:start]
+        if text.find("](", start, end) != -1:  # "](" in the marker, not sliced out
+            tok += _link_words(text, start, end)
         if tags or TLDR_LABEL.match(tok):
             tok = strip_system_markup(tok)
-        tokens[k] = tok if ascii_ else clean_text(tok)
+        tokens.append(tok if ascii_ else clean_text(tok))
+        tokens.append((key,))
+        cursor = end
+    tok = text[cursor:]
+    if tags or TLDR_LABEL.match(tok):
+        tok = strip_system_markup(tok)
+    tokens.append(tok if ascii_ else clean_text(tok))
     words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]
     if _may_mark(words):
         tokens = _mark_unlisted(tokens, citations, originals)
-    if len(tokens) > 1 and ("pages" in words or "(#" in words):
+    n = len(tokens)
+    if n == 1:
+        return tokens
+    if "pages" in words or "(#" in words:
         _drop_pages(tokens)  # (the words after _mark_unlisted are parts of these)
-    return _unwrap(tokens, citations) if len(tokens) > 1 else tokens
+    # Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
+    # ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
+    # are peeled one by one: ``([A](url))`` (:func:`_peel`).
+    i = 1
+    while i < n:
+        j = i  # the group: markers separated by _BETWEEN text
+        while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
+            j += 2
+        opener = tokens[i - 1][-1:]  # what _peel looks at first, without a call
+        if opener.isspace():
+            opener = tokens[i - 1].rstrip()[-1:]
+        if opener == "(" or opener == "[":
+            while _peel(tokens, i, j, citations):
+                pass
+        i = j + 2
+    return tokens
 
 
 def normalise_report(
