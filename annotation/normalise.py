@@ -287,10 +287,12 @@ def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) ->
     return True
 
 
-def _render(tokens: list, marks: dict[str, str], listed) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text with ``[n]`` markers (``marks``: key -> ``"[n]"``), each run of markers after
-    one space; only the markers of ``listed`` sources are anchors (the others stay plain
-    text)."""
+def _render(
+    tokens: list, marks: dict[str, str], names: dict[str, str], listed
+) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with ``[n]`` markers (``marks``: key -> ``"[n]"``, ``names``: key -> ``"n"``),
+    each run of markers after one space; only the markers of ``listed`` sources are
+    anchors (the others stay plain text)."""
     text, anchors = tokens[0], []
     for k in range(1, len(tokens), 2):
         key = tokens[k][0]
@@ -299,7 +301,7 @@ def _render(tokens: list, marks: dict[str, str], listed) -> tuple[str, list[tupl
             text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
         mark = marks[key]
         if key in listed:
-            anchors.append((len(text), len(text) + len(mark), mark[1:-1]))
+            anchors.append((len(text), len(text) + len(mark), names[key]))
         text += mark
         text += tokens[k + 1]
     return close_up(text, anchors) if _may_close_up(text) else (text, anchors)
@@ -357,6 +359,11 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     return "".join(out), [(moved(a), moved(b), k) for a, b, k in anchors]
 
 
+#: What a text that ``TLDR_LABEL`` matches opens with, but for a space ("" included: the
+#: regex is asked then). ``re.I`` folds no other character to "T".
+_TLDR_FIRST = "Tt"
+
+
 def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
     """One paragraph as a list of str (text) and ``(key,)`` (a citation marker), alternating
     (text at even positions, a marker at odd ones: every step relies on it), with system
@@ -377,23 +384,26 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
         tok = text[cursor:start]
         if text.find("](", start, end) != -1:  # "](" in the marker, not sliced out
             tok += _link_words(text, start, end)
-        if tags or TLDR_LABEL.match(tok):
+        if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
             tok = strip_system_markup(tok)
         tokens.append(tok if ascii_ else clean_text(tok))
         tokens.append((key,))
         cursor = end
     tok = text[cursor:]
-    if tags or TLDR_LABEL.match(tok):
+    if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
         tok = strip_system_markup(tok)
     tokens.append(tok if ascii_ else clean_text(tok))
     words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]
-    if _may_mark(words):
+    digits = _may_mark(words)
+    if digits:
         tokens = _mark_unlisted(tokens, citations, originals)
     n = len(tokens)
     if n == 1:
         return tokens
-    if "pages" in words or "(#" in words:
-        _drop_pages(tokens)  # (the words after _mark_unlisted are parts of these)
+    # a page range has a digit, an in-page link a "#" (the words after _mark_unlisted are
+    # parts of these)
+    if "#" in words or (digits and "pages" in words):
+        _drop_pages(tokens)
     # Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
     # ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
     # are peeled one by one: ``([A](url))`` (:func:`_peel`).
@@ -402,12 +412,12 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
         j = i  # the group: markers separated by _BETWEEN text
         while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
             j += 2
-        opener = tokens[i - 1][-1:]  # what _peel looks at first, without a call
-        if opener.isspace():
-            opener = tokens[i - 1].rstrip()[-1:]
-        if opener == "(" or opener == "[":
-            while _peel(tokens, i, j, citations):
-                pass
+        while True:  # a layer at a time, while an opening bracket stands before
+            opener = tokens[i - 1][-1:]  # what _peel looks at first, without a call
+            if opener.isspace():
+                opener = tokens[i - 1].rstrip()[-1:]
+            if (opener != "(" and opener != "[") or not _peel(tokens, i, j, citations):
+                break
         i = j + 2
     return tokens
 
@@ -455,12 +465,13 @@ def normalise_report(
         number.setdefault(key, len(number) + 1)
     for key in unlisted:  # citing no listed source: after every listed one (module doc)
         number[key] = len(number) + 1
-    marks = {key: f"[{n}]" for key, n in number.items()}
+    names = {key: str(n) for key, n in number.items()}
+    marks = {key: f"[{name}]" for key, name in names.items()}
     out_sections = []
     for s, paragraphs, table_tokens in sections:
         paras = []
         for tokens in paragraphs:
-            text, anchors = _render(tokens, marks, citations)
+            text, anchors = _render(tokens, marks, names, citations)
             stripped = text.lstrip()
             lead = len(text) - len(stripped)
             text = stripped.rstrip()
@@ -475,12 +486,12 @@ def normalise_report(
             # the table's own citation list goes (its sources are the report's, numbered)
             table = {
                 "title": clean_text(str(s.table.get("title") or "")),
-                "text": _render(table_tokens, marks, citations)[0].strip(),
+                "text": _render(table_tokens, marks, names, citations)[0].strip(),
             }
-        out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
+        out_sections.append(ParsedSection(title, paras, table))
     out_citations = {}
     for key, c in citations.items():
-        n = str(number[key])
+        n = names[key]
         title = neutral_title(c.title)
         url = c.url
         if url and "#:~:" in url:
@@ -492,8 +503,8 @@ def normalise_report(
             url or "",
             dict(c.metadata),
         )
-    normalised = ParsedReport(sections=out_sections, citations=out_citations)
-    return normalised, original_of(parsed, originals, number)
+    normalised = ParsedReport(out_sections, out_citations)
+    return normalised, _original(parsed, originals, names)
 
 
 def normalise_reports(reports: list[ParsedReport]) -> list[tuple[ParsedReport, dict]]:
@@ -506,11 +517,11 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
     """The report as the system wrote it, for researchers: sections, paragraphs, citation
     keys and titles, and which ``[n]`` each original key became (``unlisted_markers``: the
     same for markers citing no listed source)."""
-    unlisted = [
-        {"marker": key, "normalised_key": str(n)}
-        for key, n in number.items()
-        if key not in originals
-    ]
+    return _original(parsed, originals, {key: str(n) for key, n in number.items()})
+
+
+def _original(parsed: ParsedReport, originals: dict, names: dict[str, str]) -> dict:
+    """:func:`original_of`, the numbers given as text (``names``: key -> ``"n"``)."""
     sections = []
     for s in parsed.sections:
         section = {"title": s.title, "paragraphs": [p.text for p in s.paragraphs]}
@@ -520,10 +531,14 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
     out = {
         "sections": sections,
         "citations": [
-            {"key": c.key, "title": c.title, "url": c.url, "normalised_key": str(number[key])}
+            {"key": c.key, "title": c.title, "url": c.url, "normalised_key": names[key]}
             for key, c in originals.items()
         ],
     }
-    if unlisted:
-        out["unlisted_markers"] = unlisted
+    if len(names) > len(originals):  # some key is no listed (or found) source's
+        out["unlisted_markers"] = [
+            {"marker": key, "normalised_key": name}
+            for key, name in names.items()
+            if key not in originals
+        ]
     return out
