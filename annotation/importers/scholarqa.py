@@ -104,17 +104,25 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
     inputs: list[ReportInput] = []
     seen: dict[str, tuple[int, object, ReportInput | None]] = {}  # key -> record, response, input
     for n, record in enumerate(records, start=1):
-        question = require(problems, n, record, "question", str)
-        response = (
-            require(problems, n, record, "response", dict) if isinstance(record, dict) else None
-        )
+        # a record as released read without a call per field; anything else by ``require``,
+        # which says what is wrong
+        question = record.get("question") if type(record) is dict else None
+        if type(question) is not str or not question.strip():
+            question = require(problems, n, record, "question", str)
+        response = record.get("response") if type(record) is dict else None
+        if type(response) is not dict:
+            response = (
+                require(problems, n, record, "response", dict) if isinstance(record, dict) else None
+            )
         key = question_key(question) if question is not None else None
         first = seen.get(key) if key is not None else None
         if key is not None and first is None:
             seen[key] = (n, response, None)
         if response is None:
             continue
-        sections = require(problems, n, response, "sections", list, label="response.sections")
+        sections = response.get("sections")
+        if type(sections) is not list:
+            sections = require(problems, n, response, "sections", list, label="response.sections")
         if sections is None:
             continue
         parsed = _parse_sections(problems, warnings, src.name, n, sections)
@@ -157,6 +165,53 @@ def _repeated_question(rep: ImportReport, file: str, n: int, record, first) -> N
 def _parse_sections(
     problems: Problems, rep: ImportReport, file: str, n: int, sections: list
 ) -> ParsedReport | None:
+    read = _read_sections(problems, n, sections)
+    if read is None:
+        return None
+    citations, unkeyed, dropped, raw_sections = read
+    if rep is not None:
+        for where, url in dropped:
+            rep.warn(file, n, where, f"{url[:80]!r} is not an http(s) address: dropped")
+    linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
+    if unkeyed:
+        _key_unkeyed(rep, file, n, unkeyed, citations)
+    unlisted = _unlisted_numbers(raw_sections, citations)
+    find = AnchorFinder(anchor_forms(linkable))
+    out = []
+    for i, (title, text, table) in enumerate(raw_sections):
+        paras = []
+        for p in split_paragraphs(text):
+            anchors = outside_math(p, find(p))
+            if unlisted:
+                anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
+            if "](" in p:  # a link citing no listed id is still a citation (issue 25),
+                # unless it is part of a marker: "[id | [Gemini Team](url) | 2024 | …]"
+                markers = [(m.start(), m.end(), "") for m in PIPE_MARKER.finditer(p)]
+                anchors = sorted(anchors + link_anchors(p, citations, anchors + markers))
+            paras.append(ParsedParagraph(p, anchors))
+        markers = (  # scanned only when the report has such markers (issue 29)
+            sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
+            if unlisted
+            else []
+        )
+        if markers:
+            rep.warn(
+                file,
+                n,
+                f"response.sections[{i}].text",
+                ", ".join(f"[{k}]" for k in markers)
+                + (" cites" if len(markers) == 1 else " cite")
+                + " no listed source (no citation with that id in the report): kept as plain"
+                " numbered marker(s) after the listed sources' numbers, linked to nothing",
+            )
+        out.append(ParsedSection(title, paras, table))
+    return ParsedReport(out, citations)
+
+
+def _read_sections(problems: Problems, n: int, sections: list):
+    """The sections' fields and listed sources, checked: (citations by key, the sources
+    listed with an empty id, the urls dropped, (title, text, table) of each section), or
+    None when something is wrong (said in ``problems``)."""
     citations: dict[str, ParsedCitation] = {}
     unkeyed: list[tuple[str, ParsedCitation]] = []  # (field, citation) of each empty id
     dropped: list[tuple[str, str]] = []  # (field, url) of each URL that is no web address
@@ -213,44 +268,7 @@ def _parse_sections(
                 )
                 ok = False
         raw_sections.append((title if isinstance(title, str) else "", text, table))
-    if not ok:
-        return None
-    if rep is not None:
-        for where, url in dropped:
-            rep.warn(file, n, where, f"{url[:80]!r} is not an http(s) address: dropped")
-    linkable = sorted(citations, key=len, reverse=True)  # generated keys are in no text
-    _key_unkeyed(rep, file, n, unkeyed, citations)
-    unlisted = _unlisted_numbers(raw_sections, citations)
-    find = AnchorFinder(anchor_forms(linkable))
-    out = []
-    for i, (title, text, table) in enumerate(raw_sections):
-        paras = []
-        for p in split_paragraphs(text):
-            anchors = outside_math(p, find(p))
-            if unlisted:
-                anchors = sorted(anchors + _unlisted_anchors(p, unlisted))
-            if "](" in p:  # a link citing no listed id is still a citation (issue 25),
-                # unless it is part of a marker: "[id | [Gemini Team](url) | 2024 | …]"
-                markers = [(m.start(), m.end(), "") for m in PIPE_MARKER.finditer(p)]
-                anchors = sorted(anchors + link_anchors(p, citations, anchors + markers))
-            paras.append(ParsedParagraph(p, anchors))
-        markers = (  # scanned only when the report has such markers (issue 29)
-            sorted({int(m.group(2)) for m in _NUMBER_MARKER.finditer(text)} & unlisted)
-            if unlisted
-            else []
-        )
-        if markers:
-            rep.warn(
-                file,
-                n,
-                f"response.sections[{i}].text",
-                ", ".join(f"[{k}]" for k in markers)
-                + (" cites" if len(markers) == 1 else " cite")
-                + " no listed source (no citation with that id in the report): kept as plain"
-                " numbered marker(s) after the listed sources' numbers, linked to nothing",
-            )
-        out.append(ParsedSection(title=title, paragraphs=paras, table=table))
-    return ParsedReport(sections=out, citations=citations)
+    return (citations, unkeyed, dropped, raw_sections) if ok else None
 
 
 def _merge(prev: ParsedCitation, other: ParsedCitation) -> bool:
