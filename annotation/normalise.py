@@ -227,7 +227,7 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
                 citations[key] = ParsedCitation(key=key, url=url)
                 originals[key] = ParsedCitation(key=key, url=url)
             out.append(tok[cursor:start])
-            out.append((key,))
+            out.append(key)
             cursor = end
         out.append(tok[cursor:])
     return out
@@ -274,7 +274,7 @@ def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) ->
     tokens[i - 1] = before[:-1]
     if link:
         tokens[j + 1] = after[link.end() :]
-        key = tokens[i][0]
+        key = tokens[i]
         cited = citations.get(key)  # None: an unlisted marker
         if i == j and cited is not None and not cited.url:
             citations[key] = ParsedCitation(key=cited.key, title=cited.title,
@@ -295,13 +295,14 @@ def _render(
     anchors (the others stay plain text)."""
     text, anchors = tokens[0], []
     for k in range(1, len(tokens), 2):
-        key = tokens[k][0]
+        key = tokens[k]
         if k == 1 or tokens[k - 1]:  # not right after another marker
             stripped = text.rstrip(" \t")
             text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
         mark = marks[key]
         if key in listed:
-            anchors.append((len(text), len(text) + len(mark), names[key]))
+            start = len(text)
+            anchors.append((start, start + len(mark), names[key]))
         text += mark
         text += tokens[k + 1]
     return close_up(text, anchors) if _may_close_up(text) else (text, anchors)
@@ -365,8 +366,8 @@ _TLDR_FIRST = "Tt"
 
 
 def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
-    """One paragraph as a list of str (text) and ``(key,)`` (a citation marker), alternating
-    (text at even positions, a marker at odd ones: every step relies on it), with system
+    """One paragraph as a list of its text and its citation markers' keys, alternating
+    (text at even positions, a marker's key at odd ones: every step relies on it), with system
     markup and control characters removed, unlisted markers made citations, page ranges
     dropped and brackets peeled.
 
@@ -387,7 +388,7 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
         if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
             tok = strip_system_markup(tok)
         tokens.append(tok if ascii_ else clean_text(tok))
-        tokens.append((key,))
+        tokens.append(key)
         cursor = end
     tok = text[cursor:]
     if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
@@ -454,7 +455,7 @@ def normalise_report(
     for _, paragraphs, table in sections:
         for tokens in [*paragraphs, table] if table is not None else paragraphs:
             for k in range(1, len(tokens), 2):
-                key = tokens[k][0]
+                key = tokens[k]
                 if key in number:
                     continue
                 if key in citations:
