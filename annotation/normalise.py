@@ -107,6 +107,31 @@ def strip_system_markup(text: str) -> str:
     return text
 
 
+def _pipe_fields(title: str) -> tuple[str, str] | None:
+    """(author, year) of a title that is a whole corpus-id marker (``PIPE_MARKER``), the
+    author's links as their words; else None.
+
+    A marker with no bracket inside is read by splitting it at its first three "|" (what
+    the pattern does: no field before the fourth may hold one), 7 times faster than the
+    pattern (a title per citation, issue 29); any other by the pattern."""
+    if title[:1] == "[" and title[-1:] == "]" and title.count("[") == title.count("]") == 1:
+        parts = title[1:-1].split("|", 3)
+        if (
+            len(parts) == 4
+            and parts[0].lstrip()[:1].isdecimal()  # \s*\d+ (\d: the decimal digits)
+            and parts[3].lstrip().startswith("Citations:")
+        ):
+            return parts[1].strip(), parts[2].strip()
+        return None
+    m = PIPE_MARKER.fullmatch(title)
+    if m is None:
+        return None
+    author = m.group(1)
+    if "](" in author:  # a link's words (MARKDOWN_LINK needs its "](")
+        author = MARKDOWN_LINK.sub(lambda link: link.group("words"), author)
+    return author, m.group(2)
+
+
 def neutral_title(title: str) -> str:
     """A citation "title" in a system's own style, as plain words: the corpus-id marker
     becomes "Author et al., 2022"; "Title unknown for (A, 2018)" becomes "A, 2018"; a
@@ -118,10 +143,10 @@ def neutral_title(title: str) -> str:
         title = TITLE_UNKNOWN.sub("", title)
     if "Abstract" in title:
         title = TITLE_SUFFIX.sub("", title)
-    m = PIPE_MARKER.fullmatch(title) if "|" in title else None
-    if m:
-        author = MARKDOWN_LINK.sub(lambda link: link.group("words"), m.group(1))
-        return f"{author}, {m.group(2)}".strip(", ")
+    if "|" in title:
+        fields = _pipe_fields(title)
+        if fields is not None:
+            return f"{fields[0]}, {fields[1]}".strip(", ")
     if title[:1] == "(" and AUTHOR_YEAR.fullmatch(title):
         return title[1:-1].strip()
     if title.rstrip()[-1:] == ")":
