@@ -427,9 +427,12 @@ def _unlisted_numbers(raw_sections, citations) -> set[int]:
     # each distinct number once, by findall (a Python step per distinct number, not per
     # marker; a pattern that starts with "[" is searched for its first character, one that
     # may start with "^" is tried at every position: issue 29)
+    # every number 1..top listed (most reports): no [k] within them cites nothing
+    complete = len(known - {0}) == top
     found: set[int] = set()
     for _, text, _ in raw_sections:
-        found.update(k for k in map(int, set(_BRACKETED.findall(text))) if 1 <= k <= top)
+        if not complete:
+            found.update(k for k in map(int, set(_BRACKETED.findall(text))) if 1 <= k <= top)
         if "^[" in text:  # "^[16]" is a marker whatever its number, "[1930]" a year
             found.update(map(int, set(_CARET_BRACKETED.findall(text))))
     return found - known
