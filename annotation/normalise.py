@@ -522,10 +522,15 @@ def normalise_report(
         url = c.url
         if url and "#:~:" in url:
             url = _TEXT_FRAGMENT.sub("", url)
+        snippets = c.snippets
+        try:  # ASCII snippets (most) have nothing to clean: copied as they are
+            plain = "".join(snippets).isascii()
+        except TypeError:  # not all text: each as clean_text treats it
+            plain = False
         out_citations[n] = ParsedCitation(
             n,
             title if title.isascii() else clean_text(title),
-            [x if not x or x.isascii() else clean_text(x) for x in c.snippets],  # clean_text
+            list(snippets) if plain else [clean_text(x) for x in snippets],
             url or "",
             dict(c.metadata),
         )

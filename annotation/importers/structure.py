@@ -149,6 +149,8 @@ def find_anchors(
 
 #: The bracket a marker opening with a bracket closes with.
 _CLOSING = {"[": "]", "(": ")"}
+#: The first characters markers are scanned for together (any other: form by form).
+_SCANNED = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 class AnchorFinder:
@@ -163,8 +165,8 @@ class AnchorFinder:
     full scan of the text per marker. The rule of :func:`find_anchors` is kept: each
     form's occurrences left to right without overlapping each other, then the earlier,
     the longer, the first listed wins. Other forms (few sharing a first character, or
-    opening with a letter, digit or space, which text is full of) are found form by form,
-    as :func:`find_anchors` does."""
+    opening with anything but ASCII punctuation: letters, digits and spaces, which text is
+    full of) are found form by form, as :func:`find_anchors` does."""
 
     __slots__ = ("bracketed", "scans", "singles")
 
@@ -174,7 +176,7 @@ class AnchorFinder:
         groups: dict[str, list[tuple[int, str, str]]] = {}
         for index, (form, key) in enumerate(forms):
             char = form[:1]
-            if not char or char.isalnum() or char.isspace():
+            if char not in _SCANNED:
                 self.singles.append((index, form, key))
             elif char in groups:
                 groups[char].append((index, form, key))
