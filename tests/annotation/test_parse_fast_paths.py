@@ -42,7 +42,10 @@ def expected(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
         (
             "a [12 | Kang | 2022 | Citations: 3]. b [13 | [G T](https://x.y) | 2024 | "
             "Citations: 1] c",
-            ["[12 | Kang | 2022 | Citations: 3]", "[13 | [G T](https://x.y) | 2024 | Citations: 1]"],
+            [
+                "[12 | Kang | 2022 | Citations: 3]",
+                "[13 | [G T](https://x.y) | 2024 | Citations: 1]",
+            ],
         ),
         # author-year ids, by letters: one form at a time
         ("See (Rego et al., 2022a) and (Li, 2020).", ["Rego et al., 2022a", "Li, 2020"]),
