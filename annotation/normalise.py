@@ -107,24 +107,56 @@ def strip_system_markup(text: str) -> str:
     return text
 
 
+def _pipe_fields(title: str) -> tuple[str, str] | None:
+    """(author, year) of a title that is a whole corpus-id marker (``PIPE_MARKER``), the
+    author's links as their words; else None.
+
+    A marker with no bracket inside is read by splitting it at its first three "|" (what
+    the pattern does: no field before the fourth may hold one), 7 times faster than the
+    pattern (a title per citation, issue 29); any other by the pattern."""
+    if title[:1] == "[" and title[-1:] == "]" and title.count("[") == title.count("]") == 1:
+        parts = title[1:-1].split("|", 3)
+        if (
+            len(parts) == 4
+            and parts[0].lstrip()[:1].isdecimal()  # \s*\d+ (\d: the decimal digits)
+            and parts[3].lstrip().startswith("Citations:")
+        ):
+            return parts[1].strip(), parts[2].strip()
+        return None
+    m = PIPE_MARKER.fullmatch(title)
+    if m is None:
+        return None
+    author = m.group(1)
+    if "](" in author:  # a link's words (MARKDOWN_LINK needs its "](")
+        author = MARKDOWN_LINK.sub(lambda link: link.group("words"), author)
+    return author, m.group(2)
+
+
 def neutral_title(title: str) -> str:
     """A citation "title" in a system's own style, as plain words: the corpus-id marker
     becomes "Author et al., 2022"; "Title unknown for (A, 2018)" becomes "A, 2018"; a
     trailing "(Author, 2013)" or "– Abstract" loses its brackets / goes."""
     # each pattern tried only when the character it needs is there (issue 29: a title per
     # citation, ten per report)
-    title = TITLE_UNKNOWN.sub("", title.strip())
+    title = title.strip()
+    if title[:1] in ("T", "t"):  # the placeholder's first letter (re.I folds no other to it)
+        title = TITLE_UNKNOWN.sub("", title)
     if "Abstract" in title:
         title = TITLE_SUFFIX.sub("", title)
-    m = PIPE_MARKER.fullmatch(title) if "|" in title else None
-    if m:
-        author = MARKDOWN_LINK.sub(lambda link: link.group("words"), m.group(1))
-        return f"{author}, {m.group(2)}".strip(", ")
+    if "|" in title:
+        fields = _pipe_fields(title)
+        if fields is not None:
+            return f"{fields[0]}, {fields[1]}".strip(", ")
     if title[:1] == "(" and AUTHOR_YEAR.fullmatch(title):
         return title[1:-1].strip()
-    m = AUTHOR_YEAR_END.search(title) if ")" in title else None
-    if m:
-        return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
+    if title.rstrip()[-1:] == ")":
+        # the group opens at the last "(" (none inside it, only spaces after its ")"):
+        # matched there, not searched for from every position; the same group, and the
+        # same text before it once its spaces are stripped
+        opening = title.rfind("(")
+        m = AUTHOR_YEAR_END.match(title, opening) if opening != -1 else None
+        if m:
+            return f"{title[: m.start()].rstrip()} — {m.group(1).strip()}"
     return title
 
 
@@ -133,27 +165,19 @@ _LINK = re.compile(r"\[(\[?(?:\\.|[^\[\]\\\n]|\[[^\[\]\n]*\])*)\]\((?:https?://[
 _NUMBER_WORDS = re.compile(r"[\[(]?\^?\d+[\])]?")
 
 
-def _tokens(text: str, anchors) -> list:
-    """The paragraph as a list of str (text) and ``(key,)`` (a citation marker). A marker
-    that is a whole Markdown link ``[words](url)`` in running text keeps its words before
-    the marker; one in parentheses, ``([Title](url))``, is a citation whose words are its
-    source's title (kept there), and a number's words are the marker itself."""
-    out, cursor = [], 0
-    for start, end, key in sorted(anchors):
-        if start < cursor:
-            continue
-        out.append(text[cursor:start])
-        marker = text[start:end]
-        link = _LINK.fullmatch(marker) if "](" in marker else None
-        if link:
-            words = link.group(1).strip()
-            cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
-            if not cited and not _NUMBER_WORDS.fullmatch(words):
-                out[-1] += re.sub(r"\\([\[\]])", r"\1", link.group(1))
-        out.append((key,))
-        cursor = end
-    out.append(text[cursor:])
-    return out
+def _link_words(text: str, start: int, end: int) -> str:
+    """The words a marker ``text[start:end]`` that is a whole Markdown link ``[words](url)``
+    leaves in running text (joined to the text before it), else "": one in parentheses,
+    ``([Title](url))``, is a citation whose words are its source's title (kept there), and
+    a number's words are the marker itself."""
+    link = _LINK.fullmatch(text, start, end)
+    if not link:
+        return ""
+    words = link.group(1).strip()
+    cited = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
+    if cited or _NUMBER_WORDS.fullmatch(words):
+        return ""
+    return re.sub(r"\\([\[\]])", r"\1", link.group(1))
 
 
 def _numbered_key(m: re.Match, citations: dict) -> str:
@@ -170,27 +194,42 @@ def _numbered_key(m: re.Match, citations: dict) -> str:
 _YEAR = re.compile(r"\d{4}")  # an author-year marker has a year
 _PAGES = re.compile("pages", re.I)  # a paper key has its pages
 _SUPERSCRIPT = re.compile(rf"\^|[{_SUP}]")  # a footnote or superscript number
-#: What every one of the four markers holds: a "|", a digit or a superscript digit. One
-#: scan for a character class (fast in ``re``; ASCII digits faster than ``\d``) tells
-#: that a text has no marker to look for, as most text has not (issue 29).
+#: What every one of the four markers holds: a "|", a digit or a superscript digit.
 _MAY_MARK = re.compile(rf"[|\d{_SUP}]")
-_MAY_MARK_ASCII = re.compile(r"[|0-9]")
+_MARK_CHARS = "|0123456789"
+
+
+def _may_mark(text: str) -> bool:
+    """Whether ``text`` holds a character every marker :func:`_mark_unlisted` looks for
+    has (``_MAY_MARK``): most text has none. ASCII text by one ``in`` per character, a
+    C scan each: ``re`` scans for a character class a character at a time, 25 times
+    slower (5 µs for a 600-character paragraph; issue 29)."""
+    if text.isascii():
+        for c in _MARK_CHARS:  # noqa: SIM110 - a loop, no generator per call
+            if c in text:
+                return True
+        return False
+    return _MAY_MARK.search(text) is not None
+
+
+def _may_have_pages(text: str) -> bool:
+    """``_PAGES.search(text)`` (case-insensitive "pages"), by a C scan for ASCII text."""
+    return "pages" in text.lower() if text.isascii() else _PAGES.search(text) is not None
 
 
 def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals: dict) -> list:
     """Identifying markers that cite no listed source (a parenthesised author-year, a
     corpus-id marker, a paper key with pages, a footnote or superscript number) become
-    citations: the listed one they name, else a bare one keyed verbatim."""
+    citations: the listed one they name, else a bare one keyed verbatim. ``tokens``
+    alternate text and markers (:func:`_normalised_tokens`), and so does what is returned."""
     out = []
-    for tok in tokens:
-        if isinstance(tok, tuple):
-            out.append(tok)
-            continue
-        if not (_MAY_MARK_ASCII if tok.isascii() else _MAY_MARK).search(tok):
+    for k, tok in enumerate(tokens):
+        if k % 2 or not _may_mark(tok):
             out.append(tok)
             continue
         cursor = 0
         math = [m.span() for m in MATH.finditer(tok)] if "$" in tok or "\\" in tok else []
+        ascii_ = tok.isascii()
         # each scan only where its marker can be: a cheap test first (issue 29: these
         # scans were half the import time); the same markers are found
         found = sorted(
@@ -199,9 +238,9 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
             + ([(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
                if _YEAR.search(tok) else [])
             + ([(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
-               if _PAGES.search(tok) else [])
+               if _may_have_pages(tok) else [])
             + ([(m.start(), m.end(), _numbered_key(m, citations)) for m in NUMBERED.finditer(tok)]
-               if _SUPERSCRIPT.search(tok) else [])
+               if ("^" in tok if ascii_ else _SUPERSCRIPT.search(tok)) else [])
         )  # fmt: skip
         for start, end, key in found:
             if start < cursor or any(a <= start < b for a, b in math):
@@ -213,7 +252,7 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
                 citations[key] = ParsedCitation(key=key, url=url)
                 originals[key] = ParsedCitation(key=key, url=url)
             out.append(tok[cursor:start])
-            out.append((key,))
+            out.append(key)
             cursor = end
         out.append(tok[cursor:])
     return out
@@ -221,52 +260,51 @@ def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals
 
 def _drop_pages(tokens: list) -> list:
     """``[3] pages 4-5`` (FutureHouse): the page range goes with the marker; so does an
-    in-page link ``[1](#ref1)`` (Perplexity)."""
-    for k in range(1, len(tokens)):
-        if isinstance(tokens[k - 1], tuple) and isinstance(tokens[k], str):
-            tokens[k] = PAGES_AFTER.sub("", tokens[k])
+    in-page link ``[1](#ref1)`` (Perplexity). ``PAGES_AFTER`` is anchored at the start:
+    one match at most, at position 0."""
+    for k in range(2, len(tokens), 2):  # the text after each marker
+        m = PAGES_AFTER.match(tokens[k])
+        if m:
+            tokens[k] = tokens[k][m.end() :]
     return tokens
 
 
-def _unwrap(tokens: list, citations: dict[str, ParsedCitation]) -> list:
-    """Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
-    ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
-    are peeled one by one: ``([A](url))``."""
-    i = 0
-    while i < len(tokens):
-        if not isinstance(tokens[i], tuple):
-            i += 1
-            continue
-        j = i  # the group: markers separated by _BETWEEN text
-        while (
-            j + 2 < len(tokens)
-            and isinstance(tokens[j + 2], tuple)
-            and _BETWEEN.fullmatch(tokens[j + 1])
-        ):
-            j += 2
-        while _peel(tokens, i, j, citations):
-            pass
-        i = j + 1
-    return tokens
+#: What ``_BETWEEN`` (``\s*(?:[,;]|and)?\s*``) leaves once stripped: a text is between two
+#: markers of one group when its stripped form is one of these (``str.strip`` and ``\s``
+#: are the same Unicode whitespace).
+_SEPARATORS = frozenset(("", ",", ";", "and"))
 
 
 _LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
 
 
-def _peel(tokens: list, i: int, j: int, citations) -> bool:
-    before = tokens[i - 1] if i > 0 else ""
-    after = tokens[j + 1] if j + 1 < len(tokens) else ""
-    opener = before.rstrip()[-1:]
-    link = _LINK_AFTER.match(after) if opener == "[" else None
-    closer = after.lstrip()[:1]
-    if (opener, closer) not in {("(", ")"), ("[", "]")} and not link:
+def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) -> bool:
+    """One layer of brackets around the markers ``i``..``j`` removed, if there is one: the
+    last character before them (spaces aside) opens, the first after them closes. A
+    citation that gets a link's url is replaced by a copy (the parse stays as read)."""
+    before = tokens[i - 1]
+    opener = before[-1:]
+    if opener.isspace():
+        before = before.rstrip()
+        opener = before[-1:]
+    if opener != "(" and opener != "[":
         return False
-    tokens[i - 1] = before.rstrip()[:-1]
+    after = tokens[j + 1]
+    closer = after[:1]
+    if closer.isspace():
+        closer = after.lstrip()[:1]
+    if closer != (")" if opener == "(" else "]"):
+        return False  # (a link after "[" opens with "]" too)
+    link = _LINK_AFTER.match(after) if opener == "[" else None
+    tokens[i - 1] = before[:-1]
     if link:
         tokens[j + 1] = after[link.end() :]
-        cited = citations.get(tokens[i][0])  # None: an unlisted marker
+        key = tokens[i]
+        cited = citations.get(key)  # None: an unlisted marker
         if i == j and cited is not None and not cited.url:
-            cited.url = link.group(1)
+            citations[key] = ParsedCitation(key=cited.key, title=cited.title,
+                                            snippets=cited.snippets, url=link.group(1),
+                                            metadata=cited.metadata)  # fmt: skip
     else:
         tokens[j + 1] = after.lstrip()[1:]
     for k in range(i + 1, j, 2):
@@ -274,23 +312,25 @@ def _peel(tokens: list, i: int, j: int, citations) -> bool:
     return True
 
 
-def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text with ``[n]`` markers, each run of markers after one space; only the markers of
-    ``listed`` sources are anchors (the others stay plain text)."""
-    text, anchors = "", []
-    for k, tok in enumerate(tokens):
-        if isinstance(tok, str):
-            text += tok
-            continue
-        previous_is_marker = k >= 2 and isinstance(tokens[k - 2], tuple) and not tokens[k - 1]
-        if not previous_is_marker:
+def _render(
+    tokens: list, marks: dict[str, str], names: dict[str, str], listed
+) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with ``[n]`` markers (``marks``: key -> ``"[n]"``, ``names``: key -> ``"n"``),
+    each run of markers after one space; only the markers of ``listed`` sources are
+    anchors (the others stay plain text)."""
+    text, anchors = tokens[0], []
+    for k in range(1, len(tokens), 2):
+        key = tokens[k]
+        if k == 1 or tokens[k - 1]:  # not right after another marker
             stripped = text.rstrip(" \t")
             text = stripped + " " if stripped and stripped[-1] not in "\n([" else stripped
-        key = str(number[tok[0]])
-        if tok[0] in listed:
-            anchors.append((len(text), len(text) + len(key) + 2, key))
-        text += f"[{key}]"
-    return close_up(text, anchors)
+        mark = marks[key]
+        if key in listed:
+            start = len(text)
+            anchors.append((start, start + len(mark), names[key]))
+        text += mark
+        text += tokens[k + 1]
+    return close_up(text, anchors) if _may_close_up(text) else (text, anchors)
 
 
 #: Spaces between a word (or a marker) and the closing punctuation after it: "2017 , has",
@@ -298,7 +338,15 @@ def _render(tokens: list, number: dict[str, int], listed) -> tuple[str, list[tup
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=[^\s(\[,.;:!?])[ \t]+(?=[,.;:!?)](?:\s|$))")
 #: A cheap first look (no lookbehind at every position: a third of the time; issue 29).
 _MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
+#: The same without a tab: a pattern that opens with a literal is searched for that
+#: character first (6 times faster than one that opens with a character class).
+_MAY_CLOSE_UP_SPACE = re.compile(r" [,.;:!?)]")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
+
+
+def _may_close_up(text: str) -> bool:
+    """``_MAY_CLOSE_UP.search(text)``, by the faster pattern when there is no tab."""
+    return (_MAY_CLOSE_UP if "\t" in text else _MAY_CLOSE_UP_SPACE).search(text) is not None
 
 
 def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
@@ -311,7 +359,7 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     responses, whose markers their release removed). Left there, such spaces are a
     system's trace that annotators would learn to recognise; no prose needs them
     ("value .5" and "..." are not matched: a digit or a dot follows)."""
-    if not _MAY_CLOSE_UP.search(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
+    if not _may_close_up(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
         return text, list(anchors)
     kept = []
     if "$" in text or "\\" in text:
@@ -337,6 +385,69 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
     return "".join(out), [(moved(a), moved(b), k) for a, b, k in anchors]
 
 
+#: What a text that ``TLDR_LABEL`` matches opens with, but for a space ("" included: the
+#: regex is asked then). ``re.I`` folds no other character to "T".
+_TLDR_FIRST = "Tt"
+
+
+def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
+    """One paragraph as a list of its text and its citation markers' keys, alternating
+    (text at even positions, a marker's key at odd ones: every step relies on it), with system
+    markup and control characters removed, unlisted markers made citations, page ranges
+    dropped and brackets peeled.
+
+    Each step is skipped when one look at the paragraph says it has nothing to do: a
+    model tag needs "<", a control character a non-ASCII character, an unlisted marker
+    a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#", a bracket to peel
+    a "(" or "[" before the markers (issue 29)."""
+    # a text token is part of the text (a link's words too): no "<" or non-ASCII
+    # character in the text, none in a token
+    tags, ascii_ = "<" in text, text.isascii()
+    tokens, cursor = [], 0
+    for start, end, key in sorted(anchors):
+        if start < cursor:
+            continue
+        tok = text[cursor:start]
+        if text.find("](", start, end) != -1:  # "](" in the marker, not sliced out
+            tok += _link_words(text, start, end)
+        if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
+            tok = strip_system_markup(tok)
+        tokens.append(tok if ascii_ else clean_text(tok))
+        tokens.append(key)
+        cursor = end
+    tok = text[cursor:]
+    if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
+        tok = strip_system_markup(tok)
+    tokens.append(tok if ascii_ else clean_text(tok))
+    words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]
+    digits = _may_mark(words)
+    if digits:
+        tokens = _mark_unlisted(tokens, citations, originals)
+    n = len(tokens)
+    if n == 1:
+        return tokens
+    # a page range has a digit, an in-page link a "#" (the words after _mark_unlisted are
+    # parts of these)
+    if "#" in words or (digits and "pages" in words):
+        _drop_pages(tokens)
+    # Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
+    # ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
+    # are peeled one by one: ``([A](url))`` (:func:`_peel`).
+    i = 1
+    while i < n:
+        j = i  # the group: markers separated by _BETWEEN text
+        while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
+            j += 2
+        while True:  # a layer at a time, while an opening bracket stands before
+            opener = tokens[i - 1][-1:]  # what _peel looks at first, without a call
+            if opener.isspace():
+                opener = tokens[i - 1].rstrip()[-1:]
+            if (opener != "(" and opener != "[") or not _peel(tokens, i, j, citations):
+                break
+        i = j + 2
+    return tokens
+
+
 def normalise_report(
     parsed: ParsedReport, *, keep_empty: bool = False
 ) -> tuple[ParsedReport, dict]:
@@ -344,56 +455,56 @@ def normalise_report(
 
     A paragraph left empty (it held only a model tag) is dropped, unless ``keep_empty``
     (re-normalising stored reports keeps every paragraph row)."""
-    citations = {  # copies (the importer's parse stays as read); every field of ParsedCitation
-        key: ParsedCitation(key=c.key, title=c.title, snippets=list(c.snippets), url=c.url,
-                            metadata=dict(c.metadata))
-        for key, c in parsed.citations.items()
-    }  # fmt: skip
-    originals = {key: c for key, c in parsed.citations.items()}
-
-    def normalised_tokens(text: str, anchors) -> list:
-        tokens = [
-            clean_text(strip_system_markup(t)) if isinstance(t, str) else t
-            for t in _tokens(text, anchors)
-        ]
-        return _unwrap(_drop_pages(_mark_unlisted(tokens, citations, originals)), citations)
+    # the listed sources, and those normalisation finds (the importer's parse stays as
+    # read: a source is replaced, never changed: :func:`_peel`)
+    citations = dict(parsed.citations)
+    originals = dict(parsed.citations)
 
     sections = []
     for s in parsed.sections:
-        paragraphs = [normalised_tokens(p.text, p.anchors) for p in s.paragraphs]
+        paragraphs = [
+            _normalised_tokens(p.text, p.anchors, citations, originals) for p in s.paragraphs
+        ]
         table = None
         if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
             # A ScholarQA table: Markdown text citing sources in the report's style.
             from annotation.importers.structure import find_anchors
 
             keys = sorted(citations, key=len, reverse=True)
-            table = normalised_tokens(s.table["text"], find_anchors(s.table["text"], keys))
+            table = _normalised_tokens(
+                s.table["text"], find_anchors(s.table["text"], keys), citations, originals
+            )
         sections.append((s, paragraphs, table))
     number: dict[str, int] = {}
     unlisted: list[str] = []
     for _, paragraphs, table in sections:
-        for tokens in [*paragraphs, table or []]:
-            for tok in tokens:
-                if not isinstance(tok, tuple) or tok[0] in number:
+        for tokens in [*paragraphs, table] if table is not None else paragraphs:
+            for k in range(1, len(tokens), 2):
+                key = tokens[k]
+                if key in number:
                     continue
-                if tok[0] in citations:
-                    number[tok[0]] = len(number) + 1
-                elif tok[0] not in unlisted:
-                    unlisted.append(tok[0])
+                if key in citations:
+                    number[key] = len(number) + 1
+                elif key not in unlisted:
+                    unlisted.append(key)
     for key in citations:  # listed but never cited: numbered after the cited ones
         number.setdefault(key, len(number) + 1)
     for key in unlisted:  # citing no listed source: after every listed one (module doc)
         number[key] = len(number) + 1
+    names = {key: str(n) for key, n in number.items()}
+    marks = {key: f"[{name}]" for key, name in names.items()}
     out_sections = []
     for s, paragraphs, table_tokens in sections:
         paras = []
         for tokens in paragraphs:
-            text, anchors = _render(tokens, number, citations)
-            lead = len(text) - len(text.lstrip())
-            text = text.strip()
+            text, anchors = _render(tokens, marks, names, citations)
+            stripped = text.lstrip()
+            lead = len(text) - len(stripped)
+            text = stripped.rstrip()
             if not text and not keep_empty:
                 continue
-            anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
+            if lead:
+                anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
             paras.append(ParsedParagraph(text, anchors))
         title = clean_text(strip_system_markup(s.title or "")).strip()
         table = s.table
@@ -401,21 +512,30 @@ def normalise_report(
             # the table's own citation list goes (its sources are the report's, numbered)
             table = {
                 "title": clean_text(str(s.table.get("title") or "")),
-                "text": _render(table_tokens, number, citations)[0].strip(),
+                "text": _render(table_tokens, marks, names, citations)[0].strip(),
             }
-        out_sections.append(ParsedSection(title=title, paragraphs=paras, table=table))
+        out_sections.append(ParsedSection(title, paras, table))
     out_citations = {}
     for key, c in citations.items():
-        n = str(number[key])
+        n = names[key]
+        title = neutral_title(c.title)
+        url = c.url
+        if url and "#:~:" in url:
+            url = _TEXT_FRAGMENT.sub("", url)
+        snippets = c.snippets
+        try:  # ASCII snippets (most) have nothing to clean: copied as they are
+            plain = "".join(snippets).isascii()
+        except TypeError:  # not all text: each as clean_text treats it
+            plain = False
         out_citations[n] = ParsedCitation(
-            key=n,
-            title=clean_text(neutral_title(c.title)),
-            snippets=[clean_text(x) for x in c.snippets],
-            url=_TEXT_FRAGMENT.sub("", c.url) if c.url and "#:~:" in c.url else c.url or "",
-            metadata=c.metadata,
+            n,
+            title if title.isascii() else clean_text(title),
+            list(snippets) if plain else [clean_text(x) for x in snippets],
+            url or "",
+            dict(c.metadata),
         )
-    normalised = ParsedReport(sections=out_sections, citations=out_citations)
-    return normalised, original_of(parsed, originals, number)
+    normalised = ParsedReport(out_sections, out_citations)
+    return normalised, _original(parsed, originals, names)
 
 
 def normalise_reports(reports: list[ParsedReport]) -> list[tuple[ParsedReport, dict]]:
@@ -428,23 +548,28 @@ def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -
     """The report as the system wrote it, for researchers: sections, paragraphs, citation
     keys and titles, and which ``[n]`` each original key became (``unlisted_markers``: the
     same for markers citing no listed source)."""
-    unlisted = [
-        {"marker": key, "normalised_key": str(n)}
-        for key, n in number.items()
-        if key not in originals
-    ]
-    return {
-        "sections": [
-            {
-                "title": s.title,
-                "paragraphs": [p.text for p in s.paragraphs],
-                **({"table": s.table} if s.table is not None else {}),
-            }
-            for s in parsed.sections
-        ],
+    return _original(parsed, originals, {key: str(n) for key, n in number.items()})
+
+
+def _original(parsed: ParsedReport, originals: dict, names: dict[str, str]) -> dict:
+    """:func:`original_of`, the numbers given as text (``names``: key -> ``"n"``)."""
+    sections = []
+    for s in parsed.sections:
+        section = {"title": s.title, "paragraphs": [p.text for p in s.paragraphs]}
+        if s.table is not None:
+            section["table"] = s.table
+        sections.append(section)
+    out = {
+        "sections": sections,
         "citations": [
-            {"key": c.key, "title": c.title, "url": c.url, "normalised_key": str(number[key])}
+            {"key": c.key, "title": c.title, "url": c.url, "normalised_key": names[key]}
             for key, c in originals.items()
         ],
-        **({"unlisted_markers": unlisted} if unlisted else {}),
     }
+    if len(names) > len(originals):  # some key is no listed (or found) source's
+        out["unlisted_markers"] = [
+            {"marker": key, "normalised_key": name}
+            for key, name in names.items()
+            if key not in originals
+        ]
+    return out

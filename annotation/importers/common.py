@@ -427,7 +427,9 @@ def normalize_question(text: str) -> str:
     collapsed, trimmed, case-folded: two spellings, one question."""
     from annotation.normalise import clean_text
 
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", clean_text(text))).strip().casefold()
+    # " ".join(split()): the runs of whitespace (str.split's and re's \s are the same
+    # characters) as one space, none at the ends
+    return " ".join(unicodedata.normalize("NFC", clean_text(text)).split()).casefold()
 
 
 def question_key(text: str) -> str:
