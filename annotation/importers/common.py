@@ -269,14 +269,22 @@ def _loads(name: str, text: str, record: int | None = None, *, fast: bool = Fals
         )
 
 
+#: A surrogate escape in JSON text (``\ud83d``): a pair stands for one character, a lone
+#: one for none (JSON lets it through, UTF-8 cannot hold it).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _reject_nul(name: str, records: list, text: str | None = None) -> None:
-    """A NUL character in a value (``\\u0000``): no database text column can hold it.
+    """A NUL character in a value (``\\u0000``): no database text column can hold it; a
+    lone surrogate (``\\ud800`` unpaired): no UTF-8 text can (a crash further on, before).
 
     ``text``, the JSON the records were parsed from: a raw NUL was refused before parsing,
     so a NUL in a value can only come from the escape ``\\u0000`` (JSON writes ``\\u``
-    in lower case only); without it in the text the walk over every value (1.2 M of them
-    in a ResearchQA-scale coverage file) is skipped."""
-    if text is not None and "\\u0000" not in text:
+    in lower case only), a lone surrogate from a surrogate escape; without them in the text
+    the walk over every value (1.2 M of them in a ResearchQA-scale coverage file) is
+    skipped."""
+    if text is not None and "\\u0000" not in text and not _SURROGATE_ESCAPE.search(text):
         return
     problems = Problems(name)
 
@@ -284,6 +292,12 @@ def _reject_nul(name: str, records: list, text: str | None = None) -> None:
         if isinstance(value, str):
             if "\x00" in value:
                 problems.add(n, path or None, "contains a NUL character (\\u0000)")
+            lone = _LONE_SURROGATE.search(value)
+            if lone:
+                problems.add(
+                    n, path or None,
+                    f"contains a lone surrogate (\\u{ord(lone.group()):04x}): not a character",
+                )  # fmt: skip
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(item, n, f"{path}.{key}" if path else str(key))

@@ -71,11 +71,24 @@ def test_an_autosave_with_5000_nested_brackets_is_refused(db):
     [
         ('[{"id": "q1", "text": "with a NUL \\u0000 inside"}]', "NUL"),
         ('{"id": "q1", "text": "fine"}\n{"id": "q2", "text": "NUL \\u0000"}\n', "NUL"),
+        ('[{"id": "q1", "text": "a lone \\ud800 half"}]', "lone surrogate"),
+        (
+            '{"id": "q1", "text": "\\ud83d\\ude00 a pair"}\n{"id": "q2", "text": "\\uDC00"}\n',
+            "lone surrogate",
+        ),
         ('[{"id": "q1", "text": "deep", "rubric": ' + DEEP + "}]", "nested too deeply"),
         ('[{"id": "q1", "text": "big", "weight": ' + LONG_NUMBER + "}]", "4300 digits"),
         ('{"id": "q1", "text": "a"}\n{"id": "q2", "w": ' + LONG_NUMBER + "}\n", "4300 digits"),
     ],
-    ids=["nul-json", "nul-jsonl", "deep", "long-number", "long-number-jsonl"],
+    ids=[
+        "nul-json",
+        "nul-jsonl",
+        "surrogate-json",
+        "surrogate-jsonl",
+        "deep",
+        "long-number",
+        "long-number-jsonl",
+    ],
 )
 def test_hostile_imports_are_refused_with_the_place(db, body, expected):
     study = make_study("Hostile")
@@ -84,8 +97,9 @@ def test_hostile_imports_are_refused_with_the_place(db, body, expected):
         run("questions", body.encode(), study=study, format="jsonl")
     problems = failed.value.problems
     assert any(expected in p.message for p in problems), problems
-    if expected == "NUL":
+    if expected in ("NUL", "lone surrogate"):
         assert problems[0].field == "text" and problems[0].record in (1, 2)
+        assert len(problems) == 1  # an escaped pair is one character, not a problem
     if expected == "4300 digits":
         assert "column" in problems[0].message
         assert problems[0].record == (2 if body.startswith("{") else None)
