@@ -377,7 +377,7 @@ def task_page(rounds: int) -> tuple[float, float, int]:
 
 
 #: The tables a report import fills, parents first (the order the import writes them).
-FLOOR_TABLES = ("question", "report", "section", "paragraph", "citation", "citationanchor")
+FLOOR_TABLES = ("question", "report", "section", "paragraph")
 
 
 def floor(sqlite_file: Path | None, backend_pid: int | None) -> None:

@@ -1,6 +1,7 @@
 """A report's citations and a paragraph's citation anchors become JSON on their rows
 (issue 29): the Citation and CitationAnchor tables held 24 of the 29 rows a report took
-to store, and nothing points at them (judgments name a source by its key).
+to store, and nothing points at them (judgments name a source by its key). Those JSON
+columns and the report's released record are kept as text (``JSONText``).
 
 The rows are copied first, report by report in chunks (ids order: the order they were
 inserted, the report's own order), then the tables dropped. Backwards: the rows are
@@ -10,6 +11,7 @@ written again from the JSON.
 from django.db import migrations, models
 
 import annotation.models.content
+import annotation.models.jsontext
 
 CHUNK = 2000
 
@@ -80,6 +82,20 @@ def to_rows(apps, schema_editor):
         del rows
 
 
+def _noop(apps, schema_editor):
+    pass
+
+
+def _original_back_to_jsonb(apps, schema_editor):
+    """Backwards, before the field goes back to ``JSONField``: PostgreSQL casts text to
+    jsonb only when told how (``USING``); the field's own change then finds it done."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(
+            'ALTER TABLE "annotation_report" ALTER COLUMN "original" TYPE jsonb '
+            'USING "original"::jsonb'
+        )
+
+
 class Migration(migrations.Migration):
     dependencies = [("annotation", "0020_report_original_lz4")]
 
@@ -104,15 +120,23 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="report",
             name="citations",
-            field=models.JSONField(
+            field=annotation.models.jsontext.JSONText(
                 blank=True, default=list, validators=[annotation.models.content.check_citations]
             ),
         ),
         migrations.AddField(
             model_name="paragraph",
             name="anchors",
-            field=models.JSONField(blank=True, default=list),
+            field=annotation.models.jsontext.JSONText(blank=True, default=list),
         ),
+        # the released record as text too (annotation.models.jsontext: no jsonb conversion
+        # per import on PostgreSQL, no JSON_VALID on SQLite)
+        migrations.AlterField(
+            model_name="report",
+            name="original",
+            field=annotation.models.jsontext.JSONText(blank=True, default=dict),
+        ),
+        migrations.RunPython(_noop, _original_back_to_jsonb, elidable=True),
         migrations.RunPython(to_json, to_rows, elidable=True),
         migrations.DeleteModel(name="CitationAnchor"),
         migrations.DeleteModel(name="Citation"),

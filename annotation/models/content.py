@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import models
 
+from .jsontext import JSONText
+
 
 def public_token() -> str:
     """An opaque id for URLs an annotator sees: never a system name, never a database id."""
@@ -374,7 +376,7 @@ class Report(models.Model):
     source_format = models.CharField(max_length=30, blank=True)
     #: The report as the system wrote it, before normalisation (annotation.normalise):
     #: researchers only; annotators read the normalised sections.
-    original = models.JSONField(default=dict, blank=True)
+    original = JSONText(default=dict, blank=True)
     #: Bumped whenever what an annotator reads of the report (its sections, paragraphs,
     #: citations, anchors) is written again (:func:`bump_content_version`): the task page
     #: reuses a rendering only for the same id, public id and version (issue 29,
@@ -383,7 +385,7 @@ class Report(models.Model):
     #: The sources the report cites, normalised: ``[{"key", "title", "snippets", "url",
     #: "metadata"}, …]`` in the report's order, keys unique (:class:`Citation`,
     #: :func:`cited`).
-    citations = models.JSONField(default=list, blank=True, validators=[check_citations])
+    citations = JSONText(default=list, blank=True, validators=[check_citations])
 
     objects = ReportQuerySet.as_manager()
 
@@ -438,7 +440,7 @@ class Paragraph(models.Model):
     text = models.TextField()
     #: Where citation markers stand in :attr:`text`: ``[[start, end, key], …]`` (character
     #: offsets, sorted by start, ``key`` one of the report's :attr:`Report.citations`).
-    anchors = models.JSONField(default=list, blank=True)
+    anchors = JSONText(default=list, blank=True)
 
     class Meta:
         ordering = ["report", "number"]

@@ -81,3 +81,33 @@ def test_rows_become_json_and_come_back(old_apps):
     assert sorted(
         CitationAnchor.objects.values_list("paragraph_id", "start", "end", "citation__key")
     ) == [(first, 2, 5, "2"), (first, 8, 11, "1")]
+
+
+@pytest.mark.django_db
+def test_report_texts_are_text_lz4_and_without_statistics():
+    """PostgreSQL: the released record, sources and anchors are text columns (no jsonb
+    conversion per import), the record and sources lz4-compressed where the server has it,
+    and none of the report texts analysed (migration 0022)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("column storage options are PostgreSQL's")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
+        lz4 = "lz4" in (cursor.fetchone()[0] or [])
+        cursor.execute(
+            "SELECT attrelid::regclass::text, attname, atttypid::regtype::text, attcompression,"
+            " attstattarget FROM pg_attribute WHERE attrelid IN ('annotation_report'::regclass,"
+            " 'annotation_paragraph'::regclass, 'annotation_section'::regclass)"
+            " AND attname IN ('original', 'citations', 'anchors', 'text', 'table')"
+        )
+        found = {(t, c): (kind, comp, stats) for t, c, kind, comp, stats in cursor.fetchall()}
+    assert {k: v[0] for k, v in found.items()} == {
+        ("annotation_report", "original"): "text",
+        ("annotation_report", "citations"): "text",
+        ("annotation_paragraph", "anchors"): "text",
+        ("annotation_paragraph", "text"): "text",
+        ("annotation_section", "table"): "jsonb",
+    }
+    assert all(stats == 0 for _, _, stats in found.values())
+    if lz4:
+        assert found[("annotation_report", "original")][1] == "l"
+        assert found[("annotation_report", "citations")][1] == "l"
