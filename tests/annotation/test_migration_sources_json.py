@@ -19,7 +19,10 @@ def _migrate(target):
 
 
 @pytest.fixture
-def old_apps(transactional_db):
+def old_apps(request, transactional_db):
+    if request.config.getoption("nomigrations", False):
+        pytest.skip("the test database was made from the models (--nomigrations): no "
+                    "migration to run; the PostgreSQL pass migrates")  # fmt: skip
     apps = _migrate(BEFORE)
     yield apps
     _migrate(_latest())
