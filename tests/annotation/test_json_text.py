@@ -44,3 +44,23 @@ def test_a_source_without_the_words_is_not_searched(monkeypatch):
     with finite_source('{"a": Infinity}'):
         _json_text(value)
     assert looked == [value]
+
+
+@pytest.mark.django_db
+def test_json_kept_as_text_compares_whole_values_and_refuses_lookups_inside():
+    """``JSONText`` (the report's record, sources, anchors): equality with a whole value
+    finds the rows; a lookup inside the JSON, which needs ``jsonb``, is refused by name."""
+    from django.core.exceptions import FieldError
+
+    from annotation.models import Report
+    from tests.builders.content import make_question, make_study
+
+    question = make_question(make_study("Text JSON"), n_reports=2)
+    first, second = question.reports.order_by("pk")
+    Report.objects.filter(pk=second.pk).update(original={"released": {"a": 1}})
+    assert list(Report.objects.filter(original={}).values_list("pk", flat=True)) == [first.pk]
+    assert Report.objects.get(pk=second.pk).original == {"released": {"a": 1}}
+    with pytest.raises(FieldError, match="JSON kept as text"):
+        Report.objects.filter(original__released=1).count()
+    with pytest.raises(FieldError):
+        Report.objects.filter(citations__contains=[{"key": "1"}]).count()
