@@ -113,37 +113,17 @@ def marker_forms(key: str) -> list[str]:
 def anchor_forms(keys: list[str]) -> list[tuple[str, str]]:
     """(marker form, key) of every key, in ``keys`` order: what :func:`find_anchors` looks
     for, computed once per report rather than once per paragraph (issue 29)."""
-    forms = []
-    for key in keys:  # marker_forms(key), without a call and a list per key
-        if key.isdecimal():
-            forms.append((f"[{key}]", key))
-        elif key[:1] == "^" and key[1:].isdecimal():
-            forms += ((key, key), (f"^[{key[1:]}]", key))
-        else:
-            forms.append((key, key))
-    return forms
+    return [(form, key) for key in keys for form in marker_forms(key)]
 
 
 def find_anchors(
     text: str, keys: list[str], forms: list[tuple[str, str]] | None = None
 ) -> list[tuple[int, int, str]]:
-    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins.
-    A ``[n]`` right after a caret (``^[n]``) is anchored with its caret. ``forms``:
-    :func:`anchor_forms` of ``keys``, when the caller has it."""
-    found = []
-    for form, key in anchor_forms(keys) if forms is None else forms:
-        start = text.find(form)
-        while start != -1:
-            caret = form[0] == "[" and start and text[start - 1] == "^"
-            found.append((start - 1 if caret else start, start + len(form), key))
-            start = text.find(form, start + len(form))
-    found.sort(key=lambda a: (a[0], -(a[1] - a[0])))
-    kept, end = [], -1
-    for a in found:
-        if a[0] >= end:
-            kept.append(a)
-            end = a[1]
-    return kept
+    """Every occurrence of every key's marker; on overlap the earlier, then longer, wins
+    (the first listed among equals). A ``[n]`` right after a caret (``^[n]``) is anchored
+    with its caret. ``forms``: :func:`anchor_forms` of ``keys``, when the caller has it.
+    One text; a report's paragraphs share one :class:`AnchorFinder`."""
+    return AnchorFinder(anchor_forms(keys) if forms is None else forms)(text)
 
 
 #: The bracket a marker opening with a bracket closes with.
@@ -153,19 +133,20 @@ _SCANNED = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 class AnchorFinder:
-    """:func:`find_anchors` of one report's keys, prepared once for its paragraphs: the
-    same anchors, found in fewer scans of the text (issue 29).
+    """:func:`find_anchors`'s rule for one report's keys, prepared once for its
+    paragraphs, found in few scans of the text (issue 29).
 
     Markers that open with the same punctuation (``[1]`` … ``[10]``, or ScholarQA's
     ``[corpus id | …]``) are found together: one scan for that character (``str.find`` of
     one character, the fastest scan there is) and, at each place it stands, one look-up
     of the text from there to the first closing bracket when every such marker ends at
     its first closing bracket (else one look-up per length of marker), instead of one
-    full scan of the text per marker. The rule of :func:`find_anchors` is kept: each
-    form's occurrences left to right without overlapping each other, then the earlier,
-    the longer, the first listed wins. Other forms (few sharing a first character, or
+    full scan of the text per marker. The rule: each form's occurrences left to right
+    without overlapping each other, then the earlier, the longer, the first listed wins
+    (``tests/annotation/test_parse_fast_paths.py`` holds it to a plain scan per form on
+    random texts). Other forms (few sharing a first character, or
     opening with anything but ASCII punctuation: letters, digits and spaces, which text is
-    full of) are found form by form, as :func:`find_anchors` does."""
+    full of) are found form by form."""
 
     __slots__ = ("bracketed", "scans", "singles")
 
@@ -253,7 +234,7 @@ class AnchorFinder:
     def _bracketed(self, text: str) -> list[tuple[int, int, str]]:
         """:meth:`__call__` when one group of forms ending at their first closing bracket
         is all there is. Found left to right, one form at most per place (the text to the
-        first closing bracket), so already in the order :func:`find_anchors` sorts them
+        first closing bracket), so already in the order the rule sorts them
         (a caret taken before a "[" is no "[", so starts still grow); the first key
         listed of a form wins. Such a form cannot overlap itself (its opening character
         stands before its first closing bracket only at its start)."""

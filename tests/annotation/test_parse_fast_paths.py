@@ -1,5 +1,6 @@
 """The short paths of the report parse and normalisation (issue 29, session 11) read what
-the general paths read: the markers a report's AnchorFinder finds are find_anchors', the
+the general paths read: the markers a report's AnchorFinder finds are those of a plain
+scan per marker form (``reference_anchors``, the rule find_anchors states), the
 corpus-id titles split at their pipes are PIPE_MARKER's reading, and the other shortcuts
 keep every marker style's output (tests/annotation/test_normalise.py checks the styles;
 bench/normalise_digest.py checks the released files byte for byte)."""
@@ -27,8 +28,28 @@ def found(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
     return AnchorFinder(anchor_forms(ordered))(text)
 
 
+def reference_anchors(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
+    """The rule by its definition: every occurrence of every form, one scan per form; on
+    overlap the earlier, then the longer, then the first listed wins; a ``[n]`` right after
+    a caret is anchored with its caret (find_anchors' code before AnchorFinder)."""
+    found = []
+    for form, key in anchor_forms(keys):
+        start = text.find(form)
+        while start != -1:
+            caret = form[0] == "[" and start and text[start - 1] == "^"
+            found.append((start - 1 if caret else start, start + len(form), key))
+            start = text.find(form, start + len(form))
+    found.sort(key=lambda a: (a[0], -(a[1] - a[0])))
+    kept, end = [], -1
+    for a in found:
+        if a[0] >= end:
+            kept.append(a)
+            end = a[1]
+    return kept
+
+
 def expected(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
-    return find_anchors(text, sorted(keys, key=len, reverse=True))
+    return reference_anchors(text, sorted(keys, key=len, reverse=True))
 
 
 @pytest.mark.parametrize(
@@ -57,6 +78,13 @@ def expected(text: str, keys: list[str]) -> list[tuple[int, int, str]]:
 def test_the_anchor_finder_finds_what_find_anchors_finds(text, keys):
     assert found(text, keys) == expected(text, keys)
     assert found(text, keys)  # each case has markers to find
+
+
+def test_find_anchors_is_the_anchor_finder_of_the_keys():
+    text, keys = "A[1] ^[2] (Li, 2020) [1]", ["1", "2", "Li, 2020"]
+    assert find_anchors(text, keys) == reference_anchors(text, keys) == [
+        (1, 4, "1"), (5, 9, "2"), (11, 19, "Li, 2020"), (21, 24, "1"),
+    ]  # fmt: skip
 
 
 def test_the_anchor_finder_agrees_on_random_texts():
