@@ -22,6 +22,8 @@ from annotation.models import (
     Section,
     System,
     bump_content_version,
+    citation_item,
+    cited,
 )
 from annotation.units import JudgedUnitRemoved, check_paragraphs_kept
 
@@ -418,20 +420,17 @@ def stored_canonical(report_ids) -> dict[int, tuple]:
     cits: dict[int, list] = {rid: [] for rid in report_ids}
     for rid, stored in Report.objects.filter(pk__in=report_ids).values_list("id", "citations"):
         cits[rid] = sorted(
-            (c["key"], c.get("title", ""), c.get("snippets", []), c.get("url", ""),
-             c.get("metadata", {}))
-            for c in stored or ()
-        )  # fmt: skip
+            (c.key, c.title, c.snippets, c.url, c.metadata) for c in cited(stored).values()
+        )
     return {rid: (sections[rid], cits[rid]) for rid in report_ids}
 
 
 def citations_json(parsed: ParsedReport) -> list[dict]:
     """What :attr:`Report.citations` stores of a parsed report's sources, in its order."""
     return [
-        {"key": c.key, "title": c.title, "snippets": c.snippets, "url": c.url,
-         "metadata": c.metadata}
+        citation_item(c.key, c.title, c.snippets, c.url, c.metadata)
         for c in parsed.citations.values()
-    ]  # fmt: skip
+    ]
 
 
 def write_structures(

@@ -279,13 +279,15 @@ class Citation:
         )
 
     def as_json(self) -> dict:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "snippets": list(self.snippets),
-            "url": self.url,
-            "metadata": self.metadata,
-        }
+        return citation_item(self.key, self.title, self.snippets, self.url, self.metadata)
+
+
+def citation_item(key: str, title: str, snippets, url: str, metadata: dict) -> dict:
+    """One item of :attr:`Report.citations`, as every writer stores it (the importers,
+    the API, ``normalise_reports``, :meth:`Citation.as_json`); :meth:`Citation.from_json`
+    reads it."""
+    return {"key": key, "title": title, "snippets": list(snippets), "url": url,
+            "metadata": metadata}  # fmt: skip
 
 
 #: The longest citation key and URL a report may store (what the rows held; the API and
