@@ -435,10 +435,17 @@ class ReportSerializer(serializers.ModelSerializer):
 
     @transaction.atomic
     def create(self, validated_data):
+        from annotation.importers.structure import citations_json
+
         sections = validated_data.pop("sections", [])
         citations = validated_data.pop("citations", [])
-        report = Report.objects.create(**validated_data)
-        self._write_structure(report, sections, citations)
+        normalised, original = normalised_structure(sections, citations)
+        # inserted with its record and sources, as the importers insert a new report
+        # (write_structures then writes its sections and paragraphs only)
+        report = Report.objects.create(
+            **validated_data, original=original, citations=citations_json(normalised)
+        )
+        self._write_structure(report, normalised, original, new=True)
         return report
 
     @transaction.atomic
@@ -451,40 +458,41 @@ class ReportSerializer(serializers.ModelSerializer):
                 citations = list(report.citations)
             if sections is None:
                 sections = SectionSerializer(report.sections.all(), many=True).data
-            self._write_structure(report, sections, citations, replace=True)
+            self._write_structure(report, *normalised_structure(sections, citations), new=False)
+            report.refresh_from_db(fields=["citations"])  # the response shows them as stored
             if hasattr(report, "_prefetched_objects_cache"):
                 report._prefetched_objects_cache.clear()
         return report
 
     @staticmethod
-    def _write_structure(report, sections, citations, replace: bool = False) -> None:
-        """Store the structure normalised (annotation.normalise, issue 12): what an API
-        client writes is read by annotators in the same one format as imported reports,
-        and stored by the same writer (``annotation.importers.structure.write_structures``).
+    def _write_structure(report, normalised, original, *, new: bool) -> None:
+        """Store the structure normalised (:func:`normalised_structure`, issue 12): what an
+        API client writes is read by annotators in the same one format as imported
+        reports, and stored by the same writer
+        (``annotation.importers.structure.write_structures``).
 
-        With ``replace``, sections are kept by position and paragraphs by number, updated
-        in place (judgments point at paragraphs, annotation.units); removing a judged
-        paragraph is a 409 naming ``sections`` and the caller's transaction rolls back."""
+        An existing report (``new`` False) keeps its sections by position and paragraphs
+        by number, updated in place (judgments point at paragraphs, annotation.units);
+        removing a judged paragraph is a 409 naming ``sections`` and the caller's
+        transaction rolls back."""
         from annotation.importers.base import ImportReport
-        from annotation.importers.structure import citations_json, write_structures
-        from annotation.normalise import normalise_report
+        from annotation.importers.structure import write_structures
 
-        normalised, original = normalise_report(parsed_structure(sections, citations))
         rep = ImportReport(kind="reports", dry_run=False)
         try:
-            write_structures(
-                [(report, normalised, original)], rep, set() if replace else {report.pk}
-            )
+            write_structures([(report, normalised, original)], rep, {report.pk} if new else set())
         except JudgedUnitRemoved as refused:
             raise UnitConflict(
                 {"sections": f"report {report.public_id} " + refused.message(report.pk)}
             ) from None
-        # the response shows the sources as stored (normalised keys). write_structures
-        # leaves a report it was told is new with the sources it was inserted with (the
-        # importers insert them, issue 29); this one was created empty just now
-        report.citations = citations_json(normalised)
-        if not replace:
-            Report.objects.filter(pk=report.pk).update(citations=report.citations)
+
+
+def normalised_structure(sections: list[dict], citations: list[dict]):
+    """Validated ``sections`` / ``citations`` of the API, normalised as an import's
+    (annotation.normalise): (the normalised report, its original)."""
+    from annotation.normalise import normalise_report
+
+    return normalise_report(parsed_structure(sections, citations))
 
 
 def parsed_structure(sections: list[dict], citations: list[dict]):
