@@ -221,10 +221,10 @@ def parse_json_records(
             return _json_lines(src, text)
         fail(src.name, _json_error(exc))
     if isinstance(data, list):
-        _reject_nul(src.name, data, text)
+        _reject_unstorable(src.name, data, text)
         return data
     if isinstance(data, dict):
-        _reject_nul(src.name, [data], text)
+        _reject_unstorable(src.name, [data], text)
         return data if allow_mapping else [data]
     fail(src.name, f"expected a JSON list or JSON lines of objects, found {type_name(data)}")
 
@@ -275,7 +275,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _reject_nul(name: str, records: list, text: str | None = None) -> None:
+def _reject_unstorable(name: str, records: list, text: str | None = None) -> None:
     """A NUL character in a value (``\\u0000``): no database text column can hold it; a
     lone surrogate (``\\ud800`` unpaired): no UTF-8 text can (a crash further on, before).
 
@@ -333,7 +333,7 @@ def _json_lines(src: Source, text: str) -> list:
         except json.JSONDecodeError as exc:
             fail(src.name, _json_error(exc))
     problems.raise_if_any()
-    _reject_nul(src.name, records, text)
+    _reject_unstorable(src.name, records, text)
     return records
 
 
