@@ -12,7 +12,6 @@ from .content import (
     bump_content_version,
     citation_item,
     citation_keys,
-    citations_of,
     cited,
 )
 from .judgments import (
@@ -42,7 +41,6 @@ __all__ = [
     "citation_item",
     "citation_keys",
     "cited",
-    "citations_of",
     "Rubric",
     "RubricItem",
     "Section",

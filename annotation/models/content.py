@@ -472,11 +472,3 @@ def citation_keys(reports) -> set[tuple[int, str]]:
         for rid, cites in reports.values_list("pk", "citations")
         for c in cites or ()
     }
-
-
-def citations_of(report_ids) -> dict[int, dict[str, Citation]]:
-    """The sources of many reports by report id then key (one query)."""
-    out: dict[int, dict[str, Citation]] = {rid: {} for rid in report_ids}
-    for rid, stored in Report.objects.filter(pk__in=list(out)).values_list("id", "citations"):
-        out[rid] = cited(stored)
-    return out
