@@ -634,9 +634,11 @@ def measure(label: str, product: str, cpu, fn, figures: Figures, unit: float = 1
 
 
 def own_cpu() -> float:
-    """This process's CPU alone (its children are the two servers)."""
+    """This process's CPU and that of its children once ended: the import's own helper
+    processes (``annotation.importers.parallel``, ended before it returns). The two
+    servers are children too, but still running: counted by neither until they end."""
     t = os.times()
-    return t.user + t.system
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:

@@ -14,9 +14,12 @@ meets on the released data:
 
 Each file is imported with ``manage.py import_reports --format scholarqa`` in this process
 (``call_command``), into a fresh database; the benchmark prints wall and CPU seconds per
-phase: *parse* (read the file, check and parse every record), *normalise*
-(``annotation.normalise.normalise_report``), *write* (everything else of the write: the
-question, report and structure rows), *after* (what follows the write: the study's task
+phase: *prepare* (since session 12, a system's first file: read, check, parse, normalise
+and encode every record, on every core: ``annotation.importers.new_reports.prepare_file``;
+CPU counts the helper processes), *parse* (what else the command does; before session 12,
+read the file, check and parse every record), *normalise*
+(``annotation.normalise.normalise_report``, a re-import only since session 12), *write*
+(everything else of the write: the question, report and structure rows), *after* (what follows the write: the study's task
 readiness), *commit* (the import's transaction committed: SQLite writes the rows' pages,
 PostgreSQL checks the deferred foreign keys; before session 11 it was counted in *parse*),
 *analyse* (the statistics refresh of the tables written, once committed). On PostgreSQL the server's CPU (the connection's
@@ -248,7 +251,11 @@ class Phases:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def now(self) -> tuple[float, float, float]:
-        return time.perf_counter(), time.process_time(), self._server_cpu()
+        # CPU: this process and its children once ended (a new system's file is prepared
+        # on every core by forked helpers, annotation.importers.parallel)
+        t = os.times()
+        cpu = t.user + t.system + t.children_user + t.children_system
+        return time.perf_counter(), cpu, self._server_cpu()
 
     def add(self, name: str, start: tuple, end: tuple | None = None) -> None:
         end = end or self.now()
@@ -292,6 +299,10 @@ def import_files(paths: dict[str, list[Path]], phases: Phases, split: bool = Tru
     from annotation import importers, normalise
     from annotation.importers import structure
 
+    try:  # a new system's reports prepared on every core (session 12)
+        from annotation.importers import new_reports
+    except ImportError:
+        new_reports = None
     try:  # the statistics refresh (issue 29); absent from a checkout before it
         from annotation.importers import planner_statistics
     except ImportError:
@@ -312,6 +323,13 @@ def import_files(paths: dict[str, list[Path]], phases: Phases, split: bool = Tru
             if hasattr(normalise, "normalise_reports")
             else phases.wrapped(normalise, "normalise_report", "normalise"),
             phases.wrapped(structure, "write_reports", "write", inner="normalise"),
+            # a new system's file (session 12): prepared on every core, then written
+            phases.wrapped(new_reports, "prepare_file", "prepare")
+            if new_reports
+            else contextlib.nullcontext(),
+            phases.wrapped(new_reports, "write_prepared", "write")
+            if new_reports
+            else contextlib.nullcontext(),
             phases.wrapped(importers, "_enable", "after"),
             # the import's one transaction committed: the rows' pages written (session 11:
             # until then counted in "parse", which is what is left of the total)
@@ -538,12 +556,13 @@ def main() -> None:
         total[k]
         - sum(
             phases.totals.get(p, [0.0] * 3)[k]
-            for p in ("normalise", "write", "after", "commit", "analyse")
+            for p in ("prepare", "normalise", "write", "after", "commit", "analyse")
         )
         for k in range(3)
     ]  # read, check and parse (and the command's own start and summary)
     print(f"{'phase':12s} {'wall (s)':>9s} {'CPU (s)':>9s} {'server CPU (s)':>15s}")
-    for name in ("parse", "normalise", "write", "after", "commit", "analyse", "total"):
+    for name in ("prepare", "parse", "normalise", "write", "after", "commit", "analyse",
+                 "total"):  # fmt: skip
         wall, cpu, server = phases.totals.get(name, [0.0] * 3)
         print(f"{name:12s} {wall:9.2f} {cpu:9.2f} {server:15.2f}")
     if args.page_rounds:

@@ -601,7 +601,10 @@ def check_lengths(model, fields: list[str], rows, offset: int = 0) -> None:
                 raise TooLong(model, field, value)
 
 
-def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1000) -> int:
+def insert_rows(
+    model, fields: list[str], rows: list[tuple], batch_size: int = 1000, *,
+    encoded: frozenset[str] = frozenset(),
+) -> int:  # fmt: skip
     """INSERT many rows of ``model`` without building model instances.
 
     Why: ``bulk_create`` spends ~50 µs per object constructing and preparing instances;
@@ -611,6 +614,10 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
     prepared with each field's own ``get_db_prep_save`` (JSON, dates), so the database sees
     exactly what the ORM would write. No signals are sent (none are connected to these
     models).
+
+    ``encoded``: JSON fields whose values are already their JSON text (``None`` for SQL
+    NULL), written as they are: a report prepared in another process arrives encoded
+    (:mod:`.new_reports`), and encoding it again here would store a JSON string.
     """
     from django.db import connection
 
@@ -627,8 +634,12 @@ def insert_rows(model, fields: list[str], rows: list[tuple], batch_size: int = 1
                    "CharField", "TextField", "ForeignKey", "OneToOneField", "AutoField",
                    "BigAutoField", "SmallIntegerField", "PositiveSmallIntegerField",
                    "PositiveBigIntegerField"}  # fmt: skip
+    unknown = set(encoded) - {f.name for f in columns if f.get_internal_type() == "JSONField"}
+    if unknown:
+        raise ValueError(f"encoded names no JSON field written here: {sorted(unknown)}")
     prepared = [(i, column_preparer(f, connection), _FINAL.get(f.get_internal_type(), ()))
-                for i, f in enumerate(columns) if f.get_internal_type() not in plain_types]  # fmt: skip
+                for i, f in enumerate(columns)
+                if f.get_internal_type() not in plain_types and f.name not in encoded]  # fmt: skip
 
     #: Per prepared column, the last value and its preparation: one object in every row
     #: (``insert_new``'s timestamp of the insert) is prepared once, not per row.
@@ -731,7 +742,7 @@ def update_rows(model, fields: list[str], rows: list[tuple]) -> int:
     return len(rows)
 
 
-def insert_new(model, rows: list[dict]) -> int:
+def insert_new(model, rows: list[dict], *, encoded: frozenset[str] = frozenset()) -> int:
     """INSERT rows given as ``{field name: value}`` through :func:`insert_rows`.
 
     Every other concrete field gets what ``Model.save()`` would give it: its default
@@ -754,6 +765,11 @@ def insert_new(model, rows: list[dict]) -> int:
         elif not callable(f.default):
             fixed[f.name] = f.get_default()
     callables = {f.name: f.get_default for f in fields if f.name not in fixed}
+    for name in encoded:  # a default is a value: given as text like the rows' own
+        if fixed.get(name) is not None:
+            fixed[name] = _json_text(fixed[name])
+        elif name in callables:
+            callables[name] = lambda get=callables[name]: _json_text(get())
     names = [f.name for f in fields]
     # one dict merge and one itemgetter per row (not a Python call per value: 2.5 M values
     # per 15,000 reports, issue 29)
@@ -765,10 +781,10 @@ def insert_new(model, rows: list[dict]) -> int:
             if name not in row:
                 merged[name] = default()
         out.append(pick(merged))
-    return insert_rows(model, names, out)
+    return insert_rows(model, names, out, encoded=encoded)
 
 
-def insert_whole(model, fields, rows: list[tuple]) -> int:
+def insert_whole(model, fields, rows: list[tuple], *, encoded: frozenset[str] = frozenset()) -> int:
     """INSERT rows given as tuples of ``fields`` (:func:`insert_rows`) when ``fields`` are
     every column a new row has (no default to fill in), else through :func:`insert_new`.
 
@@ -778,8 +794,8 @@ def insert_whole(model, fields, rows: list[tuple]) -> int:
     still get what ``insert_new`` gives it."""
     names = {f.name for f in model._meta.concrete_fields if not f.primary_key}
     if set(fields) == names and len(fields) == len(names):
-        return insert_rows(model, list(fields), rows)
-    return insert_new(model, [dict(zip(fields, row, strict=True)) for row in rows])
+        return insert_rows(model, list(fields), rows, encoded=encoded)
+    return insert_new(model, [dict(zip(fields, row, strict=True)) for row in rows], encoded=encoded)
 
 
 def sync_rows(

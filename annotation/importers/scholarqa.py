@@ -54,6 +54,7 @@ from .common import (
     type_name,
 )
 from .markdown import link_anchors, outside_math
+from .new_reports import Parts
 from .registry import Example, Format, Option, register
 from .structure import (
     AnchorFinder,
@@ -94,16 +95,47 @@ def looks_like_other_format(records) -> str | None:
 def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportInput]:
     """Every record, checked; the oddities of the released files (module doc) are imported
     by their rule and reported as warnings in ``rep``, which also counts the records read."""
+    records = read_records(src)
+    inputs = parse_records(records, src.name, rep)
+    if rep is not None:
+        rep.records = len(records)
+    return inputs
+
+
+def read_records(src: Source) -> list:
+    """The file's records, decoded (a file of another format refused, saying which)."""
     records = parse_json_records(src)
-    problems = Problems(src.name)
-    warnings = rep if rep is not None else ImportReport(kind="reports", dry_run=True)
     hint = looks_like_other_format(records)
     if hint:
+        problems = Problems(src.name)
         problems.file_level(hint)
         problems.raise_if_any()
+    return records
+
+
+def independent(records: list) -> bool:
+    """Whether every record can be parsed apart from the others: each asks its own
+    question (a question asked twice is resolved across records, module doc). What
+    :func:`parse_records` may be given in parts (``annotation.importers.parallel``)."""
+    keys = set()
+    for record in records:
+        question = record.get("question") if type(record) is dict else None
+        if type(question) is not str:
+            return False
+        keys.add(question_key(question))
+    return len(keys) == len(records)
+
+
+def parse_records(
+    records: list, name: str, rep: ImportReport | None = None, first: int = 1
+) -> list[ReportInput]:
+    """:func:`parse_reports` of ``records``, the first of which is record ``first`` of the
+    file ``name`` (a part of the file, :func:`independent`)."""
+    problems = Problems(name)
+    warnings = rep if rep is not None else ImportReport(kind="reports", dry_run=True)
     inputs: list[ReportInput] = []
     seen: dict[str, tuple[int, object, ReportInput | None]] = {}  # key -> record, response, input
-    for n, record in enumerate(records, start=1):
+    for n, record in enumerate(records, start=first):
         # a record as released read without a call per field; anything else by ``require``,
         # which says what is wrong
         question = record.get("question") if type(record) is dict else None
@@ -115,8 +147,8 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
                 require(problems, n, record, "response", dict) if isinstance(record, dict) else None
             )
         key = question_key(question) if question is not None else None
-        first = seen.get(key) if key is not None else None
-        if key is not None and first is None:
+        earlier = seen.get(key) if key is not None else None
+        if key is not None and earlier is None:
             seen[key] = (n, response, None)
         if response is None:
             continue
@@ -125,19 +157,17 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
             sections = require(problems, n, response, "sections", list, label="response.sections")
         if sections is None:
             continue
-        parsed = _parse_sections(problems, warnings, src.name, n, sections)
+        parsed = _parse_sections(problems, warnings, name, n, sections)
         if question is None or parsed is None:
             continue
-        if first is not None:
-            _repeated_question(warnings, src.name, n, record, first)
+        if earlier is not None:
+            _repeated_question(warnings, name, n, record, earlier)
             continue
         item = ReportInput(n, key, question, parsed)
         released.keep(item, FORMAT, n, record)
         seen[key] = (n, response, item)
         inputs.append(item)
     problems.raise_if_any()
-    if rep is not None:
-        rep.records = len(records)
     return inputs
 
 
@@ -495,7 +525,11 @@ register(
         "reports",
         FORMAT,
         "ScholarQA-CS2 report file: a JSON list of {question, response: {sections}}",
-        load=report_loader(parse_reports, source_format=FORMAT),
+        load=report_loader(
+            parse_reports,
+            source_format=FORMAT,
+            parts=Parts(read_records, independent, parse_records),
+        ),  # fmt: skip
         dump=dump_reports,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ScholarQA-CS2 report file",

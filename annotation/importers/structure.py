@@ -346,10 +346,14 @@ def ensure_systems(study, names, rep: ImportReport) -> dict[str, System]:
     return existing
 
 
+#: The report's JSON columns an import writes (:func:`ensure_report_ids`).
+_REPORT_TEXTS = frozenset({"original", "citations"})
+
+
 def ensure_report_ids(
     pairs, system_ids: dict[str, int], question_ids: dict[str, int], rep: ImportReport,
     source_format: str = "", originals: dict[tuple[str, str], dict] | None = None,
-    citations: dict[tuple[str, str], list] | None = None,
+    citations: dict[tuple[str, str], list] | None = None, encoded: bool = False,
 ) -> tuple[dict[tuple[str, str], int], set[int]]:  # fmt: skip
     """Report ids for (question key, system name) pairs, created empty when missing.
 
@@ -357,7 +361,8 @@ def ensure_report_ids(
     system) among the reports of those systems, read as ids only. A report created now
     gets its ``Report.original`` from ``originals`` and its ``Report.citations`` from
     ``citations`` (by pair) in its INSERT: written once, not inserted empty and then
-    updated with a second copy of the row (issue 29).
+    updated with a second copy of the row (issue 29). ``encoded``: those values are already
+    their JSON text (:mod:`.new_reports`).
     """
     wanted = set(pairs)
 
@@ -379,7 +384,7 @@ def ensure_report_ids(
                 value = given.get(pair_of[key])
                 if value is not None:
                     row[name] = value
-        insert_new(Report, rows)
+        insert_new(Report, rows, encoded=_REPORT_TEXTS if encoded else frozenset())
         rep.count("created", "Report", len(new))
         by_ids = stored()
     out = {(q, s): by_ids[(question_ids[q], system_ids[s])] for q, s in wanted}
@@ -525,7 +530,12 @@ def _write_sections(to_write, old: _OldRows, written: set[int]):
 
 
 def _insert_read_back(
-    model, key: tuple[str, str], reports: set[int], fields: tuple[str, ...], rows: list[tuple]
+    model,
+    key: tuple[str, str],
+    reports: set[int],
+    fields: tuple[str, ...],
+    rows: list[tuple],
+    encoded: frozenset[str] = frozenset(),
 ):
     """Insert ``rows`` (tuples of ``fields``, :func:`insert_whole`) and return their ids by
     ``key`` (report, x).
@@ -536,7 +546,7 @@ def _insert_read_back(
     if not rows:
         return {}
     before = model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-    insert_whole(model, fields, rows)
+    insert_whole(model, fields, rows, encoded=encoded)
     # three plain columns (ints, or a key string): read by the cursor, no ORM row iterator
     # and converters per row (60,000 citation rows per 6,000 reports, issue 29)
     quote = connection.ops.quote_name
@@ -685,10 +695,13 @@ def write_reports(
 # --- The import of a report format (every report format registers through this) -------------
 
 
-def report_loader(parse, *, source_format: str, directory: bool = False):
+def report_loader(parse, *, source_format: str, directory: bool = False, parts=None):
     """``load(source, study, rep, system)`` for a report format whose ``parse(src, rep)``
-    returns the :class:`ReportInput` of every record (the registry's ``load``)."""
+    returns the :class:`ReportInput` of every record (the registry's ``load``).
+    ``parts``: how the format parses its file in parts (:class:`.new_reports.Parts`),
+    so that a new system's file is prepared on every core."""
     from .common import fail, finite_source, gc_paused, read_source
+    from .new_reports import is_new_system, load_new
 
     def load(source, study, rep: ImportReport, system: str | None = None) -> None:
         src = read_source(source, allow_directory=directory)
@@ -703,6 +716,10 @@ def report_loader(parse, *, source_format: str, directory: bool = False):
         # ~40 containers per report live until the write, none of them garbage: the
         # collector would walk them again and again, finding nothing (gc_paused; issue 29)
         with gc_paused(), finite_source(None if src.directory else src.text):
+            if is_new_system(study, system):  # nothing stored to compare: prepared, written
+                load_new(parse, parts, src, study, system, source_format, rep,
+                         _display_name(source))  # fmt: skip
+                return
             inputs = parse(src, rep)
             rep.records = rep.records or len(inputs)
             warn_empty(inputs, rep, _display_name(source))
@@ -720,12 +737,19 @@ def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
     ScholarQA-CS2's gemini dev reports have ``"sections": []``): it is stored as released
     (an export gives the file back) but set aside, never planned into an assignment
     (``Report.objects.readable``; issue 25)."""
-    for i in inputs:
-        if any(s.paragraphs or s.table is not None for s in i.parsed.sections):
-            continue
-        question = " ".join(i.question_text.split())
+    warn_unreadable(
+        rep, file,
+        [(i.record, i.question_text) for i in inputs
+         if not any(s.paragraphs or s.table is not None for s in i.parsed.sections)],
+    )  # fmt: skip
+
+
+def warn_unreadable(rep: ImportReport, file: str, reports: list[tuple[int, str]]) -> None:
+    """:func:`warn_empty`'s warning for each ``(record, question text)``."""
+    for record, text in reports:
+        question = " ".join(text.split())
         question = question if len(question) <= 80 else question[:79] + "…"
-        rep.warn(file, i.record, "report",
+        rep.warn(file, record, "report",
                  f"the report of question {question!r} is empty (no text): set aside, "
                  "never assigned")  # fmt: skip
 

@@ -1,0 +1,216 @@
+"""The first import of a system's reports into a study: prepared on every core, then
+written as rows (issue 29).
+
+A system's first file is most imports, and the largest: every report is new, so nothing
+stored needs reading or comparing. Each report is *prepared* — parsed, normalised
+(:func:`annotation.normalise.normalise_report`) and turned into the JSON texts and row
+values it is stored as (:class:`PreparedReport`) — independently of the others, so a
+format that can parse its file in parts (:class:`Parts`) is prepared on each core
+(:mod:`.parallel`); the rows are then written by one process, as before.
+
+The stored rows and the import's summary are those of :func:`.structure.write_reports`
+(``tests/annotation/test_new_reports.py`` holds the two to it); a re-import, which must
+compare and keep rows experts' work points at, is written by ``write_reports``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
+
+from annotation.models import Paragraph, Report, Section
+
+from .base import ImportFailed, ImportReport, Problem
+from .common import Source, _json_text
+from .parallel import map_parts, processes, split
+from .structure import (
+    ReportInput,
+    _insert_read_back,
+    citations_json,
+    ensure_question_ids,
+    ensure_report_ids,
+    ensure_systems,
+    insert_whole,
+    warn_unreadable,
+)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """How a format reads its file in parts: ``read(src)`` decodes the file's records (a
+    list), ``independent(records)`` says whether they may be parsed apart, and
+    ``parse(records, file name, rep, first)`` parses a run of them, the first being record
+    number ``first`` of the file (its problems raised as :class:`ImportFailed`, its
+    warnings in ``rep``). ``parse(src, rep)`` of the format is ``read`` then ``parse`` of
+    every record."""
+
+    read: Callable[[Source], list]
+    independent: Callable[[list], bool]
+    parse: Callable[..., list[ReportInput]]
+
+
+class PreparedReport(NamedTuple):
+    """One report as it is stored: plain values and JSON texts, cheap to send between
+    processes (a tuple of strings)."""
+
+    record: int
+    question_key: str
+    question_text: str
+    question_fields: dict
+    #: :attr:`Report.original` and :attr:`Report.citations` as JSON text
+    original: str
+    citations: str
+    #: ``(title, table JSON text or None, [(text, anchors JSON text), …])`` per section
+    sections: list
+    sources: int
+    anchors: int
+    #: Whether the report as released has something to read (else set aside, with a warning)
+    readable: bool
+
+
+def prepare(item: ReportInput) -> PreparedReport:
+    """``item`` normalised and encoded as :func:`.structure.write_reports` stores it."""
+    from annotation.normalise import normalise_report
+
+    report, original = normalise_report(item.parsed)
+    original.update(item.original_extra)
+    sections, anchors = [], 0
+    for s in report.sections:
+        paragraphs = []
+        for p in s.paragraphs:
+            anchors += len(p.anchors)
+            paragraphs.append((p.text, _json_text([list(a) for a in sorted(p.anchors)])))
+        table = None if s.table is None else _json_text(s.table)
+        sections.append((s.title, table, paragraphs))
+    readable = any(s.paragraphs or s.table is not None for s in item.parsed.sections)
+    return PreparedReport(
+        item.record, item.question_key, item.question_text, item.question_fields,
+        _json_text(original), _json_text(citations_json(report)), sections,
+        len(report.citations), anchors, readable,
+    )  # fmt: skip
+
+
+def prepare_file(parse, parts: Parts | None, src: Source, rep: ImportReport) -> list:
+    """Every report of ``src`` prepared: in parts on each core when the format reads in
+    parts and the file is large enough (:mod:`.parallel`), else here. The warnings are
+    those of the one-process parse, in the same order; a file with a problem, or whose
+    records depend on each other, is parsed again here, whole, as without parts.
+
+    Each process decodes the file itself (a few hundredths of a second per 20 MB): records
+    decoded before the fork would be shared by both, and each reference count one of them
+    changes copies the memory page holding it (measured: the parts then take as long as
+    the whole file here)."""
+    n = processes() if parts is not None else 1
+    if n > 1 and len(src.text or "") >= MIN_PARALLEL_BYTES:
+        try:
+            results = map_parts(partial(_prepare_part, parts, src, n), list(range(n)))
+        except (ImportFailed, _Dependent):
+            pass  # parsed again below, whole, for its problems' messages
+        else:
+            for _, warnings, _ in results:
+                rep.warnings.extend(warnings)
+            rep.records = results[0][2]
+            return [p for prepared, _, _ in results for p in prepared]
+    inputs = parse(src, rep)
+    rep.records = rep.records or len(inputs)
+    return [prepare(i) for i in inputs]
+
+
+#: Smallest file prepared in parts (about 800 reports of ~5 KB; a part is at least
+#: ``parallel.MIN_PER_PART`` records, else a child finds nothing to do): below, a fork and
+#: a second decoding are not worth it. A released ScholarQA-CS2 file (100 reports,
+#: 0.5–3.9 MB) is prepared in one process.
+MIN_PARALLEL_BYTES = 4_000_000
+
+
+class _Dependent(Exception):
+    """The file's records cannot be parsed apart (:attr:`Parts.independent`)."""
+
+
+def _prepare_part(parts: Parts, src: Source, count: int, index: int):
+    """Part ``index`` of ``count``: (its prepared reports, its warnings, records in the file)."""
+    records = parts.read(src)
+    if not parts.independent(records):
+        raise _Dependent
+    chunks = split(records, count)
+    if index >= len(chunks):
+        return [], [], len(records)
+    offset, chunk = chunks[index]
+    rep = ImportReport(kind="reports", dry_run=True)
+    inputs = parts.parse(chunk, src.name, rep, offset + 1)
+    return [prepare(i) for i in inputs], rep.warnings, len(records)
+
+
+def is_new_system(study, system: str) -> bool:
+    """Whether ``study`` has no report of ``system`` yet (what this module writes)."""
+    return not Report.objects.filter(system__study=study, system__name=system).exists()
+
+
+def write_prepared(
+    study, system: str, prepared: list[PreparedReport], source_format: str,
+    rep: ImportReport, file: str,
+) -> None:  # fmt: skip
+    """Store a new system's prepared reports: its questions (found or created), the
+    system, and each report with its sections and paragraphs, as
+    :func:`.structure.write_reports` stores new reports."""
+    question_ids = ensure_question_ids(
+        study, {p.question_key: {"text": p.question_text, **p.question_fields} for p in prepared},
+        rep,
+    )  # fmt: skip
+    systems = ensure_systems(study, [system], rep)
+    pairs = [(p.question_key, system) for p in prepared]
+    ids, new_ids = ensure_report_ids(
+        pairs, {name: s.pk for name, s in systems.items()}, question_ids, rep, source_format,
+        originals={pair: p.original for pair, p in zip(pairs, prepared, strict=True)},
+        citations={pair: p.citations for pair, p in zip(pairs, prepared, strict=True)},
+        encoded=True,
+    )  # fmt: skip
+    if len(new_ids) != len(ids):  # another import of this system committed meanwhile
+        raise ImportFailed([Problem(file, None, None,
+                                    f"reports of system {system!r} were stored in this study "
+                                    "while this file was read: import the file again")])  # fmt: skip
+    to_write = []
+    for pair, p in zip(pairs, prepared, strict=True):
+        if p.sections or p.sources:
+            to_write.append((ids[pair], p))
+        else:  # nothing to store beside the report row (as write_reports counts it)
+            rep.count("unchanged", "Report")
+    if not to_write:
+        return
+    sections = [(pk, pos, title, table) for pk, p in to_write
+                for pos, (title, table, _) in enumerate(p.sections, start=1)]  # fmt: skip
+    section_ids = _insert_read_back(
+        Section, ("report", "position"), {pk for pk, _ in to_write},
+        ("report", "position", "title", "table"), sections, encoded=frozenset({"table"}),
+    )  # fmt: skip
+    paragraphs = []
+    for pk, p in to_write:
+        number = 0
+        for pos, (_, _, paras) in enumerate(p.sections, start=1):
+            section = section_ids[(pk, pos)]
+            for text, anchors in paras:
+                number += 1
+                paragraphs.append((pk, number, text, section, anchors))
+    insert_whole(
+        Paragraph, ("report", "number", "text", "section", "anchors"), paragraphs,
+        encoded=frozenset({"anchors"}),
+    )  # fmt: skip
+    for table, n in (
+        ("Section", len(sections)),
+        ("Paragraph", len(paragraphs)),
+        ("Citation", sum(p.sources for _, p in to_write)),
+        ("CitationAnchor", sum(p.anchors for _, p in to_write)),
+    ):
+        if n:
+            rep.count("created", table, n)
+
+
+def load_new(parse, parts, src: Source, study, system: str, source_format: str,
+             rep: ImportReport, file: str) -> None:  # fmt: skip
+    """A new system's file: prepared (:func:`prepare_file`), the unreadable reports
+    warned of, written (:func:`write_prepared`)."""
+    prepared = prepare_file(parse, parts, src, rep)
+    warn_unreadable(rep, file, [(p.record, p.question_text) for p in prepared if not p.readable])
+    write_prepared(study, system, prepared, source_format, rep, file)

@@ -1,0 +1,210 @@
+"""A new system's reports: prepared (on every core when the file is large) and written as
+rows by ``annotation.importers.new_reports``, storing exactly what the general writer
+``write_reports`` stores (issue 29), on the released ScholarQA-CS2 files and their
+oddities (repeated questions, unkeyed and unlisted sources, empty reports)."""
+
+import json
+import threading
+
+import pytest
+
+from annotation.importers import new_reports, parallel, run, scholarqa
+from annotation.importers.base import ImportFailed, ImportReport
+from annotation.importers.common import finite_source, read_source
+from annotation.importers.structure import warn_empty, write_reports
+from annotation.models import Paragraph, Report, Section, Study
+
+#: Released files with each oddity the parser warns of: a question asked twice (you),
+#: sources without an id (claude), markers citing no listed source (perplexity),
+#: reports with no text (gemini), tables and corpus-id markers (sqa).
+RELEASED = [
+    "dev/you.json",
+    "dev/claude-sonnet-4-20250514.json",
+    "dev/perplexity.json",
+    "dev/gemini-2.5-pro-preview-03-25.json",
+    "expert_written/sqa.json",
+]
+
+
+def stored(study) -> dict:
+    """Everything stored of the study's reports, by question: what both writers must agree on."""
+    out = {}
+    for report in Report.objects.filter(question__study=study).select_related("question"):
+        sections = list(
+            Section.objects.filter(report=report)
+            .order_by("position")
+            .values_list("id", "position", "title", "table")
+        )
+        position = {sid: pos for sid, pos, _, _ in sections}
+        paragraphs = [
+            (number, position[sid], text, anchors)
+            for sid, number, text, anchors in Paragraph.objects.filter(report=report)
+            .order_by("number")
+            .values_list("section_id", "number", "text", "anchors")
+        ]
+        out[report.question.external_id] = (
+            report.question.text,
+            report.source_format,
+            report.original,
+            report.citations,
+            [s[1:] for s in sections],
+            paragraphs,
+        )
+    return out
+
+
+def summary(rep: ImportReport):
+    return rep.records, rep.created, rep.updated, rep.unchanged, rep.warnings
+
+
+def general_writer(path, study, system: str) -> ImportReport:
+    """The report loader's path for a system the study already has, on a new one."""
+    rep = ImportReport(kind="reports", dry_run=False)
+    src = read_source(path)
+    with finite_source(src.text):
+        inputs = scholarqa.parse_reports(src, rep)
+        rep.records = rep.records or len(inputs)
+        warn_empty(inputs, rep, str(path))
+        write_reports(study, system, inputs, "scholarqa", rep, file=str(path))
+    return rep
+
+
+def new_system(path, study, system: str) -> ImportReport:
+    rep = ImportReport(kind="reports", dry_run=False)
+    src = read_source(path)
+    with finite_source(src.text):
+        new_reports.load_new(
+            scholarqa.parse_reports, None, src, study, system, "scholarqa", rep, str(path)
+        )
+    return rep
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """Parts small enough for the released files (100 records), two processes even in a
+    test worker that runs a helper thread, and a count of the children started."""
+    monkeypatch.setattr(parallel, "MIN_PER_PART", 10)
+    monkeypatch.setattr(new_reports, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setenv("CONCORD_IMPORT_PROCESSES", "2")
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    started = []
+    start = parallel._start
+
+    def counted(fn, part):
+        started.append(part)
+        return start(fn, part)
+
+    monkeypatch.setattr(parallel, "_start", counted)
+    return started
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", RELEASED)
+def test_a_new_systems_reports_are_stored_as_the_general_writer_stores_them(scholarqa_dir, name):
+    path = scholarqa_dir / "reports" / name
+    a, b = Study.objects.create(name="new"), Study.objects.create(name="general")
+    new = new_system(path, a, "sys")
+    general = general_writer(path, b, "sys")
+    assert summary(new) == summary(general)
+    assert new.created["Report"] >= 25
+    assert stored(a) == stored(b)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", RELEASED)
+def test_parts_prepared_in_a_child_equal_the_file_prepared_whole(scholarqa_dir, forking, name):
+    path = scholarqa_dir / "reports" / name
+    src = read_source(path)
+    parts = new_reports.Parts(
+        scholarqa.read_records, scholarqa.independent, scholarqa.parse_records
+    )
+    whole_rep = ImportReport(kind="reports", dry_run=False)
+    parts_rep = ImportReport(kind="reports", dry_run=False)
+    records = json.loads(path.read_text())
+    questions = [r["question"] for r in records]
+    dependent = len(set(questions)) < len(questions)  # a question asked twice: parsed whole
+
+    def parse_whole(src, rep):
+        assert dependent, "parsed whole, not in parts"
+        return scholarqa.parse_reports(src, rep)
+
+    with finite_source(src.text):
+        whole = [new_reports.prepare(i) for i in scholarqa.parse_reports(src, whole_rep)]
+        in_parts = new_reports.prepare_file(parse_whole, parts, src, parts_rep)
+    assert in_parts == whole
+    assert summary(parts_rep) == summary(whole_rep)
+    assert scholarqa.independent(records) is not dependent
+    assert forking, "no part was prepared in a child"
+
+
+@pytest.mark.django_db
+def test_the_import_command_prepares_a_large_file_in_parts(scholarqa_dir, forking):
+    path = scholarqa_dir / "reports" / "dev" / "perplexity.json"
+    rep = run("reports", path, study="S", format="scholarqa", system="perplexity")
+    assert forking and rep.created["Report"] == 100
+    assert any("cites no listed source" in w.message or "cite no listed source" in w.message
+               for w in rep.warnings)  # fmt: skip
+    rerun = run("reports", path, study="S", format="scholarqa", system="perplexity")
+    assert rerun.unchanged["Report"] == 100 and not rerun.created.get("Report")
+
+
+@pytest.mark.django_db
+def test_a_problem_in_a_part_is_named_as_the_whole_file_names_it(tmp_path, scholarqa_dir, forking):
+    records = json.loads((scholarqa_dir / "reports" / "dev" / "perplexity.json").read_text())
+    records[80]["response"]["sections"][0]["text"] = 7
+    records[15]["response"] = "not an object"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(ImportFailed) as in_parts:
+        run("reports", path, study="S", format="scholarqa", system="p")
+    assert forking  # the parts were tried
+    fields = [(p.record, p.field) for p in in_parts.value.problems]
+    assert fields == [(16, "response"), (81, "response.sections[0].text")]
+    assert not Report.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_failure_in_a_child_is_raised_with_its_traceback(forking):
+    def fails_in_first_part(part):
+        if part == 0:
+            raise KeyError("lost field")
+        return part
+
+    with pytest.raises(parallel.PartFailed, match="KeyError: 'lost field'"):
+        parallel.map_parts(fails_in_first_part, [0, 1])
+    assert parallel.map_parts(lambda part: part * 2, [1, 2, 3]) == [2, 4, 6]
+
+
+def test_processes_one_when_another_thread_runs_or_capped(monkeypatch):
+    monkeypatch.setenv("CONCORD_IMPORT_PROCESSES", "1")
+    assert parallel.processes() == 1
+    monkeypatch.setenv("CONCORD_IMPORT_PROCESSES", "two")
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    with pytest.raises(ValueError, match="CONCORD_IMPORT_PROCESSES must be a whole number"):
+        parallel.processes()
+    monkeypatch.delenv("CONCORD_IMPORT_PROCESSES")
+    monkeypatch.undo()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.processes() == 1  # a fork would copy the other thread's locks
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_split_keeps_order_and_a_smallest_part():
+    items = list(range(1000))
+    parts = parallel.split(items, 3)
+    assert [offset for offset, _ in parts] == [0, 334, 667]
+    assert [x for _, part in parts for x in part] == items
+    assert parallel.split(items[:300], 4) == [(0, items[:300])]
+
+
+def test_an_encoded_column_must_be_a_json_field():
+    from annotation.importers.common import insert_rows
+
+    with pytest.raises(ValueError, match="encoded names no JSON field"):
+        insert_rows(Section, ["report", "position", "title"], [(1, 1, "t")],
+                    encoded=frozenset({"title"}))  # fmt: skip
