@@ -15,16 +15,17 @@ compare and keep rows experts' work points at, is written by ``write_reports``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import NamedTuple
+
+from django.db import transaction
 
 from annotation.models import Paragraph, Report, Section
 
 from .base import ImportFailed, ImportReport, Problem
 from .common import Source, _json_text
-from .parallel import map_parts, processes, split
+from .parallel import Redo, processes, split, stream_parts
 from .structure import (
     ReportInput,
     _insert_read_back,
@@ -92,30 +93,34 @@ def prepare(item: ReportInput) -> PreparedReport:
     )  # fmt: skip
 
 
-def prepare_file(parse, parts: Parts | None, src: Source, rep: ImportReport) -> list:
-    """Every report of ``src`` prepared: in parts on each core when the format reads in
-    parts and the file is large enough (:mod:`.parallel`), else here. The warnings are
-    those of the one-process parse, in the same order; a file with a problem, or whose
-    records depend on each other, is parsed again here, whole, as without parts.
+def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) -> Iterator:
+    """Every report of ``src`` prepared, in record order, a list at a time (with whether
+    it is a part of the file): in parts by
+    children on each core when the format reads in parts and the file is large enough
+    (:mod:`.parallel`: the caller writes a part while the next ones are prepared), else
+    here, all at once. The warnings are those of the one-process parse, in its order.
 
-    Each process decodes the file itself (a few hundredths of a second per 20 MB): records
-    decoded before the fork would be shared by both, and each reference count one of them
-    changes copies the memory page holding it (measured: the parts then take as long as
-    the whole file here)."""
+    Each child decodes the file itself (a few hundredths of a second per 20 MB): records
+    decoded before the fork would be shared, and each reference count a process changes
+    copies the memory page holding it (measured: the parts then took as long as the
+    whole). A file with a problem, or whose records depend on each other, raises
+    :class:`~.parallel.Redo` (from the first part, or later): the caller undoes what it
+    wrote and calls again with ``parts=None``."""
     n = processes() if parts is not None else 1
-    if n > 1 and len(src.text or "") >= MIN_PARALLEL_BYTES:
-        try:
-            results = map_parts(partial(_prepare_part, parts, src, n), list(range(n)))
-        except (ImportFailed, _Dependent):
-            pass  # parsed again below, whole, for its problems' messages
-        else:
-            for _, warnings, _ in results:
-                rep.warnings.extend(warnings)
-            rep.records = results[0][2]
-            return [p for prepared, _, _ in results for p in prepared]
+    size = len(src.text or "")
+    if n > 1 and size >= MIN_PARALLEL_BYTES:
+        count = max(n, -(-size // CHUNK_BYTES))
+        prepare_part = _part_preparer(parts, src, count)
+        for prepared, warnings, records in stream_parts(
+            prepare_part, list(range(count)), processes=n, redo=(ImportFailed, _Dependent)
+        ):
+            rep.warnings.extend(warnings)
+            rep.records = records
+            yield prepared, True
+        return
     inputs = parse(src, rep)
     rep.records = rep.records or len(inputs)
-    return [prepare(i) for i in inputs]
+    yield [prepare(i) for i in inputs], False
 
 
 #: Smallest file prepared in parts (about 800 reports of ~5 KB; a part is at least
@@ -123,24 +128,35 @@ def prepare_file(parse, parts: Parts | None, src: Source, rep: ImportReport) -> 
 #: a second decoding are not worth it. A released ScholarQA-CS2 file (100 reports,
 #: 0.5–3.9 MB) is prepared in one process.
 MIN_PARALLEL_BYTES = 4_000_000
+#: About how much of the file one part is (~500 reports): small enough that the writes
+#: begin early, large enough that a part's write is a few queries among thousands of rows.
+CHUNK_BYTES = 2_500_000
 
 
 class _Dependent(Exception):
     """The file's records cannot be parsed apart (:attr:`Parts.independent`)."""
 
 
-def _prepare_part(parts: Parts, src: Source, count: int, index: int):
-    """Part ``index`` of ``count``: (its prepared reports, its warnings, records in the file)."""
-    records = parts.read(src)
-    if not parts.independent(records):
-        raise _Dependent
-    chunks = split(records, count)
-    if index >= len(chunks):
-        return [], [], len(records)
-    offset, chunk = chunks[index]
-    rep = ImportReport(kind="reports", dry_run=True)
-    inputs = parts.parse(chunk, src.name, rep, offset + 1)
-    return [prepare(i) for i in inputs], rep.warnings, len(records)
+def _part_preparer(parts: Parts, src: Source, count: int):
+    """``prepare_part(index)``: part ``index`` of ``count`` as (its prepared reports, its
+    warnings, the file's records); the file decoded once per process, on its first part."""
+    decoded: list = []
+
+    def prepare_part(index: int):
+        if not decoded:
+            records = parts.read(src)
+            if not parts.independent(records):
+                raise _Dependent
+            decoded.extend([len(records), split(records, count)])
+        records, chunks = decoded
+        if index >= len(chunks):
+            return [], [], records
+        offset, chunk = chunks[index]
+        rep = ImportReport(kind="reports", dry_run=True)
+        inputs = parts.parse(chunk, src.name, rep, offset + 1)
+        return [prepare(i) for i in inputs], rep.warnings, records
+
+    return prepare_part
 
 
 def is_new_system(study, system: str) -> bool:
@@ -150,14 +166,15 @@ def is_new_system(study, system: str) -> bool:
 
 def write_prepared(
     study, system: str, prepared: list[PreparedReport], source_format: str,
-    rep: ImportReport, file: str,
+    rep: ImportReport, file: str, *, part: bool = False,
 ) -> None:  # fmt: skip
     """Store a new system's prepared reports: its questions (found or created), the
     system, and each report with its sections and paragraphs, as
-    :func:`.structure.write_reports` stores new reports."""
+    :func:`.structure.write_reports` stores new reports. ``part``: the reports are a part
+    of the file (their questions looked up by key)."""
     question_ids = ensure_question_ids(
         study, {p.question_key: {"text": p.question_text, **p.question_fields} for p in prepared},
-        rep,
+        rep, by_key=part,
     )  # fmt: skip
     systems = ensure_systems(study, [system], rep)
     pairs = [(p.question_key, system) for p in prepared]
@@ -209,8 +226,27 @@ def write_prepared(
 
 def load_new(parse, parts, src: Source, study, system: str, source_format: str,
              rep: ImportReport, file: str) -> None:  # fmt: skip
-    """A new system's file: prepared (:func:`prepare_file`), the unreadable reports
-    warned of, written (:func:`write_prepared`)."""
-    prepared = prepare_file(parse, parts, src, rep)
-    warn_unreadable(rep, file, [(p.record, p.question_text) for p in prepared if not p.readable])
-    write_prepared(study, system, prepared, source_format, rep, file)
+    """A new system's file: each part written as it is prepared (:func:`prepared_chunks`),
+    then the unreadable reports warned of (after every parse warning, as the general
+    path orders them). A part that must be redone in one process undoes what was written
+    (a savepoint) and what was counted, and the file is prepared again, whole."""
+    before = (rep.records, dict(rep.created), dict(rep.updated), dict(rep.unchanged),
+              len(rep.warnings))  # fmt: skip
+    try:
+        with transaction.atomic():
+            unreadable = _write_chunks(prepared_chunks(parse, parts, src, rep), study,
+                                       system, source_format, rep, file)  # fmt: skip
+    except Redo:
+        rep.records, rep.created, rep.updated, rep.unchanged, kept = before
+        del rep.warnings[kept:]
+        unreadable = _write_chunks(prepared_chunks(parse, None, src, rep), study, system,
+                                   source_format, rep, file)  # fmt: skip
+    warn_unreadable(rep, file, unreadable)
+
+
+def _write_chunks(chunks, study, system, source_format, rep, file) -> list[tuple[int, str]]:
+    unreadable = []
+    for prepared, part in chunks:
+        unreadable += [(p.record, p.question_text) for p in prepared if not p.readable]
+        write_prepared(study, system, prepared, source_format, rep, file, part=part)
+    return unreadable

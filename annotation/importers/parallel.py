@@ -1,45 +1,45 @@
 """Pure work of an import spread over the machine's cores (issue 29).
 
 A report file's records are parsed, normalised and encoded independently of each other:
-pure Python, no database, ~0.15 ms per report, all on one core while the other idles
-(the database writes only after). :func:`map_parts` runs ``fn`` on each part, the last in
-this process and each other one in a child made by ``fork``: the child starts as a copy
-of this process (the file's text, the context of the import), so nothing is sent to it;
-it sends back its result, pickled, through a pipe (~0.05 s per 30 MB).
+pure Python, no database, ~0.15 ms per report, on one core while the other idles; then
+the database writes while Python waits. :func:`stream_parts` deals the parts of such
+work to children made by ``fork`` and yields their results in order as they come, so
+this process writes one part while the children prepare the next ones. A child starts
+as a copy of this process (the file's text, the context of the import): nothing is sent
+to it; it sends each result back, pickled, through a pipe (~0.05 s per 30 MB).
 
 Why ``fork`` and not a pool: a pool's processes would need the file sent to them, and a
-pool kept alive between imports is memory the server keeps for nothing. Measured on the
-project's two-core machine (``bench/report_import.py``, 5,000 reports per file): the
-preparation of a file 0.67 → 0.44–0.51 s; the whole import on PostgreSQL 4.4–4.5 →
-3.9–4.2 s, on SQLite within the machine's noise (its write is in this process too). Why only when this process has
-one thread: a child of a threaded process copies locks other threads may hold (a web
-server's threads, a logging handler's) and could wait on them forever, so a threaded
-caller (the browser's import in a threaded web server, an eager task in it) runs the
-parts one after the other, here. ``CONCORD_IMPORT_PROCESSES`` caps the processes (1:
-never fork).
+pool kept alive between imports is memory the server keeps for nothing. Why only when
+this process has one thread (:func:`processes`): a child of a threaded process copies
+locks other threads may hold (a web server's threads, a logging handler's) and could
+wait on them forever, so a threaded caller (the browser's import in a threaded web
+server, an eager task in it) does the parts one after the other, itself.
+``CONCORD_IMPORT_PROCESSES`` caps the processes (1: never fork).
 
-A part that fails in a child is reported as :class:`PartFailed` (its traceback as text)
-or, for an :class:`~.base.ImportFailed`, as that: the caller redoes the work in one
-process to report the problems exactly as the one-process import does.
+A part that raises one of the caller's ``redo`` exceptions (a problem in the file) is
+reported as :class:`Redo`: the caller does the work again in one process, so that the
+problems are named exactly as the one-process import names them. Anything else is a
+:class:`PartFailed` carrying the child's traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import queue
+import signal
 import struct
 import threading
 import traceback
-from collections.abc import Callable, Sequence
-
-from .base import ImportFailed
+from collections.abc import Callable, Iterator, Sequence
 
 #: Fewest records per part: below it a fork (~10 ms for a large process) is not worth it.
 MIN_PER_PART = 250
 
 
 class PartFailed(RuntimeError):
-    """A part raised something other than :class:`ImportFailed` in a child."""
+    """A part raised something unexpected in a child (its traceback is the message)."""
 
 
 def processes() -> int:
@@ -76,32 +76,60 @@ def split(items: Sequence, parts: int) -> list[tuple[int, Sequence]]:
     return out
 
 
-def map_parts(fn: Callable, parts: list) -> list:
-    """``[fn(part) for part in parts]``, the parts but the last each in a forked child
-    (module doc). Results in the order of ``parts``; the first failure raised (an
-    :class:`ImportFailed` as such, anything else as :class:`PartFailed`) once every child
-    is done."""
-    if len(parts) <= 1:
-        return [fn(part) for part in parts]
-    children = [_start(fn, part) for part in parts[:-1]]
-    failure: BaseException | None = None
+def map_parts(fn: Callable, parts: list, *, redo: tuple = ()) -> list:
+    """``[fn(part) for part in parts]``, in order, the parts shared among forked children
+    (:func:`stream_parts`)."""
+    return list(stream_parts(fn, parts, processes=len(parts), redo=redo))
+
+
+def stream_parts(fn: Callable, parts: list, *, processes: int, redo: tuple = ()) -> Iterator:
+    """``fn(part)`` of each part, yielded in order as soon as it is ready: the parts are
+    dealt round-robin to ``processes`` forked children (part ``i`` to child ``i %
+    processes``), each sending its results as it goes, so the caller writes one part
+    while the children prepare the next ones. With one process (or one part), here.
+
+    An exception of a ``redo`` class in a child is raised here as :class:`Redo` (the
+    caller does the work again in one process, to report it as the one-process work
+    does); any other as :class:`PartFailed` with the child's traceback. Children left
+    when the caller stops early (an exception, the generator closed) are ended."""
+    if processes <= 1 or len(parts) <= 1:
+        for part in parts:
+            try:
+                yield fn(part)
+            except redo as exc:
+                raise Redo from exc
+        return
+    processes = min(processes, len(parts))
+    children = [_start(fn, parts[j::processes], redo) for j in range(processes)]
+    inboxes = [queue.SimpleQueue() for _ in children]
+    readers = [
+        threading.Thread(target=_drain, args=(fd, inbox), daemon=True)
+        for (_, fd), inbox in zip(children, inboxes, strict=True)
+    ]
+    for reader in readers:
+        reader.start()
     try:
-        own = fn(parts[-1])
-    except BaseException as exc:  # the children are collected first, then this is raised
-        failure, own = exc, None
-    results = []
-    for pid, fd in children:
-        status, value = _collect(pid, fd)
-        if status == "ok":
-            results.append(value)
-        elif failure is None:
-            failure = ImportFailed([]) if status == "import-failed" else PartFailed(value)
-    if failure is not None:
-        raise failure
-    return [*results, own]
+        for i in range(len(parts)):
+            status, value = inboxes[i % processes].get()
+            if status == "redo":
+                raise Redo
+            if status != "ok":
+                raise PartFailed(value)
+            yield pickle.loads(value)
+    finally:
+        for pid, _ in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # ended already: a no-op on the zombie
+            os.waitpid(pid, 0)
+        for reader in readers:
+            reader.join()
 
 
-def _start(fn: Callable, part) -> tuple[int, int]:
+class Redo(Exception):
+    """A part raised one of the caller's ``redo`` exceptions: do the work in one process."""
+
+
+def _start(fn: Callable, parts: list, redo: tuple) -> tuple[int, int]:
     read, write = os.pipe()
     pid = os.fork()
     if pid:  # this process
@@ -112,30 +140,38 @@ def _start(fn: Callable, part) -> tuple[int, int]:
     code = 0
     try:
         os.close(read)
-        try:
-            payload = pickle.dumps(("ok", fn(part)), protocol=pickle.HIGHEST_PROTOCOL)
-        except ImportFailed:
-            payload = pickle.dumps(("import-failed", None))
-        except BaseException:
-            payload = pickle.dumps(("error", traceback.format_exc()))
-        _send(write, payload)
+        with os.fdopen(write, "wb") as pipe:
+            for part in parts:
+                try:
+                    message = ("ok", pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL))
+                except redo:
+                    message = ("redo", None)
+                except BaseException:
+                    message = ("error", traceback.format_exc())
+                payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+                pipe.write(struct.pack("<Q", len(payload)))
+                pipe.write(payload)
+                pipe.flush()
+                if message[0] != "ok":
+                    break
     except BaseException:
         code = 1
     finally:
         os._exit(code)
 
 
-def _send(fd: int, payload: bytes) -> None:
-    with os.fdopen(fd, "wb") as pipe:
-        pipe.write(struct.pack("<Q", len(payload)))
-        pipe.write(payload)
-
-
-def _collect(pid: int, fd: int) -> tuple[str, object]:
+def _drain(fd: int, inbox: queue.SimpleQueue) -> None:
+    """Every message of a child, into ``inbox`` (a thread of its own: a child never waits
+    for the pipe while the caller writes); an ended child without a word is an error."""
     with os.fdopen(fd, "rb") as pipe:
-        head = pipe.read(8)
-        payload = pipe.read(struct.unpack("<Q", head)[0]) if len(head) == 8 else b""
-    _, status = os.waitpid(pid, 0)
-    if not payload:
-        return "error", f"an import process ended without a result (status {status})"
-    return pickle.loads(payload)
+        while True:
+            head = pipe.read(8)
+            if len(head) < 8:
+                inbox.put(("error", "an import process ended without a result"))
+                return
+            size = struct.unpack("<Q", head)[0]
+            payload = pipe.read(size)
+            if len(payload) < size:
+                inbox.put(("error", "an import process ended in the middle of a result"))
+                return
+            inbox.put(pickle.loads(payload))

@@ -277,13 +277,21 @@ def parse_markdown(text: str) -> ParsedReport:
 
 
 def ensure_question_ids(
-    study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False
+    study,
+    wanted: dict[str, dict],
+    rep: ImportReport,
+    *,
+    update_text: bool = False,
+    by_key: bool = False,
 ) -> dict[str, int]:
     """Question ids by external id, created when missing (no model instances).
 
     ``wanted`` maps external id -> field values; for an existing question a non-empty value
     that differs updates it (re-import updates by natural key). Why ids and
     ``values_list``: a pairwise file of the scale benchmark names 40,000 questions.
+    ``by_key``: ``wanted`` is a part of a file (a few hundred questions,
+    :mod:`.new_reports`): only those are read, by key, not the study's every question
+    once per part.
     """
     from annotation.normalise import clean_text
 
@@ -292,10 +300,10 @@ def ensure_question_ids(
         for key, fields in wanted.items()
     }
     compared = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
-    existing = {
-        row[0]: row[1:]
-        for row in Question.objects.filter(study=study).values_list("external_id", "id", *compared)
-    }
+    questions = Question.objects.filter(study=study)
+    if by_key:
+        questions = questions.filter(external_id__in=list(wanted))
+    existing = {row[0]: row[1:] for row in questions.values_list("external_id", "id", *compared)}
     new, changed = [], []
     for key, fields in wanted.items():
         row = existing.get(key)
@@ -321,7 +329,10 @@ def ensure_question_ids(
         rep.count("unchanged", "Question", unchanged)
     out = {k: existing[k][0] for k in wanted if k in existing}
     if new:
-        ids = dict(Question.objects.filter(study=study).values_list("external_id", "id"))
+        created = Question.objects.filter(study=study)
+        if by_key:
+            created = created.filter(external_id__in=[row["external_id"] for row in new])
+        ids = dict(created.values_list("external_id", "id"))
         out.update({row["external_id"]: ids[row["external_id"]] for row in new})
     return out
 

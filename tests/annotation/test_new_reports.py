@@ -90,9 +90,9 @@ def forking(monkeypatch):
     started = []
     start = parallel._start
 
-    def counted(fn, part):
-        started.append(part)
-        return start(fn, part)
+    def counted(fn, parts, redo):
+        started.append(parts)
+        return start(fn, parts, redo)
 
     monkeypatch.setattr(parallel, "_start", counted)
     return started
@@ -130,8 +130,12 @@ def test_parts_prepared_in_a_child_equal_the_file_prepared_whole(scholarqa_dir, 
 
     with finite_source(src.text):
         whole = [new_reports.prepare(i) for i in scholarqa.parse_reports(src, whole_rep)]
-        in_parts = new_reports.prepare_file(parse_whole, parts, src, parts_rep)
-    assert in_parts == whole
+        try:
+            chunks = [c for c, _ in new_reports.prepared_chunks(parse_whole, parts, src, parts_rep)]
+        except parallel.Redo:
+            assert dependent
+            chunks = [c for c, _ in new_reports.prepared_chunks(parse_whole, None, src, parts_rep)]
+    assert [p for chunk in chunks for p in chunk] == whole
     assert summary(parts_rep) == summary(whole_rep)
     assert scholarqa.independent(records) is not dependent
     assert forking, "no part was prepared in a child"
@@ -164,6 +168,33 @@ def test_a_problem_in_a_part_is_named_as_the_whole_file_names_it(tmp_path, schol
 
 
 @pytest.mark.django_db
+def test_a_part_redone_after_others_were_written_leaves_each_report_once(
+    scholarqa_dir, forking, monkeypatch
+):
+    """Parts 0 and 1 are written before part 2 asks to be redone in one process: what
+    they wrote is undone, the counts too, and the file is imported whole, once."""
+    monkeypatch.setattr(new_reports, "CHUNK_BYTES", 150_000)  # 5 parts of 20 records
+    path = scholarqa_dir / "reports" / "dev" / "perplexity.json"
+
+    def parse(records, name, rep, first):
+        if first > 40:
+            raise ImportFailed([])
+        return scholarqa.parse_records(records, name, rep, first)
+
+    parts = new_reports.Parts(scholarqa.read_records, scholarqa.independent, parse)
+    a, b = Study.objects.create(name="redone"), Study.objects.create(name="whole")
+    rep = ImportReport(kind="reports", dry_run=False)
+    src = read_source(path)
+    with finite_source(src.text):
+        new_reports.load_new(scholarqa.parse_reports, parts, src, a, "p", "scholarqa", rep,
+                             str(path))  # fmt: skip
+    assert len(forking) == 2
+    assert summary(rep) == summary(new_system(path, b, "p"))
+    assert Report.objects.filter(question__study=a).count() == 100
+    assert stored(a) == stored(b)
+
+
+@pytest.mark.django_db
 def test_a_failure_in_a_child_is_raised_with_its_traceback(forking):
     def fails_in_first_part(part):
         if part == 0:
@@ -173,6 +204,10 @@ def test_a_failure_in_a_child_is_raised_with_its_traceback(forking):
     with pytest.raises(parallel.PartFailed, match="KeyError: 'lost field'"):
         parallel.map_parts(fails_in_first_part, [0, 1])
     assert parallel.map_parts(lambda part: part * 2, [1, 2, 3]) == [2, 4, 6]
+    streamed = parallel.stream_parts(lambda part: [part] * part, list(range(7)), processes=2)
+    assert list(streamed) == [[part] * part for part in range(7)]
+    with pytest.raises(parallel.Redo):
+        parallel.map_parts(fails_in_first_part, [1, 0], redo=(KeyError,))
 
 
 def test_processes_one_when_another_thread_runs_or_capped(monkeypatch):
