@@ -15,8 +15,8 @@ meets on the released data:
 Each file is imported with ``manage.py import_reports --format scholarqa`` in this process
 (``call_command``), into a fresh database; the benchmark prints wall and CPU seconds per
 phase: *prepare* (since session 12, a system's first file: read, check, parse, normalise
-and encode every record, on every core: ``annotation.importers.new_reports.prepare_file``;
-CPU counts the helper processes), *parse* (what else the command does; before session 12,
+and encode every record, on every core, ``annotation.importers.new_reports``; what this
+process waits for the helpers beside its writes; CPU counts the helper processes), *parse* (what else the command does; before session 12,
 read the file, check and parse every record), *normalise*
 (``annotation.normalise.normalise_report``, a re-import only since session 12), *write*
 (everything else of the write: the question, report and structure rows), *after* (what follows the write: the study's task
@@ -324,7 +324,7 @@ def import_files(paths: dict[str, list[Path]], phases: Phases, split: bool = Tru
             else phases.wrapped(normalise, "normalise_report", "normalise"),
             phases.wrapped(structure, "write_reports", "write", inner="normalise"),
             # a new system's file (session 12): prepared on every core, then written
-            phases.wrapped(new_reports, "prepare_file", "prepare")
+            phases.wrapped(new_reports, "load_new", "prepare", inner="write")
             if new_reports
             else contextlib.nullcontext(),
             phases.wrapped(new_reports, "write_prepared", "write")

@@ -77,47 +77,48 @@ def split(items: Sequence, parts: int) -> list[tuple[int, Sequence]]:
 
 
 def map_parts(fn: Callable, parts: list, *, redo: tuple = ()) -> list:
-    """``[fn(part) for part in parts]``, in order, the parts shared among forked children
+    """``[fn(part) for part in parts]``, in order, each part in a forked child of its own
     (:func:`stream_parts`)."""
-    return list(stream_parts(fn, parts, processes=len(parts), redo=redo))
+    return list(stream_parts(fn, parts, children=len(parts), redo=redo))
 
 
-def stream_parts(fn: Callable, parts: list, *, processes: int, redo: tuple = ()) -> Iterator:
+def stream_parts(fn: Callable, parts: list, *, children: int, redo: tuple = ()) -> Iterator:
     """``fn(part)`` of each part, yielded in order as soon as it is ready: the parts are
-    dealt round-robin to ``processes`` forked children (part ``i`` to child ``i %
-    processes``), each sending its results as it goes, so the caller writes one part
-    while the children prepare the next ones. With one process (or one part), here.
+    dealt round-robin to ``children`` forked children (part ``i`` to child ``i %
+    children``), each sending its results as it goes, so that the caller, on a core of
+    its own, writes one part while the children prepare the next ones. With no child,
+    here, one after the other.
 
     An exception of a ``redo`` class in a child is raised here as :class:`Redo` (the
     caller does the work again in one process, to report it as the one-process work
     does); any other as :class:`PartFailed` with the child's traceback. Children left
     when the caller stops early (an exception, the generator closed) are ended."""
-    if processes <= 1 or len(parts) <= 1:
+    if children < 1:
         for part in parts:
             try:
                 yield fn(part)
             except redo as exc:
                 raise Redo from exc
         return
-    processes = min(processes, len(parts))
-    children = [_start(fn, parts[j::processes], redo) for j in range(processes)]
-    inboxes = [queue.SimpleQueue() for _ in children]
+    n = min(children, len(parts))
+    forked = [_start(fn, parts[j::n], redo) for j in range(n)]
+    inboxes = [queue.SimpleQueue() for _ in forked]
     readers = [
         threading.Thread(target=_drain, args=(fd, inbox), daemon=True)
-        for (_, fd), inbox in zip(children, inboxes, strict=True)
+        for (_, fd), inbox in zip(forked, inboxes, strict=True)
     ]
     for reader in readers:
         reader.start()
     try:
         for i in range(len(parts)):
-            status, value = inboxes[i % processes].get()
+            status, value = inboxes[i % n].get()
             if status == "redo":
                 raise Redo
             if status != "ok":
                 raise PartFailed(value)
             yield pickle.loads(value)
     finally:
-        for pid, _ in children:
+        for pid, _ in forked:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)  # ended already: a no-op on the zombie
             os.waitpid(pid, 0)

@@ -365,6 +365,7 @@ def ensure_report_ids(
     pairs, system_ids: dict[str, int], question_ids: dict[str, int], rep: ImportReport,
     source_format: str = "", originals: dict[tuple[str, str], dict] | None = None,
     citations: dict[tuple[str, str], list] | None = None, encoded: bool = False,
+    by_key: bool = False,
 ) -> tuple[dict[tuple[str, str], int], set[int]]:  # fmt: skip
     """Report ids for (question key, system name) pairs, created empty when missing.
 
@@ -373,12 +374,15 @@ def ensure_report_ids(
     gets its ``Report.original`` from ``originals`` and its ``Report.citations`` from
     ``citations`` (by pair) in its INSERT: written once, not inserted empty and then
     updated with a second copy of the row (issue 29). ``encoded``: those values are already
-    their JSON text (:mod:`.new_reports`).
+    their JSON text (:mod:`.new_reports`). ``by_key``: the pairs are a part of a file
+    (:func:`ensure_question_ids`): only their questions' reports are read.
     """
     wanted = set(pairs)
 
     def stored() -> dict[tuple[int, int], int]:
         rows = Report.objects.filter(system_id__in=sorted({system_ids[s] for _, s in wanted}))
+        if by_key:
+            rows = rows.filter(question_id__in=sorted({question_ids[q] for q, _ in wanted}))
         return {(q, s): pk for pk, q, s in rows.values_list("id", "question_id", "system_id")}
 
     by_ids = stored()
