@@ -715,8 +715,8 @@ def report_loader(parse, *, source_format: str, directory: bool = False, parts=N
     returns the :class:`ReportInput` of every record (the registry's ``load``).
     ``parts``: how the format parses its file in parts (:class:`.new_reports.Parts`),
     so that a new system's file is prepared on every core."""
+    from . import new_reports
     from .common import fail, finite_source, gc_paused, read_source
-    from .new_reports import is_new_system, load_new
 
     def load(source, study, rep: ImportReport, system: str | None = None) -> None:
         src = read_source(source, allow_directory=directory)
@@ -731,9 +731,9 @@ def report_loader(parse, *, source_format: str, directory: bool = False, parts=N
         # ~40 containers per report live until the write, none of them garbage: the
         # collector would walk them again and again, finding nothing (gc_paused; issue 29)
         with gc_paused(), finite_source(None if src.directory else src.text):
-            if is_new_system(study, system):  # nothing stored to compare: prepared, written
-                load_new(parse, parts, src, study, system, source_format, rep,
-                         _display_name(source))  # fmt: skip
+            if new_reports.is_new_system(study, system):  # nothing stored to compare
+                new_reports.load_new(parse, parts, src, study, system, source_format, rep,
+                                     _display_name(source))  # fmt: skip
                 return
             inputs = parse(src, rep)
             rep.records = rep.records or len(inputs)
