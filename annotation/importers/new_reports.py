@@ -33,7 +33,9 @@ from .structure import (
     ensure_question_ids,
     ensure_report_ids,
     ensure_systems,
+    has_text,
     insert_whole,
+    stored_anchors,
     warn_unreadable,
 )
 
@@ -82,14 +84,13 @@ def prepare(item: ReportInput) -> PreparedReport:
         paragraphs = []
         for p in s.paragraphs:
             anchors += len(p.anchors)
-            paragraphs.append((p.text, _json_text([list(a) for a in sorted(p.anchors)])))
+            paragraphs.append((p.text, _json_text(stored_anchors(p))))
         table = None if s.table is None else _json_text(s.table)
         sections.append((s.title, table, paragraphs))
-    readable = any(s.paragraphs or s.table is not None for s in item.parsed.sections)
     return PreparedReport(
         item.record, item.question_key, item.question_text, item.question_fields,
         _json_text(original), _json_text(citations_json(report)), sections,
-        len(report.citations), anchors, readable,
+        len(report.citations), anchors, has_text(item.parsed),
     )  # fmt: skip
 
 

@@ -76,12 +76,6 @@ def split(items: Sequence, parts: int) -> list[tuple[int, Sequence]]:
     return out
 
 
-def map_parts(fn: Callable, parts: list, *, redo: tuple = ()) -> list:
-    """``[fn(part) for part in parts]``, in order, each part in a forked child of its own
-    (:func:`stream_parts`)."""
-    return list(stream_parts(fn, parts, children=len(parts), redo=redo))
-
-
 def stream_parts(fn: Callable, parts: list, *, children: int, redo: tuple = ()) -> Iterator:
     """``fn(part)`` of each part, yielded in order as soon as it is ready: the parts are
     dealt round-robin to ``children`` forked children (part ``i`` to child ``i %

@@ -490,7 +490,7 @@ def write_structures(
         for pos, s in enumerate(parsed.sections, start=1):
             for p in s.paragraphs:
                 number += 1
-                anchors = [list(a) for a in sorted(p.anchors)]
+                anchors = stored_anchors(p)
                 n_anchors += len(anchors)
                 row = old.paragraphs.get((report.pk, number))
                 if row is None:
@@ -747,6 +747,18 @@ def report_loader(parse, *, source_format: str, directory: bool = False, parts=N
     return load
 
 
+def has_text(parsed: ParsedReport) -> bool:
+    """Whether a parsed report has something to read: a paragraph or a table (else it is
+    set aside with a warning, :func:`warn_empty`)."""
+    return any(s.paragraphs or s.table is not None for s in parsed.sections)
+
+
+def stored_anchors(paragraph: ParsedParagraph) -> list[list]:
+    """What :attr:`Paragraph.anchors` stores of a parsed paragraph's anchors: sorted
+    ``[start, end, key]`` lists."""
+    return [list(a) for a in sorted(paragraph.anchors)]
+
+
 def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
     """A warning naming the record and question of each report with nothing to read (15 of
     ScholarQA-CS2's gemini dev reports have ``"sections": []``): it is stored as released
@@ -754,8 +766,7 @@ def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
     (``Report.objects.readable``; issue 25)."""
     warn_unreadable(
         rep, file,
-        [(i.record, i.question_text) for i in inputs
-         if not any(s.paragraphs or s.table is not None for s in i.parsed.sections)],
+        [(i.record, i.question_text) for i in inputs if not has_text(i.parsed)],
     )  # fmt: skip
 
 

@@ -202,12 +202,13 @@ def test_a_failure_in_a_child_is_raised_with_its_traceback(forking):
         return part
 
     with pytest.raises(parallel.PartFailed, match="KeyError: 'lost field'"):
-        parallel.map_parts(fails_in_first_part, [0, 1])
-    assert parallel.map_parts(lambda part: part * 2, [1, 2, 3]) == [2, 4, 6]
+        list(parallel.stream_parts(fails_in_first_part, [0, 1], children=2))
+    doubled = parallel.stream_parts(lambda part: part * 2, [1, 2, 3], children=3)
+    assert list(doubled) == [2, 4, 6]
     streamed = parallel.stream_parts(lambda part: [part] * part, list(range(7)), children=2)
     assert list(streamed) == [[part] * part for part in range(7)]
     with pytest.raises(parallel.Redo):
-        parallel.map_parts(fails_in_first_part, [1, 0], redo=(KeyError,))
+        list(parallel.stream_parts(fails_in_first_part, [1, 0], children=2, redo=(KeyError,)))
 
 
 def test_processes_one_when_another_thread_runs_or_capped(monkeypatch):
