@@ -136,16 +136,52 @@ class Reader:
         tables = m.get("tables")
         if not isinstance(tables, list) or m.get("checksum") != tables_checksum(tables):
             self.fail(MANIFEST, "'checksum' does not match the table list: the file was changed")
-        self.entries = {t["model"]: t for t in tables}
+        self.raw_entries = {t["model"]: t for t in tables}
+        self.entries = dict(self.raw_entries)
+        self.extend: dict[str, object] = {}
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """The current layout of a backup written by an earlier Concord
+        (:mod:`.layouts`): :attr:`entries` and :meth:`rows` show today's tables and columns;
+        what the file holds is :attr:`raw_entries` and :meth:`raw_rows`."""
+        from .layouts import UPGRADES
+
+        for find in UPGRADES:
+            problems: list[Problem] = []
+            upgrade = find(self, problems)
+            if problems:
+                raise ImportFailed(problems)
+            if upgrade is None:
+                continue
+            for label in upgrade.dropped:
+                self.entries.pop(label, None)
+            for label, columns in upgrade.added.items():
+                if label in self.entries:
+                    entry = self.entries[label]
+                    self.entries[label] = {**entry, "columns": [*entry["columns"], *columns]}
+                    self.extend[label] = upgrade.values[label]
 
     def fail(self, member: str | None, message: str):
         where = self.name if member is None else f"{self.name} [{member}]"
         raise ImportFailed([Problem(where, None, None, message)])
 
     def rows(self, label: str, problems: list[Problem] | None = None) -> Iterator[tuple[int, list]]:
-        """(line number, row) of one table; a bad line, count or checksum is added to
-        ``problems`` (or raised when no list is given)."""
-        entry = self.entries.get(label)
+        """(line number, row) of one table in the current layout; a bad line, count or
+        checksum is added to ``problems`` (or raised when no list is given)."""
+        extend = self.extend.get(label)
+        if extend is None:
+            yield from self.raw_rows(label, problems)
+            return
+        pk = self.raw_entries[label]["columns"].index("id")
+        for line, row in self.raw_rows(label, problems):
+            yield line, [*row, *extend(row[pk])]
+
+    def raw_rows(
+        self, label: str, problems: list[Problem] | None = None
+    ) -> Iterator[tuple[int, list]]:
+        """(line number, row) of one table as the file holds it (:meth:`rows`)."""
+        entry = self.raw_entries.get(label)
         if entry is None:
             return
         where = f"{self.name} [{label}]"

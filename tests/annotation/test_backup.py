@@ -9,6 +9,7 @@ report (default and ``--compat scholarqa-cs2``) and judge alignment must be iden
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -363,3 +364,89 @@ def test_a_restore_never_carries_privilege_flags_and_grants_roles_only_when_aske
     call_command("import_study", str(path), "--grant-roles", stdout=io.StringIO())
     assert User.objects.filter(groups__name="annotator").exists()
     assert not User.objects.filter(is_superuser=True).exists()
+
+
+# --- A backup written before migration 0021 (issue 29) ----------------------------------------
+#: ``full_study`` exported by Concord at the commit before migration 0021 (sources and citation
+#: anchors as rows of ``annotation.citation`` and ``annotation.citationanchor``).
+BEFORE_0021 = Path(__file__).parent.parent / "data" / "backup_before_0021.zip"
+
+
+def _structure(study_name: str) -> dict:
+    """Per (question, system): the sources, and each paragraph's number, text and anchors."""
+    return {
+        (r.question.external_id, r.system.name): (
+            r.citations,
+            [(p.number, p.text, p.anchors) for p in r.paragraphs.order_by("number")],
+        )
+        for r in Report.objects.filter(question__study__name=study_name).select_related(
+            "question", "system"
+        )
+    }
+
+
+def test_a_backup_from_before_the_json_citations_restores_as_upgrading_in_place(study, tmp_path):
+    """The old file's sources and anchors become today's JSON lists: the restored reports
+    read exactly like the same study built by today's code (the ``study`` fixture), and
+    every other row of the file is restored."""
+    with zipfile.ZipFile(BEFORE_0021) as z:
+        tables = {t["model"]: t for t in json.loads(z.read("manifest.json"))["tables"]}
+    assert tables["annotation.citation"]["count"] > 100  # the file really holds the old rows
+    assert tables["annotation.citationanchor"]["count"] > 100
+    assert "citations" not in tables["annotation.report"]["columns"]
+
+    summary = import_study(BEFORE_0021, new_name="Restored")
+
+    restored = _structure("Restored")
+    assert restored == _structure(study.name)
+    assert sum(len(c) for c, _ in restored.values()) == tables["annotation.citation"]["count"]
+    assert (
+        sum(len(p[2]) for _, ps in restored.values() for p in ps)
+        == (tables["annotation.citationanchor"]["count"])
+    )
+    assert "annotation.citation" not in summary.created
+    owned = {t.label for t in graph.tables() if t.kind in ("root", "study")}
+    for label, entry in tables.items():  # every row the study owns (not the shared accounts)
+        if label in owned:
+            assert summary.created.get(label, 0) == entry["count"], label
+    # and it is a backup of today's layout once exported again
+    again = tmp_path / "again.zip"
+    export_study(Study.objects.get(name="Restored"), again)
+    import_study(again, new_name="Again")
+    assert _structure("Again") == restored
+
+
+def test_an_old_backup_with_a_dangling_anchor_names_it_and_writes_nothing(tmp_path):
+    def change(lines):
+        row = json.loads(lines[1])
+        row[2] = 999_999  # the citation of the second anchor
+        return [lines[0], (json.dumps(row) + "\n").encode(), *lines[2:]]
+
+    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", "annotation.citationanchor", change,
+                   fix_manifest=True)  # fmt: skip
+    message = _refused(bad)
+    assert "[annotation.citationanchor], record 2, field 'citation'" in message
+    assert "annotation.citation id 999999 is not in the backup" in message
+
+
+def test_an_old_backup_with_a_source_of_no_report_names_it(tmp_path):
+    def change(lines):
+        row = json.loads(lines[0])
+        row[1] = 888_888  # the report of the first source
+        return [(json.dumps(row) + "\n").encode(), *lines[1:]]
+
+    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", "annotation.citation", change,
+                   fix_manifest=True)  # fmt: skip
+    message = _refused(bad)
+    assert "[annotation.citation], record 1, field 'report'" in message
+    assert "annotation.report id 888888 is not in the backup" in message
+
+
+def test_an_old_backup_whose_source_rows_were_changed_is_refused_by_their_checksum(tmp_path):
+    def change(lines):
+        return [lines[0].replace(b"Retrieval", b"Retreival"), *lines[1:]]
+
+    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", "annotation.citation", change,
+                   fix_manifest=False)  # fmt: skip
+    message = _refused(bad)
+    assert "[annotation.citation]" in message and "checksum" in message

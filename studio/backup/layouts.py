@@ -1,0 +1,122 @@
+"""Backups written by an earlier Concord, read as the current layout.
+
+A backup names its tables and their columns (``manifest.json``); a restore into a database
+whose tables have changed since would refuse the file (``columns differ``), and an admin
+who upgraded could no longer restore the backups taken before. Each change of layout that
+a backup can show is declared here once, as what it looks like in a manifest and how its
+rows become today's; :class:`.archive.Reader` applies every one that a backup needs, and
+checks the rows it reads against the counts and checksums the backup was written with.
+
+Issue 29, migration ``annotation.0021``: a report's sources (the ``annotation.citation``
+table) became the JSON list ``Report.citations`` and a paragraph's citation anchors (the
+``annotation.citationanchor`` table) the JSON list ``Paragraph.anchors``. The rows are
+turned into the lists as that migration turns them (sources in the order they were
+written, i.e. by id; anchors ``[start, end, key]`` sorted), so a backup restores to what
+upgrading its database in place would have given.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from annotation.importers.base import Problem
+
+#: The tables a layout change removed: read to build new columns, never restored.
+CITATION = "annotation.citation"
+ANCHOR = "annotation.citationanchor"
+REPORT = "annotation.report"
+PARAGRAPH = "annotation.paragraph"
+
+
+@dataclass
+class Upgrade:
+    """Columns added to tables (``{table: [column, …]}``) and, per such table, how a row's
+    new values are found from its id; the tables read for them are dropped."""
+
+    added: dict[str, list[str]]
+    values: dict[str, Callable[[int], list]]
+    dropped: tuple[str, ...]
+
+
+def citation_rows_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
+    """The upgrade of a backup written before migration 0021, else ``None``. A source or
+    anchor row that points at nothing in the backup is a problem named by table, line
+    and field."""
+    entries = reader.raw_entries
+    report = entries.get(REPORT)
+    if CITATION not in entries or report is None or "citations" in report["columns"]:
+        return None
+    columns = entries[CITATION]["columns"]
+    need = {"id", "report_id", "key", "title", "snippets", "url", "metadata"}
+    for label, wanted in (
+        (CITATION, need),
+        (ANCHOR, {"paragraph_id", "citation_id", "start", "end"}),
+    ):
+        missing = wanted - set(entries.get(label, {"columns": wanted})["columns"])
+        if missing:
+            problems.append(Problem(f"{reader.name} [{label}]", None, None,
+                                    f"an earlier layout without the columns {sorted(missing)}"))  # fmt: skip
+    if problems:
+        return None
+    reports = _ids(reader, REPORT, problems)
+    paragraphs = _ids(reader, PARAGRAPH, problems)
+    sources: dict[int, list[dict]] = defaultdict(list)
+    key_of: dict[int, tuple[int, str]] = {}
+    rows = sorted(
+        reader.raw_rows(CITATION, problems), key=lambda item: item[1][columns.index("id")]
+    )
+    at = {name: columns.index(name) for name in need}
+    for line, row in rows:
+        report_id, key = row[at["report_id"]], row[at["key"]]
+        if report_id not in reports:
+            problems.append(_dangling(reader, CITATION, line, "report", row[at["id"]], REPORT,
+                                      report_id))  # fmt: skip
+            continue
+        key_of[row[at["id"]]] = (report_id, key)
+        sources[report_id].append({
+            "key": key, "title": row[at["title"]], "snippets": row[at["snippets"]] or [],
+            "url": row[at["url"]], "metadata": row[at["metadata"]] or {},
+        })  # fmt: skip
+    anchors: dict[int, list[list]] = defaultdict(list)
+    if ANCHOR in entries:
+        cols = entries[ANCHOR]["columns"]
+        pos = {name: cols.index(name) for name in ("paragraph_id", "citation_id", "start", "end")}
+        for line, row in reader.raw_rows(ANCHOR, problems):
+            own = row[cols.index("id")] if "id" in cols else "?"
+            cited = key_of.get(row[pos["citation_id"]])
+            if cited is None:
+                problems.append(_dangling(reader, ANCHOR, line, "citation", own, CITATION,
+                                          row[pos["citation_id"]]))  # fmt: skip
+                continue
+            if row[pos["paragraph_id"]] not in paragraphs:
+                problems.append(_dangling(reader, ANCHOR, line, "paragraph", own, PARAGRAPH,
+                                          row[pos["paragraph_id"]]))  # fmt: skip
+                continue
+            anchors[row[pos["paragraph_id"]]].append([row[pos["start"]], row[pos["end"]], cited[1]])
+    return Upgrade(
+        added={REPORT: ["citations"], PARAGRAPH: ["anchors"]},
+        values={
+            REPORT: lambda pk: [sources.get(pk, [])],
+            PARAGRAPH: lambda pk: [sorted(anchors.get(pk, []))],
+        },
+        dropped=(CITATION, ANCHOR),
+    )
+
+
+def _ids(reader, label: str, problems: list[Problem]) -> set:
+    """The ids a table of the backup holds (one pass over its member, checked)."""
+    if label not in reader.raw_entries:
+        return set()
+    pk = reader.raw_entries[label]["columns"].index("id")
+    return {row[pk] for _, row in reader.raw_rows(label, problems)}
+
+
+def _dangling(reader, label, line, field, own, target, value) -> Problem:
+    return Problem(f"{reader.name} [{label}]", line, field,
+                   f"{label} id {own}: {target} id {value!r} is not in the backup")  # fmt: skip
+
+
+#: Every layout change a backup may need, oldest first.
+UPGRADES = (citation_rows_upgrade,)
