@@ -244,3 +244,29 @@ def test_an_encoded_column_must_be_a_json_field():
     with pytest.raises(ValueError, match="encoded names no JSON field"):
         insert_rows(Section, ["report", "position", "title"], [(1, 1, "t")],
                     encoded=frozenset({"title"}))  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_report_of_the_system_stored_meanwhile_refuses_the_file_and_keeps_it(scholarqa_dir):
+    """Another import of the same new system stored one of the file's reports after this
+    one found the system new: the natural key refuses the insert, the file is refused whole
+    (naming it) and the report stored meanwhile is kept."""
+    from annotation.models import Question, System
+
+    path = scholarqa_dir / "reports" / "dev" / "claude-sonnet-4-20250514.json"
+    study = Study.objects.create(name="s")
+    first = json.loads(path.read_text())[0]
+    question = Question.objects.create(
+        study=study, external_id=scholarqa.question_key(first["question"]),
+        text=first["question"],
+    )  # fmt: skip
+    meanwhile = Report.objects.create(
+        question=question, system=System.objects.create(study=study, name="sys")
+    )
+    with pytest.raises(ImportFailed) as exc:
+        new_system(path, study, "sys")
+    assert "reports of system 'sys' were stored in this study while this file was read" in str(
+        exc.value
+    )
+    assert list(Report.objects.filter(question__study=study)) == [meanwhile]
+    assert not Section.objects.filter(report__question__study=study).exists()
