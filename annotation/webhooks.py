@@ -11,6 +11,11 @@ The body is JSON: ``{"id", "event", "created_at", "data"}``. Headers: ``X-Concor
 sha256=<hex>``, the HMAC-SHA256 of ``<timestamp>.<body>`` under the webhook's secret (as
 Stripe and GitHub sign theirs): a receiver recomputes it and refuses a mismatch or an old
 timestamp. Redirects are not followed; nothing of the answer but its status is stored.
+
+The receiver's address is checked when the webhook is registered, before each delivery,
+and again at the connection (:func:`annotation.outbound.public_transport`): a name that
+answers a public address to the check and a private one when connecting (DNS rebinding)
+is refused there, unless ``CONCORD_WEBHOOK_ALLOW_PRIVATE`` allows private receivers.
 """
 
 from __future__ import annotations
@@ -18,17 +23,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import ssl
 import time
-import urllib.error
-import urllib.request
 
+import httpx2
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Webhook, WebhookDelivery
-from annotation.outbound import address_problem
+from annotation.outbound import AddressRefused, address_problem, public_transport
 
 Event = Webhook.Event
 
@@ -72,12 +77,19 @@ def dispatch(ids: list[int]) -> None:
             deliver_webhook.delay(pk)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
+def _client() -> httpx2.Client:
+    """An HTTP client for one delivery: no redirect followed, the settings' timeout, and,
+    unless private receivers are allowed, connections only to the public address checked
+    when connecting (module doc)."""
+    timeout = settings.CONCORD_WEBHOOK_TIMEOUT
+    if settings.CONCORD_WEBHOOK_ALLOW_PRIVATE:
+        return httpx2.Client(timeout=timeout, follow_redirects=False)
+    transport = public_transport(
+        verify=ssl.create_default_context(),
+        limits=httpx2.Limits(max_connections=1),
+        allow_setting="CONCORD_WEBHOOK_ALLOW_PRIVATE",
+    )
+    return httpx2.Client(transport=transport, timeout=timeout, follow_redirects=False)
 
 
 def deliver(delivery_id: int) -> bool:
@@ -98,26 +110,21 @@ def deliver(delivery_id: int) -> bool:
     stamp = str(int(time.time()))
     status, error = None, url_problem(hook.url)
     if error is None:
-        request = urllib.request.Request(
-            hook.url,
-            data=body,
-            method="POST",
-            headers={
-                "Content-Type": "application/json",
-                "User-Agent": "Concord-Webhook/1",
-                "X-Concord-Event": delivery.event,
-                "X-Concord-Delivery": str(delivery.pk),
-                "X-Concord-Timestamp": stamp,
-                "X-Concord-Signature": signature(hook.secret, stamp, body),
-            },
-        )
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "Concord-Webhook/1",
+            "X-Concord-Event": delivery.event,
+            "X-Concord-Delivery": str(delivery.pk),
+            "X-Concord-Timestamp": stamp,
+            "X-Concord-Signature": signature(hook.secret, stamp, body),
+        }
         try:
-            with _OPENER.open(request, timeout=settings.CONCORD_WEBHOOK_TIMEOUT) as answer:
-                status = answer.status
-        except urllib.error.HTTPError as exc:
-            status, error = exc.code, f"the receiver answered {exc.code}"
-        except (urllib.error.URLError, OSError) as exc:
-            error = f"no answer: {getattr(exc, 'reason', exc)}"[:200]
+            with _client() as client:
+                status = client.post(hook.url, content=body, headers=headers).status_code
+        except AddressRefused as exc:
+            error = str(exc)[:200]
+        except (httpx2.HTTPError, OSError) as exc:
+            error = f"no answer: {exc}"[:200]
     ok = status is not None and 200 <= status < 300
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         attempts=F("attempts") + 1,

@@ -30,7 +30,7 @@ QUALITY = {"version": "0", "q.clarity": "4", "q.naturalness": "5", "q.relevance"
 class Receiver:
     """A local HTTP server answering each POST with the next of ``answers`` (then 200)."""
 
-    def __init__(self, answers=()):
+    def __init__(self, answers=(), location: str | None = None):
         self.answers = list(answers)
         self.received: list[dict] = []
         receiver = self
@@ -41,6 +41,8 @@ class Receiver:
                 receiver.received.append({"headers": dict(self.headers), "body": body})
                 code = receiver.answers.pop(0) if receiver.answers else 200
                 self.send_response(code)
+                if location:  # a redirect's target
+                    self.send_header("Location", location)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -177,6 +179,82 @@ def test_a_failed_delivery_is_recorded_without_the_answers_body(
     (delivery,) = WebhookDelivery.objects.all()
     assert (delivery.status, delivery.response_status, delivery.attempts) == ("failed", 500, 1)
     assert delivery.error == "the receiver answered 500"
+
+
+def _hook_to(study, url) -> WebhookDelivery:
+    """A webhook of ``study`` at ``url`` (stored directly: the rule at registration is
+    tested above) and one delivery of it, not yet sent."""
+    hook = Webhook.objects.create(study=study, url=url, events=["assignment.submitted"],
+                                  secret="s")  # fmt: skip
+    return WebhookDelivery.objects.create(webhook=hook, event="assignment.submitted",
+                                          payload={"event": "assignment.submitted"})  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_receiver_whose_name_rebinds_when_connecting_is_refused(settings, monkeypatch):
+    """The name answers a public address to the checks (registration, before the delivery)
+    and 127.0.0.1, where a receiver listens, to the connection (DNS rebinding): the
+    delivery fails saying why and nothing reaches the receiver."""
+    import socket
+
+    from annotation.webhooks import deliver, url_problem
+
+    settings.CONCORD_WEBHOOK_ALLOW_PRIVATE = False
+    receiver = Receiver()
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host != "hook.example":
+            return real(host, port, *args, **kwargs)
+        address = "93.184.216.34" if port is None else "127.0.0.1"  # check / connection
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port or 0))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    try:
+        url = f"http://hook.example:{receiver.server.server_address[1]}/hook"
+        assert url_problem(url) is None  # the check before the call passes
+        delivery = _hook_to(make_study(), url)
+        assert deliver(delivery.pk) is False
+    finally:
+        receiver.stop()
+    delivery.refresh_from_db()
+    assert receiver.received == []
+    assert (delivery.status, delivery.response_status) == ("failed", None)
+    assert "when connecting, to a loopback address (127.0.0.1)" in delivery.error
+    assert "CONCORD_WEBHOOK_ALLOW_PRIVATE=1" in delivery.error
+
+
+@pytest.mark.django_db
+def test_a_redirect_is_not_followed(settings):
+    """A receiver answering 302 is a failed delivery; where it points is never called."""
+    from annotation.webhooks import deliver
+
+    settings.CONCORD_WEBHOOK_ALLOW_PRIVATE = True
+    target = Receiver()
+    redirecting = Receiver(answers=[302], location=target.url)
+    try:
+        delivery = _hook_to(make_study(), redirecting.url)
+        assert deliver(delivery.pk) is False
+    finally:
+        target.stop(), redirecting.stop()
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.response_status) == ("failed", 302)
+    assert delivery.error == "the receiver answered 302"
+    assert len(redirecting.received) == 1 and target.received == []
+
+
+@pytest.mark.django_db
+def test_a_receiver_that_does_not_answer_is_a_failed_delivery(settings):
+    from annotation.webhooks import deliver
+
+    settings.CONCORD_WEBHOOK_ALLOW_PRIVATE = True
+    gone = Receiver()
+    url = gone.url
+    gone.stop()  # nothing listens there now
+    delivery = _hook_to(make_study(), url)
+    assert deliver(delivery.pk) is False
+    delivery.refresh_from_db()
+    assert delivery.status == "failed" and delivery.error.startswith("no answer: ")
 
 
 @pytest.fixture
