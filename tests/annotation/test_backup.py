@@ -416,30 +416,27 @@ def test_a_backup_from_before_the_json_citations_restores_as_upgrading_in_place(
     assert _structure("Again") == restored
 
 
-def test_an_old_backup_with_a_dangling_anchor_names_it_and_writes_nothing(tmp_path):
+@pytest.mark.parametrize(
+    ("table", "line", "column", "field", "missing"),
+    [
+        ("annotation.citationanchor", 2, 2, "citation", "annotation.citation id 999999"),
+        ("annotation.citationanchor", 3, 1, "paragraph", "annotation.paragraph id 999999"),
+        ("annotation.citation", 1, 1, "report", "annotation.report id 999999"),
+    ],
+    ids=["anchor-of-no-source", "anchor-of-no-paragraph", "source-of-no-report"],
+)
+def test_an_old_backup_row_pointing_at_nothing_is_named_and_nothing_written(
+    tmp_path, table, line, column, field, missing
+):
     def change(lines):
-        row = json.loads(lines[1])
-        row[2] = 999_999  # the citation of the second anchor
-        return [lines[0], (json.dumps(row) + "\n").encode(), *lines[2:]]
+        row = json.loads(lines[line - 1])
+        row[column] = 999_999
+        return [*lines[: line - 1], (json.dumps(row) + "\n").encode(), *lines[line:]]
 
-    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", "annotation.citationanchor", change,
-                   fix_manifest=True)  # fmt: skip
+    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", table, change, fix_manifest=True)
     message = _refused(bad)
-    assert "[annotation.citationanchor], record 2, field 'citation'" in message
-    assert "annotation.citation id 999999 is not in the backup" in message
-
-
-def test_an_old_backup_with_a_source_of_no_report_names_it(tmp_path):
-    def change(lines):
-        row = json.loads(lines[0])
-        row[1] = 888_888  # the report of the first source
-        return [(json.dumps(row) + "\n").encode(), *lines[1:]]
-
-    bad = _rewrite(BEFORE_0021, tmp_path / "bad.zip", "annotation.citation", change,
-                   fix_manifest=True)  # fmt: skip
-    message = _refused(bad)
-    assert "[annotation.citation], record 1, field 'report'" in message
-    assert "annotation.report id 888888 is not in the backup" in message
+    assert f"[{table}], record {line}, field '{field}'" in message
+    assert f"{missing} is not in the backup" in message
 
 
 def test_an_old_backup_whose_source_rows_were_changed_is_refused_by_their_checksum(tmp_path):
