@@ -122,7 +122,16 @@ def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) 
         return
     inputs = parse(src, rep)
     rep.records = rep.records or len(inputs)
-    yield [prepare(i) for i in inputs], False
+    if len(inputs) <= ONE_PROCESS_CHUNK:
+        yield [prepare(i) for i in inputs], False
+        return
+    # a large file in one process (a threaded web server, one core): prepared and written a
+    # chunk at a time, each chunk's parsed reports let go once prepared, so that the file's
+    # every prepared report is never held at once beside its parsed ones
+    inputs.reverse()
+    while inputs:
+        chunk = [inputs.pop() for _ in range(min(ONE_PROCESS_CHUNK, len(inputs)))]
+        yield [prepare(i) for i in chunk], True
 
 
 #: Smallest file prepared in parts (about 800 reports of ~5 KB; a part is at least
@@ -130,6 +139,8 @@ def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) 
 #: a second decoding are not worth it. A released ScholarQA-CS2 file (100 reports,
 #: 0.5–3.9 MB) is prepared in one process.
 MIN_PARALLEL_BYTES = 4_000_000
+#: Reports prepared and written at a time by one process (:func:`prepared_chunks`).
+ONE_PROCESS_CHUNK = 1000
 #: About how much of the file one part is (~200 reports): small enough that the writes
 #: begin early and the last part's write is short, large enough that a part's write is a
 #: few queries among a thousand rows (0.6, 1 and 2.5 MB measured alike, within noise).

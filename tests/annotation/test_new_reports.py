@@ -112,6 +112,31 @@ def test_a_new_systems_reports_are_stored_as_the_general_writer_stores_them(scho
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", RELEASED)
+def test_a_file_written_a_chunk_at_a_time_in_one_process_stores_the_same(
+    scholarqa_dir, monkeypatch, name
+):
+    """One process, chunks of 7 reports (a large file in a threaded server): the rows and
+    the summary are the general writer's, and the chunks were taken."""
+    monkeypatch.setattr(new_reports, "ONE_PROCESS_CHUNK", 7)
+    taken = []
+    write = new_reports.write_prepared
+
+    def counted(*args, **kwargs):
+        taken.append((len(args[2]), kwargs.get("part")))
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(new_reports, "write_prepared", counted)
+    path = scholarqa_dir / "reports" / name
+    a, b = Study.objects.create(name="chunked"), Study.objects.create(name="general")
+    new = new_system(path, a, "sys")
+    general = general_writer(path, b, "sys")
+    assert summary(new) == summary(general)
+    assert stored(a) == stored(b)
+    assert len(taken) > 3 and all(part and 0 < n <= 7 for n, part in taken)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", RELEASED)
 def test_parts_prepared_in_a_child_equal_the_file_prepared_whole(scholarqa_dir, forking, name):
     path = scholarqa_dir / "reports" / name
     src = read_source(path)
