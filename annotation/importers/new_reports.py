@@ -98,7 +98,8 @@ def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) 
     """Every report of ``src`` prepared, in record order, a list at a time (with whether
     it is a part of the file): in parts by children on each core when the format reads in
     parts and the file is large enough (:mod:`.parallel`: the caller writes a part while
-    the next ones are prepared), else here, all at once. The warnings are those of the
+    the next ones are prepared), else here: parsed at once, prepared
+    :data:`ONE_PROCESS_CHUNK` reports at a time. The warnings are those of the
     one-process parse, in its order.
 
     Each child decodes the file itself (a few hundredths of a second per 20 MB): records
