@@ -12,9 +12,10 @@ table) became the JSON list ``Report.citations`` and a paragraph's citation anch
 ``annotation.citationanchor`` table) the JSON list ``Paragraph.anchors``. The rows are
 turned into the lists as that migration turns them (sources in the order they were
 written, i.e. by id; anchors ``[start, end, key]`` sorted), so a backup restores to what
-upgrading its database in place would have given. The lists are built in memory before the
-restore reads the reports (about 1 KB per source: some 1.2 GB for a backup of 120,000
-reports with ten sources each), as that migration built them a chunk at a time.
+upgrading its database in place would have given. Unlike the migration, which worked a
+chunk of reports at a time, the lists are all built in memory before the restore reads
+the reports: about 1 KB per source, some 1.2 GB for a backup of 120,000 reports with ten
+sources each.
 """
 
 from __future__ import annotations
