@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
+from functools import cache
 from urllib.parse import urlsplit
 
 import httpcore2
@@ -97,6 +99,14 @@ class PublicOnly(httpcore2.SyncBackend):
             except httpcore2.ConnectError as exc:  # the next address, as create_connection does
                 error = exc
         raise error or httpcore2.ConnectError(f"{host!r} has no address")
+
+
+@cache
+def ssl_context() -> ssl.SSLContext:
+    """One certificate store per process for the server's outbound calls (judge calls,
+    webhook deliveries): loading it is ~20 ms, most of what creating a client costs, and a
+    judge run creates a client per chunk of units, a delivery follows each submit."""
+    return ssl.create_default_context()
 
 
 def public_transport(*, verify, limits: httpx2.Limits, allow_setting: str) -> httpx2.HTTPTransport:

@@ -23,9 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import ssl
 import time
-from functools import cache
 
 import httpx2
 from django.conf import settings
@@ -34,7 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Webhook, WebhookDelivery
-from annotation.outbound import AddressRefused, address_problem, public_transport
+from annotation.outbound import AddressRefused, address_problem, public_transport, ssl_context
 
 Event = Webhook.Event
 
@@ -78,21 +76,15 @@ def dispatch(ids: list[int]) -> None:
             deliver_webhook.delay(pk)
 
 
-@cache
-def _ssl_context() -> ssl.SSLContext:
-    """One certificate store per process (~20 ms to load; a delivery follows a submit)."""
-    return ssl.create_default_context()
-
-
 def _client() -> httpx2.Client:
     """An HTTP client for one delivery: no redirect followed, the settings' timeout, and,
     unless private receivers are allowed, connections only to the public address checked
     when connecting (module doc)."""
     timeout = settings.CONCORD_WEBHOOK_TIMEOUT
     if settings.CONCORD_WEBHOOK_ALLOW_PRIVATE:
-        return httpx2.Client(verify=_ssl_context(), timeout=timeout, follow_redirects=False)
+        return httpx2.Client(verify=ssl_context(), timeout=timeout, follow_redirects=False)
     transport = public_transport(
-        verify=_ssl_context(),
+        verify=ssl_context(),
         limits=httpx2.Limits(max_connections=1),
         allow_setting="CONCORD_WEBHOOK_ALLOW_PRIVATE",
     )

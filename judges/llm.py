@@ -48,10 +48,8 @@ import json
 import logging
 import random
 import re
-import ssl
 import time
 from dataclasses import MISSING, dataclass, field, fields
-from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -60,7 +58,7 @@ import httpx2
 if TYPE_CHECKING:
     import openai
 
-from annotation.outbound import AddressRefused, public_transport, why_not_public
+from annotation.outbound import AddressRefused, public_transport, ssl_context, why_not_public
 
 logger = logging.getLogger("concord.judges")
 
@@ -349,13 +347,6 @@ def cache_key(config: LLMConfig, messages: list[dict], schema: dict | None = Non
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-@cache
-def _ssl_context() -> ssl.SSLContext:
-    """One certificate store per process: loading it is most of what creating an SDK client
-    costs (~0.1 s), and a run creates a client per chunk of units."""
-    return ssl.create_default_context()
-
-
 def judge_http_client(config: LLMConfig) -> httpx2.Client:
     """The HTTP client of a judge's calls: the SDK's ``DefaultHttpxClient`` (its limits,
     redirects followed), whose connections are checked when they are made unless
@@ -371,9 +362,9 @@ def judge_http_client(config: LLMConfig) -> httpx2.Client:
     from django.conf import settings
 
     if getattr(settings, "CONCORD_JUDGE_ALLOW_PRIVATE", False):
-        return openai.DefaultHttpxClient(verify=_ssl_context(), timeout=config.timeout)
+        return openai.DefaultHttpxClient(verify=ssl_context(), timeout=config.timeout)
     transport = public_transport(
-        verify=_ssl_context(),
+        verify=ssl_context(),
         limits=openai.DEFAULT_CONNECTION_LIMITS,
         allow_setting="CONCORD_JUDGE_ALLOW_PRIVATE",
     )
