@@ -17,7 +17,7 @@ import json
 import os
 import uuid
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -138,7 +138,7 @@ class Reader:
             self.fail(MANIFEST, "'checksum' does not match the table list: the file was changed")
         self.raw_entries = {t["model"]: t for t in tables}
         self.entries = dict(self.raw_entries)
-        self.extend: dict[str, object] = {}
+        self.extend: dict[str, Callable[[int], list]] = {}
         self._upgrade()
 
     def _upgrade(self) -> None:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from annotation.importers.base import Problem
 
-#: The tables a layout change removed: read to build new columns, never restored.
+#: The tables migration 0021 removed (read to build new columns, never restored) and the
+#: tables that gained those columns.
 CITATION = "annotation.citation"
 ANCHOR = "annotation.citationanchor"
 REPORT = "annotation.report"
@@ -67,10 +68,8 @@ def citation_rows_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
     paragraphs = _ids(reader, PARAGRAPH, problems)
     sources: dict[int, list[dict]] = defaultdict(list)
     key_of: dict[int, tuple[int, str]] = {}
-    rows = sorted(
-        reader.raw_rows(CITATION, problems), key=lambda item: item[1][columns.index("id")]
-    )
     at = {name: columns.index(name) for name in need}
+    rows = sorted(reader.raw_rows(CITATION, problems), key=lambda item: item[1][at["id"]])
     for line, row in rows:
         report_id, key = row[at["report_id"]], row[at["key"]]
         if report_id not in reports:
@@ -86,8 +85,9 @@ def citation_rows_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
     if ANCHOR in entries:
         cols = entries[ANCHOR]["columns"]
         pos = {name: cols.index(name) for name in ("paragraph_id", "citation_id", "start", "end")}
+        own_at = cols.index("id") if "id" in cols else None
         for line, row in reader.raw_rows(ANCHOR, problems):
-            own = row[cols.index("id")] if "id" in cols else "?"
+            own = "?" if own_at is None else row[own_at]
             cited = key_of.get(row[pos["citation_id"]])
             if cited is None:
                 problems.append(_dangling(reader, ANCHOR, line, "citation", own, CITATION,
