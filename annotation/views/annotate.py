@@ -1,12 +1,14 @@
 """Task pages for annotators: thin views over annotation.annotate."""
 
 import secrets
+from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect, render, resolve_url
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -26,6 +28,36 @@ from annotation.models.quality import is_qualification_item, released
 from annotation.views.access import admin_required
 
 GUIDELINE_TASKS = set(SPECS)
+
+
+def signed_in_to_save(view=None, *, submitting: bool = False):
+    """``login_required`` for what a task page sends in the background (htmx: autosave,
+    submit): a page whose session has ended (signed out in another tab, the session
+    expired) gets a 401 saying so, not the login page. Why: the browser follows a
+    redirect by itself and hands the page a 200 holding the login form, which the page
+    took for an acknowledged save and so dropped the copy of the answers it keeps until
+    the server has them (lost work). The page keeps its answers on a 401 and saves them
+    again once the annotator has signed in (``static/js/annotate.js``). A plain form post
+    (no script) is redirected to the login page as before. ``submitting``: the message
+    says "Not submitted"."""
+    if view is None:
+        return lambda v: signed_in_to_save(v, submitting=submitting)
+    required = login_required(view)
+
+    @wraps(view)
+    def wrapped(request, pk: int, *args, **kwargs):
+        if request.user.is_authenticated or not request.htmx:
+            return required(request, pk, *args, **kwargs)
+        task = reverse("annotate:task", args=[pk])
+        html = render_to_string(
+            "annotation/partials/signed_out.html",
+            {"login_url": f"{resolve_url(settings.LOGIN_URL)}?next={task}",
+             "submitted": submitting},
+            request=request,
+        )  # fmt: skip
+        return HttpResponse(html, status=401)
+
+    return wrapped
 
 
 def _base_version(request) -> int | None:
@@ -136,7 +168,7 @@ def preview(request, pk: int):
     return _page_response(request, page, payload, draft=draft, preview=True)
 
 
-@login_required
+@signed_in_to_save
 @require_POST
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS, display=False)
@@ -149,7 +181,7 @@ def autosave(request, pk: int):
     return _status(request, result)
 
 
-@login_required
+@signed_in_to_save(submitting=True)
 @require_POST
 def submit(request, pk: int):
     # what only the page shows is read again on the rare refusal without htmx (below)

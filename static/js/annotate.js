@@ -110,7 +110,8 @@
   const backupKey = "concord:unsaved:" + form.getAttribute("action");
   if (form.dataset.submitted === "1") { forget(); return; }
 
-  // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict.
+  // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict |
+  // unavailable (the server or database is away) | signed-out (both retried until saved).
   let edits = 0;
   let editsAtRequest = 0;
   let savedEdits = 0;  // the edits the server holds (its last 200 to an autosave)
@@ -147,8 +148,11 @@
       const box = document.getElementById("save-status");
       if (box) box.scrollIntoView({ block: "nearest" });
     }
+    const away = mine && status === 200 && redirectedAway(event.detail);
     if (mine && UNAVAILABLE.includes(status)) {
       unavailable(status);
+    } else if (mine && (status === 401 || away)) {
+      signedOut(status === 401);
     } else if (status === 409) {
       resumed();
       form.dataset.conflict = "1";  // stop the leave-page beacon too
@@ -172,10 +176,58 @@
   let retryTimer = null;
   // htmx leaves 5xx answers unswapped by default: show the server's 503 message.
   document.body.addEventListener("htmx:beforeSwap", (event) => {
-    if (event.detail.xhr.status === 503 && form.contains(event.detail.elt)) {
+    if (!form.contains(event.detail.elt)) return;
+    if (redirectedAway(event.detail)) {
+      event.detail.shouldSwap = false;  // e.g. the login page: never drawn into the panel
+    } else if ([401, 503].includes(event.detail.xhr.status)) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
     }
+  });
+
+  // --- Signed out (in another tab, or the session ended) while the page is open ------------
+  // The server answers the page's saves 401 (annotation.views.annotate.signed_in_to_save);
+  // an answer that is not from the address asked (a redirect, e.g. to the login page) is
+  // no save either. The answers stay in the form and in localStorage, the save is retried,
+  // and once the annotator has signed in again (the message links to the login page in a
+  // new tab) it goes through. Signing in gives a new CSRF token: every save sends the one
+  // the browser holds now (csrfToken), not the one the page was rendered with.
+  const SIGNED_OUT = "Not saved — you are signed out. Your answers are kept in this browser; " +
+    "sign in again (in a new tab) and they are saved here.";
+
+  function redirectedAway(detail) {
+    const xhr = detail.xhr;
+    if (!xhr || !xhr.responseURL) return false;
+    try {
+      const asked = (detail.requestConfig && detail.requestConfig.path) || form.getAttribute("hx-post");
+      return new URL(xhr.responseURL).pathname !== new URL(asked, location.href).pathname;
+    } catch (e) { return false; }
+  }
+
+  function signedOut(swapped) {
+    setState("signed-out");
+    keep();
+    const box = document.getElementById("save-status");
+    if (box && !swapped) {
+      box.className = "save-status outage";
+      box.setAttribute("role", "alert");
+      box.replaceChildren(Object.assign(document.createElement("strong"), { textContent: SIGNED_OUT }));
+    }
+    retryDelay = Math.min(retryDelay ? retryDelay * 2 : 2000, 10000);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(saveNow, retryDelay);
+  }
+
+  function csrfToken() {
+    const found = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
+    return found ? decodeURIComponent(found.slice("csrftoken=".length)) : "";
+  }
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    if (!form.contains(event.detail.elt)) return;
+    const token = csrfToken();
+    if (!token) return;
+    event.detail.parameters["csrfmiddlewaretoken"] = token;
+    document.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach((el) => { el.value = token; });
   });
 
   function unavailable(status) {

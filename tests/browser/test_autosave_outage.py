@@ -135,3 +135,46 @@ def test_answers_given_before_the_scripts_ran_are_saved(login, annotator_user, a
     version, answers = draft_answers(assignment)
     assert version == 1 and list(answers["medals"].values()) == ["gold"]
     assert answers["reasoning"] == "Typed before the page was ready."
+
+
+def test_signing_out_in_another_tab_loses_nothing(login, annotator_user, assignment):
+    """Signed out in a second tab while the task is open: the page's saves and its submit
+    are refused (401), the page says so and keeps every answer in the browser, and once the
+    annotator signs in again (a real login, which gives a new CSRF token) the retry saves
+    them without anything else done. Before, the save was redirected to the login page,
+    whose 200 the page took for a save: the kept answers were dropped and the login form
+    was drawn in the side panel."""
+    context = login(annotator_user)
+    page = context.new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    medal(page, "A", "Gold").check()
+    wait_saved(page, 1)
+    other = context.new_page()
+    other.goto(reverse("annotate:queue"))
+    other.get_by_role("button", name="Log out").click()
+    other.wait_for_url("**/accounts/login/**")
+
+    status = page.locator("#save-status")
+    medal(page, "B", "Silver").check()
+    page.get_by_label("Ranking reasoning").fill("Typed while signed out.")
+    expect(status).to_contain_text("you are signed out")
+    expect(page.locator("#task-form")).to_have_attribute("data-state", "signed-out")
+    expect(status.get_by_role("link", name="Sign in again")).to_have_attribute("target", "_blank")
+    assert not page.locator("#save-status input[name=password]").count()  # no login form
+    page.locator("#submit-btn").click()
+    expect(status).to_contain_text("Not submitted — you are signed out")
+    assert (
+        kept(page)["answers"] and ["reasoning", "Typed while signed out."] in kept(page)["answers"]
+    )
+    assert draft_answers(assignment)[0] == 1  # nothing reached the server
+
+    other.locator("#id_username").fill(annotator_user.username)
+    other.locator("#id_password").fill(annotator_user.username)
+    other.locator("#id_password").press("Enter")
+    other.wait_for_url(lambda url: "/accounts/login/" not in url)
+    expect(status).to_contain_text("Saved.", timeout=20_000)
+    wait_saved(page, 2)
+    version, answers = draft_answers(assignment)
+    assert answers["reasoning"] == "Typed while signed out."
+    assert sorted(answers["medals"].values()) == ["gold", "silver"]
+    assert kept(page) is None
