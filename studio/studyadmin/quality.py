@@ -31,6 +31,7 @@ from annotation.models import (
     Assignment,
     Draft,
     GoldItem,
+    MedalRanking,
     QualificationResult,
     QualityEvent,
     Question,
@@ -401,6 +402,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
     grouped: dict[tuple[str, int], list[GoldItem]] = {}
     for g in GoldItem.objects.filter(study=study).select_related("question"):
         grouped.setdefault((g.task, g.question_id), []).append(g)
+    ranking = {key for key, spec in SPECS.items() if spec.ranks}
+    # rankings held without an assignment of this study (imported under an annotator's name)
+    ranked = set(
+        MedalRanking.objects.filter(
+            study=study, question_id__in={q for t, q in grouped if t in ranking}
+        ).values_list("annotator_id", "question_id", "setting")
+    )
     out = Released()
     with transaction.atomic():
         shown = {
@@ -423,10 +431,15 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 if (task, qid) in have:
                     out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
                     continue
+                setting = _usual_setting(rows, task)
+                if task in ranking:
+                    clash = _ranking_clash(annotator, items, rows, ranking, ranked, setting)
+                    if clash:
+                        out.not_added.append(clash)
+                        continue
                 a = Assignment(
                     study=study, annotator=annotator, question_id=qid, task=task,
-                    report_order=Assignment.shuffled(shown[task, qid]),
-                    setting=_usual_setting(rows, task),
+                    report_order=Assignment.shuffled(shown[task, qid]), setting=setting,
                 )  # fmt: skip
                 a._purpose = purpose
                 new.append(a)
@@ -435,6 +448,38 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 out.created += len(new)
         _audit(study, user, "release_gold", assignments=out.created, not_added=len(out.not_added))
     return out
+
+
+def _ranking_clash(annotator, items, rows, ranking: set[str], ranked: set, setting: str):
+    """Why ``annotator`` gets no assignment of a ranking item (medal ranking or metric-wise,
+    ``TaskSpec.ranks``) on its question, or None: they already rank that question in that
+    setting, by another task that writes the same ranking or by a ranking imported under
+    their name. Both write the one ranking of a question and setting, so a second
+    assignment could never be submitted (``medal_ranking.ranking_conflict`` refuses it),
+    and a qualification item there could never be passed; the planner bars the same pair
+    (``planning._barred``)."""
+    item = items[0]
+    other = next(
+        (
+            t
+            for t, q, status, s, _ in rows
+            if t in ranking
+            and q == item.question_id
+            and s == setting
+            and status != Assignment.Status.WITHDRAWN
+        ),
+        None,
+    )
+    if other is None and (annotator.pk, item.question_id, setting) not in ranked:
+        return None
+    where = (
+        f"their {other} assignment" if other is not None else "a ranking imported under their name"
+    )
+    return (
+        f"{annotator.pseudonym} already ranks question {item.question.external_id} in {where} "
+        f"(one ranking per question and setting): a {item.task} item there could never be "
+        "submitted; choose a question they have not ranked, or withdraw that assignment"
+    )
 
 
 def _usual_setting(rows, task: str) -> str:
