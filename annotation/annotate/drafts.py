@@ -128,7 +128,23 @@ def too_long(name: str, version: int) -> SaveResult:
     return SaveResult(
         status=INVALID,
         version=version,
-        messages=[f"Not saved: the field {name!r} is longer than {limit} characters."],
+        messages=[f"the field {name!r} is longer than {limit} characters."],
+    )
+
+
+def malformed_version(data) -> SaveResult | None:
+    """A refusal (422) when the posted ``version`` is there but no whole number: a forged or
+    broken post, said as such (it was taken for a stale version and answered "changed in
+    another tab"). A post without it is compared as a version this page has not seen."""
+    raw = data.get("version")
+    if raw is None or raw.isdecimal():
+        return None
+    return SaveResult(
+        status=INVALID,
+        version=0,
+        messages=[
+            f"the field 'version' must be a whole number (the version the page shows), not {raw[:20]!r}."
+        ],
     )
 
 

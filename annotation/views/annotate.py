@@ -67,6 +67,15 @@ def _base_version(request) -> int | None:
         return None
 
 
+def _refused(request) -> drafts.SaveResult | None:
+    """What makes a save or submit refused before it is read: a field over the cap, a
+    ``version`` that is no number (each a 422 naming the field; nothing changes)."""
+    field = drafts.oversized_field(request.POST)
+    if field is not None:
+        return drafts.too_long(field, _base_version(request) or 0)
+    return drafts.malformed_version(request.POST)
+
+
 def _client(request) -> drafts.Client:
     """The page load that sends this save (a random id in the form) and the one it resumes."""
     return drafts.Client(
@@ -173,9 +182,9 @@ def preview(request, pk: int):
 def autosave(request, pk: int):
     page = load_page(request.user, pk, SPECS, display=False)
     spec = SPECS[page.assignment.task]
-    field = drafts.oversized_field(request.POST)
-    if field is not None:
-        return _status(request, drafts.too_long(field, _base_version(request) or 0))
+    refused = _refused(request)
+    if refused is not None:
+        return _status(request, refused)
     payload = spec.parse(request.POST, page)
     result = drafts.save_draft(spec, page, payload, _base_version(request), _client(request))
     return _status(request, result)
@@ -187,9 +196,9 @@ def submit(request, pk: int):
     # what only the page shows is read again on the rare refusal without htmx (below)
     page = load_page(request.user, pk, SPECS, display=False, recent=False)
     spec = SPECS[page.assignment.task]
-    field = drafts.oversized_field(request.POST)
-    if field is not None:
-        return _status(request, drafts.too_long(field, _base_version(request) or 0), submitted=True)
+    refused = _refused(request)
+    if refused is not None:
+        return _status(request, refused, submitted=True)
     payload = spec.parse(request.POST, page)
     result = drafts.submit(spec, page, payload, _base_version(request), _client(request))
     if result.ok:

@@ -50,3 +50,37 @@ def test_autosaves_within_a_minute_coalesce_into_the_latest_version(setup):  # n
     assert client.post(submit, form(assignment, 21, reasoning="final")).status_code == 302
     kinds = list(DraftVersion.objects.filter(assignment=assignment).values_list("version", "kind"))
     assert kinds == [(20, "draft"), (21, "draft"), (22, "submit")]
+
+
+def test_the_cap_refusal_says_not_saved_once_and_names_the_field(setup, settings):  # noqa: F811
+    """The 422's message reads "Not saved: the field … is longer than …", not "Not saved:
+    Not saved: …" (the panel's heading already says it; found by an annotator)."""
+    _, _, assignment, client = setup
+    _, save, submit = urls(assignment)
+    settings.CONCORD_AUTOSAVE_MAX_FIELD_CHARS = 3
+    for url, said in ((save, "Not saved"), (submit, "Not submitted")):
+        html = client.post(url, form(assignment, 0, reasoning="four"), HTTP_HX_REQUEST="true")
+        text = " ".join(html.content.decode().split())
+        assert html.status_code == 422
+        assert text.count("Not saved") + text.count("Not submitted") == 1
+        assert f"{said}:</strong>" in text and "the field &#x27;reasoning&#x27; is longer" in text
+
+
+def test_a_version_that_is_no_number_is_refused_naming_the_field(setup):  # noqa: F811
+    """A forged ``version`` is a 422 naming the field; it was a 409 "changed in another tab"
+    (found by an annotator), and nothing is written either way."""
+    _, _, assignment, client = setup
+    page, save, submit = urls(assignment)
+    client.get(page)
+    assert client.post(save, form(assignment, 0, reasoning="kept")).status_code == 200
+    before = list(DraftVersion.objects.values())
+    for url in (save, submit):
+        for bad in ("abc", "-1", "1.5", ""):
+            data = {**form(assignment, 1, reasoning="forged"), "version": bad}
+            response = client.post(url, data, HTTP_HX_REQUEST="true")
+            assert response.status_code == 422, (url, bad)
+            assert (
+                "the field &#x27;version&#x27; must be a whole number" in response.content.decode()
+            )
+    assert list(DraftVersion.objects.values()) == before
+    assert Draft.objects.get(assignment=assignment).payload["reasoning"] == "kept"
