@@ -119,8 +119,13 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
             problems.add(n, "arxiv_id", f"paper {paper!r} again (first on line {seen[paper]})")
             continue
         seen[paper] = n
-        text, keys = latex_to_text(row.get(column) or "")
+        text, keys, unknown = latex_to_text(row.get(column) or "")
         papers.append((paper, (row.get("abstract") or "").strip(), text, keys))
+        if unknown:
+            rep.warn(name, n, column,
+                     f"paper {paper!r}: " + ", ".join("\\" + m for m in unknown)
+                     + " defined in the paper's preamble, which the release does not hold: "
+                     "kept as written")  # fmt: skip
     problems.raise_if_any()
     rep.records = len(papers)
     existing = set(Question.objects.filter(study=study).values_list("external_id", flat=True))

@@ -5,7 +5,14 @@ DeepScholar-Bench's exemplars are the papers' own LaTeX (``\\subsection{…}``, 
 ``## Title``, bold and italics as ``**…**`` / ``*…*``, math kept verbatim (``$…$``), and
 every citation command (``\\cite``, ``\\citep``, ``\\citet``, … with optional arguments) as
 ``[n]`` markers numbered by first citation, so the exemplar's references can be listed in
-the order the authors cite them. The LaTeX is parsed by pylatexenc (a maintained parser)
+the order the authors cite them.
+
+A macro the paper defines in its preamble (``\\kvcache``, ``\\task{}``, ``\\eg``), which
+the release does not hold, is not dropped (the parser's default: "Other {\\kvcache}-related
+optimizations" read "Other -related optimizations", found on the released dataset, where
+about half the papers use such macros): the usual abbreviation macros are written out
+(:data:`ABBREVIATIONS`), any other is kept as written (``\\kvcache``) and named, so the
+import can warn which paper uses which. The LaTeX is parsed by pylatexenc (a maintained parser)
 rather than by regular expressions, so nested braces and optional arguments are read right.
 
 Pure: text in, text out; no database.
@@ -27,6 +34,28 @@ CITE_COMMANDS = (
 HEADINGS = {"section": "##", "subsection": "##", "subsubsection": "###"}
 RUN_IN = ("paragraph", "subparagraph", "myparagraph", "heading", "stitle")
 BOLD, ITALIC = ("textbf",), ("emph", "textit")
+#: Macros papers commonly define for abbreviations, written out (any other unknown macro
+#: is kept as written).
+ABBREVIATIONS = {
+    "eg": "e.g.", "ie": "i.e.", "etal": "et al.", "etc": "etc.", "vs": "vs.", "wrt": "w.r.t.",
+    "cf": "cf.", "aka": "a.k.a.", "resp": "resp.", "LaTeX": "LaTeX", "TeX": "TeX",
+}  # fmt: skip
+#: Standard LaTeX the parser does not know in text mode whose output is layout, not words
+#: (a group after one, as in ``\\texttt{x}`` or ``\\caption{x}``, is read as text), and
+#: the acronym and glossary packages' macros (``\\ac{LLM}``: the key, read as text, stands
+#: for them): dropped without a warning, as before.
+_LAYOUT = """
+    par noindent indent centering raggedright raggedleft flushleft smallskip medskip bigskip
+    vspace hspace hfill vfill quad qquad newline linebreak pagebreak newpage clearpage
+    small footnotesize scriptsize tiny normalsize large Large LARGE huge Huge
+    bf it em rm sf tt sc sl bfseries itshape mdseries rmfamily sffamily ttfamily upshape
+    texttt textsf textsc textrm textsl textup textmd textnormal underline uline mbox makebox
+    caption captionof resizebox scalebox textwidth linewidth columnwidth hline cline
+    toprule midrule bottomrule specialrule cmidrule addlinespace arraystretch tabcolsep
+    roman arabic alph Alph Roman footnotemark protect relax phantom
+    ac acp acl acs acf Ac Acp Acl Acs Acf acrshort acrlong acrfull gls Gls glspl Glspl
+"""
+LAYOUT = frozenset(_LAYOUT.split())
 
 
 def _arg_text(node, l2tobj) -> str:
@@ -36,9 +65,21 @@ def _arg_text(node, l2tobj) -> str:
     return l2tobj.nodelist_to_text(arg.nodelist if hasattr(arg, "nodelist") else [arg]).strip()
 
 
-def latex_to_text(latex: str) -> tuple[str, list[str]]:
-    """(the section as text with ``[n]`` markers, the cited keys in order of first citation)."""
+def latex_to_text(latex: str) -> tuple[str, list[str], list[str]]:
+    """(the section as text with ``[n]`` markers, the cited keys in order of first citation,
+    the unknown macros kept as written, in order of first use)."""
     keys: list[str] = []
+    unknown: list[str] = []
+
+    def unknown_macro(node, l2tobj) -> str:
+        name, after = node.macroname, node.macro_post_space  # "\\eg TALLRec": its space
+        if name in ABBREVIATIONS:
+            return ABBREVIATIONS[name] + after
+        if name in LAYOUT:
+            return ""
+        if name not in unknown:
+            unknown.append(name)
+        return "\\" + name + after
 
     def cite(node) -> str:
         arg = node.nodeargd.argnlist[-1] if node.nodeargd and node.nodeargd.argnlist else None
@@ -71,6 +112,7 @@ def latex_to_text(latex: str) -> tuple[str, list[str]]:
     )
     text_db = get_default_latex_context_db()
     text_db.add_context_category("concord", prepend=True, macros=text_macros)
+    text_db.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=unknown_macro))
     walker_db = walker_context_db()
     walker_db.add_context_category(
         "concord",
@@ -79,11 +121,16 @@ def latex_to_text(latex: str) -> tuple[str, list[str]]:
         + [MacroSpec(h, "*[{") for h in (*HEADINGS, *RUN_IN)]
         + [MacroSpec(m, "{") for m in ("ding",)],
     )
+    latex = _COMMENTED_OUT.sub("", latex)
     nodes, _, _ = LatexWalker(
         latex, latex_context=walker_db, tolerant_parsing=True
     ).get_latex_nodes()
     text = LatexNodes2Text(latex_context=text_db, math_mode="verbatim").nodelist_to_text(nodes)
-    return _tidy(text), keys
+    return _tidy(text), keys, unknown
+
+
+#: ``\\iffalse … \\fi``: text the authors commented out (LaTeX prints none of it).
+_COMMENTED_OUT = re.compile(r"\\iffalse(?![A-Za-z]).*?\\fi(?![A-Za-z])", re.S)
 
 
 def _tidy(text: str) -> str:

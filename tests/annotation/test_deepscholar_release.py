@@ -304,6 +304,33 @@ def test_latex_exemplars_import_with_their_citations_resolved(release):
     assert "created" not in out.getvalue() and "updated" not in out.getvalue()
 
 
+def test_the_papers_own_latex_macros_are_kept_and_named_not_dropped(release):
+    """A macro the paper defines in its preamble (not released) was dropped with its words:
+    "Other {\\kvcache}-related optimizations" read "Other -related optimizations",
+    "Aghilinasab~\\etal~\\cite{…}" lost its "et al." (found by an admin importing the
+    released dataset). Abbreviation macros are written out; any other is kept as written
+    and the import names it, per paper."""
+    from annotation.importers import run
+    from annotation.models import Exemplar, Study
+
+    Study.objects.create(name="DS")
+    rep = run("deepscholar", release / "dataset", study="DS", format="exemplar-latex")
+    text = {e.question.external_id: e.text for e in Exemplar.objects.select_related("question")}
+    assert "Other \\kvcache-related optimizations" in text["2506.02634v1"]
+    assert "non-prefix \\kvcache cache" in text["2506.02634v1"]
+    assert "developing \\task techniques" in text["2504.15849v1"]
+    assert "\\mips methods" in text["2504.14861v1"]
+    assert "e.g. TALLRec" in text["2504.18383v1"]
+    assert re.search(r"Aghilinasab\s+et al\.\s+\[\d+\]", text["2505.11554v1"])
+    said = "\n".join(str(w) for w in rep.warnings)
+    assert "related_works_combined.csv" in said and "clean_latex_related_works" in said
+    assert "paper '2506.02634v1': \\nospacestitle, \\kvcache defined" in said
+    assert (
+        "defined in the paper's preamble, which the release does not hold: kept as written" in said
+    )
+    assert "\\eg" not in said  # written out, not warned about
+
+
 @pytest.mark.parametrize(
     "sections, citations",
     [
