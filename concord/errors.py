@@ -3,7 +3,8 @@
 schema's documented content type hold for every answer; elsewhere Django's HTML page."""
 
 from django.conf import settings
-from django.http import Http404, JsonResponse
+from django.core.exceptions import BadRequest
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.views import defaults
 
 
@@ -11,6 +12,18 @@ def not_found(request, exception):
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def bad_request(request, exception):
+    """A request a view refused (``BadRequest``: an option or field it names) says why, as
+    plain text (JSON under ``/api/``): a researcher's script reading a download gets the
+    reason, not Django's empty "Bad Request (400)" page. Other 400s (a suspicious host or
+    file name) keep Django's page, which says nothing of them."""
+    if not isinstance(exception, BadRequest) or not str(exception):
+        return defaults.bad_request(request, exception)
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": str(exception)}, status=400)
+    return HttpResponseBadRequest(f"{exception}\n", content_type="text/plain; charset=utf-8")
 
 
 class PlainNotFoundMiddleware:

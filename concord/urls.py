@@ -49,3 +49,4 @@ urlpatterns = [
 ]
 
 handler404 = "concord.errors.not_found"
+handler400 = "concord.errors.bad_request"

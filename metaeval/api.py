@@ -16,6 +16,7 @@ from concord.throttles import ScopedRateThrottle
 from . import options as report_options
 from . import sections
 from .models import ReportRun
+from .reports import check_names
 from .tasks import start_report
 
 #: The report options as OpenAPI query parameters, derived from ReportOptions' declaration.
@@ -90,10 +91,18 @@ class ReportRunListView(APIView):
     @extend_schema(request=ReportRunStartSerializer, responses={202: ReportRunSerializer})
     def post(self, request):
         require_staff(request.user, RESEARCHERS_ONLY)  # before the body is looked at
+        stray = sorted(set(request.data) - set(ReportRunStartSerializer().fields))
+        if stray:  # e.g. {"study": 1, "bootstrap": 1000}: ran with the defaults before
+            raise ValidationError({key: "not a field of a report run: report options go in "
+                                   "'options'" for key in stray})  # fmt: skip
         body = ReportRunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         study = staff_study_or_404(request.user, body.validated_data["study"], RESEARCHERS_ONLY)
         options = options_from(body.validated_data.get("options") or {})
+        try:
+            check_names(study.pk, options)
+        except ValueError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
         run = start_report(study, options, request.user)
         return Response(ReportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 

@@ -107,6 +107,11 @@ class ReportOptions:
         empty_label="as each analysis defines", order=7)  # fmt: skip
 
     def __post_init__(self):
+        strange = [s for s in self.settings if s not in SETTINGS]
+        if strange:
+            raise ValueError(
+                f"settings: {', '.join(map(repr, strange))} is not one of {', '.join(SETTINGS)}"
+            )
         if self.ties not in TIE_STRATEGIES:
             raise ValueError(f"ties: {self.ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
         if self.calibration not in CALIBRATIONS:
@@ -493,6 +498,27 @@ def frame_signal(options: ReportOptions) -> str | None:
     return None
 
 
+def check_names(study_id: int, options: ReportOptions) -> None:
+    """A judge, or a system of ``systems`` / ``exclude_systems``, that the options name and
+    the study does not have is refused naming the option: it selected nothing and the
+    report came back empty with no word of why (found by a researcher with a token). One
+    query per kind of name given; none for the default selection."""
+    from annotation.models import System
+    from judges.models import Judge
+
+    named = {*options.systems, *options.exclude_systems}
+    if named:
+        known = set(
+            System.objects.filter(study_id=study_id, name__in=named).values_list("name", flat=True)
+        )
+        for key in ("systems", "exclude_systems"):
+            missing = [n for n in getattr(options, key) if n not in known]
+            if missing:
+                raise ValueError(f"{key}: no system {', '.join(map(repr, missing))} in this study")
+    if options.judge is not None and not Judge.objects.filter(name=options.judge).exists():
+        raise ValueError(f"judge: no judge named {options.judge!r}")
+
+
 def load_selection(study_id: int, options: ReportOptions):
     """The rows a report reads: ``(frame, calibration_frame, judge_name)``.
 
@@ -507,6 +533,7 @@ def load_selection(study_id: int, options: ReportOptions):
     """
     from .data import Selection, load_expert_agreed, load_frame  # Django-dependent
 
+    check_names(study_id, options)
     script = _policy(options).script_records
     settings = () if script else tuple(options.settings)
     load_settings = settings + (

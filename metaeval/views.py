@@ -30,7 +30,7 @@ from .cache import ReportCache, cache_key, study_fingerprint
 from .formatting import FIGURE_FORMATS, TABLE_FORMATS, report_context
 from .models import ReportRun
 from .offline import render_offline
-from .reports import ReportOptions, agreement_report, max_bootstrap
+from .reports import ReportOptions, agreement_report, check_names, max_bootstrap
 from .tasks import start_report
 
 __all__ = ["cache_key", "study_fingerprint", "report_context"]
@@ -232,8 +232,11 @@ def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]
     study = _study_for(request, study_id)
     try:
         options = _options(request, _system_names(study))
+        check_names(study.pk, options)
     except ValidationError as exc:
         raise BadRequest(_message(exc)) from exc  # a refused option is a 400, not a 404
+    except ValueError as exc:  # a judge or system the study does not have
+        raise BadRequest(str(exc)) from exc
     try:
         return study, options, cached_entry(study.pk, options)
     except ValueError as exc:

@@ -1,0 +1,77 @@
+"""An option naming what the study does not have is refused naming the option, never an
+empty report (found by a researcher with a token: ``?judge=nope``, ``?systems=nonexistent``
+and ``?settings=bogus`` answered 200 with nothing in it; a report run started with
+``{"study": 1, "bootstrap": 999999}`` ran with the defaults)."""
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from metaeval.models import ReportRun
+from metaeval.reports import ReportOptions
+from tests.builders.ranked import SYSTEMS, ranked_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api(researcher_user):
+    study = ranked_study(3)
+    study.researchers.add(researcher_user)
+    client = APIClient()
+    client.force_authenticate(researcher_user)
+    client.researcher = researcher_user
+    return client, study
+
+
+@pytest.mark.parametrize(
+    "query, option",
+    [
+        ("judge=nope", "judge"),
+        ("systems=nonexistent", "systems"),
+        (f"systems={sorted(SYSTEMS)[0]},ghost", "systems"),
+        ("exclude_systems=ghost", "exclude_systems"),
+        ("settings=bogus", "settings"),
+    ],
+)
+def test_a_name_the_study_lacks_is_a_400_naming_the_option(api, query, option):
+    client, study = api
+    for url in (f"/api/studies/{study.pk}/agreement/?{query}",
+                f"/api/studies/{study.pk}/agreement/?{query}&tables=true"):  # fmt: skip
+        response = client.get(url)
+        assert response.status_code == 400, (url, response.content[:300])
+        assert f"{option}:" in str(response.json())
+    browser = Client()
+    browser.force_login(client.researcher)
+    download = browser.get(f"/reports/{study.pk}/report.json?{query}")
+    assert download.status_code == 400 and option in download.content.decode()
+
+
+def test_names_the_study_has_still_select(api):
+    client, study = api
+    first, second = sorted(SYSTEMS)[:2]
+    response = client.get(f"/api/studies/{study.pk}/agreement/?systems={first},{second}")
+    assert response.status_code == 200
+    assert response.json()["selection"]["systems"] == [first, second]
+
+
+def test_a_report_run_refuses_options_outside_options_and_unknown_names(api):
+    client, study = api
+    for body, field in (
+        ({"study": study.pk, "bootstrap": 999999}, "bootstrap"),
+        ({"study": study.pk, "ties": "bogus"}, "ties"),
+        ({"study": study.pk, "options": {"judge": "nope"}}, "options"),
+        ({"study": study.pk, "options": {"systems": "ghost"}}, "options"),
+    ):
+        response = client.post("/api/report-runs/", body, format="json")
+        assert response.status_code == 400, (body, response.content)
+        assert field in response.json()
+    response = client.post("/api/report-runs/", f"study={study.pk}&bootstrap=2",
+                           content_type="application/x-www-form-urlencoded")  # fmt: skip
+    assert response.status_code == 400 and "bootstrap" in response.json()
+    assert not ReportRun.objects.exists()
+
+
+def test_settings_outside_the_declared_ones_are_refused_by_the_options():
+    with pytest.raises(ValueError, match="settings: 'bogus' is not one of"):
+        ReportOptions(settings=("bogus",))
