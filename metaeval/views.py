@@ -11,6 +11,9 @@ every second.
 
 from __future__ import annotations
 
+import math
+from functools import wraps
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, JsonResponse
@@ -238,9 +241,56 @@ def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]
     except ValueError as exc:  # a judge or system the study does not have
         raise BadRequest(str(exc)) from exc
     try:
-        return study, options, cached_entry(study.pk, options)
+        entry = cached_entry(study.pk, options, compute=False)
+        if entry is None:  # computed now: counted as the API's reports are
+            _throttled(request)
+            entry = cached_entry(study.pk, options)
+        return study, options, entry
     except ValueError as exc:
         raise Http404(str(exc)) from exc
+
+
+class Throttled(Exception):
+    """A download that would compute a report beyond the user's ``THROTTLE_REPORTS``."""
+
+    def __init__(self, wait: float | None):
+        self.wait = wait
+
+
+class _ReportsScope:
+    throttle_scope = "reports"
+
+
+def _throttled(request) -> None:
+    """The API's ``reports`` throttle for a download that computes (a cache miss: each new
+    seed or selection, bootstrap rounds included): the same per-user rate, so a download
+    is no way around it (found by a researcher with a token: ``report.json?bootstrap=1000``
+    with a new seed each time computed on, after the API answered 429). A cached entry is
+    served without counting."""
+    from concord.throttles import ScopedRateThrottle
+
+    throttle = ScopedRateThrottle()
+    if not throttle.allow_request(request, _ReportsScope()):
+        raise Throttled(throttle.wait())
+
+
+def _too_many(view):
+    """A download's 429, as the API's: ``Retry-After`` and the reason in plain text."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except Throttled as refused:
+            wait = max(1, math.ceil(refused.wait or 1))
+            response = HttpResponse(
+                f"Too many report computations (THROTTLE_REPORTS): try again in {wait} s.\n",
+                status=429, content_type="text/plain; charset=utf-8",
+            )  # fmt: skip
+            response["Retry-After"] = str(wait)
+            return response
+
+    return wrapped
 
 
 def _attachment(content, fmt: str, filename: str) -> HttpResponse:
@@ -255,6 +305,7 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 
 @accepts_token
 @login_required
+@_too_many
 def figure_file(request, study_id: int, name: str, fmt: str):
     """A figure as SVG or PNG (drawn from the same entry as the page)."""
     if name not in sections.figure_specs() or fmt not in FIGURE_FORMATS:
@@ -273,6 +324,7 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 
 @accepts_token
 @login_required
+@_too_many
 def table_file(request, study_id: int, name: str, fmt: str):
     """A table as CSV, XLSX or JSON."""
     if fmt not in TABLE_FORMATS:
@@ -293,6 +345,7 @@ def table_file(request, study_id: int, name: str, fmt: str):
 
 @accepts_token
 @login_required
+@_too_many
 def report_json(request, study_id: int):
     """The report dict, as ``manage.py agreement --json`` prints it."""
     study, options, entry = _download_entry(request, study_id)
@@ -303,6 +356,7 @@ def report_json(request, study_id: int):
 
 @accepts_token
 @login_required
+@_too_many
 def offline_file(request, study_id: int):
     """The whole report as one HTML file that opens offline (inline CSS and SVG)."""
     study, options, entry = _download_entry(request, study_id)

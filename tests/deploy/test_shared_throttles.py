@@ -96,3 +96,35 @@ def test_with_cache_url_the_counts_are_in_redis(db, tight, settings):
         assert any(f"throttle_reports_{user.pk}".encode() in k for k in client.keys("*"))
     finally:
         caches[THROTTLES].clear()
+
+
+def test_a_report_download_that_computes_counts_against_the_reports_throttle(db, tight):
+    """A download computing a report (a new seed or selection each time) is counted like the
+    API's reports, so it is no way around THROTTLE_REPORTS; a cached one is served without
+    counting (found by a researcher with a token: report.json?bootstrap=1000 with a new seed
+    each time computed on after the API answered 429)."""
+    from django.test import Client
+
+    from concord.throttles import throttle_cache
+    from tests.builders.ranked import ranked_study
+
+    throttle_cache().clear()
+    user = make_user("download_throttle", "researcher")
+    study = ranked_study(3)
+    study.researchers.add(user)
+    browser = Client()
+    browser.force_login(user)
+    base = f"/reports/{study.pk}"
+    assert browser.get(f"{base}/report.json?seed=1").status_code == 200
+    assert browser.get(f"{base}/report.json?seed=2").status_code == 200
+    refused = browser.get(f"{base}/report.json?seed=3")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "THROTTLE_REPORTS" in refused.content.decode()
+    for path in ("report.html?seed=4", "tables/system.csv?seed=5"):
+        assert browser.get(f"{base}/{path}").status_code == 429, path
+    # what is cached is served without counting
+    assert browser.get(f"{base}/report.json?seed=1").status_code == 200
+    # the API shares the budget
+    client = APIClient()
+    client.force_authenticate(user)
+    assert client.get(f"/api/studies/{study.pk}/agreement/?seed=6").status_code == 429
