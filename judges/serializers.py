@@ -5,15 +5,15 @@ from rest_framework import serializers
 from annotation.serializers import ReportRef
 from judges.llm import LLMConfig, private_address
 from judges.models import Judge, JudgeScore
+from judges.secrets import MASK, SECRET_PARAMETERS, masked_parameters, unmasked_parameters
 
-#: Judge parameters that are credentials: never sent back (a researcher reads judges).
-SECRET_PARAMETERS = ("api_key", "extra_headers")  # headers carry keys too (Azure api-key, proxies)
-MASK = "********"
+__all__ = ["MASK", "SECRET_PARAMETERS", "JudgeScoreSerializer", "JudgeSerializer"]
 
 
 class JudgeSerializer(serializers.ModelSerializer):
     """A judge. Credentials in ``parameters`` are shown as ``MASK``; writing ``MASK`` back
-    keeps the stored value, so a client can round-trip what it read without erasing it."""
+    keeps the stored value, so a client can round-trip what it read without erasing it
+    (the rule: :mod:`judges.secrets`, which the judge card of every report follows too)."""
 
     class Meta:
         model = Judge
@@ -38,13 +38,7 @@ class JudgeSerializer(serializers.ModelSerializer):
                     f"base_url: {refused}; allowed only with CONCORD_JUDGE_ALLOW_PRIVATE=1"
                 )
         stored = self.instance.parameters if self.instance is not None else {}
-        for key in SECRET_PARAMETERS:
-            if value.get(key) == MASK:
-                if key in stored:
-                    value = {**value, key: stored[key]}
-                else:
-                    value = {k: v for k, v in value.items() if k != key}
-        return value
+        return unmasked_parameters(value, stored)
 
     def validate(self, attrs):
         """Parameters a run would refuse are refused now, naming the parameter (issue 28)."""
@@ -61,11 +55,8 @@ class JudgeSerializer(serializers.ModelSerializer):
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
-        parameters = data.get("parameters")
-        if isinstance(parameters, dict):
-            data["parameters"] = {
-                k: (MASK if k in SECRET_PARAMETERS and v else v) for k, v in parameters.items()
-            }
+        if "parameters" in data:
+            data["parameters"] = masked_parameters(data["parameters"])
         return data
 
 

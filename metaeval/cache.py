@@ -6,8 +6,9 @@ task type added later is covered too —, counts and largest ids of the judge's 
 each section reads, value sums of Medal and JudgeScore and a label signature of the
 judge's verdicts; three aggregate queries whatever the study's size or number of
 kinds; with the ``adjudicated`` human signal, which is part of the options, also the
-decided AdjudicationRequests it reads, a fourth), so a changed judgment or adjudication
-gives a new key and the report is recomputed; nothing has
+decided AdjudicationRequests it reads, a fourth) and a digest of what the judge card shows
+of the judges (:func:`judges_signature`, one more query), so a changed judgment,
+adjudication or judge gives a new key and the report is recomputed; nothing has
 to be invalidated by hand.
 """
 
@@ -34,7 +35,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce, Length, Ord
+from django.db.models.functions import MD5, Cast, Coalesce, Length, Ord
 
 from annotation.models import (
     AdjudicationRequest,
@@ -45,6 +46,7 @@ from annotation.models import (
 )
 from annotation.models.judgments import JudgmentBase
 from judges.models import (
+    Judge,
     JudgeClaimVerdict,
     JudgeCoverage,
     JudgeDeepScholarLabel,
@@ -52,11 +54,13 @@ from judges.models import (
     JudgeRelevance,
     JudgeScore,
 )
+from judges.secrets import masked_parameters
 
 CACHE_SECONDS = 24 * 60 * 60
 #: Bumped when the entry's shape changes, so entries cached by an older release (shared
-#: cache, 24 h) are never read as the new shape (2: the sections' results).
-ENTRY_VERSION = 2
+#: cache, 24 h) are never read as the new shape (2: the sections' results; 3: the judge
+#: card's parameters masked — an older entry may hold a judge's credentials).
+ENTRY_VERSION = 3
 
 
 def _text_code(field: str):
@@ -124,10 +128,25 @@ def judgment_kinds(study_id: int) -> list[tuple]:
     return sorted(parts[0].union(*parts[1:], all=True))
 
 
+def judges_signature() -> list:
+    """What the judge card shows of every judge (name, provider, model, prompt version,
+    masked parameters) and what groups its runs (the prompt text, by its MD5), in one
+    query whatever the number of judges. Judges have no update time and are shared
+    between studies, so every judge is read: an admin's edit of one (a key removed, the
+    model changed) gives every report that may show it a new key. The parameters are
+    masked first (:func:`judges.secrets.masked_parameters`): a secret is not digested
+    into a cache key, and a rotated key, which the card does not show, changes nothing."""
+    rows = Judge.objects.order_by("pk").values_list(
+        "pk", "name", "provider", "model", "prompt_version", MD5("prompt_template"), "parameters"
+    )
+    return [(*row[:-1], masked_parameters(row[-1])) for row in rows]
+
+
 def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
     """A digest of the study's judgments and judge verdicts, in three aggregate queries,
-    and with ``adjudications`` (a report of the ``adjudicated`` human signal, the only one
-    that reads them) its decided adjudication requests, a fourth.
+    of the judges the card describes (:func:`judges_signature`), a fourth, and with
+    ``adjudications`` (a report of the ``adjudicated`` human signal, the only one that
+    reads them) its decided adjudication requests, a fifth.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too. A human judgment
@@ -148,6 +167,7 @@ def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
             sum=Sum("value"),
             sig=Sum(F("value") * F("id"), output_field=FloatField()),
         ),  # fmt: skip
+        judges_signature(),
     ]
     if adjudications:  # a decision (or a changed one) moves the count, the largest id or time
         parts.append(

@@ -59,8 +59,13 @@ def judge_identity(names) -> dict[str, dict]:
     """Judge name -> what it is (provider, model, prompt version, parameters) and the
     *family* it belongs to: judges with the same provider, model, prompt version and
     prompt text (a non-empty model) are runs of one judge that differ in their
-    parameters (seed, temperature…). One query."""
+    parameters (seed, temperature…). One query.
+
+    The parameters are masked as the API masks them (:func:`judges.secrets.masked_parameters`):
+    everything downstream — the report's JSON, the API, the judge page, the downloads, the
+    offline HTML, the command's output and the cache — only ever holds the masked copy."""
     from judges.models import Judge
+    from judges.secrets import masked_parameters
 
     out = {}
     for name, provider, model, version, template, params in Judge.objects.filter(
@@ -68,7 +73,7 @@ def judge_identity(names) -> dict[str, dict]:
     ).values_list("name", "provider", "model", "prompt_version", "prompt_template", "parameters"):
         family = (provider, model, version, template) if model else None
         out[name] = {"provider": provider, "model": model, "prompt_version": version,
-                     "parameters": params or {}, "family": family}  # fmt: skip
+                     "parameters": masked_parameters(params), "family": family}  # fmt: skip
     return out
 
 

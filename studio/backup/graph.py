@@ -20,6 +20,8 @@ from django.apps import apps
 from django.conf import settings
 from django.db import models
 
+from judges.secrets import SECRET_PARAMETERS
+
 APPS = ("annotation", "judges", "metaeval")
 ROOT = "annotation.study"
 
@@ -31,8 +33,9 @@ SHARED = {
     "judges.judge": "name",
 }
 
-#: JSON columns of shared rows whose keys are credentials, left out of every backup.
-SECRET_KEYS = {("judges.judge", "parameters"): ("api_key", "extra_headers")}
+#: JSON columns of shared rows whose keys are credentials, left out of every backup (the
+#: judges' rule, :mod:`judges.secrets`, which the API and every report mask by too).
+SECRET_KEYS = {("judges.judge", "parameters"): SECRET_PARAMETERS}
 
 #: Not reachable by a foreign key, exported by a rule of their own (see ``dump.py``).
 SPECIAL = {

@@ -102,9 +102,18 @@ def test_a_judge_verdict_relabelled_in_place_changes_the_fingerprint():
 
 
 def test_other_studies_do_not_change_it_and_each_kind_is_one_row():
+    """Another study's judgments and its judge's verdicts leave the fingerprint as it is.
+    (Judges are shared between studies and have no update time: a judge created or edited
+    anywhere changes every fingerprint, tests/metaeval/test_judge_secrets.py.)"""
     study, _ = analysis_world(1, name="one")
+    other, judge = analysis_world(1, name="two")
     before = study_fingerprint(study.pk)
-    analysis_world(1, name="two")
+    for add in (world_additions.query_quality, world_additions.rubric_comparison,
+                world_additions.claim_check, world_additions.adjudication,
+                world_additions.rating, world_additions.expertise_rating,
+                world_additions.authored_question):  # fmt: skip
+        add(other)
+    JudgePairwise.objects.filter(judge=judge).update(choice="left")  # relabelled in place
     assert study_fingerprint(study.pk) == before
     kinds = [k for k, *_ in judgment_kinds(study.pk)]
     assert len(kinds) == len(set(kinds)) and "annotation.pairwisepreference" in kinds
