@@ -35,6 +35,8 @@ COMMON = {
     "updated_at": "updated_at",
 }
 REPORT = {"report": "report__public_id", "system": "report__system__name"}
+#: The columns that are times (ISO 8601 text in JSON and CSV; timestamps in parquet).
+TIMES = ("created_at", "updated_at")
 
 
 @dataclass(frozen=True)

@@ -324,9 +324,17 @@ class Judgments(list):
         super().__init__(rows)
         self.kind = kind
 
+    #: The API's time columns (ISO 8601 text), read as timezone-aware datetimes.
+    TIMES = ("created_at", "updated_at")
+
     def to_pandas(self) -> pd.DataFrame:
-        """One row per judgment; nested lists (a ranking's medals) stay as Python objects."""
-        return pd.DataFrame(list(self))
+        """One row per judgment; nested lists (a ranking's medals) stay as Python objects,
+        the times (:attr:`TIMES`) are datetimes in UTC."""
+        frame = pd.DataFrame(list(self))
+        for column in self.TIMES:
+            if column in frame.columns:
+                frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+        return frame
 
     def to_parquet(self, path) -> None:
         """Write the judgments as a parquet file (needs ``pyarrow``: the ``parquet`` extra).

@@ -28,3 +28,27 @@ def test_parquet_holds_every_judgment_of_the_jsonl_export(world):
     assert sorted((r["kind"], r["id"]) for r in rows) == sorted((r["kind"], r["id"]) for r in lines)
     assert {r["kind"] for r in rows} >= {"medal", "pairwise_preference", "query_quality"}
     assert table.schema.field("id").type == "int64"
+
+
+@pytest.mark.django_db
+def test_the_times_are_timestamps_equal_to_the_json_export(world):
+    """created_at / updated_at are UTC timestamps in parquet, not text (a researcher's
+    notebook found them typed as strings), equal to the JSON export's ISO times."""
+    from datetime import datetime
+
+    import pyarrow as pa
+
+    table = pq.read_table(io.BytesIO(export_judgments(world.study, "parquet")))
+    lines = {
+        (r["kind"], r["id"]): r
+        for r in map(json.loads, export_judgments(world.study, "jsonl").splitlines())
+    }
+    for column in ("created_at", "updated_at"):
+        assert table.schema.field(column).type == pa.timestamp("us", tz="UTC")
+    stamped = 0
+    for row in table.to_pylist():
+        for column in ("created_at", "updated_at"):
+            stamp = lines[(row["kind"], row["id"])].get(column)
+            assert row[column] == (None if stamp is None else datetime.fromisoformat(stamp))
+            stamped += stamp is not None
+    assert stamped > 10

@@ -49,6 +49,10 @@ def test_a_notebook_reads_judgments_and_a_report_into_pandas(server, tmp_path):
     assert isinstance(rankings, pd.DataFrame)
     assert len(rankings) == MedalRanking.objects.filter(study_id=study.id).count() > 0
     assert {"annotator", "question", "medals", "reasoning"} <= set(rankings.columns)
+    for column in ("created_at", "updated_at"):  # times, not text (a notebook user's find)
+        assert str(rankings[column].dtype).startswith("datetime64") and rankings[column].dt.tz
+    stored = MedalRanking.objects.filter(study_id=study.id).order_by("pk").first()
+    assert rankings.set_index("id").loc[stored.pk, "created_at"] == pd.Timestamp(stored.created_at)
     scores = study.judgments("metric_scores").to_pandas()
     assert len(scores) == HumanMetricScore.objects.filter(study_id=study.id).count() > 50  # 3 pages
     assert scores["value"].between(0, 1).all()
