@@ -268,9 +268,16 @@ class Study:
     def judge_alignment(self, **options) -> dict:
         return self.concord.get(f"api/studies/{self.id}/judge-alignment/", **options).json()
 
+    #: The downloads under ``/reports/{id}/`` (every other one is under ``/studies/{id}/``).
+    REPORT_FILES = ("report.json", "report.html", "tables/", "figures/")
+
     def download(self, path: str) -> bytes:
-        """A file download of the study (``export/judgments.jsonl``, ``tables/system.csv``…
-        relative to ``/studies/{id}/`` or ``/reports/{id}/``), with the same token."""
+        """A file download of the study, with the same token: a path of the study's
+        (``export/judgments.jsonl``, ``progress.csv``) or of its report (``report.json``,
+        ``tables/system.csv``, ``figures/…``), or a whole path (``/reports/{id}/report.json``)."""
+        if not path.startswith("/"):
+            base = "reports" if path.startswith(self.REPORT_FILES) else "studies"
+            path = f"/{base}/{{id}}/{path}"
         return self.concord.get(path.format(id=self.id)).content
 
 

@@ -75,6 +75,10 @@ def test_a_notebook_reads_judgments_and_a_report_into_pandas(server, tmp_path):
 
     table = study.download("/reports/{id}/tables/system.csv")
     assert table.decode().splitlines()[0].startswith("system")
+    # the docstring's relative paths (they were 404s): the report's and the study's files
+    assert study.download("tables/system.csv") == table
+    exported = study.download("export/judgments.jsonl").decode().splitlines()
+    assert len(exported) >= len(rankings) and json.loads(exported[0])["kind"]
 
 
 def test_to_datasets_when_installed(server):
