@@ -41,8 +41,14 @@ class JudgeSerializer(serializers.ModelSerializer):
         return unmasked_parameters(value, stored)
 
     def validate(self, attrs):
-        """Parameters a run would refuse are refused now, naming the parameter (issue 28)."""
+        """Parameters a run would refuse are refused now, naming the parameter (issue 28):
+        when the judge is created or what the check reads (name, model, parameters) is
+        written. A PATCH of anything else (its prompt version) leaves the stored parameters
+        as they are: an imported or simulated judge's own (``simulated``, ``source``) made
+        every field of it unwritable (found by a researcher with a token)."""
         current = self.instance
+        if current is not None and not {"name", "model", "parameters"} & set(attrs):
+            return attrs
         try:
             LLMConfig.check_parameters(
                 attrs.get("name", current.name if current else ""),

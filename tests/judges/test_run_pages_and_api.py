@@ -172,3 +172,23 @@ def test_a_judge_with_parameters_a_run_would_refuse_is_refused_when_saved(
     assert changed.status_code == 400
     judge.refresh_from_db()
     assert judge.parameters == good["parameters"]
+
+
+@pytest.mark.django_db
+def test_a_simulated_judges_prompt_version_can_be_patched(admin_user):
+    """An imported or simulated judge keeps parameters no live run reads (``simulated``,
+    ``source``): a PATCH of its prompt version was refused for them, so no field of it
+    could be changed (found by a researcher with a token). Writing its model or parameters
+    is still checked."""
+    from judges.models import Judge
+
+    judge = Judge.objects.create(name="sim", model="m",
+                                 parameters={"simulated": True, "source": "demo"})  # fmt: skip
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    url = f"/api/judges/{judge.pk}/"
+    assert api.patch(url, {"prompt_version": "v2"}, format="json").status_code == 200
+    judge.refresh_from_db()
+    assert judge.prompt_version == "v2" and judge.parameters["simulated"] is True
+    refused = api.patch(url, {"parameters": {"simulated": True, "tempreature": 1}}, format="json")
+    assert refused.status_code == 400 and "tempreature" in str(refused.json())
