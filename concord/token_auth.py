@@ -10,8 +10,10 @@ The token is checked by the API's own class (``concord.tokens.TokenAuthenticatio
 first of DRF's ``DEFAULT_AUTHENTICATION_CLASSES``): one rule, expiry included, for the API
 and every download (issue 24: the downloads used DRF's plain class and ignored the expiry).
 
-A request without the header is unchanged (anonymous users are still sent to the login
-page); a wrong or inactive token answers 401 with a JSON reason, never the login page.
+``Bearer <key>`` is read as ``Token <key>`` (``TokenAuthentication.keywords``, one list for
+the API and the downloads). A request without the header is unchanged (anonymous users are
+still sent to the login page); a wrong or inactive token, or an ``Authorization`` header of
+another scheme (``Basic``…), answers 401 with a JSON reason, never the login page.
 Downloads are GET only, so the missing CSRF token of a token request does not matter.
 
 An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
@@ -32,22 +34,25 @@ from concord.tokens import TokenAuthentication
 
 
 def _token_user(request):
-    """The user of the request's ``Authorization: Token`` header, or None without one.
+    """The user of the request's ``Authorization`` header, or None without one.
 
-    Raises ``AuthenticationFailed`` for a malformed, unknown or inactive token.
+    Raises ``AuthenticationFailed`` for a malformed, unknown or inactive token, and for a
+    header of a scheme that is not a token's (the download would otherwise be answered as
+    to an anonymous browser: the login page).
     """
-    words = get_authorization_header(request).split()
-    if not words or words[0].lower() != TokenAuthentication.keyword.lower().encode():
+    if not get_authorization_header(request).split():
         return None
+    if not TokenAuthentication.names_a_token(request):
+        schemes = " or ".join(f"{k} <key>" for k in TokenAuthentication.keywords)
+        raise AuthenticationFailed(f"Authorization not accepted: send {schemes}.")
     result = TokenAuthentication().authenticate(request)
     return result[0] if result else None
 
 
 def wants_json(request) -> bool:
-    """An API client: it sent a token, or asked for JSON."""
-    words = get_authorization_header(request).split()
-    token = bool(words) and words[0].lower() == TokenAuthentication.keyword.lower().encode()
-    return token or "application/json" in request.headers.get("Accept", "")
+    """An API client: it sent an ``Authorization`` header, or asked for JSON."""
+    sent = bool(get_authorization_header(request).split())
+    return sent or "application/json" in request.headers.get("Accept", "")
 
 
 def refusal(request, problems, status: int):

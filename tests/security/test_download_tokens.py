@@ -133,3 +133,25 @@ def test_pages_other_than_downloads_still_need_a_session(world):
     values, _, tokens = world
     page = reverse("metaeval:report", kwargs={"study_id": values["study_id"]})
     assert tokens["researcher"].get(page).status_code == 302
+
+
+def test_bearer_is_a_token_and_any_other_authorization_is_a_401(world):
+    """``Authorization: Bearer <key>`` reads as ``Token <key>`` on the downloads and the API
+    (one list of schemes: ``TokenAuthentication.keywords``); a header the server does not
+    accept is a 401, never the login page (before, ``Bearer`` was sent to the login page)."""
+    values, _, tokens = world
+    url = reverse("studies:export_judgments", kwargs={"study_id": values["study_id"], "fmt": "csv"})  # fmt: skip
+    key = tokens["researcher"].defaults["HTTP_AUTHORIZATION"].split()[1]
+    for scheme in ("Bearer", "bearer", "Token"):
+        bearer = Client(HTTP_AUTHORIZATION=f"{scheme} {key}")
+        answer = bearer.get(url)
+        assert answer.status_code == 200, scheme
+        assert answer.content == tokens["researcher"].get(url).content
+        assert bearer.get(f"/api/studies/{values['study_id']}/").status_code == 200
+    for header in ("Bearer not-a-real-token", "Basic dXNlcjpwYXNz", "Bearer", "Negotiate x y"):
+        refused = Client(HTTP_AUTHORIZATION=header).get(url)
+        assert refused.status_code == 401, header
+        assert refused["WWW-Authenticate"] == "Token"
+        assert refused["Content-Type"] == "application/json"
+        assert refused.json()["detail"]
+        assert Client(HTTP_AUTHORIZATION=header).get("/api/studies/").status_code == 401
