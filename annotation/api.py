@@ -48,12 +48,12 @@ from annotation.models import (
     Webhook,
     WebhookDelivery,
 )
-from annotation.models.quality import released
 from annotation.permissions import (
     IsAdmin,
     RolePermission,
     annotator_of,
     readable_studies,
+    visible_assignments,
     visible_question_ids,
     visible_reports,
 )
@@ -489,7 +489,7 @@ class AssignmentViewSet(RoleViewSet):
 
     def scope_for_annotator(self, queryset, annotator):
         return (
-            released(queryset.filter(annotator=annotator))  # held back by a qualification
+            visible_assignments(annotator, queryset)  # not held back, not withdrawn
             .select_related("question")
             .prefetch_related(
                 Prefetch("question__reports", Report.objects.only("id", "public_id", "question_id"))
@@ -596,7 +596,14 @@ class JudgmentViewSet(RoleViewSet):
     report_paths: tuple[str, ...] = ()
 
     def scope_for_annotator(self, queryset, annotator):
-        return queryset.filter(annotator=annotator)
+        """Their own judgments, but none of an assignment they may no longer see (held back
+        by a qualification round, withdrawn): what the queue and task pages hide."""
+        mine = queryset.filter(annotator=annotator)
+        if not any(f.name == "assignment" for f in queryset.model._meta.get_fields()):
+            return mine
+        return mine.filter(
+            Q(assignment__isnull=True) | Q(assignment__in=visible_assignments(annotator))
+        )
 
     def apply_filters(self, queryset, allowed):
         """The id filters, then ``setting``, ``status``, ``updated_since`` and (staff only)
