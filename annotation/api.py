@@ -7,9 +7,12 @@ querysets are prefetched so the number of queries does not grow with the number 
 """
 
 import dataclasses
+import datetime as dt
 
 from django.db.models import Prefetch, ProtectedError, Q
 from django.http import HttpResponse
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -45,12 +48,12 @@ from annotation.models import (
     Webhook,
     WebhookDelivery,
 )
-from annotation.models.quality import released
 from annotation.permissions import (
     IsAdmin,
     RolePermission,
     annotator_of,
     readable_studies,
+    visible_assignments,
     visible_question_ids,
     visible_reports,
 )
@@ -486,7 +489,7 @@ class AssignmentViewSet(RoleViewSet):
 
     def scope_for_annotator(self, queryset, annotator):
         return (
-            released(queryset.filter(annotator=annotator))  # held back by a qualification
+            visible_assignments(annotator, queryset)  # not held back, not withdrawn
             .select_related("question")
             .prefetch_related(
                 Prefetch("question__reports", Report.objects.only("id", "public_id", "question_id"))
@@ -536,7 +539,9 @@ def judgment_list(viewset):
                     OpenApiTypes.DATETIME,
                     description="Only judgments created or changed at or after this "
                     "ISO 8601 time (incremental sync: pass the largest `updated_at` "
-                    "seen; a row changed in that same instant comes again)",
+                    "seen; a row changed in that same instant comes again). A time "
+                    "without an offset, or a date (its midnight), is read in the "
+                    "server's time zone (`TIME_ZONE`, UTC unless set)",
                 ),
                 OpenApiParameter(
                     "describe",
@@ -552,6 +557,25 @@ def judgment_list(viewset):
             ]  # fmt: skip
         )
     )(viewset)
+
+
+def moment_since(raw: str) -> dt.datetime:
+    """``updated_since`` as an aware time: ISO 8601 with an offset (``Z``, ``+02:00``) as
+    given; a time without one, or a bare date (its midnight), in the server's time zone
+    (``settings.TIME_ZONE``, UTC unless set). Anything else is a 400 naming the field."""
+    try:
+        moment = parse_datetime(raw)  # Django 5 reads a bare date here too (its midnight)
+        if moment is None and (day := parse_date(raw)) is not None:
+            moment = dt.datetime.combine(day, dt.time.min)
+        if moment is not None:
+            if timezone.is_naive(moment):
+                moment = timezone.make_aware(moment, timezone.get_default_timezone())
+            moment.astimezone(dt.UTC)  # a time the database can hold (year 1 at +05:00 cannot)
+    except (ValueError, OverflowError):
+        moment = None
+    if moment is None:
+        raise ValidationError({"updated_since": f"Not an ISO 8601 time or date: {raw!r}."})
+    return moment
 
 
 def _flag(raw: str | None, name: str) -> bool:
@@ -572,13 +596,18 @@ class JudgmentViewSet(RoleViewSet):
     report_paths: tuple[str, ...] = ()
 
     def scope_for_annotator(self, queryset, annotator):
-        return queryset.filter(annotator=annotator)
+        """Their own judgments, but none of an assignment they may no longer see (held back
+        by a qualification round, withdrawn): what the queue and task pages hide."""
+        mine = queryset.filter(annotator=annotator)
+        if not any(f.name == "assignment" for f in queryset.model._meta.get_fields()):
+            return mine
+        return mine.filter(
+            Q(assignment__isnull=True) | Q(assignment__in=visible_assignments(annotator))
+        )
 
     def apply_filters(self, queryset, allowed):
         """The id filters, then ``setting``, ``status``, ``updated_since`` and (staff only)
         ``system``; a bad value is a 400 naming the parameter."""
-        from django.utils.dateparse import parse_date, parse_datetime
-
         from annotation.models.assignment import Setting
 
         queryset = super().apply_filters(queryset, allowed)
@@ -599,20 +628,7 @@ class JudgmentViewSet(RoleViewSet):
                                        f"{', '.join(Assignment.Status.values)}."})  # fmt: skip
             queryset = queryset.filter(assignment__status=state)
         if since := params.get("updated_since"):
-            try:
-                moment = parse_datetime(since) or parse_date(since)
-            except ValueError:
-                moment = None
-            if moment is None:
-                raise ValidationError({"updated_since": f"Not an ISO 8601 time: {since!r}."})
-            if not hasattr(moment, "hour"):
-                queryset = queryset.filter(updated_at__date__gte=moment)
-            else:
-                if moment.tzinfo is None:
-                    from django.utils import timezone
-
-                    moment = timezone.make_aware(moment, timezone.utc)
-                queryset = queryset.filter(updated_at__gte=moment)
+            queryset = queryset.filter(updated_at__gte=moment_since(since))
         # ``system`` is ignored for an annotator, like every filter not theirs: it would
         # single out a system (and an error naming it would say systems exist).
         if (system := params.get("system")) not in (None, "") and self.annotator is None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.core.paginator import Paginator
 
 from annotation.models import DraftVersion, Report
+from annotation.permissions import visible_assignments
 from annotation.rendering import report_label
 
 PER_PAGE = 50
@@ -54,7 +55,10 @@ def readable(payload, names: dict[str, str]) -> str:
 
 
 def of_annotator(annotator, assignment_id=None):
-    qs = DraftVersion.objects.filter(assignment__annotator=annotator)
+    """The versions of the annotator's own work they may still see: none of an assignment
+    a qualification round holds back or that was withdrawn from them (what the queue and
+    the task page hide; ``visible_assignments``)."""
+    qs = DraftVersion.objects.filter(assignment__in=visible_assignments(annotator))
     if assignment_id is not None:
         qs = qs.filter(assignment_id=assignment_id)
     return qs

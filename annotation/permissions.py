@@ -118,11 +118,16 @@ class IsAdmin(BasePermission):
 # --- What an annotator may see -------------------------------------------------------------
 
 
-def visible_assignments(annotator: Annotator) -> QuerySet:
-    """The annotator's released assignments: what a qualification round holds back (see
-    :func:`annotation.models.quality.released`) gives no access to its question, reports or
-    rubrics either, as on the task pages (issue 24)."""
-    return released(Assignment.objects.filter(annotator=annotator))
+def visible_assignments(annotator: Annotator, assignments: QuerySet | None = None) -> QuerySet:
+    """The annotator's assignments they may still see (of ``assignments``, default all):
+    what the queue lists and the task page opens. Neither what a qualification round holds
+    back (see :func:`annotation.models.quality.released`; issue 24) nor what was withdrawn
+    from them (reassigned to someone else) gives access to its question, reports, rubrics,
+    judgments or history; another assignment of theirs on the same question still does."""
+    assignments = Assignment.objects.all() if assignments is None else assignments
+    return released(assignments.filter(annotator=annotator)).exclude(
+        status=Assignment.Status.WITHDRAWN
+    )
 
 
 def visible_question_ids(annotator: Annotator) -> QuerySet:

@@ -10,8 +10,13 @@ The token is checked by the API's own class (``concord.tokens.TokenAuthenticatio
 first of DRF's ``DEFAULT_AUTHENTICATION_CLASSES``): one rule, expiry included, for the API
 and every download (issue 24: the downloads used DRF's plain class and ignored the expiry).
 
-A request without the header is unchanged (anonymous users are still sent to the login
-page); a wrong or inactive token answers 401 with a JSON reason, never the login page.
+``Bearer <key>`` is read as ``Token <key>`` (``TokenAuthentication.keywords``, one list for
+the API and the downloads). A request without the header is unchanged (anonymous users are
+still sent to the login page); a wrong or inactive token answers 401 with a JSON reason,
+never the login page. An ``Authorization`` header of another scheme (``Basic``: a proxy in
+front of the site, which the browser repeats on every request) is no token and is left
+alone: the session decides, as if the header were not there (a 401 for it would refuse
+every browser download behind such a proxy).
 Downloads are GET only, so the missing CSRF token of a token request does not matter.
 
 An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
@@ -25,19 +30,17 @@ from functools import wraps
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
-from rest_framework.authentication import get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 
 from concord.tokens import TokenAuthentication
 
 
 def _token_user(request):
-    """The user of the request's ``Authorization: Token`` header, or None without one.
+    """The user of the request's token (``Token`` or ``Bearer``), or None without one.
 
-    Raises ``AuthenticationFailed`` for a malformed, unknown or inactive token.
-    """
-    words = get_authorization_header(request).split()
-    if not words or words[0].lower() != TokenAuthentication.keyword.lower().encode():
+    Raises ``AuthenticationFailed`` for a malformed, unknown or inactive token. A header of
+    another scheme is not a token (module doc): None."""
+    if not TokenAuthentication.names_a_token(request):
         return None
     result = TokenAuthentication().authenticate(request)
     return result[0] if result else None
@@ -45,9 +48,8 @@ def _token_user(request):
 
 def wants_json(request) -> bool:
     """An API client: it sent a token, or asked for JSON."""
-    words = get_authorization_header(request).split()
-    token = bool(words) and words[0].lower() == TokenAuthentication.keyword.lower().encode()
-    return token or "application/json" in request.headers.get("Accept", "")
+    sent = TokenAuthentication.names_a_token(request)
+    return sent or "application/json" in request.headers.get("Accept", "")
 
 
 def refusal(request, problems, status: int):

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -20,7 +21,39 @@ def expired(token) -> bool:
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
-    """The one token rule of the API and of every download (``concord.token_auth``)."""
+    """The one token rule of the API and of every download (``concord.token_auth``).
+
+    ``Authorization: Token <key>`` or ``Authorization: Bearer <key>`` (what most HTTP
+    tools send for a token): :attr:`keywords` is the one list of accepted schemes; the
+    first, :attr:`keyword`, is the one a 401's ``WWW-Authenticate`` names."""
+
+    keywords = ("Token", "Bearer")
+    keyword = keywords[0]
+
+    @classmethod
+    def names_a_token(cls, request) -> bool:
+        """Whether the request's ``Authorization`` header uses one of :attr:`keywords`."""
+        words = authentication.get_authorization_header(request).split()
+        return bool(words) and words[0].lower() in {k.lower().encode() for k in cls.keywords}
+
+    def authenticate(self, request):
+        """DRF's ``authenticate`` for any of :attr:`keywords` (DRF's compares one)."""
+        if not self.names_a_token(request):
+            return None
+        words = authentication.get_authorization_header(request).split()
+        if len(words) == 1:
+            raise AuthenticationFailed(_("Invalid token header. No credentials provided."))
+        if len(words) > 2:
+            raise AuthenticationFailed(
+                _("Invalid token header. Token string should not contain spaces.")
+            )
+        try:
+            key = words[1].decode()
+        except UnicodeError:
+            raise AuthenticationFailed(
+                _("Invalid token header. Token string should not contain invalid characters.")
+            ) from None
+        return self.authenticate_credentials(key)
 
     def authenticate_credentials(self, key):
         user, token = super().authenticate_credentials(key)

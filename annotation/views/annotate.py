@@ -24,7 +24,8 @@ from annotation.annotate.page import (
 )
 from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
-from annotation.models.quality import is_qualification_item, released
+from annotation.models.quality import is_qualification_item
+from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
 
 GUIDELINE_TASKS = set(SPECS)
@@ -121,11 +122,7 @@ def _page_response(request, page, payload, *, draft, result=None, status=200, pr
 def queue(request):
     annotator = annotator_of(request.user)
     assignments = list(
-        with_review_state(
-            released(Assignment.objects.filter(annotator=annotator)).exclude(
-                status=Assignment.Status.WITHDRAWN
-            )
-        )
+        with_review_state(visible_assignments(annotator))
         .select_related("study", "question")
         .order_by("study__name", "position", "pk")
     )

@@ -6,7 +6,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from annotation import history, roles
-from annotation.models import Annotator, Assignment, Study
+from annotation.models import Annotator, Study
+from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
 
 
@@ -29,9 +30,9 @@ def my_history(request):
     assignment_id = _int_param(request, "assignment")
     assignment = None
     if assignment_id is not None:
-        # another annotator's assignment does not exist for this one
+        # another annotator's assignment, or one held back or withdrawn, does not exist here
         assignment = get_object_or_404(
-            Assignment.objects.select_related("question"), pk=assignment_id, annotator=annotator
+            visible_assignments(annotator).select_related("question"), pk=assignment_id
         )
     page = history.versions(
         history.of_annotator(annotator, assignment_id), page_number=request.GET.get("page")

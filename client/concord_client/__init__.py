@@ -188,8 +188,10 @@ class Study:
         ``describe`` (default) adds to each row its question's external id and text, the
         annotator's pseudonym and the system name(s) of its report(s), in the same call.
         Filters, applied by the server: ``status`` of the assignment (``submitted``…),
-        ``system`` (name or id), ``setting`` and ``updated_since`` (a datetime or ISO text:
-        only rows changed since then, for an incremental sync)."""
+        ``system`` (name or id), ``setting`` and ``updated_since`` (a datetime, a date or ISO
+        text: only rows changed since then, for an incremental sync; a datetime without a
+        time zone, or a date, is read in the server's time zone, UTC unless it sets
+        another)."""
         kind = kind.replace("_", "-")
         if kind not in JUDGMENT_KINDS:
             raise ValueError(f"unknown judgment kind {kind!r}; use one of {', '.join(JUDGMENT_KINDS)}")  # fmt: skip

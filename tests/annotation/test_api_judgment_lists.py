@@ -114,11 +114,46 @@ def test_filters_by_system_setting_status_and_time(world):
 
 
 @pytest.mark.parametrize(
+    ("since", "expected"),
+    [
+        ("2024-06-01T11:00:00", "late"),  # naive: the server's time, 09:00 UTC
+        ("2024-06-01T11:00", "late"),
+        ("2024-06-01T09:00:00Z", "late"),  # an offset is kept as given
+        ("2024-06-01T12:30:00+02:00", "none"),
+        ("2024-06-01", "all"),  # a date: its midnight in the server's time, 22:00 UTC before
+        ("2024-06-02", "none"),
+        ("2000-01-01T00:00:00", "all"),
+    ],
+)
+def test_updated_since_without_an_offset_or_as_a_date_is_read_in_the_servers_time_zone(
+    world, settings, since, expected
+):
+    """Before the fix a naive time was a 500 (``timezone.utc`` is gone in Django 5), and so
+    was a bare date (Django 5's ``parse_datetime`` reads it, so the date branch never ran)."""
+    w, client, _ = world
+    settings.TIME_ZONE = "Europe/Paris"  # +02:00 in June
+    scores = HumanMetricScore.objects.filter(study=w.study).order_by("pk")
+    late = scores.first()
+    scores.update(updated_at=dt.datetime(2024, 6, 1, 8, 0, tzinfo=dt.UTC))
+    scores.filter(pk=late.pk).update(updated_at=dt.datetime(2024, 6, 1, 10, 0, tzinfo=dt.UTC))
+    answer = get(client, "metric-scores", study=w.study.pk, updated_since=since)
+    assert answer.status_code == 200, answer.content[:300]
+    ids = sorted(r["id"] for r in answer.json()["results"])
+    want = {"late": [late.pk], "none": [], "all": sorted(scores.values_list("pk", flat=True))}
+    assert len(want["all"]) > 1
+    assert ids == want[expected]
+
+
+@pytest.mark.parametrize(
     ("kind", "params", "field"),
     [
         ("metric-scores", {"setting": "lab"}, "setting"),
         ("metric-scores", {"status": "done"}, "status"),
         ("metric-scores", {"updated_since": "yesterday"}, "updated_since"),
+        ("metric-scores", {"updated_since": "2024-13-01"}, "updated_since"),
+        ("metric-scores", {"updated_since": "2024-06-01T25:00:00"}, "updated_since"),
+        ("metric-scores", {"updated_since": "0001-01-01T00:00:00+05:00"}, "updated_since"),
+        ("metric-scores", {"updated_since": "9999-12-31T23:59:59-05:00"}, "updated_since"),
         ("metric-scores", {"system": "x"}, "system"),
         ("query-quality", {"system": "1"}, "system"),
         ("metric-scores", {"describe": "maybe"}, "describe"),

@@ -120,6 +120,12 @@ def test_judgment_rows_describe_themselves_and_filter(server):
 
     later = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=1)
     assert len(study.judgments("metric-scores", updated_since=later)) == 0
+    # naive times and dates are sent as ISO text the server reads in its time zone (UTC
+    # here); before the fix a naive one was a server error
+    assert len(study.judgments("metric-scores", updated_since=later.replace(tzinfo=None))) == 0
+    assert len(study.judgments("metric-scores", updated_since=dt.datetime(2000, 1, 1))) == len(scores)  # fmt: skip
+    assert len(study.judgments("metric-scores", updated_since=dt.date(2000, 1, 1))) == len(scores)
+    assert len(study.judgments("metric-scores", updated_since="2000-01-01")) == len(scores)
     with pytest.raises(ConcordError, match="no system"):
         study.judgments("metric-scores", system="nobody")
 

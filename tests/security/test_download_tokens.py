@@ -133,3 +133,33 @@ def test_pages_other_than_downloads_still_need_a_session(world):
     values, _, tokens = world
     page = reverse("metaeval:report", kwargs={"study_id": values["study_id"]})
     assert tokens["researcher"].get(page).status_code == 302
+
+
+def test_bearer_is_a_token_and_a_wrong_token_is_a_401(world):
+    """``Authorization: Bearer <key>`` reads as ``Token <key>`` on the downloads and the API
+    (one list of schemes: ``TokenAuthentication.keywords``); a wrong token is a 401, never the
+    login page (before, ``Bearer`` was sent to the login page). A header of another scheme
+    (a proxy's ``Basic``, repeated by the browser on every request) is no token: the
+    session decides, so a signed-in browser behind such a proxy still downloads."""
+    values, _, tokens = world
+    url = reverse("studies:export_judgments", kwargs={"study_id": values["study_id"], "fmt": "csv"})  # fmt: skip
+    key = tokens["researcher"].defaults["HTTP_AUTHORIZATION"].split()[1]
+    for scheme in ("Bearer", "bearer", "Token"):
+        bearer = Client(HTTP_AUTHORIZATION=f"{scheme} {key}")
+        answer = bearer.get(url)
+        assert answer.status_code == 200, scheme
+        assert answer.content == tokens["researcher"].get(url).content
+        assert bearer.get(f"/api/studies/{values['study_id']}/").status_code == 200
+    for header in ("Bearer not-a-real-token", "Bearer", "Token a b"):
+        refused = Client(HTTP_AUTHORIZATION=header).get(url)
+        assert refused.status_code == 401, header
+        assert refused["WWW-Authenticate"] == "Token"
+        assert refused["Content-Type"] == "application/json"
+        assert refused.json()["detail"]
+        assert Client(HTTP_AUTHORIZATION=header).get("/api/studies/").status_code == 401
+    for header in ("Basic dXNlcjpwYXNz", "Negotiate x y"):
+        anonymous = Client(HTTP_AUTHORIZATION=header).get(url)
+        assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+        browser = Client(HTTP_AUTHORIZATION=header)
+        browser.force_login(Token.objects.get(key=key).user)
+        assert browser.get(url).status_code == 200, header

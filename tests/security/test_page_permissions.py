@@ -248,3 +248,27 @@ def test_task_writes_by_anyone_but_its_annotator_change_nothing(world):
     assert after == before
     assignment.refresh_from_db()
     assert assignment.status == "not_started"
+
+
+def test_the_main_nav_links_only_where_its_reader_may_go(world):
+    """Every link of a page's main navigation opens for the role that reads the page (the
+    annotator's history page linked to the study list, a 403 for annotators)."""
+    import re
+
+    values, runs, clients, _ = world
+    wrong, seen = [], 0
+    for name, url in pages(values, runs):
+        for role in ROLES:
+            if role == "anonymous" or name in POST_ONLY:
+                continue
+            response = clients[role].get(url)
+            if response.status_code != 200 or "text/html" not in response["Content-Type"]:
+                continue
+            nav = re.search(r'<nav aria-label="Main">(.*?)</nav>', response.content.decode(), re.S)
+            for link in re.findall(r'href="([^"]+)"', nav.group(1) if nav else ""):
+                seen += 1
+                status = clients[role].get(link).status_code
+                if status != 200:
+                    wrong.append(f"{role:16} {url}: nav link {link} -> {status}")
+    assert seen > 10
+    assert not wrong, "\n".join(wrong)

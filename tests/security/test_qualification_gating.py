@@ -15,8 +15,10 @@ from django.test import Client
 from django.urls import NoReverseMatch, get_resolver, reverse
 
 from annotation.models import (
+    DraftVersion,
     ExemplarReference,
     GoldItem,
+    MedalRanking,
     Nugget,
     Paragraph,
     Question,
@@ -119,3 +121,30 @@ def test_the_api_lists_only_the_qualification_item_s_content(world):
     rubric = held.rubrics.first()
     assert client.get(f"/api/rubrics/{rubric.public_id}/").status_code == 404
     assert client.get(f"/api/rubrics/?question={held.pk}").json()["results"] == []
+
+
+def test_held_back_work_is_not_in_the_history_or_the_judgment_lists(world):
+    """What the queue hides, the history page and ``/api/judgments/`` hide too; the
+    qualification item's own work stays (before the fix both listed the held-back work, and
+    ``/history/?assignment=`` showed its question's text)."""
+    study, entry, held, qualifying, held_back, client = world
+    annotator = qualifying.annotator
+    for a, payload in ((qualifying, "qualifying draft"), (held_back[0], f"{SECRET} draft")):
+        DraftVersion.objects.create(
+            assignment=a, version=1, author=annotator, payload={"reason": payload}
+        )
+    common = {"study": study, "annotator": annotator}
+    shown = MedalRanking.objects.create(**common, question=entry, assignment=qualifying)
+    hidden = MedalRanking.objects.create(**common, question=held, assignment=held_back[0])
+
+    history = client.get(reverse("my_history")).content.decode()
+    assert "qualifying draft" in history and SECRET not in history
+    assert client.get(reverse("my_history"), {"assignment": held_back[0].pk}).status_code == 404
+    one = client.get(reverse("my_history"), {"assignment": qualifying.pk})
+    assert one.status_code == 200 and "qualifying draft" in one.content.decode()
+
+    rows = client.get("/api/judgments/medal-rankings/").json()["results"]
+    assert [r["id"] for r in rows] == [shown.pk]
+    assert client.get(f"/api/judgments/medal-rankings/{hidden.pk}/").status_code == 404
+    described = client.get("/api/judgments/medal-rankings/", {"describe": "true"})
+    assert SECRET not in described.content.decode()
