@@ -232,6 +232,8 @@ def export_judgments(study, fmt: str, *, records: list[dict] | None = None) -> s
 def _parquet(records: list[dict], cols: list[str]) -> bytes:
     """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it).
     pyarrow is a runtime dependency: every Download panel offers this format (issue 28)."""
+    from datetime import datetime
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -240,6 +242,14 @@ def _parquet(records: list[dict], cols: list[str]) -> bytes:
         kinds = {type(v) for v in values if v is not None}
         if len(kinds) > 1:
             columns[c] = [None if v is None else str(v) for v in values]
+    # times as timestamps, so pandas and DuckDB read datetimes, not text (a researcher's
+    # notebook found created_at typed as a string)
+    for c in judgment_kinds.TIMES:
+        if c in columns:
+            columns[c] = pa.array(
+                [None if v is None else datetime.fromisoformat(v) for v in columns[c]],
+                type=pa.timestamp("us", tz="UTC"),
+            )
     buf = io.BytesIO()
     pq.write_table(pa.table(columns), buf)
     return buf.getvalue()
