@@ -1,5 +1,6 @@
 """History pages: an annotator's own saved versions; every version of a study for admins."""
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
@@ -40,7 +41,12 @@ def my_history(request):
     return render(
         request,
         "annotation/history.html",
-        {"page": page, "assignment": assignment, "mine": True},
+        {
+            "page": page,
+            "assignment": assignment,
+            "mine": True,
+            "coalesce": settings.CONCORD_AUTOSAVE_COALESCE_SECONDS,
+        },  # fmt: skip
     )
 
 

@@ -84,3 +84,21 @@ def test_a_version_that_is_no_number_is_refused_naming_the_field(setup):  # noqa
             )
     assert list(DraftVersion.objects.values()) == before
     assert Draft.objects.get(assignment=assignment).payload["reasoning"] == "kept"
+
+
+def test_the_history_page_says_how_saves_become_versions(setup, settings):  # noqa: F811
+    """It promised "nothing you saved is ever changed or lost" while saves within the
+    coalescing window replace the latest version's answers (found by an annotator who
+    edited in two tabs): it says what is kept instead, with the window's length."""
+    _, _, assignment, client = setup
+    page, save, _ = urls(assignment)
+    client.get(page)
+    for v in range(3):
+        assert client.post(save, form(assignment, v, reasoning=f"typing {v}")).status_code == 200
+    html = " ".join(client.get("/history/").content.decode().split())
+    assert "ever changed or lost" not in html
+    assert "saves within 60 seconds of the first of them make one version" in html
+    assert "typing 2" in html and "typing 0" not in html  # the one version holds the last
+    settings.CONCORD_AUTOSAVE_COALESCE_SECONDS = 0
+    html = " ".join(client.get("/history/").content.decode().split())
+    assert "make one version" not in html and "Every save of your work is kept." in html
