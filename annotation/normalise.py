@@ -11,7 +11,14 @@ the API's report write path pass a parsed report through :func:`normalise_report
   report, whatever the system wrote (``[1]``, ``[^1]``, ``¹``, ``(Author et al., 2022)``,
   ``(Title)``, ``(chen2023x pages 1-2)``, ``[[1]](url)``,
   ``[corpusId | Author | year | Citations: N]``); a parenthesised author-year marker that
-  cites no listed source becomes a bare citation, as the Markdown importers already do;
+  cites no listed source becomes a citation, as the Markdown importers already do, whose
+  source is titled with the marker's words ("Ouyang et al., 2022": :func:`marker_title`);
+* leaves what is not a citation as written: nothing is found inside math or code (code
+  spans, fenced code blocks), an exponent is not a footnote (``(∇L(θₜ))²``, ``∂θ_i)²]``,
+  ``pass^1 to pass^8``: ``NUMBERED``), and a parenthesised phrase ending in a year is a
+  citation only if it names authors (not ``BLIP (Bootstrapping Language-Image
+  Pre-training, 2022)``; "introduced by" stays in ``(introduced by Vaswani et al., 2017)``:
+  :func:`_author_year_start`);
 * keeps a marker the importer anchored to a key no listed source has (ScholarQA's ``[3]``
   in a report that lists no source 3) as a plain ``[n]``, linked to nothing: it is
   numbered after every listed source (in order of first appearance), so it never points at
@@ -39,6 +46,7 @@ import re
 
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
 from annotation.importers.markdown import LINK_URL, MATH
+from annotation.importers.markdown import ONE_AUTHOR_YEAR as _ONE_AUTHOR_YEAR
 from annotation.importers.structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -71,13 +79,30 @@ PAPER_KEY = re.compile(
 #: Page ranges a FutureHouse marker carries after its key: ``[3] pages 4-5``.
 PAGES_AFTER = re.compile(r"^(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?|\(#[\w\-]*\))")
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-#: Numbered markers in footnote or superscript style: ``[^3]``, ``^3^``, ``word^3``,
-#: ``practice⁵`` / ``quoted"¹``. Not ``O(n^2)``, ``10¹⁹``, ``cm²`` (a short word, a digit
-#: or a variable before it; a letter or digit after it).
+#: Numbered markers in footnote or superscript style: ``[^3]``, ``^3^``, ``word^3^``,
+#: ``word^3.``, ``practice⁵.``, ``quoted"¹``, ``(Li et al., 2019)¹``, ``(2024)³``.
+#: Not ``O(n^2)``, ``10¹⁹``, ``cm²`` (a short word, a digit or a variable before it; a
+#: letter or digit after it); not ``∂θ_i)²]`` (after a closing parenthesis, a number
+#: followed by a closing bracket or an operator is the exponent of a formula), nor
+#: ``O(*n*^2)`` (a caret after emphasis: an italic variable's exponent); not ``pass^1 to
+#: pass^8,``: a caret number glued to a word is a marker only where a footnote stands,
+#: closing a sentence, a clause in brackets or a line (before ``. ! ? ; : )``, a line
+#: break, the two spaces ScholarQA's release put for one, or the end); an exponent, or
+#: the pass^k notation, runs on into its sentence (before a word or a comma). Superscript
+#: digits glued to a word stay markers wherever they stand: ScholarQA-CS2's claude
+#: reports put them mid-sentence ("continuously¹, and"), and no released report writes
+#: an exponent so after a word of four letters.
+#: Code and math are skipped (:func:`_mark_unlisted`). A marker's digits are in the group
+#: whose name starts with "n", superscript digits in the one whose name starts with "s"
+#: (:func:`_numbered_key`).
+_CLAUSE_END = r"(?=[.!?;:)]|[ \t]*(?:\n|$)|  )"
 NUMBERED = re.compile(
-    rf"\[\^(?P<a>\d+)\]"
-    rf"|(?<=\s)\^(?P<b>\d+)\^"
-    rf"|(?:(?<=[^\W\d_]{{4}})|(?<=[.,;:\"'”’)*]))(?:\^(?P<c>\d+)\^?|(?P<d>[{_SUP}]+))(?![\w(])"
+    rf"\[\^(?P<na>\d+)\]"
+    rf"|(?<=\s)\^(?P<nb>\d+)\^"
+    rf"|(?<=[^\W\d_]{{4}})(?:\^(?P<nc>\d+)\^(?![\w(])|\^(?P<nd>\d+){_CLAUSE_END}|(?P<sd>[{_SUP}]+)(?![\w(]))"
+    rf"|(?<=[.,;:\"'”’])(?:\^(?P<ne>\d+)\^?|(?P<se>[{_SUP}]+))(?![\w(])"
+    rf"|(?<=\))(?:\^(?P<nf>\d+)\^?|(?P<sf>[{_SUP}]+))(?![\w(\])}}+*/=^_|])"
+    rf"|(?<=\*)(?P<sg>[{_SUP}]+)(?![\w(])"
 )
 _NAME = r"[^\W\d_][\w'’.\-]*(?:\s+(?:[^\W\d_][\w'’.\-]*|&|and)){0,4}?"
 _ONE = rf"{_NAME}(?:\s*,\s*(?:&\s*|and\s+)?{_NAME})*(?:\s+\*?et\s+al\.?\*?)?,\s*\d{{4}}[a-z]?"
@@ -85,8 +110,68 @@ _ONE = rf"{_NAME}(?:\s*,\s*(?:&\s*|and\s+)?{_NAME})*(?:\s+\*?et\s+al\.?\*?)?,\s*
 AUTHOR_YEAR = re.compile(rf"\(\s*{_ONE}(?:\s*;\s*{_ONE})*\s*\)")
 #: A title ending in a parenthesised author-year (or venue-year) group.
 AUTHOR_YEAR_END = re.compile(r"\s*\(([^()]*?,\s*\d{4}[a-z]?)\)\s*$")
-#: One author-year item of a parenthesised group, e.g. in ``([1]; Bird et al., 2020)``.
+#: What may be one author-year item of a parenthesised group, e.g. in
+#: ``([1]; Bird et al., 2020)``: a candidate, a citation as :func:`_author_year_start` says.
 AUTHOR_YEAR_ITEM = re.compile(rf"(?:(?<=\()|(?<=;)|(?<=; )|(?<=,)|(?<=, ))\s*{_ONE}(?=\s*[;)])")
+#: "et al." closing an item's names: ``Gu et al.``, ``Liu *et al.*``, ``Wang et al._1``
+#: (ScholarQA-CS2 qwen's keys number an author's papers of one year).
+_ET_AL = re.compile(r"\s+[*_]{0,2}et\s+al\b\.?[*_]{0,2}(?:_\d+)?$")
+#: Between the authors of a list: ``Doan, Halevy, & Ives``, ``Doe and Roe``.
+_AUTHOR_SEPARATOR = re.compile(r"\s*,\s*(?:&\s*|and\s+)?|\s+(?:&|and)\s+")
+#: Lower-case words a surname may open with (``von Oswald``, ``van der Maaten``).
+_PARTICLE = r"(?:van|von|de|der|den|del|della|di|da|du|dos|das|le|la|ten|ter|bin|ibn|al|el)"
+_PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
+#: Prose opening an item: lower-case words, a surname's particles aside ("introduced by",
+#: "e.g. by"; not "von" in "von Oswald").
+_PROSE_BEFORE_NAMES = re.compile(rf"\s*(?:(?!{_PARTICLE}\s)[a-z]\S*\s+)+")
+#: An acronym (two capitals or more) closing the text before a group: ``**RETRO** (``,
+#: ``DeiT (``: an expansion may follow.
+_ACRONYM_BEFORE = re.compile(r"(?<![\w-])([A-Z][\w-]*[A-Z][\w-]*)[*_]*\s*\(\s*$")
+
+
+def _author_year_start(item: str, before: str) -> int:
+    """Where the author-year citation in ``item`` (an ``AUTHOR_YEAR_ITEM`` match: words, a
+    comma, a year) starts, ``before`` the text before it; -1 when it is none.
+
+    The rule: the words before the year name authors, as a reference list writes them:
+    one name followed by "et al." (``Rego et al., 2022``, ``Liu *et al.*, 2025``), names
+    joined by commas, "and" or "&" (``Doan, Halevy, & Ives, 2012``), or one name alone
+    (``Li, 2020``, ``Nathan Lambert, 2023``, ``American Bar Association, 2024``). A name
+    opens with a capital letter or a surname's particle (``von Oswald``) and has at most
+    four words. Lower-case words before the names are prose and stay words of the text:
+    ``(introduced by Vaswani et al., 2017)`` cites Vaswani et al. after "introduced by"
+    (the citation starts there); with no name after them (``(a procedural multi-agent
+    world, 2021)``) there is no citation. A name alone of two words or more right after
+    an acronym beginning with its letter is that acronym's expansion, not a citation:
+    ``BLIP (Bootstrapping Language-Image Pre-training, 2022)``, ``RETRO
+    (Retrieval-Enhanced Transformer, 2022)``, ``DeiT (Data-Efficient Image Transformer,
+    2021)``.
+
+    Why: made a citation, such a phrase's words were replaced by a bare ``[n]`` (Claude's
+    and OpenAI's ResearcherBench reports); left as they are, they are words the
+    annotator reads. An expansion is recognised by the acronym it expands, not by its
+    length or capitals, which organisations' names share (``Facebook AI, 2021``)."""
+    start = 0
+    names = item.rpartition(",")[0]
+    if names[:1].isspace() or names[:1].islower():
+        prose = _PROSE_BEFORE_NAMES.match(names)
+        start = prose.end() if prose else 0
+        names = names[start:]
+    names = names.strip()
+    et_al = _ET_AL.search(names)
+    authors = [names[: et_al.start()]] if et_al else _AUTHOR_SEPARATOR.split(names)
+    for author in authors:
+        words = author.split()
+        if not 1 <= len(words) <= 4:
+            return -1
+        if not (words[0][:1].isupper() or (words[0] in _PARTICLES and len(words) > 1)):
+            return -1
+    if et_al or len(authors) > 1 or len(authors[0].split()) < 2:
+        return start
+    acronym = _ACRONYM_BEFORE.search(before[-60:]) if not start else None
+    return -1 if acronym and acronym.group(1)[0] == names[0] else start
+
+
 #: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
 _BETWEEN = re.compile(r"\s*(?:[,;]|and)?\s*")
 _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
@@ -180,11 +265,13 @@ def _link_words(text: str, start: int, end: int) -> str:
     return re.sub(r"\\([\[\]])", r"\1", link.group(1))
 
 
+_SUP_DIGITS = str.maketrans(_SUP, "0123456789")
+
+
 def _numbered_key(m: re.Match, citations: dict) -> str:
     """The listed citation a footnote / superscript marker means, else the marker itself."""
-    digits = (
-        m["a"] or m["b"] or m["c"] or str(int(m["d"].translate(str.maketrans(_SUP, "0123456789"))))
-    )
+    name = m.lastgroup  # the one group an alternative has
+    digits = m[name] if name[0] == "n" else str(int(m[name].translate(_SUP_DIGITS)))
     for key in (digits, f"[{digits}]", f"^{digits}", m.group()):
         if key in citations:
             return key
@@ -217,25 +304,64 @@ def _may_have_pages(text: str) -> bool:
     return "pages" in text.lower() if text.isascii() else _PAGES.search(text) is not None
 
 
-def _mark_unlisted(tokens: list, citations: dict[str, ParsedCitation], originals: dict) -> list:
+def _code_spans(text: str, fenced: bool | None) -> tuple[list[tuple[int, int]], bool | None]:
+    """The spans of ``text`` that are code: inline code spans, and fenced code (from a
+    fence line to the next, or to the end) when ``fenced`` is not None (True: ``text``
+    opens inside a fence); and whether its end is inside a fence (None as given)."""
+    spans = [m.span() for m in _CODE_SPAN.finditer(text)] if "`" in text else []
+    if fenced is None:
+        return spans, None
+    start = 0 if fenced else -1
+    for m in _FENCE_LINE.finditer(text):
+        if start < 0:
+            start = m.start()
+        else:
+            spans.append((start, m.end()))
+            start = -1
+    if start >= 0:
+        spans.append((start, len(text)))
+    return spans, start >= 0
+
+
+def _mark_unlisted(
+    tokens: list,
+    citations: dict[str, ParsedCitation],
+    originals: dict,
+    fenced: bool | None = None,
+) -> list:
     """Identifying markers that cite no listed source (a parenthesised author-year, a
     corpus-id marker, a paper key with pages, a footnote or superscript number) become
     citations: the listed one they name, else a bare one keyed verbatim. ``tokens``
-    alternate text and markers (:func:`_normalised_tokens`), and so does what is returned."""
+    alternate text and markers (:func:`_normalised_tokens`), and so does what is returned.
+
+    Nothing is found inside math (``$…$``, ``\\(…\\)``) or code: inline code spans, and
+    fenced code blocks when ``fenced`` is not None (the paragraph has a fence line, or
+    opens inside a fence: True). Code is what a program or formula says, not a citation
+    (``(1-β₂)(∇L(θₜ))²`` in Claude's ResearcherBench report 58)."""
     out = []
     for k, tok in enumerate(tokens):
-        if k % 2 or not _may_mark(tok):
+        if k % 2:
+            out.append(tok)
+            continue
+        if fenced is not None or "`" in tok:
+            code, fenced = _code_spans(tok, fenced)
+        else:
+            code = []
+        if not _may_mark(tok):
             out.append(tok)
             continue
         cursor = 0
         math = [m.span() for m in MATH.finditer(tok)] if "$" in tok or "\\" in tok else []
+        math += code
         ascii_ = tok.isascii()
         # each scan only where its marker can be: a cheap test first (issue 29: these
         # scans were half the import time); the same markers are found
         found = sorted(
             ([(m.start(), m.end(), m.group()) for m in PIPE_MARKER.finditer(tok)]
              if "|" in tok else [])
-            + ([(m.start(), m.end(), m.group().strip()) for m in AUTHOR_YEAR_ITEM.finditer(tok)]
+            + ([(m.start() + i, m.end(), m.group()[i:].strip())
+                for m in AUTHOR_YEAR_ITEM.finditer(tok)
+                if (i := _author_year_start(m.group(), tok[: m.start()])) >= 0]
                if _YEAR.search(tok) else [])
             + ([(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
                if _may_have_pages(tok) else [])
@@ -342,6 +468,8 @@ _MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
 #: character first (6 times faster than one that opens with a character class).
 _MAY_CLOSE_UP_SPACE = re.compile(r" [,.;:!?)]")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
+#: A code fence's line (``` or ~~~, indented three spaces at most).
+_FENCE_LINE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*", re.M)
 
 
 def _may_close_up(text: str) -> bool:
@@ -390,7 +518,9 @@ def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
 _TLDR_FIRST = "Tt"
 
 
-def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> list:
+def _normalised_tokens(
+    text: str, anchors, citations: dict, originals: dict, fenced: bool | None = None
+) -> list:
     """One paragraph as a list of its text and its citation markers' keys, alternating
     (text at even positions, a marker's key at odd ones: every step relies on it), with system
     markup and control characters removed, unlisted markers made citations, page ranges
@@ -399,7 +529,7 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
     Each step is skipped when one look at the paragraph says it has nothing to do: a
     model tag needs "<", a control character a non-ASCII character, an unlisted marker
     a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#", a bracket to peel
-    a "(" or "[" before the markers (issue 29)."""
+    a "(" or "[" before the markers (issue 29). ``fenced``: as :func:`_mark_unlisted`."""
     # a text token is part of the text (a link's words too): no "<" or non-ASCII
     # character in the text, none in a token
     tags, ascii_ = "<" in text, text.isascii()
@@ -422,7 +552,7 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
     words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]
     digits = _may_mark(words)
     if digits:
-        tokens = _mark_unlisted(tokens, citations, originals)
+        tokens = _mark_unlisted(tokens, citations, originals, fenced)
     n = len(tokens)
     if n == 1:
         return tokens
@@ -448,6 +578,57 @@ def _normalised_tokens(text: str, anchors, citations: dict, originals: dict) -> 
     return tokens
 
 
+def _section_tokens(paragraphs, citations: dict, originals: dict) -> list[list]:
+    """:func:`_normalised_tokens` of each of a section's paragraphs. A fenced code block
+    may hold blank lines, so a paragraph may open inside one: whether it does is carried
+    through the section's paragraphs (a fence line is looked for only in a paragraph with
+    three backticks or tildes, a C scan)."""
+    out, fenced = [], False
+    for p in paragraphs:
+        text = p.text
+        fences = fenced or "```" in text or "~~~" in text
+        out.append(_normalised_tokens(text, p.anchors, citations, originals,
+                                      fenced if fences else None))  # fmt: skip
+        if fences:
+            fenced = fenced != (len(_FENCE_LINE.findall(text)) % 2 == 1)
+    return out
+
+
+#: A source keyed by an author-year marker (the Markdown reader's, in its brackets, or one
+#: :func:`_mark_unlisted` found): ``(Ouyang et al., 2022)``, ``Gu et al., 2023``.
+_AUTHOR_YEAR_KEY = re.compile(rf"\(?({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*|{_ONE})\)?")
+
+
+#: What :func:`marker_title` removes: emphasis, a key's number after "et al." and the
+#: spaces doubled (``Liu *et al.*``, ``Wang et al._1,  2024``).
+_KEY_DECORATION = re.compile(r"[*_]+(?!\d)|(?<=al\.)_\d+|(?<= ) +")
+
+
+def marker_title(key: str) -> str:
+    """The words of the author-year or corpus-id marker ``key``, as the title of a source
+    that has none (no title, url or snippet: the marker cites no listed source):
+    "(Ouyang et al., 2022)" -> "Ouyang et al., 2022",
+    "[1 | Menon et al. | 2022 | Citations: 3]" -> "Menon et al., 2022"; else "".
+
+    Why: the marker's ``[n]`` replaces its words in the text; a source with no title
+    left the annotator a citation with nothing to say what it cites (Claude's
+    ResearcherBench report 13). A numbered marker has no words to keep, a paper key
+    (``chen2023x pages 1-2``) is a system's own notation."""
+    if "|" in key:
+        fields = _pipe_fields(key)
+        return f"{fields[0]}, {fields[1]}".strip(", ") if fields else ""
+    if not _YEAR.search(key):
+        return ""
+    m = _AUTHOR_YEAR_KEY.fullmatch(key)
+    if m is None or (key[:1] == "(") != (key[-1:] == ")"):
+        return ""
+    words = m.group(1).strip()
+    # a system's decoration goes: "Liu *et al.*", qwen's "Wang et al._1,  2024"
+    return (
+        _KEY_DECORATION.sub("", words) if ("*" in words or "_" in words or "  " in words) else words
+    )
+
+
 def normalise_report(
     parsed: ParsedReport, *, keep_empty: bool = False
 ) -> tuple[ParsedReport, dict]:
@@ -462,9 +643,7 @@ def normalise_report(
 
     sections = []
     for s in parsed.sections:
-        paragraphs = [
-            _normalised_tokens(p.text, p.anchors, citations, originals) for p in s.paragraphs
-        ]
+        paragraphs = _section_tokens(s.paragraphs, citations, originals)
         table = None
         if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
             # A ScholarQA table: Markdown text citing sources in the report's style.
@@ -518,7 +697,10 @@ def normalise_report(
     out_citations = {}
     for key, c in citations.items():
         n = names[key]
-        title = neutral_title(c.title)
+        if c.title:
+            title = neutral_title(c.title)
+        else:  # a marker citing no listed source: its words (:func:`marker_title`)
+            title = "" if c.url or c.snippets else marker_title(key)
         url = c.url
         if url and "#:~:" in url:
             url = _TEXT_FRAGMENT.sub("", url)

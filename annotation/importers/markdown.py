@@ -203,6 +203,7 @@ _NAME = r"[A-Z][A-Za-z'\-]+"
 #: ``(Smith et al., 2020)``, ``(Smith, 2020)``, ``(Doe and Roe, 2019; Li, 2021)``: a name and
 #: a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
 _ONE_AUTHOR_YEAR = rf"{_NAME}(?: et al\.,?| and {_NAME},?| & {_NAME},?|,) \d{{4}}[a-z]?"
+ONE_AUTHOR_YEAR = _ONE_AUTHOR_YEAR  # the normaliser's, for the titles of these sources
 _AUTHOR_YEAR = rf"\({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*\)"
 #: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
 #: escaped marker ``\[12\]``, nor escaped brackets around a link, ``\[[Author' 2021](url)\]``).
