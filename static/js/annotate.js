@@ -205,17 +205,7 @@
   }
 
   function signedOut(swapped) {
-    setState("signed-out");
-    keep();
-    const box = document.getElementById("save-status");
-    if (box && !swapped) {
-      box.className = "save-status outage";
-      box.setAttribute("role", "alert");
-      box.replaceChildren(Object.assign(document.createElement("strong"), { textContent: SIGNED_OUT }));
-    }
-    retryDelay = Math.min(retryDelay ? retryDelay * 2 : 2000, 10000);
-    clearTimeout(retryTimer);
-    retryTimer = setTimeout(saveNow, retryDelay);
+    holdAndRetry("signed-out", SIGNED_OUT, !swapped, "alert", 2000, 10000);
   }
 
   function csrfToken() {
@@ -231,17 +221,29 @@
   });
 
   function unavailable(status) {
-    setState("unavailable");
+    const box = document.getElementById("save-status");
+    const told = box && status === 503 && box.dataset.outage;  // the server's own message
+    holdAndRetry("unavailable", OUTAGE, !told, "status", 1000, 30000);
+    if (box && !told) {
+      box.dataset.outage = "1";
+      box.setAttribute("aria-live", "polite");
+    }
+  }
+
+  // Not saved for now (the server is away, or the annotator is signed out): the answers
+  // stay in the form and in localStorage, the box says why (``show``: unless the server's
+  // own message is already there), and the save is retried with backoff from ``first`` ms
+  // up to ``cap`` until it succeeds (recovered() then clears the backup's retry).
+  function holdAndRetry(state, text, show, role, first, cap) {
+    setState(state);
     keep();
     const box = document.getElementById("save-status");
-    if (box && (status !== 503 || !box.dataset.outage)) {
+    if (box && show) {
       box.className = "save-status outage";
-      box.dataset.outage = "1";
-      box.setAttribute("role", "status");
-      box.setAttribute("aria-live", "polite");
-      box.replaceChildren(Object.assign(document.createElement("strong"), { textContent: OUTAGE }));
+      box.setAttribute("role", role);
+      box.replaceChildren(Object.assign(document.createElement("strong"), { textContent: text }));
     }
-    retryDelay = Math.min(retryDelay ? retryDelay * 2 : 1000, 30000);
+    retryDelay = Math.min(retryDelay ? retryDelay * 2 : first, cap);
     clearTimeout(retryTimer);
     retryTimer = setTimeout(saveNow, retryDelay);
   }
