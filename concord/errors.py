@@ -4,7 +4,7 @@ schema's documented content type hold for every answer; elsewhere Django's HTML 
 
 from django.conf import settings
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.views import defaults
 
 
@@ -55,3 +55,32 @@ class PlainNotFoundMiddleware:
         if isinstance(exception, Http404) and self.active():
             return not_found(request, exception)
         return None
+
+
+class BodyTooLargeMiddleware:
+    """A request body Django would read whole (JSON, a form) that is larger than
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``UPLOAD_MAX_BYTES``) is refused up front: 413, naming
+    the limit, as JSON under ``/api/``. Before, reading it raised ``RequestDataTooBig``,
+    which with ``DEBUG`` on (the default install) answered Django's technical page (the
+    traceback and the settings) to whoever sent it, and without it an empty "Bad Request"
+    (found by a researcher posting 70 MB to the API). A multipart upload is left to the
+    importers, which refuse a file over the limit naming it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if limit is None or length <= limit or request.content_type.startswith("multipart/"):
+            return self.get_response(request)
+        message = (
+            f"The request body ({length} bytes) is larger than the server accepts "
+            f"(UPLOAD_MAX_BYTES, {limit} bytes)."
+        )
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=413)
+        return HttpResponse(f"{message}\n", status=413, content_type="text/plain; charset=utf-8")

@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # With DEBUG on, the ordinary 404, not Django's list of every URL (DEBUG_404=1: the list)
     "concord.errors.PlainNotFoundMiddleware",
+    # A JSON or form body over UPLOAD_MAX_BYTES: 413 naming the limit, never the debug page
+    "concord.errors.BodyTooLargeMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,0 +1,48 @@
+"""A body too large to read is a 413 naming the limit, never Django's technical page.
+
+A researcher posting 70 MB of JSON to the API got the ``RequestDataTooBig`` debug page
+(the traceback and the settings) from the default install, which runs with ``DEBUG`` on.
+"""
+
+import pytest
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Study
+from tests.builders.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small(settings):
+    settings.DEBUG = True
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+
+
+def test_a_json_body_over_the_limit_is_a_413_naming_it(small):
+    user = make_user("big_body", "admin")
+    api = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    body = '{"name": "' + "x" * 5000 + '"}'
+    response = api.post("/api/studies/", data=body, content_type="application/json")
+    assert response.status_code == 413
+    assert response["Content-Type"] == "application/json"
+    assert "UPLOAD_MAX_BYTES, 1000 bytes" in response.json()["detail"]
+    assert b"Traceback" not in response.content
+    assert not Study.objects.exists()
+    ok = api.post("/api/studies/", data='{"name": "fits"}', content_type="application/json")
+    assert ok.status_code == 201
+
+
+def test_a_form_body_over_the_limit_is_a_413_in_plain_text(small):
+    user = make_user("big_form", None, annotator=True)
+    browser = Client()
+    browser.force_login(user)
+    response = browser.post(
+        "/annotate/1/save/",
+        "reasoning=" + "x" * 5000,
+        content_type="application/x-www-form-urlencoded",
+    )  # as htmx posts
+    assert response.status_code == 413
+    assert response["Content-Type"].startswith("text/plain")
+    assert b"UPLOAD_MAX_BYTES" in response.content and b"Traceback" not in response.content
