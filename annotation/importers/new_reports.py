@@ -253,28 +253,33 @@ def write_prepared(
 
 
 def load_new(parse, parts, src: Source, study, system: str, source_format: str,
-             rep: ImportReport, file: str) -> None:  # fmt: skip
+             rep: ImportReport, file: str) -> list[tuple[int, str]]:  # fmt: skip
     """A new system's file: each part written as it is prepared (:func:`prepared_chunks`),
     then the unreadable reports warned of (after every parse warning, as the general
     path orders them). A part that must be redone in one process undoes what was written
-    (a savepoint) and what was counted, and the file is prepared again, whole."""
+    (a savepoint) and what was counted, and the file is prepared again, whole. Returns
+    ``(record, question key)`` of every report written."""
     before = (rep.records, dict(rep.created), dict(rep.updated), dict(rep.unchanged),
               len(rep.warnings))  # fmt: skip
     try:
         with transaction.atomic():
-            unreadable = _write_chunks(prepared_chunks(parse, parts, src, rep), study,
-                                       system, source_format, rep, file)  # fmt: skip
+            unreadable, keys = _write_chunks(prepared_chunks(parse, parts, src, rep), study,
+                                             system, source_format, rep, file)  # fmt: skip
     except Redo:
         rep.records, rep.created, rep.updated, rep.unchanged, kept = before
         del rep.warnings[kept:]
-        unreadable = _write_chunks(prepared_chunks(parse, None, src, rep), study, system,
-                                   source_format, rep, file)  # fmt: skip
+        unreadable, keys = _write_chunks(prepared_chunks(parse, None, src, rep), study,
+                                         system, source_format, rep, file)  # fmt: skip
     warn_unreadable(rep, file, unreadable)
+    return keys
 
 
-def _write_chunks(chunks, study, system, source_format, rep, file) -> list[tuple[int, str]]:
-    unreadable = []
+def _write_chunks(chunks, study, system, source_format, rep, file):
+    """Write every chunk: (the unreadable reports' (record, question text), every report's
+    (record, question key))."""
+    unreadable, keys = [], []
     for prepared, part in chunks:
         unreadable += [(p.record, p.question_text) for p in prepared if not p.readable]
+        keys += [(p.record, p.question_key) for p in prepared]
         write_prepared(study, system, prepared, source_format, rep, file, part=part)
-    return unreadable
+    return unreadable, keys

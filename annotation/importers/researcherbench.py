@@ -197,7 +197,9 @@ register(
         "reports",
         "researcherbench",
         "ResearcherBench responses: a JSON list of {id, question, response: markdown}",
-        load=report_loader(lambda src, rep: parse_responses(src), source_format="researcherbench"),
+        load=report_loader(
+            lambda src, rep: parse_responses(src), source_format="researcherbench", key_field="id"
+        ),
         dump=dump_responses,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",

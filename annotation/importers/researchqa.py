@@ -231,7 +231,9 @@ register(
         "reports",
         "researchqa",
         "ResearchQA responses: one JSON object {id: {answer: markdown}}",
-        load=report_loader(lambda src, rep: parse_responses(src), source_format="researchqa"),
+        load=report_loader(
+            lambda src, rep: parse_responses(src), source_format="researchqa", key_field=LIST_KEY
+        ),
         dump=dump_responses,
         dump_options=(_SYSTEM,),
         label="ResearchQA responses",

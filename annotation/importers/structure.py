@@ -710,11 +710,16 @@ def write_reports(
 # --- The import of a report format (every report format registers through this) -------------
 
 
-def report_loader(parse, *, source_format: str, directory: bool = False, parts=None):
+def report_loader(
+    parse, *, source_format: str, directory: bool = False, parts=None, key_field: str = ""
+):  # fmt: skip
     """``load(source, study, rep, system)`` for a report format whose ``parse(src, rep)``
     returns the :class:`ReportInput` of every record (the registry's ``load``).
     ``parts``: how the format parses its file in parts (:class:`.new_reports.Parts`),
-    so that a new system's file is prepared on every core."""
+    so that a new system's file is prepared on every core. ``key_field``: the record's
+    field naming its question, for a format whose questions come from a questions file of
+    their own (ResearcherBench, ResearchQA): a report whose question the study does not
+    hold, in a study that holds questions, is warned of (:func:`warn_new_questions`)."""
     from . import new_reports
     from .common import fail, finite_source, gc_paused, read_source
 
@@ -728,23 +733,48 @@ def report_loader(parse, *, source_format: str, directory: bool = False, parts=N
         system = system or (src.directory.name if src.directory else None)
         if not system:
             fail(_display_name(source), "a system name is required")
+        known = _question_keys(study) if key_field else None
         # ~40 containers per report live until the write, none of them garbage: the
         # collector would walk them again and again, finding nothing (gc_paused; issue 29)
         with gc_paused(), finite_source(None if src.directory else src.text):
             if new_reports.is_new_system(study, system):  # nothing stored to compare
-                new_reports.load_new(parse, parts, src, study, system, source_format, rep,
-                                     _display_name(source))  # fmt: skip
+                keys = new_reports.load_new(parse, parts, src, study, system, source_format,
+                                            rep, _display_name(source))  # fmt: skip
+                warn_new_questions(rep, _display_name(source), key_field, known, keys)
                 return
             inputs = parse(src, rep)
             rep.records = rep.records or len(inputs)
             warn_empty(inputs, rep, _display_name(source))
             write_reports(study, system, inputs, source_format, rep, file=_display_name(source))
+            warn_new_questions(rep, _display_name(source), key_field, known,
+                               [(i.record, i.question_key) for i in inputs])  # fmt: skip
             # freed while the collector is off: when it is back on, its first collection
             # walks every container allocated meanwhile that is still alive (the parsed
             # file: ~0.3 s per 6,000 reports, issue 29)
             del inputs
 
     return load
+
+
+def _question_keys(study) -> set[str]:
+    """The external ids of the study's questions (one query; before the import writes)."""
+    return set(Question.objects.filter(study=study).values_list("external_id", flat=True))
+
+
+def warn_new_questions(rep: ImportReport, file: str, field: str, known, keys) -> None:
+    """A warning per record whose question the study did not hold, when it held some: the
+    report created it, with nothing of the questions file (no rubric, no category). An id
+    typed wrong in a reports file otherwise made a new question without a word (found by
+    an admin importing the released ResearcherBench files). ``keys``: ``(record, question
+    key)`` of the file's reports."""
+    if not known:
+        return
+    for record, key in sorted(keys):
+        if key not in known:
+            rep.warn(file, record, field,
+                     f"question {key!r} is not among the study's {len(known)} questions: "
+                     "created from this report, with no rubric (import the questions file "
+                     "first, or check the id)")  # fmt: skip
 
 
 def has_text(parsed: ParsedReport) -> bool:

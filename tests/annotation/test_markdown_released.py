@@ -325,3 +325,33 @@ def test_the_space_a_removed_marker_left_is_closed_up(researcherbench_dir):
         if "$" not in t and "`" not in t and re.search(r"\w +[,;.](?:\s|$)", t)
     ]  # fmt: skip
     assert not spaced, spaced[:3]
+
+
+def test_a_report_whose_id_the_questions_file_lacks_is_warned_of(researcherbench_dir, tmp_path):
+    """The study holds the 65 questions of questions.json; a reports file whose record 4
+    has id 999 created a 66th question without a rubric and without a word (found by an
+    admin importing the released files). It is still imported, with a warning naming the
+    record and field; the released files themselves give none."""
+    import json
+
+    from annotation.importers import run
+    from annotation.models import Question
+
+    questions = researcherbench_dir.parent / "questions.json"
+    run("questions", questions, study="RB", format="researcherbench",
+        rubric=researcherbench_dir.parent / "rubric.json")  # fmt: skip
+    assert Question.objects.filter(study__name="RB").count() == 65
+    records = json.loads((researcherbench_dir / "Claude.json").read_text())
+    first = run("reports", researcherbench_dir / "Claude.json", study="RB",
+                format="researcherbench", system="Claude")  # fmt: skip
+    assert not [w for w in first.warnings if "not among the study's" in str(w)]
+    # a re-import of a system (the general writer) and a new system's file (new_reports)
+    for system, wrong, known in (("Claude", 999, 65), ("Claude-z", 998, 66)):
+        records[3]["id"] = wrong
+        changed = tmp_path / f"{system}.json"
+        changed.write_text(json.dumps(records))
+        rep = run("reports", changed, study="RB", format="researcherbench", system=system)
+        (said,) = [str(w) for w in rep.warnings if "not among the study's" in str(w)]
+        assert "record 4, field 'id'" in said and f"'{wrong}'" in said
+        assert f"{known} questions" in said
+    assert Question.objects.filter(study__name="RB").count() == 67
