@@ -54,6 +54,10 @@ class PlainNotFoundMiddleware:
     def process_exception(self, request, exception):
         if isinstance(exception, Http404) and self.active():
             return not_found(request, exception)
+        if isinstance(exception, BadRequest):
+            # with DEBUG on, Django answers a view's BadRequest with its technical page
+            # (traceback, settings): the refusal's own words instead, always
+            return bad_request(request, exception)
         return None
 
 

@@ -46,3 +46,18 @@ def test_a_form_body_over_the_limit_is_a_413_in_plain_text(small):
     assert response.status_code == 413
     assert response["Content-Type"].startswith("text/plain")
     assert b"UPLOAD_MAX_BYTES" in response.content and b"Traceback" not in response.content
+
+
+def test_a_refused_option_is_its_reason_in_plain_text_even_with_debug_on(small, researcher_user):
+    """A download's refused option (a BadRequest) answered Django's technical page with
+    DEBUG on, as the default install runs: traceback, local variables, settings."""
+    from tests.builders.ranked import ranked_study
+
+    study = ranked_study(3)
+    study.researchers.add(researcher_user)
+    browser = Client()
+    browser.force_login(researcher_user)
+    response = browser.get(f"/reports/{study.pk}/report.json?judge=nope")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content.decode() == "judge: no judge named 'nope'\n"
