@@ -5,9 +5,7 @@ from rest_framework import serializers
 from annotation.serializers import ReportRef
 from judges.llm import LLMConfig, private_address
 from judges.models import Judge, JudgeScore
-from judges.secrets import MASK, SECRET_PARAMETERS, masked_parameters, unmasked_parameters
-
-__all__ = ["MASK", "SECRET_PARAMETERS", "JudgeScoreSerializer", "JudgeSerializer"]
+from judges.secrets import masked_parameters, unmasked_parameters
 
 
 class JudgeSerializer(serializers.ModelSerializer):

@@ -71,7 +71,7 @@ def test_the_command(fake_llm):
 @pytest.mark.django_db
 def test_a_judges_api_key_is_never_sent_back_and_survives_a_round_trip(admin_user, researcher_user):
     from judges.models import Judge
-    from judges.serializers import MASK
+    from judges.secrets import MASK
 
     judge = Judge.objects.create(name="keyed", model="m",
                                  parameters={"api_key": "sk-live-secret", "temperature": 0})  # fmt: skip
@@ -110,7 +110,7 @@ def test_extra_headers_are_masked_like_the_api_key(admin_user):
     """Headers carry credentials too (Azure's api-key, a proxy's token): never sent back,
     kept when the mask is written back."""
     from judges.models import Judge
-    from judges.serializers import MASK
+    from judges.secrets import MASK
 
     headers = {"api-key": "azure-secret", "X-Team": "concord"}
     judge = Judge.objects.create(name="azure", model="m", parameters={"extra_headers": headers})
