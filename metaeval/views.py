@@ -88,12 +88,19 @@ def build_entry(study_id: int, options: ReportOptions, report: dict | None = Non
     return sections.build_entry(analysis)
 
 
-def cached_entry(study_id: int, options: ReportOptions, *, compute: bool = True) -> dict | None:
-    """The entry from the cache, or computed now (``compute``) and cached."""
+def cached_entry(
+    study_id: int, options: ReportOptions, *, compute: bool = True, on_miss=None
+) -> dict | None:  # fmt: skip
+    """The entry from the cache, or computed now (``compute``) and cached. ``on_miss()``
+    runs before it is computed (a download's throttle: it may refuse)."""
     cached = ReportCache(study_id, options)
-    return cached.entry(
-        lambda: build_entry(study_id, options, fingerprint=cached.fingerprint), compute=compute
-    )
+
+    def build() -> dict:
+        if on_miss is not None:
+            on_miss()
+        return build_entry(study_id, options, fingerprint=cached.fingerprint)
+
+    return cached.entry(build, compute=compute)
 
 
 # ----------------------------------------------------------------------------- pages
@@ -241,10 +248,8 @@ def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]
     except ValueError as exc:  # a judge or system the study does not have
         raise BadRequest(str(exc)) from exc
     try:
-        entry = cached_entry(study.pk, options, compute=False)
-        if entry is None:  # computed now: counted as the API's reports are
-            _throttled(request)
-            entry = cached_entry(study.pk, options)
+        # computed now (not cached): counted as the API's reports are
+        entry = cached_entry(study.pk, options, on_miss=lambda: _throttled(request))
         return study, options, entry
     except ValueError as exc:
         raise Http404(str(exc)) from exc
