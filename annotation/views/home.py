@@ -4,9 +4,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from annotation import roles
-from annotation.models import AdjudicationRequest, Assignment
-from annotation.models.quality import released
-from annotation.permissions import readable_studies
+from annotation.models import AdjudicationRequest
+from annotation.permissions import readable_studies, visible_assignments
 
 
 @login_required
@@ -17,7 +16,7 @@ def home(request):
         context["studies"] = readable_studies(request.user).order_by("name")
     if roles.is_annotator(request.user):
         context["assignments"] = (
-            released(Assignment.objects.filter(annotator=request.user.annotator))
+            visible_assignments(request.user.annotator)  # as the queue: nothing withdrawn
             .select_related("question")
             .order_by("position", "id")
         )

@@ -77,3 +77,14 @@ def test_a_withdrawn_assignment_s_judgments_and_versions_are_not_listed(world):
     assert SECRET not in history.content.decode()
     assert "halfway" not in history.content.decode()
     assert client.get(reverse("my_history"), {"assignment": withdrawn.pk}).status_code == 404
+
+
+def test_the_home_page_lists_no_withdrawn_assignment(world):
+    """The landing page listed every released assignment, withdrawn ones too: the question
+    text with a task link and a versions link that answer 404 (the twin of the queue's
+    rule, ``visible_assignments``)."""
+    study, taken, kept, withdrawn, live, user, client = world
+    home = client.get(reverse("home")).content.decode()
+    assert SECRET not in home
+    assert reverse("annotate:task", args=[live.pk]) in home
+    assert reverse("annotate:task", args=[withdrawn.pk]) not in home
