@@ -1,8 +1,12 @@
 """ResearcherBench (004): questions, weighted rubrics, and system responses.
 
-Questions: ``questions.json``, a list of ``{id, question, category, Subject}`` (``category``
-kept as the question's field, ``Subject`` as its subdomain; another key is named in a
-warning); the rubric comes from a second file ``rubric.json``,
+Questions: ``questions.json``, a list of ``{id, question, category, Subject}``: ``Subject``
+(the research area: "Reinforcement Learning", "Model Architecture") is the question's
+``field``, the one assignment by expertise matches on; ``category`` (the question's type:
+Open Consulting, Literature Review, Technical Details, the paper's §3.1 split) its
+``intent``. Each record is kept as released (``Question.released``) and written back as it
+came, whatever an admin later edits; another key is named in a warning. The rubric comes
+from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
@@ -67,8 +71,9 @@ def parse_questions(
         _warn_unknown(rep, src.name, n, "", r, QUESTION_KEYS)
         fields = {
             "text": text,
-            "field": optional_str(problems, n, r, "category"),
-            "subdomain": optional_str(problems, n, r, "Subject"),
+            "field": optional_str(problems, n, r, "Subject"),
+            "intent": optional_str(problems, n, r, "category"),
+            "released": {"format": FORMAT, "record": n, "data": r},
         }
         out.append(QuestionInput(n, qid, fields))
     check_unique_ids(problems, out)
@@ -143,18 +148,24 @@ def parse_responses(src: Source) -> list[ReportInput]:
 
 
 def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
-    """``questions.json`` (id, question, category) and ``rubric.json`` (the rubric of kind
-    ``rubric_kind``: points and weights), as ResearcherBench ships them."""
+    """``questions.json`` (id, question, category, Subject) and ``rubric.json`` (the rubric
+    of kind ``rubric_kind``: points and weights), as ResearcherBench ships them: a question
+    imported from this format as its record was released, any other built from what is
+    stored (``intent`` as the category, ``field`` as the Subject)."""
     import json
 
     questions, rubrics = [], []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
-        rec = {"id": _id(q.external_id), "question": q.text}
-        if q.field:
-            rec["category"] = q.field
-        if q.subdomain:
-            rec["Subject"] = q.subdomain
-        questions.append(rec)
+        kept = q.released if isinstance(q.released, dict) else {}
+        if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
+            questions.append(kept["data"])
+        else:
+            rec = {"id": _id(q.external_id), "question": q.text}
+            if q.intent:
+                rec["category"] = q.intent
+            if q.field:
+                rec["Subject"] = q.field
+            questions.append(rec)
         rubric = rubric_to_write(q, rubric_kind)
         if rubric is not None:
             items = sorted(rubric.items.all(), key=lambda i: i.position)

@@ -13,7 +13,10 @@ from annotation.models import Question, RubricItem
 pytestmark = pytest.mark.django_db
 
 
-def test_researcherbench_subject_is_kept_and_written_back(tmp_path):
+def test_researcherbench_subject_is_the_field_and_category_the_intent(tmp_path):
+    """``Subject`` is the research area assignment by expertise matches on (``field``);
+    ``category`` is the question's type (004 §3.1), kept as its ``intent``. Both are
+    written back."""
     questions = tmp_path / "questions.json"
     questions.write_text(json.dumps([
         {"id": 1, "question": "Q?", "category": "Technical Details", "Subject": "Model Architecture"},
@@ -21,9 +24,61 @@ def test_researcherbench_subject_is_kept_and_written_back(tmp_path):
     rep = run("questions", questions, study="S", format="researcherbench")
     assert not rep.warnings
     q = Question.objects.get()
-    assert (q.field, q.subdomain) == ("Technical Details", "Model Architecture")
-    files = dump_questions(q.study)
-    assert json.loads(files["questions.json"])[0]["Subject"] == "Model Architecture"
+    assert (q.field, q.intent, q.subdomain) == ("Model Architecture", "Technical Details", "")
+    record = json.loads(dump_questions(q.study)["questions.json"])[0]
+    assert (record["Subject"], record["category"]) == ("Model Architecture", "Technical Details")
+
+
+def test_researcherbench_export_keeps_the_released_record_after_an_admin_edits_the_field(tmp_path):
+    """An admin who changes a question's field (to match annotators' expertise) does not
+    change the benchmark's file on export: the record comes back as released."""
+    released = [
+        {"id": 1, "question": "Q?", "category": "Open Consulting", "Subject": "AI Policy"},
+        {"id": 2, "question": "R?", "category": "Literature Review", "Subject": "Scaling Laws"},
+    ]
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps(released))
+    run("questions", questions, study="S", format="researcherbench")
+    Question.objects.filter(external_id="1").update(field="Policy and governance", intent="x")
+    q = Question.objects.get(external_id="1")
+    assert json.loads(dump_questions(q.study)["questions.json"]) == released
+
+
+def test_researcherbench_questions_without_a_released_record_are_built_from_fields():
+    """Questions stored another way (the generic format, an older import) are written with
+    ``intent`` as the category and ``field`` as the Subject."""
+    from annotation.models import Study
+
+    study = Study.objects.create(name="S")
+    Question.objects.create(study=study, external_id="7", text="Q?", field="Hallucination",
+                            intent="Technical Details")  # fmt: skip
+    assert json.loads(dump_questions(study)["questions.json"]) == [
+        {"id": 7, "question": "Q?", "category": "Technical Details", "Subject": "Hallucination"}
+    ]
+
+
+def test_the_migration_moves_researcherbench_questions_to_the_new_mapping():
+    """Questions imported with the old mapping (category as field, Subject as subdomain)
+    are moved: known by their ResearcherBench rubric; others are left alone."""
+    import importlib
+
+    from django.apps import apps
+
+    from annotation.models import Rubric, Study
+
+    migration = importlib.import_module("annotation.migrations.0023_question_released_record")
+    study = Study.objects.create(name="S")
+    old = Question.objects.create(study=study, external_id="1", text="Q?",
+                                  field="Open Consulting", subdomain="AI Policy")  # fmt: skip
+    Rubric.objects.create(question=old, kind="researcherbench")
+    other = Question.objects.create(study=study, external_id="2", text="R?",
+                                    field="Biology", subdomain="Genomics")  # fmt: skip
+    Rubric.objects.create(question=other, kind="researchqa")
+    migration.researcherbench_category_as_intent(apps, None)
+    old.refresh_from_db()
+    other.refresh_from_db()
+    assert (old.field, old.intent, old.subdomain) == ("AI Policy", "Open Consulting", "")
+    assert (other.field, other.intent, other.subdomain) == ("Biology", "", "Genomics")
 
 
 def test_the_released_researcherbench_questions_import_without_warnings():
@@ -35,7 +90,12 @@ def test_the_released_researcherbench_questions_import_without_warnings():
     rep = run("questions", folder / "questions.json", study="S", format="researcherbench",
               rubric=folder / "rubric.json")  # fmt: skip
     assert not rep.warnings
-    assert Question.objects.exclude(subdomain="").count() == 65
+    assert Question.objects.exclude(field="").exclude(intent="").count() == 65
+    assert set(Question.objects.values_list("intent", flat=True)) == {
+        "Open Consulting",
+        "Literature Review",
+        "Technical Details",
+    }
     assert RubricItem.objects.count() == 931
 
 

@@ -59,7 +59,7 @@ def test_researcherbench_questions_with_rubric_file():
         )
     )
     assert weights == [3.0, 2.0]
-    assert Question.objects.get(external_id="1").field == "Open Consulting"
+    assert Question.objects.get(external_id="1").intent == "Open Consulting"
 
 
 @pytest.mark.django_db
