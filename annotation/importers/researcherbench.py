@@ -49,12 +49,20 @@ RUBRIC_KEYS = ("id", "question", "rubric")
 RUBRIC_ITEM_KEYS = ("point", "weight")
 
 
-def _warn_unknown(rep, file: str, n: int, where: str, record, known) -> None:
+#: What a warning says of a key the format does not have: a question record's other keys
+#: are kept with the record as released (written back by the export, read by nothing); a
+#: rubric's are not (``rubric.json`` is written from the stored items).
+KEPT = "not a ResearcherBench key: kept with the record as released, not read"
+NOT_IMPORTED = "not a ResearcherBench key: not imported"
+
+
+def _warn_unknown(rep, file: str, n: int, where: str, record, known,
+                  note: str = NOT_IMPORTED) -> None:  # fmt: skip
     if rep is None or not isinstance(record, dict):
         return
     for key in record:
         if key not in known:
-            rep.warn(file, n, f"{where}{key}", "not a ResearcherBench key: not imported")
+            rep.warn(file, n, f"{where}{key}", note)
 
 
 def parse_questions(
@@ -68,7 +76,7 @@ def parse_questions(
         text = require(problems, n, r, "question", str)
         if not isinstance(r, dict) or qid is None or text is None:
             continue
-        _warn_unknown(rep, src.name, n, "", r, QUESTION_KEYS)
+        _warn_unknown(rep, src.name, n, "", r, QUESTION_KEYS, KEPT)
         fields = {
             "text": text,
             "field": optional_str(problems, n, r, "Subject"),

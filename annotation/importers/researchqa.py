@@ -64,7 +64,7 @@ def parse_questions(src: Source, rep: ImportReport | None = None) -> list[Questi
         text = require(problems, n, r, "query", str)
         if not isinstance(r, dict):
             continue
-        _warn_unknown(rep, src.name, n, "", r, ITEM_KEYS)
+        _warn_unknown(rep, src.name, n, "", r, ITEM_KEYS, KEPT)
         fields = {
             "text": text,
             "domain": optional_str(problems, n, r, "general_domain"),
@@ -72,6 +72,7 @@ def parse_questions(src: Source, rep: ImportReport | None = None) -> list[Questi
             "field": optional_str(problems, n, r, "field"),
             "origin": Question.Origin.SURVEY_MINED,
             "cutoff_date": parse_date(problems, n, r.get("date")),
+            "released": {"format": FORMAT, "record": n, "data": released_item(r)},
         }
         rubric = require(problems, n, r, "rubric", list)
         items = []
@@ -96,12 +97,27 @@ def parse_questions(src: Source, rep: ImportReport | None = None) -> list[Questi
     return out
 
 
-def _warn_unknown(rep, file: str, n: int, where: str, record: dict, known) -> None:
+#: What a warning says of a key the format does not have: an item's other keys are kept
+#: with the item as released (written back by the export, read by nothing); a rubric item's
+#: are not (the rubric is written from the stored items).
+KEPT = "not a ResearchQA key: kept with the item as released, not read"
+NOT_IMPORTED = "not a ResearchQA key: not imported"
+
+
+def _warn_unknown(rep, file: str, n: int, where: str, record: dict, known,
+                  note: str = NOT_IMPORTED) -> None:  # fmt: skip
     if rep is None:
         return
     for key in record:
         if key not in known:
-            rep.warn(file, n, f"{where}{key}", "not a ResearchQA key: not imported")
+            rep.warn(file, n, f"{where}{key}", note)
+
+
+def released_item(record: dict) -> dict:
+    """An item as released, but for its rubric's value (stored as items and written from
+    them: a re-import updates the items in place); the key stays, so the export writes the
+    rubric where the release had it."""
+    return {k: (None if k == "rubric" else v) for k, v in record.items()}
 
 
 #: The key of a released system-output record in its list shape (the repository's
@@ -180,23 +196,30 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
         rubric = rubric_to_write(q, rubric_kind)
         items = sorted(rubric.items.all(), key=lambda i: i.position) if rubric else []
-        rec = {
-            "id": q.external_id,
-            "general_domain": q.domain,
-            "subdomain": q.subdomain,
-            "field": q.field,
-            "query": q.text,
-            "date": q.cutoff_date.isoformat() if q.cutoff_date else None,
-            "rubric": [
-                {
-                    "rubric_item": i.text,
-                    "type": i.item_type,
-                    **({"citation_metadata": i.cited_paper} if i.cited_paper else {}),
-                    **({"weight": _number(i.weight)} if i.weight != 1 else {}),
-                }
-                for i in items
-            ],
-        }
+        kept = q.released if isinstance(q.released, dict) else {}
+        if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
+            # as released (an admin's edit of the field does not rewrite the benchmark's
+            # file), its rubric where the release has it
+            rec = dict(kept["data"])
+        else:
+            rec = {
+                "id": q.external_id,
+                "general_domain": q.domain,
+                "subdomain": q.subdomain,
+                "field": q.field,
+                "query": q.text,
+                "date": q.cutoff_date.isoformat() if q.cutoff_date else None,
+                "rubric": None,
+            }
+        rec["rubric"] = [
+            {
+                "rubric_item": i.text,
+                "type": i.item_type,
+                **({"citation_metadata": i.cited_paper} if i.cited_paper else {}),
+                **({"weight": _number(i.weight)} if i.weight != 1 else {}),
+            }
+            for i in items
+        ]
         records.append(rec)
     return {"researchqa_items.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
 

@@ -128,3 +128,19 @@ def test_researchqa_item_weights_are_kept_and_unknown_keys_named(tmp_path):
     weights = dict(RubricItem.objects.values_list("text", "weight"))
     assert weights == {"Mentions X": 3.0, "Cites Y": 1.0}
     assert [(w.record, w.field) for w in rep.warnings] == [(1, "rubric[1].source")]
+
+
+def test_researchqa_export_keeps_the_released_item_after_an_admin_edits_the_field(tmp_path):
+    """The field an admin sets for assignment (studio's question fields) does not rewrite
+    the benchmark's item on export; the rubric is still written from the stored items."""
+    from annotation.importers.researchqa import dump_questions as dump_items
+
+    items = [{"id": "rqa-1", "general_domain": "Computer Science", "subdomain": "AI",
+              "field": "NLP", "query": "Why?", "date": "2024-05-01",
+              "rubric": [{"rubric_item": "Says why", "type": "information"}]}]  # fmt: skip
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items))
+    run("questions", path, study="S", format="researchqa")
+    Question.objects.update(field="Machine translation", subdomain="Language")
+    study = Question.objects.get().study
+    assert json.loads(dump_items(study)["researchqa_items.json"]) == items

@@ -225,7 +225,8 @@ def test_researchqa_items_keep_a_weight_and_name_every_key_they_do_not_read(tmp_
         (1, "source_paper"),
         (1, "rubric[0].note"),
     ]
-    assert "not a ResearchQA key" in str(rep.warnings[0])
+    assert "not a ResearchQA key: kept with the item as released" in str(rep.warnings[0])
+    assert "not a ResearchQA key: not imported" in str(rep.warnings[1])
     from annotation.models import RubricItem
 
     assert RubricItem.objects.get(text="Says why").weight == 3
@@ -233,3 +234,6 @@ def test_researchqa_items_keep_a_weight_and_name_every_key_they_do_not_read(tmp_
     assert exported[0]["rubric"] == [
         {"rubric_item": "Says why", "type": "information", "weight": 3}
     ]
+    # the item's own key comes back where it was; the rubric item's does not
+    assert list(exported[0]) == list(items[0])
+    assert exported[0]["source_paper"] == "2401.00001"
