@@ -169,11 +169,11 @@ class Question(models.Model):
     )
     #: The author's notes on what a good answer must contain (authored questions).
     author_notes = models.TextField(blank=True)
+    review = models.CharField(max_length=10, choices=Review.choices, default=Review.ACCEPTED)
     #: The question's record as its benchmark released it (``{"format", "record", "data"}``),
     #: for the formats whose export writes it back: an admin's later edit of ``field`` (the
     #: expertise assignment matches on) must not rewrite the released file on export.
     released = models.JSONField(null=True, blank=True)
-    review = models.CharField(max_length=10, choices=Review.choices, default=Review.ACCEPTED)
 
     class Meta:
         constraints = [

@@ -121,5 +121,21 @@ def _dangling(reader, label, line, field, own, target, value) -> Problem:
                    f"{label} id {own}: {target} id {value!r} is not in the backup")  # fmt: skip
 
 
+QUESTION = "annotation.question"
+
+
+def question_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
+    """Migration ``annotation.0023`` added ``Question.released`` (a benchmark's question
+    record as released, kept by the imports since): a backup written before has none, as
+    the questions upgraded in place have none (their export is built from their fields).
+    That migration's move of ResearcherBench questions to the new mapping is not redone
+    here: a restored study of that kind is re-imported from its questions file to get it."""
+    entry = reader.raw_entries.get(QUESTION)
+    if entry is None or "released" in entry["columns"]:
+        return None
+    return Upgrade(added={QUESTION: ["released"]}, values={QUESTION: lambda pk: [None]},
+                   dropped=())  # fmt: skip
+
+
 #: Every layout change a backup may need, oldest first.
-UPGRADES = (citation_rows_upgrade,)
+UPGRADES = (citation_rows_upgrade, question_released_upgrade)
