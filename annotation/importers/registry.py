@@ -24,6 +24,57 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: How a signature's field types read in a message (:meth:`Signature.shape`).
+_TYPE_WORDS = {str: "text", dict: "an object", list: "a list"}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What the first records of one kind of released file carry: the keys (and, where it
+    tells two files apart, the value types) that say which file it is. Declared once, on
+    the format (or the file option) that reads the file; every importer derives from all
+    of them which file it was given instead (:mod:`annotation.importers.signatures`), so
+    that a file of another format is refused with one sentence saying what it is, not a
+    problem per record or a warning per key. Only the first records are looked at: the
+    check runs on every import.
+
+    ``mapping``: the file is one object ``{id: record}``; the fields are its values'."""
+
+    what: str
+    fields: tuple[tuple[str, type | None], ...]
+    mapping: bool = False
+
+    @classmethod
+    def of(cls, what: str, *, mapping: bool = False, **fields: type | None) -> Signature:
+        """``Signature.of("ResearcherBench's rubric.json", id=None, rubric=list)``: each
+        field's type, or None for any."""
+        return cls(what, tuple(fields.items()), mapping)
+
+    #: How many of the first records must fit (a stray first record decides nothing).
+    SAMPLE = 3
+
+    def fits(self, data) -> bool:
+        """Whether the first records of ``data`` (a list of records, or one object) have
+        every field of the signature, of its type."""
+        if self.mapping:
+            first = data[0] if isinstance(data, list) and data else data
+            records = list(first.values())[: self.SAMPLE] if isinstance(first, dict) else []
+        else:
+            records = data[: self.SAMPLE] if isinstance(data, list) else [data]
+        return bool(records) and all(
+            isinstance(r, dict)
+            and all(k in r and (t is None or isinstance(r[k], t)) for k, t in self.fields)
+            for r in records
+        )
+
+    def shape(self) -> str:
+        """The fields in words: "records with id, question (text) and rubric (a list)"."""
+        names = [k + (f" ({_TYPE_WORDS[t]})" if t in _TYPE_WORDS else "") for k, t in self.fields]
+        listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        return (
+            "one object {id: {...}} of values with " if self.mapping else "records with "
+        ) + listed
+
 
 @dataclass(frozen=True)
 class Option:
@@ -45,6 +96,8 @@ class Option:
     #: Where the value is stored, ``"app.Model.field"``: a longer value than the field
     #: holds is refused naming the option (the length is the model's, never restated).
     stored_as: str = ""
+    #: A file option's file, as its first records show it (:class:`Signature`).
+    signature: Signature | None = None
 
     def max_chars(self) -> int | None:
         if not self.stored_as:
@@ -161,6 +214,9 @@ class Format:
     shape: str = ""
     #: A small file of this format to download and to test with.
     example: Example | None = None
+    #: The files this format reads, as their first records show them (one per released
+    #: shape): how an import of another format recognises this format's file.
+    signatures: tuple[Signature, ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:

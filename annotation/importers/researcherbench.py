@@ -34,7 +34,8 @@ from .questions import (
     question_loader,
     rubric_to_write,
 )
-from .registry import Example, Format, Option, register
+from .registry import Example, Format, Option, Signature, register
+from .signatures import refuse_other_format
 from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researcherbench"
@@ -69,6 +70,11 @@ def parse_questions(
     src: Source, rubric_src: Source | None, rep: ImportReport | None = None
 ) -> list[QuestionInput]:
     records = parse_json_records(src)
+    refuse_other_format(src.name, records, "questions", FORMAT)
+    rubric_records = None
+    if rubric_src is not None:  # both files refused before either is read record by record
+        rubric_records = parse_json_records(rubric_src)
+        refuse_other_format(rubric_src.name, rubric_records, "questions", FORMAT, "rubric")
     problems = Problems(src.name)
     out = []
     for n, r in enumerate(records, start=1):
@@ -89,7 +95,7 @@ def parse_questions(
     if rubric_src is not None:
         by_id = {q.external_id: q for q in out}
         rproblems = Problems(rubric_src.name)
-        for n, r in enumerate(parse_json_records(rubric_src), start=1):
+        for n, r in enumerate(rubric_records, start=1):
             qid = require(rproblems, n, r, "id", "id")
             items = require(rproblems, n, r, "rubric", list)
             if qid is None or items is None:
@@ -120,20 +126,13 @@ def parse_questions(
 
 def parse_responses(src: Source) -> list[ReportInput]:
     records = parse_json_records(src)
+    refuse_other_format(src.name, records, "reports", FORMAT)
     problems = Problems(src.name)
     out = []
     seen: dict[str, int] = {}
     for n, r in enumerate(records, start=1):
         qid = require(problems, n, r, "id", "id")
         if not isinstance(r, dict):
-            continue
-        response = r.get("response")
-        if isinstance(response, dict):
-            problems.add(
-                n,
-                "response",
-                "expected markdown text, found an object (a ScholarQA-CS2 file? use --format scholarqa)",
-            )
             continue
         response = require(problems, n, r, "response", str)
         question = r.get("question")
@@ -230,6 +229,14 @@ register(
             "reference list or definitions, markdown links."
         ),
         example=Example(EXAMPLES, "researcherbench_responses.json", {"system": "example-system"}),
+        signatures=(
+            Signature.of(
+                "a ResearcherBench user_data/<system>.json responses file",
+                id=None,
+                question=str,
+                response=str,
+            ),
+        ),
     )
 )
 register(
@@ -243,7 +250,16 @@ register(
             ),
             with_report=True,
         ),
-        options=(Option("rubric", "ResearcherBench rubric.json", type="file"),),
+        options=(
+            Option(
+                "rubric",
+                "ResearcherBench rubric.json",
+                type="file",
+                signature=Signature.of(
+                    "ResearcherBench's rubric.json", id=None, question=str, rubric=list
+                ),
+            ),
+        ),
         dump=dump_questions,
         label="ResearcherBench questions.json and rubric.json",
         extension=".zip",
@@ -256,5 +272,6 @@ register(
         example=Example(
             EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}
         ),  # fmt: skip
+        signatures=(Signature.of("ResearcherBench's questions.json", id=None, question=str),),
     )
 )

@@ -37,7 +37,8 @@ from .questions import (
     question_loader,
     rubric_to_write,
 )
-from .registry import Example, Format, Option, register
+from .registry import Example, Format, Option, Signature, register
+from .signatures import refuse_other_format
 from .structure import ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researchqa"
@@ -57,6 +58,7 @@ def parse_questions(src: Source, rep: ImportReport | None = None) -> list[Questi
     """Every item, checked; a key the format does not have is named in a warning (in
     ``rep``): it is not stored, and nothing is dropped silently (issue 25)."""
     records = parse_json_records(src)
+    refuse_other_format(src.name, records, "questions", FORMAT)
     problems = Problems(src.name)
     out = []
     for n, r in enumerate(records, start=1):
@@ -153,13 +155,8 @@ def released_entries(
 def parse_responses(src: Source) -> list[ReportInput]:
     """Every answer of a responses file in either released shape (module doc)."""
     data = parse_json_records(src, allow_mapping=True)
+    refuse_other_format(src.name, data, "reports", FORMAT)
     problems = Problems(src.name)
-    if isinstance(data, list) and _looks_scholarqa(data):
-        problems.file_level(
-            'expected {id: {"answer": ...}} or [{"corpusid_sectionid", "answer"}]; '
-            "found a ScholarQA-CS2 file (use --format scholarqa)"
-        )
-        problems.raise_if_any()
     listed = isinstance(data, list)
     out = []
     for n, qid, entry in released_entries(src, data, problems, RESPONSES_SHAPE):
@@ -175,12 +172,6 @@ def parse_responses(src: Source) -> list[ReportInput]:
             out.append(item)
     problems.raise_if_any()
     return out
-
-
-def _looks_scholarqa(data) -> bool:
-    return (
-        bool(data) and isinstance(data[0], dict) and "response" in data[0] and "question" in data[0]
-    )
 
 
 # --- Writing back (round trips, issue 18) ---------------------------------------------------
@@ -269,6 +260,10 @@ register(
             "References list ([n] Title. URL); markdown links and (Author et al., 2020) cite too."
         ),
         example=Example(EXAMPLES, "researchqa_responses.json", {"system": "example-system"}),
+        signatures=(
+            Signature.of("a ResearchQA responses file", mapping=True, answer=str),
+            Signature.of("a ResearchQA responses file", corpusid_sectionid=None, answer=str),
+        ),
     )
 )
 register(
@@ -289,5 +284,6 @@ register(
             '               "weight": <number, optional; not in the release>}]}'
         ),
         example=Example(EXAMPLES, "researchqa_items.json"),
+        signatures=(Signature.of("a ResearchQA items file", id=None, query=str, rubric=list),),
     )
 )

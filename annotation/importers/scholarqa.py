@@ -55,7 +55,8 @@ from .common import (
 )
 from .markdown import link_anchors, outside_math
 from .new_reports import Parts
-from .registry import Example, Format, Option, register
+from .registry import Example, Format, Option, Signature, register
+from .signatures import refuse_other_format
 from .structure import (
     AnchorFinder,
     ParsedCitation,
@@ -76,22 +77,6 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 # --- Reports --------------------------------------------------------------------------------
 
 
-def looks_like_other_format(records) -> str | None:
-    """A hint when a file of another benchmark is passed as ScholarQA-CS2."""
-    first = records[0] if records else None
-    if isinstance(first, dict):
-        values = list(first.values())
-        if values and all(isinstance(v, dict) and "answer" in v for v in values[:5]):
-            return "this looks like a ResearchQA responses file ({id: {answer}}); use --format researchqa"
-        if "response" in first and isinstance(first.get("response"), str):
-            return "this looks like a ResearcherBench file (response is text); use --format researcherbench"
-        if "models" in first and "preference_ranking_norm" in first:
-            return "this is a pairwise annotation file; use import_pairwise"
-        if "query" in first and "rubric" in first:
-            return "this looks like a questions file; use import_questions"
-    return None
-
-
 def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportInput]:
     """Every record, checked; the oddities of the released files (module doc) are imported
     by their rule and reported as warnings in ``rep``, which also counts the records read."""
@@ -105,11 +90,7 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
 def read_records(src: Source) -> list:
     """The file's records, decoded (a file of another format refused, saying which)."""
     records = parse_json_records(src)
-    hint = looks_like_other_format(records)
-    if hint:
-        problems = Problems(src.name)
-        problems.file_level(hint)
-        problems.raise_if_any()
+    refuse_other_format(src.name, records, "reports", FORMAT)
     return records
 
 
@@ -542,5 +523,6 @@ register(
             'A citation id appears verbatim in the text ("(Lewis et al., 2020)", "[2]").'
         ),
         example=Example(EXAMPLES, "scholarqa_reports.json", {"system": "example-system"}),
+        signatures=(Signature.of("a ScholarQA-CS2 report file", question=str, response=dict),),
     )
 )

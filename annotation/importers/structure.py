@@ -10,6 +10,7 @@ place: judgments point at them); a re-import dropping a judged paragraph is refu
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -724,11 +725,15 @@ def report_loader(
     from .common import fail, finite_source, gc_paused, read_source
 
     def load(source, study, rep: ImportReport, system: str | None = None) -> None:
+        if not directory:
+            refuse_folder(source, source_format)
         src = read_source(source, allow_directory=directory)
         if directory and src.directory is None:
+            hint = other_format_of_file(src, source_format)
             fail(
                 _display_name(source),
-                "DeepScholar reports are read from a folder <system>/<paper_id>/output.md",
+                (hint + "; " if hint else "")
+                + "DeepScholar reports are read from a folder <system>/<paper_id>/output.md",
             )
         system = system or (src.directory.name if src.directory else None)
         if not system:
@@ -754,6 +759,34 @@ def report_loader(
             del inputs
 
     return load
+
+
+def refuse_folder(source, name: str) -> None:
+    """A folder given to a one-file report format: refused naming the report formats that
+    read a folder (a DeepScholar-Bench system folder; studies are untyped, so nothing else
+    says it is the wrong format)."""
+    from pathlib import Path
+
+    from .common import fail
+    from .registry import formats
+
+    if isinstance(source, (str, os.PathLike)) and Path(source).is_dir():
+        folders = " / ".join(f.name for f in formats("reports") if f.directory)
+        fail(_display_name(source), f"is a directory; format {name} reads one file "
+             f"(a system folder of reports is read with format {folders})")  # fmt: skip
+
+
+def other_format_of_file(src, name: str) -> str:
+    """What a file given to the folder format ``name`` is, when it is another format's
+    JSON file (:mod:`.signatures`); "" when it is no JSON or no declared file."""
+    from .common import parse_json_records
+    from .signatures import looks_like_other_format
+
+    try:
+        data = parse_json_records(src, allow_mapping=True)
+    except ImportFailed:
+        return ""
+    return looks_like_other_format(data, "reports", name) or ""
 
 
 def _question_keys(study) -> set[str]:

@@ -38,7 +38,7 @@ from pathlib import Path
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import Problems, Source, parse_json_records, read_source
 from annotation.importers.deepscholar_units import UnitsInput, sync_units
-from annotation.importers.registry import Example, Format, Option, register
+from annotation.importers.registry import Example, Format, Option, Signature, register
 from annotation.importers.structure import ensure_question_ids
 from annotation.models import Nugget, Question, Report
 
@@ -277,5 +277,10 @@ register(
             options={"system": "example-system"},
             needs=(("reports", "deepscholar", {}),),
         ),  # fmt: skip
+        signatures=(
+            Signature.of(
+                "a DeepScholar-Bench nuggetizer res.json", qid=None, query=str, nuggets=list
+            ),
+        ),
     )
 )

@@ -36,6 +36,7 @@ from annotation.importers.registry import (
     Format,
     Kind,
     Option,
+    Signature,
     register,
     register_kind,
 )
@@ -1037,5 +1038,13 @@ register(
             "scholarqa_pairwise.json",
             {"annotator": "example-expert", "judge": "example-judge", "setting": "near_expert"},
         ),  # fmt: skip
+        signatures=(
+            Signature.of(
+                "a ScholarQA-CS2 pairwise annotation file",
+                question=str,
+                models=list,
+                preference_ranking_norm=list,
+            ),
+        ),
     )
 )

@@ -129,8 +129,7 @@ def test_bad_researcherbench_rubric(tmp_path):
         "questions",
         DATA / "researchqa_questions.jsonl",
         file_part="researchqa_questions.jsonl",
-        record=1,
-        field="question",
+        text="this looks like a ResearchQA items file",
         format="researcherbench",
     )
 

@@ -328,7 +328,7 @@ def test_invalid_truncated_and_wrong_format(tmp_path):
         "reports",
         DATA / "researchqa_responses.json",
         file_part="researchqa_responses.json",
-        text="--format researchqa",
+        text="this looks like a ResearchQA responses file",
         format="scholarqa",
         system="s",
     )
@@ -336,7 +336,7 @@ def test_invalid_truncated_and_wrong_format(tmp_path):
         "reports",
         DATA / "scholarqa_reports.json",
         file_part="scholarqa_reports.json",
-        text="--format scholarqa",
+        text="import it as reports, format scholarqa",
         format="researchqa",
         system="s",
     )
@@ -344,8 +344,7 @@ def test_invalid_truncated_and_wrong_format(tmp_path):
         "reports",
         DATA / "scholarqa_reports.json",
         file_part="scholarqa_reports.json",
-        record=1,
-        field="response",
+        text="this looks like a ScholarQA-CS2 report file",
         format="researcherbench",
         system="s",
     )
