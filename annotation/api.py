@@ -454,11 +454,29 @@ class ReportViewSet(RoleViewSet):
 
 
 class AnnotatorViewSet(RoleViewSet):
+    """Annotators' pseudonymous profiles: an admin reads every one, a researcher those of
+    their studies."""
+
     queryset = AnnotatorModel.objects.all()
-    # A researcher reads the pseudonymous profiles of the annotators of their studies.
-    study_lookup = "assignments__study"
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
+
+    def readable_filter(self, readable) -> Q:
+        """The annotators of the ``readable`` studies: assigned there, or named by a
+        judgment there (an import names annotators without assigning them: a tester found
+        them missing from the list) or by an expertise rating of a question there. One
+        subquery per judgment kind inside the one query, whatever the number of
+        annotators."""
+        from annotation.models import ExpertiseRating
+        from annotation.protection import judgment_models
+
+        named = [Assignment.objects.filter(study__in=readable)]
+        named += [m.objects.filter(study__in=readable) for m in judgment_models()]
+        named.append(ExpertiseRating.objects.filter(question__study__in=readable))
+        found = Q()
+        for rows in named:
+            found |= Q(pk__in=rows.values("annotator_id"))
+        return found
 
     @extend_schema(
         responses={204: None},
