@@ -454,11 +454,29 @@ class ReportViewSet(RoleViewSet):
 
 
 class AnnotatorViewSet(RoleViewSet):
+    """Annotators' pseudonymous profiles: an admin reads every one, a researcher those of
+    their studies."""
+
     queryset = AnnotatorModel.objects.all()
-    # A researcher reads the pseudonymous profiles of the annotators of their studies.
-    study_lookup = "assignments__study"
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
+
+    def readable_filter(self, readable) -> Q:
+        """The annotators of the ``readable`` studies: assigned there, or named by a
+        judgment there (an import names annotators without assigning them: a tester found
+        them missing from the list) or by an expertise rating of a question there. One
+        subquery per judgment kind inside the one query, whatever the number of
+        annotators."""
+        from annotation.models import ExpertiseRating
+        from annotation.protection import judgment_models
+
+        named = [Assignment.objects.filter(study__in=readable)]
+        named += [m.objects.filter(study__in=readable) for m in judgment_models()]
+        named.append(ExpertiseRating.objects.filter(question__study__in=readable))
+        found = Q()
+        for rows in named:
+            found |= Q(pk__in=rows.values("annotator_id"))
+        return found
 
     @extend_schema(
         responses={204: None},
@@ -500,14 +518,54 @@ class AssignmentViewSet(RoleViewSet):
 # --- Judgments ---------------------------------------------------------------------------------
 
 
+def described(serializer_class) -> type:
+    """The shape of a judgment list's row: ``serializer_class``'s fields and, optional, the
+    ones ``describe`` adds (:meth:`JudgmentViewSet.list`), so a client generated from the
+    schema has them (a tester's finding: they were in no schema). Documentation only."""
+    from rest_framework import serializers
+
+    name = serializer_class.__name__
+    fields = {
+        "question_text": serializers.CharField(
+            required=False, help_text="With `describe`: the question's text"
+        ),
+        "annotator_pseudonym": serializers.CharField(
+            required=False, help_text="With `describe`: the annotator's pseudonym"
+        ),
+        "question_external_id": serializers.CharField(
+            required=False,
+            help_text="With `describe`, researchers and admins: the question's source id",
+        ),
+        "systems": serializers.ListField(
+            child=serializers.CharField(),
+            required=False,
+            help_text="With `describe`, researchers and admins: the system name of each report "
+            "the judgment is about, in order",
+        ),
+        "system": serializers.CharField(
+            required=False,
+            allow_null=True,
+            help_text="With `describe`, researchers and admins: the system name when the "
+            "judgment is about exactly one report, else null",
+        ),
+    }
+    base = serializer_class().fields  # a field of its own by that name is kept as it is
+    fields = {k: v for k, v in fields.items() if k not in base}
+    meta = getattr(serializer_class, "Meta", None)
+    if meta is not None and isinstance(getattr(meta, "fields", None), list | tuple):
+        fields["Meta"] = type("Meta", (meta,), {"fields": [*meta.fields, *fields]})
+    return type(f"Described{name}", (serializer_class,), fields)
+
+
 def judgment_list(viewset):
     """Document a judgment list's query options: the id filters, ``setting``, ``status``,
     ``system``, ``updated_since`` (incremental sync) and ``describe`` (self-describing rows;
-    issue 28)."""
+    issue 28), and the rows' fields ``describe`` adds (:func:`described`)."""
     from annotation.models.assignment import Setting
 
     return extend_schema_view(
         list=extend_schema(
+            responses={200: described(viewset.serializer_class)(many=True)},
             parameters=[
                 *(
                     OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}")
@@ -554,7 +612,7 @@ def judgment_list(viewset):
                     "`annotator_pseudonym`. A constant number of queries "
                     "per page, never any report's text.",
                 ),
-            ]  # fmt: skip
+            ],  # fmt: skip
         )
     )(viewset)
 

@@ -77,6 +77,16 @@ class SystemRankingSerializer(serializers.Serializer):
     ci = IntervalSerializer(required=False)
 
 
+class ReportTableSerializer(serializers.Serializer):
+    """One table of the report page, as its CSV/XLSX/JSON downloads serve it."""
+
+    columns = serializers.ListField(child=serializers.CharField(), help_text="In order")
+    rows = serializers.ListField(
+        child=serializers.DictField(child=serializers.JSONField(allow_null=True)),
+        help_text="Column name -> value (null where undefined), every column present",
+    )
+
+
 class AgreementReportSerializer(serializers.Serializer):
     selection = SelectionSerializer()
     iaa = InterAnnotatorSerializer(allow_null=True, required=False)
@@ -95,6 +105,12 @@ class AgreementReportSerializer(serializers.Serializer):
         child=serializers.JSONField(),
         required=False,
         help_text="Why a figure is null, and compat-mode differences (text or objects)",
+    )
+    tables = serializers.DictField(
+        child=ReportTableSerializer(),
+        required=False,
+        help_text="With `tables=true` only: every table of the report page, by name, with "
+        "the interval columns (`ci_*_low`, `ci_*_high`) when `bootstrap` > 0",
     )
 
 

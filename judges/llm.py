@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     import openai
 
 from annotation.outbound import AddressRefused, public_transport, ssl_context, why_not_public
+from judges.secrets import masked_url
 
 logger = logging.getLogger("concord.judges")
 
@@ -259,7 +260,9 @@ class LLMConfig:
             raise ValueError(f"{who}request must be an object of request fields")
         scheme = urlsplit(self.base_url).scheme
         if endpoint and scheme not in ("http", "https"):
-            raise ValueError(f"{who}base_url must be an http(s) URL, not {self.base_url!r}")
+            raise ValueError(  # masked: a run's errors are read by researchers
+                f"{who}base_url must be an http(s) URL, not {masked_url(self.base_url)!r}"
+            )
         refused = private_address(self.base_url)
         if refused:
             raise ValueError(

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from annotation.serializers import ReportRef
 from judges.llm import LLMConfig, private_address
 from judges.models import Judge, JudgeScore
-from judges.secrets import masked_parameters, unmasked_parameters
+from judges.secrets import MaskError, masked_parameters, unmasked_parameters
 
 
 class JudgeSerializer(serializers.ModelSerializer):
@@ -36,7 +36,10 @@ class JudgeSerializer(serializers.ModelSerializer):
                     f"base_url: {refused}; allowed only with CONCORD_JUDGE_ALLOW_PRIVATE=1"
                 )
         stored = self.instance.parameters if self.instance is not None else {}
-        return unmasked_parameters(value, stored)
+        try:
+            return unmasked_parameters(value, stored)
+        except MaskError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
 
     def validate(self, attrs):
         """Parameters a run would refuse are refused now, naming the parameter (issue 28):

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from django.apps import apps
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import (
     Case,
@@ -54,7 +55,7 @@ from judges.models import (
     JudgeRelevance,
     JudgeScore,
 )
-from judges.secrets import masked_parameters
+from judges.secrets import masked_parameters, parameters_digest
 
 CACHE_SECONDS = 24 * 60 * 60
 #: Bumped when the entry's shape changes, so entries cached by an older release (shared
@@ -134,12 +135,16 @@ def judges_signature() -> list:
     query whatever the number of judges. Judges have no update time and are shared
     between studies, so every judge is read: an admin's edit of one (a key removed, the
     model changed) gives every report that may show it a new key. The parameters are
-    masked first (:func:`judges.secrets.masked_parameters`): a secret is not digested
-    into a cache key, and a rotated key, which the card does not show, changes nothing."""
+    there masked (:func:`judges.secrets.masked_parameters`) and as a digest keyed by the
+    server's ``SECRET_KEY`` (:func:`judges.secrets.parameters_digest`): a changed
+    credential — a key, a password in the base URL — changes the key too, and no secret
+    is readable from it."""
     rows = Judge.objects.order_by("pk").values_list(
         "pk", "name", "provider", "model", "prompt_version", MD5("prompt_template"), "parameters"
     )
-    return [(*row[:-1], masked_parameters(row[-1])) for row in rows]
+    key = settings.SECRET_KEY
+    return [(*row[:-1], masked_parameters(row[-1]), parameters_digest(row[-1], key))
+            for row in rows]  # fmt: skip
 
 
 def study_fingerprint(study_id: int, adjudications: bool = False) -> str:

@@ -121,14 +121,13 @@ def _checked(t: graph.Table, qs, seen, wanted, kinds, summary):
 
 
 def _without_secrets(t: graph.Table, rows):
-    """Credentials never leave in a backup (``graph.SECRET_KEYS``): a restored judge calls
-    its LLM with the installation's own key (LLM_API_KEY) until an admin sets another."""
-    secret = [(t.columns.index(column), keys) for (label, column), keys in graph.SECRET_KEYS.items()
-              if label == t.label]  # fmt: skip
+    """Credentials never leave in a backup (``graph.SECRET_COLUMNS``): a restored judge
+    calls its LLM with the installation's own key (LLM_API_KEY) until an admin sets another."""
+    secret = [(t.columns.index(column), strip)
+              for (label, column), strip in graph.SECRET_COLUMNS.items() if label == t.label]  # fmt: skip
     for row in rows:
-        for at, keys in secret:
-            if isinstance(row[at], dict):
-                row[at] = {k: v for k, v in row[at].items() if k not in keys}
+        for at, strip in secret:
+            row[at] = strip(row[at])
         yield row
 
 

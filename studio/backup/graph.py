@@ -20,7 +20,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import models
 
-from judges.secrets import SECRET_PARAMETERS
+from judges.secrets import stripped_parameters
 
 APPS = ("annotation", "judges", "metaeval")
 ROOT = "annotation.study"
@@ -33,9 +33,10 @@ SHARED = {
     "judges.judge": "name",
 }
 
-#: JSON columns of shared rows whose keys are credentials, left out of every backup (the
-#: judges' rule, :mod:`judges.secrets`, which the API and every report mask by too).
-SECRET_KEYS = {("judges.judge", "parameters"): SECRET_PARAMETERS}
+#: JSON columns of shared rows that hold credentials, and what of them a backup holds: the
+#: value without its credentials (the judges' rule, :mod:`judges.secrets`, which the API
+#: and every report mask by too: a key, a password or key in the base URL's…).
+SECRET_COLUMNS = {("judges.judge", "parameters"): stripped_parameters}
 
 #: Not reachable by a foreign key, exported by a rule of their own (see ``dump.py``).
 SPECIAL = {

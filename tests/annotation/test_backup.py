@@ -123,13 +123,23 @@ def test_no_credential_leaves_in_a_backup(study, tmp_path):
     from judges.models import Judge
 
     judge = Judge.objects.get(name="backup-live-judge")
-    judge.parameters = {**judge.parameters, "api_key": "sk-backup-secret-0123456789"}
+    judge.parameters = {
+        **judge.parameters,
+        "api_key": "sk-backup-secret-0123456789",
+        # credentials elsewhere in the configuration (a tester's finding): left out too
+        "base_url": "https://user:pw-backup-secret@llm.example.com/v1?key=backup-secret&v=1",
+        "extra_query": {"token": "backup-secret-q", "deployment": "d1"},
+        "request": {"top_p": 0.9, "metadata": {"client_secret": "backup-secret-body"}},
+    }
     judge.save()
     path = tmp_path / "study.zip"
     export_study(study, path)
     with zipfile.ZipFile(path) as z:
-        assert not [n for n in z.namelist() if b"sk-backup-secret" in z.read(n)]
-        assert b"backup-live-judge" in b"".join(z.read(n) for n in z.namelist())
+        assert not [n for n in z.namelist() if b"backup-secret" in z.read(n)]
+        everything = b"".join(z.read(n) for n in z.namelist())
+        assert b"backup-live-judge" in everything
+        # what is not a credential is kept, the URL without its userinfo and key
+        assert b"https://llm.example.com/v1?v=1" in everything and b"deployment" in everything
     judge.refresh_from_db()
     assert judge.parameters["api_key"] == "sk-backup-secret-0123456789"  # untouched here
 

@@ -125,6 +125,62 @@ def test_extra_headers_are_masked_like_the_api_key(admin_user):
     assert judge.parameters == {"extra_headers": headers, "temperature": 0.2}
 
 
+@pytest.mark.django_db
+def test_credentials_in_the_url_query_and_request_fields_are_masked_and_kept(admin_user, settings):
+    """A tester's finding: the base URL's userinfo and key, ``extra_query`` and the extra
+    request fields were sent back in clear. They are masked like the API key, and what was
+    read, written back with a change, keeps every stored credential."""
+    from judges.models import Judge
+    from judges.secrets import MASK
+
+    settings.CONCORD_JUDGE_ALLOW_PRIVATE = True  # no name resolution in a test
+    stored = {
+        "base_url": "https://user:pw-secret@llm.example.com/v1?key=q-secret&api-version=2024",
+        "extra_query": {"sig": "sig-secret", "deployment": "d1"},
+        "request": {"top_p": 0.9, "metadata": {"access_token": "body-secret"}},
+    }
+    judge = Judge.objects.create(name="url-keyed", model="m", parameters=stored)
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    url = f"/api/judges/{judge.pk}/"
+    response = api.get(url)
+    assert "secret" not in response.content.decode()
+    body = response.json()["parameters"]
+    assert body == {
+        "base_url": f"https://{MASK}@llm.example.com/v1?key={MASK}&api-version=2024",
+        "extra_query": {"sig": MASK, "deployment": "d1"},
+        "request": {"top_p": 0.9, "metadata": {"access_token": MASK}},
+    }
+    changed = {**body, "temperature": 0.2,
+               "base_url": body["base_url"].replace("api-version=2024", "api-version=2025")}  # fmt: skip
+    assert api.patch(url, {"parameters": changed}, format="json").status_code == 200
+    judge.refresh_from_db()
+    assert judge.parameters == {
+        **stored,
+        "temperature": 0.2,
+        "base_url": stored["base_url"].replace("api-version=2024", "api-version=2025"),
+    }
+    # the mask stands for the stored credential of its own endpoint only: refused, unchanged
+    moved = {**body, "base_url": body["base_url"].replace("llm.example.com", "other.example")}
+    response = api.patch(url, {"parameters": moved}, format="json")
+    assert response.status_code == 400
+    assert "base_url" in str(response.json()["parameters"]) and "another endpoint" in str(
+        response.json()["parameters"]
+    )
+    judge.refresh_from_db()
+    assert judge.parameters["base_url"].startswith("https://user:pw-secret@llm.example.com/")
+
+
+@pytest.mark.django_db
+def test_a_run_error_about_the_base_url_does_not_show_its_credentials():
+    """A run's errors are read by researchers: the refused URL is named masked."""
+    from judges.llm import LLMConfig
+
+    with pytest.raises(ValueError, match=r"base_url must be an http\(s\) URL") as caught:
+        LLMConfig(model="m", base_url="ftp://user:pw-secret@host/v1?token=t-secret").validate("j")
+    assert "secret" not in str(caught.value) and "host/v1" in str(caught.value)
+
+
 def test_the_run_list_is_paginated_newest_first(fake_llm, researcher_user):
     """It was cut at 200 runs without a word and ignored ``limit`` (issue 28)."""
     study = build_study(questions=1, systems=("alpha",))

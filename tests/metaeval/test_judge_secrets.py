@@ -3,7 +3,11 @@ finding): the API masked ``api_key`` and ``extra_headers``, but the card copied 
 parameters into report.json, the agreement API, the judge page, the offline HTML and
 ``manage.py analysis --kind judge_card``. One rule (:mod:`judges.secrets`) now masks both,
 and the report cache's key covers what the card shows of the judges, so an admin's edit
-of a judge reaches the next report instead of the cached one."""
+of a judge reaches the next report instead of the cached one.
+
+A second finding: credentials elsewhere in the configuration (the base URL's userinfo and
+query, ``extra_query``, the extra request fields) were shown in clear; the rule masks any
+entry whose name suggests a secret, and a URL's userinfo and secret query values."""
 
 import io
 import json
@@ -14,16 +18,27 @@ from django.urls import reverse
 
 from judges.models import Judge
 from judges.secrets import MASK
-from metaeval.cache import study_fingerprint
+from metaeval.cache import judges_signature, study_fingerprint
 from tests.metaeval.test_views import _empty_cache, demo  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 JUDGE = "sonnet-pairwise-sim"
 KEY, HEADER = "sk-SECRET-123", "Bearer hdr-SECRET"
-PARAMETERS = {"api_key": KEY, "base_url": "https://api.openai.com/v1", "temperature": 0.3,
-              "extra_headers": {"Authorization": HEADER, "X-Team": "concord"}}  # fmt: skip
-SHOWN = {"api_key": MASK, "base_url": "https://api.openai.com/v1", "temperature": 0.3,
-         "extra_headers": MASK}  # fmt: skip
+BASE_URL = (
+    "https://user:pw-SECRET@api.openai.com/v1?api-version=2024-06-01&key=q-SECRET"
+    "&api_key=k-SECRET&token=t-SECRET&sig=s-SECRET"
+)
+PARAMETERS = {"api_key": KEY, "base_url": BASE_URL, "temperature": 0.3,
+              "extra_headers": {"Authorization": HEADER, "X-Team": "concord"},
+              "extra_query": {"Api-Token": "eq-SECRET", "deployment": "gpt4"},
+              "request": {"top_p": 0.9, "max_completion_tokens": 50,
+                          "metadata": {"client_secret": "body-SECRET", "team": "concord"}}}  # fmt: skip
+SHOWN = {"api_key": MASK, "temperature": 0.3, "extra_headers": MASK,
+         "base_url": f"https://{MASK}@api.openai.com/v1?api-version=2024-06-01&key={MASK}"
+                     f"&api_key={MASK}&token={MASK}&sig={MASK}",
+         "extra_query": {"Api-Token": MASK, "deployment": "gpt4"},
+         "request": {"top_p": 0.9, "max_completion_tokens": 50,
+                     "metadata": {"client_secret": MASK, "team": "concord"}}}  # fmt: skip
 
 
 @pytest.fixture
@@ -89,7 +104,7 @@ def test_no_download_or_other_page_shows_them_either(researcher, keyed):
         response = get(researcher, keyed)
         assert response.status_code == 200, surface
         text = response.content.decode()
-        assert KEY not in text and "hdr-SECRET" not in text, surface
+        assert "SECRET" not in text, surface
 
 
 def test_the_command_output_holds_no_credential(keyed):
@@ -128,8 +143,23 @@ def test_the_fingerprint_follows_what_the_card_shows_of_a_judge(keyed):
         Judge.objects.filter(pk=judge.pk).update(**change)
         seen.add(study_fingerprint(keyed.pk))
     assert len(seen) == 8
-    # a rotated key is not shown (masked either way) and is not digested into the key
+
+
+@pytest.mark.parametrize("rotated", [
+    {"api_key": "sk-other"},
+    {"base_url": BASE_URL.replace("pw-SECRET", "pw-OTHER")},
+    {"base_url": BASE_URL.replace("sig=s-SECRET", "sig=s-OTHER")},
+    {"extra_query": {**PARAMETERS["extra_query"], "Api-Token": "eq-OTHER"}},
+    {"request": {**PARAMETERS["request"], "metadata": {"client_secret": "body-OTHER"}}},
+])  # fmt: skip
+def test_a_changed_credential_changes_the_fingerprint_without_showing_in_it(keyed, rotated):
+    """The card shows the same mask either way, but the report's key follows the stored
+    credentials (a keyed digest of them), and nothing of them is readable in what is
+    digested."""
+    judge = Judge.objects.get(name=JUDGE)
     Judge.objects.filter(pk=judge.pk).update(parameters=PARAMETERS)
     before = study_fingerprint(keyed.pk)
-    Judge.objects.filter(pk=judge.pk).update(parameters={**PARAMETERS, "api_key": "sk-other"})
-    assert study_fingerprint(keyed.pk) == before
+    assert "SECRET" not in repr(judges_signature())
+    Judge.objects.filter(pk=judge.pk).update(parameters={**PARAMETERS, **rotated})
+    assert study_fingerprint(keyed.pk) != before
+    assert "OTHER" not in repr(judges_signature())

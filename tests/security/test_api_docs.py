@@ -115,3 +115,69 @@ def test_real_answers_match_their_schema(schema, settings):
         )
         jsonschema.validate(response.json(), validator)
         assert response.json()  # not an empty object
+
+
+DESCRIBED = {"question_text", "annotator_pseudonym", "question_external_id", "systems", "system"}
+
+
+def list_row(schema, path) -> dict:
+    """The schema of one row of a paginated list answer."""
+    components = schema["components"]["schemas"]
+    page = components[response_schema(schema, path)[0]["$ref"].rsplit("/", 1)[1]]
+    return components[page["properties"]["results"]["items"]["$ref"].rsplit("/", 1)[1]]
+
+
+def test_what_describe_and_tables_add_is_in_the_schema(schema):
+    """A tester's finding: ``describe=true`` and ``tables=true`` were documented as
+    parameters, but what they add to an answer was in no schema, so a generated client
+    had no such fields."""
+    lists = [p for p in schema["paths"] if p.startswith("/api/judgments/") and "{" not in p]
+    assert len(lists) >= 12
+    for path in lists:
+        names = {p["name"] for p in schema["paths"][path]["get"]["parameters"]}
+        assert "describe" in names, path
+        row = list_row(schema, path)
+        assert row["properties"].keys() >= DESCRIBED, path
+        assert not DESCRIBED & set(row.get("required", [])), path  # only with describe
+    agreement = "/api/studies/{study_id}/agreement/"
+    assert "tables" in {p["name"] for p in schema["paths"][agreement]["get"]["parameters"]}
+    components = schema["components"]["schemas"]
+    report = components[response_schema(schema, agreement)[0]["$ref"].rsplit("/", 1)[1]]
+    tables = report["properties"]["tables"]
+    table = components[tables["additionalProperties"]["$ref"].rsplit("/", 1)[1]]
+    assert {"columns", "rows"} <= table["properties"].keys()
+    assert "tables" not in report.get("required", [])
+
+
+@pytest.mark.django_db
+def test_described_rows_and_tables_match_their_schema(schema, settings):
+    settings.DEBUG = True  # the demo loads only with DEBUG on
+    call_command("demo", verbosity=0)
+    from annotation.models import Study
+
+    study = Study.objects.get()
+    researcher = make_user("docs_described", "researcher")
+    study.researchers.add(researcher)
+    client = APIClient()
+    client.force_authenticate(researcher)
+    components = schema["components"]["schemas"]
+    seen = 0
+    for path in [p for p in schema["paths"] if p.startswith("/api/judgments/") and "{" not in p]:
+        response = client.get(path, {"describe": "true", "limit": 20})
+        assert response.status_code == 200, response.content[:300]
+        rows = response.json()["results"]
+        seen += len(rows)
+        assert all(row.keys() >= DESCRIBED for row in rows)
+        documented = list_row(schema, path)["properties"].keys()
+        assert {k for row in rows for k in row} <= documented, path
+        jsonschema.validate(response.json(), to_json_schema(response_schema(schema, path)[0],
+                                                            components))  # fmt: skip
+    assert seen  # the demo has judgments of some kinds
+    path = "/api/studies/{study_id}/agreement/"
+    response = client.get(path.format(study_id=study.pk), {"tables": "true"})
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["tables"]
+    body = response_schema(schema, path)[0]
+    report = components[body["$ref"].rsplit("/", 1)[1]]
+    assert "tables" in report["properties"]
+    jsonschema.validate(response.json(), to_json_schema(body, components))
