@@ -3,8 +3,9 @@
 DRF's throttles and the password-reset limit count requests in a cache. Django's default
 cache is local memory, one per process: behind gunicorn's three workers (and with a new
 connection per request) 120/min let through 264 answers in 55 s. The counts now live in a
-cache every process shares: the database by default (the ``concord_cache`` table, made by
-``migrate``: ``concord.throttles.create_cache_table``), Redis when ``CACHE_URL`` names one. The report
+cache every process shares: the database by default (the ``concord_throttle_count`` table,
+made by ``migrate`` with the cache's ``concord_cache``: ``concord.throttles.create_cache_table``),
+Redis when ``CACHE_URL`` names one; each count is one atomic increment (``concord.throttles``). The report
 cache (``default``) may stay per process: it only saves work, so it uses Redis when
 ``CACHE_URL`` is set and local memory otherwise, never the database (a report is large).
 """
@@ -17,6 +18,9 @@ from django.core.exceptions import ImproperlyConfigured
 THROTTLES = "throttles"
 #: The database table of the throttle cache when no ``CACHE_URL`` is set.
 TABLE = "concord_cache"
+#: The database table of the throttles' counts when no ``CACHE_URL`` is set: a counter per key
+#: and window, raised by one SQL statement (``concord.throttles.counted``).
+COUNTS = "concord_throttle_count"
 REDIS = ("redis://", "rediss://", "unix://")
 
 

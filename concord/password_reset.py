@@ -2,17 +2,19 @@
 
 It e-mails a link: without a mail server (``EMAIL_HOST`` unset, the default) it could only
 fail or, worse, pretend to work, so it answers 404. With mail configured, each client
-address may ask ``PASSWORD_RESET_LIMIT`` times an hour (429 after that), so the form cannot
+address may ask ``PASSWORD_RESET_LIMIT`` times in each clock hour (429 after that), so the form cannot
 be used to flood someone's inbox. Setting a password from a link (invitations use the same
 links) is unaffected.
 """
+
+import time
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpResponse
 
 from concord.login_throttle import client_ip
-from concord.throttles import throttle_cache
+from concord.throttles import counted
 
 WINDOW_SECONDS = 60 * 60
 
@@ -22,14 +24,10 @@ def enabled() -> bool:
 
 
 def _over_limit(request) -> bool:
+    """Counted as the API's throttles, shared by every process and atomic (``cache.incr``
+    is a read then a write on the database cache: simultaneous requests passed together)."""
     key = f"concord:password-reset:{client_ip(request)}"
-    cache = throttle_cache()  # shared by every process
-    cache.add(key, 0, WINDOW_SECONDS)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, WINDOW_SECONDS)
-        count = 1
+    count, _left = counted(key, WINDOW_SECONDS, time.time())
     return count > settings.PASSWORD_RESET_LIMIT
 
 

@@ -348,6 +348,18 @@ if (PACKAGE_DIR / "templates").is_dir():
             conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
         )
 
+# SQLite: a transaction takes the write lock at BEGIN and waits up to 20 s for it (busy
+# timeout). By default it reads first and, asking for the lock at its first write while
+# another transaction holds it, fails at once with "database is locked": two annotators
+# submitting the same assignment got a 503 instead of the second one's 409. An option
+# given in DATABASE_URL wins. (The test database's connections use the same OPTIONS.)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
+
 # --- Deployment: health checks, hashed static files, JSON logs, error tracking, throttles ----
 # /healthz (concord/health.py) answers load balancers over plain HTTP behind the TLS proxy.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]

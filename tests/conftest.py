@@ -2,6 +2,7 @@
 worker. The data builders live in tests/builders/."""
 
 import os
+import time
 from pathlib import Path
 
 # The local LLM server the judge tests talk to listens on 127.0.0.1: allowed here (and in
@@ -117,15 +118,26 @@ def celery_worker_process(transactional_db, settings):
         reset_connections()
 
 
+#: The throttles' clock in tests: 12:30:30.5 today (UTC), well inside its second, minute,
+#: hour and day (see _fresh_throttles).
+PINNED = (time.time() // 86400) * 86400 + 12 * 3600 + 30 * 60 + 30.5
+
+
 @pytest.fixture(autouse=True)
-def _fresh_throttles():
+def _fresh_throttles(monkeypatch):
     """DRF throttles count requests in the default cache, keyed by user id; ids repeat from
-    test to test, so each test starts with empty counts (and no cached report)."""
+    test to test, so each test starts with empty counts (and no cached report). They count
+    by fixed windows (concord/throttles.py): their clock stands still at :data:`PINNED`, so
+    no test's requests straddle the end of a window (a test making two requests at 2/min
+    would otherwise find a new window now and then)."""
     from django.core.cache import cache, caches
     from django.core.cache.backends.db import DatabaseCache
 
     from concord.caching import THROTTLES
+    from concord.throttles import ScopedRateThrottle
     from metaeval.cache import forget_selections
+
+    monkeypatch.setattr(ScopedRateThrottle, "timer", staticmethod(lambda: PINNED))
 
     cache.clear()
     forget_selections()  # the report page's loaded rows, kept per process by study version

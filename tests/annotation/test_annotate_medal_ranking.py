@@ -171,6 +171,37 @@ def test_submit_writes_the_ranking_and_is_idempotent(setup):
     assert Medal.objects.get(report__public_id=public_ids(assignment)[0]).medal == "gold"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_two_tabs_submitting_different_answers_at_once_one_is_saved_the_other_a_409(setup):
+    """Both tabs hold version 0; one submit is saved, the other is the ordinary 409, never a
+    503. On SQLite the second transaction failed with "database is locked" when it went to
+    write while the first held the lock (a read first, then the lock: settings.py's
+    transaction_mode takes it at BEGIN and waits for it)."""
+    from django.test import Client
+
+    from tests.concurrency import at_once, database_file
+
+    study, question, assignment, first = setup
+    second = Client()
+    second.force_login(assignment.annotator.user)
+    _, _, submit = urls(assignment)
+    tabs = [
+        (first, form(assignment, 0)),
+        (second, form(assignment, 0, ("bronze", "silver", "gold"))),
+    ]
+
+    def send(index: int) -> int:
+        client, answers = tabs[index]
+        return client.post(submit, answers, HTTP_HX_REQUEST="true").status_code
+
+    with database_file():
+        statuses = at_once(2, send)
+        assert sorted(statuses) == [204, 409], statuses
+        assert MedalRanking.objects.count() == 1  # the saved tab's answers, whole
+        first_report = Medal.objects.get(report__public_id=public_ids(assignment)[0]).medal
+    assert first_report == ("gold" if statuses[0] == 204 else "bronze")
+
+
 @pytest.mark.parametrize(
     ("medals", "reasoning", "message"),
     [

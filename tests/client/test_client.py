@@ -154,6 +154,10 @@ def test_a_throttled_report_is_retried_after_the_servers_retry_after(server, mon
 
     from rest_framework.throttling import ScopedRateThrottle
 
+    from concord.throttles import ScopedRateThrottle as Counting
+
+    pinned = Counting.timer  # the tests' still clock (tests/conftest.py)
+    monkeypatch.setattr(Counting, "timer", staticmethod(time.time))  # a wait must end
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/s", "imports": "9/s"})
     url, token = server
     study = Concord(url, token).study(STUDY)
@@ -166,6 +170,7 @@ def test_a_throttled_report_is_retried_after_the_servers_retry_after(server, mon
     monkeypatch.setattr(
         ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/min", "imports": "9/s"}
     )
+    monkeypatch.setattr(Counting, "timer", staticmethod(pinned))  # both in one minute
     impatient = Concord(url, token, retries=0).study(STUDY)
     with pytest.raises(ConcordError, match="answered 429"):
         impatient.report(tables=False)

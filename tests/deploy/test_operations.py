@@ -20,7 +20,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from concord.throttles import throttle_cache
+from concord.throttles import forget_counts
 from tests.builders.users import make_user
 from tests.judges.fake_llm import FakeLLM
 from tests.outage import database_outage
@@ -229,9 +229,9 @@ def tight_throttles(monkeypatch):
     monkeypatch.setattr(
         ScopedRateThrottle, "THROTTLE_RATES", {"reports": "2/min", "imports": "1/min"}
     )
-    throttle_cache().clear()
+    forget_counts()
     yield
-    throttle_cache().clear()
+    forget_counts()
 
 
 def test_expensive_endpoints_are_throttled_per_user(db, tight_throttles):
@@ -244,7 +244,7 @@ def test_expensive_endpoints_are_throttled_per_user(db, tight_throttles):
     client = APIClient()
     client.force_authenticate(researcher)
     for url in (f"/api/studies/{study.pk}/agreement/", f"/api/studies/{study.pk}/judge-alignment/"):
-        throttle_cache().clear()
+        forget_counts()
         statuses = [client.get(url).status_code for _ in range(3)]
         assert statuses[:2] != [429, 429] and statuses[2] == 429, (url, statuses)
     other = APIClient()
