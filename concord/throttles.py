@@ -4,6 +4,8 @@ in the ``throttles`` cache (``concord.caching``) and the cache table's creation 
 
 from __future__ import annotations
 
+import math
+
 from django.core.cache import caches
 from rest_framework import throttling
 
@@ -20,6 +22,18 @@ class ScopedRateThrottle(throttling.ScopedRateThrottle):
     @property
     def cache(self):
         return throttle_cache()
+
+    def wait(self) -> int:
+        """Whole seconds (at least 1) until a request would be let through, so every 429
+        carries ``Retry-After``. DRF's own answer is None when the history holds more
+        requests than the rate allows (the rate was lowered between requests: a 429 without
+        ``Retry-After``) and a fraction of a second otherwise; here it is the time until
+        enough of the history has expired that one more request fits."""
+        if self.num_requests <= 0 or len(self.history) < self.num_requests:
+            return max(1, math.ceil(self.duration))
+        # history is newest first: the request at index num_requests - 1 must leave the window
+        oldest_kept = self.history[self.num_requests - 1]
+        return max(1, math.ceil(self.duration - (self.now - oldest_kept)))
 
 
 def create_cache_table(sender, using="default", **kwargs) -> None:

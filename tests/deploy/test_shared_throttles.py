@@ -128,3 +128,22 @@ def test_a_report_download_that_computes_counts_against_the_reports_throttle(db,
     client = APIClient()
     client.force_authenticate(user)
     assert client.get(f"/api/studies/{study.pk}/agreement/?seed=6").status_code == 429
+
+
+def test_every_429_carries_retry_after_even_after_the_rate_was_lowered(db, monkeypatch):
+    """Three requests counted at 5/min, then the rate lowered to 1/min: DRF's ``wait`` was
+    None for a history longer than the rate (no ``Retry-After`` on the 429); now the whole
+    seconds until the history has room again, at least 1."""
+    from concord.throttles import throttle_cache
+
+    throttle_cache().clear()
+    user = make_user("lowered_throttle", "researcher")
+    url = f"/api/studies/{study_for(user).pk}/agreement/"
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "5/min"})
+    assert 429 not in hammer(url, user)
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/min"})
+    client = APIClient()
+    client.force_authenticate(user)
+    refused = client.get(url)
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
