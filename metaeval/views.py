@@ -11,6 +11,7 @@ every second.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import wraps
 
@@ -60,13 +61,21 @@ def _system_names(study: Study) -> list[str]:
 
 
 def _options(request, systems: list[str] | None = None) -> ReportOptions:
-    """Options from the query string (the API's names); a ticked list of every system is
-    the same selection as none, so it shares the cache entry of the command's default."""
-    data = {k: v for k, v in request.GET.items() if k != "systems" and v != ""}
-    ticked = [s for s in request.GET.getlist("systems") for s in s.split(",") if s]
-    if ticked and not (systems is not None and set(ticked) >= set(systems)):
-        data["systems"] = ",".join(ticked)
-    return report_options.from_query(data)
+    """Options from the query string, read as the API reads them (every value of a
+    repeated ``systems``, a 400 for another option given twice); an empty value is no
+    value. A ticked list of every system is the same selection as none, so it shares the
+    cache entry of the command's default."""
+    data = request.GET.copy()
+    for key in list(data):
+        given = [v for v in data.getlist(key) if v != ""]
+        if given:
+            data.setlist(key, given)
+        else:
+            del data[key]
+    options = report_options.from_query(data)
+    if systems is not None and options.systems and set(options.systems) >= set(systems):
+        options = dataclasses.replace(options, systems=())
+    return options
 
 
 options_query = report_options.to_query
