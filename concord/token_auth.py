@@ -17,7 +17,8 @@ never the login page. An ``Authorization`` header of another scheme (``Basic``: 
 front of the site, which the browser repeats on every request) is no token and is left
 alone: the session decides, as if the header were not there (a 401 for it would refuse
 every browser download behind such a proxy).
-Downloads are GET only, so the missing CSRF token of a token request does not matter.
+Downloads answer GET and HEAD only (``concord.download_methods``; OPTIONS says so), so the
+missing CSRF token of a token request does not matter.
 
 An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
 ``/api/``: 401 without credentials, 403 and 404 with a ``detail``, a refused export with

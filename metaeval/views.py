@@ -25,6 +25,7 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.models import MedalRanking, Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
+from concord.download_methods import download_methods
 from concord.token_auth import accepts_token
 from judges.models import Judge
 
@@ -319,9 +320,12 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 
 @accepts_token
 @login_required
+@download_methods
 @_too_many
 def figure_file(request, study_id: int, name: str, fmt: str):
-    """A figure as SVG or PNG (drawn from the same entry as the page)."""
+    """A figure as SVG or PNG (drawn from the same entry as the page). Like every
+    download: HEAD is GET without the body, OPTIONS 200 with Allow, other methods 405
+    (:mod:`concord.download_methods`)."""
     if name not in sections.figure_specs() or fmt not in FIGURE_FORMATS:
         raise Http404("no such figure")
     study, options, entry = _download_entry(request, study_id)
@@ -338,9 +342,10 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 
 @accepts_token
 @login_required
+@download_methods
 @_too_many
 def table_file(request, study_id: int, name: str, fmt: str):
-    """A table as CSV, XLSX or JSON."""
+    """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
     if fmt not in TABLE_FORMATS:
         raise Http404("no such format")
     study, options, entry = _download_entry(request, study_id)
@@ -359,9 +364,11 @@ def table_file(request, study_id: int, name: str, fmt: str):
 
 @accepts_token
 @login_required
+@download_methods
 @_too_many
 def report_json(request, study_id: int):
-    """The report dict, as ``manage.py agreement --json`` prints it."""
+    """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
+    download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)
     response = JsonResponse(entry["report"], json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="{_filename(study, "report", "json")}"'
@@ -370,9 +377,11 @@ def report_json(request, study_id: int):
 
 @accepts_token
 @login_required
+@download_methods
 @_too_many
 def offline_file(request, study_id: int):
-    """The whole report as one HTML file that opens offline (inline CSS and SVG)."""
+    """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,
+    OPTIONS as every download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)
     html = render_offline(study, options, entry)
     return _attachment(html, "html", _filename(study, "report", "html"))
