@@ -55,11 +55,13 @@ def wants_json(request) -> bool:
 
 def refusal(request, problems, status: int):
     """``problems`` ((field, message) pairs) as the API answers them to an API client, as
-    plain text to a browser."""
+    plain text to a browser, one ``field: message`` line each (ended, as the text answers of
+    ``concord.errors``, so a script's terminal shows it whole). Every download's refusal."""
     if wants_json(request):
         errors = [{"field": field, "message": message} for field, message in problems]
         return JsonResponse({"errors": errors}, status=status)
-    text = "\n".join(f"{field}: {message}" if field else message for field, message in problems)
+    text = "".join(f"{field}: {message}\n" if field else f"{message}\n"
+                   for field, message in problems)  # fmt: skip
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
 
 

@@ -16,7 +16,6 @@ import math
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,7 +25,7 @@ from rest_framework.exceptions import ValidationError
 from annotation.models import MedalRanking, Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
 from concord.download_methods import download_methods
-from concord.token_auth import accepts_token
+from concord.token_auth import accepts_token, refusal
 from judges.models import Judge
 
 from . import exports, plots, sections
@@ -248,15 +247,41 @@ def _message(exc: ValidationError) -> str:
     return str(detail)
 
 
+class OptionsRefused(Exception):
+    """A download's options refused: ``problems`` as (option, message) pairs."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]):
+        super().__init__("; ".join(m for _f, m in problems))
+        self.problems = problems
+
+
+def _problems(exc: ValidationError | ValueError) -> list[tuple[str | None, str]]:
+    """(option, message) of a refusal: a ValidationError's field map, a ValueError's
+    ``"<option>: <message>"`` (``check_names``); a message under ``options`` that starts
+    with an option's name is that option's."""
+    if isinstance(exc, ValidationError):
+        detail = exc.detail if isinstance(exc.detail, dict) else {"options": exc.detail}
+    else:
+        detail = {"options": str(exc)}
+    known = report_options.by_name()
+    problems = []
+    for key, value in detail.items():
+        for message in value if isinstance(value, list) else [value]:
+            name, said, rest = str(message).partition(": ")
+            if key == "options" and said and name in known:
+                problems.append((name, rest))
+            else:
+                problems.append((key, str(message)))
+    return problems
+
+
 def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]:
     study = _study_for(request, study_id)
     try:
         options = _options(request, _system_names(study))
         check_names(study.pk, options)
-    except ValidationError as exc:
-        raise BadRequest(_message(exc)) from exc  # a refused option is a 400, not a 404
-    except ValueError as exc:  # a judge or system the study does not have
-        raise BadRequest(str(exc)) from exc
+    except (ValidationError, ValueError) as exc:  # ValueError: a name the study lacks
+        raise OptionsRefused(_problems(exc)) from exc  # a 400, not a 404
     try:
         # computed now (not cached): counted as the API's reports are
         entry = cached_entry(study.pk, options, on_miss=lambda: _throttled(request))
@@ -289,13 +314,20 @@ def _throttled(request) -> None:
         raise Throttled(throttle.wait())
 
 
-def _too_many(view):
-    """A download's 429, as the API's: ``Retry-After`` and the reason in plain text."""
+def _refusals(view):
+    """A download's refusals. Options refused: 400 naming each option, as the study exports
+    answer (``concord.token_auth.refusal``): ``{"errors": [{"field", "message"}]}`` to an API
+    client (a token, or ``Accept: application/json``), ``<option>: <message>`` lines in
+    plain text to a browser; before, a token got plain text here and JSON from the
+    exports. Throttled: 429, as the API's, with ``Retry-After`` and the reason in plain
+    text."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
+        except OptionsRefused as refused:
+            return refusal(request, refused.problems, 400)
         except Throttled as refused:
             wait = max(1, math.ceil(refused.wait or 1))
             response = HttpResponse(
@@ -321,7 +353,7 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 @accepts_token
 @login_required
 @download_methods
-@_too_many
+@_refusals
 def figure_file(request, study_id: int, name: str, fmt: str):
     """A figure as SVG or PNG (drawn from the same entry as the page). Like every
     download: HEAD is GET without the body, OPTIONS 200 with Allow, other methods 405
@@ -343,7 +375,7 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 @accepts_token
 @login_required
 @download_methods
-@_too_many
+@_refusals
 def table_file(request, study_id: int, name: str, fmt: str):
     """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
     if fmt not in TABLE_FORMATS:
@@ -365,7 +397,7 @@ def table_file(request, study_id: int, name: str, fmt: str):
 @accepts_token
 @login_required
 @download_methods
-@_too_many
+@_refusals
 def report_json(request, study_id: int):
     """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
     download (``figure_file``)."""
@@ -378,7 +410,7 @@ def report_json(request, study_id: int):
 @accepts_token
 @login_required
 @download_methods
-@_too_many
+@_refusals
 def offline_file(request, study_id: int):
     """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,
     OPTIONS as every download (``figure_file``)."""

@@ -121,3 +121,31 @@ def test_an_option_given_twice_or_a_flag_not_true_or_false_is_a_400_naming_it(ap
         browser.force_login(client.researcher)
         download = browser.get(f"/reports/{study.pk}/report.json?{query}")
         assert download.status_code == 400 and option in download.content.decode()
+
+
+@pytest.mark.parametrize(
+    "query, option",
+    [("systems=ghost", "systems"), ("ties=bogus", "ties"), ("bootstrap=many", "bootstrap"),
+     ("judge=a&judge=b", "judge")],
+)  # fmt: skip
+def test_a_refused_download_answers_as_the_study_exports_do(api, query, option):
+    """A token got plain text from the report downloads and JSON naming the field from the
+    study exports: both now answer an API client ``{"errors": [{"field", "message"}]}``
+    and a browser ``<field>: <message>`` in plain text."""
+    from rest_framework.authtoken.models import Token
+
+    client, study = api
+    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=client.researcher).key}")
+    export = token.get(f"/studies/{study.pk}/export/reports/researchqa/")  # no system given
+    assert export.status_code == 400 and export.json()["errors"][0]["field"] == "system"
+    for path in ("report.json", "tables/system.csv", "figures/system.svg", "report.html"):
+        refused = token.get(f"/reports/{study.pk}/{path}?{query}")
+        assert refused.status_code == 400, (path, refused.content[:200])
+        assert refused["Content-Type"] == "application/json"
+        errors = refused.json()["errors"]
+        assert [e["field"] for e in errors] == [option] and errors[0]["message"], path
+    browser = Client()
+    browser.force_login(client.researcher)
+    refused = browser.get(f"/reports/{study.pk}/report.json?{query}")
+    assert refused.status_code == 400 and refused["Content-Type"].startswith("text/plain")
+    assert refused.content.decode().startswith(f"{option}: ")
