@@ -23,7 +23,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -58,6 +58,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
+from concord.query import flag, one_value
 from concord.throttles import ScopedRateThrottle
 
 
@@ -99,7 +100,9 @@ class RoleViewSet(viewsets.ModelViewSet):
 
     ``filters`` maps a query parameter to a lookup (researchers and admins);
     ``annotator_filters`` names the ones an annotator may use (never one that could single
-    out a system).
+    out a system). An annotator giving another is refused, 403 naming it (it was ignored,
+    so the list answered looked filtered when it was not); the refusal is the same whatever
+    the value, so it says nothing of what exists.
     """
 
     permission_classes = [IsAuthenticated, RolePermission]
@@ -151,9 +154,13 @@ class RoleViewSet(viewsets.ModelViewSet):
         return queryset.order_by(*ordering)
 
     def apply_filters(self, queryset, allowed):
+        params = self.request.query_params
+        for name in self.filters:
+            if name not in allowed and params.get(name) not in (None, ""):
+                self.refuse_filter(name, allowed)
         lookups = {}
         for name in allowed:
-            raw = self.request.query_params.get(name)
+            raw = one_value(params, name)
             if raw in (None, ""):
                 continue
             try:
@@ -161,6 +168,14 @@ class RoleViewSet(viewsets.ModelViewSet):
             except ValueError:
                 raise ValidationError({name: "Must be an integer id."}) from None
         return queryset.filter(**lookups)
+
+    @staticmethod
+    def refuse_filter(name: str, allowed) -> None:
+        """A filter the caller's role may not use: a 403 naming it and those it may (in
+        ``detail``: no key of the answer is the field, so an annotator's JSON never holds a
+        ``system`` key, not even a refusal's)."""
+        theirs = ", ".join(allowed) or "none"
+        raise PermissionDenied(f"{name!r} is not a filter an annotator may use (theirs: {theirs}).")
 
     def get_serializer_class(self):
         if self.annotator is not None and self.annotator_serializer_class is not None:
@@ -636,14 +651,6 @@ def moment_since(raw: str) -> dt.datetime:
     return moment
 
 
-def _flag(raw: str | None, name: str) -> bool:
-    if raw in (None, "", "0", "false", "False", "no"):
-        return False
-    if raw in ("1", "true", "True", "yes"):
-        return True
-    raise ValidationError({name: f"Must be true or false, not {raw!r}."})
-
-
 class JudgmentViewSet(RoleViewSet):
     """Human judgments: researchers read all, annotators read their own."""
 
@@ -671,25 +678,29 @@ class JudgmentViewSet(RoleViewSet):
         queryset = super().apply_filters(queryset, allowed)
         params = self.request.query_params
         has = {f.name for f in queryset.model._meta.get_fields()}
+        given = {name: one_value(params, name)
+                 for name in ("setting", "status", "updated_since", "system")}  # fmt: skip
         for name, needs in (("setting", "setting"), ("status", "assignment"),
                             ("updated_since", "updated_at")):  # fmt: skip
-            if params.get(name) and needs not in has:
+            if given[name] and needs not in has:
                 raise ValidationError({name: f"These judgments have no {needs.replace('_', ' ')}."})
-        if setting := params.get("setting"):
+        if setting := given["setting"]:
             if setting not in Setting.values:
                 raise ValidationError({"setting": f"Unknown setting {setting!r}; use one of "
                                        f"{', '.join(Setting.values)}."})  # fmt: skip
             queryset = queryset.filter(setting=setting)
-        if state := params.get("status"):
+        if state := given["status"]:
             if state not in Assignment.Status.values:
                 raise ValidationError({"status": f"Unknown status {state!r}; use one of "
                                        f"{', '.join(Assignment.Status.values)}."})  # fmt: skip
             queryset = queryset.filter(assignment__status=state)
-        if since := params.get("updated_since"):
+        if since := given["updated_since"]:
             queryset = queryset.filter(updated_at__gte=moment_since(since))
-        # ``system`` is ignored for an annotator, like every filter not theirs: it would
-        # single out a system (and an error naming it would say systems exist).
-        if (system := params.get("system")) not in (None, "") and self.annotator is None:
+        # ``system`` is not an annotator's filter (it would single out a system): refused
+        # like every filter not theirs, whatever its value (RoleViewSet)
+        if (system := given["system"]) not in (None, "") and self.annotator is not None:
+            self.refuse_filter("system", allowed)
+        if system not in (None, ""):
             if not self.report_paths:
                 raise ValidationError({"system": "These judgments are not about a report, so "
                                        "they have no system."})  # fmt: skip
@@ -707,7 +718,7 @@ class JudgmentViewSet(RoleViewSet):
         """With ``describe``: each row also says its question, annotator and systems, in a
         constant number of queries per page (one per report path), so a researcher's
         DataFrame needs no second call that returns every report's text (issue 28)."""
-        if not _flag(request.query_params.get("describe"), "describe"):
+        if not flag(one_value(request.query_params, "describe"), "describe"):
             return super().list(request, *args, **kwargs)
         blinded = self.annotator is not None  # their own rows: the question's text only
         queryset = self.filter_queryset(self.get_queryset()).select_related("question", "annotator")

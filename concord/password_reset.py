@@ -36,11 +36,15 @@ class PasswordResetView(auth_views.PasswordResetView):
         if not enabled():
             raise Http404("Password reset by e-mail is not available: no mail server is set.")
         if request.method == "POST" and _over_limit(request):
-            return HttpResponse(
+            response = HttpResponse(
                 "Too many password reset requests from this address; try again in an hour.",
                 status=429,
                 content_type="text/plain",
             )
+            # the window's length: an upper bound (the count's own expiry is not readable
+            # from every cache backend), so a client that honours it is never refused again
+            response["Retry-After"] = str(WINDOW_SECONDS)
+            return response
         return super().dispatch(request, *args, **kwargs)
 
 

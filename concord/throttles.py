@@ -31,6 +31,8 @@ The increment per backend of the ``throttles`` cache (``concord.caching``):
 
 from __future__ import annotations
 
+import math
+
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
 from django.db import connection, connections
@@ -103,8 +105,11 @@ class ScopedRateThrottle(throttling.ScopedRateThrottle):
         hits, self.left = counted(key, self.duration, self.timer())
         return hits <= self.num_requests
 
-    def wait(self) -> float:
-        return self.left
+    def wait(self) -> int:
+        """Whole seconds (at least 1) until the window ends, so every 429 carries
+        ``Retry-After``, also after the rate was lowered between requests (DRF's history
+        answered None then)."""
+        return max(1, math.ceil(self.left))
 
 
 def create_cache_table(sender, using="default", **kwargs) -> None:

@@ -17,7 +17,8 @@ never the login page. An ``Authorization`` header of another scheme (``Basic``: 
 front of the site, which the browser repeats on every request) is no token and is left
 alone: the session decides, as if the header were not there (a 401 for it would refuse
 every browser download behind such a proxy).
-Downloads are GET only, so the missing CSRF token of a token request does not matter.
+Downloads answer GET and HEAD only (``concord.download_methods``; OPTIONS says so), so the
+missing CSRF token of a token request does not matter.
 
 An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
 ``/api/``: 401 without credentials, 403 and 404 with a ``detail``, a refused export with
@@ -54,11 +55,13 @@ def wants_json(request) -> bool:
 
 def refusal(request, problems, status: int):
     """``problems`` ((field, message) pairs) as the API answers them to an API client, as
-    plain text to a browser."""
+    plain text to a browser, one ``field: message`` line each (ended, as the text answers of
+    ``concord.errors``, so a script's terminal shows it whole). Every download's refusal."""
     if wants_json(request):
         errors = [{"field": field, "message": message} for field, message in problems]
         return JsonResponse({"errors": errors}, status=status)
-    text = "\n".join(f"{field}: {message}" if field else message for field, message in problems)
+    text = "".join(f"{field}: {message}\n" if field else f"{message}\n"
+                   for field, message in problems)  # fmt: skip
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
 
 

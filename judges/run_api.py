@@ -22,6 +22,7 @@ from annotation.permissions import (
     staff_run_or_404,
 )
 from concord.pagination import LimitOffsetPagination
+from concord.query import one_value
 
 from . import runs
 from .models import Judge, JudgeRun
@@ -76,7 +77,7 @@ class JudgeRunListView(generics.GenericAPIView):
             study__in=readable_studies(request.user)
         )
         for key in ("study", "judge"):
-            value = request.query_params.get(key)
+            value = one_value(request.query_params, key)  # given twice: a 400 naming it
             if value:
                 if not value.isdigit():
                     raise ValidationError({key: f"{value!r} is not an id"})

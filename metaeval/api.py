@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
+from concord.query import flag, one_value
 from concord.report_schema import AGREEMENT_EXAMPLE, agreement_report_serializer
 from concord.throttles import ScopedRateThrottle
 
@@ -50,12 +51,11 @@ class AgreementView(APIView):
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         params = request.query_params.copy()
-        with_tables = str(params.pop("tables", [""])[-1]).lower()
-        if with_tables not in ("", *report_options.TRUE_WORDS, "0", "false", "no", "off"):
-            raise ValidationError({"tables": f"Must be true or false, not {with_tables!r}."})
+        with_tables = flag(one_value(params, "tables"), "tables")
+        params.pop("tables", None)
         try:
             options = options_from(params)
-            if with_tables not in report_options.TRUE_WORDS:
+            if not with_tables:
                 return Response(sections.report(study.pk, options))
             from .views import cached_entry
 

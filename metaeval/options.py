@@ -24,8 +24,6 @@ from urllib.parse import urlencode
 #: are the same).
 SETTINGS = ("assigned", "near_expert", "deep_expert")
 
-TRUE_WORDS = {"1", "true", "yes", "on"}
-
 
 @dataclass(frozen=True)
 class OptionMeta:
@@ -154,20 +152,30 @@ def from_command(opts: dict):
 
 def from_query(data):
     """Options from a query string or a JSON body; a bad value is a 400 naming the option
-    (``format``, the downloads' own parameter, is ignored)."""
+    (``format``, the downloads' own parameter, is ignored). A list of names given several
+    times (``?systems=a&systems=b``) is every name given, as ``systems=a,b``; any other
+    option given twice with different values is refused (:func:`concord.query.one_value`),
+    as is a true/false option given another word (``expert_agreed=maybe`` read as false)."""
     from rest_framework.exceptions import ValidationError
+
+    from concord.query import flag, one_value
 
     from .reports import ReportOptions
 
     known = by_name()
     values = {}
-    for key, raw in data.items():
+    for key in data:
         opt = known.get(key)
         kind = opt.meta.kind if opt else "text"
         if key == "format":
             continue
+        if kind == "names" and hasattr(data, "getlist"):
+            names = (n.strip() for v in data.getlist(key) for n in v.split(","))
+            raw = ",".join(dict.fromkeys(n for n in names if n))
+        else:
+            raw = one_value(data, key)
         if kind == "bool":
-            values[key] = str(raw).lower() in TRUE_WORDS
+            values[key] = flag(raw, key)
         elif kind == "int":
             try:
                 values[key] = int(raw)

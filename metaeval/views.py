@@ -11,11 +11,11 @@ every second.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,7 +24,8 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.models import MedalRanking, Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
-from concord.token_auth import accepts_token
+from concord.download_methods import download_methods
+from concord.token_auth import accepts_token, refusal
 from judges.models import Judge
 
 from . import exports, plots, sections
@@ -60,13 +61,21 @@ def _system_names(study: Study) -> list[str]:
 
 
 def _options(request, systems: list[str] | None = None) -> ReportOptions:
-    """Options from the query string (the API's names); a ticked list of every system is
-    the same selection as none, so it shares the cache entry of the command's default."""
-    data = {k: v for k, v in request.GET.items() if k != "systems" and v != ""}
-    ticked = [s for s in request.GET.getlist("systems") for s in s.split(",") if s]
-    if ticked and not (systems is not None and set(ticked) >= set(systems)):
-        data["systems"] = ",".join(ticked)
-    return report_options.from_query(data)
+    """Options from the query string, read as the API reads them (every value of a
+    repeated ``systems``, a 400 for another option given twice); an empty value is no
+    value. A ticked list of every system is the same selection as none, so it shares the
+    cache entry of the command's default."""
+    data = request.GET.copy()
+    for key in list(data):
+        given = [v for v in data.getlist(key) if v != ""]
+        if given:
+            data.setlist(key, given)
+        else:
+            del data[key]
+    options = report_options.from_query(data)
+    if systems is not None and options.systems and set(options.systems) >= set(systems):
+        options = dataclasses.replace(options, systems=())
+    return options
 
 
 options_query = report_options.to_query
@@ -238,15 +247,41 @@ def _message(exc: ValidationError) -> str:
     return str(detail)
 
 
+class OptionsRefused(Exception):
+    """A download's options refused: ``problems`` as (option, message) pairs."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]):
+        super().__init__("; ".join(m for _f, m in problems))
+        self.problems = problems
+
+
+def _problems(exc: ValidationError | ValueError) -> list[tuple[str | None, str]]:
+    """(option, message) of a refusal: a ValidationError's field map, a ValueError's
+    ``"<option>: <message>"`` (``check_names``); a message under ``options`` that starts
+    with an option's name is that option's."""
+    if isinstance(exc, ValidationError):
+        detail = exc.detail if isinstance(exc.detail, dict) else {"options": exc.detail}
+    else:
+        detail = {"options": str(exc)}
+    known = report_options.by_name()
+    problems = []
+    for key, value in detail.items():
+        for message in value if isinstance(value, list) else [value]:
+            name, said, rest = str(message).partition(": ")
+            if key == "options" and said and name in known:
+                problems.append((name, rest))
+            else:
+                problems.append((key, str(message)))
+    return problems
+
+
 def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]:
     study = _study_for(request, study_id)
     try:
         options = _options(request, _system_names(study))
         check_names(study.pk, options)
-    except ValidationError as exc:
-        raise BadRequest(_message(exc)) from exc  # a refused option is a 400, not a 404
-    except ValueError as exc:  # a judge or system the study does not have
-        raise BadRequest(str(exc)) from exc
+    except (ValidationError, ValueError) as exc:  # ValueError: a name the study lacks
+        raise OptionsRefused(_problems(exc)) from exc  # a 400, not a 404
     try:
         # computed now (not cached): counted as the API's reports are
         entry = cached_entry(study.pk, options, on_miss=lambda: _throttled(request))
@@ -279,13 +314,20 @@ def _throttled(request) -> None:
         raise Throttled(throttle.wait())
 
 
-def _too_many(view):
-    """A download's 429, as the API's: ``Retry-After`` and the reason in plain text."""
+def _refusals(view):
+    """A download's refusals. Options refused: 400 naming each option, as the study exports
+    answer (``concord.token_auth.refusal``): ``{"errors": [{"field", "message"}]}`` to an API
+    client (a token, or ``Accept: application/json``), ``<option>: <message>`` lines in
+    plain text to a browser; before, a token got plain text here and JSON from the
+    exports. Throttled: 429, as the API's, with ``Retry-After`` and the reason in plain
+    text."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
+        except OptionsRefused as refused:
+            return refusal(request, refused.problems, 400)
         except Throttled as refused:
             wait = max(1, math.ceil(refused.wait or 1))
             response = HttpResponse(
@@ -310,9 +352,12 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 
 @accepts_token
 @login_required
-@_too_many
+@download_methods
+@_refusals
 def figure_file(request, study_id: int, name: str, fmt: str):
-    """A figure as SVG or PNG (drawn from the same entry as the page)."""
+    """A figure as SVG or PNG (drawn from the same entry as the page). Like every
+    download: HEAD is GET without the body, OPTIONS 200 with Allow, other methods 405
+    (:mod:`concord.download_methods`)."""
     if name not in sections.figure_specs() or fmt not in FIGURE_FORMATS:
         raise Http404("no such figure")
     study, options, entry = _download_entry(request, study_id)
@@ -329,9 +374,10 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 
 @accepts_token
 @login_required
-@_too_many
+@download_methods
+@_refusals
 def table_file(request, study_id: int, name: str, fmt: str):
-    """A table as CSV, XLSX or JSON."""
+    """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
     if fmt not in TABLE_FORMATS:
         raise Http404("no such format")
     study, options, entry = _download_entry(request, study_id)
@@ -350,9 +396,11 @@ def table_file(request, study_id: int, name: str, fmt: str):
 
 @accepts_token
 @login_required
-@_too_many
+@download_methods
+@_refusals
 def report_json(request, study_id: int):
-    """The report dict, as ``manage.py agreement --json`` prints it."""
+    """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
+    download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)
     response = JsonResponse(entry["report"], json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="{_filename(study, "report", "json")}"'
@@ -361,9 +409,11 @@ def report_json(request, study_id: int):
 
 @accepts_token
 @login_required
-@_too_many
+@download_methods
+@_refusals
 def offline_file(request, study_id: int):
-    """The whole report as one HTML file that opens offline (inline CSS and SVG)."""
+    """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,
+    OPTIONS as every download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)
     html = render_offline(study, options, entry)
     return _attachment(html, "html", _filename(study, "report", "html"))

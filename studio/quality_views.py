@@ -18,6 +18,7 @@ from annotation.quality.agreement import disagreements
 from annotation.readiness import task_label
 from annotation.rendering import load_reports, render_report
 from annotation.views.access import admin_required, researcher_required
+from concord.download_methods import download_methods
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 
@@ -234,7 +235,7 @@ def progress_quality(request, study_id: int):
 
 @accepts_token
 @admin_required
-@require_GET
+@download_methods
 def study_quality_csv(request, study_id: int):
     study = get_object_or_404(Study, pk=study_id)
     slug = "".join(c if c.isalnum() else "_" for c in study.name).strip("_") or f"study{study.pk}"

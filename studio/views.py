@@ -20,6 +20,7 @@ from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import exportable_study_or_404, readable_studies
 from annotation.views.access import admin_required, researcher_required
+from concord.download_methods import download_methods
 from concord.token_auth import accepts_token, refusal, wants_json
 from metaeval.adjudication import adjudication_results
 from studio.studyadmin import (
@@ -275,7 +276,7 @@ def study_question_fields(request, study_id: int):
 
 @accepts_token
 @admin_required
-@require_GET
+@download_methods
 def study_questions_csv(request, study_id: int):
     study = get_object_or_404(Study, pk=study_id)
     text = question_fields.questions_csv(study)
@@ -458,7 +459,7 @@ def study_progress(request, study_id: int):
 
 @accepts_token
 @researcher_required
-@require_GET
+@download_methods
 def study_progress_csv(request, study_id: int):
     study = get_object_or_404(readable_studies(request.user), pk=study_id)
     text = progress.progress_csv(progress.study_progress(study))
@@ -486,11 +487,13 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 
 
 # --- exports ------------------------------------------------------------------------------
+# Every download answers GET, HEAD (GET without the body) and OPTIONS (200 with Allow), and
+# 405 with Allow to any other method: concord.download_methods, as the API's export route.
 
 
 @accepts_token
 @login_required
-@require_GET
+@download_methods
 def export_study_judgments(request, study_id: int, fmt: str):
     study = exportable_study_or_404(request.user, study_id)
     if fmt not in JUDGMENT_FORMATS:
@@ -511,7 +514,7 @@ def export_study_judgments(request, study_id: int, fmt: str):
 
 @accepts_token
 @login_required
-@require_GET
+@download_methods
 def export_study_pairwise(request, study_id: int):
     study = exportable_study_or_404(request.user, study_id)
     return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
@@ -519,13 +522,14 @@ def export_study_pairwise(request, study_id: int):
 
 @accepts_token
 @login_required
-@require_GET
+@download_methods
 def export_study_format(request, study_id: int, kind: str, file_format: str):
     """The study's data in one registered outside format, as the Download panel links it:
     the bytes of ``GET /api/studies/{id}/export/`` (same function), for researchers of the
     study and admins (annotators: 403; a study the researcher was not added to: 404).
     Options come as query parameters; a refusal (a missing option, nothing to export) is a
-    page that says why, never an empty file."""
+    page that says why, never an empty file. HEAD is GET without the body, OPTIONS 200 with
+    Allow (:mod:`concord.download_methods`)."""
     from annotation.importers.downloads import ExportRefused, attachment, export_download
     from annotation.importers.registry import writable
 

@@ -13,15 +13,15 @@ import zipfile
 
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
-from django.views.decorators.http import require_GET
 
 from annotation.importers.registry import example_of
+from concord.download_methods import download_methods
 from concord.token_auth import accepts_token
 
 
 @accepts_token
 @login_required
-@require_GET
+@download_methods
 def format_example(request, kind: str, name: str, file: str):
     path = example_of(kind, name, file)
     if path is None or not path.exists():

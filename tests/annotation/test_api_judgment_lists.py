@@ -157,6 +157,11 @@ def test_updated_since_without_an_offset_or_as_a_date_is_read_in_the_servers_tim
         ("metric-scores", {"system": "x"}, "system"),
         ("query-quality", {"system": "1"}, "system"),
         ("metric-scores", {"describe": "maybe"}, "describe"),
+        ("metric-scores", {"setting": ["assigned", "near_expert"]}, "setting"),
+        ("metric-scores", {"study": ["1", "2"]}, "study"),
+        ("query-quality", {"question": ["1", "2"]}, "question"),
+        ("medal-rankings", {"system": ["1", "2"]}, "system"),
+        ("metric-scores", {"updated_since": ["2024-06-01", "2024-06-02"]}, "updated_since"),
     ],
 )
 def test_bad_filter_values_are_a_400_naming_the_field(world, kind, params, field):
@@ -171,9 +176,22 @@ def test_annotators_get_a_blinded_description_and_no_system_filter(world):
     rows = get(own, "metric-scores", describe="true").json()["results"]
     assert rows and all(r["question_text"] and r["annotator_pseudonym"] for r in rows)
     assert not {"systems", "system", "question_external_id"} & {k for r in rows for k in r}
-    mine = get(own, "metric-scores").json()["results"]
-    assert get(own, "metric-scores", system=w.systems[1].pk).json()["results"] == mine  # ignored
+    # a filter not theirs is refused naming it (it was ignored: an unfiltered list that
+    # looked filtered), the same answer whatever the value
+    for params in ({"system": w.systems[1].pk}, {"system": "x"}, {"annotator": 1}):
+        refused = get(own, "metric-scores", **params)
+        assert refused.status_code == 403, params
+        said = refused.json()["detail"]
+        assert f"'{next(iter(params))}'" in said and "study, question" in said
     assert get(own, "metric-scores", setting="assigned").status_code == 200
+    assert get(own, "metric-scores", question=w.questions[0].pk).status_code == 200
+
+
+def test_a_filter_given_twice_with_one_value_still_filters(world):
+    w, client, _ = world
+    system = w.systems[1].pk
+    once = get(client, "metric-scores", system=system).json()["results"]
+    assert get(client, "metric-scores", system=[system, system]).json()["results"] == once
 
 
 def test_schema_documents_the_options():

@@ -186,3 +186,20 @@ def test_simultaneous_downloads_pass_exactly_the_rate(
     assert statuses == [200] * 3 + [429] * 7, (throttle_backend, answers)
     waits = {wait for status, wait in answers if status == 429}
     assert waits == {str(math.ceil(39.5))}, answers
+
+
+def test_every_429_carries_retry_after_even_after_the_rate_was_lowered(db, monkeypatch):
+    """Three requests counted at 5/min, then the rate lowered to 1/min: DRF's ``wait`` was
+    None for a history longer than the rate (no ``Retry-After`` on the 429); now the whole
+    seconds until the history has room again, at least 1."""
+    forget_counts()
+    user = make_user("lowered_throttle", "researcher")
+    url = f"/api/studies/{study_for(user).pk}/agreement/"
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "5/min"})
+    assert 429 not in hammer(url, user)
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"reports": "1/min"})
+    client = APIClient()
+    client.force_authenticate(user)
+    refused = client.get(url)
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60

@@ -75,3 +75,77 @@ def test_a_report_run_refuses_options_outside_options_and_unknown_names(api):
 def test_settings_outside_the_declared_ones_are_refused_by_the_options():
     with pytest.raises(ValueError, match="settings: 'bogus' is not one of"):
         ReportOptions(settings=("bogus",))
+
+
+def test_repeated_systems_are_every_system_given_over_the_api_and_the_downloads(api):
+    """``?systems=a&systems=b`` kept only ``b`` over the API; it is ``systems=a,b``, as the
+    report page's ticked boxes (repeated) always were."""
+    client, study = api
+    first, second, third = sorted(SYSTEMS)[:3]
+    url = f"/api/studies/{study.pk}/agreement/?systems={first}&systems={second},{third}"
+    response = client.get(url)
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["selection"]["systems"] == [first, second, third]
+    browser = Client()
+    browser.force_login(client.researcher)
+    download = browser.get(f"/reports/{study.pk}/report.json?systems={first}&systems={second}")
+    assert download.status_code == 200
+    assert download.json()["selection"]["systems"] == [first, second]
+
+
+@pytest.mark.parametrize(
+    "query, option",
+    [
+        ("judge=a&judge=b", "judge"),
+        ("seed=1&seed=2", "seed"),
+        ("expert_agreed=maybe", "expert_agreed"),
+        ("expert_agreed=true&expert_agreed=false", "expert_agreed"),
+        ("tables=maybe", "tables"),
+        ("tables=true&tables=false", "tables"),
+    ],
+)
+def test_an_option_given_twice_or_a_flag_not_true_or_false_is_a_400_naming_it(api, query, option):
+    """A second value was dropped (the last one won) and ``expert_agreed=maybe`` read as
+    false: both are refused naming the option (and, for a flag, the words it takes)."""
+    client, study = api
+    response = client.get(f"/api/studies/{study.pk}/agreement/?{query}")
+    assert response.status_code == 400, response.content[:300]
+    assert list(response.json()) == [option]
+    if "maybe" in query:
+        said = str(response.json()[option])
+        assert "maybe" in said and "true" in said and "false" in said
+    if option != "tables":
+        response = client.get(f"/api/studies/{study.pk}/judge-alignment/?{query}")
+        assert response.status_code == 400 and option in response.json()
+        browser = Client()
+        browser.force_login(client.researcher)
+        download = browser.get(f"/reports/{study.pk}/report.json?{query}")
+        assert download.status_code == 400 and option in download.content.decode()
+
+
+@pytest.mark.parametrize(
+    "query, option",
+    [("systems=ghost", "systems"), ("ties=bogus", "ties"), ("bootstrap=many", "bootstrap"),
+     ("judge=a&judge=b", "judge")],
+)  # fmt: skip
+def test_a_refused_download_answers_as_the_study_exports_do(api, query, option):
+    """A token got plain text from the report downloads and JSON naming the field from the
+    study exports: both now answer an API client ``{"errors": [{"field", "message"}]}``
+    and a browser ``<field>: <message>`` in plain text."""
+    from rest_framework.authtoken.models import Token
+
+    client, study = api
+    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=client.researcher).key}")
+    export = token.get(f"/studies/{study.pk}/export/reports/researchqa/")  # no system given
+    assert export.status_code == 400 and export.json()["errors"][0]["field"] == "system"
+    for path in ("report.json", "tables/system.csv", "figures/system.svg", "report.html"):
+        refused = token.get(f"/reports/{study.pk}/{path}?{query}")
+        assert refused.status_code == 400, (path, refused.content[:200])
+        assert refused["Content-Type"] == "application/json"
+        errors = refused.json()["errors"]
+        assert [e["field"] for e in errors] == [option] and errors[0]["message"], path
+    browser = Client()
+    browser.force_login(client.researcher)
+    refused = browser.get(f"/reports/{study.pk}/report.json?{query}")
+    assert refused.status_code == 400 and refused["Content-Type"].startswith("text/plain")
+    assert refused.content.decode().startswith(f"{option}: ")

@@ -45,6 +45,7 @@ def test_with_mail_the_form_works_and_is_throttled(db, settings):
     assert len(mail.outbox) == 2
     response = client.post(reverse("password_reset"), {"email": user.email})
     assert response.status_code == 429
+    assert int(response["Retry-After"]) >= 1  # every 429 says when to come back
     assert len(mail.outbox) == 2
 
 
