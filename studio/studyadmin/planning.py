@@ -263,6 +263,15 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     qrows, available, data, existing, existing_reports, textless, barred = _inputs(study, spec)
     per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
+    # A question's assigned reports are given to its next annotators too (the same reports
+    # for every annotator of a question: agreement needs it), unless one of them has no text
+    # to read (a pairwise import's placeholder of a system whose report was not released):
+    # such a set could never be submitted, so the question's reports are chosen afresh.
+    existing_reports = {
+        q: order
+        for q, order in existing_reports.items()
+        if order and all(r in available[q].values() for r in order)
+    }
     fresh = {
         q: list(available[q])
         for q, *_ in qrows

@@ -79,3 +79,43 @@ def test_a_question_whose_reports_have_no_text_is_left_out_saying_so():
     assert "3 other report(s) have no text" in why[first.external_id]
     assert "import the reports' text" in why[first.external_id]
     assert len(shown.left_out) == 1  # the other question is planned
+
+
+def test_an_existing_report_set_with_an_empty_report_is_not_given_again():
+    """A tester's HIGH defect: a pairwise import's assignment (deep-expert) holds a textless
+    placeholder of a system whose report was not released; a metric-wise plan gave that
+    question's next annotators the same set, the placeholder included, which no one can
+    submit (claims need sources). The next annotators get a set chosen afresh, all readable."""
+    from annotation.models import Assignment
+
+    study = make_study(questions=2, systems=3, tasks=["pairwise"])
+    first, *others = make_annotators(3)
+    question = Report.objects.filter(question__study=study).order_by("pk").first().question
+    empty, readable = list(Report.objects.filter(question=question).order_by("pk")[:2])
+    Paragraph.objects.filter(report=empty).delete()  # as a pairwise-import placeholder
+    Assignment.objects.create(study=study, annotator=first, question=question, task="pairwise",
+                              report_order=[empty.pk, readable.pk])  # fmt: skip
+    shown = preview(Study.objects.get(pk=study.pk),
+                    PlanSpec(task="pairwise", overlap=2, annotators=[a.pk for a in others]))  # fmt: skip
+    item = next(it for it in shown.items if it.question == question.pk)
+    assert empty.pk not in item.reports
+    assert len(item.reports) == 2
+    assert all(empty.pk not in it.reports for it in shown.items)
+
+
+def test_an_existing_readable_report_set_is_given_to_the_next_annotators():
+    """Agreement needs every annotator of a question to judge the same reports: an existing
+    set with every report readable is kept."""
+    from annotation.models import Assignment
+
+    study = make_study(questions=1, systems=4, tasks=["pairwise"])
+    first, *others = make_annotators(3)
+    question = study.questions.get()
+    kept = list(
+        Report.objects.filter(question=question).order_by("-pk").values_list("pk", flat=True)[:2]
+    )
+    Assignment.objects.create(study=study, annotator=first, question=question, task="pairwise",
+                              report_order=kept)  # fmt: skip
+    shown = preview(Study.objects.get(pk=study.pk),
+                    PlanSpec(task="pairwise", overlap=2, annotators=[a.pk for a in others]))  # fmt: skip
+    assert [it.reports for it in shown.items] == [tuple(sorted(kept))]
