@@ -104,7 +104,14 @@ def read(src, study) -> dict[tuple[int, int], tuple]:
             continue
         unknown = [c for c in cites if (report, c) not in keys]
         if unknown:
-            problems.add(n, "citations", f"the report cites no source {', '.join(unknown)}")
+            hint = ""
+            bare = [c[1:-1] for c in unknown if c[:1] == "[" and c[-1:] == "]"]
+            if bare and all((report, c) in keys for c in bare):
+                # the marker as annotators read it ("[1]"), not the source's key ("1")
+                hint = (
+                    f" (a source's key is written without brackets: {', '.join(map(repr, bare))})"
+                )
+            problems.add(n, "citations", f"the report cites no source {', '.join(unknown)}{hint}")
             continue
         if (report, position) in first:
             problems.add(n, "position", f"the same claim as record {first[(report, position)]}")

@@ -52,10 +52,19 @@ LATEX_COLUMNS = ("clean_latex_related_works", "related_works_section", "raw_late
 URL_COLUMNS = ("cited_paper_arxiv_link", "bib_paper_url", "search_res_url")
 
 
-def _rows(source) -> tuple[str, list[dict]]:
+def _rows(source, name: str | None = None) -> tuple[str, list[dict]]:
+    """(the file's name in problems and warnings, its rows). ``name``: how to call a file
+    found in an imported folder (:func:`_in_folder`), not its path on the server."""
     src = read_source(source)
     csv.field_size_limit(1 << 28)
-    return src.name, list(csv.DictReader(io.StringIO(src.text or "")))
+    return name or src.name, list(csv.DictReader(io.StringIO(src.text or "")))
+
+
+def _in_folder(src, path: Path) -> str:
+    """A file of the imported folder named as the user knows it: the folder (or the zip it
+    came in) and the file's place in it, ``dataset.zip/related_works_combined.csv``; never
+    the temporary folder a zip was unpacked into."""
+    return f"{src.name.rstrip('/')}/{path.relative_to(src.directory).as_posix()}"
 
 
 def _find(folder: Path, names: tuple[str, ...]) -> Path | None:
@@ -76,23 +85,30 @@ def _reference(row: dict, key: str, position: int) -> dict:
     return {"key": key, "position": position, "title": title, "url": url}
 
 
-def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
+def _tables(source, citations) -> tuple[str, list[dict], str, list[dict]]:
+    """(sections' name, their rows, citations' name, their rows) of a dataset folder (its
+    files found in it) or of a sections file given with ``citations``."""
     src = read_source(source, allow_directory=True)
-    if src.directory is not None:
-        sections_path = _find(src.directory, SECTION_FILES)
-        if sections_path is None:
-            fail(src.name, "no " + " / ".join(SECTION_FILES) + " in this folder")
-        name, sections = _rows(sections_path)
-        cited_path = _find(src.directory, CITATION_FILES) if not citations else None
-        cites_name, cites = (
-            _rows(citations or cited_path) if (citations or cited_path) else ("", [])
-        )
-    else:
+    if src.directory is None:
         name, sections = _rows(source)
         if not citations:
             fail(src.name, "give --citations (the release's recovered_citations.csv or "
                  "citations.csv), or import the dataset folder holding both")  # fmt: skip
-        cites_name, cites = _rows(citations)
+        return (name, sections, *_rows(citations))
+    sections_path = _find(src.directory, SECTION_FILES)
+    if sections_path is None:
+        fail(src.name, "no " + " / ".join(SECTION_FILES) + " in this folder")
+    name, sections = _rows(sections_path, _in_folder(src, sections_path))
+    if citations:
+        return (name, sections, *_rows(citations))
+    cited_path = _find(src.directory, CITATION_FILES)
+    if cited_path is None:
+        return name, sections, "", []
+    return (name, sections, *_rows(cited_path, _in_folder(src, cited_path)))
+
+
+def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
+    name, sections, cites_name, cites = _tables(source, citations)
     problems = Problems(name)
     if sections and "arxiv_id" not in sections[0]:
         problems.file_level("the sections table needs an arxiv_id column")

@@ -211,3 +211,21 @@ def test_a_bad_claim_verdict_is_refused_naming_record_and_field(change, field):
     problem = failed.value.problems[0]
     assert (problem.record, problem.field) == (2, field)
     assert not JudgeClaimVerdict.objects.exists()
+
+
+def test_a_claim_citing_the_marker_instead_of_the_key_is_told_the_key():
+    """A tester followed the README's example ``"citations": ["[1]"]`` against a released
+    report whose sources are keyed ``"1"``: the refusal now says how to write the key."""
+    from annotation.models import Report
+
+    study = make_study("Claims")
+    make_question(study, n_reports=2, paragraphs=3)
+    for report in Report.objects.filter(question__study=study):
+        report.citations = [{**c, "key": c["key"].strip("[]")} for c in report.citations]
+        report.save(update_fields=["citations"])
+    with pytest.raises(ImportFailed) as failed:
+        run("claims", jsonl([{**CLAIMS[0], "citations": ["[1]"]}]), study=study)
+    problem = failed.value.problems[0]
+    assert problem.field == "citations"
+    assert "written without brackets: '1'" in problem.message
+    assert not ReportClaim.objects.exists()

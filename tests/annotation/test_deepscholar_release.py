@@ -331,6 +331,22 @@ def test_the_papers_own_latex_macros_are_kept_and_named_not_dropped(release):
     assert "\\eg" not in said  # written out, not warned about
 
 
+def test_a_zipped_dataset_names_its_files_as_the_zip_holds_them(release):
+    """A tester's LOW defect: the zipped dataset's warnings named the server's temporary
+    folder (``/tmp/concord-import-…/dataset/related_works_combined.csv``), which says
+    nothing to the admin and shows a server path. They name the zip and the file in it."""
+    from annotation.importers import run
+    from annotation.models import Study
+
+    Study.objects.create(name="DS")
+    upload = _upload("dataset.zip", zipped(release / "dataset"))
+    rep = run("deepscholar", upload, study="DS", format="exemplar-latex")
+    files = {w.file for w in rep.warnings}
+    assert files and all(f.startswith("dataset.zip/") for f in files), files
+    assert "dataset.zip/related_works_combined.csv" in files
+    assert not any("concord-import-" in str(w) for w in rep.warnings)
+
+
 @pytest.mark.parametrize(
     "sections, citations",
     [
