@@ -51,7 +51,7 @@ class AgreementView(APIView):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         params = request.query_params.copy()
         with_tables = str(params.pop("tables", [""])[-1]).lower()
-        if with_tables not in ("", *report_options.TRUE_WORDS, "0", "false", "no", "off"):
+        if with_tables not in report_options.TRUE_WORDS | report_options.FALSE_WORDS:
             raise ValidationError({"tables": f"Must be true or false, not {with_tables!r}."})
         try:
             options = options_from(params)

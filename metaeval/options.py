@@ -25,6 +25,8 @@ from urllib.parse import urlencode
 SETTINGS = ("assigned", "near_expert", "deep_expert")
 
 TRUE_WORDS = {"1", "true", "yes", "on"}
+#: What a query string may say for "no" ("": the option given empty, its default).
+FALSE_WORDS = {"", "0", "false", "no", "off"}
 
 
 @dataclass(frozen=True)
@@ -162,23 +164,60 @@ def from_query(data):
     known = by_name()
     values = {}
     for key, raw in data.items():
-        opt = known.get(key)
-        kind = opt.meta.kind if opt else "text"
         if key == "format":
             continue
-        if kind == "bool":
-            values[key] = str(raw).lower() in TRUE_WORDS
-        elif kind == "int":
-            try:
-                values[key] = int(raw)
-            except (TypeError, ValueError):
-                raise ValidationError({key: f"{raw!r} is not a whole number"}) from None
-        else:
-            values[key] = raw if raw != "" else None
+        opt = known.get(key)
+        if opt is None:  # ReportOptions.from_dict names it
+            values[key] = raw
+            continue
+        try:
+            values[key] = parse_value(opt.meta.kind, raw)
+        except ValueError as exc:
+            raise ValidationError({key: str(exc)}) from None
     try:
         return ReportOptions.from_dict(values)
     except (ValueError, TypeError) as exc:
         raise ValidationError({"options": str(exc)}) from exc
+
+
+def parse_value(kind: str, raw):
+    """One option's value from a query string (text) or a JSON body (typed), by its
+    declared ``kind``; the same rule for both, so a GET and a POST accept the same values.
+
+    JSON's types are checked exactly: ``true`` is no whole number (Python's bool is an
+    int: ``{"bootstrap": true}`` ran one round) and ``1.5`` is none either (``int(1.5)``
+    made the seed 1, which a GET refuses as text). A word a bool option does not know is
+    refused, not read as false. ``ValueError`` says what is wrong with ``raw``.
+    """
+    if kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        word = raw.strip().lower() if isinstance(raw, str) else None
+        if word in TRUE_WORDS or word in FALSE_WORDS:
+            return word in TRUE_WORDS
+        raise ValueError(f"{raw!r} is not true or false")
+    if kind == "int":
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str):
+            try:
+                return int(raw.strip())
+            except ValueError:
+                pass
+        raise ValueError(f"{raw!r} is not a whole number")
+    if kind == "number":
+        if raw is None or (isinstance(raw, int | float | str) and not isinstance(raw, bool)):
+            return raw if raw != "" else None  # ReportOptions checks the number itself
+        raise ValueError(f"{raw!r} is not a number")
+    if kind == "names":
+        if isinstance(raw, str) or (
+            isinstance(raw, list | tuple) and all(isinstance(s, str) for s in raw)
+        ):
+            return raw
+        raise ValueError(f"{raw!r} is not a name or a list of names")
+    if raw is None or isinstance(raw, str):
+        return raw if raw != "" else None
+    raise ValueError(f"{raw!r} is not text")
 
 
 OPENAPI_TYPES = {"bool": "BOOL", "int": "INT", "number": "NUMBER"}

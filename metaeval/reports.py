@@ -42,6 +42,7 @@ from .pipeline import (
     run,
 )
 from .stats import signal as signal_stats
+from .stats.bootstrap import MIN_ROUNDS
 from .stats.calibration import MATCH_RATE, MAX_ACCURACY
 
 CALIBRATIONS = {"match-rate": MATCH_RATE, "max-accuracy": MAX_ACCURACY}
@@ -86,8 +87,9 @@ class ReportOptions:
         widget="select", label="Calibration", order=4)  # fmt: skip
     calibrate_on: str | None = option(None, "setting to calibrate thresholds on",
         choices=SETTINGS, interval=True)  # fmt: skip
-    bootstrap: int = option(0, "number of bootstrap rounds (0: none)", kind="int",
-        interval=True, metavar="N", widget="select", label="Bootstrap", order=5)  # fmt: skip
+    bootstrap: int = option(0, f"number of bootstrap rounds (0: none, else at least "
+        f"{MIN_ROUNDS})", kind="int", interval=True, metavar="N", widget="select",
+        label="Bootstrap", order=5)  # fmt: skip
     seed: int = option(0, "bootstrap seed", kind="int", interval=True)
     compat: str | None = option(None, " | ".join(COMPAT_MODES), choices=COMPAT_MODES,
         widget="select", label="Computation", empty_label="default (METHODS §5)",
@@ -114,6 +116,12 @@ class ReportOptions:
             )
         if self.ties not in TIE_STRATEGIES:
             raise ValueError(f"ties: {self.ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
+        both = [s for s in self.systems if s in self.exclude_systems]
+        if both:  # answered 200 with an empty report (tester's report)
+            raise ValueError(
+                f"systems, exclude_systems: {', '.join(map(repr, both))} is both selected and "
+                "excluded; a selection cannot keep and drop a system"
+            )
         if self.calibration not in CALIBRATIONS:
             raise ValueError(
                 f"calibration: {self.calibration!r} is not one of {', '.join(CALIBRATIONS)}"
@@ -132,6 +140,13 @@ class ReportOptions:
         self._check_signal()
         if self.compat is not None:
             self._check_compat()
+        if 0 < self.bootstrap < MIN_ROUNDS:  # after compat, which refuses any bootstrap
+            raise ValueError(
+                f"bootstrap: 0 (no interval) or at least {MIN_ROUNDS} rounds; a 95 % "
+                f"percentile interval from {self.bootstrap} round"
+                f"{'s' if self.bootstrap != 1 else ''} means nothing (Efron & Tibshirani "
+                "1993, §6.4 and ch. 13; METHODS §5)"
+            )
 
     def _check_threshold(self) -> None:
         """A fixed judge threshold for every metric instead of a fitted one."""
@@ -644,8 +659,9 @@ def frame_signal(options: ReportOptions) -> str | None:
 def check_names(study_id: int, options: ReportOptions) -> None:
     """A judge, or a system of ``systems`` / ``exclude_systems``, that the options name and
     the study does not have is refused naming the option: it selected nothing and the
-    report came back empty with no word of why (found by a researcher with a token). One
-    query per kind of name given; none for the default selection."""
+    report came back empty with no word of why (found by a researcher with a token); so is
+    an ``exclude_systems`` that drops every system. One query per kind of name given; none
+    for the default selection."""
     from annotation.models import System
     from judges.models import Judge
 
@@ -658,6 +674,13 @@ def check_names(study_id: int, options: ReportOptions) -> None:
             missing = [n for n in getattr(options, key) if n not in known]
             if missing:
                 raise ValueError(f"{key}: no system {', '.join(map(repr, missing))} in this study")
+    if options.exclude_systems and not options.systems:
+        left = System.objects.filter(study_id=study_id).exclude(name__in=options.exclude_systems)
+        if not left.exists():  # every system dropped: nothing left to report on
+            raise ValueError(
+                "exclude_systems: every system of this study is excluded (and systems selects "
+                "none), so the selection leaves nothing to report on"
+            )
     if options.judge is not None and not Judge.objects.filter(name=options.judge).exists():
         raise ValueError(f"judge: no judge named {options.judge!r}")
 
