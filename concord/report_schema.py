@@ -14,6 +14,14 @@ def _figure(help_text: str, **kwargs):
     return serializers.FloatField(allow_null=True, help_text=help_text, **kwargs)
 
 
+def _null_notes():
+    """The ``notes`` of a block: why each of its null figures is null (METHODS §7)."""
+    return serializers.DictField(
+        child=serializers.CharField(), required=False,
+        help_text="Present when a figure of this block is null: figure -> why",
+    )  # fmt: skip
+
+
 class IntervalSerializer(serializers.Serializer):
     """Bootstrap percentile intervals, [low, high] per figure (present when bootstrap > 0)."""
 
@@ -29,6 +37,7 @@ class MetricAgreementSerializer(serializers.Serializer):
     human_tie_rate = _figure("Share of expert ties", required=False)
     judge_tie_rate = _figure("Share of judge ties", required=False)
     ci = IntervalSerializer(required=False)
+    notes = _null_notes()
 
 
 class SelectionSerializer(serializers.Serializer):
@@ -61,6 +70,7 @@ class InterAnnotatorSerializer(serializers.Serializer):
     cohen_kappa = _figure("Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _figure("Fleiss' κ")
     krippendorff_alpha = _figure("Krippendorff's α (nominal)")
+    notes = _null_notes()
 
 
 class SystemRowSerializer(serializers.Serializer):
@@ -69,12 +79,14 @@ class SystemRowSerializer(serializers.Serializer):
     judge_win_rate = _figure("Judge win rate of the system")
     n = serializers.IntegerField()
     ci = serializers.DictField(child=serializers.ListField(child=serializers.FloatField()), required=False)  # fmt: skip
+    notes = _null_notes()
 
 
 class SystemRankingSerializer(serializers.Serializer):
     tau_b = _figure("Kendall τ-b between the expert and judge system rankings")
     systems = SystemRowSerializer(many=True)
     ci = IntervalSerializer(required=False)
+    notes = _null_notes()
 
 
 class ReportTableSerializer(serializers.Serializer):

@@ -60,8 +60,9 @@ from judges.secrets import masked_parameters, parameters_digest
 CACHE_SECONDS = 24 * 60 * 60
 #: Bumped when the entry's shape changes, so entries cached by an older release (shared
 #: cache, 24 h) are never read as the new shape (2: the sections' results; 3: the judge
-#: card's parameters masked — an older entry may hold a judge's credentials).
-ENTRY_VERSION = 3
+#: card's parameters masked — an older entry may hold a judge's credentials; 4: each block
+#: with a null figure carries its ``notes``, METHODS §7).
+ENTRY_VERSION = 4
 
 
 def _text_code(field: str):

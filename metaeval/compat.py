@@ -460,8 +460,9 @@ def differences(
 # --------------------------------------------------------------------------- notes
 
 
-def _iaa_note(frame: PairFrame, choices: Choices) -> list[str]:
-    """Why the IAA is null, where the script computes none."""
+def iaa_note(frame: PairFrame, choices: Choices) -> list[str]:
+    """Why the IAA is null, where the script computes none (the report also gives it as
+    the note of each null IAA figure)."""
     setting = choices.setting
     if choices.expert_agreed:
         return ["IAA: null. The script computes no IAA on the expert-agreed subset "
@@ -506,7 +507,7 @@ def report_notes(
     """The text notes of a compat report: null IAA, records read, fixed threshold, and the
     figures the paper prints differently (``asked_agreed``: the user asked for the subset,
     which ``choices`` drops where the script's ``--human_agreed`` changes nothing)."""
-    out = _iaa_note(frame, choices) + _subset_notes(frame, choices, asked_agreed)
+    out = iaa_note(frame, choices) + _subset_notes(frame, choices, asked_agreed)
     if choices.threshold is not None:
         out.append(
             f"Fixed threshold {choices.threshold:g} for every judge metric, not fitted"

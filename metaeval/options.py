@@ -165,28 +165,71 @@ def from_query(data):
     known = by_name()
     values = {}
     for key in data:
-        opt = known.get(key)
-        kind = opt.meta.kind if opt else "text"
         if key == "format":
             continue
+        opt = known.get(key)
+        kind = opt.meta.kind if opt else "text"
         if kind == "names" and hasattr(data, "getlist"):
             names = (n.strip() for v in data.getlist(key) for n in v.split(","))
             raw = ",".join(dict.fromkeys(n for n in names if n))
         else:
             raw = one_value(data, key)
-        if kind == "bool":
-            values[key] = flag(raw, key)
-        elif kind == "int":
-            try:
-                values[key] = int(raw)
-            except (TypeError, ValueError):
-                raise ValidationError({key: f"{raw!r} is not a whole number"}) from None
-        else:
-            values[key] = raw if raw != "" else None
+        if opt is None:  # ReportOptions.from_dict names it
+            values[key] = raw
+            continue
+        if kind == "bool" and isinstance(raw, str):
+            values[key] = flag(raw, key)  # the words refused name them
+            continue
+        try:
+            values[key] = parse_value(kind, raw)
+        except ValueError as exc:
+            raise ValidationError({key: str(exc)}) from None
     try:
         return ReportOptions.from_dict(values)
     except (ValueError, TypeError) as exc:
         raise ValidationError({"options": str(exc)}) from exc
+
+
+def parse_value(kind: str, raw):
+    """One option's value from a query string (text) or a JSON body (typed), by its
+    declared ``kind``; the same rule for both, so a GET and a POST accept the same values.
+
+    JSON's types are checked exactly: ``true`` is no whole number (Python's bool is an
+    int: ``{"bootstrap": true}`` ran one round) and ``1.5`` is none either (``int(1.5)``
+    made the seed 1, which a GET refuses as text). A word a bool option does not know is
+    refused, not read as false. ``ValueError`` says what is wrong with ``raw``.
+    """
+    if kind == "bool":
+        from concord.query import FALSE_WORDS, TRUE_WORDS
+
+        if isinstance(raw, bool):
+            return raw
+        word = raw.strip().lower() if isinstance(raw, str) else None
+        if word == "" or word in TRUE_WORDS or word in FALSE_WORDS:
+            return word in TRUE_WORDS
+        raise ValueError(f"{raw!r} is not true or false")
+    if kind == "int":
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str):
+            try:
+                return int(raw.strip())
+            except ValueError:
+                pass
+        raise ValueError(f"{raw!r} is not a whole number")
+    if kind == "number":
+        if raw is None or (isinstance(raw, int | float | str) and not isinstance(raw, bool)):
+            return raw if raw != "" else None  # ReportOptions checks the number itself
+        raise ValueError(f"{raw!r} is not a number")
+    if kind == "names":
+        if isinstance(raw, str) or (
+            isinstance(raw, list | tuple) and all(isinstance(s, str) for s in raw)
+        ):
+            return raw
+        raise ValueError(f"{raw!r} is not a name or a list of names")
+    if raw is None or isinstance(raw, str):
+        return raw if raw != "" else None
+    raise ValueError(f"{raw!r} is not text")
 
 
 OPENAPI_TYPES = {"bool": "BOOL", "int": "INT", "number": "NUMBER"}

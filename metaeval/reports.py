@@ -42,6 +42,7 @@ from .pipeline import (
     run,
 )
 from .stats import signal as signal_stats
+from .stats.bootstrap import MIN_ROUNDS
 from .stats.calibration import MATCH_RATE, MAX_ACCURACY
 
 CALIBRATIONS = {"match-rate": MATCH_RATE, "max-accuracy": MAX_ACCURACY}
@@ -86,8 +87,9 @@ class ReportOptions:
         widget="select", label="Calibration", order=4)  # fmt: skip
     calibrate_on: str | None = option(None, "setting to calibrate thresholds on",
         choices=SETTINGS, interval=True)  # fmt: skip
-    bootstrap: int = option(0, "number of bootstrap rounds (0: none)", kind="int",
-        interval=True, metavar="N", widget="select", label="Bootstrap", order=5)  # fmt: skip
+    bootstrap: int = option(0, f"number of bootstrap rounds (0: none, else at least "
+        f"{MIN_ROUNDS})", kind="int", interval=True, metavar="N", widget="select",
+        label="Bootstrap", order=5)  # fmt: skip
     seed: int = option(0, "bootstrap seed", kind="int", interval=True)
     compat: str | None = option(None, " | ".join(COMPAT_MODES), choices=COMPAT_MODES,
         widget="select", label="Computation", empty_label="default (METHODS §5)",
@@ -114,6 +116,12 @@ class ReportOptions:
             )
         if self.ties not in TIE_STRATEGIES:
             raise ValueError(f"ties: {self.ties!r} is not one of {', '.join(TIE_STRATEGIES)}")
+        both = [s for s in self.systems if s in self.exclude_systems]
+        if both:  # answered 200 with an empty report (tester's report)
+            raise ValueError(
+                f"systems, exclude_systems: {', '.join(map(repr, both))} is both selected and "
+                "excluded; a selection cannot keep and drop a system"
+            )
         if self.calibration not in CALIBRATIONS:
             raise ValueError(
                 f"calibration: {self.calibration!r} is not one of {', '.join(CALIBRATIONS)}"
@@ -132,6 +140,13 @@ class ReportOptions:
         self._check_signal()
         if self.compat is not None:
             self._check_compat()
+        if 0 < self.bootstrap < MIN_ROUNDS:  # after compat, which refuses any bootstrap
+            raise ValueError(
+                f"bootstrap: 0 (no interval) or at least {MIN_ROUNDS} rounds; a 95 % "
+                f"percentile interval from {self.bootstrap} round"
+                f"{'s' if self.bootstrap != 1 else ''} means nothing (Efron & Tibshirani "
+                "1993, §6.4 and ch. 13; METHODS §5)"
+            )
 
     def _check_threshold(self) -> None:
         """A fixed judge threshold for every metric instead of a fitted one."""
@@ -413,9 +428,15 @@ def build_report(
         "notes": [],
     }
     if options.compat:
-        report["notes"] = _compat_notes(frame, options, choices, report) if notes else []
+        said = _compat_notes(frame, options, choices, report) if notes else []
+        iaa_null = compat_mode.iaa_note(frame, choices)
+        null_notes = note_null_figures(report, figures.system, iaa_null[0] if iaa_null else "",
+                                       said=said)  # fmt: skip
+        report["notes"] = said + null_notes if notes else []
         return report
-    report["notes"] = _default_notes(figures, options, report)
+    report["notes"] = note_null_figures(report, figures.system) + _default_notes(
+        figures, options, report
+    )
     if frame.signal is not None:
         report["selection"]["human_signal_rows"] = frame.signal
         report["notes"].append(_signal_note(frame.signal))
@@ -434,8 +455,6 @@ def build_report(
 
 def _default_notes(figures: Figures, options: ReportOptions, report: dict) -> list[str]:
     notes = []
-    if report["iaa"]["n"] == 0:
-        notes.append("No IAA: no comparison has two or more judgments.")
     if options.expert_agreed:
         notes.append(
             f"Expert-agreed subset: {len(figures.selected.frame)} comparisons whose judgments "
@@ -443,6 +462,143 @@ def _default_notes(figures: Figures, options: ReportOptions, report: dict) -> li
             + (" The same under every human signal." if options.human_signal else "")
         )
     return notes
+
+
+# ----------------------------------------------------------------------------- null figures
+#
+# "A figure that is not defined is null with a note, never a number" (METHODS §7, last
+# bullet). Every block of the report (a table row, the IAA, the system ranking, a system's
+# row) whose figure is null carries ``"notes": {figure: why}``, and the report's ``notes``
+# list says each reason once with the figures it concerns, so the page's and the offline
+# HTML's Notes section and the notes table (CSV/XLSX/JSON) say it too. A constant judge gave
+# ``tau_b: null`` everywhere with ``"notes": []`` (tester's report).
+
+#: How the report's notes name a figure.
+FIGURE_LABELS = {
+    "agreement": "agreement", "tau_b": "τ-b", "threshold": "threshold",
+    "human_tie_rate": "human tie rate", "judge_tie_rate": "judge tie rate",
+    "strict": "strict", "half_credit": "half credit", "cohen_kappa": "Cohen's κ",
+    "fleiss_kappa": "Fleiss' κ", "krippendorff_alpha": "Krippendorff's α",
+    "per_slot": "τ-b per annotator slot", "human_win_rate": "human win rate",
+    "judge_win_rate": "judge win rate",
+}  # fmt: skip
+NOTHING_COMPARED = (
+    "Undefined: no judgment is left to compare (none of the selection has both a human and "
+    "a judge value, or ties=exclude dropped every one)."
+)
+NO_IAA = "No IAA: no comparison has two or more judgments."
+UNDEFINED = "Undefined on this selection."
+COMPAT_NO_KAPPA = (
+    "Cohen's κ and Krippendorff's α are null in compat mode: the released script computes "
+    "neither (METHODS §6.3); the default mode reports them."
+)
+
+
+def _tau_b_why(row: dict) -> str:
+    """Why a table row's τ-b is null while it has judgments: τ-b needs both sides to
+    decide at least one pair ((N − T_h)(N − T_m) > 0, METHODS §5)."""
+    human, judge = row.get("human_tie_rate"), row.get("judge_tie_rate")
+    if human == 1 and judge == 1:
+        return "τ-b undefined: the experts and the judge tie every pair (neither side varies)."
+    if judge == 1:
+        return ("τ-b undefined: the judge ties every pair (equal scores, or within its tie "
+                "threshold), so its side has no variance.")  # fmt: skip
+    if human == 1:
+        return "τ-b undefined: the experts tie every pair, so their side has no variance."
+    return ("τ-b undefined: on an annotator slot one side ties every pair (the slots are "
+            "averaged, METHODS §6.1).")  # fmt: skip
+
+
+def _row_why(row: dict) -> dict[str, str]:
+    if not row.get("n"):
+        return {k: NOTHING_COMPARED for k, v in row.items() if v is None}
+    why = {"tau_b": _tau_b_why(row)} if row.get("tau_b") is None else {}
+    return why | {k: UNDEFINED for k, v in row.items() if v is None and k not in why}
+
+
+def _system_why(figures, system: dict) -> dict[str, str]:
+    """Why the system τ-b is null: scipy's τ-b needs two ranked systems and a ranking
+    that varies on each side."""
+    if figures is None:
+        why = "System τ-b undefined: the judge has no overall score to rank systems by."
+    else:
+        h, j = figures.human_rates, figures.judge_rates
+        ranked = ~(np.isnan(h) | np.isnan(j))
+        k = int(ranked.sum())
+        if k < 2:
+            why = (f"System τ-b undefined: {k} system{'s' if k != 1 else ''} with judgments; "
+                   "a ranking needs two.")  # fmt: skip
+        elif np.unique(h[ranked]).size == 1:
+            why = ("System τ-b undefined: the experts' ranking has no variance (every system "
+                   "has the same human win rate).")  # fmt: skip
+        elif np.unique(j[ranked]).size == 1:
+            why = ("System τ-b undefined: the judge's ranking has no variance (every system "
+                   "has the same judge win rate).")  # fmt: skip
+        else:
+            why = ("System τ-b undefined on an annotator slot (its human or judge win rates "
+                   "are all equal); the slots are averaged (METHODS §6.1).")  # fmt: skip
+    out = {"tau_b": why} if system.get("tau_b") is None else {}
+    if any(t is None for t in system.get("per_slot") or ()):
+        out["per_slot"] = why
+    return out
+
+
+def _iaa_why(iaa: dict, compat_null: str | None) -> dict[str, str]:
+    """Why each null IAA figure is null (``compat_null``: None in the default mode; in
+    compat, the reason the script computes no IAA here, or "" where it computes one)."""
+    why = {}
+    if compat_null is not None:  # the script's two figures (METHODS §6.3)
+        why = {"cohen_kappa": COMPAT_NO_KAPPA, "krippendorff_alpha": COMPAT_NO_KAPPA}
+        if compat_null:
+            why |= {"strict": compat_null, "half_credit": compat_null}
+        elif iaa.get("n") and iaa.get("half_credit") is None:
+            why["half_credit"] = ("Half credit undefined: every two decisions are opposite, "
+                                  "which the script leaves out (METHODS §6.3).")  # fmt: skip
+    elif not iaa.get("n"):
+        why = {k: NO_IAA for k, v in iaa.items() if v is None}
+    else:
+        if iaa.get("cohen_kappa") is None:
+            why["cohen_kappa"] = (
+                "Cohen's κ undefined: every two annotators gave one and the same decision on "
+                "all the comparisons they share (chance agreement is 1)."
+            )
+        same = ("undefined: every judgment of the comparisons judged twice or more is the "
+                "same decision (no variance).")  # fmt: skip
+        for key, name in (("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha",
+                                                           "Krippendorff's α")):  # fmt: skip
+            if iaa.get(key) is None:
+                why[key] = f"{name} {same}"
+    return why | {k: UNDEFINED for k, v in iaa.items() if v is None and k not in why}
+
+
+def note_null_figures(
+    report: dict, system_figures=None, iaa_null: str | None = None, said: list = ()
+) -> list[str]:
+    """Give every null figure of ``report`` its note, in place: ``"notes": {figure: why}``
+    on its block; returns the report-level notes, one per reason naming its figures.
+
+    ``system_figures``: the path's :class:`~metaeval.pipeline.SystemFigures` (None: no
+    judge overall score); ``iaa_null``: compat only, why the script computes no IAA here
+    ("" where it computes one); ``said``: the notes the report has already (a reason among
+    them is not said twice).
+    """
+    blocks = [(f"{table.replace('_', '-')} {metric}", row, _row_why(row))
+              for table in (PREFERENCE, METRIC_WISE)
+              for metric, row in (report.get(table) or {}).items()]  # fmt: skip
+    iaa, system = report.get("iaa") or {}, report.get("system") or {}
+    blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null)))
+    blocks.append(("system", system, _system_why(system_figures, system)))
+    for row in system.get("systems") or ():
+        why = {k: UNDEFINED for k, v in row.items() if v is None}
+        blocks.append((f"system {row.get('system')}", row, why))
+    reasons: dict[str, list[str]] = {}
+    for place, block, why in blocks:
+        if why:
+            block["notes"] = why
+        for key, text in why.items():
+            reasons.setdefault(text, []).append(f"{place} {FIGURE_LABELS.get(key, key)}")
+    return [f"{text.rstrip('.')} — null: {', '.join(places)}."
+            for text, places in reasons.items() if text not in said]  # fmt: skip
 
 
 def _signal_note(summary: dict) -> str:
@@ -481,10 +637,12 @@ def _compat_notes(frame: PairFrame, options: ReportOptions, choices: Choices, re
 
 def _no_setting_report(frame: PairFrame, options: ReportOptions, setting: str) -> dict:
     """Compat on a selection without the setting it computes: no figure is defined."""
-    notes = [f"No judgment in setting {setting!r}: no figure is defined."] if len(frame) else []
+    why = f"No judgment in setting {setting!r}: no figure is defined."
     selection = {**_selection(frame, options), "compat_setting": setting}
-    return {"selection": selection, "notes": notes, "iaa": dict(_NO_IAA), "preference": {},
-            "metric_wise": {}, "system": {"tau_b": None, "systems": []}}  # fmt: skip
+    iaa = {**_NO_IAA, "notes": {k: why for k, v in _NO_IAA.items() if v is None}}
+    return {"selection": selection, "notes": [why], "iaa": iaa, "preference": {},
+            "metric_wise": {}, "system": {"tau_b": None, "systems": [],
+                                          "notes": {"tau_b": why}}}  # fmt: skip
 
 
 def frame_signal(options: ReportOptions) -> str | None:
@@ -501,8 +659,9 @@ def frame_signal(options: ReportOptions) -> str | None:
 def check_names(study_id: int, options: ReportOptions) -> None:
     """A judge, or a system of ``systems`` / ``exclude_systems``, that the options name and
     the study does not have is refused naming the option: it selected nothing and the
-    report came back empty with no word of why (found by a researcher with a token). One
-    query per kind of name given; none for the default selection."""
+    report came back empty with no word of why (found by a researcher with a token); so is
+    an ``exclude_systems`` that drops every system. One query per kind of name given; none
+    for the default selection."""
     from annotation.models import System
     from judges.models import Judge
 
@@ -515,6 +674,13 @@ def check_names(study_id: int, options: ReportOptions) -> None:
             missing = [n for n in getattr(options, key) if n not in known]
             if missing:
                 raise ValueError(f"{key}: no system {', '.join(map(repr, missing))} in this study")
+    if options.exclude_systems and not options.systems:
+        left = System.objects.filter(study_id=study_id).exclude(name__in=options.exclude_systems)
+        if not left.exists():  # every system dropped: nothing left to report on
+            raise ValueError(
+                "exclude_systems: every system of this study is excluded (and systems selects "
+                "none), so the selection leaves nothing to report on"
+            )
     if options.judge is not None and not Judge.objects.filter(name=options.judge).exists():
         raise ValueError(f"judge: no judge named {options.judge!r}")
 

@@ -50,6 +50,17 @@ class BootstrapResult(NamedTuple):
 #: Fewer clusters than this give no interval (see the module docstring).
 MIN_CLUSTERS = 2
 
+#: The fewest rounds a report's percentile interval is drawn from (``bootstrap`` is 0 or at
+#: least this). A 95 % percentile interval reads the 2.5th and 97.5th percentiles of the
+#: replicates; from 1 round it is that round twice ([0.037, 0.037] around an estimate of
+#: 0.074, tester's report), and below ~100 each bound rests on one or two replicates and
+#: moves from seed to seed by more than the interval is wide. Efron & Tibshirani (1993, An
+#: Introduction to the Bootstrap, §6.4) find 25-200 rounds enough for a standard error,
+#: and percentile intervals (ch. 13) need far more, about 1000 (METHODS §5: 10,000 for
+#: final reports); 100 is the floor below which the interval means nothing, not a
+#: recommendation (each bound rests on at least two replicates, 2.5 % of 100).
+MIN_ROUNDS = 100
+
 
 def too_few_clusters_note(k: int) -> str:
     return (

@@ -137,8 +137,8 @@ def test_report_tables_are_every_table_of_the_page_with_intervals(server):
 
     url, token = server
     study = Concord(url, token).study(STUDY)
-    report = study.report(bootstrap=50, seed=1)
-    entry = cached_entry(study.id, ReportOptions.from_dict({"bootstrap": 50, "seed": 1}))
+    report = study.report(bootstrap=100, seed=1)
+    entry = cached_entry(study.id, ReportOptions.from_dict({"bootstrap": 100, "seed": 1}))
     page = sections.all_tables(entry)
     assert set(report.tables) == set(page) and len(page) >= 12  # every table of the page
     system = report.tables["system"]

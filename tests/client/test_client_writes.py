@@ -127,7 +127,7 @@ def test_a_notebook_builds_a_study_through_the_client(admin):
     scores_back = study.judgments("metric-scores", system="alpha").to_pandas()
     assert len(scores_back) == 12 and set(scores_back["system"]) == {"alpha"}
 
-    report = study.report(judge="nb-judge", bootstrap=30, seed=1)
+    report = study.report(judge="nb-judge", bootstrap=100, seed=1)
     tables = report.tables
     assert len(tables) >= 12 and {"scoreboard", "system", "preference"} <= set(tables)
     system = tables["system"]

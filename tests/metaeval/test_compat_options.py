@@ -126,7 +126,7 @@ def test_bootstrap_over_one_question_gives_no_interval_and_a_note(demo):
 
     first = MedalRanking.objects.filter(study=demo).order_by("question_id").first().question_id
     MedalRanking.objects.filter(study=demo).exclude(question_id=first).delete()
-    report = agreement_report(demo.pk, ReportOptions(bootstrap=50))
+    report = agreement_report(demo.pk, ReportOptions(bootstrap=100))
     assert report["selection"]["n_questions"] == 1
     cis = [fig["ci"] for fig in report["preference"].values() if "ci" in fig]
     assert cis and all(ci["agreement"] == [None, None] for ci in cis)

@@ -46,7 +46,7 @@ def test_the_demo_answers_every_signal(client, demo, signal):
 @pytest.mark.parametrize("signal", SIGNALS)
 def test_every_section_takes_every_signal(signal):
     study, _ = analysis_world(2)
-    report = sections.report(study.pk, ReportOptions(human_signal=signal, bootstrap=20))
+    report = sections.report(study.pk, ReportOptions(human_signal=signal, bootstrap=100))
     keys = {s.key for s in sections.registered() if s.payload and not s.in_report}
     absent = {"budget", "deepscholar_agreement", "expertise_triage", "question_authoring"}
     assert keys - absent <= set(report), keys - absent - set(report)

@@ -19,7 +19,7 @@ NAMES = [f.name for f in fields(ReportOptions)]
 #: every option away from its default (a valid combination)
 CHANGED = ReportOptions(settings=("assigned",), systems=("s1", "s2"), exclude_systems=("s3",),
                         expert_agreed=True, judge="j", ties="exclude",
-                        calibration="max-accuracy", calibrate_on="assigned", bootstrap=10,
+                        calibration="max-accuracy", calibrate_on="assigned", bootstrap=100,
                         seed=3, human_signal="each")  # fmt: skip
 #: the human signal away from its default, on its own (ANALYSES §0)
 SIGNAL = ReportOptions(human_signal="adjudicated", threshold=0.5)

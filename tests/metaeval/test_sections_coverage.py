@@ -33,7 +33,7 @@ def _label(study, system, position, **label):
 def test_coverage_alignment_everywhere(client, world):
     study, judge = world
     got = everywhere(client, study, "coverage_alignment", "coverage_judges",
-                     "coverage-alignment", "?bootstrap=30")  # fmt: skip
+                     "coverage-alignment", "?bootstrap=100")  # fmt: skip
     block = got["judges"][0]["all"]
     # human 3, 2 vs judge 4 and human 0 vs judge 1: never exact, always on the same side
     assert block["exact"]["value"] == 0.0 and block["binarised"]["value"] == 1.0

@@ -25,7 +25,7 @@ def test_table3_section_everywhere_with_the_constructed_agreements(client, resea
     study = synthetic_study(annotator_user.annotator)
     study.researchers.add(researcher_user)
     client.force_login(researcher_user)
-    got = everywhere(client, study, KEY, TABLE, figure_name("organization"), "?bootstrap=60")
+    got = everywhere(client, study, KEY, TABLE, figure_name("organization"), "?bootstrap=100")
     assert_typed(KEY, {"judges", "human_labels"})
     judges = {j["judge"]: {k["kind"]: k for k in j["kinds"]} for j in got["judges"]}
     assert set(judges) == {"gpt-4o", "always-first"}

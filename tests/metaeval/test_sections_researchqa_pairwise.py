@@ -23,7 +23,7 @@ def world(client, researcher_user):
 def test_pairwise_section_everywhere(client, world):
     study, _ = world
     got = everywhere(client, study, "researchqa_pairwise", "pairwise_judges",
-                     "researchqa-pairwise", "?bootstrap=50")  # fmt: skip
+                     "researchqa-pairwise", "?bootstrap=100")  # fmt: skip
     assert got["comparisons"] == 3
     assert got["binarised_pa"]["value"] == 1.0  # both experts say beta in every question
     assert got["binarised_pa"]["low"] is not None  # bootstrap asked: the CI is there
@@ -85,7 +85,7 @@ def test_the_leaderboard_section_with_1000_rounds_on_14_questions_4_systems():
 
     study = leaderboard_study()
     section = {s.key: s for s in sections.registered()}["leaderboard"]
-    sections.Analysis(study.pk, ReportOptions(bootstrap=10)).result(section)  # warm up
+    sections.Analysis(study.pk, ReportOptions(bootstrap=100)).result(section)  # warm up
     analysis = sections.Analysis(study.pk, ReportOptions(bootstrap=1000))
     board = analysis.result(section)["boards"][0]
     assert board["rounds"] == 1000 and len(board["rows"]) == 4

@@ -157,7 +157,7 @@ def test_every_section_figure_is_drawn_as_svg_without_matplotlib():
 
     cache.clear()
     study, _ = analysis_world(3)
-    analysis = sections.Analysis(study.pk, ReportOptions(bootstrap=20, target_half_width=0.05))
+    analysis = sections.Analysis(study.pk, ReportOptions(bootstrap=100, target_half_width=0.05))
     entry = sections.build_entry(analysis)
     drawn = 0
     for name, (section, spec) in sections.figure_specs().items():
