@@ -80,13 +80,28 @@ def holds_records(name: str, text: str) -> bool:
     return True
 
 
-def writer_options(fmt, given: Mapping) -> dict[str, str]:
+#: How a yes/no option may be written in a query string (or given by the command line).
+YES = {True, "true", "1", "yes", "on"}
+NO = {False, "false", "0", "no", "off"}
+
+
+def writer_options(fmt, given: Mapping) -> dict[str, str | bool]:
     """The writer's options from ``given`` (query parameters); ExportRefused names each
-    missing required option and each value outside an option's choices."""
+    missing required option (``required``, or ``required_unless`` another is not set), each
+    yes/no option that is neither and each value outside an option's choices. A yes/no
+    option reaches the writer as True, or not at all."""
     options = {o.name: given[o.name] for o in fmt.dump_options if given.get(o.name)}
     problems: list[tuple[str | None, str]] = []
     for o in fmt.dump_options:
-        if o.required and o.name not in options:
+        if o.type is bool and o.name in options:
+            value = options.pop(o.name)
+            said = value.lower() if isinstance(value, str) else value
+            if said in YES:
+                options[o.name] = True
+            elif said not in NO:
+                problems.append((o.name, f"{value!r} is not true or false"))
+    for o in fmt.dump_options:
+        if o.needed(options) and o.name not in options:
             problems.append((o.name, f"required: {o.help}"))
         elif o.choices and o.name in options and options[o.name] not in o.choices:
             problems.append((o.name, f"{options[o.name]!r} is not one of {', '.join(o.choices)}"))

@@ -28,7 +28,84 @@ JUDGMENT_KINDS = (
 
 
 class ConcordError(RuntimeError):
-    """The server refused a request; the message is the server's."""
+    """The server refused a request: ``status`` (the HTTP status, None when the server was
+    not asked), ``errors`` (alias ``problems``): every problem the server listed, as it sent
+    them (an import's ``{"file", "record", "field", "message"}``; DRF's ``{"detail": …}`` or
+    ``{field: [messages]}`` become ``{"field", "message"}`` dicts), and ``body``, the answer
+    parsed (or its text when it is not JSON).
+
+    Why structured: a refused import of a large file lists one problem per bad record; a
+    message cut to a few hundred characters kept 4 of 144 and broke the JSON mid-record.
+    ``str()`` shows the first :attr:`SHOWN` problems, one a line, and how many more."""
+
+    #: How many problems ``str()`` shows; ``errors`` keeps them all.
+    SHOWN = 10
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 errors: list[dict] | None = None, body=None):  # fmt: skip
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.errors: list[dict] = list(errors or [])
+        self.body = body
+
+    @property
+    def problems(self) -> list[dict]:
+        return self.errors
+
+    @classmethod
+    def from_answer(cls, message: str, answer) -> ConcordError:
+        """The error for a refused answer: its problems read from the JSON body."""
+        try:
+            body = answer.json()
+        except ValueError:  # not JSON (an HTML error page): its start says enough
+            text = answer.text.strip()
+            said = f": {text[:300]}{' …' if len(text) > 300 else ''}" if text else ""
+            return cls(message + said, status=answer.status_code, body=answer.text)
+        return cls(message, status=answer.status_code, errors=_problems_of(body), body=body)
+
+    def __str__(self) -> str:
+        if not self.errors:
+            return self.message
+        n = len(self.errors)
+        lines = [f"{self.message}: {n} problem{'s' if n != 1 else ''}"]
+        lines += [f"  - {_describe(e)}" for e in self.errors[: self.SHOWN]]
+        if n > self.SHOWN:
+            lines.append(f"  … and {n - self.SHOWN} more (ConcordError.errors lists them all)")
+        return "\n".join(lines)
+
+
+def _problems_of(body) -> list[dict]:
+    """The problems of an error body: Concord's ``{"errors": [...]}`` as sent, else DRF's
+    shapes (``{"detail": msg}``, ``{field: [msgs]}``, ``[msgs]``) as field/message dicts."""
+    if isinstance(body, dict) and isinstance(body.get("errors"), list):
+        return [e if isinstance(e, dict) else {"message": str(e)} for e in body["errors"]]
+    if isinstance(body, dict):
+        out = []
+        for field, said in body.items():
+            for message in said if isinstance(said, list) else [said]:
+                out.append({"field": None if field == "detail" else field, "message": str(message)})
+        return out
+    if isinstance(body, list):
+        return [{"field": None, "message": str(m)} for m in body]
+    return [{"field": None, "message": str(body)}]
+
+
+def _describe(problem: dict) -> str:
+    """One problem on one line: where (file, record, field), then the message."""
+    where = []
+    if problem.get("file"):
+        where.append(str(problem["file"]))
+    if problem.get("record") is not None:
+        where.append(f"record {problem['record']}")
+    if problem.get("field"):
+        where.append(f"field {problem['field']}")
+    message = problem.get("message", "")
+    if not isinstance(message, str):
+        import json
+
+        message = json.dumps(message, ensure_ascii=False)
+    return f"{', '.join(where)}: {message}" if where else message
 
 
 #: The major version of the server's API contract this client speaks (``GET /api/version/``).
@@ -67,7 +144,7 @@ class Concord:
             timeout=kwargs.get("timeout", 60.0),
         )
         if answer.status_code != 200:
-            raise ConcordError(f"login refused ({answer.status_code}): {answer.text[:300]}")
+            raise ConcordError.from_answer(f"login refused ({answer.status_code})", answer)
         return cls(url, answer.json()["token"], **kwargs)
 
     def wait_before_retry(self, answer, attempt: int) -> float:
@@ -91,7 +168,7 @@ class Concord:
 
     def request(self, method: str, path: str, **kwargs) -> requests.Response:
         """One call, retried on 429/503; a 4xx/5xx left is a :class:`ConcordError`
-        carrying the server's message."""
+        carrying every problem the server listed."""
         if self._check_version and self.server_version is None:
             self.check_version()
         kwargs.setdefault("timeout", self.timeout)
@@ -105,7 +182,7 @@ class Concord:
                     handle.seek(0)
             time.sleep(self.wait_before_retry(answer, attempt))
         if answer.status_code >= 400:
-            raise ConcordError(f"{method} {path} answered {answer.status_code}: {answer.text[:500]}")  # fmt: skip
+            raise ConcordError.from_answer(f"{method} {path} answered {answer.status_code}", answer)  # fmt: skip
         return answer
 
     def check_version(self) -> dict:
@@ -117,7 +194,7 @@ class Concord:
                           f"this client); some calls may fail", stacklevel=3)  # fmt: skip
             return self.server_version
         if answer.status_code != 200:
-            raise ConcordError(f"GET api/version/ answered {answer.status_code}: {answer.text[:300]}")  # fmt: skip
+            raise ConcordError.from_answer(f"GET api/version/ answered {answer.status_code}", answer)  # fmt: skip
         self.server_version = answer.json()
         major = int(str(self.server_version.get("api", "0")).split(".")[0])
         if major != API_MAJOR:

@@ -885,7 +885,8 @@ def export_pairwise(
     and the setting is not ``assigned``, then human_/model_ per metric,
     preference_ranking_norm last). A field is written when any exported report has a value
     for it; a missing value is null. Medal scores come from the medal rankings, or for an
-    agreement-only import from its pairwise preferences and mean medal scores.
+    agreement-only import from its pairwise preferences and mean medal scores. ``split``:
+    only the questions of that split (``""``: those without one); None: every split.
     """
     from annotation import progress
 
@@ -896,7 +897,7 @@ def export_pairwise(
     who = {"study": study, "setting": setting, "annotator__pseudonym": annotator}
     rankings = MedalRanking.objects.filter(**who)
     prefs = PairwisePreference.objects.filter(**who)
-    if split:
+    if split is not None:
         rankings = rankings.filter(question__split=split)
         prefs = prefs.filter(question__split=split)
     rankings = list(rankings.select_related("question", "assignment"))
@@ -930,6 +931,66 @@ def export_pairwise(
     return records
 
 
+def pairwise_splits(study, *, setting: str, annotator: str) -> list[str]:
+    """The splits ("" for none) of the questions one annotator judged in ``setting``.
+
+    Why: the released files are one per split (``pairwise_dev_assigned_ann1.json``) and the
+    import reads the split from the file name; one file of every split lost it on re-import.
+    """
+    who = {"study": study, "setting": setting, "annotator__pseudonym": annotator}
+    splits = set(MedalRanking.objects.filter(**who).values_list("question__split", flat=True))
+    splits |= set(
+        PairwisePreference.objects.filter(**who).values_list("question__split", flat=True)
+    )
+    return sorted(splits)
+
+
+def pairwise_file_name(setting: str, annotator: str, split: str) -> str:
+    """As released: ``pairwise_<split>_<setting>_<annotator>.json`` (no split: no part)."""
+    return f"pairwise_{split + '_' if split else ''}{setting}_{annotator}.json"
+
+
+def expert_agreed_judge(study, judge: str | None) -> str | None:
+    """Whose expert-agreed records to write: ``judge``, else the study's default judge when
+    it has records, else the first judge (by name) that has."""
+    names = sorted(
+        set(ExpertAgreedRecord.objects.filter(study=study).values_list("judge_name", flat=True))
+    )
+    if judge is not None or not names:
+        return judge
+    fallback = default_judge(study.pk)
+    return fallback if fallback in names else names[0]
+
+
+def export_expert_agreed(study, *, setting: str, judge: str | None = None) -> dict[str, list]:
+    """The study's released expert-agreed records (``import_pairwise --expert-agreed``) in
+    the released agreement-only files' shape, one list per question split: {split: records}.
+
+    Why: these records (with the file's own judge scores, nulls included) are what compat
+    mode reads for ``expert_agreed``; a study exported without them and imported elsewhere
+    gave other figures (335 comparisons instead of the script's 332). Order as imported
+    (``position``); fields in the released order (question, models, human_/model_ per
+    metric, preference_ranking_norm); values as stored, so import -> export gives back the
+    released ``pairwise_<split>_assigned_agreement_only.json``.
+    """
+    judge = expert_agreed_judge(study, judge)
+    rows = ExpertAgreedRecord.objects.filter(study=study, setting=setting, judge_name=judge)
+    out: dict[str, list] = {}
+    for text, split, a, b, preference, human, scores in rows.values_list(
+        "question__text", "question__split", "report_a__system__name",
+        "report_b__system__name", "preference", "human", "judge_scores",
+    ).order_by("position", "id"):  # fmt: skip
+        rec = {"question": text, "models": [a, b]}
+        for file_metric, metric in FILE_METRICS.items():
+            if human_metric(file_metric, setting) in human:
+                rec[f"human_{file_metric}"] = human[human_metric(file_metric, setting)]
+            if metric in scores:
+                rec[f"model_{file_metric}"] = scores[metric]
+        rec["preference_ranking_norm"] = preference
+        out.setdefault(split, []).append(rec)
+    return out
+
+
 # --- Registration ---------------------------------------------------------------------------
 
 PAIRWISE = register_kind(
@@ -949,13 +1010,35 @@ def _load(source, study, rep: ImportReport, **options) -> None:
         import_pairwise(read_source(source), study, rep, **options)
 
 
-def _dump(study, *, setting: str, annotator: str, judge=None, split=None) -> dict[str, str]:
+def _dump(study, *, setting: str, annotator=None, judge=None, split=None,
+          expert_agreed=False) -> dict[str, str]:  # fmt: skip
+    """One file per question split, named as released, so that the import of each file
+    reads its split from the name: one annotator's records, or with ``expert_agreed`` the
+    study's released expert-agreed records (``pairwise_<split>_<setting>_agreement_only``)."""
     import json
 
-    records = export_pairwise(study, setting=setting, annotator=annotator, judge=judge,
-                              split=split)  # fmt: skip
-    name = f"pairwise_{split + '_' if split else ''}{setting}_{annotator}.json"
-    return {name: json.dumps(records, ensure_ascii=False, indent=2) + "\n"}
+    from annotation.importers.downloads import ExportRefused
+
+    def text(records: list) -> str:
+        return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+
+    if expert_agreed:
+        if annotator:
+            raise ExportRefused([("annotator", "expert-agreed records are no one annotator's: "
+                                               f"give no annotator (got {annotator!r})")])  # fmt: skip
+        by_split = export_expert_agreed(study, setting=setting, judge=judge)
+        return {
+            pairwise_file_name(setting, "agreement_only", s): text(records)
+            for s, records in sorted(by_split.items())
+            if split is None or s == split
+        }
+    splits = [split] if split else pairwise_splits(study, setting=setting, annotator=annotator)
+    return {
+        pairwise_file_name(setting, annotator, s): text(
+            export_pairwise(study, setting=setting, annotator=annotator, judge=judge, split=s)
+        )
+        for s in splits or [""]
+    }
 
 
 _SETTING = Option(
@@ -1015,13 +1098,28 @@ register(
                 choices=tuple(Setting.values),
                 required=True,
             ),  # fmt: skip
-            Option("annotator", "annotator pseudonym", required=True),
+            Option(
+                "annotator",
+                "annotator pseudonym; required unless expert_agreed",
+                required_unless="expert_agreed",
+            ),
             Option(
                 "judge",
                 "judge of the model_* scores (default: the judge with the most "
                 "scores in the study)",
             ),  # fmt: skip
-            _SPLIT,
+            Option(
+                "split",
+                "dev | test (default: one file per split, named as released)",
+                choices=("dev", "test"),
+                empty_label="one file per split",
+            ),
+            Option(
+                "expert_agreed",
+                "the study's released expert-agreed records (import --expert-agreed), as "
+                "the agreement-only files: pairwise_<split>_<setting>_agreement_only.json",
+                type=bool,
+            ),
         ),
         label="ScholarQA-CS2 pairwise records (one annotator and setting)",
         extension=".json",

@@ -206,6 +206,10 @@ def download_panel(study: Study) -> list[Writer]:
     for fmt in formats:
         fields = []
         for option in fmt.dump_options:
+            # A yes/no writer option (pairwise expert_agreed) is the API's and the bundle's:
+            # the panel's form leaves it unset, so what it needs unless set is required.
+            if option.type is bool:
+                continue
             if option.choices:
                 values = list(option.choices)
             elif option.name == "judge" and fmt.kind == "judge_scores":
@@ -218,7 +222,7 @@ def download_panel(study: Study) -> list[Writer]:
                 values = known[option.name]
             else:
                 values = None
-            fields.append(Field(option.name, option.help, option.required, values))
+            fields.append(Field(option.name, option.help, option.needed({}), values))
         url = reverse(
             "studies:export_format",
             kwargs={"study_id": study.pk, "kind": fmt.kind, "file_format": fmt.name},

@@ -1,13 +1,14 @@
 """A study's results as files: judgments (JSON, JSONL, CSV, XLSX) and ScholarQA-CS2 records.
 
 ``pairwise_bundle_zip(study)`` writes one released-format pairwise file per annotator,
-setting and split (``annotation.exporters.export_pairwise``), with a ``manifest.json`` naming
-what each file is. ``import_pairwise_bundle(data, study=...)`` reads such a zip back through
+setting and split (``annotation.exporters.export_pairwise``), and the study's released
+expert-agreed records as the agreement-only files they came from, with a ``manifest.json``
+naming what each file is. ``import_pairwise_bundle(data, study=...)`` reads such a zip back through
 ``annotation.importers.run("pairwise", ...)``, all files in one transaction: exported into an
 empty database, the agreement report of the study comes back the same (the round-trip test).
 
 What the pairwise format can hold: medal rankings, metric-wise human scores, agreement-only
-consensus medal scores, and one judge's scores. Judgments made with the other tasks are in the
+consensus medal scores, expert-agreed records, and one judge's scores. Judgments made with the other tasks are in the
 judgments export.
 """
 
@@ -22,8 +23,12 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from annotation.importers import ImportFailed, Problem, run
-from annotation.models import HumanMetricScore, MedalRanking, Study
-from judges.formats.scholarqa_pairwise import CONSENSUS_METRIC, export_pairwise
+from annotation.models import ExpertAgreedRecord, HumanMetricScore, MedalRanking, Study
+from judges.formats.scholarqa_pairwise import (
+    CONSENSUS_METRIC,
+    export_expert_agreed,
+    export_pairwise,
+)
 
 MANIFEST = "manifest.json"
 
@@ -37,6 +42,8 @@ class BundleFile:
     consensus: bool
     judge: str
     records: list
+    #: the study's released expert-agreed records (no annotator), not one annotator's
+    expert_agreed: bool = False
 
 
 def _slug(text: str) -> str:
@@ -66,17 +73,36 @@ def pairwise_bundle(study: Study, *, judge: str | None = None) -> list[BundleFil
             groups[(ann, setting)] = (splits, True)
     files = []
     for (ann, setting), (splits, consensus) in sorted(groups.items()):
-        for split in sorted(splits) if splits - {""} else [""]:
-            if not split and splits - {""}:
-                continue
+        for split in sorted(splits):  # "" too: questions without a split are exported
             records = export_pairwise(
-                study, setting=setting, annotator=ann, judge=judge or None, split=split or None
+                study, setting=setting, annotator=ann, judge=judge or None, split=split
             )
             if not records:
                 continue
             suffix = "_agreement_only" if consensus else ""
             name = f"pairwise_{split or 'all'}_{setting}_{_slug(ann)}{suffix}.json"
             files.append(BundleFile(name, ann, setting, split, consensus, judge, records))
+    return files + _expert_agreed_files(study)
+
+
+def _expert_agreed_files(study: Study) -> list[BundleFile]:
+    """The released expert-agreed records, one file per setting, judge and split, named as
+    released (``pairwise_dev_assigned_agreement_only.json``; the judge's name is added
+    when the study holds records of several)."""
+    kept = list(
+        ExpertAgreedRecord.objects.filter(study=study)
+        .values_list("setting", "judge_name")
+        .distinct()
+        .order_by("setting", "judge_name")
+    )
+    files = []
+    for setting, judge in kept:
+        tail = f"_{_slug(judge)}" if len(kept) > 1 else ""
+        for split, records in sorted(
+            export_expert_agreed(study, setting=setting, judge=judge).items()
+        ):
+            name = f"pairwise_{split or 'all'}_{setting}_agreement_only{tail}.json"
+            files.append(BundleFile(name, "", setting, split, True, judge, records, True))
     return files
 
 
@@ -95,6 +121,7 @@ def pairwise_bundle_zip(study: Study, *, judge: str | None = None) -> bytes:
                     "split": f.split,
                     "consensus": f.consensus,
                     "judge": f.judge,
+                    "expert_agreed": f.expert_agreed,
                 }
             )
         zf.writestr(
@@ -116,15 +143,17 @@ def import_pairwise_bundle(data: bytes, *, study) -> list:
     reports = []
     with transaction.atomic():
         for entry in manifest["files"]:
+            agreed = bool(entry.get("expert_agreed"))  # bundles written before had none
             reports.append(
                 run(
                     "pairwise",
                     zf.read(entry["file"]),
                     study=study,
-                    annotator=entry["annotator"],
+                    annotator=None if agreed else entry["annotator"],
                     setting=entry["setting"],
                     split=entry["split"] or None,
-                    consensus=entry["consensus"],
+                    consensus=None if agreed else entry["consensus"],
+                    expert_agreed=agreed,
                     judge=entry["judge"] or "unknown judge",
                 )
             )

@@ -173,3 +173,26 @@ def test_export_study_judgments_command(world, tmp_path):
         "export_study_judgments", study=world.study.name, format="pairwise", out=str(zpath)
     )
     assert zpath.read_bytes()[:2] == b"PK"
+
+
+@pytest.mark.django_db
+def test_bundle_keeps_questions_without_a_split_beside_split_ones(tmp_path):
+    """One annotator judged dev questions and questions of no split: both are exported
+    (the questions without a split were left out of the zip)."""
+    from annotation.importers import run
+    from annotation.models import MedalRanking
+    from tests.annotation.test_import_common import DATA
+
+    run("pairwise", DATA / "pairwise_dev_assigned_ann1.json", study="Mixed", annotator="ann1",
+        setting="assigned", judge="j")  # fmt: skip
+    unsplit = tmp_path / "pairwise_extra.json"
+    unsplit.write_bytes((DATA / "pairwise_chosen.json").read_bytes())
+    run("pairwise", unsplit, study="Mixed", annotator="ann1", setting="assigned", judge="j")
+    study = Study.objects.get(name="Mixed")
+    splits = set(MedalRanking.objects.filter(study=study).values_list("question__split", flat=True))
+    assert splits == {"", "dev"}
+    files = pairwise_bundle(study)
+    assert sorted((b.split, len(b.records)) for b in files) == [
+        ("", len(json.loads(unsplit.read_text()))),
+        ("dev", len(json.loads((DATA / "pairwise_dev_assigned_ann1.json").read_text()))),
+    ]

@@ -176,3 +176,69 @@ def test_upload_takes_a_path_bytes_or_a_file_and_a_dry_run_writes_nothing(admin,
     assert Question.objects.filter(study_id=study.id).count() == 4
     with pytest.raises(ConcordError, match="text"):
         study.upload("questions", pd.DataFrame({"id": ["g1"]}), format="jsonl")
+
+
+def test_a_refused_import_keeps_every_problem_the_server_listed(admin):
+    """A judge-scores file with a bad ``value`` in each of its 144 rows: the error holds the
+    144 problems as the server sent them (file, record, field, message) and its status;
+    ``str()`` shows the first few, one a line, and says how many more, never JSON cut
+    mid-record (the client kept the answer's first 500 characters: 4 problems)."""
+    import json
+
+    from judges.models import JudgeScore
+
+    url, token = admin
+    study = Concord(url, token).create_study("Refused scores")
+    study.upload("questions", pd.DataFrame({"id": QUESTIONS, "text": QUESTIONS}), format="jsonl")
+    for system in SYSTEMS:
+        reports = pd.DataFrame({"id": QUESTIONS, "question": QUESTIONS,
+                                "response": [markdown(q, system) for q in QUESTIONS]})  # fmt: skip
+        study.upload("reports", reports, format="researcherbench", system=system)
+    metrics = [f"metric_{i}" for i in range(8)]
+    scores = pd.DataFrame([
+        {"question": q, "system": s, "metric": m, "value": "not a number"}
+        for q in QUESTIONS for s in SYSTEMS for m in metrics
+    ])  # fmt: skip
+    assert len(scores) == 144
+    with pytest.raises(ConcordError) as refused:
+        study.upload("judge_scores", scores, format="csv", judge="x")
+    error = refused.value
+    assert error.status == 400
+    assert len(error.errors) == 144 and error.problems is error.errors
+    assert {e["field"] for e in error.errors} == {"value"}
+    assert [e["record"] for e in error.errors] == list(range(1, 145))
+    assert error.errors[0] == {"file": "judge_scores.csv", "record": 1, "field": "value",
+                               "message": "expected a number, found 'not a number'"}  # fmt: skip
+    assert all(set(e) >= {"file", "record", "field", "message"} for e in error.errors)
+    assert error.body == {"errors": error.errors}
+    text = str(error)
+    lines = text.splitlines()
+    assert lines[0] == f"POST api/studies/{study.id}/import/ answered 400: 144 problems"
+    assert len(lines) == 2 + ConcordError.SHOWN
+    assert lines[-1].startswith(f"  … and {144 - ConcordError.SHOWN} more")
+    assert all("field value" in line and "record" in line for line in lines[1:-1])
+    assert "{" not in text  # problems as sentences, not a JSON body cut anywhere
+    assert json.loads(json.dumps(error.errors)) == error.errors
+    assert JudgeScore.objects.filter(report__question__study_id=study.id).count() == 0
+
+
+def test_errors_of_other_shapes_are_kept_whole():
+    """DRF's ``{"detail": …}`` and ``{field: [messages]}`` answers become field/message
+    problems; an answer that is not JSON keeps the start of its text in the message."""
+    import requests
+
+    def answer(status: int, body: str, kind: str = "application/json"):
+        made = requests.Response()
+        made.status_code, made._content = status, body.encode()
+        made.headers["Content-Type"] = kind
+        return made
+
+    detail = ConcordError.from_answer("GET x answered 403", answer(403, '{"detail": "no"}'))
+    assert detail.errors == [{"field": None, "message": "no"}] and detail.status == 403
+    assert str(detail) == "GET x answered 403: 1 problem\n  - no"
+    fields = ConcordError.from_answer("POST y answered 400",
+                                      answer(400, '{"overlap": ["too small", "an integer"]}'))  # fmt: skip
+    assert fields.errors == [{"field": "overlap", "message": "too small"},
+                             {"field": "overlap", "message": "an integer"}]  # fmt: skip
+    page = ConcordError.from_answer("GET z answered 502", answer(502, "<h1>Bad gateway</h1>", "text/html"))  # fmt: skip
+    assert page.errors == [] and str(page) == "GET z answered 502: <h1>Bad gateway</h1>"

@@ -58,7 +58,12 @@ class Command(BaseCommand):
             named = "; ".join(f"{flags.get(f, f)}: {m}" for f, m in refused.problems)
             raise CommandError(f"{fmt.kind} {fmt.name}: {named}") from None
         study = find_study(options["study"])
-        files = fmt.dump(study, **given)
+        try:  # a writer may refuse a combination of options (naming the option)
+            files = fmt.dump(study, **given)
+        except ExportRefused as refused:
+            flags = {o.name: o.flag for o in fmt.dump_options}
+            named = "; ".join(f"{flags.get(f, f)}: {m}" for f, m in refused.problems)
+            raise CommandError(f"{fmt.kind} {fmt.name}: {named}") from None
         if options["out"]:
             out = Path(options["out"])
             for name, text in files.items():
