@@ -172,8 +172,9 @@ class Question(models.Model):
     review = models.CharField(max_length=10, choices=Review.choices, default=Review.ACCEPTED)
     #: The question's record as its benchmark released it (``{"format", "record", "data"}``),
     #: for the formats whose export writes it back: an admin's later edit of ``field`` (the
-    #: expertise assignment matches on) must not rewrite the released file on export.
-    released = models.JSONField(null=True, blank=True)
+    #: expertise assignment matches on) must not rewrite the released file on export. Text,
+    #: as a report's released record: PostgreSQL's jsonb would reorder the record's keys.
+    released = JSONText(null=True, blank=True)
 
     class Meta:
         constraints = [
