@@ -40,12 +40,14 @@ scores (coverage %, ensemble decisions) of the reports a file touched are recomp
 
 from __future__ import annotations
 
-import csv
 import io
 from functools import partial
 from pathlib import Path
 
-from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
+from annotation import (
+    id_lookup,  # noqa: F401 - registers ``__any_of`` (long id lists)
+    spreadsheets,
+)
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
@@ -414,7 +416,7 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
 
 def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
     problems = Problems(src.name)
-    reader = csv.DictReader(io.StringIO(src.text or ""))
+    reader = spreadsheets.csv_dict_reader(src.text or "")  # undoes dump_csv's escaping
     missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         problems.file_level(
@@ -644,9 +646,8 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
 
 
 def dump_csv(study, *, judge: str, **_):
-    """The judge's per-report scores: ``question,system,metric,value,rationale``."""
-    from annotation import spreadsheets
-
+    """The judge's per-report scores: ``question,system,metric,value,rationale``, each
+    cell escaped against formulas (:mod:`annotation.spreadsheets`; the importer undoes it)."""
     out = io.StringIO()
     writer = spreadsheets.csv_writer(out, lineterminator="\n")
     writer.writerow([*CSV_COLUMNS, "rationale"])
