@@ -7,6 +7,15 @@ injection, OWASP). The rule, in one place:
 - CSV: such a text cell is written with a leading apostrophe (OWASP's advice), and so is a
   text that already starts with an apostrophe, so :func:`csv_unescape` reads every cell back
   exactly. Numbers, and texts that are plain numbers such as ``-0.5``, stay as they are.
+  Escaping a leading apostrophe too is what makes the mapping one-to-one: without it,
+  ``'=1`` written as it is would read back as ``=1``.
+- Reading a CSV that Concord writes and reads back (judge scores, question fields) goes
+  through :func:`csv_dict_reader`, which undoes exactly that escaping: an apostrophe is
+  removed only where :func:`csv_cell` would have added it (``'=HYPERLINK(…)`` -> the
+  formula's text, ``''quoted`` -> ``'quoted``), so export -> import -> export is stable
+  and a cell no export writes (``'hello``, ``'-0.5`` typed by hand) is kept as it is. CSVs
+  of outside releases (DeepScholar-Bench's tables) are read as they are: nothing escaped
+  them.
 - XLSX: every text cell is stored as a string cell, never as a formula (``<f>``), so the text
   is kept exactly, with nothing added; numbers stay numeric cells.
 """
@@ -14,6 +23,7 @@ injection, OWASP). The rule, in one place:
 from __future__ import annotations
 
 import csv
+import io
 import re
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -31,8 +41,24 @@ def csv_cell(value):
 
 
 def csv_unescape(cell: str) -> str:
-    """A cell written by :func:`csv_cell`, read back as the original text."""
-    return cell[1:] if cell.startswith(ESCAPE) else cell
+    """A cell written by :func:`csv_cell`, read back as the original text: the leading
+    apostrophe goes only when :func:`csv_cell` of the rest gives the cell (it added it);
+    any other cell, such as ``'hello`` typed by hand, is returned unchanged."""
+    if cell.startswith(ESCAPE) and csv_cell(cell[1:]) == cell:
+        return cell[1:]
+    return cell
+
+
+def csv_dict_reader(text: str, **options):
+    """``csv.DictReader`` over ``text`` whose every text value goes through
+    :func:`csv_unescape` (the header is read as it is); its ``fieldnames`` as usual."""
+    return _UnescapingDictReader(io.StringIO(text), **options)
+
+
+class _UnescapingDictReader(csv.DictReader):
+    def __next__(self):
+        row = super().__next__()
+        return {k: csv_unescape(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 class _SafeWriter:

@@ -13,6 +13,7 @@ from annotation.models import Study, System
 
 from .importers import FORMATS
 from .models import Judge, JudgeRun
+from .run_options import RUN_OPTIONS
 
 
 class StartRunForm(forms.Form):
@@ -27,20 +28,20 @@ class StartRunForm(forms.Form):
         queryset=System.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="none ticked = every system's reports",
+        help_text=RUN_OPTIONS["systems"].help,
     )
     rubric_kind = forms.CharField(
-        max_length=50, required=False, help_text="coverage: items of this rubric kind only"
+        max_length=50, required=False, help_text=RUN_OPTIONS["rubric_kind"].help
     )
-    rejudge = forms.BooleanField(
-        required=False, help_text="judge again what this judge already judged"
-    )
+    rejudge = forms.BooleanField(required=False, help_text=RUN_OPTIONS["rejudge"].help)
 
     def __init__(self, study: Study, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = System.objects.filter(study=study).order_by("name")
 
     def options(self) -> dict:
+        """The run options the fields give (checked by :func:`judges.runs.create_run`
+        against :data:`judges.run_options.RUN_OPTIONS`, like the API's)."""
         d = self.cleaned_data
         options = {}
         if d["systems"]:

@@ -24,7 +24,7 @@ from annotation.permissions import (
 from concord.pagination import LimitOffsetPagination
 from concord.query import one_value
 
-from . import runs
+from . import run_options, runs
 from .models import Judge, JudgeRun
 
 RESEARCHERS_ONLY = "Judge runs and alignment are for researchers and admins."
@@ -54,7 +54,9 @@ class StartRunSerializer(serializers.Serializer):
     tasks = serializers.ListField(
         child=serializers.ChoiceField(choices=JudgeRun.Task.values), allow_empty=False
     )
-    options = serializers.DictField(required=False, default=dict)
+    options = serializers.DictField(
+        required=False, default=dict, help_text="run options: " + run_options.describe()
+    )
 
 
 class JudgeRunListView(generics.GenericAPIView):
@@ -93,6 +95,8 @@ class JudgeRunListView(generics.GenericAPIView):
         v = data.validated_data
         try:
             run = runs.start_run(v["judge"], v["study"], v["tasks"], v["options"], request.user)
+        except runs.RunOptionError as exc:
+            raise ValidationError({"options": {exc.option: exc.detail}}) from exc
         except runs.RunError as exc:
             raise ValidationError({"run": str(exc)}) from exc
         return Response(JudgeRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -28,11 +28,12 @@ from .execution import CHUNKS, RUNS, STALE_AFTER, make_chunks
 from .kinds import KINDS, comparisons, finalize, plan_units, report_claims, report_text
 from .llm import LLMConfig
 from .models import Judge, JudgeRun, JudgeUnit
+from .run_options import RunError, RunOptionError, clean_options
 
 __all__ = [
-    "CHUNKS", "RUNS", "STALE_AFTER", "RunError", "cancel_run", "comparisons", "create_run",
-    "execute_run", "finalize", "is_stale", "report_claims", "report_text", "resume_run",
-    "resume_stale_runs", "start_run",
+    "CHUNKS", "RUNS", "STALE_AFTER", "RunError", "RunOptionError", "cancel_run", "comparisons",
+    "create_run", "execute_run", "finalize", "is_stale", "report_claims", "report_text",
+    "resume_run", "resume_stale_runs", "start_run",
 ]  # fmt: skip
 
 Task = JudgeRun.Task
@@ -40,12 +41,9 @@ Task = JudgeRun.Task
 UNIT_TASKS = {task: k.unit_tasks() for task, k in KINDS.items()}
 
 
-class RunError(ValueError):
-    """A run cannot be created or resumed; the message says why."""
-
-
 def create_run(judge: Judge, study, tasks, options: dict | None = None, user=None) -> JudgeRun:
-    """Validate, plan and save a run and its chunks (queued, not started)."""
+    """Validate, plan and save a run and its chunks (queued, not started). A wrong option
+    (:mod:`judges.run_options`) is a :class:`RunOptionError` naming it."""
     tasks = list(dict.fromkeys(tasks or []))
     if not tasks:
         raise RunError("tasks: name at least one of " + ", ".join(Task.values))
@@ -56,12 +54,13 @@ def create_run(judge: Judge, study, tasks, options: dict | None = None, user=Non
         LLMConfig.for_judge(judge)
     except ValueError as exc:
         raise RunError(str(exc)) from None
+    options = clean_options(options, study, {t for task in tasks for t in UNIT_TASKS[task]})
     with transaction.atomic():
         run = JudgeRun.objects.create(
             judge=judge,
             study=study,
             tasks=tasks,
-            options=options or {},
+            options=options,
             requested_by=user,
             lease=new_lease(),
         )

@@ -5,6 +5,7 @@ from rest_framework import serializers
 from annotation.serializers import ReportRef
 from judges.llm import LLMConfig, private_address
 from judges.models import Judge, JudgeScore
+from judges.scoring.metrics import metric_problem, value_problem
 from judges.secrets import MaskError, masked_parameters, unmasked_parameters
 
 
@@ -78,3 +79,17 @@ class JudgeScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = JudgeScore
         fields = ["id", "judge", "report", "question", "system", "metric", "value", "rationale"]
+
+    def validate(self, attrs):
+        """The metric must be a judge metric and the value within its scale, as in the
+        importers (:mod:`judges.scoring.metrics`); a PATCH is checked with the stored
+        metric or value for the half it leaves out."""
+        metric = attrs.get("metric", getattr(self.instance, "metric", None))
+        value = attrs.get("value", getattr(self.instance, "value", None))
+        problem = metric_problem(metric)
+        if problem:
+            raise serializers.ValidationError({"metric": problem})
+        problem = value_problem(metric, value) if value is not None else None
+        if problem:
+            raise serializers.ValidationError({"value": problem})
+        return attrs

@@ -63,8 +63,8 @@ def run_start(request, study_id: int):
             run = runs.start_run(d["judge"], study, d["tasks"], form.options(), request.user)
         except runs.RunError as exc:
             message = str(exc)
-            field = message.split(":", 1)[0] if message.split(":", 1)[0] in form.fields else None
-            form.add_error(field or "judge", message)
+            field = getattr(exc, "option", None) or message.split(":", 1)[0]
+            form.add_error(field if field in form.fields else "judge", message)
         else:
             messages.success(request, f"Judge run #{run.pk} started ({run.total_units} units).")
             return redirect("judge-run", run_id=run.pk)

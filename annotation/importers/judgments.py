@@ -21,11 +21,20 @@ disagreement (``annotation.importers.relevance_adjudications``). An
 ``authored_question`` record creates (or updates) the question an annotator wrote, with
 them as its author; authored questions are written before every other kind, so the
 judgments of them in the same file (wherever they stand) find them.
+
+A record's ``created_at`` / ``updated_at`` (ISO 8601 with a time zone, as the export
+writes them) are kept on the judgment it creates (a medal's and a rubric assessment's on
+their ranking or comparison, an expertise rating's ``updated_at`` as its ``rated_at``):
+before, every judgment re-imported into a fresh study was stamped with the import time.
+A record without them gets the import time; an unparseable one, or one without a time
+zone, is refused naming the record and field. A judgment already stored keeps its times
+(a changed value is updated in place, as before).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
@@ -254,6 +263,15 @@ class _Row:
     reasoning: str = ""
     #: its record number in the file (a conflict names both records)
     n: int = 0
+    #: the record's times (``created_at`` / ``updated_at`` columns, :func:`_times`)
+    times: dict = field(default_factory=dict)
+
+    def stamps(self) -> dict[str, datetime]:
+        """The record's times as the fields of the row that holds them (the kind's common
+        lookups without its prefix: a medal's are its ranking's)."""
+        spec = SPECS[self.kind]
+        common = spec.common_columns
+        return {common[c].removeprefix(spec.prefix): t for c, t in self.times.items()}
 
     def key(self, kind_spec: JudgmentKind | None) -> tuple:
         """What one judgment is: two records with the same key are the same judgment."""
@@ -300,6 +318,30 @@ def _differs(a: _Row, b: _Row) -> str:
     return ", ".join(f"{k}: {a.values.get(k)!r} vs {b.values.get(k)!r}" for k in names)
 
 
+def _times(problems: Problems, n: int, r: dict, spec: JudgmentKind) -> dict[str, datetime]:
+    """The record's time columns that its kind exports (``judgment_kinds.TIMES``), parsed:
+    ISO 8601 with a time zone; a missing or null one is left out (the import time)."""
+    out = {}
+    for column in judgment_kinds.TIMES:
+        value = r.get(column) if column in spec.common_columns else None
+        if value is None or value == "":
+            continue
+        try:
+            if not isinstance(value, str):
+                raise ValueError
+            when = datetime.fromisoformat(value)
+        except ValueError:
+            problems.add(n, column, f"{value!r} is not an ISO 8601 date and time")
+            continue
+        if when.tzinfo is None:
+            problems.add(n, column, f"{value!r} has no time zone (e.g. +00:00)")
+            continue
+        out[column] = when
+    if "created_at" in out and "updated_at" in out and out["updated_at"] < out["created_at"]:
+        problems.add(n, "updated_at", f"{r['updated_at']!r} is before created_at")
+    return out
+
+
 def read(src, study) -> list[_Row]:
     """Every record checked against the study: the rows to write."""
     records = parse_json_records(src)
@@ -336,9 +378,10 @@ def read(src, study) -> list[_Row]:
             annotator = None
         if None in (kind, annotator, setting, qid):
             continue
+        times = _times(problems, n, r, spec)
         if kind == "authored_question":
             values = _values(problems, n, Question, spec, r, index, str(qid))
-            rows.append(_Row(kind, annotator, "", str(qid), {}, values, n=n))
+            rows.append(_Row(kind, annotator, "", str(qid), {}, values, n=n, times=times))
             continue
         question = index.find(problems, n, index.questions, (qid,), "question", "question")
         if question is None and str(qid) in authored:
@@ -369,7 +412,7 @@ def read(src, study) -> list[_Row]:
         if question is None or target is None:
             continue
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
-                         r.get("reasoning") or "", n))  # fmt: skip
+                         r.get("reasoning") or "", n, times))  # fmt: skip
     rows = _conflicts(rows, problems)
     relevance_adjudications.check_stored(
         study, [r for r in rows if r.kind == "relevance_adjudication"], problems
@@ -422,6 +465,7 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
         return tuple(base[f] for f in key_fields)
 
     wanted = {key_of(r): tuple(r.values[f] for f in own) for r in rows}
+    stamps = {key_of(r): r.stamps() for r in rows}
     columns = [f"{f}_id" if f in ("annotator", "question", *targets) else f for f in key_fields]
     stored = {
         tuple(row[: len(key_fields)]): (row[-1], tuple(row[len(key_fields) : -1]))
@@ -432,7 +476,7 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
     sync_rows(
         model, rep, stored=stored, wanted=wanted, fields=own,
         new_row=lambda key, v: {"study": study.pk, **dict(zip(key_fields, key, strict=True)),
-                                **dict(zip(own, v, strict=True))},
+                                **dict(zip(own, v, strict=True)), **stamps[key]},
     )  # fmt: skip
 
 
@@ -440,8 +484,10 @@ def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportRepor
     """The rows' groups (a medal ranking, a rubric comparison): one ``model`` row per
     annotator, question and setting, with its reasoning; returns their ids by that key."""
     groups: dict[tuple, str] = {}
+    stamps: dict[tuple, dict] = {}  # the group's times: its first record's
     for r in rows:
         groups.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
+        stamps.setdefault((people[r.annotator], r.question, r.setting), r.stamps())
     key = ("annotator_id", "question_id", "setting")
     stored = {
         (a, q, s): (pk, (why,))
@@ -453,7 +499,7 @@ def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportRepor
         model, rep, stored=stored, wanted={k: (v,) for k, v in groups.items()},
         fields=["reasoning"],
         new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
-                              "setting": k[2], "reasoning": v[0]},
+                              "setting": k[2], "reasoning": v[0], **stamps[k]},
     )  # fmt: skip
     return {
         (a, q, s): pk for pk, a, q, s in model.objects.filter(study=study).values_list("id", *key)
@@ -508,6 +554,7 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
 def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
     """Expertise triage: one level per annotator and question (no setting)."""
     wanted = {(people[r.annotator], r.question): (r.values["level"],) for r in rows}
+    stamps = {(people[r.annotator], r.question): r.stamps() for r in rows}
     stored = {
         (a, q): (pk, (level,))
         for pk, a, q, level in ExpertiseRating.objects.filter(question__study=study).values_list(
@@ -516,7 +563,7 @@ def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -
     }
     sync_rows(
         ExpertiseRating, rep, stored=stored, wanted=wanted, fields=["level"],
-        new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0]},
+        new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0], **stamps[k]},
     )  # fmt: skip
 
 

@@ -239,7 +239,7 @@ def write(study, rows, people: dict, rep) -> None:
             "study": study.pk, "annotator": people[by_disagreement[d].annotator],
             "question": by_disagreement[d].question, "setting": by_disagreement[d].setting,
             "assignment": owner[by_disagreement[d].n], "disagreement": d,
-            **dict(zip(DECISION, v, strict=True)),
+            **dict(zip(DECISION, v, strict=True)), **by_disagreement[d].stamps(),
         },
     )  # fmt: skip
 

@@ -20,7 +20,9 @@ researcherbench      ResearcherBench rubric results: a list of ``{id, model, res
                      m_weighted?, total_weight?, recall?}}``; ``model`` is the system
                      (``system`` overrides it); a given ``recall`` must equal Σw·b/Σw.
 csv                  generic per-report scores: header ``question,system,metric,value``
-                     and optionally ``rationale``.
+                     and optionally ``rationale``; ``metric`` is one of the judge metrics
+                     (:data:`judges.scoring.metrics.JUDGE_METRICS`) and ``value`` within
+                     its scale (every one [0, 1]).
 ===================  ==========================================================================
 
 ScholarQA-CS2 judge scores come with the pairwise records: use ``import_pairwise``
@@ -38,12 +40,14 @@ scores (coverage %, ensemble decisions) of the reports a file touched are recomp
 
 from __future__ import annotations
 
-import csv
 import io
 from functools import partial
 from pathlib import Path
 
-from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
+from annotation import (
+    id_lookup,  # noqa: F401 - registers ``__any_of`` (long id lists)
+    spreadsheets,
+)
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
@@ -69,7 +73,7 @@ from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
 from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
-from judges.scoring import researcherbench, researchqa
+from judges.scoring import metrics, researcherbench, researchqa
 
 FORMATS = ("researchqa-coverage", "researchqa-pairwise", "researcherbench", "csv")
 CSV_COLUMNS = ("question", "system", "metric", "value")
@@ -148,12 +152,18 @@ class _StudyIndex:
                 by_text[text] = ids
             ids.append(item_id)
 
-    def report(self, problems: Problems, n: int, field: str, qid: str, system: str):
+    def report(self, problems: Problems, n: int, field: str, qid: str, system: str,
+               system_field: str | None = None):  # fmt: skip
+        """The report of (``qid``, ``system``), or None with a problem: under ``field``
+        when the question is unknown or has no such report, under ``system_field`` (else
+        ``field``) when the system is unknown (a CSV row names them in two columns)."""
         if qid not in self.questions:
             problems.add(n, field, f"no question {qid!r} in study {self.study.name!r}")
             return None
         if system not in self.systems:
-            problems.add(n, field, f"no system {system!r} in study {self.study.name!r}")
+            problems.add(
+                n, system_field or field, f"no system {system!r} in study {self.study.name!r}"
+            )
             return None
         rid = self.reports.get((qid, system))
         if rid is None:
@@ -406,7 +416,7 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
 
 def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
     problems = Problems(src.name)
-    reader = csv.DictReader(io.StringIO(src.text or ""))
+    reader = spreadsheets.csv_dict_reader(src.text or "")  # undoes dump_csv's escaping
     missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         problems.file_level(
@@ -422,8 +432,9 @@ def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str |
         for col, value in (("question", qid), ("system", sys_name), ("metric", metric)):
             if not value:
                 problems.add(n, col, "must not be empty")
-        if len(metric) > 40:
-            problems.add(n, "metric", "at most 40 characters")
+        wrong_metric = metrics.metric_problem(metric) if metric else None
+        if wrong_metric:
+            problems.add(n, "metric", wrong_metric)
         try:
             value = float(row.get("value") or "")
             if value != value or value in (float("inf"), float("-inf")):
@@ -431,9 +442,14 @@ def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str |
         except ValueError:
             problems.add(n, "value", f"expected a number, found {row.get('value')!r}")
             value = None
-        if not (qid and sys_name and metric) or value is None:
+        if value is not None and metric and not wrong_metric:
+            wrong_value = metrics.value_problem(metric, value)
+            if wrong_value:
+                problems.add(n, "value", wrong_value)
+                value = None
+        if not (qid and sys_name and metric) or value is None or wrong_metric:
             continue
-        rid = index.report(problems, n, "question", qid, sys_name)
+        rid = index.report(problems, n, "question", qid, sys_name, "system")
         if rid is None:
             continue
         if (rid, metric) in seen:
@@ -630,9 +646,8 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
 
 
 def dump_csv(study, *, judge: str, **_):
-    """The judge's per-report scores: ``question,system,metric,value,rationale``."""
-    from annotation import spreadsheets
-
+    """The judge's per-report scores: ``question,system,metric,value,rationale``, each
+    cell escaped against formulas (:mod:`annotation.spreadsheets`; the importer undoes it)."""
     out = io.StringIO()
     writer = spreadsheets.csv_writer(out, lineterminator="\n")
     writer.writerow([*CSV_COLUMNS, "rationale"])
@@ -693,7 +708,11 @@ _SHAPES = {
         '"coverage_results": [{"point": "<rubric item>", "weight", "covered": true|false,\n'
         '"justification"}], "recall"?}} (results/rubric_eval/); recall must equal Σw·c/Σw.'
     ),
-    "csv": "CSV with the header question,system,metric,value[,rationale]; one score a row.",
+    "csv": (
+        "CSV with the header question,system,metric,value[,rationale]; one score a row;\n"
+        f"metric one of {', '.join(metrics.JUDGE_METRICS)}; a value within its metric's\n"
+        f"scale ({', '.join(sorted({m.scale() for m in metrics.JUDGE_METRICS.values()}))})."
+    ),
 }
 _EXAMPLE = {
     "researchqa-coverage": Example(_EXAMPLES, "researchqa_coverage.json",

@@ -59,6 +59,7 @@ from annotation.models import (
     System,
 )
 from judges.models import Judge, JudgeScore
+from judges.scoring.metrics import JUDGE_METRICS, value_problem
 
 # --- Pairwise records -----------------------------------------------------------------------
 
@@ -146,6 +147,13 @@ class _RecordReader:
             for prefix in ("human", "model")
             for metric in FILE_METRICS
         }
+        #: model_<metric> field -> the judge metric's scale (low, high): a judge score
+        #: outside it is refused (METHODS §4; :mod:`judges.scoring.metrics`)
+        self.scales = {
+            name: (JUDGE_METRICS[metric].low, JUDGE_METRICS[metric].high)
+            for name, (store, metric) in self.targets.items()
+            if store is out.judge
+        }
         self.keys: dict[str, str] = {}
         self.seen_pairs: dict[tuple[str, frozenset], int] = {}
 
@@ -199,13 +207,18 @@ class _RecordReader:
             wl is not None and type(wl) is not int
         ):
             return None
-        targets, values = self.targets, {}
+        targets, scales, values = self.targets, self.scales, {}
         for field_name, value in r.items():
             if field_name in KNOWN_FIELDS:
                 continue
             if field_name not in targets or type(value) is not list or len(value) != 2:
                 return None
             if not _finite_floats(*value):
+                return None
+            scale = scales.get(field_name)
+            if scale is not None and not (
+                scale[0] <= value[0] <= scale[1] and scale[0] <= value[1] <= scale[1]
+            ):
                 return None
             values[field_name] = value
         return text, models, prefs, intent, values
@@ -275,16 +288,23 @@ class _RecordReader:
                 self.problems.add(n, field_name, "unknown field")
                 continue
             if type(value) is list and len(value) == 2 and _finite_floats(*value):
-                values[field_name] = value  # the common case, checked fast
-                continue
-            if not isinstance(value, list):
+                vals = value  # the common case, checked fast
+            elif not isinstance(value, list):
                 self.problems.add(
                     n, field_name, f"expected a list of two numbers, found {type_name(value)}"
                 )
                 continue
-            vals = _pair_values(self.problems, n, field_name, value, allow_none=True)
-            if vals is not None:
-                values[field_name] = vals
+            else:
+                vals = _pair_values(self.problems, n, field_name, value, allow_none=True)
+                if vals is None:
+                    continue
+            if field_name in self.scales:
+                metric = self.targets[field_name][1]
+                wrong = [value_problem(metric, v) for v in vals if v is not None]
+                if any(wrong):
+                    self.problems.add(n, field_name, next(w for w in wrong if w))
+                    continue
+            values[field_name] = vals
         return values
 
     def _question(self, n: int, key: str, text: str, intent, models) -> None:

@@ -16,7 +16,6 @@ have none. Two ways to set them, both updating the questions that exist, never c
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from annotation.importers.common import (
     type_name,
 )
 from annotation.models import Question, Study
+from annotation.spreadsheets import csv_dict_reader, csv_writer
 
 from . import StudyAdminError
 
@@ -74,7 +74,7 @@ def _apply(rows: list[Question], wanted: dict[int, dict[str, str]]) -> Updated:
 def _records(src) -> list:
     text = src.text or ""
     if src.name.lower().endswith(".csv"):
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv_dict_reader(text)  # undoes questions_csv's escaping
         if not reader.fieldnames:
             fail(src.name, "the file is empty")
         return [{(k or "").strip().lower(): v for k, v in row.items()} for row in reader]
@@ -152,9 +152,11 @@ CSV_COLUMNS = ("id", "text", "field", "subdomain")
 
 
 def questions_csv(study: Study) -> str:
-    """The study's questions, to fill in fields offline and upload back."""
+    """The study's questions, to fill in fields offline and upload back; a cell that a
+    spreadsheet would read as a formula is escaped (:mod:`annotation.spreadsheets`) and
+    :func:`upload` undoes it."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for row in (
         Question.objects.filter(study=study)

@@ -163,7 +163,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w: {
             "judge": w.judge.pk,
             "report": _q3_reports(w)[0].public_id,
-            "metric": "relevance",
+            "metric": "answer_relevance",
             "value": 1.0,
         },
         ("value", 0.1),

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Paragraph, Question, ReportClaim, Study
+from judges.formats.scholarqa_pairwise import FILE_METRICS
 from tests.builders.sources import anchors
 
 from .helpers import press_keys
@@ -70,7 +71,8 @@ def _sqa_judge_scores(tmp: Path, study: Study) -> Path:
     for key, values in record.items():
         if key.startswith("model_") and values:
             for system, value in zip(record["models"], values, strict=True):
-                rows.append(f"{qid},{system},{key.removeprefix('model_')},{value}")
+                metric = FILE_METRICS[key.removeprefix("model_")]  # answer_precision: relevance
+                rows.append(f"{qid},{system},{metric},{value}")
     out = tmp / "judge_scores.csv"
     out.write_text("\n".join(rows) + "\n")
     return out

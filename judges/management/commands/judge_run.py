@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import progress
 from annotation.study_lookup import find_study
-from judges import runs
+from judges import run_options, runs
 from judges.models import Judge, JudgeRun
 
 
@@ -20,7 +20,11 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study name or id (to start a run)")
         parser.add_argument("--judge", help="judge name (to start a run)")
         parser.add_argument("--tasks", help="comma-separated task kinds")
-        parser.add_argument("--options", default="{}", help='JSON, e.g. {"systems": ["a"]}')
+        parser.add_argument(
+            "--options",
+            default="{}",
+            help='JSON, e.g. {"systems": ["a"]}; options: ' + run_options.describe(),
+        )
         parser.add_argument("--resume", type=int, metavar="RUN", help="resume this run")
         parser.add_argument("--force", action="store_true", help="resume even if it looks alive")
         parser.add_argument("--resume-stale", action="store_true", help="resume dead runs")
@@ -53,6 +57,8 @@ class Command(BaseCommand):
                     raise CommandError(f"--options: not JSON ({exc})") from None
                 tasks = [t.strip() for t in o["tasks"].split(",") if t.strip()]
                 run = runs.start_run(judge, find_study(o["study"]), tasks, options)
+        except runs.RunOptionError as exc:
+            raise CommandError(f"--options: {exc}") from exc
         except runs.RunError as exc:
             raise CommandError(str(exc)) from exc
         run.refresh_from_db()
