@@ -355,3 +355,21 @@ def test_a_report_whose_id_the_questions_file_lacks_is_warned_of(researcherbench
         assert "record 4, field 'id'" in said and f"'{wrong}'" in said
         assert f"{known} questions" in said
     assert Question.objects.filter(study__name="RB").count() == 67
+
+
+def test_links_with_brackets_in_their_words_are_whole_citations(researcherbench_dir):
+    """OpenAI's ~520 links ``([[2403.11144] Is Mamba …](url))`` were read from their inner
+    bracket: the annotator saw ``([`` before the marker and the source was titled
+    "2403.11144] Is Mamba …". None is left so in the released file."""
+    run("reports", researcherbench_dir / "OpenAI.json", study="RB", format="researcherbench",
+        system="OpenAI")  # fmt: skip
+    reports = Report.objects.filter(system__name="OpenAI")
+    titles = [c.title for c in citations(reports)]
+    assert "[2403.11144] Is Mamba Effective for Time Series Forecasting?" in titles
+    assert not [t for t in titles if re.match(r"[\w.]*\d[\w.]*\]", t)]
+    left = [
+        p.text[max(0, a - 10) : b + 2]
+        for a, b, _, p in anchors(report__in=reports)
+        if p.text[:a].endswith("([")
+    ]
+    assert not left, left[:5]
