@@ -6,7 +6,8 @@ towards any particular agent's report" (Hwang et al. 2026, §4). Every report im
 the API's report write path pass a parsed report through :func:`normalise_report`, which
 
 * removes system-identifying markup: ``<Model name=… version=…>`` tags (sqa, qwen), the
-  "TLDR;" label and "(N sources)" count of ScholarQA section summaries;
+  "TLDR;" label and "(N sources)" count of ScholarQA section summaries, the notices some
+  vendors close every report with saying AI wrote it (``AI_NOTICES``: Doubao's, Mita's);
 * gives every citation one marker style, ``[n]``, numbered by first appearance in the
   report, whatever the system wrote (``[1]``, ``[^1]``, ``¹``, ``(Author et al., 2022)``,
   ``(Title)``, ``(chen2023x pages 1-2)``, ``[[1]](url)``,
@@ -63,6 +64,20 @@ CONTROL_CHARS = re.compile(
 MODEL_TAG = re.compile(r"[ \t]*<\s*/?\s*Model\b[^>]*>", re.I)
 TLDR_LABEL = re.compile(r"^\s*TLDR\s*[;:]\s*", re.I)
 SOURCES_COUNT = re.compile(r"[ \t]*\(\d+ sources?\)[ \t]*(?=\n|$)", re.I)
+#: Notices a vendor puts in every report saying it was written by AI: shown as written
+#: they tell annotators which system wrote a report. One pattern per notice, each with
+#: where it was seen; every one holds "AI" (the cheap test before the pattern is tried).
+AI_NOTICES = (
+    # Doubao, ResearcherBench user_data/Doubao.json: every report's closing blockquote,
+    # "> （注：文档部分内容可能由 AI 生成）"
+    r"（注：文档部分内容可能由\s*AI\s*生成）",
+    # Mita, ResearcherBench user_data/Mita.json: every report, before its references,
+    # "\[AI生成\]" (markdown-escaped brackets)
+    r"\\?\[AI生成\\?\]",
+)
+AI_NOTICE = re.compile("|".join(AI_NOTICES))
+#: What is left of a paragraph that held only a notice: blockquote markers and spaces.
+_NOTICE_LEFTOVER = re.compile(r"[\s>]*")
 #: ScholarQA's corpus-id marker: ``[247722574 | Carmesin | 2022 | Citations: 1]``.
 PIPE_MARKER = re.compile(
     r"\[\s*\d+[^\[\]|]*\|\s*((?:\[[^\]|]*\]\([^)|]*\)|[^\[\]|])*?)\s*\|"
@@ -184,9 +199,15 @@ def clean_text(text: str) -> str:
 
 
 def strip_system_markup(text: str) -> str:
-    """Model tags, and ScholarQA's "TLDR;" label and "(N sources)" count, removed."""
+    """Model tags, ScholarQA's "TLDR;" label and "(N sources)" count, and vendors' AI
+    notices (``AI_NOTICES``; a text left with only the blockquote markers around one is
+    left empty) removed."""
     if "<" in text:  # a model tag's first character (one scan in C, no regex)
         text = MODEL_TAG.sub("", text)
+    if "AI" in text and AI_NOTICE.search(text):
+        text = AI_NOTICE.sub("", text)
+        if _NOTICE_LEFTOVER.fullmatch(text):
+            text = ""
     if TLDR_LABEL.match(text):
         text = SOURCES_COUNT.sub("", TLDR_LABEL.sub("", text, count=1), count=1)
     return text
@@ -527,12 +548,15 @@ def _normalised_tokens(
     dropped and brackets peeled.
 
     Each step is skipped when one look at the paragraph says it has nothing to do: a
-    model tag needs "<", a control character a non-ASCII character, an unlisted marker
-    a "|" or a digit (:func:`_may_mark`), a page range "pages" or "(#", a bracket to peel
-    a "(" or "[" before the markers (issue 29). ``fenced``: as :func:`_mark_unlisted`."""
+    model tag needs "<", an AI notice "AI" (and a non-ASCII character), a control
+    character a non-ASCII character, an unlisted marker a "|" or a digit
+    (:func:`_may_mark`), a page range "pages" or "(#", a bracket to peel a "(" or "["
+    before the markers (issue 29). ``fenced``: as :func:`_mark_unlisted`."""
     # a text token is part of the text (a link's words too): no "<" or non-ASCII
     # character in the text, none in a token
-    tags, ascii_ = "<" in text, text.isascii()
+    ascii_ = text.isascii()
+    # a model tag needs "<", a vendor's AI notice "AI" and a non-ASCII character
+    markup = "<" in text or (not ascii_ and "AI" in text)
     tokens, cursor = [], 0
     for start, end, key in sorted(anchors):
         if start < cursor:
@@ -540,13 +564,13 @@ def _normalised_tokens(
         tok = text[cursor:start]
         if text.find("](", start, end) != -1:  # "](" in the marker, not sliced out
             tok += _link_words(text, start, end)
-        if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
+        if markup or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
             tok = strip_system_markup(tok)
         tokens.append(tok if ascii_ else clean_text(tok))
         tokens.append(key)
         cursor = end
     tok = text[cursor:]
-    if tags or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
+    if markup or ((tok[:1] in _TLDR_FIRST or tok[:1].isspace()) and TLDR_LABEL.match(tok)):
         tok = strip_system_markup(tok)
     tokens.append(tok if ascii_ else clean_text(tok))
     words = "".join(tokens[::2]) if len(tokens) > 1 else tokens[0]

@@ -133,8 +133,44 @@ _MATH = re.compile(
 )
 
 
+#: Han, kana and Hangul: the scripts of words, never of a formula's variables.
+#: Latin letters, accented too (not × ÷, nor Greek: a formula's variables).
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+#: Han, kana and Hangul: the scripts of words, never of a formula's variables.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: What words in escaped brackets hold, and no formula needs alone: Latin letters, CJK,
+#: digits, spaces and sentence punctuation; no backslash, operator, brace, bracket, ``^``
+#: or ``_`` (a hyphen only inside a word: :data:`_WORD_HYPHEN`).
+_WORDS_ONLY = re.compile(f"[{_LATIN}{_CJK}0-9 ,.:;!?'’、，。：；！？·]+")
+#: A hyphen joining a word to the letters after it ("500-word", "Base64-encoded").
+_WORD_HYPHEN = re.compile(f"(?<=[{_LATIN}0-9])-(?=[{_LATIN}])")
+_HAS_CJK = re.compile(f"[{_CJK}]")
+_LATIN_WORD = re.compile(f"[{_LATIN}]+")
+
+
+def bracketed_words(content: str) -> bool:
+    """Whether the content of an escaped-bracket span ``\\[…\\]`` is words in brackets,
+    not display math: words only (``_WORDS_ONLY``), with a CJK character (``\\[AI生成\\]``,
+    ``\\[论文审查\\]``) or a Latin word of three letters or more (``\\[Case Studies\\]``,
+    ``\\[Text A\\]``, ``\\[500-word passage\\]``). Conservative: ``\\[ x \\]``, ``\\[J\\]``,
+    ``\\[ dx \\]``, ``\\[ n-1 \\]``, ``\\[12\\]`` and anything with an operator or a command
+    stay math.
+
+    Why: a markdown writer escapes brackets it means as brackets (Mita's ``\\[AI生成\\]``
+    and its prompt templates' ``\\[Helpful Assistant\\]`` were shown as display formulas);
+    real display math has a command or an operator (``\\[ \\text{FFN}(x) = \\max(0, xW_1 +
+    b_1)W_2 + b_2 \\]``, the released ResearcherBench files' two)."""
+    content = _WORD_HYPHEN.sub(" ", content.strip())
+    if not _WORDS_ONLY.fullmatch(content):
+        return False
+    if _HAS_CJK.search(content):
+        return True
+    return any(len(word) > 2 for word in _LATIN_WORD.findall(content))
+
+
 def find_math(text: str) -> list[tuple[int, int, str, bool]]:
-    """Formulas in ``text``: (start, end, LaTeX source, display?) outside code spans."""
+    """Formulas in ``text``: (start, end, LaTeX source, display?) outside code spans; an
+    escaped-bracket span of words (:func:`bracketed_words`) is text, not a formula."""
     code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
     found = []
     for m in _MATH.finditer(text):
@@ -142,6 +178,8 @@ def find_math(text: str) -> list[tuple[int, int, str, bool]]:
             continue
         latex = next(g for g in (m["dd"], m["bd"], m["bi"], m["d"]) if g is not None)
         if not latex.strip() or any(c in latex for c in PRIVATE):
+            continue
+        if m["bd"] is not None and bracketed_words(latex):
             continue
         found.append(
             (m.start(), m.end(), latex.strip(), m["dd"] is not None or m["bd"] is not None)

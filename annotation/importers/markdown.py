@@ -37,8 +37,9 @@ Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]
 ``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
 ``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
 ``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
-may contain spaces) and ``(Author et al., 2020)``. Nothing is matched inside math
-(``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) or code spans.
+may contain spaces; the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
+and ``(Author et al., 2020)``. Nothing is matched inside math (``$…$``, ``$$…$$``,
+``\\(…\\)``, ``\\[…\\]``) or code spans.
 """
 
 from __future__ import annotations
@@ -234,6 +235,25 @@ def _url_key(url: str) -> str:
     return _TEXT_FRAGMENT.sub("", url.strip())
 
 
+def _first_bracket_closed(words: str) -> bool:
+    """Whether the ``[`` opening a link's ``words`` is closed inside them (by ``]`` or by an
+    escaped ``\\]``): then it is part of the words (CommonMark allows balanced brackets in
+    link text), as in OpenAI's ``([[2403.11144] Is Mamba Effective…](url))`` and
+    ``[[2502.03387\\] LIMO](url)``, titled "[2403.11144] Is Mamba Effective…". Unclosed,
+    it is a bracket around the link, ``\\[[Author' 2021](url)\\]``, which goes with the
+    marker. Why: read as the outer bracket, the annotator saw ``([`` before the marker and
+    the source was titled "2403.11144] Is Mamba…" (~520 links of OpenAI's released file)."""
+    depth = 0
+    for c in words.replace("\\", ""):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
+
+
 def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, int, str]]:
     out = []
     for m in _INLINE.finditer(text):
@@ -241,7 +261,7 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
             continue
         if m.group("link") is not None:
             (start, end), words, url = m.span(), m.group("words"), m.group("url")
-            if words.startswith("[") and "\\]" not in words:  # "\[[words](url)\]"
+            if words.startswith("[") and not _first_bracket_closed(words):  # "\[[words](url)\]"
                 start, words = start + 1, words[1:]
             if text[start - 2 : start] == "\\[" and text[end : end + 2] == "\\]":
                 start, end = start - 2, end + 2  # the escaped brackets go with the marker

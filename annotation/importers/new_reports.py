@@ -36,6 +36,7 @@ from .structure import (
     has_text,
     insert_whole,
     stored_anchors,
+    warn_shared_closing,
     warn_unreadable,
 )
 
@@ -263,23 +264,34 @@ def load_new(parse, parts, src: Source, study, system: str, source_format: str,
               len(rep.warnings))  # fmt: skip
     try:
         with transaction.atomic():
-            unreadable, keys = _write_chunks(prepared_chunks(parse, parts, src, rep), study,
-                                             system, source_format, rep, file)  # fmt: skip
+            unreadable, keys, closings = _write_chunks(
+                prepared_chunks(parse, parts, src, rep), study, system, source_format, rep, file
+            )
     except Redo:
         rep.records, rep.created, rep.updated, rep.unchanged, kept = before
         del rep.warnings[kept:]
-        unreadable, keys = _write_chunks(prepared_chunks(parse, None, src, rep), study,
-                                         system, source_format, rep, file)  # fmt: skip
+        unreadable, keys, closings = _write_chunks(
+            prepared_chunks(parse, None, src, rep), study, system, source_format, rep, file
+        )
     warn_unreadable(rep, file, unreadable)
+    warn_shared_closing(rep, file, closings)
     return keys
 
 
 def _write_chunks(chunks, study, system, source_format, rep, file):
     """Write every chunk: (the unreadable reports' (record, question text), every report's
-    (record, question key))."""
-    unreadable, keys = [], []
+    (record, question key), every report's last paragraph (:func:`warn_shared_closing`))."""
+    unreadable, keys, closings = [], [], []
     for prepared, part in chunks:
         unreadable += [(p.record, p.question_text) for p in prepared if not p.readable]
         keys += [(p.record, p.question_key) for p in prepared]
+        closings += [_closing(p) for p in prepared]
         write_prepared(study, system, prepared, source_format, rep, file, part=part)
-    return unreadable, keys
+    return unreadable, keys, closings
+
+
+def _closing(report: PreparedReport) -> str:
+    """The text of a prepared report's last paragraph, "" when it has none."""
+    return next(
+        (text for _, _, paras in reversed(report.sections) for text, _ in reversed(paras)), ""
+    )

@@ -668,6 +668,7 @@ def write_reports(
     ):
         original.update(i.original_extra)
         normalised.append((i, report, original))
+    warn_shared_closing(rep, file, [closing_paragraph(r) for _, r, _ in normalised])
     originals = {(i.question_key, system_name): original for i, _, original in normalised}
     sources = {(i.question_key, system_name): citations_json(r) for i, r, _ in normalised}
     ids, new_ids = ensure_report_ids(
@@ -831,6 +832,44 @@ def warn_empty(inputs: list[ReportInput], rep: ImportReport, file: str) -> None:
         rep, file,
         [(i.record, i.question_text) for i in inputs if not has_text(i.parsed)],
     )  # fmt: skip
+
+
+#: A closing paragraph is warned of when at least this share of a file's reports, and at
+#: least :data:`SHARED_CLOSING_MIN` of them, end with it (:func:`warn_shared_closing`).
+SHARED_CLOSING_SHARE = 0.9
+SHARED_CLOSING_MIN = 5
+
+
+def warn_shared_closing(rep: ImportReport, file: str, closings: list[str]) -> None:
+    """One warning when one final paragraph (as annotators read it, normalised) ends most
+    of the reports of one system's file: ``closings`` holds each report's ("" for one with
+    no paragraph).
+
+    Why: a line a system closes every report with ("（注：文档部分内容可能由 AI 生成）",
+    Doubao's) tells annotators which system wrote a report. The notices seen are removed
+    (``annotation.normalise.AI_NOTICES``); this catches the next vendor's signature at
+    import, so that it can be declared there."""
+    counted: dict[str, int] = {}
+    for text in closings:
+        if text:
+            counted[text] = counted.get(text, 0) + 1
+    if not counted:
+        return
+    text, n = max(counted.items(), key=lambda item: item[1])
+    if n < SHARED_CLOSING_MIN or n < SHARED_CLOSING_SHARE * len(closings):
+        return
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    rep.warn(file, None, "report",
+             f"{n} of its {len(closings)} reports end with the same paragraph {shown!r}: a "
+             "closing line every report of this file shares can tell annotators which "
+             "system wrote it (a system's notice is declared in "
+             "annotation.normalise.AI_NOTICES)")  # fmt: skip
+
+
+def closing_paragraph(report: ParsedReport) -> str:
+    """The last paragraph's text of a (normalised) report, "" when it has none."""
+    return next((p.text for s in reversed(report.sections) for p in reversed(s.paragraphs)), "")
 
 
 def warn_unreadable(rep: ImportReport, file: str, reports: list[tuple[int, str]]) -> None:

@@ -246,3 +246,22 @@ def test_hash_headings_are_titled_in_plain_words():
     asterisks (a section title is shown as plain text)."""
     text = "# **Understanding X**\n\nA.\n\n## 1. **Building Y**\n\nB.\n\n### Z\\_w:\n\nC.\n"
     assert titles(text) == ["Understanding X", "1. Building Y", "Z_w"]
+
+
+def test_balanced_brackets_in_a_links_words_are_its_words():
+    """OpenAI writes ``([[2403.11144] Is Mamba …](url))``: the inner brackets are part of
+    the link's words (CommonMark allows balanced brackets in link text), so the source is
+    titled "[2403.11144] Is Mamba …" and the text reads as a plain ``([Title](url))`` link
+    does, its parentheses peeled; the annotator saw ``([`` before the marker."""
+    url = "https://arxiv.org/abs/2403.11144#:~:text=a,b"
+    plain, _ = read("Mamba works ([Is Mamba Effective?](https://arxiv.org/abs/2403.11144)). Next.")
+    paragraphs, sources = read(
+        f"Mamba works ([[2403.11144] Is Mamba Effective?]({url})). Next.\n\n"
+        "Escaped too ([[2305.20050\\] Verify Step by Step](https://ar5iv.org/abs/2305.20050))."
+    )
+    assert paragraphs[0] == plain[0] == "Mamba works [1]. Next."
+    assert paragraphs[1] == "Escaped too [2]."
+    assert sources["1"] == ("[2403.11144] Is Mamba Effective?", "https://arxiv.org/abs/2403.11144")
+    assert sources["2"][0] == "[2305.20050] Verify Step by Step"
+    # an unclosed bracket before a link is still a bracket around it
+    assert read("A \\[[Zheng' 2021](http://a.example/1)\\].")[0] == ["A [1]."]

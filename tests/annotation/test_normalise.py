@@ -86,6 +86,24 @@ def test_model_tags_tldr_and_controls_are_removed():
     assert "claude-sonnet-4-20250514" in original["sections"][0]["paragraphs"][0]
 
 
+def test_vendors_ai_notices_are_system_markup():
+    """Doubao closes every report with a blockquote "（注：文档部分内容可能由 AI 生成）",
+    Mita writes ``\\[AI生成\\]``: a paragraph holding only one is dropped, one inside a
+    paragraph goes (the original keeps both); "AI" as a word stays."""
+    paragraphs = ["AI models cite [1].", "> （注：文档部分内容可能由 AI 生成）\n>", "\\[AI生成\\]",
+                  "Closing words. \\[AI生成\\]"]  # fmt: skip
+    parsed = ParsedReport(
+        [Sec("", [ParsedParagraph(t, find_anchors(t, ["1"])) for t in paragraphs])],
+        {"1": ParsedCitation(key="1")},
+    )
+    normalised, original = normalise_report(parsed)
+    assert [p.text for p in normalised.sections[0].paragraphs] == [
+        "AI models cite [1].",
+        "Closing words.",
+    ]
+    assert original["sections"][0]["paragraphs"] == paragraphs
+
+
 def test_system_styled_citation_titles_become_plain():
     keys = ["[1 | Menon et al. | 2022 | Citations: 287]", "T1", "T2"]
     titles = {

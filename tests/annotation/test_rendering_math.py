@@ -210,3 +210,64 @@ def test_a_citation_marker_beside_math_stays_a_marker():
     [rendered] = render_reports([report.pk])
     html = str(rendered.paragraphs[0].html)
     assert html.count("<math") == 1 and html.count('class="cite-wrap"') == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        (r"\[AI生成\]", "[AI生成]"),
+        (r"\[论文审查\]", "[论文审查]"),
+        (r"\[2024 LLM 스터디\]", "[2024 LLM 스터디]"),
+        (r"\[Case Studies\]", "[Case Studies]"),
+        (r"\[Text A\]", "[Text A]"),
+        (r"\[500-word passage\]", "[500-word passage]"),
+    ],
+)
+def test_escaped_brackets_around_words_are_text_not_display_math(source, shown):
+    """Mita escapes brackets it means as brackets (``\\[AI生成\\]``, ``\\[Case Studies\\]``):
+    they were rendered as display formulas. Words only (CJK, or Latin words of no single
+    letter) are text in brackets."""
+    html = text_to_html(f"before {source} after")
+    assert "<math" not in html
+    assert f"before {shown} after" in "".join(parse(html).text)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [r"\[ x \]", r"\[J\]", r"\[ dx \]", r"\[ n-1 \]", r"\[12\]", r"\[ E = mc^2 \]", r"\[ αβγ \]",
+     r"\[ a × b \]", r"\[ \text{FFN}(x) = \max(0, xW_1 + b_1)W_2 + b_2 \]"],
+)  # fmt: skip
+def test_escaped_brackets_around_math_stay_display_math(source):
+    assert 'display="block"' in text_to_html(f"before {source} after")
+
+
+@pytest.mark.django_db
+def test_released_researcherbench_escaped_brackets_render_as_their_kind(tmp_path):
+    """The released ResearcherBench responses hold both kinds of ``\\[…\\]``: display math
+    (OpenAI's and gpt-4o-search-preview's FFN formulas) and Mita's escaped brackets, around
+    words (``\\[AI生成\\]`` before normalisation removed it, ``\\[Case Studies\\]``) and
+    around citation markers (``\\[80\\]``, read as citations by the markdown reader).
+    Rendered: the formulas as MathML, the words as text (Mita's prompt templates:
+    ``\\[Helpful Assistant\\]``, ``\\[500-word passage\\]``), the markers as citations."""
+    from annotation.importers import run
+    from tests.annotation.test_round_trip_released import shared
+
+    folder = shared("researcherbench", "user_data")
+    for system in ("Mita", "OpenAI", "gpt-4o-search-preview"):
+        run("reports", folder / f"{system}.json", study="RB", format="researcherbench",
+            system=system)  # fmt: skip
+    html = {}
+    for system in ("Mita", "OpenAI", "gpt-4o-search-preview"):
+        ids = list(Report.objects.filter(system__name=system).values_list("pk", flat=True))
+        html[system] = [  # a report at a time, as a task page shows one (lettered A, B, …)
+            str(p.html) for pk in ids for r in render_reports([pk]) for p in r.paragraphs
+        ]
+    for system in ("OpenAI", "gpt-4o-search-preview"):
+        assert [h for h in html[system] if 'display="block"' in h and "<mi>x</mi>" in h], system
+    mita = html["Mita"]
+    assert sum(h.count('class="cite-wrap"') for h in mita) > 1000
+    shown = "\n".join("".join(parse(h).text) for h in mita)
+    for words in ("[Helpful Assistant]", "[500-word passage]", "[Text A]", "[ISSUE]"):
+        assert words in shown
+    blocks = [m for h in mita for m in re.findall(r'<math[^>]*display="block".*?</math>', h)]
+    assert len(blocks) <= 1, blocks  # "\\[cs.LG\\]": two-letter words stay math
