@@ -20,7 +20,7 @@ import pytest
 from annotation.importers import ImportFailed, run
 from annotation.models import Question, Report
 from tests.annotation.test_import_common import table_counts
-from tests.annotation.test_round_trip_released import shared
+from tests.annotation.test_round_trip_released import SCHOLARQA_FILES, shared
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
 
@@ -28,18 +28,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "annotation" / "importers" / "e
 
 #: The released report files under ../shared/data, by the report format that reads them.
 RELEASED_REPORTS = {
-    "scholarqa": [
-        ("scholarqa-cs2", "reports", folder, name)
-        for folder, names in (
-            ("dev", ("claude-sonnet-4-20250514.json", "falcon.json",
-                     "gemini-2.5-pro-preview-03-25.json", "perplexity.json", "you.json")),
-            ("test", ("claude-sonnet-4-20250514.json", "gemini-2.5-pro-preview-03-25.json",
-                      "sqa-qwen3_8b_SFT_fullanswer.json", "you.json")),
-            ("expert_written", ("openai-dr.json", "perplexity.json", "sqa.json",
-                                "sqa-qwen3_8b_SFT_fullanswer.jsonl", "storm.json")),
-        )
-        for name in names
-    ],
+    "scholarqa": [("scholarqa-cs2", "reports", *f.split("/")) for f in SCHOLARQA_FILES],
     "researcherbench": [
         ("researcherbench", "user_data", f"{system}.json")
         for system in ("Claude", "OpenAI", "Doubao", "Mita", "gpt-4o-search-preview", "Perplexity")
