@@ -498,12 +498,18 @@ def test_api_root_requires_login(annotator_user):
 
 @pytest.mark.django_db
 def test_annotator_filters_cannot_single_out_a_system(world, annotator_user):
-    """``?system=`` would tell which report a system wrote: ignored for annotators."""
+    """``?system=`` would tell which report a system wrote: refused for annotators (403
+    naming the filter, the same answer for every system, so it tells nothing); it was
+    silently ignored before, which read as a filter applied."""
     client = client_for(annotator_user)
-    everything = client.get(reverse("report-list")).json()["results"]
+    answers = set()
     for s in world.systems:
-        filtered = client.get(reverse("report-list"), {"system": s.pk}).json()["results"]
-        assert filtered == everything
+        refused = client.get(reverse("report-list"), {"system": s.pk})
+        assert refused.status_code == 403
+        assert "system" in refused.content.decode()
+        answers.add(refused.content)
+    assert len(answers) == 1
+    assert client.get(reverse("report-list")).status_code == 200
 
 
 @pytest.mark.django_db

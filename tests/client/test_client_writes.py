@@ -194,7 +194,9 @@ def test_a_refused_import_keeps_every_problem_the_server_listed(admin):
         reports = pd.DataFrame({"id": QUESTIONS, "question": QUESTIONS,
                                 "response": [markdown(q, system) for q in QUESTIONS]})  # fmt: skip
         study.upload("reports", reports, format="researcherbench", system=system)
-    metrics = [f"metric_{i}" for i in range(8)]
+    from judges.scoring.metrics import JUDGE_METRICS
+
+    metrics = sorted(JUDGE_METRICS)[:8]  # known metrics: only the value is wrong
     scores = pd.DataFrame([
         {"question": q, "system": s, "metric": m, "value": "not a number"}
         for q in QUESTIONS for s in SYSTEMS for m in metrics
