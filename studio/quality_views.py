@@ -301,7 +301,8 @@ def my_adjudications(request):
                 target, choice=request.POST.get("label", ""), reason=request.POST.get("reason", "")
             )
         except quality.QualityError as exc:
-            error, status = str(exc), 400
+            error = str(exc)
+            status = 403 if isinstance(exc, quality.AdjudicatorRefused) else 400
         else:
             messages.success(request, "Adjudication saved. Thank you!")
             return redirect("studies:my_adjudications")

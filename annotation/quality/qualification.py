@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from annotation.models import GoldItem, QualificationResult
+from annotation.models import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent
 
 from . import observations
 from .scoring import Score, gold_scores, qualification_outcome
 
 DEFAULT_PASS = 0.8
+#: The audit action of :func:`withdraw_adjudications` (gold release reads it back: the
+#: adjudicator of a withdrawn request has seen that question's labels all the same).
+WITHDRAW_ADJUDICATION = "withdraw_adjudication"
 
 
 def pass_mark(study) -> float:
@@ -61,6 +64,8 @@ def evaluate(study, annotator) -> QualificationResult | None:
         result.answered = score.answered if score else 0
         result.passed = qualification_outcome(score or Score(), len(gold), pass_mark(study))
         result.save()
+        if result.passed is False:
+            withdraw_adjudications(study, annotator, why="failed the qualification round")
     return result
 
 
@@ -85,3 +90,48 @@ def on_submitted(sender, instance, **kwargs) -> None:
     if is_item:
         annotator = instance.annotator
         transaction.on_commit(lambda: evaluate(study, annotator))
+
+
+def qualified(study) -> set[int] | None:
+    """The annotators a study requiring a qualification round counts as qualified (those who
+    passed it), or None when it requires none (everyone is). One declaration: who may be
+    sent an adjudication, who may still decide one (``studio.studyadmin.quality``
+    ``AdjudicatorRule``) and whose open requests are withdrawn all read it."""
+    if not study.config.get("qualification_required"):
+        return None
+    return set(
+        QualificationResult.objects.filter(study=study, passed=True).values_list(
+            "annotator_id", flat=True
+        )
+    )
+
+
+def withdraw_adjudications(study, annotator, *, why: str, actor=None) -> int:
+    """Withdraw ``annotator``'s open adjudication requests of ``study`` once they are no
+    longer :func:`qualified` (a failed result, by hand or computed): a decision of theirs
+    must not become an adjudicated label. The requests are deleted, so they leave the
+    adjudicator's page and may be sent to someone else (or to them again once passed), and
+    the withdrawal is audited, naming each request, as other quality-control events are.
+    Decided requests stay. Returns how many were withdrawn."""
+    allowed = qualified(study)
+    if allowed is None or annotator.pk in allowed:
+        return 0
+    open_requests = AdjudicationRequest.objects.filter(
+        study=study, adjudicator=annotator, status=AdjudicationRequest.Status.OPEN
+    )
+    rows = list(open_requests.select_related("question").order_by("pk"))
+    if not rows:
+        return 0
+    with transaction.atomic():
+        QualityEvent.objects.create(
+            study=study, actor=actor, action=WITHDRAW_ADJUDICATION, annotator=annotator,
+            detail={
+                "reason": why,
+                "requests": [
+                    {"task": r.task, "question": r.question.external_id, "unit": r.unit}
+                    for r in rows
+                ],
+            },
+        )  # fmt: skip
+        open_requests.filter(pk__in=[r.pk for r in rows]).delete()
+    return len(rows)

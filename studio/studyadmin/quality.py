@@ -61,6 +61,10 @@ class QualityError(ValueError):
     """A refused quality-control action; the message names the record and the field."""
 
 
+class AdjudicatorRefused(QualityError):
+    """An adjudicator who may no longer decide (:class:`AdjudicatorRule`): a 403."""
+
+
 def gold_threshold(study) -> float:
     return float(study.config.get("gold_threshold", DEFAULT_GOLD_THRESHOLD))
 
@@ -391,7 +395,8 @@ def release(study, user, *, seed: int | None = None) -> Released:
     item at a random place among their work, qualification items first. An annotator who
     already has the task on that question cannot get a second assignment of it: the result
     says so, per annotator and item (for a qualification item, work done before it became
-    one does not count: :func:`annotation.quality.qualification.evaluate`)."""
+    one does not count: :func:`annotation.quality.qualification.evaluate`). Nor does one
+    who adjudicates the task on that question (:func:`_adjudicators`); the result says so."""
     rng = random.Random(seed)
     annotators = (
         Annotator.objects.filter(assignments__study=study)
@@ -409,6 +414,7 @@ def release(study, user, *, seed: int | None = None) -> Released:
             study=study, question_id__in={q for t, q in grouped if t in ranking}
         ).values_list("annotator_id", "question_id", "setting")
     )
+    adjudicators = _adjudicators(study)
     out = Released()
     with transaction.atomic():
         shown = {
@@ -431,6 +437,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 if (task, qid) in have:
                     out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
                     continue
+                if (annotator.pk, task, qid) in adjudicators:
+                    out.not_added.append(
+                        f"{annotator.pseudonym} adjudicates {task} on question "
+                        f"{items[0].question.external_id} (asked to, or did): they have read "
+                        "the labels given there, so a known answer there would not test them"
+                    )
+                    continue
                 setting = _usual_setting(rows, task)
                 if task in ranking:
                     clash = _ranking_clash(annotator, items, rows, ranking, ranked, setting)
@@ -448,6 +461,26 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 out.created += len(new)
         _audit(study, user, "release_gold", assignments=out.created, not_added=len(out.not_added))
     return out
+
+
+def _adjudicators(study) -> set[tuple[int, str, int]]:
+    """(annotator, task, question) of every adjudication request of the study, open,
+    decided or withdrawn: its adjudicator has read the labels others gave there (the page
+    shows them), so a gold or qualification item there would score what they were told."""
+    seen = set(
+        AdjudicationRequest.objects.filter(study=study).values_list(
+            "adjudicator_id", "task", "question_id"
+        )
+    )
+    questions = dict(Question.objects.filter(study=study).values_list("external_id", "pk"))
+    withdrawn = QualityEvent.objects.filter(
+        study=study, action=qualification.WITHDRAW_ADJUDICATION, annotator__isnull=False
+    ).values_list("annotator_id", "detail")
+    for annotator_id, detail in withdrawn:
+        for r in detail.get("requests", []):
+            if r.get("question") in questions:
+                seen.add((annotator_id, r.get("task"), questions[r["question"]]))
+    return seen
 
 
 def _ranking_clash(annotator, items, rows, ranking: set[str], ranked: set, setting: str):
@@ -564,6 +597,9 @@ def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> Qu
             study, user, "qualification_override", annotator,
             verdict=verdict, reason=reason.strip(), before=before,
         )  # fmt: skip
+        qualification.withdraw_adjudications(
+            study, annotator, why=f"failed by hand: {reason.strip()}", actor=user
+        )
     return result
 
 
@@ -592,14 +628,7 @@ class AdjudicatorRule:
                 "annotator_id", "question_id"
             )
         )
-        qualified = None
-        if study.config.get("qualification_required"):
-            qualified = set(
-                QualificationResult.objects.filter(study=study, passed=True).values_list(
-                    "annotator_id", flat=True
-                )
-            )
-        return cls(pending, qualified)
+        return cls(pending, qualification.qualified(study))
 
     def refusal(self, annotator: Annotator, unit: Unit, parties) -> str | None:
         """Why ``annotator`` may not adjudicate ``unit`` (None: they may)."""
@@ -773,17 +802,36 @@ def blind_unit(request: AdjudicationRequest, blinding: Blinding | None = None) -
 
 
 def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:
-    """``choice`` is the option's position (the page never carries a system name)."""
+    """``choice`` is the option's position (the page never carries a system name).
+
+    The adjudicator must still meet :class:`AdjudicatorRule` (one failed after the request
+    was sent is refused: their decision would become an adjudicated label). The decision is
+    one conditional update of the still-open row, in a transaction holding its lock: of two
+    posts at once exactly one is stored, the other is told it is already decided."""
     allowed = [value for value, _ in options(request)]
     choice = (choice or "").strip()
     if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
         raise QualityError(f"adjudication {request.pk} label: choose one of the options")
     label = allowed[int(choice)]
-    if request.status == AdjudicationRequest.Status.DECIDED:
-        raise QualityError(f"adjudication {request.pk}: already decided")
-    request.label, request.reason = label, (reason or "").strip()
-    request.status, request.decided_at = AdjudicationRequest.Status.DECIDED, timezone.now()
-    request.save()
+    decided = AdjudicationRequest.Status.DECIDED
+    with transaction.atomic():
+        locked = AdjudicationRequest.objects.select_for_update().filter(pk=request.pk).first()
+        if locked is None:
+            raise QualityError(f"adjudication {request.pk}: withdrawn")
+        if locked.status == decided:
+            raise QualityError(f"adjudication {request.pk}: already decided")
+        unit = (request.task, request.question_id, request.unit)
+        why = AdjudicatorRule.of(request.study).refusal(request.adjudicator, unit, parties=())
+        if why:
+            raise AdjudicatorRefused(f"adjudication {request.pk}: {why}; it cannot be decided")
+        values = {"label": label, "reason": (reason or "").strip(), "decided_at": timezone.now()}
+        stored = AdjudicationRequest.objects.filter(
+            pk=request.pk, status=AdjudicationRequest.Status.OPEN
+        ).update(status=decided, **values)
+        if not stored:
+            raise QualityError(f"adjudication {request.pk}: already decided")
+    for field, value in {**values, "status": decided}.items():
+        setattr(request, field, value)
 
 
 # --- quality over time --------------------------------------------------------------------------
