@@ -169,11 +169,15 @@ def judgment_columns() -> list[str]:
     cols = ["kind", "id", *judgment_kinds.COMMON]
     for kind in judgment_kinds.KINDS:
         cols.extend(c for c in (*kind.common_columns, *kind.columns) if c not in cols)
-    return cols
+    return [*cols, judgment_kinds.QUALIFICATION]
 
 
 def judgment_records(study) -> list[dict]:
-    """Every judgment of the study: one query per kind, whatever the study size."""
+    """Every judgment of the study: one query per kind, whatever the study size, each with
+    its annotator's qualification status (``judgment_kinds.QUALIFICATION``)."""
+    from annotation.quality.qualification import statuses
+
+    status = statuses(study)
     out = []
     for kind in judgment_kinds.KINDS:
         model = apps.get_model(kind.model)
@@ -181,6 +185,7 @@ def judgment_records(study) -> list[dict]:
         qs = model.objects.filter(**judgment_kinds.records_filter(kind, study.pk)).order_by("pk")
         for row in qs.values_list(*lookups.values()):
             record = {k: _plain(v) for k, v in zip(lookups, row, strict=True)}
+            record[judgment_kinds.QUALIFICATION] = status[record["annotator"]]
             out.append({"kind": kind.key, **record})
     return out
 

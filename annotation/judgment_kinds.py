@@ -35,6 +35,12 @@ COMMON = {
     "updated_at": "updated_at",
 }
 REPORT = {"report": "report__public_id", "system": "report__system__name"}
+#: The column every record gets from its annotator's qualification round in the study,
+#: so researchers can leave out the work of annotators who failed it (derived, not a lookup;
+#: an import ignores it): one of :data:`QUALIFICATION_STATUSES` — ``undecided`` while items
+#: are left, ``not_required`` in a study that requires no qualification round.
+QUALIFICATION = "annotator_qualification"
+QUALIFICATION_STATUSES = ("passed", "failed", "undecided", "not_required")
 #: The columns that are times (ISO 8601 text in JSON and CSV; timestamps in parquet).
 TIMES = ("created_at", "updated_at")
 
@@ -209,4 +215,13 @@ def records_filter(kind: JudgmentKind, study_id: int) -> dict:
     return out
 
 
-__all__ = ["BY_KEY", "COMMON", "KINDS", "REPORT", "JudgmentKind", "records_filter"]
+__all__ = [
+    "BY_KEY",
+    "COMMON",
+    "KINDS",
+    "QUALIFICATION",
+    "QUALIFICATION_STATUSES",
+    "REPORT",
+    "JudgmentKind",
+    "records_filter",
+]

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.models import AdjudicationRequest, Annotator, GoldItem, QualityEvent, Study
 from annotation.permissions import readable_studies
-from annotation.quality import catalog, observations
+from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import disagreements
 from annotation.readiness import task_label
 from annotation.rendering import load_reports, render_report
@@ -154,7 +154,7 @@ def task_menu(study, obs) -> tuple[list[dict], str]:
 
 
 def _context(study) -> dict:
-    obs = observations.load(study)
+    obs = qualification.counted(study, observations.load(study))  # failed: not offered
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
     questions = dict(study.questions.values_list("pk", "external_id"))
     units: dict = {}

@@ -69,7 +69,16 @@ def author_may_reopen(assignment: Assignment, now=None) -> bool:
 
 
 def reopen(assignment: Assignment, *, by, by_author: bool, reason: str = "") -> Reopening:
-    """Open a submitted judgment again. An author only within the study's window."""
+    """Open a submitted judgment again. An author only within the study's window; nobody,
+    an admin included, a qualification item: its first answer decides the qualification, and
+    a revision would let the annotator answer again until they pass, or overwrite the answer
+    a decided result was computed from (issue 24); an override is the way to change it."""
+    if not by_author and is_qualification_item(assignment):
+        raise Refused(
+            f"assignment {assignment.pk}: it is a qualification item; its first answer decides "
+            "the qualification, so it cannot be returned for revision. To change the result, "
+            "override it (pass or fail by hand, with a reason) on the study's quality page."
+        )
     if by_author and not author_may_reopen(assignment):
         hours = assignment.study.setting("reopen_hours") or 0
         if hours and is_qualification_item(assignment):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,12 +46,18 @@ def disagreements(observations: Iterable[Observation]) -> dict[Unit, list[Observ
     }
 
 
-def consensus_hits(observations: Iterable[Observation]) -> list[tuple[Observation, bool]]:
-    """(observation, agrees with the others' plurality) for every observation that has one."""
+def consensus_hits(
+    observations: Iterable[Observation], excluded: Collection[int] = frozenset()
+) -> list[tuple[Observation, bool]]:
+    """(observation, agrees with the others' plurality) for every observation that has one.
+    The labels of ``excluded`` annotators (failed qualification) are scored but never part
+    of anyone's consensus."""
     out = []
     for obs in by_unit(observations).values():
         for o in obs:
-            others = plurality(x.label for x in obs if x.annotator != o.annotator)
+            others = plurality(
+                x.label for x in obs if x.annotator != o.annotator and x.annotator not in excluded
+            )
             if others is not None:
                 out.append((o, o.label == others))
     return out
@@ -98,14 +104,16 @@ def annotator_quality(
     observations: Iterable[Observation],
     gold: Mapping[Unit, Gold],
     seconds: Mapping[int, list[int]] | None = None,
+    excluded: Collection[int] = frozenset(),
 ) -> dict[int, AnnotatorQuality]:
     """Per annotator: consensus agreement, gold accuracy, median seconds per task (from
     ``seconds``: annotator -> seconds of each submitted assignment) and drift, where each
-    scored submission counts once: against gold when the unit is gold, else the consensus."""
+    scored submission counts once: against gold when the unit is gold, else the consensus
+    (never made of ``excluded`` annotators' labels: :func:`consensus_hits`)."""
     observations = list(observations)
     out: dict[int, AnnotatorQuality] = {}
     scored: dict[int, list[tuple[datetime | None, bool]]] = defaultdict(list)
-    consensus = {id(o): ok for o, ok in consensus_hits(observations)}
+    consensus = {id(o): ok for o, ok in consensus_hits(observations, excluded)}
     for o in observations:
         q = out.setdefault(o.annotator, AnnotatorQuality(o.annotator))
         q.submitted += 1

@@ -10,11 +10,14 @@ pass (issue 24); an admin's override is the one way to change it.
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from django.db import transaction
 
 from annotation.models import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent
 
 from . import observations
+from .labels import Observation
 from .scoring import Score, gold_scores, qualification_outcome
 
 DEFAULT_PASS = 0.8
@@ -25,6 +28,43 @@ WITHDRAW_ADJUDICATION = "withdraw_adjudication"
 
 def pass_mark(study) -> float:
     return float(study.config.get("qualification_pass", DEFAULT_PASS))
+
+
+def failed(study) -> frozenset[int]:
+    """The annotators of a study that requires qualification whose result is failed
+    (computed or by override). Their labels count nowhere in quality control: not in anyone's
+    consensus, not as a disagreement, not as a known-answer candidate (a failed annotator is
+    by definition not trusted to label). Undecided (``passed`` None: items left) is not
+    failed: their labels count until the round decides, as an ordinary annotator's would.
+    A study without the requirement excludes no one (its results decide nothing)."""
+    if not study.config.get("qualification_required"):
+        return frozenset()
+    return frozenset(
+        QualificationResult.objects.filter(study=study, passed=False).values_list(
+            "annotator_id", flat=True
+        )
+    )
+
+
+def counted(study, obs: list[Observation], excluded: frozenset[int] | None = None) -> list:
+    """``obs`` without the labels of annotators who :func:`failed` (the disagreements and
+    known-answer candidates are computed from these)."""
+    excluded = failed(study) if excluded is None else excluded
+    return [o for o in obs if o.annotator not in excluded]
+
+
+def statuses(study) -> defaultdict[str, str]:
+    """Annotator pseudonym -> their qualification status in ``study``, one of
+    ``judgment_kinds.QUALIFICATION_STATUSES``: not_required for everyone when the study
+    requires no round (no query), else passed / failed, and undecided for an annotator
+    without a decided result (one query, whatever the number of annotators)."""
+    if not study.config.get("qualification_required"):
+        return defaultdict(lambda: "not_required")
+    named = {None: "undecided", True: "passed", False: "failed"}
+    rows = QualificationResult.objects.filter(study=study).values_list(
+        "annotator__pseudonym", "passed"
+    )
+    return defaultdict(lambda: "undecided", {name: named[passed] for name, passed in rows})
 
 
 def as_qualification(study, annotator, gold) -> list:

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.annotate import guidelines, review
-from annotation.models import Assignment, Flag, Guidelines, Reopening, Study
+from annotation.models import Assignment, Flag, GoldItem, Guidelines, Reopening, Study
 
 from .access import admin_required
 
@@ -27,7 +27,17 @@ def study_review(request, study_id: int):
     submitted = (
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .select_related("annotator", "question")
-        .annotate(flagged=Exists(Flag.objects.filter(assignment=OuterRef("pk"))))
+        .annotate(
+            flagged=Exists(Flag.objects.filter(assignment=OuterRef("pk"))),
+            qualifying=Exists(  # never returned for revision (review.reopen says why)
+                GoldItem.objects.filter(
+                    study_id=OuterRef("study_id"),
+                    task=OuterRef("task"),
+                    question_id=OuterRef("question_id"),
+                    purpose=GoldItem.Purpose.QUALIFICATION,
+                )
+            ),
+        )
         .order_by("-submitted_at", "-pk")
     )
     reopenings = (

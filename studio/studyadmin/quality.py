@@ -132,6 +132,10 @@ def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, use
     """Make a submitted label a known answer: the annotator's label on the unit."""
     key = parse_unit_key(unit)
     aid = record_id(annotator_id, "annotator")
+    if aid in qualification.failed(study):
+        raise QualityError(
+            f"annotator: {aid} failed the qualification round; their label cannot be a known answer"
+        )
     found = [o for o in observations.load(study) if o.unit == key and o.annotator == aid]
     if not found:
         raise QualityError(f"unit {unit}: annotator {aid} has no submitted label on it")
@@ -351,25 +355,40 @@ def _untouched(assignments) -> list[Assignment]:
 
 def _reissue(annotator, study, new: list[Assignment], rng) -> None:
     """Write ``new`` (the gold and qualification assignments) into the annotator's queue so
-    that nothing tells them apart: each gold one at a random place among the work not yet
-    opened, qualification ones first; and that work is written again with the new rows, in
-    a random order, so ids are mixed too (a late-created id would otherwise stand out).
-    Only assignments holding no work are rewritten (never opened: no draft, no judgment)."""
+    that nothing tells them apart: qualification ones first, then each gold one at a
+    uniformly random place among ALL the annotator's unsubmitted work of the study, opened
+    or not (placing it among unopened work only let an annotator who opened every task
+    first push it to the end of their queue). The unsubmitted work takes the positions it
+    held plus new ones after the last, in the new order: a submitted item keeps its
+    position and nothing's answers change (an opened one only moves). Work never opened
+    (no draft, no judgment) is written again with the new rows, in a random order, so ids
+    are mixed among it; an opened item keeps its id (docs/QUALITY.md: known limit)."""
     mine = list(
         Assignment.objects.select_for_update()
         .filter(annotator=annotator)
         .order_by("position", "pk")
     )
-    fresh = _untouched([a for a in mine if a.study_id == study.pk])
+    ours = [a for a in mine if a.study_id == study.pk]
+    fresh = _untouched(ours)
+    unsubmitted = [
+        a
+        for a in ours
+        if a.status in (Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS)
+    ]
     order = [a for a in new if a._purpose == Purpose.QUALIFICATION]
-    rest = list(fresh)
+    rest = list(unsubmitted)
     for a in (a for a in new if a._purpose != Purpose.QUALIFICATION):
         rest.insert(rng.randint(0, len(rest)), a)
     order += rest
     top = max((a.position for a in mine), default=0)
-    positions = sorted(a.position for a in fresh) + list(range(top + 1, top + 1 + len(new)))
+    positions = sorted(a.position for a in unsubmitted)
+    positions += list(range(top + 1, top + 1 + len(new)))
     for a, position in zip(order, positions, strict=True):
         a.position = position
+    recreated = {a.pk for a in fresh}
+    for a in unsubmitted:
+        if a.pk not in recreated:
+            Assignment.objects.filter(pk=a.pk).update(position=a.position)
     rows = [
         Assignment(
             study_id=a.study_id,
@@ -382,9 +401,10 @@ def _reissue(annotator, study, new: list[Assignment], rng) -> None:
             position=a.position,
         )  # fmt: skip
         for a in order
+        if a.pk is None or a.pk in recreated
     ]
     rng.shuffle(rows)
-    Assignment.objects.filter(pk__in=[a.pk for a in fresh]).delete()
+    Assignment.objects.filter(pk__in=recreated).delete()
     Assignment.objects.bulk_create(rows)
 
 
@@ -659,7 +679,7 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     """Open one request per adjudicator on a disagreeing unit; the labels are frozen. Every
     chosen adjudicator must pass :class:`AdjudicatorRule` (a forged post is refused whole)."""
     key = parse_unit_key(unit)
-    found = disagreements(observations.load(study)).get(key)
+    found = disagreements(qualification.counted(study, observations.load(study))).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
     ids = [a for a in adjudicators if a.isascii() and a.isdigit()]  # "²" is a digit, not an id
@@ -851,7 +871,9 @@ def quality_rows(study, obs=None, task: str | None = None) -> list[QualityRow]:
     if task is not None:
         obs = [o for o in obs if o.unit[0] == task]
     gold = observations.gold_map(study)
-    per = annotator_quality(obs, gold, observations.seconds_per_annotator(study, task))
+    per = annotator_quality(
+        obs, gold, observations.seconds_per_annotator(study, task), qualification.failed(study)
+    )
     results = {r.annotator_id: r for r in QualificationResult.objects.filter(study=study)}
     threshold = gold_threshold(study)
     rows = []

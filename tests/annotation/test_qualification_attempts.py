@@ -14,7 +14,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, GoldItem, QualificationResult, Report
+from annotation.models import Assignment, GoldItem, QualificationResult, Reopening, Report
 from tests.builders.content import make_assignment, make_question, make_study
 from tests.builders.users import make_user
 
@@ -90,24 +90,70 @@ def test_the_author_cannot_reopen_a_qualification_item(world, django_capture_on_
     assert qualifying.status == Assignment.Status.SUBMITTED
 
 
-def test_the_first_attempt_counts_even_after_a_return_for_revision(
+def return_for_revision(study, admin_user, assignment):
+    admin = Client()
+    admin.force_login(admin_user)
+    url = reverse("studies:return_for_revision", args=[study.pk])
+    return admin.post(url, {"assignment": assignment.pk, "reason": "Look again."})
+
+
+def test_an_admin_cannot_return_a_failed_qualification_item_for_revision(
+    world, admin_user, django_capture_on_commit_callbacks
+):
+    """A tester's finding: the admin's return reopened it and the revision overwrote the
+    answer the failed result was computed from."""
+    study, people = world
+    user, qualifying, client, held = people["wrong"]
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(client, qualifying, WRONG, 0)
+    assert passed(study, user) is False
+    response = return_for_revision(study, admin_user, qualifying)
+    assert response.status_code == 400
+    said = response.content.decode()
+    assert f"assignment {qualifying.pk}: it is a qualification item" in said
+    assert "first answer decides" in said and "override" in said
+    qualifying.refresh_from_db()
+    assert qualifying.status == Assignment.Status.SUBMITTED
+    assert not Reopening.objects.filter(assignment=qualifying).exists()
+    assert submit(client, qualifying, RIGHT, 1).status_code != 204  # nothing to answer again
+    assert passed(study, user) is False
+    queue = client.get(reverse("annotate:queue")).content.decode()
+    assert reverse("annotate:task", args=[held.pk]) not in queue
+
+
+def test_a_return_cannot_turn_an_undecided_wrong_first_answer_into_a_pass(
+    world, admin_user, django_capture_on_commit_callbacks
+):
+    """With two qualification items the result waits for both: a wrong first answer
+    returned, corrected, then the second right gave "passed 2/2"."""
+    study, people = world
+    second = make_question(study)
+    GoldItem.objects.create(
+        study=study, task="medal_ranking", question=second, purpose=GoldItem.Purpose.QUALIFICATION,
+        answer=";".join(f"{s}={m}" for s, m in sorted(RIGHT.items())),
+    )  # fmt: skip
+    user, qualifying, client, held = people["wrong"]
+    other = make_assignment(user.annotator, second, "medal_ranking", position=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(client, qualifying, WRONG, 0)
+    assert passed(study, user) is None
+    assert return_for_revision(study, admin_user, qualifying).status_code == 400
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(client, qualifying, RIGHT, 1)
+        submit(client, other, RIGHT, 0)
+    result = QualificationResult.objects.get(study=study, annotator=user.annotator)
+    assert (result.passed, result.correct, result.items) == (False, 1, 2)
+
+
+def test_the_review_page_offers_no_return_of_a_qualification_item(
     world, admin_user, django_capture_on_commit_callbacks
 ):
     study, people = world
     user, qualifying, client, held = people["wrong"]
     with django_capture_on_commit_callbacks(execute=True):
         submit(client, qualifying, WRONG, 0)
-    assert passed(study, user) is False
     admin = Client()
     admin.force_login(admin_user)
-    url = reverse("studies:return_for_revision", args=[study.pk])
-    assert (
-        admin.post(url, {"assignment": qualifying.pk, "reason": "Look again."}).status_code == 302
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        assert submit(client, qualifying, RIGHT, 1).status_code == 204
-    qualifying.refresh_from_db()
-    assert qualifying.status == Assignment.Status.SUBMITTED
-    assert passed(study, user) is False
-    queue = client.get(reverse("annotate:queue")).content.decode()
-    assert reverse("annotate:task", args=[held.pk]) not in queue
+    page = admin.get(reverse("studies:review", args=[study.pk])).content.decode()
+    row = page.split(f'data-assignment="{qualifying.pk}"')[1].split("</tr>")[0]
+    assert "Qualification item" in row and 'name="assignment"' not in row
