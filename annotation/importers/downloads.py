@@ -22,6 +22,8 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from concord.query import FALSE_WORDS, TRUE_WORDS
+
 from .base import ImportFailed
 
 #: Content types by file extension; text types are sent as UTF-8.
@@ -80,9 +82,10 @@ def holds_records(name: str, text: str) -> bool:
     return True
 
 
-#: How a yes/no option may be written in a query string (or given by the command line).
-YES = {True, "true", "1", "yes", "on"}
-NO = {False, "false", "0", "no", "off"}
+#: How a yes/no option may be written in a query string (or given by the command line):
+#: the words every true/false parameter of the API takes (``concord.query``).
+YES = {True, *TRUE_WORDS}
+NO = {False, *FALSE_WORDS}
 
 
 def writer_options(fmt, given: Mapping) -> dict[str, str | bool]:
