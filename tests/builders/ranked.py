@@ -79,3 +79,16 @@ def ranked_study(n_questions: int = 12, name: str = "ranked", seed: int = 0,
                     metric="answer_recall", value=rng.choice([0.0, 0.25, 0.5, 0.75, 1.0]),
                 )  # fmt: skip
     return study
+
+
+def researcher_api(researcher, n_questions: int = 3):
+    """(an API client authenticated as ``researcher``, a :func:`ranked_study` they read):
+    what the report-option tests ask the API with (``client.researcher`` is the user)."""
+    from rest_framework.test import APIClient
+
+    study = ranked_study(n_questions)
+    study.researchers.add(researcher)
+    client = APIClient()
+    client.force_authenticate(researcher)
+    client.researcher = researcher
+    return client, study

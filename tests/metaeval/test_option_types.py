@@ -9,22 +9,17 @@ honour is refused naming its options (tester's reports):
 
 import pytest
 from rest_framework.exceptions import ValidationError
-from rest_framework.test import APIClient
 
 from metaeval import options as report_options
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions
 from metaeval.stats.bootstrap import MIN_ROUNDS
-from tests.builders.ranked import SYSTEMS, ranked_study
+from tests.builders.ranked import SYSTEMS, researcher_api
 
 
 @pytest.fixture
 def api(researcher_user):
-    study = ranked_study(3)
-    study.researchers.add(researcher_user)
-    client = APIClient()
-    client.force_authenticate(researcher_user)
-    return client, study
+    return researcher_api(researcher_user)
 
 
 @pytest.mark.parametrize(

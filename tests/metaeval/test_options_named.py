@@ -5,23 +5,17 @@ and ``?settings=bogus`` answered 200 with nothing in it; a report run started wi
 
 import pytest
 from django.test import Client
-from rest_framework.test import APIClient
 
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions
-from tests.builders.ranked import SYSTEMS, ranked_study
+from tests.builders.ranked import SYSTEMS, researcher_api
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def api(researcher_user):
-    study = ranked_study(3)
-    study.researchers.add(researcher_user)
-    client = APIClient()
-    client.force_authenticate(researcher_user)
-    client.researcher = researcher_user
-    return client, study
+    return researcher_api(researcher_user)
 
 
 @pytest.mark.parametrize(
