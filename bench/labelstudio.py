@@ -21,7 +21,8 @@ Label Studio's. This script makes those figures one reproducible run:
 4. **Three rounds, alternated** (who goes first swaps every round):
 
    * *report import*: Concord's ``import_reports`` (the command's code in this process, one
-     call per system file; no process start counted) vs Label Studio's
+     call per system file; no process start counted; ``DEBUG`` off, as the server beside
+     it and as Label Studio starts) vs Label Studio's
      ``POST /api/projects/{id}/import`` (JSON tasks, ``--ls-chunk`` tasks per request as a
      user splits a large file below its 250 MB upload limit), each until the server says
      every task is there;
@@ -672,6 +673,10 @@ def run_rounds(args, work: Path, ls_binary: Path, figures: Figures) -> None:
     largest = max(p.stat().st_size for p in files.values())
     os.environ["UPLOAD_MAX_BYTES"] = str(max(largest + 1, 64 * 2**20))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    # The import in this process runs as the server beside it does (DEBUG off: no record
+    # of every query), like Label Studio's own start (its DEBUG is off by default).
+    os.environ["DEBUG"] = "0"
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(40))
     django.setup()
     logging.getLogger("concord").setLevel(logging.WARNING)  # no line per import started
     from django.core.management import call_command

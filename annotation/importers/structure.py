@@ -301,10 +301,14 @@ def ensure_question_ids(
         for key, fields in wanted.items()
     }
     compared = sorted({n for f in wanted.values() for n in f if update_text or n != "text"})
-    questions = Question.objects.filter(study=study)
-    if by_key:
-        questions = questions.filter(external_id__in=list(wanted))
-    existing = {row[0]: row[1:] for row in questions.values_list("external_id", "id", *compared)}
+    if compared:
+        questions = Question.objects.filter(study=study)
+        if by_key:
+            questions = questions.filter(external_id__in=list(wanted))
+        rows = questions.values_list("external_id", "id", *compared)
+    else:  # ids only (most imports): read by the cursor, no ORM query per part (issue 29)
+        rows = _question_ids(study.pk, list(wanted) if by_key else None)
+    existing = {row[0]: row[1:] for row in rows}
     new, changed = [], []
     for key, fields in wanted.items():
         row = existing.get(key)
@@ -320,6 +324,7 @@ def ensure_question_ids(
         if updates:
             changed.append(Question(pk=row[0], **{**stored, **updates}))
     if new:
+        before = _highest_id(Question)
         insert_new(Question, new)
         rep.count("created", "Question", len(new))
     if changed:
@@ -330,12 +335,58 @@ def ensure_question_ids(
         rep.count("unchanged", "Question", unchanged)
     out = {k: existing[k][0] for k in wanted if k in existing}
     if new:
-        created = Question.objects.filter(study=study)
-        if by_key:
-            created = created.filter(external_id__in=[row["external_id"] for row in new])
-        ids = dict(created.values_list("external_id", "id"))
+        ids = dict(_ids_above(Question, before, "external_id", study=study.pk))
         out.update({row["external_id"]: ids[row["external_id"]] for row in new})
     return out
+
+
+def _question_ids(study: int, keys: list[str] | None) -> list[tuple[str, int]]:
+    """(external id, id) of the study's questions (of ``keys`` only, when given)."""
+    table, key, pk, study_column = _columns(Question, "external_id", "id", "study")
+    sql = f"SELECT {key}, {pk} FROM {table} WHERE {study_column} = %s"
+    if keys is None:
+        return _fetch(sql, [study])
+    out = []
+    for start in range(0, len(keys), _IN_CHUNK):
+        chunk = keys[start : start + _IN_CHUNK]
+        out += _fetch(f"{sql} AND {key} IN ({', '.join(['%s'] * len(chunk))})", [study, *chunk])
+    return out
+
+
+def _columns(model, *fields: str) -> tuple[str, ...]:
+    """``model``'s table and the columns of ``fields``, quoted for raw SQL."""
+    quote, opts = connection.ops.quote_name, model._meta
+    return (quote(opts.db_table), *(quote(opts.get_field(f).column) for f in fields))
+
+
+#: Values per ``IN (…)`` of the id look-ups (SQLite takes 32,766 parameters a statement).
+_IN_CHUNK = 5000
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _highest_id(model) -> int:
+    """The table's highest id now (0 when empty): rows inserted after it have higher ids
+    (PostgreSQL sequences and SQLite AUTOINCREMENT never reuse one)."""
+    table, pk = _columns(model, model._meta.pk.name)
+    return _fetch(f"SELECT MAX({pk}) FROM {table}", [])[0][0] or 0
+
+
+def _ids_above(model, before: int, column: str, **equal) -> list[tuple]:
+    """(``column``, id) of ``model``'s rows above id ``before`` with the columns of ``equal``
+    (``name_id=value``) equal to their values: the rows an insert just made, found by one
+    range scan of the primary key, whatever the table's size and with no list of keys in
+    the SQL. A row another transaction inserted meanwhile may be among them: the caller
+    keeps the keys it inserted (each natural key is unique)."""
+    table, wanted, pk, *names = _columns(model, column, model._meta.pk.name, *equal)
+    where = "".join(f" AND {name} = %s" for name in names)
+    return _fetch(
+        f"SELECT {wanted}, {pk} FROM {table} WHERE {pk} > %s{where}", [before, *equal.values()]
+    )
 
 
 def ensure_questions(
@@ -379,12 +430,26 @@ def ensure_report_ids(
     (:func:`ensure_question_ids`): only their questions' reports are read.
     """
     wanted = set(pairs)
+    if not wanted:
+        return {}, set()
+    systems = sorted({system_ids[s] for _, s in wanted})
+    table, pk, question, system = _columns(Report, "id", "question", "system")
+    select = f"SELECT {pk}, {question}, {system} FROM {table}"
+    in_systems = f"{system} IN ({', '.join(['%s'] * len(systems))})"
 
     def stored() -> dict[tuple[int, int], int]:
-        rows = Report.objects.filter(system_id__in=sorted({system_ids[s] for _, s in wanted}))
-        if by_key:
-            rows = rows.filter(question_id__in=sorted({question_ids[q] for q, _ in wanted}))
-        return {(q, s): pk for pk, q, s in rows.values_list("id", "question_id", "system_id")}
+        # read by the cursor: ids only, no ORM query per part of a file (issue 29)
+        sql = f"{select} WHERE {in_systems}"
+        if not by_key:
+            return {(q, s): pk for pk, q, s in _fetch(sql, systems)}
+        asked = sorted({question_ids[q] for q, _ in wanted})
+        out = {}
+        for start in range(0, len(asked), _IN_CHUNK):
+            chunk = asked[start : start + _IN_CHUNK]
+            marks = ", ".join(["%s"] * len(chunk))
+            found = _fetch(f"{sql} AND {question} IN ({marks})", [*systems, *chunk])
+            out.update({(q, s): pk for pk, q, s in found})
+        return out
 
     by_ids = stored()
     new = sorted(
@@ -400,9 +465,11 @@ def ensure_report_ids(
                 value = given.get(pair_of[key])
                 if value is not None:
                     row[name] = value
+        before = _highest_id(Report)
         insert_new(Report, rows, encoded=_REPORT_TEXTS if encoded else frozenset())
         rep.count("created", "Report", len(new))
-        by_ids = stored()
+        created = _fetch(f"{select} WHERE {pk} > %s AND {in_systems}", [before, *systems])
+        by_ids.update({(q, s): pk for pk, q, s in created})
     out = {(q, s): by_ids[(question_ids[q], system_ids[s])] for q, s in wanted}
     return out, {by_ids[key] for key in new}
 
@@ -561,7 +628,7 @@ def _insert_read_back(
     one range scan, whatever the table's size, and no list of ids in the SQL."""
     if not rows:
         return {}
-    before = model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    before = _highest_id(model)
     insert_whole(model, fields, rows, encoded=encoded)
     # three plain columns (ints, or a key string): read by the cursor, no ORM row iterator
     # and converters per row (60,000 citation rows per 6,000 reports, issue 29)
