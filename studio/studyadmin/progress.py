@@ -3,7 +3,9 @@
 Per annotator: assignments not started / in progress / submitted, the median time on task of
 the submitted ones (``Assignment.seconds_on_task``). Per study: the same totals, and the
 comparisons pending double annotation: a (question, task, setting) given to two or more
-annotators of which not every assignment is submitted yet.
+annotators of which not every assignment is submitted yet. A task each annotator does on
+their own work (relevance adjudication: an annotator's labels against the judge's, so two
+annotators may each adjudicate one question; question authoring) is never a double.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Assignment, Study
+from annotation.readiness import PERSONAL
 from annotation.spreadsheets import csv_writer
 
 S = Assignment.Status
@@ -76,7 +79,7 @@ def study_progress(study: Study) -> StudyProgress:
         setattr(p, status, getattr(p, status) + 1)
         if status == S.SUBMITTED:
             p.seconds.append(seconds)
-        if qid is not None:  # an authoring slot has no question: never a double
+        if qid is not None and task not in PERSONAL:
             groups[(qid, task, setting)].append(status)
         by_task[task][status] += 1
     doubles = [g for g in groups.values() if len(g) >= 2]

@@ -270,3 +270,28 @@ def test_commands(tmp_path):
         call_command("assign", study=study.name, task="medal_ranking", capacity=-1)
     with pytest.raises(CommandError, match="annotator"):
         call_command("assign", study=study.name, task="medal_ranking", annotator=["Nobody"])
+
+
+@pytest.mark.django_db
+def test_progress_counts_no_double_of_adjudication():
+    """Relevance adjudication is never double annotation: each annotator adjudicates their
+    own labels against the judge's, so two may adjudicate one question (the tester's study
+    showed "1 of 8 pending double annotation" while only adjudication was open)."""
+    study = make_study(questions=2)
+    one, two = make_annotators(2)
+    q1, q2 = study.questions.order_by("pk")[:2]
+    T = study.Task
+    for position, (annotator, question, task) in enumerate([
+        (one, q1, T.RELEVANCE_ADJUDICATION), (two, q1, T.RELEVANCE_ADJUDICATION),
+        (one, q2, T.METRIC_WISE),
+    ]):  # fmt: skip
+        Assignment.objects.create(
+            study=study, annotator=annotator, question=question, task=task, position=position
+        )
+    p = study_progress(study)
+    assert p.total == 3
+    assert (p.double_total, p.pending_double) == (0, 0)
+    Assignment.objects.create(study=study, annotator=two, question=q2, task=T.METRIC_WISE,
+                              position=9)  # fmt: skip
+    p = study_progress(study)
+    assert (p.double_total, p.pending_double) == (1, 1)
