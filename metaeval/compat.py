@@ -443,7 +443,8 @@ def differences(
         and setting in SLOT_SETTINGS
         and not is_released_agreed(frame, setting)
     ):  # derive the records once, not once per mode (the same records every time)
-        frame = expert_agreed(frame, setting)
+        agreed = expert_agreed(frame, setting)
+        frame = agreed if len(agreed) else frame  # none: each run finds the subset empty
     compat = _figures(frame, choices, mode)
     default = _figures(frame, choices, DEFAULT)
     out = []

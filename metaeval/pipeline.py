@@ -289,13 +289,15 @@ def select(frame: PairFrame, choices: Choices, policy: Policy) -> Selected:
         else:
             data = frame.take(agreed_rows(frame, decide(frame.preference)))
     base = rows_of(data, [setting]) if setting is not None else np.ones(len(data), dtype=bool)
-    if setting is not None and not base.any():
+    if setting is not None and not rows_of(frame, [setting]).any():
+        # an empty expert-agreed subset is no refusal: its figures are undefined, which
+        # the report says (metaeval.reports.build_report)
         raise ValueError(f"no judgments in setting {setting!r}")
     keep = system_mask(data, choices.exclude_systems, choices.only_systems)
     rank_only = () if policy.ranking_ignores_subset else choices.only_systems
     rank_keep = system_mask(data, choices.exclude_systems, rank_only)
     slotted = policy.slot_average and setting in SLOT_SETTINGS
-    slots = slot_masks(data, base) if slotted else [base]
+    slots = (slot_masks(data, base) if slotted else []) or [base]  # empty: one empty slot
     return Selected(data, setting, choices.expert_agreed, base, keep, rank_keep, slots)
 
 

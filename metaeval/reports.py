@@ -412,8 +412,12 @@ def build_report(
     policy = _policy(options)
     choices = _choices(frame, options, policy)
     if policy.script_records and choices.setting not in frame.settings:
-        return _no_setting_report(frame, options, choices.setting)
+        why = f"No judgment in setting {choices.setting!r}: no figure is defined."
+        return _undefined_report(frame, options, choices.setting, why)
     figures = run(frame, choices, policy, calibration_frame)
+    if policy.script_records and choices.expert_agreed and not figures.selected.base.any():
+        why = _empty_agreed_why(frame, choices.setting)
+        return _undefined_report(frame, options, choices.setting, why, counted=True)
     tables = {
         t: {m: _row(r, policy) for m, r in rows.items()} for t, rows in figures.tables.items()
     }
@@ -635,14 +639,31 @@ def _compat_notes(frame: PairFrame, options: ReportOptions, choices: Choices, re
     )  # fmt: skip
 
 
-def _no_setting_report(frame: PairFrame, options: ReportOptions, setting: str) -> dict:
-    """Compat on a selection without the setting it computes: no figure is defined."""
-    why = f"No judgment in setting {setting!r}: no figure is defined."
-    selection = {**_selection(frame, options), "compat_setting": setting}
+def _undefined_report(
+    frame: PairFrame, options: ReportOptions, setting: str, why: str, *, counted: bool = False
+) -> dict:
+    """Compat with nothing to compute on (no judgment in its setting, or an empty
+    expert-agreed subset): every figure is null, ``why`` in each note. ``counted``: the
+    selection counts the setting's judgments (it has some)."""
+    selection = {**_selection(frame, options, setting if counted else None),
+                 "compat_setting": setting}  # fmt: skip
     iaa = {**_NO_IAA, "notes": {k: why for k, v in _NO_IAA.items() if v is None}}
     return {"selection": selection, "notes": [why], "iaa": iaa, "preference": {},
             "metric_wise": {}, "system": {"tau_b": None, "systems": [],
                                           "notes": {"tau_b": why}}}  # fmt: skip
+
+
+def _empty_agreed_why(frame: PairFrame, setting: str) -> str:
+    """Why the script's ``--human_agreed`` subset of ``setting`` is empty: it keeps the
+    comparisons whose judgments all agree, which needs two judgments of one comparison."""
+    n = int(np.unique(frame.annotator[rows_of(frame, [setting])]).size)
+    because = (
+        f"setting {setting!r} has {n} annotator, so no comparison is judged twice"
+        if n < 2
+        else f"no comparison of setting {setting!r} has judgments that all agree"
+    )
+    return (f"Expert-agreed subset empty: {because}; no figure is defined on it (without the "
+            "expert-agreed option every judgment is analysed).")  # fmt: skip
 
 
 def frame_signal(options: ReportOptions) -> str | None:

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -800,7 +801,7 @@ def insert_whole(model, fields, rows: list[tuple], *, encoded: frozenset[str] = 
 
 def sync_rows(
     model, rep, *, stored: dict, wanted: dict, fields: list[str], new_row,
-    same=None, touch: dict | None = None, table: str | None = None,
+    same=None, touch: dict | Callable | None = None, table: str | None = None,
 ) -> tuple[int, int, int]:  # fmt: skip
     """Bring the rows of ``model`` to ``wanted``: the one diff-then-count writer of the
     importers (issue 14).
@@ -809,13 +810,16 @@ def sync_rows(
     ``values``, both tuples in ``fields`` order. A wanted key that is not stored is inserted
     (``new_row(key, values)`` gives its ``{field: value}``, :func:`insert_new`); a stored one
     whose values differ (``same(stored, wanted)``, default ``==``) is updated in place with
-    ``fields`` (and ``touch``, e.g. ``updated_at``); an equal one is counted unchanged.
-    Stored keys not wanted are left alone (the caller decides what a missing row means).
-    Returns (created, updated, unchanged), also counted in ``rep`` under ``table``.
+    ``fields`` and ``touch`` (e.g. ``updated_at``: ``update_rows`` runs no ``auto_now``),
+    which is ``{field: value}`` for every such row or ``touch(key)`` for each; an equal one
+    is counted unchanged. Stored keys not wanted are left alone (the caller decides what a
+    missing row means). Returns (created, updated, unchanged), also counted in ``rep`` under
+    ``table``.
     """
     same = same or (lambda old, new: old == new)
+    stamp = touch if callable(touch) else (lambda _key: touch or {})
     name = table or model.__name__
-    create, update, unchanged = [], [], 0
+    create, update, unchanged = [], {}, 0
     for key, values in wanted.items():
         old = stored.get(key)
         if old is None:
@@ -823,12 +827,14 @@ def sync_rows(
         elif same(old[1], values):
             unchanged += 1
         else:
-            update.append((old[0], *values, *(touch or {}).values()))
+            extra = stamp(key)
+            update.setdefault(tuple(extra), []).append((old[0], *values, *extra.values()))
     if create:
         insert_new(model, create)
-    if update:
-        update_rows(model, [*fields, *(touch or {})], update)
-    for bucket, n in (("created", len(create)), ("updated", len(update)), ("unchanged", unchanged)):
+    for touched, rows in update.items():  # one UPDATE per set of columns touched
+        update_rows(model, [*fields, *touched], rows)
+    n_updated = sum(map(len, update.values()))
+    for bucket, n in (("created", len(create)), ("updated", n_updated), ("unchanged", unchanged)):
         if n:
             rep.count(bucket, name, n)
-    return len(create), len(update), unchanged
+    return len(create), n_updated, unchanged

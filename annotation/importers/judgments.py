@@ -27,8 +27,13 @@ writes them) are kept on the judgment it creates (a medal's and a rubric assessm
 their ranking or comparison, an expertise rating's ``updated_at`` as its ``rated_at``):
 before, every judgment re-imported into a fresh study was stamped with the import time.
 A record without them gets the import time; an unparseable one, or one without a time
-zone, is refused naming the record and field. A judgment already stored keeps its times
-(a changed value is updated in place, as before).
+zone, is refused naming the record and field. A judgment already stored that the file
+repeats unchanged keeps its times; one whose values the file changes is updated in place
+with the record's times, and its update time moves to the import time where the record
+gives none (a medal's or a rubric assessment's change is one of its ranking or
+comparison). Before, a changed judgment kept its old ``updated_at``: the report cache,
+which reads the largest update time of each kind (``metaeval.cache``), could serve the
+report of the old values.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from pathlib import Path
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 
 from annotation import judgment_kinds
 from annotation.annotate import metric_wise, pairwise, query_quality, rubric_item_quality
@@ -66,7 +72,7 @@ from annotation.models.deepscholar import LABELS
 
 from . import relevance_adjudications
 from .base import ImportReport
-from .common import Problems, parse_json_records, read_source, require, sync_rows
+from .common import Problems, parse_json_records, read_source, require, sync_rows, update_rows
 from .registry import Example, Format, Kind, register, register_kind
 
 #: kind -> its declaration; the importer reads every kind the export writes.
@@ -273,6 +279,14 @@ class _Row:
         common = spec.common_columns
         return {common[c].removeprefix(spec.prefix): t for c, t in self.times.items()}
 
+    def touched(self, now: datetime) -> dict[str, datetime]:
+        """The times of a stored judgment this record changes: the record's, and its
+        update time ``now`` where the record gives none."""
+        spec = SPECS[self.kind]
+        updated = spec.common_columns["updated_at"].removeprefix(spec.prefix)
+        stamps = self.stamps()
+        return {**stamps, updated: stamps.get(updated, now)}
+
     def key(self, kind_spec: JudgmentKind | None) -> tuple:
         """What one judgment is: two records with the same key are the same judgment."""
         identity = (
@@ -465,7 +479,8 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
         return tuple(base[f] for f in key_fields)
 
     wanted = {key_of(r): tuple(r.values[f] for f in own) for r in rows}
-    stamps = {key_of(r): r.stamps() for r in rows}
+    by_key = {key_of(r): r for r in rows}
+    now = timezone.now()
     columns = [f"{f}_id" if f in ("annotator", "question", *targets) else f for f in key_fields]
     stored = {
         tuple(row[: len(key_fields)]): (row[-1], tuple(row[len(key_fields) : -1]))
@@ -475,19 +490,21 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
     }
     sync_rows(
         model, rep, stored=stored, wanted=wanted, fields=own,
+        touch=lambda key: by_key[key].touched(now),
         new_row=lambda key, v: {"study": study.pk, **dict(zip(key_fields, key, strict=True)),
-                                **dict(zip(own, v, strict=True)), **stamps[key]},
+                                **dict(zip(own, v, strict=True)), **by_key[key].stamps()},
     )  # fmt: skip
 
 
-def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportReport) -> dict:
+def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportReport):
     """The rows' groups (a medal ranking, a rubric comparison): one ``model`` row per
-    annotator, question and setting, with its reasoning; returns their ids by that key."""
+    annotator, question and setting, with its reasoning. Returns their ids by that key and
+    :func:`_touch_groups`'s ``touch`` for the groups whose members change."""
     groups: dict[tuple, str] = {}
-    stamps: dict[tuple, dict] = {}  # the group's times: its first record's
+    first: dict[tuple, _Row] = {}  # the group's times: its first record's
     for r in rows:
         groups.setdefault((people[r.annotator], r.question, r.setting), r.reasoning)
-        stamps.setdefault((people[r.annotator], r.question, r.setting), r.stamps())
+        first.setdefault((people[r.annotator], r.question, r.setting), r)
     key = ("annotator_id", "question_id", "setting")
     stored = {
         (a, q, s): (pk, (why,))
@@ -495,21 +512,44 @@ def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportRepor
             "id", *key, "reasoning"
         )
     }
+    now = timezone.now()
     sync_rows(
         model, rep, stored=stored, wanted={k: (v,) for k, v in groups.items()},
-        fields=["reasoning"],
+        fields=["reasoning"], touch=lambda k: first[k].touched(now),
         new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
-                              "setting": k[2], "reasoning": v[0], **stamps[k]},
+                              "setting": k[2], "reasoning": v[0], **first[k].stamps()},
     )  # fmt: skip
-    return {
+    ids = {
         (a, q, s): pk for pk, a, q, s in model.objects.filter(study=study).values_list("id", *key)
     }
+    written = {ids[k] for k, v in groups.items() if k not in stored or stored[k][1] != (v,)}
+    times = {ids[k]: r.touched(now) for k, r in first.items()}
+
+    def touch(changed: set[int]) -> None:
+        _touch_groups(model, {pk: times[pk] for pk in changed - written})
+
+    return ids, touch
+
+
+def _touch_groups(model, times: dict[int, dict]) -> None:
+    """Stamp stored groups whose members a re-import changed (a medal of a ranking): the
+    group is the judgment whose times they share. One UPDATE per set of columns."""
+    by_columns: dict[tuple, list] = {}
+    for pk, stamps in times.items():
+        by_columns.setdefault(tuple(stamps), []).append((pk, *stamps.values()))
+    for columns, rows in by_columns.items():
+        update_rows(model, list(columns), rows)
+
+
+def _changed_groups(stored: dict, wanted: dict) -> set[int]:
+    """The group ids (first of each key) whose members ``wanted`` adds or changes."""
+    return {k[0] for k, v in wanted.items() if k not in stored or stored[k][1] != v}
 
 
 def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
     """Medal rows grouped by their ranking: one MedalRanking per annotator, question and
     setting (its reasoning), its medals by report."""
-    ids = _write_groups(MedalRanking, study, rows, people, rep)
+    ids, touch = _write_groups(MedalRanking, study, rows, people, rep)
     wanted = {
         (ids[(people[r.annotator], r.question, r.setting)], r.target["report"]): (
             r.values["medal"],
@@ -522,6 +562,7 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
             "id", "ranking_id", "report_id", "medal"
         )
     }
+    touch(_changed_groups(stored_medals, wanted))
     sync_rows(
         Medal, rep, stored=stored_medals, wanted=wanted, fields=["medal"],
         new_row=lambda k, v: {"ranking": k[0], "report": k[1], "medal": v[0]},
@@ -531,7 +572,7 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
 def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: ImportReport):
     """Rubric assessments grouped by their comparison: one RubricComparison per annotator,
     question and setting (its reasoning), its assessments by rubric."""
-    ids = _write_groups(RubricComparison, study, rows, people, rep)
+    ids, touch = _write_groups(RubricComparison, study, rows, people, rep)
     own = ["medal", "strengths", "missing", "weaknesses"]
     wanted = {
         (ids[(people[r.annotator], r.question, r.setting)], r.target["rubric"]): tuple(
@@ -545,6 +586,7 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
             "id", "comparison_id", "rubric_id", *own
         )
     }
+    touch(_changed_groups(stored_rows, wanted))
     sync_rows(
         RubricAssessment, rep, stored=stored_rows, wanted=wanted, fields=own,
         new_row=lambda k, v: {"comparison": k[0], "rubric": k[1], **dict(zip(own, v, strict=True))},
@@ -554,7 +596,8 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
 def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
     """Expertise triage: one level per annotator and question (no setting)."""
     wanted = {(people[r.annotator], r.question): (r.values["level"],) for r in rows}
-    stamps = {(people[r.annotator], r.question): r.stamps() for r in rows}
+    by_key = {(people[r.annotator], r.question): r for r in rows}
+    now = timezone.now()
     stored = {
         (a, q): (pk, (level,))
         for pk, a, q, level in ExpertiseRating.objects.filter(question__study=study).values_list(
@@ -563,7 +606,9 @@ def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -
     }
     sync_rows(
         ExpertiseRating, rep, stored=stored, wanted=wanted, fields=["level"],
-        new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0], **stamps[k]},
+        touch=lambda k: by_key[k].touched(now),
+        new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0],
+                              **by_key[k].stamps()},
     )  # fmt: skip
 
 

@@ -43,6 +43,7 @@ from .common import (
     require,
     type_name,
 )
+from .signatures import refuse_other_format
 from .structure import ensure_questions
 
 
@@ -114,7 +115,11 @@ def check_unique_ids(problems: Problems, inputs: list[QuestionInput]) -> None:
 
 
 def parse_generic(src: Source) -> list[QuestionInput]:
+    """The generic format's questions. A file of another kind (a ResearcherBench responses
+    file, a report file) is refused as a whole, saying what it is: its records have an id
+    and a question, so it was imported as questions without a word."""
     records = parse_json_records(src)
+    refuse_other_format(src.name, records, "questions", "jsonl", any_of_kind=True)
     problems = Problems(src.name)
     out = []
     for n, r in enumerate(records, start=1):

@@ -225,6 +225,7 @@ def write(study, rows, people: dict, rep) -> None:
         }
     disagreement = {r.n: stored[(owner[r.n], r.target["paragraph"])][0] for r in rows}
     by_disagreement = {disagreement[r.n]: r for r in rows}
+    now = timezone.now()
     sync_rows(
         RelevanceAdjudication, rep,
         stored={
@@ -234,7 +235,7 @@ def write(study, rows, people: dict, rep) -> None:
             ).values_list("id", "disagreement_id", *DECISION)
         },
         wanted={d: tuple(r.values[f] for f in DECISION) for d, r in by_disagreement.items()},
-        fields=list(DECISION),
+        fields=list(DECISION), touch=lambda d: by_disagreement[d].touched(now),
         new_row=lambda d, v: {
             "study": study.pk, "annotator": people[by_disagreement[d].annotator],
             "question": by_disagreement[d].question, "setting": by_disagreement[d].setting,

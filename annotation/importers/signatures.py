@@ -10,6 +10,11 @@ the signature that fits the first records best (the most fields) names the file,
 unless it is the importer's own, the file is refused with one file-level problem saying
 what the file is and where it goes. Nothing is read twice and only the first records'
 keys are looked at: it runs on every import.
+
+A generic format reads every file of its kind under its aliases (the generic questions
+format takes ``question`` or ``query`` for ``text``, so a benchmark's questions file is
+one it reads): it asks with ``any_of_kind``, and only a file of another kind (a
+ResearcherBench responses file, a report file, a pairwise annotation file) is refused.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ def _declared() -> list[tuple[Signature, Format, Option | None]]:
     return out
 
 
-def looks_like_other_format(data, kind: str, name: str, option: str | None = None) -> str | None:
+def looks_like_other_format(
+    data, kind: str, name: str, option: str | None = None, *, any_of_kind: bool = False
+) -> str | None:
     """Why ``data`` (the parsed file: a list of records, or one object) is not a file of
     format ``name`` of ``kind`` (its file option ``option`` when given), when its first
     records show it to be another declared file; None when they do not (the format's own
-    checks then say what is wrong, record by record)."""
+    checks then say what is wrong, record by record). ``any_of_kind``: every declared file
+    of ``kind`` is the format's own (a generic format's)."""
     fitting = [entry for entry in _declared() if entry[0].fits(data)]
     if not fitting:
         return None
@@ -41,6 +49,8 @@ def looks_like_other_format(data, kind: str, name: str, option: str | None = Non
     for _, fmt, opt in top:
         if fmt.key == (kind, name) and (opt.name if opt else None) == option:
             return None  # the file this import reads (an even match with another: its own)
+        if any_of_kind and fmt.kind == kind:
+            return None
     sig, fmt, opt = top[0]
     return f"this looks like {sig.what} ({sig.shape()}): {_where(fmt, opt, (kind, name))}"
 
@@ -58,9 +68,11 @@ def _where(fmt: Format, opt: Option | None, expected: tuple[str, str]) -> str:
     return f"import it as {fmt.kind}, format {fmt.name}"
 
 
-def refuse_other_format(file: str, data, kind: str, name: str, option: str | None = None) -> None:
+def refuse_other_format(
+    file: str, data, kind: str, name: str, option: str | None = None, *, any_of_kind=False
+) -> None:
     """Refuse ``data`` with one file-level problem when it is another declared file
     (:func:`looks_like_other_format`); nothing has been written yet."""
-    hint = looks_like_other_format(data, kind, name, option)
+    hint = looks_like_other_format(data, kind, name, option, any_of_kind=any_of_kind)
     if hint:
         fail(file, hint)

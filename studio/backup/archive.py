@@ -139,6 +139,7 @@ class Reader:
         self.raw_entries = {t["model"]: t for t in tables}
         self.entries = dict(self.raw_entries)
         self.extend: dict[str, Callable[[int], list]] = {}
+        self.change: dict[str, Callable[[list], list]] = {}
         self._upgrade()
 
     def _upgrade(self) -> None:
@@ -156,6 +157,9 @@ class Reader:
                 continue
             for label in upgrade.dropped:
                 self.entries.pop(label, None)
+            for label, change in upgrade.changed.items():
+                if label in self.entries:
+                    self.change[label] = change
             for label, columns in upgrade.added.items():
                 if label in self.entries:
                     entry = self.entries[label]
@@ -169,13 +173,15 @@ class Reader:
     def rows(self, label: str, problems: list[Problem] | None = None) -> Iterator[tuple[int, list]]:
         """(line number, row) of one table in the current layout; a bad line, count or
         checksum is added to ``problems`` (or raised when no list is given)."""
-        extend = self.extend.get(label)
-        if extend is None:
+        extend, change = self.extend.get(label), self.change.get(label)
+        if extend is None and change is None:
             yield from self.raw_rows(label, problems)
             return
         pk = self.raw_entries[label]["columns"].index("id")
         for line, row in self.raw_rows(label, problems):
-            yield line, [*row, *extend(row[pk])]
+            if change is not None:
+                row = change(row)
+            yield line, row if extend is None else [*row, *extend(row[pk])]
 
     def raw_rows(
         self, label: str, problems: list[Problem] | None = None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from annotation.importers.base import Problem
 
@@ -37,11 +37,14 @@ PARAGRAPH = "annotation.paragraph"
 @dataclass
 class Upgrade:
     """Columns added to tables (``{table: [column, …]}``) and, per such table, how a row's
-    new values are found from its id; the tables read for them are dropped."""
+    new values are found from its id; the tables read for them are dropped. ``changed``:
+    per table, how a row as the file holds it (its columns, before any added) takes the
+    values a data migration gave such rows in place."""
 
     added: dict[str, list[str]]
     values: dict[str, Callable[[int], list]]
     dropped: tuple[str, ...]
+    changed: dict[str, Callable[[list], list]] = field(default_factory=dict)
 
 
 def citation_rows_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
@@ -122,19 +125,57 @@ def _dangling(reader, label, line, field, own, target, value) -> Problem:
 
 
 QUESTION = "annotation.question"
+RUBRIC = "annotation.rubric"
 
 
 def question_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
     """Migration ``annotation.0023`` added ``Question.released`` (a benchmark's question
     record as released, kept by the imports since): a backup written before has none, as
     the questions upgraded in place have none (their export is built from their fields).
-    That migration's move of ResearcherBench questions to the new mapping is not redone
-    here: a restored study of that kind is re-imported from its questions file to get it."""
+
+    That migration also moved ResearcherBench questions imported with the old mapping
+    (``category`` as ``field``, ``Subject`` as ``subdomain``) to today's (``Subject`` ->
+    ``field``, ``category`` -> ``intent``), so that assignment by expertise matches on the
+    research area; a restore of such a backup does the same to the same questions, known
+    as that migration knows them (:func:`researcherbench_old_mapping`)."""
     entry = reader.raw_entries.get(QUESTION)
     if entry is None or "released" in entry["columns"]:
         return None
+    changed = {}
+    moved = researcherbench_old_mapping(reader, problems)
+    if moved is not None:
+        changed[QUESTION] = moved
     return Upgrade(added={QUESTION: ["released"]}, values={QUESTION: lambda pk: [None]},
-                   dropped=())  # fmt: skip
+                   dropped=(), changed=changed)  # fmt: skip
+
+
+def researcherbench_old_mapping(reader, problems: list[Problem]) -> Callable[[list], list] | None:
+    """The row change of ``annotation.0023``'s data migration
+    (``researcherbench_category_as_intent``): a question with a rubric of kind
+    ``researcherbench`` and the old mapping's trace (a subdomain, no intent) takes
+    ``intent, field, subdomain = field, subdomain, ""``. None when the backup's tables
+    lack the columns it reads (nothing of that layout to move)."""
+    columns = reader.raw_entries[QUESTION]["columns"]
+    rubric = reader.raw_entries.get(RUBRIC)
+    wanted = {"id", "field", "subdomain", "intent"}
+    if rubric is None or not wanted <= set(columns):
+        return None
+    if not {"question_id", "kind"} <= set(rubric["columns"]):
+        return None
+    q_at, kind_at = rubric["columns"].index("question_id"), rubric["columns"].index("kind")
+    ids = {row[q_at] for _, row in reader.raw_rows(RUBRIC, problems)
+           if row[kind_at] == "researcherbench"}  # fmt: skip
+    at = {name: columns.index(name) for name in wanted}
+
+    def move(row: list) -> list:
+        if row[at["id"]] not in ids or row[at["intent"]] or not row[at["subdomain"]]:
+            return row
+        row = list(row)
+        row[at["intent"]], row[at["field"]], row[at["subdomain"]] = (
+            row[at["field"]], row[at["subdomain"]], "")  # fmt: skip
+        return row
+
+    return move
 
 
 #: Every layout change a backup may need, oldest first.

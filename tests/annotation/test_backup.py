@@ -457,3 +457,66 @@ def test_an_old_backup_whose_source_rows_were_changed_is_refused_by_their_checks
                    fix_manifest=False)  # fmt: skip
     message = _refused(bad)
     assert "[annotation.citation]" in message and "checksum" in message
+
+
+def _without_column(src, dst, label: str, column: str):
+    """Copy the backup as an earlier Concord wrote it: ``column`` of ``label`` left out,
+    the manifest's columns, checksums and count to match."""
+    import hashlib
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        manifest = json.loads(zin.read("manifest.json"))
+        entry = next(t for t in manifest["tables"] if t["model"] == label)
+        at = entry["columns"].index(column)
+        for info in zin.infolist():
+            if info.filename == "manifest.json":
+                continue
+            data = zin.read(info.filename)
+            if info.filename == entry["file"]:
+                rows = [json.loads(line) for line in data.splitlines()]
+                data = b"".join(archive.encode(r[:at] + r[at + 1 :]) for r in rows)
+                entry["sha256"] = hashlib.sha256(data).hexdigest()
+            zout.writestr(info.filename, data)
+        entry["columns"].pop(at)
+        manifest["checksum"] = archive.tables_checksum(manifest["tables"])
+        zout.writestr("manifest.json", json.dumps(manifest))
+    return dst
+
+
+def test_a_backup_from_before_0023_restores_researcherbench_questions_on_the_new_mapping(
+    tmp_path,
+):
+    """Migration 0023 moved ResearcherBench questions imported with the old mapping
+    (category as field, Subject as subdomain) to Subject -> field, category -> intent; a
+    backup taken before it restored them on the old mapping, so assignment by expertise
+    matched annotators on the question's type (tester's report). Restored now as upgrading
+    in place gives: the same questions moved, every other question as it was."""
+    from annotation.models import Question, Rubric
+
+    study = Study.objects.create(name="Old RB")
+
+    def question(key, kind, **fields):
+        q = Question.objects.create(study=study, external_id=key, text=f"{key}?", **fields)
+        Rubric.objects.create(question=q, kind=kind)
+
+    question("old", "researcherbench", field="Open Consulting", subdomain="AI Policy")
+    question("new", "researcherbench", field="Scaling Laws", intent="Literature Review")
+    question("other", "researchqa", field="Biology", subdomain="Genomics")
+    path = tmp_path / "now.zip"
+    export_study(study, path)
+    old = _without_column(path, tmp_path / "old.zip", "annotation.question", "released")
+    with zipfile.ZipFile(old) as z:  # the file really is of the earlier layout
+        tables = {t["model"]: t for t in json.loads(z.read("manifest.json"))["tables"]}
+    assert "released" not in tables["annotation.question"]["columns"]
+
+    import_study(old, new_name="Restored")
+
+    restored = {
+        q.external_id: (q.field, q.subdomain, q.intent, q.released)
+        for q in Question.objects.filter(study__name="Restored")
+    }
+    assert restored == {
+        "old": ("AI Policy", "", "Open Consulting", None),
+        "new": ("Scaling Laws", "", "Literature Review", None),
+        "other": ("Biology", "Genomics", "", None),
+    }

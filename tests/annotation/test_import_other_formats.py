@@ -225,3 +225,63 @@ def test_the_researcherbench_questions_and_rubric_still_import():
     )
     assert rep.records == 65 and not rep.warnings
     assert Question.objects.count() == 65 and not Report.objects.exists()
+
+
+# --- The generic questions format ------------------------------------------------------------
+
+
+def _as_json_lines(source: Path, tmp_path: Path) -> Path:
+    import json
+
+    lines = tmp_path / f"{source.stem}.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in json.loads(source.read_text())))
+    return lines
+
+
+@pytest.mark.parametrize("as_lines", [False, True], ids=["json", "json-lines"])
+def test_a_researcherbench_responses_file_as_generic_questions_is_refused(as_lines, tmp_path):
+    """Its records have an id and a question, which the generic format reads as a question
+    (``question`` is an alias of ``text``): 65 questions were imported without a word."""
+    source = shared("researcherbench", "user_data", "OpenAI.json")
+    if as_lines:
+        source = _as_json_lines(source, tmp_path)
+    [problem] = refused("questions", source, format="jsonl")
+    assert (problem.record, problem.field) == (None, None)
+    assert source.name in problem.file
+    assert problem.message == (
+        "this looks like a ResearcherBench user_data/<system>.json responses file (records "
+        "with id, question (text) and response (text)): import it as reports, format "
+        "researcherbench"
+    )
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        (("scholarqa-cs2", "reports", "dev", "you.json"),
+         "this looks like a ScholarQA-CS2 report file"),
+        (("scholarqa-cs2", "annotation", "pairwise_chosen.json"),
+         "this looks like a ScholarQA-CS2 pairwise annotation file"),
+        (("deepscholar", "dataset", "gt_nuggets_outputs", "3", "res.json"),
+         "this looks like a DeepScholar-Bench nuggetizer res.json"),
+    ],
+    ids=["scholarqa-report", "scholarqa-pairwise", "deepscholar-nuggets"],
+)  # fmt: skip
+def test_a_file_of_another_kind_as_generic_questions_is_refused_saying_what_it_is(path, message):
+    problems = refused("questions", locate(path), format="jsonl")
+    assert [(p.record, p.field) for p in problems] == [(None, None)], problems
+    assert problems[0].message.startswith(message), problems[0].message
+
+
+def test_the_generic_format_still_reads_questions_under_its_aliases(tmp_path):
+    """A questions file of a benchmark is one the generic format reads (``question`` for
+    ``text``), and so is a rubric given with a ``question`` key: not refused."""
+    rep = run("questions", shared("researcherbench", "questions.json"), study="S",
+              format="jsonl", dry_run=True)  # fmt: skip
+    assert rep.records == 65
+    for alias in ("question", "query"):  # the shapes of ResearcherBench's and ResearchQA's
+        own = tmp_path / f"{alias}.jsonl"
+        own.write_text("".join(f'{{"id": "{alias}{i}", "{alias}": "Q{i}?", "rubric": '
+                               f'[{{"text": "Item {i}"}}]}}\n' for i in range(3)))  # fmt: skip
+        assert run("questions", own, study="S", format="jsonl").records == 3
+    assert Question.objects.count() == 6

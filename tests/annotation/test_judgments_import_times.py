@@ -93,3 +93,64 @@ def test_a_bad_time_is_refused_naming_record_and_field(exported, field, value, s
     ((p),) = info.value.problems
     assert (p.record, p.field) == (n, field) and says in p.message
     assert sum(model.objects.count() for model in protection.judgment_models()) == before
+
+
+def _changed(lines: list[dict], times: dict) -> list[dict]:
+    """The same records with a query quality's clarity, the first medal and the expertise
+    level changed, each given ``times`` (its keys set, the others left out)."""
+    out = []
+    first_medal = True
+    for r in lines:
+        r = {k: v for k, v in r.items() if k not in ("created_at", "updated_at")}
+        if r["kind"] == "query_quality":
+            r["clarity"] = 1 if r["clarity"] != 1 else 2
+        elif r["kind"] == "medal" and first_medal:
+            r["medal"], first_medal = "bronze", False
+        elif r["kind"] == "expertise_rating":
+            r["level"] = "outside"
+        else:
+            out.append({**r, "created_at": CREATED.isoformat(), "updated_at": UPDATED.isoformat()})
+            continue
+        out.append({**r, **{k: v.isoformat() for k, v in times.items()
+                            if k == "updated_at" or r["kind"] != "expertise_rating"}})  # fmt: skip
+    return out
+
+
+def _import(lines, study) -> None:
+    run("judgments", "\n".join(json.dumps(r) for r in lines).encode(), study=study)
+
+
+def test_a_re_import_that_changes_a_judgment_without_times_moves_its_update_time(exported):
+    """A stored judgment kept its ``updated_at`` when a re-import changed its values (the
+    report cache reads that time); a changed one is updated now, an unchanged one keeps its
+    times, and a changed medal is a change of its ranking."""
+    _, b, lines = exported
+    _import(lines, b)
+    before = datetime.now(UTC)
+    _import(_changed(lines, {}), b)
+    q = m.QueryQuality.objects.get(study=b)
+    assert q.clarity in (1, 2) and q.updated_at >= before and q.created_at == CREATED
+    ranking = m.MedalRanking.objects.get(study=b)
+    assert ranking.medals.filter(medal="bronze").exists()
+    assert ranking.updated_at >= before and ranking.created_at == CREATED
+    rating = m.ExpertiseRating.objects.get(question__study=b)
+    assert rating.level == "outside" and rating.rated_at >= before
+    unchanged = m.PairwisePreference.objects.get(study=b)
+    assert (unchanged.created_at, unchanged.updated_at) == (CREATED, UPDATED)
+
+
+def test_a_re_import_that_changes_a_judgment_with_times_gives_it_those(exported):
+    _, b, lines = exported
+    _import(lines, b)
+    created, updated = (
+        datetime(2025, 1, 2, 3, 4, tzinfo=UTC),
+        datetime(2025, 5, 6, 7, 8, tzinfo=UTC),
+    )
+    _import(_changed(lines, {"created_at": created, "updated_at": updated}), b)
+    q = m.QueryQuality.objects.get(study=b)
+    assert (q.created_at, q.updated_at) == (created, updated)
+    ranking = m.MedalRanking.objects.get(study=b)
+    assert (ranking.created_at, ranking.updated_at) == (created, updated)
+    assert m.ExpertiseRating.objects.get(question__study=b).rated_at == updated
+    unchanged = m.PairwisePreference.objects.get(study=b)
+    assert (unchanged.created_at, unchanged.updated_at) == (CREATED, UPDATED)

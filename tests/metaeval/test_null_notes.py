@@ -144,8 +144,6 @@ FRAMES = {
 @pytest.mark.parametrize("options", SELECTIONS, ids=lambda o: ",".join(map(str, o.items())))
 def test_every_null_figure_of_a_report_has_a_note(kind, options):
     """Whatever the selection, a null figure of the report is never left unexplained."""
-    if options.get("compat") and options.get("expert_agreed") and kind.endswith("annotator"):
-        pytest.skip("refused: the script's expert-agreed subset of one annotator is empty")
     report = build_report(frame(**FRAMES[kind]), ReportOptions(**options))
     assert unexplained_nulls(report) == [], report
     if kind == "defined" and not options.get("compat"):
@@ -220,4 +218,42 @@ def test_compat_over_the_api_says_why_kappa_is_null(researcher_user):
         f"/api/studies/{study.pk}/agreement/?compat=scholarqa-cs2&settings=assigned"
     ).json()
     assert report["iaa"]["cohen_kappa"] is None and report["iaa"]["notes"]["cohen_kappa"]
+    assert unexplained_nulls(report) == []
+
+
+@pytest.mark.django_db
+def test_compat_expert_agreed_on_one_annotator_is_a_report_of_nulls(researcher_user):
+    """A setting with one annotator has an empty expert-agreed subset (no comparison is
+    judged twice): the analysis is well defined, its figures are not. It was refused with
+    "no judgments in setting 'assigned'" (tester's report); now every figure is null and
+    the note says why."""
+    from rest_framework.test import APIClient
+
+    from tests.builders.ranked import ranked_study
+
+    study = ranked_study(4, annotators=1)
+    study.researchers.add(researcher_user)
+    api = APIClient()
+    api.force_authenticate(researcher_user)
+    response = api.get(f"/api/studies/{study.pk}/agreement/?compat=scholarqa-cs2"
+                       "&settings=assigned&expert_agreed=true")  # fmt: skip
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["preference"] == {} and report["metric_wise"] == {}
+    assert report["system"]["tau_b"] is None and report["iaa"]["strict"] is None
+    why = report["system"]["notes"]["tau_b"]
+    assert "Expert-agreed subset empty" in why and "1 annotator" in why
+    assert report["notes"] == [why]
+    assert report["selection"]["n_annotators"] == 1 and report["selection"]["n_judgments"]
+    assert unexplained_nulls(report) == []
+
+
+def test_compat_expert_agreed_when_two_annotators_never_agree():
+    """Two annotators whose every decision differs: the subset is empty too, and says so."""
+    data = frame()
+    second = data.annotator == 1
+    data.preference[second] = data.preference[second][:, ::-1]
+    report = build_report(data, ReportOptions(compat="scholarqa-cs2", expert_agreed=True))
+    assert report["preference"] == {} and report["system"]["tau_b"] is None
+    assert "no comparison of setting 'assigned' has judgments that all agree" in report["notes"][0]
     assert unexplained_nulls(report) == []
