@@ -29,11 +29,10 @@ before, every judgment re-imported into a fresh study was stamped with the impor
 A record without them gets the import time; an unparseable one, or one without a time
 zone, is refused naming the record and field. A judgment already stored that the file
 repeats unchanged keeps its times; one whose values the file changes is updated in place
-with the record's times, and its update time moves to the import time where the record
-gives none (a medal's or a rubric assessment's change is one of its ranking or
-comparison). Before, a changed judgment kept its old ``updated_at``: the report cache,
-which reads the largest update time of each kind (``metaeval.cache``), could serve the
-report of the old values.
+and its update time moves to the import time, whatever the record says (a medal's or a
+rubric assessment's change is one of its ranking or comparison); its creation time stays.
+Before, a changed judgment kept its old ``updated_at``: the report cache, which reads the
+largest update time of each kind (``metaeval.cache``), served the report of the old values.
 """
 
 from __future__ import annotations
@@ -280,12 +279,13 @@ class _Row:
         return {common[c].removeprefix(spec.prefix): t for c, t in self.times.items()}
 
     def touched(self, now: datetime) -> dict[str, datetime]:
-        """The times of a stored judgment this record changes: the record's, and its
-        update time ``now`` where the record gives none."""
+        """The times of a stored judgment this record changes: updated ``now``, whatever
+        time the record gives (an exported file edited and imported again still holds the
+        times of its export: kept, the change would be invisible to the report cache,
+        which reads each kind's largest update time, and to anyone reading the times);
+        its creation time stays as stored."""
         spec = SPECS[self.kind]
-        updated = spec.common_columns["updated_at"].removeprefix(spec.prefix)
-        stamps = self.stamps()
-        return {**stamps, updated: stamps.get(updated, now)}
+        return {spec.common_columns["updated_at"].removeprefix(spec.prefix): now}
 
     def key(self, kind_spec: JudgmentKind | None) -> tuple:
         """What one judgment is: two records with the same key are the same judgment."""
