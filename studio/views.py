@@ -115,6 +115,9 @@ def _detail_context(study: Study) -> dict:
         "authored": authoring.authored_questions(study),
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
+        # never enabled by an import (readiness.PERSONAL): said beside its form, not first
+        # learnt from a refusal
+        "adjudication_enabled": Study.Task.RELEVANCE_ADJUDICATION in (study.tasks or ()),
         "downloads": download_panel(study),
     }
 

@@ -242,3 +242,22 @@ def test_plans_cannot_make_adjudication(setup, admin_user, client):
     assert (
         response.status_code == 400 and "own finished metric-wise work" in response.content.decode()
     )
+
+
+def test_the_study_page_says_when_adjudication_is_not_enabled(admin_user, client):
+    """No import enables relevance adjudication (it comes from annotators' own work): the
+    study page says so beside its form and its button is disabled, instead of the admin
+    first learning it from a refusal (tester); once enabled, the form is usable."""
+    study = make_study()
+    study.tasks = [t for t in (study.tasks or []) if t != "relevance_adjudication"]
+    study.save(update_fields=["tasks"])
+    client.force_login(admin_user)
+    url = reverse("studies:detail", args=[study.pk])
+    page = client.get(url).content.decode()
+    assert 'id="adjudication-disabled"' in page
+    assert re.search(r'<button class="btn" type="submit" disabled[^>]*>Create adjudication', page)
+    study.tasks = [*study.tasks, "relevance_adjudication"]
+    study.save(update_fields=["tasks"])
+    page = client.get(url).content.decode()
+    assert 'id="adjudication-disabled"' not in page
+    assert re.search(r'<button class="btn" type="submit">Create adjudication', page)
