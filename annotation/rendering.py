@@ -146,20 +146,33 @@ _WORDS_ONLY = re.compile(f"[{_LATIN}{_CJK}0-9 ,.:;!?'’、，。：；！？·]
 _WORD_HYPHEN = re.compile(f"(?<=[{_LATIN}0-9])-(?=[{_LATIN}])")
 _HAS_CJK = re.compile(f"[{_CJK}]")
 _LATIN_WORD = re.compile(f"[{_LATIN}]+")
+#: arXiv categories, one or a list: an archive and its subject class (``cs.LG``,
+#: ``stat.ML``, ``q-bio.NC``, ``physics.comp-ph``) or an archive without classes
+#: (``hep-th``, ``gr-qc``, ``quant-ph``). A dot between a lowercase archive and an
+#: uppercase class, or one of these archives by name: no formula is written so.
+_ARXIV_CATEGORY = (
+    r"(?:[a-z]{2,}(?:-[a-z]{2,})?\.(?:[A-Z]{2}|[a-z]{2,}-[a-z]{2,})"
+    r"|(?:gr-qc|hep-(?:th|ph|ex|lat)|nucl-(?:th|ex)|quant-ph|math-ph|astro-ph|cond-mat|nlin))"
+)
+_ARXIV_CATEGORIES = re.compile(rf"{_ARXIV_CATEGORY}(?:\s*[,;]\s*{_ARXIV_CATEGORY})*")
 
 
 def bracketed_words(content: str) -> bool:
     """Whether the content of an escaped-bracket span ``\\[…\\]`` is words in brackets,
     not display math: words only (``_WORDS_ONLY``), with a CJK character (``\\[AI生成\\]``,
     ``\\[论文审查\\]``) or a Latin word of three letters or more (``\\[Case Studies\\]``,
-    ``\\[Text A\\]``, ``\\[500-word passage\\]``). Conservative: ``\\[ x \\]``, ``\\[J\\]``,
-    ``\\[ dx \\]``, ``\\[ n-1 \\]``, ``\\[12\\]`` and anything with an operator or a command
-    stay math.
+    ``\\[Text A\\]``, ``\\[500-word passage\\]``), or arXiv categories
+    (``_ARXIV_CATEGORIES``: ``\\[cs.LG\\]``, ``\\[stat.ML, cs.AI\\]``, ``\\[hep-th\\]``).
+    Conservative: ``\\[ x \\]``, ``\\[J\\]``, ``\\[ dx \\]``, ``\\[AB\\]``, ``\\[ n-1 \\]``,
+    ``\\[ a.b \\]``, ``\\[12\\]`` and anything with an operator or a command stay math.
 
     Why: a markdown writer escapes brackets it means as brackets (Mita's ``\\[AI生成\\]``
     and its prompt templates' ``\\[Helpful Assistant\\]`` were shown as display formulas);
     real display math has a command or an operator (``\\[ \\text{FFN}(x) = \\max(0, xW_1 +
-    b_1)W_2 + b_2 \\]``, the released ResearcherBench files' two)."""
+    b_1)W_2 + b_2 \\]``, the released ResearcherBench files' two); Mita's "(Kaplan et al.,
+    arXiv \\[cs.LG\\], 2020)" was the one display formula of its 65 responses."""
+    if _ARXIV_CATEGORIES.fullmatch(content.strip()):
+        return True
     content = _WORD_HYPHEN.sub(" ", content.strip())
     if not _WORDS_ONLY.fullmatch(content):
         return False

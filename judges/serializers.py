@@ -79,6 +79,8 @@ class JudgeScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = JudgeScore
         fields = ["id", "judge", "report", "question", "system", "metric", "value", "rationale"]
+        #: A judge's rationale is stored as given (DRF trims a text field's ends by default).
+        extra_kwargs = {"rationale": {"trim_whitespace": False}}
 
     def validate(self, attrs):
         """The metric must be a judge metric and the value within its scale, as in the

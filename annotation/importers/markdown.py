@@ -37,7 +37,8 @@ Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]
 ``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
 ``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
 ``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
-may contain spaces; the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
+may contain spaces, and in a link in parentheses unmatched ones, ``#:~:text=on,I) If the``;
+the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
 and ``(Author et al., 2020)``. Nothing is matched inside math (``$…$``, ``$$…$$``,
 ``\\(…\\)``, ``\\[…\\]``) or code spans.
 """
@@ -68,10 +69,28 @@ _URL = re.compile(r"https?://[^\s<>\]\[\"']+")
 _LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
 _LINK_URL = r"https?://(?:[^()]|\([^()]*\))*?"  # a line break too: dev/you
 LINK_URL = _LINK_URL  # what a link's url may be, for the normaliser's link peeling
+#: The url of a link in parentheses, ``([words](url))``, whose ``#:~:text=`` fragment is
+#: quoted page text holding an unmatched parenthesis (OpenAI: ``#:~:text=training on,I) If
+#: the))``, ``…fine,tuning (SFT)).``): it runs to the first ``))``, closing the link and the
+#: parenthesis around it (a third closes a parenthesis around both: ``(for instance …
+#: ([site](url#:~:text=a,b)))``), on one line, with no ``[`` nor ``](`` (a second link
+#: stays one; a quoted ``]`` is kept, ``…DISHA] from India7)%2C is``). Why: read as
+#: balanced parentheses only, the link ended at the fragment's first ``)`` and scraps of
+#: the url (" If the))") stayed in the text annotators read (31 places in OpenAI's
+#: released file). Narrow on purpose: a url with spaces is malformed markdown, and only a
+#: fragment copied from a page has them.
+_FRAGMENT_URL = (
+    r"https?://(?:[^\s()\[\]]|\([^\s()\[\]]*\))*#:~:text=(?:[^\[\]\n]|\](?!\())*?(?=\)\))"
+)
 #: ``[words](url)``: one line of words (after a line break at most), which may open with
 #: an unmatched escaped bracket (OpenAI's ``[[2502.03387\] LIMO](url)``); the url may hold
-#: spaces and balanced parentheses (``#:~:text=a b (c)``).
-_LINK_PATTERN = rf"\[\n?(?P<words>\[?{_LINK_TEXT})\]\(\s*<?(?P<url>{_LINK_URL})>?\s*\)"
+#: spaces and balanced parentheses (``#:~:text=a b (c)``), and, in a link in parentheses,
+#: a text fragment's unmatched ones (:data:`_FRAGMENT_URL`; ``wrapped`` is set when a
+#: ``(`` stands before the link, ``quoted`` when the url is read so: :func:`_link_end`).
+_LINK_PATTERN = (
+    rf"(?:(?<=\()(?P<wrapped>))?\[\n?(?P<words>\[?{_LINK_TEXT})\]"
+    rf"\(\s*<?(?P<url>(?(wrapped)(?P<quoted>{_FRAGMENT_URL})|(?!))|{_LINK_URL})>?\s*\)"
+)
 _LINK = re.compile(_LINK_PATTERN)
 LINK = _LINK  # a markdown link, groups "words" and "url" (the normaliser's too)
 
@@ -235,6 +254,22 @@ def _url_key(url: str) -> str:
     return _TEXT_FRAGMENT.sub("", url.strip())
 
 
+def _link_end(text: str, m: re.Match) -> int:
+    """Where the link ``m`` of ``text`` ends: its match's end, but one ``)`` further for a
+    link whose url is a quoted text fragment (:data:`_FRAGMENT_URL`) followed by a third
+    ``)`` that closes no parenthesis opened before the link: ``x ([w](url#:~:text=a (b))).``
+    holds ``(b)`` whole, while in ``(as shown ([w](url#:~:text=tuning (SFT))).`` the third
+    closes "(as shown" (OpenAI's four ``)))``), counting the parentheses of the words
+    before the link (earlier links' urls aside). Why: either way the text annotators read
+    keeps its parentheses balanced (GPT-4's ``…([The Decoder](url#:~:text=GPT,MoE))).``
+    read "[17])." with the first reading only)."""
+    end = m.end()
+    if m.group("quoted") is None or not text.startswith("))", end):  # the "(…)" and a third
+        return end
+    prose = _LINK.sub("", text[: m.start() - 1])  # before the "(" around it, links aside
+    return end + 1 if prose.count("(") <= prose.count(")") else end
+
+
 def _first_bracket_closed(words: str) -> bool:
     """Whether the ``[`` opening a link's ``words`` is closed inside them (by ``]`` or by an
     escaped ``\\]``): then it is part of the words (CommonMark allows balanced brackets in
@@ -260,7 +295,7 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
         if m.group("skip") is not None:
             continue
         if m.group("link") is not None:
-            (start, end), words, url = m.span(), m.group("words"), m.group("url")
+            start, end, words, url = m.start(), _link_end(text, m), m.group("words"), m.group("url")
             if words.startswith("[") and not _first_bracket_closed(words):  # "\[[words](url)\]"
                 start, words = start + 1, words[1:]
             if text[start - 2 : start] == "\\[" and text[end : end + 2] == "\\]":
@@ -329,7 +364,7 @@ def link_anchors(
     for m in _INLINE.finditer(text):
         if m.group("link") is None:
             continue
-        start, end = m.span()
+        start, end = m.start(), _link_end(text, m)
         if any(a < end and start < b for a, b, _ in taken):
             continue
         key = _url_key(m.group("url"))

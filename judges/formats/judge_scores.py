@@ -22,7 +22,8 @@ researcherbench      ResearcherBench rubric results: a list of ``{id, model, res
 csv                  generic per-report scores: header ``question,system,metric,value``
                      and optionally ``rationale``; ``metric`` is one of the judge metrics
                      (:data:`judges.scoring.metrics.JUDGE_METRICS`) and ``value`` within
-                     its scale (every one [0, 1]).
+                     its scale (every one [0, 1]); the ids and metric are trimmed, the
+                     rationale kept exactly as given (leading tab, trailing spaces).
 ===================  ==========================================================================
 
 ScholarQA-CS2 judge scores come with the pairwise records: use ``import_pairwise``
@@ -456,7 +457,8 @@ def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str |
             problems.add(n, "metric", f"the same report and metric as row {seen[(rid, metric)]}")
             continue
         seen[(rid, metric)] = n
-        out["scores"][(rid, metric)] = (value, (row.get("rationale") or "").strip())
+        # the rationale as the judge gave it: its leading tab or indent is the judge's text
+        out["scores"][(rid, metric)] = (value, row.get("rationale") or "")
     problems.raise_if_any()
     return out
 

@@ -55,6 +55,40 @@ def test_links_whose_url_holds_spaces_are_citations():
     )
 
 
+def test_a_text_fragment_with_an_unmatched_parenthesis_stays_in_its_link():
+    """OpenAI quotes page text in a link's ``#:~:text=`` fragment, unmatched parentheses
+    and all; the link, in parentheses, ends at the first ``))``. Read as balanced
+    parentheses only, " If the))" and "(s1 … scaling" were left in the text."""
+    text = (
+        "Solutions were distilled ([[2501.19393\\] s1: Simple test-time scaling]"
+        "(https://ar5iv.org/html/2501.19393v3#:~:text=We show that training on,I) If the)). "
+        "Gains hold (RLHF helps ([RLAIF](https://x.example/r#:~:text=Human Feedback,tuning (SFT))). "
+        "Privacy laws apply ([PMC](https://x.example/p#:~:text=course,DISHA] from India7)%2C is))."
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["Solutions were distilled [1]. Gains hold (RLHF helps [2]). "
+                          "Privacy laws apply [3]."]  # fmt: skip
+    assert sources == {
+        "1": ("[2501.19393] s1: Simple test-time scaling", "https://ar5iv.org/html/2501.19393v3"),
+        "2": ("RLAIF", "https://x.example/r"),
+        "3": ("PMC", "https://x.example/p"),
+    }
+
+
+def test_text_after_a_link_is_never_taken_into_its_fragment():
+    """The rule is narrow: a link not in parentheses, one without a text fragment, and two
+    links in one pair of parentheses end as CommonMark ends them; the words after stay."""
+    text = (
+        "See [site](https://x.example/a#:~:text=a,b) If the)). "
+        "Then ([site](https://x.example/b) If the)). "
+        "Both ([a](https://x.example/c#:~:text=x) y, [b](https://x.example/d))."
+    )
+    paragraphs, sources = read(text)
+    assert paragraphs == ["See site [1] If the)). Then (site [2] If the)). Both (a [3] y, b [4])."]
+    assert sources["1"] == ("site", "https://x.example/a")
+    assert sources["3"] == ("a", "https://x.example/c")
+
+
 def test_escaped_markers_and_link_lists_are_linked():
     text = (
         "Published in 2025 \\[68\\]\\[135\\].\n\n## References\n\n"

@@ -375,6 +375,42 @@ def test_links_with_brackets_in_their_words_are_whole_citations(researcherbench_
     assert not left, left[:5]
 
 
+#: What a text fragment's quoted words leave after a marker when its link ended at the
+#: fragment's first ")": " If the))", "%2C whose))" (not an empty "()" the system wrote).
+FRAGMENT_SCRAP = re.compile(r"\[\d+\](?!\s*\(\))[^\[\]()\n]{0,80}\)\)")
+
+
+def test_a_text_fragments_unmatched_parenthesis_leaves_no_scrap(researcherbench_dir):
+    """OpenAI's links quote page text in a ``#:~:text=`` fragment, unmatched parentheses
+    and all (``…#:~:text=We show that training on,I) If the))``): 31 places read " If
+    the))" or "%2C whose))" after the marker, and the link's words were left before it,
+    "(s1: Simple test-time scaling [2]". None is left; the sources keep no fragment."""
+    run("reports", researcherbench_dir / "OpenAI.json", study="RB", format="researcherbench",
+        system="OpenAI")  # fmt: skip
+    texts = list(
+        Paragraph.objects.filter(report__system__name="OpenAI").values_list("text", flat=True)
+    )
+    scraps = [m.group() for t in texts for m in FRAGMENT_SCRAP.finditer(t)]
+    assert not scraps, scraps[:5]
+    prose = [re.sub(r"```[\s\S]*?(?:```|$)", "", t) for t in texts]  # code shown as written
+    assert not [t for t in prose if "%2C" in t or "#:~:" in t]
+    assert any("high-quality solutions [" in t for t in texts)  # "…solutions ([s1 …](url))"
+    reports = Report.objects.filter(system__name="OpenAI")
+    assert not [c for c in citations(reports) if "%2C" in c.title or "#:~:" in c.url]
+    title = {
+        (pk, item["key"]): item["title"]
+        for pk, stored in reports.values_list("pk", "citations")
+        for item in stored
+    }
+    left = [  # a link's words before its marker: "(s1: Simple test-time scaling [2]"
+        p.text[max(0, a - 60) : b]
+        for a, b, key, p in anchors(report__in=reports)
+        if title[p.report_id, key]
+        and re.search(rf"\(\s*{re.escape(title[p.report_id, key].strip())}\s*$", p.text[:a])
+    ]
+    assert not left, left[:5]
+
+
 # --- Vendors' AI notices: a signature every report of a system shares ----------------------
 
 NOTICES = {"Doubao": "（注：文档部分内容可能由 AI 生成）", "Mita": "\\[AI生成\\]"}

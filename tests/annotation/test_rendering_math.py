@@ -221,12 +221,17 @@ def test_a_citation_marker_beside_math_stays_a_marker():
         (r"\[Case Studies\]", "[Case Studies]"),
         (r"\[Text A\]", "[Text A]"),
         (r"\[500-word passage\]", "[500-word passage]"),
+        (r"\[cs.LG\]", "[cs.LG]"),
+        (r"\[ stat.ML, cs.AI \]", "[ stat.ML, cs.AI ]"),
+        (r"\[q-bio.NC\]", "[q-bio.NC]"),
+        (r"\[physics.comp-ph\]", "[physics.comp-ph]"),
+        (r"\[gr-qc\]", "[gr-qc]"),
     ],
 )
 def test_escaped_brackets_around_words_are_text_not_display_math(source, shown):
-    """Mita escapes brackets it means as brackets (``\\[AI生成\\]``, ``\\[Case Studies\\]``):
-    they were rendered as display formulas. Words only (CJK, or Latin words of no single
-    letter) are text in brackets."""
+    """Mita escapes brackets it means as brackets (``\\[AI生成\\]``, ``\\[Case Studies\\]``,
+    "arXiv ``\\[cs.LG\\]``"): they were rendered as display formulas. Words only (CJK, or
+    Latin words of no single letter) and arXiv categories are text in brackets."""
     html = text_to_html(f"before {source} after")
     assert "<math" not in html
     assert f"before {shown} after" in "".join(parse(html).text)
@@ -235,7 +240,8 @@ def test_escaped_brackets_around_words_are_text_not_display_math(source, shown):
 @pytest.mark.parametrize(
     "source",
     [r"\[ x \]", r"\[J\]", r"\[ dx \]", r"\[ n-1 \]", r"\[12\]", r"\[ E = mc^2 \]", r"\[ αβγ \]",
-     r"\[ a × b \]", r"\[ \text{FFN}(x) = \max(0, xW_1 + b_1)W_2 + b_2 \]"],
+     r"\[ a × b \]", r"\[ \text{FFN}(x) = \max(0, xW_1 + b_1)W_2 + b_2 \]", r"\[ x^2 + y \]",
+     r"\[\alpha\]", r"\[ a = b \]", r"\[AB\]", r"\[ a.b \]", r"\[x.y-z\]", r"\[ cs.LG + 1 \]"],
 )  # fmt: skip
 def test_escaped_brackets_around_math_stay_display_math(source):
     assert 'display="block"' in text_to_html(f"before {source} after")
@@ -269,5 +275,6 @@ def test_released_researcherbench_escaped_brackets_render_as_their_kind(tmp_path
     shown = "\n".join("".join(parse(h).text) for h in mita)
     for words in ("[Helpful Assistant]", "[500-word passage]", "[Text A]", "[ISSUE]"):
         assert words in shown
+    assert "(Kaplan et al., arXiv [cs.LG], 2020)" in shown
     blocks = [m for h in mita for m in re.findall(r'<math[^>]*display="block".*?</math>', h)]
-    assert len(blocks) <= 1, blocks  # "\\[cs.LG\\]": two-letter words stay math
+    assert not blocks, blocks  # "\\[cs.LG\\]" was its one

@@ -120,6 +120,60 @@ def test_generic_csv():
     assert (s.value, s.rationale) == (0.25, "misses most aspects")
 
 
+#: A judge's rationale with the whitespace it was given: a leading tab, an indent, a
+#: trailing space and line break.
+AS_GIVEN = "\tIndented:\n  - misses aspect 2 \n"
+
+
+def test_a_csv_rationale_is_stored_exactly_as_given_and_round_trips():
+    """The CSV's ids and metric are trimmed; its rationale is kept as the judge gave it
+    (the leading tab was stripped on import), also through export and re-import, where
+    the export escaped the tab against formulas (:mod:`annotation.spreadsheets`)."""
+    from judges.formats.judge_scores import dump_csv
+
+    study = build_study("ws")
+    text = f'question,system,metric,value,rationale\n q1 ,alpha, overall ,0.5,"{AS_GIVEN}"\n'
+    import_judge_scores(text.encode(), study="ws", judge="j", format="csv")
+    score = JudgeScore.objects.get(report__system__name="alpha", metric="overall")
+    assert score.rationale == AS_GIVEN
+    exported = dump_csv(study, judge="j")["judge_scores.csv"]
+    assert "'\tIndented" in exported
+    JudgeScore.objects.all().delete()
+    import_judge_scores(exported.encode(), study="ws", judge="j", format="csv")
+    assert JudgeScore.objects.get().rationale == AS_GIVEN
+
+
+def test_json_rationales_are_stored_exactly_as_given():
+    """The JSON formats keep a judge's justification and feedback as given too."""
+    study = build_study("wsj")
+    record = {"session_id": "q1", "implementation_A": "alpha", "implementation_B": "beta",
+              "judge": "A", "judge_feedback": AS_GIVEN, "judge_swapped": None}  # fmt: skip
+    import_judge_scores(json.dumps([record]).encode(), study=study, judge="j",
+                        format="researchqa-pairwise")  # fmt: skip
+    assert JudgePairwise.objects.get(protocol="direct").rationale == AS_GIVEN
+    rubric = Rubric.objects.create(question=Question.objects.get(external_id="q1"), kind="rb")
+    RubricItem.objects.create(rubric=rubric, position=1, text="Names the cause", weight=1)
+    record = {"id": "q1", "model": "alpha", "result": {"coverage_results": [
+        {"point": "Names the cause", "weight": 1, "covered": True, "justification": AS_GIVEN}
+    ]}}  # fmt: skip
+    import_judge_scores(json.dumps([record]).encode(), study=study, judge="j",
+                        format="researcherbench", rubric_kind="rb")  # fmt: skip
+    assert JudgeCoverage.objects.get(covered=True).rationale == AS_GIVEN
+
+
+def test_the_api_stores_a_rationale_exactly_as_given(admin_user):
+    from rest_framework.test import APIClient
+
+    build_study("wsa", questions=1, systems=("alpha",))
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    body = {"judge": Judge.objects.create(name="j").pk, "report": Report.objects.get().public_id,
+            "metric": "overall", "value": 0.5, "rationale": AS_GIVEN}  # fmt: skip
+    r = api.post("/api/judge-scores/", body, format="json")
+    assert r.status_code == 201, r.json()
+    assert JudgeScore.objects.get().rationale == AS_GIVEN == r.json()["rationale"]
+
+
 @pytest.mark.parametrize(
     "fmt, payload, message",
     [
