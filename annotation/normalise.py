@@ -54,6 +54,7 @@ from annotation.importers.structure import (
     ParsedReport,
     ParsedSection,
 )
+from annotation.links import without_tracking
 
 #: Bidi embeddings, overrides, isolates and marks; zero-width spaces, joiners, word joiner,
 #: BOM, Mongolian vowel separator.
@@ -190,6 +191,17 @@ def _author_year_start(item: str, before: str) -> int:
 #: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
 _BETWEEN = re.compile(r"\s*(?:[,;]|and)?\s*")
 _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
+
+
+def _shown_url(url: str) -> str:
+    """A source's address as annotators get it: without a text fragment (the words a
+    system quoted from the page) nor analytics tags (a system's name in ``utm_source``,
+    :func:`annotation.links.without_tracking`: blinding)."""
+    if not url:
+        return url
+    if "#:~:" in url:
+        url = _TEXT_FRAGMENT.sub("", url)
+    return without_tracking(url)
 
 
 def clean_text(text: str) -> str:
@@ -725,9 +737,7 @@ def normalise_report(
             title = neutral_title(c.title)
         else:  # a marker citing no listed source: its words (:func:`marker_title`)
             title = "" if c.url or c.snippets else marker_title(key)
-        url = c.url
-        if url and "#:~:" in url:
-            url = _TEXT_FRAGMENT.sub("", url)
+        url = _shown_url(c.url)
         snippets = c.snippets
         try:  # ASCII snippets (most) have nothing to clean: copied as they are
             plain = "".join(snippets).isascii()

@@ -68,3 +68,20 @@ def test_no_page_renders_a_non_web_href_even_from_a_stored_url(client, annotator
     ]
     assert bad == []
     assert "javascript:" not in html.lower().replace("javascript:void", "")
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://a.org/p?utm_source=openai", "https://a.org/p"),
+        ("https://a.org/p?id=3&utm_source=openai", "https://a.org/p?id=3"),
+        ("https://a.org/p?UTM_Medium=x&id=3&utm_campaign=y#sec", "https://a.org/p?id=3#sec"),
+        ("https://a.org/p?q=a%20b&x=1", "https://a.org/p?q=a%20b&x=1"),  # not re-encoded
+        ("https://a.org/utm_source/page", "https://a.org/utm_source/page"),  # a path, kept
+        ("https://a.org/p#utm_source=x", "https://a.org/p#utm_source=x"),  # a fragment, kept
+    ],
+)
+def test_analytics_tags_are_removed_from_an_address(url, shown):
+    from annotation.links import without_tracking
+
+    assert without_tracking(url) == shown

@@ -466,3 +466,22 @@ def test_a_closing_line_every_report_shares_is_warned_of(researcherbench_dir, tm
     rep = run("reports", researcherbench_dir / "Claude.json", study="RB",
               format="researcherbench", system="Claude")  # fmt: skip
     assert rep.records == 65 and not [w for w in rep.warnings if SHARED_CLOSING in str(w)]
+
+
+def test_no_system_name_in_a_sources_address(researcherbench_dir):
+    """gpt-4o-search-preview tags 434 of its links ``?utm_source=openai``: what annotators
+    read (the sources' addresses, the paragraphs) holds no analytics tag, the addresses are
+    otherwise as written, and the released record keeps them for researchers."""
+    path = researcherbench_dir / "gpt-4o-search-preview.json"
+    assert path.read_text().count("utm_source=openai") == 434
+    run("reports", path, study="RB", format="researcherbench", system="g")
+    reports = list(Report.objects.filter(system__name="g"))
+    urls = [c.url for r in reports for c in citations(pk=r.pk) if c.url]
+    assert len(urls) > 300 and not [u for u in urls if "utm_" in u.lower()]
+    assert not Paragraph.objects.filter(report__in=reports, text__icontains="utm_").exists()
+    written = {
+        re.sub(r"[?&]utm_source=openai$", "", u.rstrip(".,;:"))
+        for u in re.findall(r"https?://[^\s)\]\"\\]+", path.read_text())
+    }
+    assert set(urls) <= written  # nothing else of an address changed
+    assert any("utm_source=openai" in json.dumps(r.original) for r in reports)
