@@ -335,15 +335,18 @@ def export_response(study, query) -> HttpResponse | Response:
     outside format, written by the format's registered writer (the files its import reads
     back): one file as itself, several (a DeepScholar folder, ResearcherBench questions and
     rubric) as a zip of their relative paths. The study page's Download panel serves the
-    same bytes through the same function (``annotation.importers.downloads``); an export
-    with nothing in it is a 404 naming what is missing, not an empty file."""
+    same bytes through the same function (``annotation.importers.downloads``). A bad kind,
+    format, option name or value is a 400 naming the field (a value naming nothing in this
+    study too); valid options that select no record are a 404 "nothing to export"."""
     from annotation.importers.downloads import ExportRefused, attachment, export_download
 
     try:
-        # not ``format``: DRF reads that query parameter as the response renderer
+        # not ``format``: DRF reads that query parameter as the response renderer, so it is
+        # the one parameter besides the writer's that is not refused as unknown
         download = export_download(
-            study, query.get("kind", ""), query.get("file_format") or None, query
-        )
+            study, query.get("kind", ""), query.get("file_format") or None, query,
+            also=("format",),
+        )  # fmt: skip
     except ExportRefused as refused:
         response = import_refused("export", refused.problems)
         response.status_code = refused.status
