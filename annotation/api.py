@@ -58,7 +58,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
-from concord.query import flag, one_value
+from concord.query import flag, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
 
 
@@ -287,13 +287,18 @@ class StudyViewSet(RoleViewSet):
                 [(field, str(msg)) for field, messages in form.errors.items() for msg in messages],
             )
         data = form.validated_data
+        # Imported here: the importers (and their format modules) load only when used.
+        from annotation.importers import ImportFailed, format_of, run
+
+        try:  # a bad kind or format is named first, not as an option the kind lacks
+            format_of(data["kind"], data.get("format"), name)
+        except ImportFailed as failed:
+            return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
         options, problems = import_options(data["kind"], data["options"], request.FILES)
         if problems:
             return import_refused(name, problems)
         if data.get("format"):
             options["format"] = data["format"]
-        # Imported here: the importers (and their format modules) load only when used.
-        from annotation.importers import ImportFailed, run
 
         try:
             report = run(
@@ -330,15 +335,18 @@ def export_response(study, query) -> HttpResponse | Response:
     outside format, written by the format's registered writer (the files its import reads
     back): one file as itself, several (a DeepScholar folder, ResearcherBench questions and
     rubric) as a zip of their relative paths. The study page's Download panel serves the
-    same bytes through the same function (``annotation.importers.downloads``); an export
-    with nothing in it is a 404 naming what is missing, not an empty file."""
+    same bytes through the same function (``annotation.importers.downloads``). A bad kind,
+    format, option name or value is a 400 naming the field (a value naming nothing in this
+    study too); valid options that select no record are a 404 "nothing to export"."""
     from annotation.importers.downloads import ExportRefused, attachment, export_download
 
     try:
-        # not ``format``: DRF reads that query parameter as the response renderer
+        # not ``format``: DRF reads that query parameter as the response renderer, so it is
+        # the one parameter besides the writer's that is not refused as unknown
         download = export_download(
-            study, query.get("kind", ""), query.get("file_format") or None, query
-        )
+            study, query.get("kind", ""), query.get("file_format") or None, query,
+            also=("format",),
+        )  # fmt: skip
     except ExportRefused as refused:
         response = import_refused("export", refused.problems)
         response.status_code = refused.status
@@ -378,8 +386,7 @@ def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str,
     for option, value in options.items():
         wanted = allowed.get(option)
         if wanted is None:
-            known = ", ".join(sorted(allowed)) or "none"
-            problems.append((option, f"unknown option for a {kind!r} import; known: {known}"))
+            problems.append((option, f"{unknown_options([option], allowed)} (a {kind!r} import)"))
         elif wanted == "file":
             if not hasattr(value, "read"):
                 problems.append((option, "must be uploaded as a file"))

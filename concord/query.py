@@ -51,3 +51,18 @@ def flag(raw, name: str) -> bool:
         {name: f"Must be true or false ({', '.join(TRUE_WORDS)} / {', '.join(FALSE_WORDS)}), "
          f"not {raw!r}."}
     )  # fmt: skip
+
+
+def unknown_options(unknown, known) -> str:
+    """The one sentence every endpoint that refuses options it does not read answers:
+    ``unknown option(s): setting (did you mean 'settings'?); known: …``. A name close to a
+    known one (``difflib``: a typo, a singular for a plural as the command line spells it)
+    gets the hint, so ``?splt=dev`` or ``?setting=assigned`` says what was meant."""
+    from difflib import get_close_matches
+
+    names = sorted(dict.fromkeys(known))
+    said = []
+    for name in unknown:
+        close = get_close_matches(name, names, n=1, cutoff=0.75)
+        said.append(f"{name} (did you mean {close[0]!r}?)" if close else name)
+    return f"unknown option(s): {', '.join(said)}; known: {', '.join(names) or 'none'}"

@@ -220,11 +220,14 @@ class ReportOptions:
 
     @classmethod
     def from_dict(cls, data: dict) -> ReportOptions:
-        """Options from JSON/query data; unknown keys are an error naming the key."""
+        """Options from JSON/query data; unknown keys are an error naming the key, and the
+        known one it is close to (``setting``: did you mean ``settings``?)."""
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
+            from concord.query import unknown_options
+
+            raise ValueError(unknown_options(unknown, known))
         values = dict(data)
         for key in ("settings", "systems", "exclude_systems"):
             if key in values:

@@ -530,15 +530,16 @@ def export_study_format(request, study_id: int, kind: str, file_format: str):
     """The study's data in one registered outside format, as the Download panel links it:
     the bytes of ``GET /api/studies/{id}/export/`` (same function), for researchers of the
     study and admins (annotators: 403; a study the researcher was not added to: 404).
-    Options come as query parameters; a refusal (a missing option, nothing to export) is a
+    Options come as query parameters, only those of the writer (another is a 400 naming it,
+    as the API answers); a refusal (a missing option, nothing to export) is a
     page that says why, never an empty file. HEAD is GET without the body, OPTIONS 200 with
     Allow (:mod:`concord.download_methods`)."""
     from annotation.importers.downloads import ExportRefused, attachment, export_download
-    from annotation.importers.registry import writable
+    from annotation.importers.registry import FORMATS
 
     study = exportable_study_or_404(request.user, study_id)
-    if (kind, file_format) not in {f.key for f in writable()}:
-        raise Http404(f"no writer for {kind} {file_format}")
+    if (kind, file_format) not in FORMATS:  # a read-only format: a 400 naming its writers
+        raise Http404(f"no format {kind} {file_format}")
     try:
         download = export_download(study, kind, file_format, request.GET)
     except ExportRefused as refused:

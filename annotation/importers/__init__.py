@@ -66,8 +66,8 @@ def _name_of(source) -> str:
     return str(getattr(source, "name", source))
 
 
-def _refuse(source, message: str):
-    raise ImportFailed([Problem(_name_of(source), None, None, message)])
+def _refuse(source, message: str, field: str | None = None):
+    raise ImportFailed([Problem(_name_of(source), None, field, message)])
 
 
 def run(kind: str, source, *, study, dry_run: bool = False, **options) -> ImportReport:
@@ -90,15 +90,17 @@ def run(kind: str, source, *, study, dry_run: bool = False, **options) -> Import
 
 
 def format_of(kind: str, name: str | None, source="upload") -> Format:
-    """The registered format ``name`` of ``kind`` (the kind's default when empty)."""
+    """The registered format ``name`` of ``kind`` (the kind's default when empty); an
+    unknown one is refused naming its field, ``kind`` or ``format`` (the API's answer then
+    says which part of the request is wrong, not only the file)."""
     spec = KINDS.get(kind)
     if spec is None:
-        _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
+        _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}", "kind")
     fmt = FORMATS.get((kind, name or spec.default or ""))
     if fmt is None:
         names = ", ".join(format_names(kind))
         label = kind.rstrip("s").replace("_", " ")
-        _refuse(source, f"unknown {label} format {name!r}; use one of {names}")
+        _refuse(source, f"unknown {label} format {name!r}; use one of {names}", "format")
     return fmt
 
 
@@ -128,7 +130,7 @@ def _formats_taking(kind: str, option: str) -> list[Format]:
 def _run(kind: str, source, *, study, dry_run: bool = False, **options) -> ImportReport:
     spec: Kind | None = KINDS.get(kind)
     if spec is None:
-        _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}")
+        _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}", "kind")
     if not study or (isinstance(study, str) and not study.strip()):
         _refuse(source, "a study name is required")
     limit = Study._meta.get_field("name").max_length

@@ -211,6 +211,8 @@ register(
             "http://www.nber.org/papers/w21340"
         ),
         label="DeepScholar-Bench exemplars (LaTeX)",
+        read_only="each exemplar is stored as the text read from its LaTeX, which is not kept",
+        written_as=(("deepscholar", "exemplar-references"),),
         example=Example(
             Path(__file__).resolve().parent / "examples",
             "deepscholar_exemplars",

@@ -9,9 +9,19 @@ folder, ResearcherBench questions and rubric) as a zip of their relative paths. 
 written with fixed timestamps, so the same study gives the same bytes from the API and the
 page, today and tomorrow.
 
-An export that holds no record (a study without the data, a system or judge with nothing
-in it) is refused with a message saying so rather than answered with an empty file that
-looks like a successful export.
+What a request may be refused for, and with which status (the agreement API's rules):
+
+* 400 naming the field: a kind or format with no writer (a read-only format names the
+  writers that export its data instead), a parameter no writer of the format reads
+  (``splt=dev`` returned every split before; the known ones are listed, with the one meant
+  when the name is close: :func:`concord.query.unknown_options`), a required option
+  missing, a value outside an option's choices, and a value that names nothing in this
+  study (``system=sqa`` of another study, ``judge=99``, ``annotator=Nobody``: the study's
+  values of the option, :data:`STUDY_VALUES`, are listed).
+* 404: every value names something of the study, but together they select no record (a
+  system with no reports of the kind, a judge with no verdicts of the format). The message
+  says "nothing to export" and that the options are valid but match nothing, rather than
+  an empty file that looks like a successful export.
 """
 
 from __future__ import annotations
@@ -19,12 +29,21 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from concord.query import FALSE_WORDS, TRUE_WORDS
+from django.db.models import Exists, OuterRef, Q
 
-from .base import ImportFailed
+from annotation.models import (
+    Annotator,
+    HumanMetricScore,
+    MedalRanking,
+    PairwisePreference,
+    Rubric,
+    Study,
+    System,
+)
+from concord.query import FALSE_WORDS, TRUE_WORDS, unknown_options
 
 #: Content types by file extension; text types are sent as UTF-8.
 CONTENT_TYPES = {
@@ -113,25 +132,125 @@ def writer_options(fmt, given: Mapping) -> dict[str, str | bool]:
     return options
 
 
-def export_download(study, kind: str, format_name: str | None, given: Mapping) -> Download:
-    """``study``'s data written by the registered writer of ``kind`` / ``format_name`` with
-    the options in ``given`` (module doc). Raises ExportRefused."""
-    from . import KINDS, format_of
+def _systems(study: Study) -> list[str]:
+    return list(System.objects.filter(study=study).order_by("name").values_list("name", flat=True))
 
-    try:
-        fmt = format_of(kind, format_name or None)
-    except ImportFailed as failed:
-        field = "kind" if kind not in KINDS else "file_format"
-        raise ExportRefused([(p.field or field, p.message) for p in failed.problems]) from None
+
+def _annotators(study: Study) -> list[str]:
+    """Annotators with medal rankings, metric scores or preferences in the study (what the
+    pairwise records hold), by pseudonym."""
+    has_any = Q()
+    for model in (MedalRanking, HumanMetricScore, PairwisePreference):
+        has_any |= Q(Exists(model.objects.filter(study=study, annotator=OuterRef("pk"))))
+    rows = Annotator.objects.filter(has_any).order_by("pseudonym")
+    return list(rows.values_list("pseudonym", flat=True))
+
+
+def _rubric_kinds(study: Study) -> list[str]:
+    rows = Rubric.objects.filter(question__study=study).order_by("kind").values_list("kind")
+    return [k for (k,) in rows.distinct()]
+
+
+#: The study's values of a writer option that names something of the study, by the
+#: option's name (the names the writers share): the Download panel offers them, and an
+#: export given another value is refused naming the option. ``judge`` is added by the
+#: judges app (its verdict tables live above this layer: ``judges.formats``).
+STUDY_VALUES: dict[str, Callable[[Study], list[str]]] = {
+    "system": _systems,
+    "annotator": _annotators,
+    "rubric_kind": _rubric_kinds,
+}
+#: What a refusal calls each value (``no judge '99' with verdicts in this study``).
+STUDY_VALUE_WORDS = {
+    "system": "system",
+    "annotator": "annotator with rankings, scores or preferences",
+    "rubric_kind": "rubric kind",
+    "judge": "judge with verdicts",
+}
+#: At most this many of the study's values are listed in a refusal.
+LISTED = 10
+
+
+def named_in_study(study: Study, fmt, options: Mapping) -> None:
+    """ExportRefused (400) naming each option whose value names nothing in ``study``
+    (:data:`STUDY_VALUES`): a system of another study is no filter that matches nothing,
+    it is a mistake, and the answer lists the study's values."""
+    problems = []
+    for o in fmt.dump_options:
+        value, values_of = options.get(o.name), STUDY_VALUES.get(o.name)
+        if values_of is None or not isinstance(value, str) or not value:
+            continue
+        values = values_of(study)
+        if value in values:
+            continue
+        shown = ", ".join(values[:LISTED]) + (f" and {len(values) - LISTED} more"
+                                              if len(values) > LISTED else "")  # fmt: skip
+        word = STUDY_VALUE_WORDS.get(o.name, o.name)
+        problems.append((o.name, f"no {word} {value!r} in this study "
+                                 f"({f'its values: {shown}' if values else 'it has none'})"))  # fmt: skip
+    if problems:
+        raise ExportRefused(problems)
+
+
+#: Parameters every export reads besides its writer's options.
+EXPORT_PARAMETERS = ("kind", "file_format")
+
+
+def export_kinds() -> list[str]:
+    from .registry import KINDS, writable
+
+    has_writer = {f.kind for f in writable()}
+    return [k for k in KINDS if k in has_writer]
+
+
+def writer_of(kind: str, format_name: str | None):
+    """The registered writer of ``kind`` / ``format_name`` (the kind's default format when
+    empty); ExportRefused names ``kind`` or ``file_format`` and what they may be. A format
+    that is read only says which writers export its data (:func:`registry.no_writer`)."""
+    from .registry import FORMATS, KINDS, no_writer, writable
+
+    kinds = export_kinds()
+    if kind not in kinds:
+        said = f"unknown export kind {kind!r}" if kind else "required: the export kind"
+        raise ExportRefused([("kind", f"{said}; use one of {', '.join(kinds)}")])
+    fmt = FORMATS.get((kind, format_name or KINDS[kind].default or ""))
+    written = ", ".join(f.name for f in writable() if f.kind == kind)
+    if fmt is None:
+        said = f"unknown {kind} format {format_name!r}" if format_name else "required"
+        raise ExportRefused([("file_format", f"{said}; the {kind} formats written: {written}")])
     if fmt.dump is None:
-        raise ExportRefused([("file_format", f"{fmt.kind} {fmt.name} has no writer")])
+        raise ExportRefused([("file_format", no_writer(fmt))])
+    return fmt
+
+
+def refuse_unknown(fmt, given: Mapping, also: tuple[str, ...] = ()) -> None:
+    """ExportRefused (400) when ``given`` holds a parameter that neither the export nor the
+    writer reads (``also``: what the caller's own layer reads, e.g. DRF's ``format``): it
+    was ignored before, so a typo exported everything."""
+    known = [*EXPORT_PARAMETERS, *(o.name for o in fmt.dump_options)]
+    unknown = [name for name in given if name not in known and name not in also]
+    if unknown:  # one problem per parameter, each naming its field
+        said = f" (a {fmt.kind} {fmt.name} export)"
+        raise ExportRefused([(name, unknown_options([name], known) + said) for name in unknown])
+
+
+def export_download(
+    study, kind: str, format_name: str | None, given: Mapping, *, also: tuple[str, ...] = ()
+) -> Download:
+    """``study``'s data written by the registered writer of ``kind`` / ``format_name`` with
+    the options in ``given``; a parameter of ``given`` outside the writer's options and
+    ``also`` is refused (module doc). Raises ExportRefused."""
+    fmt = writer_of(kind, format_name)
+    refuse_unknown(fmt, given, also)
     options = writer_options(fmt, given)
+    named_in_study(study, fmt, options)
     files = fmt.dump(study, **options)
     if not any(holds_records(name, text) for name, text in files.items()):
-        said = "".join(f", {k}={v}" for k, v in options.items())
+        said = ", ".join(f"{k}={v}" for k, v in options.items())
+        which = f" ({said}: valid options, but they select nothing)" if said else ""
         raise ExportRefused(
             [(None, f"nothing to export: study “{study.name}” has no {fmt.kind} to write in "
-                    f"the {fmt.name} format ({fmt.title}{said})")],
+                    f"the {fmt.name} format ({fmt.title}){which}")],
             status=404,
         )  # fmt: skip
     if len(files) == 1:

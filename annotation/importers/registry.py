@@ -217,6 +217,10 @@ class Format:
     #: The files this format reads, as their first records show them (one per released
     #: shape): how an import of another format recognises this format's file.
     signatures: tuple[Signature, ...] = ()
+    #: A format read only (no ``dump``): why it cannot be written back, and the writers,
+    #: as (kind, format), that export the data its import stores (:func:`no_writer`).
+    read_only: str = ""
+    written_as: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -308,6 +312,19 @@ def example_of(kind: str, name: str, file: str) -> Path | None:
     if fmt is None or fmt.example is None or file not in fmt.example.files(fmt):
         return None
     return fmt.example.folder / file
+
+
+def no_writer(fmt: Format) -> str:
+    """Why ``fmt`` cannot be exported and which writers export its data instead: the one
+    sentence of the API, the Download page and ``export_format``."""
+    said = f"{fmt.kind} {fmt.name} is read only: it has no writer"
+    if fmt.read_only:
+        said += f" ({fmt.read_only})"
+    if fmt.written_as:
+        ways = "; ".join(f"{kind} {name} (kind={kind}&file_format={name})"
+                         for kind, name in fmt.written_as)  # fmt: skip
+        said += f". What its import stores is exported by {ways}"
+    return said
 
 
 def writable() -> list[Format]:

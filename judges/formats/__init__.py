@@ -18,6 +18,8 @@ Importing this package registers them in the one import registry
 (:mod:`annotation.importers.registry`); ``judges.apps.JudgesConfig.ready`` does so.
 """
 
+from annotation.importers.downloads import STUDY_VALUES
+
 from . import (  # noqa: F401
     deepscholar_labels,
     judge_claims,
@@ -26,3 +28,28 @@ from . import (  # noqa: F401
     nuggetizer,
     scholarqa_pairwise,
 )
+
+
+def _judges(study) -> list[str]:
+    """Judges with any verdict on the study's reports or questions: the values a writer's
+    ``judge`` option may name (``annotation.importers.downloads.STUDY_VALUES``)."""
+    from django.db.models import Exists, OuterRef, Q
+
+    from judges import models as j
+
+    on_report = Q(report__question__study=study)
+    tables = [
+        j.JudgeScore.objects.filter(on_report),
+        j.JudgeCoverage.objects.filter(on_report),
+        j.JudgeClaimVerdict.objects.filter(on_report),
+        j.JudgePairwise.objects.filter(left__question__study=study),
+        j.JudgeRelevance.objects.filter(paragraph__report__question__study=study),
+        j.JudgeDeepScholarLabel.objects.filter(question__study=study),
+    ]
+    has_any = Q()
+    for rows in tables:
+        has_any |= Q(Exists(rows.filter(judge=OuterRef("pk"))))
+    return list(j.Judge.objects.filter(has_any).order_by("name").values_list("name", flat=True))
+
+
+STUDY_VALUES.setdefault("judge", _judges)

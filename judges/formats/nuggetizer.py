@@ -28,6 +28,10 @@ A question missing from the study is created from ``qid`` and ``query``, so the 
 come before the reports (a DeepScholar system folder then finds its papers by the abstract).
 Every record is checked before anything is written; a problem names the file, the record
 and the field.
+
+Written back (:func:`dump`, ``export_format deepscholar nuggetizer --judge J [--system S]``)
+as the release's folder: ``gt_nuggets_outputs/config.txt`` naming the judge and
+``<n>/res.json`` per question, which this import reads back.
 """
 
 from __future__ import annotations
@@ -35,12 +39,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from django.db.models import Q
+
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import Problems, Source, parse_json_records, read_source
 from annotation.importers.deepscholar_units import UnitsInput, sync_units
 from annotation.importers.registry import Example, Format, Option, Signature, register
 from annotation.importers.structure import ensure_question_ids
 from annotation.models import Nugget, Question, Report
+from judges.models import JudgeDeepScholarLabel
 
 from .deepscholar_labels import write_labels
 
@@ -246,6 +253,58 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
                  "to store them as labels of that system's reports")  # fmt: skip
 
 
+#: Concord's labels -> the nuggetizer's words, for the writer (the inverse of the above).
+IMPORTANCE_WORDS = {"vital": "vital", "non_vital": "okay"}
+SUPPORT_WORDS = {
+    "supported": "support",
+    "partially_supported": "partial_support",
+    "not_supported": "not_support",
+}
+#: The folder the writer's files are in, as the release names it.
+FOLDER = "gt_nuggets_outputs"
+
+
+def dump(study, *, judge: str, system: str | None = None, **_) -> dict[str, str]:
+    """The study's nuggets with ``judge``'s labels as the nuggetizer released them, a folder
+    ``load`` reads back: ``config.txt`` naming the model (``model: <judge>``, so the import
+    finds the judge) and ``<n>/res.json`` per question with nuggets, in question order:
+    ``qid``, ``query`` (the question's text) and the nuggets in their order, each with the
+    judge's importance and, with ``system``, its support label of that system's report
+    (only the questions that system answered: the import refuses the others). What the
+    nuggetizer derived from its nuggets (``supported_nuggets``, ``nuggets_metrics``) is
+    not stored, so it is not written; the import does not read it."""
+    import json
+
+    labels = JudgeDeepScholarLabel.objects.filter(
+        judge__name=judge, question__study=study, kind__in=("nugget_importance", "nugget_support")
+    )
+    if system:
+        labels = labels.filter(Q(report__isnull=True) | Q(report__system__name=system))
+    else:
+        labels = labels.filter(report__isnull=True)
+    by_unit = {(r.kind, r.question_id, r.unit): r.label for r in labels}
+    questions = Question.objects.filter(study=study, nuggets__isnull=False).distinct()
+    if system:
+        questions = questions.filter(reports__system__name=system)
+    nuggets: dict[int, list] = {}
+    for n in Nugget.objects.filter(question__in=questions).order_by("position", "pk"):
+        nuggets.setdefault(n.question_id, []).append(n)
+    files = {f"{FOLDER}/config.txt": f"model: {judge}\n"}
+    for i, q in enumerate(questions.order_by("external_id")):
+        written = []
+        for n in nuggets.get(q.pk, []):
+            nugget = {"text": n.text}
+            if (word := by_unit.get(("nugget_importance", q.pk, n.key))) in IMPORTANCE_WORDS:
+                nugget["importance"] = IMPORTANCE_WORDS[word]
+            if (word := by_unit.get(("nugget_support", q.pk, n.key))) in SUPPORT_WORDS:
+                nugget["assignment"] = SUPPORT_WORDS[word]
+            written.append(nugget)
+        record = {"qid": q.external_id, "query": q.text, "nuggets": written}
+        files[f"{FOLDER}/{i}/res.json"] = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    # the config alone is no export: without a question there is nothing to write (a 404)
+    return files if len(files) > 1 else {}
+
+
 register(
     Format(
         "deepscholar",
@@ -271,6 +330,16 @@ register(
             "the judge's nugget importance and (with --system) nugget support labels."
         ),
         label="DeepScholar-Bench nuggetizer output",
+        extension=".zip",
+        dump=dump,
+        dump_options=(
+            Option("judge", "the nuggetizer's model whose labels are written", required=True),
+            Option(
+                "system",
+                "the system whose reports' support labels are written (default: "
+                "none, as the release's ground-truth run)",
+            ),
+        ),  # fmt: skip
         example=Example(
             Path(__file__).resolve().parent / "examples",
             "deepscholar_nuggetizer",

@@ -4,8 +4,9 @@ One entry per kind × writable format (``annotation.importers.registry.writable`
 format's label and the extension of its download, so a newly registered writer appears by
 itself. A writer's options become the fields of its small GET form: an option with
 declared choices offers them; an option the formats share by name (``system``, ``judge``,
-``annotator``, ``rubric_kind``) offers the study's values of it (:data:`STUDY_VALUES`, one
-query per name, whatever the number of writers or rows); any other option is a text field.
+``annotator``, ``rubric_kind``) offers the study's values of it (``STUDY_VALUES`` of
+``annotation.importers.downloads``, the values an export accepts; one query per name,
+whatever the number of writers or rows); any other option is a text field.
 The files themselves come from ``annotation.importers.downloads`` (the API's code path).
 """
 
@@ -17,53 +18,8 @@ from dataclasses import dataclass, field
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.urls import reverse
 
-from annotation.models import (
-    Annotator,
-    HumanMetricScore,
-    MedalRanking,
-    PairwisePreference,
-    Rubric,
-    Study,
-    System,
-)
-
-
-def _systems(study: Study) -> list[str]:
-    return list(System.objects.filter(study=study).order_by("name").values_list("name", flat=True))
-
-
-def _judges(study: Study) -> list[str]:
-    """Judges with any verdict on the study's reports or questions."""
-    from judges import models as j
-
-    on_report = Q(report__question__study=study)
-    tables = [
-        j.JudgeScore.objects.filter(on_report),
-        j.JudgeCoverage.objects.filter(on_report),
-        j.JudgeClaimVerdict.objects.filter(on_report),
-        j.JudgePairwise.objects.filter(left__question__study=study),
-        j.JudgeRelevance.objects.filter(paragraph__report__question__study=study),
-        j.JudgeDeepScholarLabel.objects.filter(question__study=study),
-    ]
-    has_any = Q()
-    for rows in tables:
-        has_any |= Q(Exists(rows.filter(judge=OuterRef("pk"))))
-    return list(j.Judge.objects.filter(has_any).order_by("name").values_list("name", flat=True))
-
-
-def _annotators(study: Study) -> list[str]:
-    """Annotators with medal rankings, metric scores or preferences in the study (what the
-    pairwise records hold)."""
-    has_any = Q()
-    for model in (MedalRanking, HumanMetricScore, PairwisePreference):
-        has_any |= Q(Exists(model.objects.filter(study=study, annotator=OuterRef("pk"))))
-    rows = Annotator.objects.filter(has_any).order_by("pseudonym")
-    return list(rows.values_list("pseudonym", flat=True))
-
-
-def _rubric_kinds(study: Study) -> list[str]:
-    rows = Rubric.objects.filter(question__study=study).order_by("kind").values_list("kind")
-    return [k for (k,) in rows.distinct()]
+from annotation.importers.downloads import STUDY_VALUES
+from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference, Study
 
 
 def _rows(model: str, lookup: str) -> Callable[[Study], object]:
@@ -98,6 +54,7 @@ HOLDS: dict[str, Callable[[Study], list]] = {
     "pairwise": lambda s: [m.objects.filter(study=s)
                            for m in (MedalRanking, HumanMetricScore, PairwisePreference)],
     "deepscholar/nuggets": lambda s: [_rows("annotation.Nugget", "question__study")(s)],
+    "deepscholar/nuggetizer": lambda s: [_rows("annotation.Nugget", "question__study")(s)],
     "deepscholar/exemplar-references": lambda s: [
         _rows("annotation.Exemplar", "question__study")(s)
     ],
@@ -146,15 +103,6 @@ def judges_by_writer(study: Study) -> dict[str, list[str]]:
             if flag:
                 out[aliases[alias]].append(name)
     return out
-
-
-#: The study's values of an option, by the option's name (the names the writers share).
-STUDY_VALUES: dict[str, Callable[[Study], list[str]]] = {
-    "system": _systems,
-    "judge": _judges,
-    "annotator": _annotators,
-    "rubric_kind": _rubric_kinds,
-}
 
 
 @dataclass

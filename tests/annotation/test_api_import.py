@@ -107,6 +107,9 @@ def test_rubric_file_option_is_an_extra_part(admin_user):
         ({"kind": "questions", "format": "jsonl", "options": "{not json"}, "options"),
         ({"kind": "pairwise", "options": '{"judge": "j"}'}, "annotator"),
         ({"kind": "reports", "format": "scholarqa", "options": '{"system": 3}'}, "system"),
+        ({"kind": "claims", "format": "bogus"}, "format"),
+        ({"kind": "bogus", "format": "jsonl"}, "kind"),
+        ({"kind": "bogus", "options": '{"system": "x"}'}, "kind"),
     ],
 )
 def test_form_problems_use_the_same_error_shape(admin_user, data, field):
@@ -129,6 +132,29 @@ def test_unknown_kind_is_a_problem_not_a_crash(admin_user):
     )
     assert response.status_code == 400
     assert "nonsense" in response.json()["errors"][0]["message"]
+    assert response.json()["errors"][0]["field"] == "kind"
+
+
+@pytest.mark.django_db
+def test_a_bad_format_or_kind_is_the_only_problem_named(admin_user):
+    """A bad format names ``format`` (it was ``field: null``), before any option."""
+    s = f.study()
+    file = upload("q.jsonl", path=DATA / "questions.jsonl")
+    response = post(admin_user, s, kind="claims", format="bogus", file=file)
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["field"] == "format" and "'bogus'" in error["message"]
+    assert "jsonl" in error["message"]  # the claims formats it could be
+
+
+@pytest.mark.django_db
+def test_an_unknown_option_close_to_a_known_one_says_which_was_meant(admin_user):
+    s = f.study()
+    file = upload("q.jsonl", path=DATA / "questions.jsonl")
+    response = post(admin_user, s, kind="reports", format="scholarqa", file=file,
+                    options='{"sytem": "x"}')  # fmt: skip
+    [error] = response.json()["errors"]
+    assert error["field"] == "sytem" and "did you mean 'system'?" in error["message"]
 
 
 @pytest.mark.django_db

@@ -243,6 +243,69 @@ def test_nuggetizer_support_labels_judge_the_named_systems_reports(release):
     )
 
 
+def _nuggetizer_content(study: str) -> dict:
+    """qid -> its nuggets as (text, importance, support) with the judge's labels."""
+    from annotation.models import Nugget
+    from judges.models import JudgeDeepScholarLabel
+
+    labels = {(r.kind, r.question.external_id, r.unit): (r.judge.name, r.label)
+              for r in JudgeDeepScholarLabel.objects.filter(question__study__name=study)
+              .select_related("judge", "question")}  # fmt: skip
+    out = {}
+    for n in Nugget.objects.filter(question__study__name=study).select_related("question"):
+        qid = n.question.external_id
+        out.setdefault(qid, []).append((n.position, n.text,
+                                        labels.get(("nugget_importance", qid, n.key)),
+                                        labels.get(("nugget_support", qid, n.key))))  # fmt: skip
+    return {qid: sorted(rows) for qid, rows in out.items()}
+
+
+def test_nuggetizer_output_round_trips_through_its_writer(release, tmp_path):
+    """The format the README imports the nuggetizer's output with is written back: its
+    folder imports into a fresh study as the same nuggets and the same judge's labels
+    (it answered "has no writer")."""
+    from annotation.models import Study
+
+    Study.objects.create(name="DS")
+    folder = release / "dataset" / "gt_nuggets_outputs"
+    call_command("import_deepscholar", str(folder), "--study", "DS", "--format", "nuggetizer")
+    out = tmp_path / "out"
+    call_command("export_format", "deepscholar", "nuggetizer", study="DS", judge="gpt-4.1",
+                 out=str(out))  # fmt: skip
+    assert (out / "gt_nuggets_outputs" / "config.txt").read_text() == "model: gpt-4.1\n"
+    Study.objects.create(name="DS again")
+    call_command("import_deepscholar", str(out / "gt_nuggets_outputs"), "--study", "DS again",
+                 "--format", "nuggetizer")  # fmt: skip
+    first, again = _nuggetizer_content("DS"), _nuggetizer_content("DS again")
+    assert len(first) == 43 and again == first
+    assert dict(Question.objects.filter(study__name="DS again").values_list("external_id", "text")) == dict(
+        Question.objects.filter(study__name="DS").values_list("external_id", "text"))  # fmt: skip
+
+
+def test_nuggetizer_support_labels_of_a_system_round_trip(release, tmp_path):
+    from django.core.management import CommandError
+
+    from annotation.models import Study
+
+    res = release / "dataset" / "gt_nuggets_outputs" / "0" / "res.json"
+    for study in ("DS", "DS again"):
+        call_command("import_reports", str(release / "baselines_results" / "storm"),
+                     "--study", study, "--format", "deepscholar", "--papers", str(PAPERS))  # fmt: skip
+    call_command("import_deepscholar", str(res), "--study", "DS", "--format", "nuggetizer",
+                 "--system", "storm", "--judge", "nuggetizer-gpt-4.1")  # fmt: skip
+    out = tmp_path / "out"
+    call_command("export_format", "deepscholar", "nuggetizer", study="DS",
+                 judge="nuggetizer-gpt-4.1", system="storm", out=str(out))  # fmt: skip
+    call_command("import_deepscholar", str(out / "gt_nuggets_outputs"), "--study", "DS again",
+                 "--format", "nuggetizer", "--system", "storm")  # fmt: skip
+    first = _nuggetizer_content("DS")
+    assert first == _nuggetizer_content("DS again") and len(first) == 1
+    assert all(support is not None for rows in first.values() for *_, support in rows)
+    with pytest.raises(CommandError, match="--judge: no judge with verdicts 'nobody'"):
+        call_command("export_format", "deepscholar", "nuggetizer", study="DS", judge="nobody")
+    assert Study.objects.filter(name="DS again").exists()
+
+
 def test_nuggetizer_vocabulary_outside_its_own_is_refused_naming_the_field(tmp_path):
     from annotation.importers import ImportFailed, run
     from annotation.models import Study

@@ -234,8 +234,9 @@ def test_refusals_say_why_and_send_no_file(demo, admin_user):
     reports = reverse("studies:export_format", args=[demo.pk, "reports", "researchqa"])
     missing = client.get(reports)
     assert missing.status_code == 400 and "<strong>system</strong>" in missing.content.decode()
-    nobody = client.get(reports, {"system": "no-such-system"})
-    assert nobody.status_code == 404 and "system=no-such-system" in nobody.content.decode()
+    nobody = client.get(reports, {"system": "no-such-system"})  # names nothing: a 400
+    assert nobody.status_code == 400 and "<strong>system</strong>" in nobody.content.decode()
+    assert "no system &#x27;no-such-system&#x27; in this study" in nobody.content.decode()
     pairwise = reverse("studies:export_format", args=[demo.pk, "pairwise", "scholarqa"])
     bad = client.get(pairwise, {"setting": "sideways", "annotator": "x"})
     assert bad.status_code == 400 and "sideways" in bad.content.decode()

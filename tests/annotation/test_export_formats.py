@@ -289,7 +289,7 @@ def test_every_outside_format_is_written_back():
         ("reports", "deepscholar"), ("questions", "researchqa"), ("questions", "researcherbench"),
         ("questions", "jsonl"), ("pairwise", "scholarqa"), ("judge_scores", "researchqa-coverage"),
         ("judge_scores", "researchqa-pairwise"), ("judge_scores", "researcherbench"),
-        ("judge_scores", "csv"),
+        ("judge_scores", "csv"), ("deepscholar", "nuggetizer"),
     }  # fmt: skip
     assert wanted <= {f.key for f in writable()}
 

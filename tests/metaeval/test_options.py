@@ -118,3 +118,21 @@ def test_every_option_is_in_the_page_form_and_its_links(client, researcher_user)
     # the human signal is a select whose empty entry is each analysis's own default
     assert '<option value="each" selected>each</option>' in form
     assert "as each analysis defines" in form
+
+
+def test_an_unknown_option_close_to_a_known_one_says_which_was_meant(researcher_user):
+    """The command line spells it ``--setting``; the API's option is ``settings``: the
+    refusal says so instead of only naming the stranger."""
+    from rest_framework.test import APIClient
+
+    study = ranked_study(2)
+    study.researchers.add(researcher_user)
+    api = APIClient()
+    api.force_authenticate(researcher_user)
+    got = api.get(f"/api/studies/{study.pk}/agreement/", {"setting": "assigned"})
+    assert got.status_code == 400
+    message = str(got.json()["options"])
+    assert "unknown option(s): setting (did you mean 'settings'?)" in message
+    assert "known: " in message and "bootstrap" in message
+    far = api.get(f"/api/studies/{study.pk}/agreement/", {"bogusopt": "1"}).json()["options"]
+    assert "bogusopt" in str(far) and "did you mean" not in str(far)

@@ -59,6 +59,32 @@ def test_pagination_has_a_ceiling(admin, settings):
     assert body["count"] == 5 and len(body["results"]) == 3
 
 
+@pytest.mark.parametrize(
+    "url", ["/api/studies/", "/api/judgments/deepscholar-labels/", "/api/judge-runs/"]
+)
+@pytest.mark.parametrize(
+    "query, field",
+    [({"limit": -5}, "limit"), ({"limit": 0}, "limit"), ({"limit": "ten"}, "limit"),
+     ({"offset": -1}, "offset"), ({"offset": "1.5"}, "offset")],
+)  # fmt: skip
+def test_a_limit_or_offset_out_of_range_is_a_400_naming_it(admin, url, query, field):
+    """Every list pages through one class: ``limit=-5`` answered the default page of 100."""
+    client = APIClient()
+    client.force_login(admin)
+    response = client.get(url, query)
+    assert response.status_code == 400, (url, query, response.status_code)
+    assert field in response.json() and str(list(query.values())[0]) in str(response.json()[field])
+
+
+def test_a_limit_and_offset_in_range_page_as_asked(admin):
+    Study.objects.bulk_create(Study(name=f"S{i}") for i in range(5))
+    client = APIClient()
+    client.force_login(admin)
+    body = client.get("/api/studies/", {"limit": 2, "offset": 4}).json()
+    assert body["count"] == 5 and [s["name"] for s in body["results"]] == ["S4"]
+    assert len(client.get("/api/studies/", {"offset": 0}).json()["results"]) == 5
+
+
 def test_every_page_names_its_icon_so_no_browser_asks_for_a_missing_favicon(db):
     """Without a ``<link rel="icon">`` every browser requests ``/favicon.ico`` and logs a
     404 in the console of each page (found walking the pages in Chromium)."""

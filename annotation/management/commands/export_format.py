@@ -13,8 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import progress
 from annotation.importers import format_of
 from annotation.importers.base import ImportFailed
-from annotation.importers.downloads import ExportRefused, writer_options
-from annotation.importers.registry import KINDS, writable
+from annotation.importers.downloads import ExportRefused, named_in_study, writer_options
+from annotation.importers.registry import KINDS, no_writer, writable
 from annotation.study_lookup import find_study
 
 from ._importing import add_option
@@ -50,7 +50,7 @@ class Command(BaseCommand):
         except ImportFailed as exc:
             raise CommandError(str(exc.problems[0].message)) from exc
         if fmt.dump is None:
-            raise CommandError(f"{fmt.kind} {fmt.name} is read only: it has no writer")
+            raise CommandError(no_writer(fmt))
         try:  # the one option check of every export (the API's and the page's too)
             given = writer_options(fmt, {o.name: options.get(o.name) for o in fmt.dump_options})
         except ExportRefused as refused:
@@ -58,7 +58,8 @@ class Command(BaseCommand):
             named = "; ".join(f"{flags.get(f, f)}: {m}" for f, m in refused.problems)
             raise CommandError(f"{fmt.kind} {fmt.name}: {named}") from None
         study = find_study(options["study"])
-        try:  # a writer may refuse a combination of options (naming the option)
+        try:  # a value naming nothing of the study; a combination the writer refuses
+            named_in_study(study, fmt, given)
             files = fmt.dump(study, **given)
         except ExportRefused as refused:
             flags = {o.name: o.flag for o in fmt.dump_options}
