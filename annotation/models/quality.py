@@ -198,10 +198,18 @@ def requires_qualification(config: dict | None) -> bool:
 def is_qualification_item(assignment) -> bool:
     """Whether ``assignment`` is one of its study's qualification items (its task and
     question carry a qualification ``GoldItem``)."""
+    return is_qualification_task(assignment.study_id, assignment.task, assignment.question_id)
+
+
+def is_qualification_task(study_id, task, question_id) -> bool:
+    """Whether ``task`` on the question is a qualification item of the study (an
+    assignment not saved yet is asked by its fields)."""
+    if study_id is None or question_id is None:
+        return False
     return GoldItem.objects.filter(
-        study_id=assignment.study_id,
-        task=assignment.task,
-        question_id=assignment.question_id,
+        study_id=study_id,
+        task=task,
+        question_id=question_id,
         purpose=GoldItem.Purpose.QUALIFICATION,
     ).exists()
 
