@@ -48,6 +48,7 @@ from annotation.models import (
     Webhook,
     WebhookDelivery,
 )
+from annotation.models.quality import is_qualification_item
 from annotation.permissions import (
     IsAdmin,
     RolePermission,
@@ -666,6 +667,15 @@ class JudgmentViewSet(RoleViewSet):
     annotator_filters = ("study", "question")
     #: Lookups from a judgment to the report(s) it is about (for ``system`` and ``describe``).
     report_paths: tuple[str, ...] = ()
+
+    def destroy(self, request, *args, **kwargs):
+        """A judgment of a qualification item is never deleted here: the annotator's first
+        answer decides the qualification (409, nothing deleted)."""
+        assignment = getattr(self.get_object(), "assignment", None)
+        if assignment is not None and is_qualification_item(assignment):
+            detail = s.qualification_answer_refusal(assignment)
+            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+        return super().destroy(request, *args, **kwargs)
 
     def scope_for_annotator(self, queryset, annotator):
         """Their own judgments, but none of an assignment they may no longer see (held back

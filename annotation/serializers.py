@@ -35,6 +35,7 @@ from annotation.models import (
     WebhookDelivery,
 )
 from annotation.models.content import CITATION_KEY_MAX
+from annotation.models.quality import is_qualification_item, is_qualification_task
 from annotation.units import JudgedUnitRemoved, write_rubric_items
 
 
@@ -615,9 +616,50 @@ class AssignmentSerializer(serializers.ModelSerializer):
                         f"Must list distinct reports of question {question.pk}; "
                         f"not of it: {unknown}."
                     )
+        errors.update(self.qualification_errors(attrs, current))
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
+
+    #: What a submitted qualification item's answer is read with (its labels count as the
+    #: qualification attempt by status, submission time, annotator, study, task, question).
+    QUALIFICATION_FIXED = ("status", "submitted_at", "annotator", "study", "question", "task")
+
+    def qualification_errors(self, attrs, current) -> dict:
+        """A qualification item's first answer decides the qualification (issue 24): as the
+        review page refuses to return one for revision, the API refuses a write that would
+        reopen it (shown unsubmitted while save and submit refuse it), withdraw it, move it
+        or change its submission time, and one that would mark it submitted without its
+        annotator's answer. Its position, setting and seconds may still change."""
+
+        def pk(value):
+            return getattr(value, "pk", value)
+
+        submitted = Assignment.Status.SUBMITTED
+        was = self.instance
+        if was is not None and was.status == submitted and is_qualification_item(was):
+            changed = [
+                name for name in self.QUALIFICATION_FIXED
+                if name in attrs and pk(attrs[name]) != pk(getattr(was, name))
+            ]  # fmt: skip
+            why = (
+                f"assignment {was.pk} is a submitted qualification item: its first answer "
+                "decides the qualification. To change the result, override it (pass or fail "
+                "by hand, with a reason) on the study's quality page."
+            )
+            return {
+                name: (f"Qualification items cannot be reopened: {why}" if name == "status"
+                       else f"Cannot change: {why}")
+                for name in changed
+            }  # fmt: skip
+        into = current("status") == submitted and (was is None or was.status != submitted)
+        study, question = current("study"), current("question")
+        if into and is_qualification_task(pk(study), current("task"), pk(question)):
+            return {
+                "status": "A qualification item is submitted only by its annotator's answer "
+                "on the task page; the API cannot mark it submitted."
+            }
+        return {}
 
     def create(self, validated_data):
         if not validated_data.get("report_order") and validated_data.get("question"):
@@ -679,6 +721,17 @@ def assignment_reports(assignment: Assignment) -> list[Report]:
 # --- Judgments ---------------------------------------------------------------------------------
 
 
+def qualification_answer_refusal(assignment) -> str:
+    """Why the API writes no judgment of a qualification item (nor deletes one): the
+    annotator's own first answer decides the qualification (issue 24); one written, changed
+    or removed by hand would pass or fail them on an answer that is not theirs."""
+    return (
+        f"assignment {assignment.pk} is a qualification item: its annotator's answer cannot be "
+        "written, changed or deleted through the API (their first answer decides the "
+        "qualification). To change the result, override it on the study's quality page."
+    )
+
+
 class JudgmentSerializer(serializers.ModelSerializer):
     """Shared checks: the question, the assignment and the reports agree with the study."""
 
@@ -712,6 +765,11 @@ class JudgmentSerializer(serializers.ModelSerializer):
             or assignment.study_id != getattr(study, "pk", None)
         ):
             errors["assignment"] = "The assignment is for another annotator, question or study."
+        held = {getattr(self.instance, "assignment", None), assignment} - {None}
+        if errors.get("assignment") is None and (
+            refused := next((a for a in held if is_qualification_item(a)), None)
+        ):
+            errors["assignment"] = qualification_answer_refusal(refused)
         for name in self.report_fields:
             report = current(name)
             if report is not None and question is not None and report.question_id != question.pk:

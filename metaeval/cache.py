@@ -6,10 +6,10 @@ task type added later is covered too —, counts and largest ids of the judge's 
 each section reads, value sums of Medal and JudgeScore and a label signature of the
 judge's verdicts; three aggregate queries whatever the study's size or number of
 kinds; with the ``adjudicated`` human signal, which is part of the options, also the
-decided AdjudicationRequests it reads, a fourth) and a digest of what the judge card shows
-of the judges (:func:`judges_signature`, one more query), so a changed judgment,
-adjudication or judge gives a new key and the report is recomputed; nothing has
-to be invalidated by hand.
+decided AdjudicationRequests it counts — not a failed adjudicator's —, a fourth) and a
+digest of what the judge card shows of the judges (:func:`judges_signature`, one more
+query), so a changed judgment, adjudication, adjudicator's qualification or judge gives a
+new key and the report is recomputed; nothing has to be invalidated by hand.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from annotation.models import (
     Question,
 )
 from annotation.models.judgments import JudgmentBase
+from annotation.models.quality import counted_decisions
 from judges.models import (
     Judge,
     JudgeClaimVerdict,
@@ -175,11 +176,12 @@ def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
         ),  # fmt: skip
         judges_signature(),
     ]
-    if adjudications:  # a decision (or a changed one) moves the count, the largest id or time
+    if adjudications:  # a decision (or a changed one) moves the count, the ids or time;
+        # so does failing (or passing again) an adjudicator: only counted decisions are read
         parts.append(
-            AdjudicationRequest.objects.filter(
-                study_id=study_id, status=AdjudicationRequest.Status.DECIDED
-            ).aggregate(n=Count("id"), top=Max("id"), at=Max("decided_at"))
+            counted_decisions(AdjudicationRequest.objects.filter(study_id=study_id)).aggregate(
+                n=Count("id"), top=Max("id"), ids=Sum("id"), at=Max("decided_at")
+            )
         )
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 

@@ -153,6 +153,45 @@ def task_menu(study, obs) -> tuple[list[dict], str]:
     )
 
 
+#: Why a decided request is not counted (Adjudications table of the quality page).
+NOT_COUNTED = "not counted: adjudicator failed qualification"
+
+
+def adjudication_rows(study) -> list[AdjudicationRequest]:
+    """The study's adjudication requests, each with ``not_counted``: why its decision is
+    not an adjudicated label ("" when it is, or while it is open). A decided request of an
+    adjudicator who failed qualification stays listed (their work is never deleted) and
+    counts again if they are passed by hand."""
+    failed = qualification.failed(study)
+    rows = list(
+        AdjudicationRequest.objects.filter(study=study).select_related("adjudicator", "question")
+    )
+    for r in rows:
+        decided = r.status == AdjudicationRequest.Status.DECIDED
+        r.not_counted = NOT_COUNTED if decided and r.adjudicator_id in failed else ""
+    return rows
+
+
+def adjudication_state(unit, adjudicated: dict, requests: list[AdjudicationRequest]) -> str:
+    """Where a disagreement stands: its adjudicated label, the open requests it waits for,
+    or that it needs adjudication (none sent, the counted decisions differ, or the only
+    decisions are of an adjudicator who has since failed qualification)."""
+    if unit in adjudicated:
+        return f"adjudicated: {adjudicated[unit]}"
+    mine = [r for r in requests if (r.task, r.question_id, r.unit) == unit]
+    waiting = sum(r.status == AdjudicationRequest.Status.OPEN for r in mine)
+    if waiting:
+        return f"waiting for {waiting} adjudicator(s)"
+    counted = [
+        r for r in mine if r.status == AdjudicationRequest.Status.DECIDED and not r.not_counted
+    ]
+    if counted:
+        return "needs adjudication: the decisions differ"
+    if mine:
+        return f"needs adjudication: its decision is {NOT_COUNTED}"
+    return "needs adjudication"
+
+
 def _context(study) -> dict:
     obs = qualification.counted(study, observations.load(study))  # failed: not offered
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
@@ -173,6 +212,10 @@ def _context(study) -> dict:
         u["adjudicators"], u["not_offered"] = quality.adjudicator_choices(
             study, u["unit"], parties, annotators, rule
         )
+    requests = adjudication_rows(study)
+    adjudicated = observations.adjudicated_labels(study)
+    for key in open_units:
+        units[key]["adjudication"] = adjudication_state(units[key]["unit"], adjudicated, requests)
     menu, why_empty = task_menu(study, obs)
     return {
         "study": study,
@@ -184,9 +227,7 @@ def _context(study) -> dict:
         "qualification": quality.refresh_qualification(study),
         "units": list(units.items())[:300],
         "disagreements": [(k, units[k]) for k in sorted(open_units)],
-        "requests": AdjudicationRequest.objects.filter(study=study).select_related(
-            "adjudicator", "question"
-        ),
+        "requests": requests,
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
         ],

@@ -163,6 +163,25 @@ def released(assignments):
     return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
 
 
+def counted_decisions(requests):
+    """``requests`` (AdjudicationRequests) that are decided and count: without the
+    decisions of an adjudicator who failed the qualification round of a study that requires
+    it (``annotation.quality.qualification.failed``, read inside the query). A failed
+    annotator's labels count nowhere, their decisions included; excluded when read, never
+    deleted, so a later pass (an override) restores them. Every reader of adjudicated
+    labels (``observations.adjudicated_labels``, the report cache's fingerprint) goes
+    through here."""
+    failed = QualificationResult.objects.filter(
+        study=OuterRef("study"), annotator=OuterRef("adjudicator"), passed=False
+    )
+    from .content import Study
+
+    requiring = Study.objects.filter(config__qualification_required=True).values("pk")
+    return requests.filter(status=AdjudicationRequest.Status.DECIDED).exclude(
+        Q(study__in=requiring) & Exists(failed)
+    )
+
+
 def may_hold_back(study) -> bool:
     """Whether :func:`released` can hide anything of ``study``: only if its config asks
     for qualification. A page that knows its study skips the filter otherwise (issue 29:
@@ -179,10 +198,18 @@ def requires_qualification(config: dict | None) -> bool:
 def is_qualification_item(assignment) -> bool:
     """Whether ``assignment`` is one of its study's qualification items (its task and
     question carry a qualification ``GoldItem``)."""
+    return is_qualification_task(assignment.study_id, assignment.task, assignment.question_id)
+
+
+def is_qualification_task(study_id, task, question_id) -> bool:
+    """Whether ``task`` on the question is a qualification item of the study (an
+    assignment not saved yet is asked by its fields)."""
+    if study_id is None or question_id is None:
+        return False
     return GoldItem.objects.filter(
-        study_id=assignment.study_id,
-        task=assignment.task,
-        question_id=assignment.question_id,
+        study_id=study_id,
+        task=task,
+        question_id=question_id,
         purpose=GoldItem.Purpose.QUALIFICATION,
     ).exists()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from annotation.models import AdjudicationRequest, Assignment, GoldItem
+from annotation.models.quality import counted_decisions
 
 from . import catalog
 from .labels import Observation, Unit
@@ -67,13 +68,14 @@ def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]
 
 
 def adjudicated_labels(study, tasks: tuple[str, ...] | None = None) -> dict[Unit, str]:
-    """unit -> adjudicated label, where every decided request of the unit gave the same one
-    (two annotators adjudicating their own disagreement and still disagreeing: no label).
-    ``tasks``: only these tasks' requests (every task's when None). One query."""
+    """unit -> adjudicated label, where every counted decided request of the unit gave the
+    same one (two annotators adjudicating their own disagreement and still disagreeing: no
+    label). The decisions of an adjudicator who failed qualification do not count
+    (:func:`annotation.models.quality.counted_decisions`): their unit has no adjudicated
+    label until someone else decides it. ``tasks``: only these tasks' requests (every
+    task's when None). One query."""
     labels: dict[Unit, set[str]] = defaultdict(set)
-    decided = AdjudicationRequest.objects.filter(
-        study=study, status=AdjudicationRequest.Status.DECIDED
-    )
+    decided = counted_decisions(AdjudicationRequest.objects.filter(study=study))
     if tasks is not None:
         decided = decided.filter(task__in=tasks)
     for task, question_id, unit, label in decided.values_list(

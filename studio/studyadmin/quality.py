@@ -416,7 +416,9 @@ def release(study, user, *, seed: int | None = None) -> Released:
     already has the task on that question cannot get a second assignment of it: the result
     says so, per annotator and item (for a qualification item, work done before it became
     one does not count: :func:`annotation.quality.qualification.evaluate`). Nor does one
-    who adjudicates the task on that question (:func:`_adjudicators`); the result says so."""
+    who adjudicates the task on that question (:func:`_adjudicators`), nor, for a
+    qualification item, one whose qualification is already decided (:func:`_decided`); the
+    result says so."""
     rng = random.Random(seed)
     annotators = (
         Annotator.objects.filter(assignments__study=study)
@@ -435,6 +437,10 @@ def release(study, user, *, seed: int | None = None) -> Released:
         ).values_list("annotator_id", "question_id", "setting")
     )
     adjudicators = _adjudicators(study)
+    decided = {
+        r.annotator_id: r
+        for r in QualificationResult.objects.filter(study=study, passed__isnull=False)
+    }
     out = Released()
     with transaction.atomic():
         shown = {
@@ -456,6 +462,9 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 )
                 if (task, qid) in have:
                     out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
+                    continue
+                if purpose == Purpose.QUALIFICATION and annotator.pk in decided:
+                    out.not_added.append(_decided(annotator, items, decided[annotator.pk]))
                     continue
                 if (annotator.pk, task, qid) in adjudicators:
                     out.not_added.append(
@@ -543,6 +552,20 @@ def _usual_setting(rows, task: str) -> str:
         if found:
             return found.most_common(1)[0][0]
     return Assignment._meta.get_field("setting").default
+
+
+def _decided(annotator, items: list[GoldItem], result: QualificationResult) -> str:
+    """Why an annotator whose qualification is decided (passed or failed, computed or by
+    hand) gets no new qualification item: a decided result is never recomputed, so the
+    item would be work that changes nothing while looking like a retry."""
+    item = items[0]
+    verdict = "passed" if result.passed else "failed"
+    how = " (set by hand)" if result.overridden else ""
+    return (
+        f"{annotator.pseudonym} has already {verdict} the qualification round{how}: "
+        f"{item.task} on question {item.question.external_id} would not change a decided "
+        "result (only an override does)"
+    )
 
 
 def _why_not(annotator, items: list[GoldItem], purpose: str, status: str, submitted_at) -> str:

@@ -19,7 +19,7 @@ from annotation.models import (
 from annotation.quality import observations
 from studio.studyadmin import quality
 from tests.annotation.test_adjudicator_choice import world  # noqa: F401 (fixture)
-from tests.annotation.test_quality_views import S0, UNIT
+from tests.annotation.test_quality_views import S0, S1, UNIT
 
 
 def send(client, study, q1, person):
@@ -127,3 +127,53 @@ def test_decisions_posted_at_once_store_exactly_one(client, world):  # noqa: F81
         stored = AdjudicationRequest.objects.get()
         winner = next(i for i, (status, _) in enumerate(answers) if status == 302)
     assert (stored.status, stored.reason) == ("decided", f"tab {winner}")
+
+
+def test_a_decision_of_an_adjudicator_failed_later_counts_nowhere_until_passed(client, world):  # noqa: F811
+    """Failing an adjudicator after their decision: it stays stored and listed, marked not
+    counted; the unit has no adjudicated label (nor does the report cache's fingerprint read
+    it) and needs adjudication again, so it can be sent to someone else; passing them by
+    hand restores it."""
+    from metaeval.cache import study_fingerprint
+    from tests.builders.users import make_user
+
+    study, q1, people = world
+    free, unit, key = people["free"], ("pairwise", q1.pk, UNIT), f"pairwise|{q1.pk}|{UNIT}"
+    request = send(client, study, q1, free)
+    quality.decide(
+        request, choice=str([v for v, _ in quality.options(request)].index(S0)), reason=""
+    )
+    assert observations.adjudicated_labels(study) == {unit: S0}
+    counted = study_fingerprint(study.pk, adjudications=True)
+
+    def fail_or_pass(verdict):
+        quality.override(study, annotator_id=str(free.pk), verdict=verdict, reason="r", user=None)
+
+    def page_rows():
+        page = client.get(reverse("studies:quality", args=[study.pk])).content.decode()
+        adjudications = page.split('id="adjudications"')[1].split("</table>")[0]
+        state = page.split('id="disagreements"')[1].split(f'data-unit="{key}"')[1]
+        return adjudications, state.split('class="state">')[1].split("</td>")[0]
+
+    fail_or_pass("fail")
+    assert observations.adjudicated_labels(study) == {}
+    assert study_fingerprint(study.pk, adjudications=True) != counted
+    adjudications, state = page_rows()
+    assert f'{S0} <em class="not-counted">(not counted: adjudicator failed qualification)' in (
+        adjudications
+    )
+    assert state.startswith("needs adjudication")
+    assert AdjudicationRequest.objects.get().status == "decided"  # never deleted
+    fail_or_pass("pass")  # a later pass restores it
+    assert observations.adjudicated_labels(study) == {unit: S0}
+    assert study_fingerprint(study.pk, adjudications=True) == counted
+    assert "not counted" not in page_rows()[0] and page_rows()[1] == f"adjudicated: {S0}"
+    # failed again: another qualified annotator decides the unit, and theirs is its label
+    fail_or_pass("fail")
+    other = make_user("adj_other", "annotator", annotator=True).annotator
+    QualificationResult.objects.create(study=study, annotator=other, passed=True)
+    second = send(client, study, q1, other)
+    assert page_rows()[1] == "waiting for 1 adjudicator(s)"
+    quality.decide(second, choice=str([v for v, _ in quality.options(second)].index(S1)), reason="")
+    assert observations.adjudicated_labels(study) == {unit: S1}
+    assert page_rows()[1] == f"adjudicated: {S1}"

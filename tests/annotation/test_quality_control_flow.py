@@ -159,3 +159,45 @@ def test_work_submitted_once_the_item_is_a_qualification_item_counts(
     page = post(client, study, action="release").content.decode()
     assert "from before it became" not in page
     assert "Pseudo-qf_a already has pairwise on question q1 (submitted once it was a " in page
+
+
+def test_release_gives_no_new_qualification_item_to_a_decided_annotator(
+    client, world, django_capture_on_commit_callbacks
+):
+    """A decided result is never recomputed: a qualification item added later would be work
+    that changes nothing while looking like a retry. Passed or failed, computed or by hand,
+    the annotator is skipped and the admin told why; an undecided one still gets it."""
+    study, (q1, q2, q3), (a, b), _ = world
+    c = make_user("qf_c", "annotator", annotator=True).annotator
+    d = make_user("qf_d", "annotator", annotator=True).annotator
+    for person in (a, b, c, d):
+        make_assignment(person, q3, "pairwise")
+    post(client, study, action="enter", task="pairwise", question="q1",
+         answer=f"{S0}>{S1}", purpose="qualification")  # fmt: skip
+    post(client, study, action="settings", gold_threshold="0.7", qualification_required="on",
+         qualification_pass="1")  # fmt: skip
+    post(client, study, action="release")
+    with django_capture_on_commit_callbacks(execute=True):
+        answer(Assignment.objects.get(annotator=a, question=q1), "right")  # wrong: failed
+        answer(Assignment.objects.get(annotator=b, question=q1), "left")  # right: passed
+    assert QualificationResult.objects.get(annotator=a).passed is False
+    assert QualificationResult.objects.get(annotator=b).passed is True
+    post(client, study, action="override", annotator=d.pk, verdict="fail", reason="absent")
+    post(client, study, action="enter", task="pairwise", question="q2",
+         answer=f"{S0}>{S1}", purpose="qualification")  # fmt: skip
+    page = post(client, study, action="release").content.decode()
+    given = set(
+        Assignment.objects.filter(question=q2).values_list("annotator__pseudonym", flat=True)
+    )
+    assert given == {c.pseudonym}  # undecided: q1 still unanswered
+    assert "1 gold and qualification assignments added" in page
+    for who, verdict in (("a", "failed"), ("b", "passed"), ("d", "failed")):
+        how = " (set by hand)" if who == "d" else ""
+        assert (
+            escape(
+                f"Pseudo-qf_{who} has already {verdict} the qualification round{how}: pairwise on "
+                "question q2 would not change a decided result (only an override does)"
+            )
+            in page
+        )
+    assert QualificationResult.objects.get(annotator=a).passed is False
