@@ -79,7 +79,7 @@ def no_card_note(judge: str, entry: dict) -> str:
         if boards else ""
     )  # fmt: skip
     return (
-        f"No card: none of {judge}'s verdicts meets an expert label of the same kind in this "
+        f"No card: no verdict of {judge} meets an expert label of the same kind in this "
         "selection (a pairwise preference, a medal ranking or metric-wise score, a rubric "
         "coverage label, a DeepScholar label), and it has no live run; every figure of the "
         "card compares the judge with the experts, so none is defined." + where

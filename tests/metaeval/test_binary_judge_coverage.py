@@ -77,17 +77,19 @@ def test_the_binary_judge_is_compared_on_the_binarised_scale(client, study):
 def test_every_judge_of_the_report_has_a_page(client, researcher_user):
     """A judge on the scoreboard whose verdicts meet no expert label has a page saying
     why it has no card; an unknown judge is a 404 page that names it."""
-    from annotation.models import RubricCoverage
+    from judges.models import JudgeCoverage
 
     cache.clear()
     study = binary_judge_study("rb-alone")
-    RubricCoverage.objects.filter(study=study).delete()
+    # its S_c per report stays (the scoreboard), its verdicts per item are gone
+    JudgeCoverage.objects.filter(judge__name="rb-binary").delete()
     study.researchers.add(researcher_user)
     client.force_login(researcher_user)
     page = client.get(reverse("metaeval:judge", args=[study.pk, "rb-binary"]))
     text = page.content.decode()
     assert page.status_code == 200 and 'data-no-card="rb-binary"' in text
-    assert "none of rb-binary" in text and "scoreboard (researcherbench)" in text
+    assert "no verdict of rb-binary meets an expert label" in text and "scoreboard (" in text
+    assert 'data-judge="cov-graded"' in text  # the other judges' cards beside it
     missing = client.get(reverse("metaeval:judge", args=[study.pk, "nobody"]))
     assert (
         missing.status_code == 404
