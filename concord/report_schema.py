@@ -54,9 +54,15 @@ class SelectionSerializer(serializers.Serializer):
     compat = serializers.CharField(allow_null=True, required=False)
     human_signal = serializers.CharField(allow_null=True, required=False)
     human_signal_rows = serializers.DictField(required=False)
-    n_judgments = serializers.IntegerField(required=False)
+    n_judgments = serializers.IntegerField(
+        required=False, help_text="comparisons of the agreement report (counts_cover)"
+    )
     n_questions = serializers.IntegerField(required=False)
     n_annotators = serializers.IntegerField(required=False)
+    study = serializers.DictField(
+        required=False, help_text="n_judgments, n_questions, n_annotators and by_kind over "
+        "every judgment kind of the selection")  # fmt: skip
+    counts_cover = serializers.CharField(required=False, help_text="what each count counts")
     systems_present = serializers.ListField(child=serializers.CharField(), required=False)
     settings_present = serializers.ListField(child=serializers.CharField(), required=False)
     study_id = serializers.IntegerField(required=False)
@@ -143,6 +149,8 @@ def agreement_report_serializer(sections) -> type[serializers.Serializer]:
 class JudgeBlockSerializer(serializers.Serializer):
     preference = serializers.DictField(child=MetricAgreementSerializer(), required=False)
     system_tau_b = _figure("System-level Kendall τ-b")
+    notes = serializers.DictField(child=serializers.CharField(), required=False,
+                                  help_text="figure -> why it is null (METHODS §7)")  # fmt: skip
 
 
 class JudgeRowSerializer(serializers.Serializer):
@@ -159,6 +167,7 @@ class PearsonSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.FloatField(allow_null=True))
     )
     n = serializers.IntegerField()
+    note = serializers.CharField(required=False, help_text="why cells of the matrix are null")
 
 
 class JudgeAlignmentSerializer(serializers.Serializer):

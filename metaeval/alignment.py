@@ -15,8 +15,11 @@ Shape (the JSON contract of the command, the API and the report pages)::
                          "system_tau_b": float | None},
                  "expert_agreed": {...same...}}],
      "pearson": {"judges": [names], "matrix": [[r | None]], "n": int},
-     "coverage": [{"judge", "pearson", "mean_difference", "human_complete",
-                   "judge_complete", "n", "confusion"}]}
+     "coverage": [{"judge", "scale", "binarised", "pearson", "mean_difference",
+                   "human_complete", "judge_complete", "n", "confusion", "notes"?}]}
+
+A null figure has a note (``notes``: figure -> why, or ``note`` for the matrix), as in
+the agreement report (METHODS §7).
 
 ``pearson.n`` is the number of reports every judge gave an overall score; each cell uses
 the reports both judges scored (pairwise deletion, as :func:`pearson_matrix`).
@@ -59,14 +62,31 @@ def judge_names(study_id: int, options: ReportOptions) -> list[str]:
     return names
 
 
+#: Why a judge's block has no preference row (METHODS §7: a null figure says why).
+NO_PREFERENCE = (
+    "No preference row: the selection has no medal ranking or metric-wise score of two "
+    "reports with this judge's scores, the comparisons Table 5 is computed on (METHODS §5)."
+)
+
+
 def _block(report: dict) -> dict:
-    return {
-        "preference": {
-            metric: {k: row.get(k) for k in ROW_KEYS}
-            for metric, row in report.get("preference", {}).items()
-        },
-        "system_tau_b": report.get("system", {}).get("tau_b"),
+    """A judge's Table 5 figures from its agreement report, with the report's note for
+    each null figure (``notes``: figure -> why)."""
+    preference = {
+        metric: {k: row.get(k) for k in ROW_KEYS}
+        | ({"notes": row["notes"]} if row.get("notes") else {})
+        for metric, row in report.get("preference", {}).items()
     }
+    system = report.get("system", {})
+    out = {"preference": preference, "system_tau_b": system.get("tau_b")}
+    notes = {}
+    if not preference:
+        notes["preference"] = NO_PREFERENCE
+    if out["system_tau_b"] is None:
+        notes["system_tau_b"] = (system.get("notes") or {}).get("tau_b") or NO_PREFERENCE
+    if notes:
+        out["notes"] = notes
+    return out
 
 
 def judge_alignment(study_id: int, options: ReportOptions, *, report_of=None) -> dict:
@@ -123,7 +143,8 @@ def overall_pearson(study_id: int, names: list[str], options: ReportOptions) -> 
         3,
     )
     if not names:
-        return {"judges": [], "matrix": [], "n": 0}
+        return {"judges": [], "matrix": [], "n": 0,
+                "note": "No judge with a score in this selection: no matrix."}  # fmt: skip
     reports, column = np.unique(ints(report), return_inverse=True)
     row_of = {n: i for i, n in enumerate(names)}
     matrix = np.full((len(names), reports.size), np.nan)
@@ -133,17 +154,41 @@ def overall_pearson(study_id: int, names: list[str], options: ReportOptions) -> 
     scores = {n: matrix[i] for i, n in enumerate(names)}
     m = pearson_matrix(scores)
     complete = np.all(np.isfinite(matrix), axis=0) if reports.size else []
-    return {
+    out = {
         "judges": list(m.names),
         "matrix": [[_num(x) for x in row] for row in m.r],
         "n": int(np.sum(complete)),
     }
+    if any(x is None for row in out["matrix"] for x in row):
+        out["note"] = _pearson_note(names, matrix)
+    return out
+
+
+def _pearson_note(names: list[str], matrix: np.ndarray) -> str:
+    """Why cells of the Pearson matrix are null: a judge without an overall score (it
+    scores other metrics: a benchmark's own judge), or two judges sharing fewer than two
+    scored reports, or a constant score (:func:`pearson_matrix`)."""
+    scored = np.isfinite(matrix)
+    without = [n for i, n in enumerate(names) if not scored[i].any()]
+    text = ("Pearson r is over the judges' overall scores (Fig. 10); a null cell has fewer "
+            "than two reports both judges scored, or a judge whose overall score is constant.")  # fmt: skip
+    if without:
+        text += (f" No overall score in this selection: {', '.join(without)} (a judge that "
+                 "scores other metrics only, such as rubric coverage, has no row to correlate).")  # fmt: skip
+    return text
 
 
 def coverage_rows(study_id: int, names: list[str], options: ReportOptions) -> list[dict]:
-    """Each judge's 0–4 coverage labels against the experts' (one row per human label)."""
+    """Each judge's coverage verdicts against the experts' 0–4 labels (one row per human
+    label). Every judge with a coverage verdict in the study is read (``names`` are the
+    judges with scores; a judge that only labels coverage has none), only
+    ``options.judge`` when one is named. A binary judge (ResearcherBench's covered
+    verdicts) is compared on the binarised scale ({0, 1} vs {2, 3, 4}, METHODS §7): its
+    row has ``binarised`` and a note saying why the 0–4 figures are null."""
     from annotation.models import RubricCoverage
     from judges.models import JudgeCoverage
+
+    from .analyses.coverage import BINARY_JUDGE
 
     human = RubricCoverage.objects.filter(
         study_id=study_id, label__isnull=False, report__in=_reports(study_id, options)
@@ -153,29 +198,57 @@ def coverage_rows(study_id: int, names: list[str], options: ReportOptions) -> li
     human_rows = list(human.values_list("report_id", "item_id", "label"))
     if not human_rows:
         return []
+    verdicts = JudgeCoverage.objects.filter(report__question__study_id=study_id)
+    if options.judge:
+        verdicts = verdicts.filter(judge__name=options.judge)
+    labels: dict[str, dict] = {}
+    covered: dict[str, dict] = {}
+    for name, r, i, label, flag in verdicts.values_list(
+        "judge__name", "report_id", "item_id", "label", "covered"
+    ).iterator(chunk_size=5000):
+        if label is not None:
+            labels.setdefault(name, {})[(r, i)] = label
+        elif flag is not None:
+            covered.setdefault(name, {})[(r, i)] = float(flag)
     out = []
-    for name in names:
-        judged = dict(
-            ((r, i), label)
-            for r, i, label in JudgeCoverage.objects.filter(
-                judge__name=name, label__isnull=False, report__question__study_id=study_id
-            ).values_list("report_id", "item_id", "label")
+    for name in sorted(set(labels) | set(covered)):
+        judged, binary = labels.get(name), False
+        pairs = (
+            [(h, judged[(r, i)]) for r, i, h in human_rows if (r, i) in judged] if judged else []
         )
-        pairs = [(h, judged[(r, i)]) for r, i, h in human_rows if (r, i) in judged]
+        if not pairs and name in covered:
+            judged, binary = covered[name], True
+            pairs = [(h, judged[(r, i)]) for r, i, h in human_rows if (r, i) in judged]
         if not pairs:
             continue
-        a = coverage_alignment([p[0] for p in pairs], [p[1] for p in pairs])
-        out.append(
-            {
-                "judge": name,
-                "pearson": _num(a.pearson),
-                "mean_difference": _num(a.mean_difference),
-                "human_complete": _num(a.human_complete),
-                "judge_complete": _num(a.judge_complete),
-                "n": a.n,
-                "confusion": a.confusion.tolist(),
-            }
-        )
+        h = np.array([p[0] for p in pairs], dtype=float)
+        j = np.array([p[1] for p in pairs], dtype=float)
+        if binary:
+            confusion = np.zeros((5, 2), dtype=int)
+            np.add.at(confusion, (h.astype(int), j.astype(int)), 1)
+            null = ("pearson", "mean_difference", "judge_complete")
+            out.append({"judge": name, "scale": "binary",
+                        "binarised": _num(np.mean((h >= 2) == (j == 1))),
+                        "human_complete": _num(np.mean(h == 4)),
+                        **dict.fromkeys(null), "n": int(h.size),
+                        "confusion": confusion.tolist(),
+                        "notes": dict.fromkeys(null, BINARY_JUDGE)})  # fmt: skip
+            continue
+        a = coverage_alignment(h, j)
+        row = {
+            "judge": name,
+            "scale": "0-4",
+            "binarised": _num(np.mean((h >= 2) == (j >= 2))),
+            "pearson": _num(a.pearson),
+            "mean_difference": _num(a.mean_difference),
+            "human_complete": _num(a.human_complete),
+            "judge_complete": _num(a.judge_complete),
+            "n": a.n,
+            "confusion": a.confusion.tolist(),
+        }
+        if row["pearson"] is None:
+            row["notes"] = {"pearson": "Pearson: a constant side."}
+        out.append(row)
     return out
 
 

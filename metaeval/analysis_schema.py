@@ -121,6 +121,14 @@ class HumanVsHumanSerializer(s.Serializer):
     binarised = _float()
     weighted_kappa = _float()
     krippendorff_alpha = _float()
+    exact_low = _float(required=False)
+    exact_high = _float(required=False)
+    binarised_low = _float(required=False)
+    binarised_high = _float(required=False)
+    weighted_kappa_low = _float(required=False)
+    weighted_kappa_high = _float(required=False)
+    krippendorff_alpha_low = _float(required=False)
+    krippendorff_alpha_high = _float(required=False)
     units = s.IntegerField()
     pairs = s.IntegerField()
     note = s.CharField(allow_null=True)
@@ -128,7 +136,8 @@ class HumanVsHumanSerializer(s.Serializer):
 
 class CoverageBlockSerializer(s.Serializer):
     confusion = s.ListField(child=s.ListField(child=s.IntegerField()),
-                            help_text="5×5 human (rows) × judge (columns), Fig. 11")  # fmt: skip
+                            help_text="5×5 human (rows) × judge (columns), Fig. 11; a binary "
+                            "judge's is 5×2 (columns: not covered, covered)")  # fmt: skip
     n = s.IntegerField()
     exact = _fig()
     binarised = _fig(help_text="{0,1} vs {2,3,4} (PA 0.73 in 001)")
@@ -139,6 +148,10 @@ class CoverageBlockSerializer(s.Serializer):
 
 class CoverageJudgeSerializer(s.Serializer):
     judge = s.CharField()
+    scale = s.CharField(help_text="0-4 or binary: the judge's labels: 0–4, or "
+                          "binary covered verdicts (ResearcherBench) compared on the binarised "
+                          "scale only (METHODS §7)")  # fmt: skip
+    note = s.CharField(required=False, help_text="why a binary judge's 0–4 figures are null")
     all = CoverageBlockSerializer()
     not_labelled_by_judge = s.IntegerField()
     fields = s.DictField(child=CoverageBlockSerializer(), required=False,
@@ -325,7 +338,15 @@ class LabelIAASerializer(s.Serializer):
     cohen_kappa = _float(help_text="Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _float()
     krippendorff_alpha = _float()
-    note = s.CharField(allow_null=True)
+    strict_low = _float(required=False)
+    strict_high = _float(required=False)
+    cohen_kappa_low = _float(required=False)
+    cohen_kappa_high = _float(required=False)
+    fleiss_kappa_low = _float(required=False)
+    fleiss_kappa_high = _float(required=False)
+    krippendorff_alpha_low = _float(required=False)
+    krippendorff_alpha_high = _float(required=False)
+    note = s.CharField(allow_null=True, help_text="why a figure or its interval is null")
 
 
 class LabelIAAListSerializer(s.Serializer):

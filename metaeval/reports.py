@@ -493,7 +493,8 @@ NOTHING_COMPARED = (
     "Undefined: no judgment is left to compare (none of the selection has both a human and "
     "a judge value, or ties=exclude dropped every one)."
 )
-NO_IAA = "No IAA: no comparison has two or more judgments."
+NO_IAA = ("No IAA of the comparisons (medal rankings, metric-wise scores): no comparison "
+          "has two or more judgments.")  # fmt: skip
 UNDEFINED = "Undefined on this selection."
 COMPAT_NO_KAPPA = (
     "Cohen's κ and Krippendorff's α are null in compat mode: the released script computes "

@@ -6,9 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from metaeval.loaders.coverage import CoverageData
-from metaeval.stats.bootstrap import bootstrap_from_cluster_sums, cluster_sums
+from metaeval.stats.bootstrap import (
+    bootstrap_from_cluster_sums,
+    cluster_bootstrap,
+    cluster_sums,
+)
 from metaeval.stats.coverage_agreement import (
     FIGURES_OF_TOTALS,
+    POSITIVE_FROM,
     coverage_agreement,
     figures_of_totals,
     human_coverage_agreement,
@@ -49,6 +54,40 @@ def _label_block(h, j, q, rounds, seed) -> dict:
     return out
 
 
+#: Why a binary judge's 0–4 figures are null (tester's study: the benchmark's own judge was
+#: silently left out of the section, the judge card and the API).
+BINARY_JUDGE = ("The judge gives binary covered / not covered verdicts (ResearcherBench), not "
+                "0–4 labels: only the binarised figure is defined, the experts' 0–4 label "
+                "binarised as METHODS §7 does ({0, 1} not covered, {2, 3, 4} covered).")  # fmt: skip
+#: Columns of a binary judge's confusion matrix (rows: the experts' 0–4 label).
+BINARY_COLUMNS = ("not covered", "covered")
+
+
+def binarised(labels) -> np.ndarray:
+    """0–4 coverage labels as covered (1) / not covered (0), NaN kept: {0, 1} vs {2, 3, 4}
+    (METHODS §7, ResearchQA Table 2) — how a 0–4 label meets a binary verdict."""
+    h = np.asarray(labels, dtype=float)
+    return np.where(np.isnan(h), np.nan, (h >= POSITIVE_FROM).astype(float))
+
+
+def _binary_block(h, jb, q, rounds, seed) -> dict:
+    """A binary judge against 0–4 expert labels: the binarised agreement (with its
+    interval), the experts' label × the judge's verdict table, the other 0–4 figures null
+    with :data:`BINARY_JUDGE`."""
+    ok = ~(np.isnan(h) | np.isnan(jb))
+    confusion = np.zeros((5, 2), dtype=int)
+    np.add.at(confusion, (h[ok].astype(int), jb[ok].astype(int)), 1)
+    out = {"confusion": confusion.tolist(), "n": int(ok.sum())}
+    out |= {k: figure(None, 0, note=BINARY_JUDGE).as_dict() for k in UNDEFINED}
+    if ok.any():
+        same = (binarised(h[ok]) == jb[ok]).astype(float)
+        out["binarised"] = share(same, np.ones_like(same), q[ok], rounds, seed,
+                                 UNDEFINED["binarised"])  # fmt: skip
+    else:
+        out["binarised"] = figure(None, 0, undefined=UNDEFINED["binarised"]).as_dict()
+    return out
+
+
 def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
                      by_field: bool = False, signal: str | None = None) -> dict:  # fmt: skip
     """Human vs each judge (0–4), per field on request, and human vs human.
@@ -56,34 +95,73 @@ def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
     ``signal``: the human side of human vs judge (ANALYSES §0, §2; default and ``each``:
     every annotator's label). Human vs human is about each annotator whatever it is."""
     sig = data.signal("label", signal)
-    hh = human_coverage_agreement(data.human_matrix("label"))
     out = {
         "units": int(data.report.size),
-        "human_vs_human": {k: number(getattr(hh, k)) for k in
-                           ("exact", "binarised", "weighted_kappa", "krippendorff_alpha")}
-        | {"units": hh.n_units, "pairs": hh.n_pairs,
-           "note": None if hh.n_pairs else "No unit has two human labels."},
+        "human_vs_human": _human_vs_human(data.human_matrix("label"), data.question, rounds,
+                                          seed),
         "judges": [],
     }  # fmt: skip
     credits = {}
     for judge in data.judges:
         h, j, q, unit = data.human_vs_judge(judge, "label", sig)
-        if np.isnan(j).all() or np.isnan(h).all():
+        if np.isnan(h).all():
             continue
-        block = {"judge": judge, "all": _label_block(h, j, q, rounds, seed),
+        scale, compute = "0-4", _label_block
+        if np.isnan(j).all():  # a binary judge (ResearcherBench) meets the binarised labels
+            j = data.judge_vector(judge, "covered")[unit]
+            if np.isnan(j).all():
+                continue
+            scale, compute = "binary", _binary_block
+        block = {"judge": judge, "scale": scale, "all": compute(h, j, q, rounds, seed),
                  "not_labelled_by_judge": int((~np.isnan(h) & np.isnan(j)).sum())}  # fmt: skip
+        if scale == "binary":
+            block["note"] = BINARY_JUDGE
         if by_field:
             fields = data.field[unit]
             block["fields"] = {
-                name: _label_block(h[fields == k], j[fields == k], q[fields == k], rounds, seed)
+                name: compute(h[fields == k], j[fields == k], q[fields == k], rounds, seed)
                 for k, name in enumerate(data.fields)
             }
         out["judges"].append(block)
-        credits[(judge, "exact")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
+        if scale == "0-4":
+            credits[(judge, "exact")] = np.where(np.isnan(h) | np.isnan(j), np.nan, h == j)
     clusters = data.question[data.h_unit if sig is None else data.h_unit[sig.rows]]
     out["judge_differences"] = judge_differences(credits, clusters, rounds, seed)
     if signal is not None:
         out["human_signal"] = signal_summary(data, "label", signal, sig)
+    return out
+
+
+HUMAN_FIGURES = ("exact", "binarised", "weighted_kappa", "krippendorff_alpha")
+
+
+def _human_vs_human(m: np.ndarray, questions: np.ndarray, rounds: int, seed: int) -> dict:
+    """Human vs human on doubly labelled units, each figure with ``<figure>_low`` /
+    ``_high`` from a cluster bootstrap over questions when ``rounds`` > 0 (METHODS §5; the
+    tester found the judge rows with intervals and these without), the note saying why
+    an interval is missing."""
+    hh = human_coverage_agreement(m)
+    out = {k: number(getattr(hh, k)) for k in HUMAN_FIGURES}
+    out |= {"units": hh.n_units, "pairs": hh.n_pairs,
+            "note": None if hh.n_pairs else "No unit has two human labels."}  # fmt: skip
+    for k in HUMAN_FIGURES:
+        out[f"{k}_low"] = out[f"{k}_high"] = None
+    if rounds <= 0 or not hh.n_pairs:
+        return out
+    doubly = (~np.isnan(m)).sum(axis=1) >= 2
+    sub, clusters = m[doubly], questions[doubly]
+
+    def statistic(rows):
+        got = human_coverage_agreement(sub[rows])
+        return np.array([getattr(got, k) for k in HUMAN_FIGURES], dtype=float)
+
+    boot = cluster_bootstrap(statistic, clusters, n_rounds=rounds, seed=seed)
+    lows, highs = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+    for i, k in enumerate(HUMAN_FIGURES):
+        if out[k] is not None:
+            out[f"{k}_low"], out[f"{k}_high"] = number(lows[i]), number(highs[i])
+    if boot.note:
+        out["note"] = boot.note
     return out
 
 

@@ -178,18 +178,18 @@ def coverage_cards(data, lengths: dict, families: dict, rounds: int, seed: int) 
     words = np.array([lengths.get(int(r)) or np.nan for r in data.report], dtype=float)
     out: dict[str, list[dict]] = {}
     for protocol, kind in COVERAGE_KINDS.items():
-        e = data.h_label if kind == "label" else data.h_covered
-        if np.isnan(e).all():
-            continue
         for judge in data.judges:
             j = data.judge_vector(judge, kind)
             if np.isnan(j).all():
+                continue
+            e, reference = _experts(data, kind, j)
+            if e is None:
                 continue
             card = {
                 "protocol": protocol, "kind": "labels", "verdicts": int((~np.isnan(j)).sum()),
                 "comparisons": int((~np.isnan(j)).sum()), "threshold": None,
                 "agreement": jc.equal_share(j, data.h_unit, e, q, rounds, seed).as_dict(),
-                "agreement_reference": "each expert's label (exact)",
+                "agreement_reference": reference,
                 "experts_agreement": jc.experts_equal_share(data.h_unit, e, q, rounds,
                                                             seed).as_dict(),
                 "position": {"order_consistency": _none(NO_ORDER_LABEL),
@@ -207,6 +207,30 @@ def coverage_cards(data, lengths: dict, families: dict, rounds: int, seed: int) 
                 if len(runs) > 1 else _none(NO_RUNS))  # fmt: skip
             out.setdefault(judge, []).append(card)
     return out
+
+
+BINARISED_REFERENCE = ("each expert's 0–4 label binarised ({0, 1} not covered, {2, 3, 4} "
+                       "covered; METHODS §7): the experts gave no binary verdict on these units")  # fmt: skip
+
+
+def _experts(data, kind: str, judge: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """The expert labels a judge's ``kind`` verdicts are compared with, and how the card
+    names them: the experts' own labels of that kind where they meet the judge's; for a
+    binary judge (ResearcherBench) whose units the experts labelled 0–4 only, those labels
+    binarised (tester's study: the benchmark's own judge had no card)."""
+    e = data.h_label if kind == "label" else data.h_covered
+    met = ~np.isnan(e) & ~np.isnan(judge[data.h_unit])
+    if met.any() or (kind == "label" and not np.isnan(e).all()):
+        return e, "each expert's label (exact)"
+    if kind == "covered":
+        from .coverage import binarised
+
+        b = binarised(data.h_label)
+        if (~np.isnan(b) & ~np.isnan(judge[data.h_unit])).any():
+            return b, BINARISED_REFERENCE
+    if np.isnan(e).all():
+        return None, ""
+    return e, "each expert's label (exact)"
 
 
 def _label_rhos(data, judge, expert, words, rounds, seed) -> dict:

@@ -87,14 +87,50 @@ def figure_specs() -> dict[str, tuple[Section, FigureSpec]]:
 # ----------------------------------------------------------------------------- building
 
 
+#: What the agreement report's own counts (``selection.n_judgments`` …) count: the
+#: tester read "n_judgments: 0" in a report holding figures from 568 coverage labels.
+COUNTS_COVER = (
+    "n_judgments, n_questions and n_annotators count the comparisons of the agreement "
+    "report (medal rankings, metric-wise scores: iaa, preference, metric_wise, system); "
+    "study counts the judgments of every kind the other analyses read."
+)
+
+
 def with_payload(report: dict, analysis: Analysis) -> dict:
-    """``report`` with the result of every section that adds a key to the report dict."""
+    """``report`` with the result of every section that adds a key to the report dict,
+    its selection counting every judgment kind beside the comparisons
+    (:data:`COUNTS_COVER`), and a note naming where the labels' IAA is when the
+    comparisons have none."""
     for section in registered():
         if section.payload and not section.in_report and section.key not in report:
             result = analysis.result(section)
             if result is not None:  # None: nothing to show (no judgment of its kind)
                 report[section.key] = result
+    selection = report.get("selection")
+    if isinstance(selection, dict) and "study" not in selection:
+        counts = (analysis.result(registry()["selection"]) or {}).get("study")
+        if counts is not None:
+            selection["study"] = counts
+            selection["counts_cover"] = COUNTS_COVER
+    note = _label_iaa_note(report)
+    if note and note not in report.get("notes", []):
+        report.setdefault("notes", []).append(note)
     return report
+
+
+def _label_iaa_note(report: dict) -> str | None:
+    """Where the IAA is when the comparisons have none but labels were given twice."""
+    if (report.get("iaa") or {}).get("n"):
+        return None
+    kinds = [f"{k['kind']} ({k['units']} units)"
+             for k in (report.get("label_iaa") or {}).get("kinds") or () if k.get("pairs")]  # fmt: skip
+    if not kinds:
+        return None
+    return (
+        "Inter-annotator agreement of the labels given twice or more is in label_iaa: "
+        f"{', '.join(kinds)}; the iaa block covers comparisons only (medal rankings, "
+        "metric-wise scores)."
+    )
 
 
 def report(study_id: int, options, progress=None) -> dict:

@@ -56,6 +56,18 @@ def cells(fig: dict | None, prefix: str = "") -> dict:
     return {f"{prefix}{k}": fig.get(k) for k in ("value", "low", "high", "n", "note")}
 
 
+def row_note(figures: dict[str, dict | None]) -> str | None:
+    """One note for a table row of several figures: each distinct note of a figure that is
+    null or has no interval, with the figures it concerns, so a CSV cell left empty (a
+    field with one question has no interval) says why as report.json does."""
+    said: dict[str, list[str]] = {}
+    for name, fig in figures.items():
+        fig = fig or {}
+        if fig.get("note") and (fig.get("value") is None or fig.get("low") is None):
+            said.setdefault(fig["note"], []).append(name)
+    return " ".join(f"{', '.join(names)}: {text}" for text, names in said.items()) or None
+
+
 FIG_COLUMNS = ["value", "low", "high", "n", "note"]
 
 

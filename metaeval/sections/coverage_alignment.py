@@ -6,7 +6,7 @@ agreement."""
 
 from annotation.models import RubricCoverage
 
-from ..analyses.coverage import analyse_coverage
+from ..analyses.coverage import BINARY_COLUMNS, HUMAN_FIGURES, analyse_coverage
 from ..analysis_schema import CoverageAnalysisSerializer
 from ..loaders.coverage import load_coverage
 from . import _kit
@@ -38,37 +38,53 @@ def _judge_rows(result):
     for j in result["judges"]:
         blocks = [("all", j["all"]), *sorted((j.get("fields") or {}).items())]
         for field, block in blocks:
-            row = {"judge": j["judge"], "field": field, "n": block["n"]}
+            row = {"judge": j["judge"], "scale": j.get("scale", "0-4"), "field": field,
+                   "n": block["n"]}  # fmt: skip
             for name in FIGURES:
                 fig = block.get(name) or {}
                 row[name], row[f"{name}_low"] = fig.get("value"), fig.get("low")
                 row[f"{name}_high"] = fig.get("high")
+            row["note"] = _kit.row_note({name: block.get(name) for name in FIGURES})
             rows.append(row)
     return rows
 
 
 def _confusion_rows(result):
+    """Human label (rows) × judge label; a binary judge's columns are its two verdicts."""
     rows = []
     for j in result["judges"]:
+        binary = j.get("scale") == "binary"
         for h, counts in zip(LABELS, j["all"]["confusion"], strict=False):
-            rows.append({"judge": j["judge"], "human": h,
-                         **{f"judge_{k}": c for k, c in zip(LABELS, counts, strict=False)}})  # fmt: skip
+            row = {"judge": j["judge"], "human": h}
+            if binary:
+                row |= dict(zip(BINARY_CONFUSION, counts, strict=True))
+            else:
+                row |= {f"judge_{k}": c for k, c in zip(LABELS, counts, strict=False)}
+            rows.append(row)
     return rows
+
+
+#: A binary judge's confusion columns (:data:`metaeval.analyses.coverage.BINARY_COLUMNS`).
+BINARY_CONFUSION = tuple(f"judge_{c.replace(' ', '_')}" for c in BINARY_COLUMNS)
 
 
 def _tables(result, entry):
     if not result:
         return {}
-    cols = ["judge", "field", "n"]
+    cols = ["judge", "scale", "field", "n"]
     for name in FIGURES:
         cols += [name, f"{name}_low", f"{name}_high"]
+    cols.append("note")
     hh = result["human_vs_human"]
+    confusion = ["judge", "human", *(f"judge_{k}" for k in LABELS)]
+    if any(j.get("scale") == "binary" for j in result["judges"]):
+        confusion += BINARY_CONFUSION
     return {
         "coverage_judges": (_judge_rows(result), cols),
-        "coverage_confusion": (_confusion_rows(result),
-                               ["judge", "human", *(f"judge_{k}" for k in LABELS)]),
-        "coverage_human_vs_human": ([hh], ["exact", "binarised", "weighted_kappa",
-                                           "krippendorff_alpha", "units", "pairs", "note"]),
+        "coverage_confusion": (_confusion_rows(result), confusion),
+        "coverage_human_vs_human": ([hh], [*(f"{k}{end}" for k in HUMAN_FIGURES
+                                             for end in ("", "_low", "_high")),
+                                           "units", "pairs", "note"]),
         "coverage_judge_tests": (result["judge_differences"], DIFF_COLUMNS),
     }  # fmt: skip
 
@@ -80,6 +96,8 @@ def _draw(result, entry):
             ("human vs human, binarised", {"value": result["human_vs_human"]["binarised"]})]  # fmt: skip
     for j in result["judges"]:
         for name in ("exact", "binarised", "weighted_kappa", "pearson"):
+            if j.get("scale") == "binary" and name != "binarised":
+                continue  # undefined for a binary judge (its note is in the table)
             rows.append((f"{j['judge']}: {name.replace('_', ' ')}", j["all"][name]))
     return _kit.intervals_figure(rows, "agreement with experts (0–4 coverage)", xlim=(-0.05, 1.05))
 
@@ -89,7 +107,8 @@ def _text(result) -> str:
         return "coverage: no 0-4 coverage label in this selection"
     return (
         "\n".join(
-            f"coverage {j['judge']}: exact {j['all']['exact']['value']}, binarised "
+            f"coverage {j['judge']}{' (binary verdicts)' if j.get('scale') == 'binary' else ''}: "
+            f"exact {j['all']['exact']['value']}, binarised "
             f"{j['all']['binarised']['value']}, weighted kappa {j['all']['weighted_kappa']['value']}"
             for j in result["judges"]
         )

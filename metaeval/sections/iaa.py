@@ -6,7 +6,7 @@ from .base import Section, register, without_comparisons
 
 register(Section(
     absent=without_comparisons,
-    key="iaa", title="Inter-annotator agreement", template="metaeval/sections/iaa.html",
+    key="iaa", title="Inter-annotator agreement on comparisons", template="metaeval/sections/iaa.html",
     compute=lambda analysis: analysis.report.get("iaa") or {},
     tables=lambda result, entry: {"iaa": report_tables(entry["report"])["iaa"]},
     context=lambda result, entry: {"iaa": iaa_cells(result)},

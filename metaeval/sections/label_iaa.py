@@ -17,7 +17,7 @@ from annotation.models import (
     RubricItemQuality,
 )
 
-from ..analyses.iaa import analyse_iaa, deepscholar_sets, label_sets
+from ..analyses.iaa import IAA_FIGURES, analyse_iaa, deepscholar_sets, label_clusters, label_sets
 from ..analysis_schema import LabelIAAListSerializer
 from ..loaders._db import settings_filter
 from ..loaders.label_kinds import LABEL_KIND_MODELS, load_label_kinds
@@ -28,8 +28,9 @@ from .claim_support import claim_data
 from .coverage_alignment import coverage_data
 from .label_quality import quality_data
 
-COLUMNS = ["kind", "level", "units", "pairs", "strict", "cohen_kappa", "fleiss_kappa",
-           "krippendorff_alpha", "note"]  # fmt: skip
+COLUMNS = ["kind", "level", "units", "pairs",
+           *[f"{name}{end}" for name in IAA_FIGURES for end in ("", "_low", "_high")],
+           "note"]  # fmt: skip
 
 
 NOT_APPLICABLE = (
@@ -55,6 +56,7 @@ def _compute(analysis):
     if ClaimCheck in has:
         kinds["claims"] = claim_data(analysis)
     sets = label_sets(**kinds) if kinds else {}
+    clusters = label_clusters(kinds.get("pairwise"), kinds.get("coverage"))
     if has & set(LABEL_KIND_MODELS):
         sets |= load_label_kinds(sid, _kit.settings(analysis), has)
     levels: dict[str, str] = {}
@@ -62,11 +64,12 @@ def _compute(analysis):
         rows = DeepScholarLabel.objects.filter(
             study_id=sid, **settings_filter(_kit.settings(analysis))
         ).values_list("kind", "question_id", "report_id", "unit", "annotator_id", "label")
-        more, levels = deepscholar_sets(rows)
+        more, levels = deepscholar_sets(rows, clusters)
         sets.update(more)
     if not sets:
         return None
-    out = {"kinds": analyse_iaa(sets, levels)}
+    out = {"kinds": analyse_iaa(sets, levels, clusters, _kit.rounds(analysis),
+                                analysis.options.seed)}  # fmt: skip
     if not out["kinds"]:  # no kind holds a label (e.g. only unparsed quality labels)
         return None
     if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)

@@ -110,6 +110,11 @@ def test_without_extra_sections_the_report_is_the_agreement_report(study):
     assert got.pop("scoreboard")["boards"]  # its judge's scores: the benchmark board
     assert got.pop("label_iaa")["kinds"]  # its human metric scores, doubly annotated
     assert set(got) - set(base) == {"judge_card"}
+    # the selection says what its counts cover and counts every judgment kind beside them
+    # (tester: "n_judgments: 0" beside figures from 568 coverage labels); nothing changes
+    study_counts = got["selection"].pop("study")
+    assert study_counts["n_judgments"] >= got["selection"]["n_judgments"]
+    assert "comparisons" in got["selection"].pop("counts_cover")
     assert {k: got[k] for k in base} == base
 
 
