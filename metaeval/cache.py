@@ -62,8 +62,9 @@ CACHE_SECONDS = 24 * 60 * 60
 #: Bumped when the entry's shape changes, so entries cached by an older release (shared
 #: cache, 24 h) are never read as the new shape (2: the sections' results; 3: the judge
 #: card's parameters masked — an older entry may hold a judge's credentials; 4: each block
-#: with a null figure carries its ``notes``, METHODS §7).
-ENTRY_VERSION = 4
+#: with a null figure carries its ``notes``, METHODS §7; 5: a binary judge in the coverage
+#: section, the selection's ``study`` counts, intervals and notes in the agreement tables).
+ENTRY_VERSION = 5
 
 
 def _text_code(field: str):
