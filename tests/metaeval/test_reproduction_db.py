@@ -120,6 +120,10 @@ def test_the_command_prints_the_same_dict(study):
     # the judge card of its judge
     assert printed.pop("scoreboard")["boards"] and printed.pop("label_iaa")["kinds"]
     assert printed.pop("judge_card")["judges"]
+    # and the selection's counts of every judgment kind, beside the comparisons' (what they
+    # cover said)
+    assert printed["selection"].pop("study")["n_judgments"] >= printed["selection"]["n_judgments"]
+    assert printed["selection"].pop("counts_cover")
     assert printed == json.loads(json.dumps(report(study, settings=("assigned",))))
 
 
