@@ -23,14 +23,17 @@ replacements       An annotator dropped out: one new annotator for each unfinish
 
 Invariants every plan keeps (and the property tests check): no annotator gets the same
 question twice (nor one they already have: ``Item.assigned``), nobody exceeds their capacity,
-an item never gets more than ``overlap`` annotators in all. Items are visited field by field in
+an item never gets more than ``overlap`` annotators in all, and an item given any (random,
+expertise) gets exactly ``overlap``. Items are visited field by field in
 turn, so when capacity runs short the shortfall is spread over fields, not piled on the last.
 
-``random_assignment`` and ``by_expertise`` never leave a question short that some plan could
-cover: their greedy plan is kept only when it makes as many assignments as the maximum flow
-(scipy's ``csgraph.maximum_flow``); otherwise the plan is a min-cost maximum flow
-(:func:`_flow`, networkx's network simplex) whose costs keep coverage of every question,
-the fields' shares and the annotators' loads balanced as secondary objectives.
+``random_assignment`` and ``by_expertise`` give a question annotators only when it reaches
+``overlap`` in all (:func:`_complete_questions`): capacity goes to questions that can be
+completed, as many of them as any plan completes (an integer programme when they cannot all
+be), never to a question left short of K, which the admin sees with its reason instead. The
+greedy plan of those questions is kept when it completes them all; otherwise the plan is a
+min-cost maximum flow (:func:`_flow`, networkx's network simplex) whose costs keep the
+annotators' loads balanced as a secondary objective.
 
 :func:`balanced_systems` chooses which systems are compared on each question (e.g. 3 of 6) so
 that every pair of systems is compared equally often; :func:`summarize` gives the counts an
@@ -46,7 +49,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
+#: The settings' values (``annotation.models.Setting`` declares them; a test checks they
+#: are the same): this module imports no Django.
 ASSIGNED, NEAR_EXPERT, DEEP_EXPERT = "assigned", "near_expert", "deep_expert"
+EXPERTISE_MATCHED = "expertise_matched"
 WITHIN, NEAR, OUTSIDE = "within", "near", "outside"
 
 
@@ -408,15 +414,119 @@ def _most_assignable(items: Sequence[Item], annotators: Sequence[Person], overla
     return int(maximum_flow(graph, source, sink, method="dinic").flow_value)
 
 
+def _candidates(items, annotators, overlap, eligible) -> dict[int, list[Person]]:
+    """question -> the annotators who may be given it, for each question still missing
+    annotators that has enough of them to reach ``overlap`` on its own."""
+    out = {}
+    for it in items:
+        need = overlap - len(it.assigned)
+        people = [p for p in annotators if it.open_to(p.id) and p.capacity != 0 and eligible(p, it)]
+        if need > 0 and len(people) >= need:
+            out[it.question] = people
+    return out
+
+
+def _complete_questions(
+    items: Sequence[Item], annotators: Sequence[Person], overlap: int, eligible, seed: int
+) -> frozenset[int]:
+    """The questions a plan completes: as many as any plan can bring to ``overlap``
+    annotators (existing ones included), fields spread among the plans that complete most.
+
+    Why only complete questions: the plan page promises "every planned question gets K
+    different annotators" and K >= 2 is chosen for agreement; a question given fewer than K
+    adds no agreement pair and takes capacity a completable question needed (the tester's
+    ResearcherBench plan: capacity 4, K = 2, ten questions got 1 annotator while four
+    Model Architecture questions with two qualified experts got none). A question that
+    cannot be completed is left to the admin with its reason (a plan of overlap 1 serves
+    it knowingly).
+
+    When every question that has enough eligible annotators can be completed at once (a
+    maximum flow saturates them; almost always) they all are. Otherwise choosing the most
+    completable questions is an integer programme (each question all or nothing), solved
+    exactly by HiGHS (``scipy.optimize.milp``): binary x[q, p] and y[q] with
+    sum_p x[q, p] = need(q) y(q), sum_q x[q, p] <= capacity(p); the objective is
+    lexicographic by weights — completed questions first, then a concave reward per field
+    (the k-th question of a field earns less than the first of another), then a seeded
+    tie-break below one unit of either.
+    """
+    cands = _candidates(items, annotators, overlap, eligible)
+    if not cands:
+        return frozenset()
+    chosen = [it for it in items if it.question in cands]
+    need = {it.question: overlap - len(it.assigned) for it in chosen}
+    if _most_assignable(chosen, annotators, overlap, eligible) == sum(need.values()):
+        return frozenset(cands)
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import lil_array
+
+    rng = random.Random(seed)
+    qs = sorted(cands)
+    field_of = {it.question: it.field for it in chosen}
+    fields = sorted({field_of[q] for q in qs})
+    per_field = Counter(field_of[q] for q in qs)
+    edges = [(q, p.id) for q in qs for p in cands[q]]
+    ranks = [(f, k) for f in fields for k in range(1, per_field[f] + 1)]
+    n_x, n_y, n_z = len(edges), len(qs), len(ranks)
+    y0, z0 = n_x, n_x + n_y
+    n = len(qs)
+    big = n * (n + 1) // 2 + n + 1  # one more complete question beats any spread
+    c = np.zeros(n_x + n_y + n_z)
+    for i in range(n_y):
+        c[y0 + i] = -rng.random() / (n + 1)  # seeded tie-break, below one unit
+    for j, (_, k) in enumerate(ranks):
+        c[z0 + j] = -(big - k)
+    people = sorted({pid for _, pid in edges})
+    cap = {p.id: p.capacity for p in annotators}
+    rows = lil_array((n_y + len(people) + len(fields), n_x + n_y + n_z))
+    lo, hi = [], []
+    qi = {q: i for i, q in enumerate(qs)}
+    pi = {pid: i for i, pid in enumerate(people)}
+    fi = {f: i for i, f in enumerate(fields)}
+    for e, (q, pid) in enumerate(edges):
+        rows[qi[q], e] = 1
+        rows[n_y + pi[pid], e] = 1
+    for q, i in qi.items():
+        rows[i, y0 + i] = -need[q]  # sum_p x[q, p] - need y[q] = 0: all or nothing
+        rows[n_y + len(people) + fi[field_of[q]], y0 + i] = 1
+        lo.append(0), hi.append(0)
+    for pid in people:
+        lo.append(0), hi.append(np.inf if cap[pid] is None else cap[pid])
+    for j, (f, _) in enumerate(ranks):
+        rows[n_y + len(people) + fi[f], z0 + j] = -1  # a field's rank slots = its completes
+    lo.extend([0] * len(fields)), hi.extend([0] * len(fields))
+    integrality = np.r_[np.ones(n_x + n_y), np.zeros(n_z)]
+    res = milp(
+        c,
+        constraints=LinearConstraint(rows.tocsr(), lo, hi),
+        integrality=integrality,
+        bounds=Bounds(0, 1),
+        options={"mip_rel_gap": 0, "time_limit": 30},
+    )
+    if res.x is None:  # no solution in time: the maximal set a greedy pass finds
+        done: list[Item] = []
+        for it in _field_order(chosen, rng):
+            trial = [*done, it]
+            if _most_assignable(trial, annotators, overlap, eligible) == sum(
+                need[t.question] for t in trial
+            ):
+                done.append(it)
+        return frozenset(it.question for it in done)
+    return frozenset(q for i, q in enumerate(qs) if res.x[y0 + i] > 0.5)
+
+
 def _assign(strategy, items, annotators, **kw) -> Plan:
-    """The greedy plan when it is a best one (as many assignments as the maximum flow, as
-    is almost always the case, at a fraction of the cost), else the min-cost flow's."""
-    greedy = _greedy(strategy, items, annotators, **kw)
-    if len(greedy.assignments) == _most_assignable(
-        items, annotators, kw["overlap"], kw["eligible"]
-    ):
-        return greedy
-    return _flow(strategy, items, annotators, **kw)
+    """Only questions the plan completes (:func:`_complete_questions`) get annotators; among
+    them the greedy plan when it completes them all (almost always, at a fraction of the
+    cost), else the min-cost flow's (which does, the set being feasible)."""
+    _check(items, annotators, kw["overlap"])
+    complete = _complete_questions(items, annotators, kw["overlap"], kw["eligible"], kw["seed"])
+    chosen = [it for it in items if it.question in complete]
+    wanted = {it.question: kw["overlap"] for it in items}
+    plan = _greedy(strategy, chosen, annotators, **kw)
+    if len(plan.assignments) != sum(kw["overlap"] - len(it.assigned) for it in chosen):
+        plan = _flow(strategy, chosen, annotators, **kw)
+    return Plan(strategy, plan.assignments, wanted)
 
 
 # --- the strategies -----------------------------------------------------------------------
@@ -449,9 +559,10 @@ def by_expertise(
     *,
     overlap: int = 1,
     seed: int = 0,
-    setting: str = ASSIGNED,
+    setting: str = EXPERTISE_MATCHED,
 ) -> Plan:
-    """ResearchQA's field-matched pools: only experts of the question's field judge it."""
+    """ResearchQA's field-matched pools: only experts of the question's field judge it (a
+    setting of its own, ``expertise_matched``: see ``annotation.models.Setting``)."""
     return _assign(
         "expertise",
         items,
@@ -641,7 +752,7 @@ STRATEGIES = ("random", "expertise", "triage", "authored", "planner")
 SETTING_OF = {
     "planner": ASSIGNED,  # annotation.planning_strategy
     "random": ASSIGNED,
-    "expertise": ASSIGNED,
+    "expertise": EXPERTISE_MATCHED,
     "triage": NEAR_EXPERT,
     "authored": DEEP_EXPERT,
 }
