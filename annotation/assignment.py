@@ -443,11 +443,16 @@ def _complete_questions(
     When every question that has enough eligible annotators can be completed at once (a
     maximum flow saturates them; almost always) they all are. Otherwise choosing the most
     completable questions is an integer programme (each question all or nothing), solved
-    exactly by HiGHS (``scipy.optimize.milp``): binary x[q, p] and y[q] with
-    sum_p x[q, p] = need(q) y(q), sum_q x[q, p] <= capacity(p); the objective is
-    lexicographic by weights — completed questions first, then a concave reward per field
-    (the k-th question of a field earns less than the first of another), then a seeded
-    tie-break below one unit of either.
+    exactly by HiGHS (``scipy.optimize.milp``) over *classes* of interchangeable questions
+    (same field, same missing count, same eligible annotators), so its size follows the
+    fields, not the questions: integers y[c] (questions of class c completed, at most its
+    size) and x[c, p] <= y[c] (how many of them annotator p takes) with
+    sum_p x[c, p] = need(c) y[c] and sum_c x[c, p] <= capacity(p). Any such solution is a
+    plan (x[c, p] <= y[c] lets the y[c] questions take need(c) different annotators each,
+    dealt round-robin), so the optimum is exact. The objective is lexicographic by weights:
+    completed questions first, then a concave reward per field (the k-th question of a
+    field earns less than the first of another), then a seeded tie-break between classes;
+    which questions of a class are completed is a seeded draw.
     """
     cands = _candidates(items, annotators, overlap, eligible)
     if not cands:
@@ -461,15 +466,20 @@ def _complete_questions(
     from scipy.sparse import lil_array
 
     rng = random.Random(seed)
-    qs = sorted(cands)
-    field_of = {it.question: it.field for it in chosen}
-    fields = sorted({field_of[q] for q in qs})
-    per_field = Counter(field_of[q] for q in qs)
-    edges = [(q, p.id) for q in qs for p in cands[q]]
+    members: dict[tuple, list[int]] = defaultdict(list)
+    for it in sorted(chosen, key=lambda i: i.question):
+        key = (it.field, need[it.question], tuple(sorted(p.id for p in cands[it.question])))
+        members[key].append(it.question)
+    classes = sorted(members)
+    fields = sorted({c[0] for c in classes})
+    per_field = Counter()
+    for c in classes:
+        per_field[c[0]] += len(members[c])
+    edges = [(ci, pid) for ci, c in enumerate(classes) for pid in c[2]]
     ranks = [(f, k) for f in fields for k in range(1, per_field[f] + 1)]
-    n_x, n_y, n_z = len(edges), len(qs), len(ranks)
+    n_x, n_y, n_z = len(edges), len(classes), len(ranks)
     y0, z0 = n_x, n_x + n_y
-    n = len(qs)
+    n = len(chosen)
     big = n * (n + 1) // 2 + n + 1  # one more complete question beats any spread
     c = np.zeros(n_x + n_y + n_z)
     for i in range(n_y):
@@ -478,30 +488,34 @@ def _complete_questions(
         c[z0 + j] = -(big - k)
     people = sorted({pid for _, pid in edges})
     cap = {p.id: p.capacity for p in annotators}
-    rows = lil_array((n_y + len(people) + len(fields), n_x + n_y + n_z))
-    lo, hi = [], []
-    qi = {q: i for i, q in enumerate(qs)}
     pi = {pid: i for i, pid in enumerate(people)}
     fi = {f: i for i, f in enumerate(fields)}
-    for e, (q, pid) in enumerate(edges):
-        rows[qi[q], e] = 1
-        rows[n_y + pi[pid], e] = 1
-    for q, i in qi.items():
-        rows[i, y0 + i] = -need[q]  # sum_p x[q, p] - need y[q] = 0: all or nothing
-        rows[n_y + len(people) + fi[field_of[q]], y0 + i] = 1
+    n_rows = n_y + n_x + len(people) + len(fields)
+    rows = lil_array((n_rows, n_x + n_y + n_z))
+    lo, hi = [], []
+    for ci, cl in enumerate(classes):  # sum_p x[c, p] - need y[c] = 0: all or nothing
+        rows[ci, y0 + ci] = -cl[1]
         lo.append(0), hi.append(0)
+    for e, (ci, pid) in enumerate(edges):
+        rows[ci, e] = 1
+        rows[n_y + e, e], rows[n_y + e, y0 + ci] = 1, -1  # x[c, p] <= y[c]
+        rows[n_y + n_x + pi[pid], e] = 1
+        lo.append(-np.inf), hi.append(0)
     for pid in people:
         lo.append(0), hi.append(np.inf if cap[pid] is None else cap[pid])
+    for ci, cl in enumerate(classes):
+        rows[n_y + n_x + len(people) + fi[cl[0]], y0 + ci] = 1
     for j, (f, _) in enumerate(ranks):
-        rows[n_y + len(people) + fi[f], z0 + j] = -1  # a field's rank slots = its completes
+        rows[n_y + n_x + len(people) + fi[f], z0 + j] = -1  # a field's slots = its completes
     lo.extend([0] * len(fields)), hi.extend([0] * len(fields))
-    integrality = np.r_[np.ones(n_x + n_y), np.zeros(n_z)]
+    upper = np.r_[[len(members[cl]) for cl in classes for _ in cl[2]],
+                  [len(members[cl]) for cl in classes], np.ones(n_z)]  # fmt: skip
     res = milp(
         c,
         constraints=LinearConstraint(rows.tocsr(), lo, hi),
-        integrality=integrality,
-        bounds=Bounds(0, 1),
-        options={"mip_rel_gap": 0, "time_limit": 30},
+        integrality=np.r_[np.ones(n_x + n_y), np.zeros(n_z)],
+        bounds=Bounds(0, upper),
+        options={"mip_rel_gap": 0, "time_limit": 20},
     )
     if res.x is None:  # no solution in time: the maximal set a greedy pass finds
         done: list[Item] = []
@@ -512,7 +526,12 @@ def _complete_questions(
             ):
                 done.append(it)
         return frozenset(it.question for it in done)
-    return frozenset(q for i, q in enumerate(qs) if res.x[y0 + i] > 0.5)
+    out: set[int] = set()
+    for ci, cl in enumerate(classes):
+        qs = list(members[cl])
+        rng.shuffle(qs)
+        out.update(qs[: round(res.x[y0 + ci])])
+    return frozenset(out)
 
 
 def _assign(strategy, items, annotators, **kw) -> Plan:

@@ -356,7 +356,10 @@ def test_realistic_random_capacity_shortfall_spread_over_fields(realistic):
     plan = A.random_assignment(items, tight, overlap=2, seed=11)
     s = A.summarize(plan, items)
     assert s.assignments == 600 and set(s.per_annotator.values()) == {20}
+    assert s.overlap == {0: 200, 2: 300}  # 300 complete questions, none half done
     assert max(s.per_field.values()) - min(s.per_field.values()) <= 2
+    expert = A.by_expertise(items, tight, overlap=3, seed=11)
+    assert set(Counter(a.question for a in expert.assignments).values()) == {3}
 
 
 def test_realistic_expertise(realistic):
