@@ -23,14 +23,17 @@ replacements       An annotator dropped out: one new annotator for each unfinish
 
 Invariants every plan keeps (and the property tests check): no annotator gets the same
 question twice (nor one they already have: ``Item.assigned``), nobody exceeds their capacity,
-an item never gets more than ``overlap`` annotators in all. Items are visited field by field in
+an item never gets more than ``overlap`` annotators in all, and an item given any (random,
+expertise) gets exactly ``overlap``. Items are visited field by field in
 turn, so when capacity runs short the shortfall is spread over fields, not piled on the last.
 
-``random_assignment`` and ``by_expertise`` never leave a question short that some plan could
-cover: their greedy plan is kept only when it makes as many assignments as the maximum flow
-(scipy's ``csgraph.maximum_flow``); otherwise the plan is a min-cost maximum flow
-(:func:`_flow`, networkx's network simplex) whose costs keep coverage of every question,
-the fields' shares and the annotators' loads balanced as secondary objectives.
+``random_assignment`` and ``by_expertise`` give a question annotators only when it reaches
+``overlap`` in all (:func:`_complete_questions`): capacity goes to questions that can be
+completed, as many of them as any plan completes (an integer programme when they cannot all
+be), never to a question left short of K, which the admin sees with its reason instead. The
+greedy plan of those questions is kept when it completes them all; otherwise the plan is a
+min-cost maximum flow (:func:`_flow`, networkx's network simplex) whose costs keep the
+annotators' loads balanced as a secondary objective.
 
 :func:`balanced_systems` chooses which systems are compared on each question (e.g. 3 of 6) so
 that every pair of systems is compared equally often; :func:`summarize` gives the counts an
@@ -46,7 +49,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
+#: The settings' values (``annotation.models.Setting`` declares them; a test checks they
+#: are the same): this module imports no Django.
 ASSIGNED, NEAR_EXPERT, DEEP_EXPERT = "assigned", "near_expert", "deep_expert"
+EXPERTISE_MATCHED = "expertise_matched"
 WITHIN, NEAR, OUTSIDE = "within", "near", "outside"
 
 
@@ -408,15 +414,138 @@ def _most_assignable(items: Sequence[Item], annotators: Sequence[Person], overla
     return int(maximum_flow(graph, source, sink, method="dinic").flow_value)
 
 
+def _candidates(items, annotators, overlap, eligible) -> dict[int, list[Person]]:
+    """question -> the annotators who may be given it, for each question still missing
+    annotators that has enough of them to reach ``overlap`` on its own."""
+    out = {}
+    for it in items:
+        need = overlap - len(it.assigned)
+        people = [p for p in annotators if it.open_to(p.id) and p.capacity != 0 and eligible(p, it)]
+        if need > 0 and len(people) >= need:
+            out[it.question] = people
+    return out
+
+
+def _complete_questions(
+    items: Sequence[Item], annotators: Sequence[Person], overlap: int, eligible, seed: int
+) -> frozenset[int]:
+    """The questions a plan completes: as many as any plan can bring to ``overlap``
+    annotators (existing ones included), fields spread among the plans that complete most.
+
+    Why only complete questions: the plan page promises "every planned question gets K
+    different annotators" and K >= 2 is chosen for agreement; a question given fewer than K
+    adds no agreement pair and takes capacity a completable question needed (the tester's
+    ResearcherBench plan: capacity 4, K = 2, ten questions got 1 annotator while four
+    Model Architecture questions with two qualified experts got none). A question that
+    cannot be completed is left to the admin with its reason (a plan of overlap 1 serves
+    it knowingly).
+
+    When every question that has enough eligible annotators can be completed at once (a
+    maximum flow saturates them; almost always) they all are. Otherwise choosing the most
+    completable questions is an integer programme (each question all or nothing), solved
+    exactly by HiGHS (``scipy.optimize.milp``) over *classes* of interchangeable questions
+    (same field, same missing count, same eligible annotators), so its size follows the
+    fields, not the questions: integers y[c] (questions of class c completed, at most its
+    size) and x[c, p] <= y[c] (how many of them annotator p takes) with
+    sum_p x[c, p] = need(c) y[c] and sum_c x[c, p] <= capacity(p). Any such solution is a
+    plan (x[c, p] <= y[c] lets the y[c] questions take need(c) different annotators each,
+    dealt round-robin), so the optimum is exact. The objective is lexicographic by weights:
+    completed questions first, then a concave reward per field (the k-th question of a
+    field earns less than the first of another), then a seeded tie-break between classes;
+    which questions of a class are completed is a seeded draw.
+    """
+    cands = _candidates(items, annotators, overlap, eligible)
+    if not cands:
+        return frozenset()
+    chosen = [it for it in items if it.question in cands]
+    need = {it.question: overlap - len(it.assigned) for it in chosen}
+    if _most_assignable(chosen, annotators, overlap, eligible) == sum(need.values()):
+        return frozenset(cands)
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import lil_array
+
+    rng = random.Random(seed)
+    members: dict[tuple, list[int]] = defaultdict(list)
+    for it in sorted(chosen, key=lambda i: i.question):
+        key = (it.field, need[it.question], tuple(sorted(p.id for p in cands[it.question])))
+        members[key].append(it.question)
+    classes = sorted(members)
+    fields = sorted({c[0] for c in classes})
+    per_field = Counter()
+    for c in classes:
+        per_field[c[0]] += len(members[c])
+    edges = [(ci, pid) for ci, c in enumerate(classes) for pid in c[2]]
+    ranks = [(f, k) for f in fields for k in range(1, per_field[f] + 1)]
+    n_x, n_y, n_z = len(edges), len(classes), len(ranks)
+    y0, z0 = n_x, n_x + n_y
+    n = len(chosen)
+    big = n * (n + 1) // 2 + n + 1  # one more complete question beats any spread
+    c = np.zeros(n_x + n_y + n_z)
+    for i in range(n_y):
+        c[y0 + i] = -rng.random() / (n + 1)  # seeded tie-break, below one unit
+    for j, (_, k) in enumerate(ranks):
+        c[z0 + j] = -(big - k)
+    people = sorted({pid for _, pid in edges})
+    cap = {p.id: p.capacity for p in annotators}
+    pi = {pid: i for i, pid in enumerate(people)}
+    fi = {f: i for i, f in enumerate(fields)}
+    n_rows = n_y + n_x + len(people) + len(fields)
+    rows = lil_array((n_rows, n_x + n_y + n_z))
+    lo, hi = [], []
+    for ci, cl in enumerate(classes):  # sum_p x[c, p] - need y[c] = 0: all or nothing
+        rows[ci, y0 + ci] = -cl[1]
+        lo.append(0), hi.append(0)
+    for e, (ci, pid) in enumerate(edges):
+        rows[ci, e] = 1
+        rows[n_y + e, e], rows[n_y + e, y0 + ci] = 1, -1  # x[c, p] <= y[c]
+        rows[n_y + n_x + pi[pid], e] = 1
+        lo.append(-np.inf), hi.append(0)
+    for pid in people:
+        lo.append(0), hi.append(np.inf if cap[pid] is None else cap[pid])
+    for ci, cl in enumerate(classes):
+        rows[n_y + n_x + len(people) + fi[cl[0]], y0 + ci] = 1
+    for j, (f, _) in enumerate(ranks):
+        rows[n_y + n_x + len(people) + fi[f], z0 + j] = -1  # a field's slots = its completes
+    lo.extend([0] * len(fields)), hi.extend([0] * len(fields))
+    upper = np.r_[[len(members[cl]) for cl in classes for _ in cl[2]],
+                  [len(members[cl]) for cl in classes], np.ones(n_z)]  # fmt: skip
+    res = milp(
+        c,
+        constraints=LinearConstraint(rows.tocsr(), lo, hi),
+        integrality=np.r_[np.ones(n_x + n_y), np.zeros(n_z)],
+        bounds=Bounds(0, upper),
+        options={"mip_rel_gap": 0, "time_limit": 20},
+    )
+    if res.x is None:  # no solution in time: the maximal set a greedy pass finds
+        done: list[Item] = []
+        for it in _field_order(chosen, rng):
+            trial = [*done, it]
+            if _most_assignable(trial, annotators, overlap, eligible) == sum(
+                need[t.question] for t in trial
+            ):
+                done.append(it)
+        return frozenset(it.question for it in done)
+    out: set[int] = set()
+    for ci, cl in enumerate(classes):
+        qs = list(members[cl])
+        rng.shuffle(qs)
+        out.update(qs[: round(res.x[y0 + ci])])
+    return frozenset(out)
+
+
 def _assign(strategy, items, annotators, **kw) -> Plan:
-    """The greedy plan when it is a best one (as many assignments as the maximum flow, as
-    is almost always the case, at a fraction of the cost), else the min-cost flow's."""
-    greedy = _greedy(strategy, items, annotators, **kw)
-    if len(greedy.assignments) == _most_assignable(
-        items, annotators, kw["overlap"], kw["eligible"]
-    ):
-        return greedy
-    return _flow(strategy, items, annotators, **kw)
+    """Only questions the plan completes (:func:`_complete_questions`) get annotators; among
+    them the greedy plan when it completes them all (almost always, at a fraction of the
+    cost), else the min-cost flow's (which does, the set being feasible)."""
+    _check(items, annotators, kw["overlap"])
+    complete = _complete_questions(items, annotators, kw["overlap"], kw["eligible"], kw["seed"])
+    chosen = [it for it in items if it.question in complete]
+    wanted = {it.question: kw["overlap"] for it in items}
+    plan = _greedy(strategy, chosen, annotators, **kw)
+    if len(plan.assignments) != sum(kw["overlap"] - len(it.assigned) for it in chosen):
+        plan = _flow(strategy, chosen, annotators, **kw)
+    return Plan(strategy, plan.assignments, wanted)
 
 
 # --- the strategies -----------------------------------------------------------------------
@@ -449,9 +578,10 @@ def by_expertise(
     *,
     overlap: int = 1,
     seed: int = 0,
-    setting: str = ASSIGNED,
+    setting: str = EXPERTISE_MATCHED,
 ) -> Plan:
-    """ResearchQA's field-matched pools: only experts of the question's field judge it."""
+    """ResearchQA's field-matched pools: only experts of the question's field judge it (a
+    setting of its own, ``expertise_matched``: see ``annotation.models.Setting``)."""
     return _assign(
         "expertise",
         items,
@@ -641,7 +771,7 @@ STRATEGIES = ("random", "expertise", "triage", "authored", "planner")
 SETTING_OF = {
     "planner": ASSIGNED,  # annotation.planning_strategy
     "random": ASSIGNED,
-    "expertise": ASSIGNED,
+    "expertise": EXPERTISE_MATCHED,
     "triage": NEAR_EXPERT,
     "authored": DEEP_EXPERT,
 }

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 
 #: The settings a judgment is made in (``annotation.models.Setting``; a test checks they
 #: are the same).
-SETTINGS = ("assigned", "near_expert", "deep_expert")
+SETTINGS = ("assigned", "expertise_matched", "near_expert", "deep_expert")
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ class ReportOptions:
     # Each field's option(...) metadata is the one description of the option: the
     # commands' arguments, the API's parameters, the page's form and links derive from it
     # (metaeval.options).
-    settings: tuple[str, ...] = option((), "settings (assigned, near_expert, deep_expert)",
+    settings: tuple[str, ...] = option((), f"settings ({', '.join(SETTINGS)})",
         kind="names", choices=SETTINGS, flag="--setting", one=True, widget="select",
         label="Setting", empty_label="all settings", order=0)  # fmt: skip
     systems: tuple[str, ...] = option((), "keep pairs of these systems only", kind="names",

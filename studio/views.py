@@ -317,7 +317,7 @@ def study_plan(request, study_id: int):
 
                 cost = budget.estimate(
                     study, spec.task, result.plan.assignments, spec.overlap,
-                    form.cleaned_data.get("hourly_rate"),
+                    form.cleaned_data.get("hourly_rate"), spec.strategy,
                 )  # fmt: skip
             except StudyAdminError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)

@@ -6,9 +6,23 @@ from django.db import models
 
 
 class Setting(models.TextChoices):
-    """How questions reached annotators (003 §4.2)."""
+    """How questions reached annotators (003 §4.2), the one declaration of settings.
+
+    ScholarQA-CS2's three: ``assigned`` (Setting 1: questions drawn at random, whatever the
+    annotator knows), ``near_expert`` (Setting 2: the annotator rated the question within or
+    near their expertise, triage) and ``deep_expert`` (Setting 3: the annotator wrote it).
+    ``expertise_matched`` is ResearchQA's field-matched pools (the "By expertise" plan): the
+    platform gives a question only to annotators whose declared fields contain its field.
+    It is not ``assigned``: who judges a question depends on what they know, which is the
+    very thing setting-based analyses compare (agreement and alignment by setting, 003
+    Table 4), so pooling it with random assignment would bias the random-assignment
+    figures; nor is it ``near_expert``: no annotator judged their own fit for the
+    question. Rows written before this setting existed stay ``assigned`` (which plan made
+    them was not recorded).
+    """
 
     ASSIGNED = "assigned", "Random assignment"
+    EXPERTISE_MATCHED = "expertise_matched", "Expertise-matched (field)"
     NEAR_EXPERT = "near_expert", "Near-expert (triage)"
     DEEP_EXPERT = "deep_expert", "Deep-expert (authored)"
 

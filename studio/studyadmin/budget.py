@@ -100,9 +100,48 @@ class Estimate:
     half_width_now: float | None
     half_width_after: float | None
     notes: tuple[str, ...] = ()
+    #: What the interval is of, said beside it (not only in the collapsed explanation) when
+    #: it is not the planned task's own figure; "" when it is.
+    interval_of: str = ""
+
+    @property
+    def work(self) -> tuple[str, str] | None:
+        """(value, unit) of the expert time, in the largest unit that keeps it readable:
+        hours from one hour up, else minutes, else seconds, so non-zero work never reads
+        "0.0 expert hours" (the tester: 12 tasks × 5 s shown as 0.0 hours next to a cost of
+        1.00). None when the time is unknown."""
+        if self.hours is None:
+            return None
+        seconds = self.hours * 3600
+        if seconds >= 3600:
+            return f"{self.hours:.1f}", "expert hours"
+        if seconds >= 60:
+            return f"{seconds / 60:.1f}", "expert minutes"
+        if seconds == 0:
+            return "0", "expert hours"
+        return (f"{seconds:.0f}" if seconds >= 1 else "< 1"), "expert seconds"
 
 
-def estimate(study, task: str, assignments, overlap: int, hourly_rate: float | None = None):
+#: Beside the interval when the planned task does not feed it (no variance model exists for
+#: the other tasks' figures, so none is predicted for them).
+NOT_THIS_TASK = (
+    "The interval is that of the judge's agreement with the experts' medal rankings "
+    "(METHODS §5), the only figure the planner has a model for; this task does not feed it, "
+    "so no interval is predicted for this plan"
+)
+PLANNER_TARGET = (
+    ", and the budget planner's choice of questions targets that agreement, not this task's figure"
+)
+
+
+def estimate(
+    study,
+    task: str,
+    assignments,
+    overlap: int,
+    hourly_rate: float | None = None,
+    strategy: str = "",
+):
     """Hours, cost and the expected agreement half-width of a previewed plan."""
     notes = []
     timed = [s for v in question_seconds(study.pk, task).values() for s in v]
@@ -121,7 +160,10 @@ def estimate(study, task: str, assignments, overlap: int, hourly_rate: float | N
             "Interval: predicted for the judge agreement of medal rankings (METHODS §5), "
             "which this task does not feed."
         )
-        return Estimate(n, new_q, seconds, hours, hourly_rate, cost, None, None, tuple(notes))
+        said = NOT_THIS_TASK + (PLANNER_TARGET if strategy == planning_strategy.NAME else "")
+        return Estimate(
+            n, new_q, seconds, hours, hourly_rate, cost, None, None, tuple(notes), said + "."
+        )
     try:
         model = stats.fit(load_pilot(study.pk, "agreement").pilot, n_rounds=ROUNDS)
     except ValueError as exc:

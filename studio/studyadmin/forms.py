@@ -20,7 +20,11 @@ from .planning import PlanSpec
 
 STRATEGY_CHOICES = [
     ("random", "Random: K annotators per question, drawn at random (003 Setting 1)"),
-    ("expertise", "By expertise: K annotators whose field is the question's (ResearchQA pools)"),
+    (
+        "expertise",
+        "By expertise: K annotators whose field is the question's (ResearchQA pools; its own "
+        "setting, expertise-matched, never pooled with random assignment)",
+    ),
     ("triage", "From triage: within before near, never outside (003 Setting 2)"),
     ("authored", "Authored: each question goes back to its author (003 Setting 3)"),
     (

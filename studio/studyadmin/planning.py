@@ -217,7 +217,8 @@ def _why_short(spec, it, people, wanted: int, ratings) -> str:
             "(medal ranking and metric-wise write one ranking per question and setting)"
         )
     at_capacity = (
-        f"the annotators who could take it reached this plan's capacity ({spec.capacity})"
+        f"the annotators who could take it reached this plan's capacity ({spec.capacity}) "
+        f"before it could get {wanted} (capacity goes to questions it completes)"
         if spec.capacity is not None
         else "the annotators who could take it were given other questions"
     )

@@ -37,7 +37,7 @@ class AnnotatorProgress:
 
     @property
     def median_seconds(self) -> float | None:
-        return statistics.median(self.seconds) if self.seconds else None
+        return float(statistics.median(self.seconds)) if self.seconds else None
 
     @property
     def state(self) -> str:
@@ -91,7 +91,7 @@ def study_progress(study: Study) -> StudyProgress:
         not_started=sum(p.not_started for p in annotators),
         in_progress=sum(p.in_progress for p in annotators),
         submitted=sum(p.submitted for p in annotators),
-        median_seconds=statistics.median(all_seconds) if all_seconds else None,
+        median_seconds=float(statistics.median(all_seconds)) if all_seconds else None,
         pending_double=sum(1 for g in doubles if any(s != S.SUBMITTED for s in g)),
         double_total=len(doubles),
         by_task={t: by_task[t] for t in sorted(by_task)},
@@ -105,11 +105,15 @@ CSV_COLUMNS = (
 
 
 def progress_csv(progress: StudyProgress) -> str:
+    """One row per annotator. The median is written with one decimal, always: times are
+    whole seconds, so a median is exact at one decimal (4.5), and an odd count's (5) must
+    not read differently from an even count's (5.0) in the same column (the tester's
+    download had both)."""
     out = io.StringIO()
     w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for p in progress.annotators:
-        median = "" if p.median_seconds is None else p.median_seconds
+        median = "" if p.median_seconds is None else f"{p.median_seconds:.1f}"
         w.writerow(
             [p.pseudonym, p.state, p.not_started, p.in_progress, p.submitted, p.total, median]
         )

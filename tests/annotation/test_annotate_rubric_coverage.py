@@ -109,3 +109,22 @@ def test_sixty_items_over_three_reports_constant_queries(
     with django_assert_num_queries(9):  # the reports' renderings kept by the process
         html = client.get(url).content.decode()
     assert html.count('class="choice-row coverage-row"') == 180
+
+
+def test_expertise_matched_coverage_is_exported_in_its_setting(setup):
+    """An assignment of the expertise strategy (``expertise_matched``) gives judgments of
+    that setting, and every export says it: not ``assigned`` (random assignment), which
+    setting-based analyses would pool it with (tester)."""
+    import json
+
+    from annotation.exporters import export_judgments, judgment_records
+
+    study, assignment, client, pids = setup
+    assignment.setting = "expertise_matched"
+    assignment.save()
+    assert submit(client, assignment, full(pids)).status_code == 204
+    assert set(RubricCoverage.objects.values_list("setting", flat=True)) == {"expertise_matched"}
+    records = judgment_records(study)
+    assert records and {r["setting"] for r in records} == {"expertise_matched"}
+    lines = export_judgments(study, "jsonl").splitlines()
+    assert {json.loads(line)["setting"] for line in lines} == {"expertise_matched"}

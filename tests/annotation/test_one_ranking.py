@@ -37,11 +37,15 @@ def plan(study, task, people, overlap):
 
 
 def test_a_barred_annotator_is_never_chosen_and_does_not_count():
+    """Question 1 has one annotator it may go to, so it cannot reach overlap 2: it gets
+    nobody (a plan gives a question K annotators or none), question 2 gets both."""
     items = [strategies.Item(question=1, barred=frozenset({1})), strategies.Item(question=2)]
     people = [strategies.Person(1), strategies.Person(2)]
     for seed in range(20):
         got = strategies.random_assignment(items, people, overlap=2, seed=seed).assignments
-        assert {(a.question, a.annotator) for a in got} == {(1, 2), (2, 1), (2, 2)}
+        assert {(a.question, a.annotator) for a in got} == {(2, 1), (2, 2)}
+        got = strategies.random_assignment(items, people, overlap=1, seed=seed).assignments
+        assert (1, 2) in {(a.question, a.annotator) for a in got}
 
 
 def test_the_planner_leaves_out_who_ranks_the_question_in_the_other_task():
@@ -49,10 +53,13 @@ def test_the_planner_leaves_out_who_ranks_the_question_in_the_other_task():
     make_question(study, n_reports=3)
     a, b, c = annotators(3)
     plan(study, "medal_ranking", [a, b], overlap=2)
-    shown = plan(study, "metric_wise", [a, b, c], overlap=2)
-    got = set(Assignment.objects.filter(task="metric_wise").values_list("annotator", flat=True))
-    assert got == {c.pk}  # a and b rank it already in the medal ranking task
+    # a and b rank it already in the medal ranking task: only c is left, short of 2
+    shown = preview(study, PlanSpec(task="metric_wise", overlap=2, annotators=(a.pk, b.pk, c.pk)))
+    assert shown.plan.assignments == ()
     assert "rank it already in another task" in shown.short[0].reason
+    plan(study, "metric_wise", [a, b, c], overlap=1)
+    got = set(Assignment.objects.filter(task="metric_wise").values_list("annotator", flat=True))
+    assert got == {c.pk}
     # and the other way round: medal ranking is not given to the metric-wise annotator
     spec = PlanSpec(task="medal_ranking", overlap=3, annotators=(c.pk,))
     shown = preview(study, spec)

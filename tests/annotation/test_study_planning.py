@@ -295,3 +295,98 @@ def test_progress_counts_no_double_of_adjudication():
                               position=9)  # fmt: skip
     p = study_progress(study)
     assert (p.double_total, p.pending_double) == (1, 1)
+
+
+# --- the tester's ResearcherBench expertise plan ----------------------------------------------
+
+#: The three annotators the tester invited, with their expertise fields.
+TESTER_EXPERTS = [
+    ["Model Architecture", "Reinforcement Learning", "Reasoning and Inference"],
+    ["AI Policy", "AI Strategy", "AI Ethics"],
+    ["Multimodal AI", "Computer Vision", "Model Architecture"],
+]
+
+
+def _tester_study(scholarqa_dir):
+    import json
+
+    released = scholarqa_dir.parent / "researcherbench" / "questions.json"
+    subjects = [q["Subject"] for q in json.loads(released.read_text(encoding="utf-8"))]
+    study = make_study("ResearcherBench", questions=len(subjects), fields=subjects)
+    anns = []
+    for i, fields in enumerate(TESTER_EXPERTS):
+        anns.append(make_annotators(1, fields=[""], prefix=f"Expert{i}")[0])
+        anns[-1].expertise_fields = fields
+        anns[-1].save()
+    return study, anns, subjects
+
+
+@pytest.mark.django_db
+def test_the_testers_expertise_plan_completes_what_it_plans(scholarqa_dir):
+    """Overlap 2, capacity 4: the old plan gave 10 questions 1 annotator and 1 question 2,
+    and none to 4 Model Architecture questions with two qualified experts. Every planned
+    question now has exactly 2; every other one is listed short with why."""
+    study, anns, subjects = _tester_study(scholarqa_dir)
+    spec = PlanSpec(task="medal_ranking", strategy="expertise", overlap=2, capacity=4)
+    shown = preview(study, spec)
+    assert shown.summary.overlap == {0: 61, 2: 4}
+    assert shown.summary.assignments == 8
+    per_q = Counter(a.question for a in shown.plan.assignments)
+    assert set(per_q.values()) == {2}
+    keys = {q.pk: q.field for q in Question.objects.filter(study=study)}
+    assert {keys[q] for q in per_q} == {"Model Architecture"}
+    why = {u.key: u.reason for u in shown.short}
+    assert len(why) == 61 and all(u.got == 0 and u.wanted == 2 for u in shown.short)
+    field_of = {q.external_id: q.field for q in Question.objects.filter(study=study)}
+    for key, reason in why.items():
+        if field_of[key] == "Model Architecture":
+            assert "capacity (4)" in reason
+        elif field_of[key] == "AI Policy":
+            assert reason == "only 1 annotator(s) with the expertise “AI Policy”; 2 wanted"
+        elif field_of[key] == "Scaling Laws":
+            assert reason == "no annotator in the pool has the expertise “Scaling Laws”"
+
+
+@pytest.mark.django_db
+def test_expertise_assignments_are_their_own_setting(client, admin_user, scholarqa_dir):
+    """The expertise strategy writes ``expertise_matched`` (not ``assigned``, random
+    assignment): the annotator's progress page says so, and reports accept the setting."""
+    from annotation.models import Setting
+    from metaeval.reports import ReportOptions
+
+    study, anns, _ = _tester_study(scholarqa_dir)
+    spec = PlanSpec(task="medal_ranking", strategy="expertise", overlap=2, capacity=4)
+    assert preview(study, spec).setting == Setting.EXPERTISE_MATCHED
+    commit(study, spec)
+    assert set(Assignment.objects.values_list("setting", flat=True)) == {"expertise_matched"}
+    commit(study, PlanSpec(task="medal_ranking", strategy="random", overlap=1, capacity=2))
+    assert Counter(Assignment.objects.values_list("setting", flat=True)) == {
+        "expertise_matched": 8, "assigned": 6,
+    }  # fmt: skip
+    client.force_login(admin_user)
+    page = client.get(f"/studies/{study.pk}/progress/{anns[0].pk}/").content.decode()
+    assert "Expertise-matched (field)" in page
+    assert (
+        page.count("Random assignment")
+        == Assignment.objects.filter(annotator=anns[0], setting="assigned").count()
+    )
+    assert ReportOptions(settings=("expertise_matched",)).settings == ("expertise_matched",)
+
+
+@pytest.mark.django_db
+def test_progress_csv_writes_every_median_alike():
+    """The tester's download had "5.0" (an even count's median) beside "5" (an odd count's)
+    in one column: one decimal, always."""
+    import csv
+
+    study = make_study(questions=6)
+    anns = make_annotators(2)
+    commit(study, PlanSpec(task="medal_ranking", overlap=2))
+    for ann, times in zip(anns, ([4, 6], [4, 5, 9]), strict=True):
+        rows = list(Assignment.objects.filter(annotator=ann).order_by("pk"))
+        for a, secs in zip(rows, times, strict=False):
+            a.status, a.seconds_on_task = Assignment.Status.SUBMITTED, secs
+            a.save()
+    got = {r["annotator"]: r["median_seconds_on_task"]
+           for r in csv.DictReader(io.StringIO(progress_csv(study_progress(study))))}  # fmt: skip
+    assert got == {anns[0].pseudonym: "5.0", anns[1].pseudonym: "5.0"}

@@ -210,3 +210,53 @@ def test_plan_preview_shows_hours_cost_and_the_expected_interval(client, admin_u
     assert got.new_questions == 6 and got.half_width_after < got.half_width_now
     assert f"±{got.half_width_after:.3f}" in html
     assert got.cost is None and any("cost per expert hour" in n for n in got.notes)
+
+
+def test_expert_time_never_reads_zero_for_some_work():
+    """The tester: 12 tasks × 5 s at 60 an hour showed "0.0 expert hours" beside "1.00
+    cost". The time is given in the unit that keeps it readable."""
+    from studio.studyadmin.budget import Estimate
+
+    def work(n, seconds):
+        return Estimate(n, n, seconds, n * seconds / 3600, None, None, None, None).work
+
+    assert work(12, 5.0) == ("1.0", "expert minutes")
+    assert work(1, 5.0) == ("5", "expert seconds")
+    assert work(1, 0.4) == ("< 1", "expert seconds")
+    assert work(12, 300.0) == ("1.0", "expert hours")
+    assert work(0, 5.0) == ("0", "expert hours")
+    assert Estimate(1, 1, None, None, None, None, None, None).work is None
+
+
+@pytest.mark.django_db
+def test_a_task_that_does_not_feed_the_interval_says_so_beside_it(client, admin_user):
+    """A plan of another task than the medal ranking (the tester's rubric coverage) gets no
+    interval of its own: the page says so next to the prediction, not only in the collapsed
+    "How these are computed"; with the budget planner, that its choice targets the
+    medal-ranking agreement. Seconds are those of the task (5 s each): minutes, not 0.0 h."""
+    from django.urls import reverse
+
+    from studio.studyadmin.budget import estimate
+
+    study = pilot_study(name="coverage-like")
+    study.tasks = ["medal_ranking", "pairwise"]
+    study.save()
+    Assignment.objects.filter(study=study).update(task="pairwise", seconds_on_task=5)
+    _pool(4)
+    client.force_login(admin_user)
+    page = client.post(reverse("studies:plan", args=[study.pk]), {
+        "action": "preview", "task": "pairwise", "strategy": "random", "overlap": 2,
+        "seed": 0, "per_expert": 3, "capacity": 3, "hourly_rate": "60",
+    })  # fmt: skip
+    html = page.content.decode()
+    assert page.status_code == 200, html[:2000]
+    # 4 annotators × 3 = 12 assignments of 5 s = 1 minute; at 60 an hour, 1.00
+    assert "<strong>1.0</strong>expert minutes" in html and "<strong>1.00</strong>cost" in html
+    said = html.split('id="interval-of">')[1].split("</p>")[0]
+    assert "this task does not feed it" in said
+    assert html.index('id="interval-of"') < html.index('id="estimate-how"')
+    planned = preview(study, PlanSpec(task="pairwise", overlap=2, capacity=3)).plan.assignments
+    got = estimate(study, "pairwise", planned, 2, strategy="planner")
+    assert got.half_width_after is None and "targets that agreement" in got.interval_of
+    mine = estimate(study, "medal_ranking", planned, 2)
+    assert mine.interval_of == ""

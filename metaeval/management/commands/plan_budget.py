@@ -8,9 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.study_lookup import find_study
 from metaeval.analyses.budget import analyse_budget
+from metaeval.options import SETTINGS
 from metaeval.stats import planner
-
-SETTINGS = ["assigned", "near_expert", "deep_expert"]
 
 
 def _text(out: dict) -> list[str]:
