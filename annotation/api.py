@@ -59,6 +59,7 @@ from annotation.permissions import (
     visible_reports,
 )
 from concord.api_schema import BLINDED_SUFFIX
+from concord.pagination import LimitOffsetPagination
 from concord.query import flag, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
 
@@ -580,6 +581,69 @@ def described(serializer_class) -> type:
     return type(f"Described{name}", (serializer_class,), fields)
 
 
+#: The type a judgment list declares for each column (``columns``): what a client needs to
+#: give an empty answer its columns and dtypes (a DataFrame of shape (0, 0) made a notebook's
+#: incremental sync fail when nothing was new). ``json``: a nested value (lists, objects).
+COLUMN_TYPES = ("integer", "number", "boolean", "string", "datetime", "json")
+
+
+def column_type(field) -> str:
+    """One of :data:`COLUMN_TYPES` for a serializer field, as its rows carry the value."""
+    from rest_framework import relations, serializers
+
+    if isinstance(field, serializers.BooleanField):
+        return "boolean"
+    if isinstance(field, serializers.ChoiceField):
+        keys = list(field.choices)
+        if keys and all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+            return "integer"
+        return "string"
+    if isinstance(field, serializers.IntegerField | relations.PrimaryKeyRelatedField):
+        return "integer"
+    if isinstance(field, serializers.FloatField | serializers.DecimalField):
+        return "number"
+    if isinstance(field, serializers.DateTimeField):
+        return "datetime"
+    if isinstance(field, serializers.CharField | relations.SlugRelatedField):
+        return "string"
+    return "json"
+
+
+#: The columns ``describe`` adds to a row (:meth:`JudgmentViewSet.list`), in its order; an
+#: annotator's rows get only the first two.
+DESCRIBED_COLUMNS = (
+    ("question_text", "string"),
+    ("annotator_pseudonym", "string"),
+    ("question_external_id", "string"),
+    ("systems", "json"),
+    ("system", "string"),
+)
+
+
+class JudgmentPagination(LimitOffsetPagination):
+    """A judgment list's page also declares its rows' ``columns`` (name and type), filled
+    in by :meth:`JudgmentViewSet.get_paginated_response`: an empty page has no row to read
+    them from."""
+
+    def get_paginated_response_schema(self, schema):
+        out = super().get_paginated_response_schema(schema)
+        out["properties"]["columns"] = {
+            "type": "array",
+            "description": "Every column of a row of this list, as asked (``describe`` "
+            "adds some), in order, with its type; given even when there is no row",
+            "items": {
+                "type": "object",
+                "required": ["name", "type"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "type": {"type": "string", "enum": list(COLUMN_TYPES)},
+                },
+            },
+        }
+        out["required"] = [*out.get("required", ["count", "results"]), "columns"]
+        return out
+
+
 def judgment_list(viewset):
     """Document a judgment list's query options: the id filters, ``setting``, ``status``,
     ``system``, ``updated_since`` (incremental sync) and ``describe`` (self-describing rows;
@@ -730,6 +794,22 @@ class JudgmentViewSet(RoleViewSet):
                 about |= Q(**{f"{path}__system_id": system_id})
             queryset = queryset.filter(pk__in=queryset.model.objects.filter(about).values("pk"))
         return queryset
+
+    pagination_class = JudgmentPagination
+
+    def columns(self) -> list[dict]:
+        """Every column of a row of this list as asked, with its type (``columns`` of each
+        page, :class:`JudgmentPagination`)."""
+        out = {name: column_type(field) for name, field in self.get_serializer().fields.items()}
+        if flag(one_value(self.request.query_params, "describe"), "describe"):
+            added = DESCRIBED_COLUMNS[:2] if self.annotator is not None else DESCRIBED_COLUMNS
+            out.update(added)
+        return [{"name": name, "type": kind} for name, kind in out.items()]
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        response.data["columns"] = self.columns()
+        return response
 
     def list(self, request, *args, **kwargs):
         """With ``describe``: each row also says its question, annotator and systems, in a

@@ -32,7 +32,7 @@ from studio.studyadmin import (
     question_fields,
 )
 from studio.studyadmin.downloads import download_panel
-from studio.studyadmin.exports import pairwise_bundle_zip
+from studio.studyadmin.exports import pairwise_bundle, pairwise_bundle_zip
 from studio.studyadmin.forms import (
     AdjudicationForm,
     AuthoringForm,
@@ -520,7 +520,16 @@ def export_study_judgments(request, study_id: int, fmt: str):
 @download_methods
 def export_study_pairwise(request, study_id: int):
     study = exportable_study_or_404(request.user, study_id)
-    return _download(pairwise_bundle_zip(study), f"{_slug(study)}-pairwise.zip", "application/zip")
+    files = pairwise_bundle(study)
+    if not files:  # a zip holding only its manifest was no export (README: empty is a 404)
+        return HttpResponse(
+            f"nothing to export: study “{study.name}” has no pairwise records (no medal "
+            "ranking, metric score or expert-agreed record)",
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
+    data = pairwise_bundle_zip(study, files=files)
+    return _download(data, f"{_slug(study)}-pairwise.zip", "application/zip")
 
 
 @accepts_token

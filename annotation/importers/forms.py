@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django import forms
 
-from .registry import KINDS, Option, all_options, choices, options_of
+from .registry import KINDS, Option, all_options, choices, format_names, options_of
 
 
 def option_field(option: Option) -> forms.Field:
@@ -30,6 +30,23 @@ def option_field(option: Option) -> forms.Field:
     return forms.CharField(required=False, max_length=200, help_text=option.help)
 
 
+class FormatSelect(forms.Select):
+    """The format choice, each option saying the kinds it is a format of (``data-kinds``),
+    so that ``js/import_form.js`` lists only the chosen kind's formats (all 16 were offered
+    whatever the kind, and a mismatch was met only as an error after the upload). Without
+    the script the full list stays, and the form's error still says what went wrong."""
+
+    def __init__(self, *args, kinds_of: dict[str, list[str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kinds_of = kinds_of or {}
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in self.kinds_of:
+            option["attrs"]["data-kinds"] = " ".join(self.kinds_of[value])
+        return option
+
+
 class RegistryImportForm(forms.Form):
     """kind, format, file, every registered option, dry run."""
 
@@ -43,6 +60,13 @@ class RegistryImportForm(forms.Form):
         listed = choices()
         self.fields["kind"].choices = listed.kinds
         self.fields["format"].choices = listed.formats
+        kinds_of: dict[str, list[str]] = {}
+        for kind in KINDS:
+            for name in format_names(kind):
+                kinds_of.setdefault(name, []).append(kind)
+        self.fields["format"].widget = FormatSelect(
+            choices=listed.formats, kinds_of=kinds_of, attrs={"data-kind-field": "kind"}
+        )
         self.fields["format"].help_text = listed.help
         for name, option in all_options().items():
             if name not in self.fields:
@@ -61,6 +85,9 @@ class RegistryImportForm(forms.Form):
                 self.add_error(name, f"a {name} is required for {kind}")
         return d
 
+    class Media:
+        js = ("js/import_form.js",)
+
     def options(self) -> dict:
         """The chosen kind's options as ``run`` takes them (empty ones left out)."""
         d = self.cleaned_data
@@ -72,4 +99,4 @@ class RegistryImportForm(forms.Form):
         return out
 
 
-__all__ = ["RegistryImportForm", "option_field"]
+__all__ = ["FormatSelect", "RegistryImportForm", "option_field"]

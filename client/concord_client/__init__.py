@@ -213,13 +213,19 @@ class Concord:
 
     def paged(self, path: str, **params) -> list[dict]:
         """Every row of a paginated list (limit/offset)."""
-        rows, offset = [], 0
+        return self.paged_with_columns(path, **params)[0]
+
+    def paged_with_columns(self, path: str, **params) -> tuple[list[dict], list[dict] | None]:
+        """Every row of a paginated list, and the ``columns`` its pages declare (name and
+        type; a judgment list's), or None from a list (or a server) that declares none."""
+        rows, offset, columns = [], 0, None
         while True:
             page = self.get(path, limit=self.page_size, offset=offset, **params).json()
             rows.extend(page["results"])
+            columns = page.get("columns", columns)
             offset += len(page["results"])
             if not page.get("next") or not page["results"]:
-                return rows
+                return rows, columns
 
     def studies(self) -> list[dict]:
         return self.paged("api/studies/")
@@ -283,7 +289,8 @@ class Study:
             params["system"] = self.system_id(system)
         if updated_since is not None:
             params["updated_since"] = getattr(updated_since, "isoformat", lambda: updated_since)()
-        return Judgments(kind, self.concord.paged(f"api/judgments/{kind}/", **params))
+        rows, columns = self.concord.paged_with_columns(f"api/judgments/{kind}/", **params)
+        return Judgments(kind, rows, columns=columns)
 
     def systems(self) -> list[dict]:
         return self.concord.paged("api/systems/", study=self.id)
@@ -404,19 +411,32 @@ def as_import_file(kind: str, format: str | None, data) -> tuple[str, bytes | No
 
 
 class Judgments(list):
-    """The judgments of one kind, as the API returns them (a list of dicts)."""
+    """The judgments of one kind, as the API returns them (a list of dicts). ``columns``:
+    the row's columns the server declared (``[{"name", "type"}]``), so that an empty answer
+    (an incremental sync with nothing new) still has its columns and types; None from a
+    server that declares none."""
 
-    def __init__(self, kind: str, rows: list[dict]):
+    def __init__(self, kind: str, rows: list[dict], *, columns: list[dict] | None = None):
         super().__init__(rows)
         self.kind = kind
+        self.columns = columns
 
     #: The API's time columns (ISO 8601 text), read as timezone-aware datetimes.
     TIMES = ("created_at", "updated_at")
+    #: The dtype of an empty column of each declared type (the times are made datetimes
+    #: with the rest of :attr:`TIMES`; a ``datetime`` column not there stays text, as in a
+    #: frame with rows).
+    DTYPES = {"integer": "int64", "number": "float64", "boolean": "bool"}
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per judgment; nested lists (a ranking's medals) stay as Python objects,
-        the times (:attr:`TIMES`) are datetimes in UTC."""
-        frame = pd.DataFrame(list(self))
+        the times (:attr:`TIMES`) are datetimes in UTC. With no row, the declared columns
+        (:attr:`columns`) with their types, so ``frame["updated_at"]`` exists."""
+        if not self and self.columns:
+            frame = pd.DataFrame({c["name"]: pd.Series(dtype=self.DTYPES.get(c["type"], "object"))
+                                  for c in self.columns})  # fmt: skip
+        else:
+            frame = pd.DataFrame(list(self))
         for column in self.TIMES:
             if column in frame.columns:
                 frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
@@ -433,12 +453,23 @@ class Judgments(list):
                 frame[column] = frame[column].map(json.dumps)
         frame.to_parquet(path, index=False)
 
+    #: The ``datasets`` value type of each declared column type (as ``from_list`` reads
+    #: rows: the times are ISO text); a ``json`` column of an empty answer is ``null``,
+    #: its nesting unknown without a row.
+    FEATURES = {"integer": "int64", "number": "float64", "boolean": "bool", "string": "string",
+                "datetime": "string", "json": "null"}  # fmt: skip
+
     def to_datasets(self):
-        """A Hugging Face ``datasets.Dataset`` (``pip install datasets``)."""
+        """A Hugging Face ``datasets.Dataset`` (``pip install datasets``); with no row, its
+        features are the declared columns (:attr:`columns`)."""
         try:
             import datasets
         except ImportError as exc:
             raise ImportError("to_datasets() needs Hugging Face datasets: pip install datasets") from exc  # fmt: skip
+        if not self and self.columns:
+            features = datasets.Features({c["name"]: datasets.Value(self.FEATURES.get(c["type"], "null"))
+                                          for c in self.columns})  # fmt: skip
+            return datasets.Dataset.from_dict({name: [] for name in features}, features=features)  # fmt: skip
         return datasets.Dataset.from_list(list(self))
 
 

@@ -59,17 +59,25 @@ HOLDS: dict[str, Callable[[Study], list]] = {
         _rows("annotation.Exemplar", "question__study")(s)
     ],
 }  # fmt: skip
-#: Judge-score writers: the verdicts each writes (model, lookup to the study); the judges
-#: offered are those with such verdicts.
-JUDGES_OF: dict[str, tuple[str, str]] = {
-    "researchqa-coverage": ("judges.JudgeCoverage", "report__question__study"),
-    "researcherbench": ("judges.JudgeCoverage", "report__question__study"),
-    "researchqa-pairwise": ("judges.JudgePairwise", "left__question__study"),
-    "csv": ("judges.JudgeScore", "report__question__study"),
-    "deepscholar-labels": ("judges.JudgeDeepScholarLabel", "question__study"),
-    "relevance": ("judges.JudgeRelevance", "paragraph__report__question__study"),
-    "claim-verdicts": ("judges.JudgeClaimVerdict", "report__question__study"),
-}
+#: The writers with a ``judge`` option (a judge-score writer by its format's name, another
+#: as ``kind/format``): the verdicts each writes (model, lookup to the study, and what its
+#: writer selects: a coverage file reads the 0–4 labels, ResearcherBench the covered
+#: flags), so the judges offered are those it can write. Listing every coverage judge in
+#: both offered a ResearchQA judge under ResearcherBench, a certain 404 (tester).
+JUDGES_OF: dict[str, tuple[str, str, dict]] = {
+    "researchqa-coverage": ("judges.JudgeCoverage", "report__question__study",
+                            {"label__isnull": False}),
+    "researcherbench": ("judges.JudgeCoverage", "report__question__study",
+                        {"covered__isnull": False}),
+    "researchqa-pairwise": ("judges.JudgePairwise", "left__question__study",
+                            {"protocol": "direct"}),
+    "csv": ("judges.JudgeScore", "report__question__study", {}),
+    "deepscholar-labels": ("judges.JudgeDeepScholarLabel", "question__study", {}),
+    "relevance": ("judges.JudgeRelevance", "paragraph__report__question__study", {}),
+    "claim-verdicts": ("judges.JudgeClaimVerdict", "report__question__study", {}),
+    # the judge of the pairwise records' model_* scores (optional: the default judge)
+    "pairwise/scholarqa": ("judges.JudgeScore", "report__question__study", {}),
+}  # fmt: skip
 
 
 def held(study: Study, keys) -> dict[str, bool]:
@@ -92,9 +100,10 @@ def judges_by_writer(study: Study) -> dict[str, list[str]]:
     from judges.models import Judge
 
     flags = {
-        name: Exists(apps.get_model(model).objects.filter(**{lookup: study}, judge=OuterRef("pk")))
-        for name, (model, lookup) in JUDGES_OF.items()
-    }
+        name: Exists(apps.get_model(model).objects.filter(**{lookup: study}, **selects,
+                                                          judge=OuterRef("pk")))
+        for name, (model, lookup, selects) in JUDGES_OF.items()
+    }  # fmt: skip
     aliases = {f"j{i}": name for i, name in enumerate(flags)}
     rows = Judge.objects.annotate(**{a: flags[n] for a, n in aliases.items()}).order_by("name")
     out: dict[str, list[str]] = {name: [] for name in JUDGES_OF}
@@ -129,7 +138,8 @@ class Writer:
 
     @property
     def missing(self) -> list[str]:
-        """Required options the study has no value of (nothing to choose: nothing to write)."""
+        """Required options the study has no value of (nothing to choose: nothing to write;
+        the panel shows no form then, only why)."""
         return [f.name for f in self.fields if f.required and f.values == []]
 
     @property
@@ -140,6 +150,10 @@ class Writer:
 def _holds_key(fmt) -> str:
     key = f"{fmt.kind}/{fmt.name}"
     return key if key in HOLDS else fmt.kind
+
+
+def _judges_key(fmt) -> str:
+    return fmt.name if fmt.kind == "judge_scores" else f"{fmt.kind}/{fmt.name}"
 
 
 def download_panel(study: Study) -> list[Writer]:
@@ -160,10 +174,10 @@ def download_panel(study: Study) -> list[Writer]:
                 continue
             if option.choices:
                 values = list(option.choices)
-            elif option.name == "judge" and fmt.kind == "judge_scores":
+            elif option.name == "judge" and _judges_key(fmt) in JUDGES_OF:
                 if judges is None:
                     judges = judges_by_writer(study)
-                values = judges[fmt.name]
+                values = judges[_judges_key(fmt)]
             elif option.name in STUDY_VALUES:
                 if option.name not in known:
                     known[option.name] = STUDY_VALUES[option.name](study)

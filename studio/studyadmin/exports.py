@@ -106,8 +106,13 @@ def _expert_agreed_files(study: Study) -> list[BundleFile]:
     return files
 
 
-def pairwise_bundle_zip(study: Study, *, judge: str | None = None) -> bytes:
-    files = pairwise_bundle(study, judge=judge)
+def pairwise_bundle_zip(
+    study: Study, *, judge: str | None = None, files: list[BundleFile] | None = None
+) -> bytes:
+    """The bundle as a zip: ``files`` (the study's :func:`pairwise_bundle`, unless given)
+    and their manifest. No file gives a zip of only the manifest: the callers that serve
+    it ask :func:`pairwise_bundle` first and say "nothing to export" instead."""
+    files = pairwise_bundle(study, judge=judge) if files is None else files
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         manifest = []

@@ -79,7 +79,9 @@ def test_the_panel_has_an_entry_per_registered_writer(demo, admin_user):
     page = client.get(reverse("studies:detail", args=[demo.pk])).content.decode()
     entries = panel_of(page)
     assert set(entries) == {f.key for f in writable()}
-    empty = {(w.kind, w.format) for w in download_panel(demo) if w.empty}
+    writers = download_panel(demo)
+    empty = {(w.kind, w.format) for w in writers if w.empty}
+    unchoosable = {(w.kind, w.format) for w in writers if w.missing}
     assert ("claims", "jsonl") in empty  # the demo holds no claims: nothing offered
     for fmt in writable():
         entry = entries[fmt.key]
@@ -89,8 +91,8 @@ def test_the_panel_has_an_entry_per_registered_writer(demo, admin_user):
         if fmt.key in empty and not fmt.dump_options:
             assert entry["targets"] == [] and "nothing to write yet" in entry["text"], fmt.key
             continue
-        if fmt.key in empty:
-            assert "nothing to write" in entry["text"], fmt.key
+        if fmt.key in empty or fmt.key in unchoosable:  # said, with no form (no dead end)
+            assert "nothing to write" in entry["text"] and entry["targets"] == [], fmt.key
             continue
         assert entry["targets"] == [url], fmt.key
         # a yes/no option (pairwise expert_agreed) is the API's and pairwise.zip's
@@ -255,3 +257,64 @@ def test_the_panel_says_when_a_writer_has_nothing_to_choose(admin_user):
     entries = panel_of(client.get(reverse("studies:detail", args=[empty.pk])).content.decode())
     assert "this study has no system" in entries[("reports", "researchqa")]["text"]
     assert "this study has no judge" in entries[("judge_scores", "csv")]["text"]
+
+
+def test_each_format_offers_only_the_judges_it_can_write(admin_user):
+    """A ResearchQA coverage judge (0–4 labels) was offered under ResearcherBench (covered
+    flags): a certain 404 (tester). Each judge-score entry offers the judges whose verdicts
+    its writer reads, and each offered judge downloads."""
+    from judges.models import Judge, JudgeCoverage
+    from tests.builders.judged import build_study
+
+    study = build_study("Judged coverage", questions=1, systems=("alpha",), items=3)
+    report = study.questions.get().reports.get()
+    items = list(report.question.rubrics.get().items.all())
+    labels, flags = Judge.objects.create(name="cov-0-4"), Judge.objects.create(name="rb-flags")
+    for item in items:
+        JudgeCoverage.objects.create(judge=labels, report=report, item=item, label=3)
+        JudgeCoverage.objects.create(judge=flags, report=report, item=item, covered=True)
+    panel = {(w.kind, w.format): w for w in download_panel(study)}
+
+    def judges(fmt):
+        return next(f.values for f in panel[("judge_scores", fmt)].fields if f.name == "judge")
+
+    assert judges("researchqa-coverage") == ["cov-0-4"]
+    assert judges("researcherbench") == ["rb-flags"]
+    assert judges("csv") == [] and not panel[("judge_scores", "csv")].offered
+    client = Client()
+    client.force_login(admin_user)
+    for fmt, query in (("researchqa-coverage", {"judge": "cov-0-4", "system": "alpha"}),
+                       ("researcherbench", {"judge": "rb-flags"})):  # fmt: skip
+        got = client.get(panel[("judge_scores", fmt)].url, query)
+        assert got.status_code == 200, (fmt, got.content[:200])
+    # what was offered before: the other judge in each format, an export that can only fail
+    refused = client.get(panel[("judge_scores", "researcherbench")].url, {"judge": "cov-0-4"})
+    assert refused.status_code == 404
+
+
+def test_an_entry_with_no_value_to_choose_shows_why_and_no_form(admin_user):
+    """The pairwise form's required annotator list was empty, so every download was a 400
+    (tester): an entry whose required choice has no option shows why, not a form."""
+    client = Client()
+    client.force_login(admin_user)
+    empty = Study.objects.create(name="No pairwise data")
+    entries = panel_of(client.get(reverse("studies:detail", args=[empty.pk])).content.decode())
+    pairwise = entries[("pairwise", "scholarqa")]
+    assert pairwise["targets"] == [] and pairwise["fields"] == []
+    assert "this study has no annotator with medal rankings, metric scores" in pairwise["text"]
+    coverage = entries[("judge_scores", "researcherbench")]
+    assert coverage["targets"] == [] and coverage["fields"] == []
+    assert "no judge with verdicts in this format" in coverage["text"]
+
+
+def test_an_empty_pairwise_zip_is_a_404_saying_so(demo, admin_user):
+    """``pairwise.zip`` of a study with no pairwise records was a zip of only its manifest;
+    the README says an empty export answers 404, as every other export does."""
+    client = Client()
+    client.force_login(admin_user)
+    empty = Study.objects.create(name="No records")
+    got = client.get(reverse("studies:export_pairwise", args=[empty.pk]))
+    assert got.status_code == 404 and "Content-Disposition" not in got
+    assert "nothing to export" in got.content.decode() and "No records" in got.content.decode()
+    full = client.get(reverse("studies:export_pairwise", args=[demo.pk]))
+    assert full.status_code == 200 and full["Content-Type"] == "application/zip"

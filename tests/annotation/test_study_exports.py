@@ -173,6 +173,16 @@ def test_export_study_judgments_command(world, tmp_path):
         "export_study_judgments", study=world.study.name, format="pairwise", out=str(zpath)
     )
     assert zpath.read_bytes()[:2] == b"PK"
+    from django.core.management.base import CommandError
+
+    from annotation.models import Study
+
+    Study.objects.create(name="No pairwise records")
+    none = tmp_path / "none.zip"  # as the page's pairwise.zip: said, no zip of a manifest
+    with pytest.raises(CommandError, match="nothing to export"):
+        call_command("export_study_judgments", study="No pairwise records", format="pairwise",
+                     out=str(none))  # fmt: skip
+    assert not none.exists()
 
 
 @pytest.mark.django_db

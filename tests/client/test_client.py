@@ -130,6 +130,48 @@ def test_judgment_rows_describe_themselves_and_filter(server):
         study.judgments("metric-scores", system="nobody")
 
 
+def test_an_empty_sync_keeps_the_kinds_columns(server):
+    """The client README's incremental sync when nothing is new (a researcher's finding: the
+    frame was (0, 0), so ``["updated_at"]`` was a KeyError): the list declares its columns,
+    an empty answer keeps them with their types, and the README's pattern runs."""
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    full = study.judgments("rubric-coverage", updated_since="2000-01-01").to_pandas()
+    new = study.judgments("rubric-coverage", updated_since="2030-01-01")
+    assert len(new) == 0
+    frame = new.to_pandas()
+    assert frame.shape == (0, len(new.columns)) and len(new.columns) > 10
+    assert {"id", "annotator", "report", "item", "label", "covered", "updated_at",
+            "question_text", "system", "systems"} <= set(frame.columns)  # fmt: skip
+    assert (
+        str(frame["updated_at"].dtype).startswith("datetime64")
+        and str(frame["updated_at"].dt.tz) == "UTC"
+    )
+    assert str(frame["item"].dtype) == "int64" and str(frame["covered"].dtype) == "bool"
+    types = {c["name"]: c["type"] for c in new.columns}
+    assert types["updated_at"] == "datetime" and types["report"] == "string"
+    if len(full):  # rows, when there are any, have exactly the declared columns
+        assert list(full.columns) == [c["name"] for c in new.columns]
+    # the README's pattern, as written
+    readme = (Path(__file__).resolve().parents[2] / "client" / "README.md").read_text()
+    last_sync = "2030-01-01"
+    recipe = readme.split("# incremental sync\n", 1)[1].split("```", 1)[0]
+    exec(recipe, {"new": new, "last_sync": last_sync})  # noqa: S102 (the README's text)
+    # every kind declares its columns, a metric score's value as a number
+    for kind in set(JUDGMENT_KINDS) - {"expertise-ratings"}:  # that one has no updated_at
+        none = study.judgments(kind, describe=False, updated_since="2030-01-01")
+        assert len(none) == 0 and {"id", "annotator", "question"} <= set(none.to_pandas().columns)
+    scores = study.judgments("metric-scores", updated_since="2030-01-01").to_pandas()
+    assert str(scores["value"].dtype) == "float64" and "question_external_id" in scores.columns
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        return
+    dataset = new.to_datasets()
+    assert dataset.num_rows == 0 and list(dataset.features) == list(frame.columns)
+    assert dataset.features["item"].dtype == "int64"
+
+
 def test_report_tables_are_every_table_of_the_page_with_intervals(server):
     from metaeval import sections
     from metaeval.reports import ReportOptions

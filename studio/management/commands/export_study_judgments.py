@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import progress
 from annotation.exporters import JUDGMENT_FORMATS, export_judgments
 from annotation.study_lookup import find_study
-from studio.studyadmin.exports import pairwise_bundle_zip
+from studio.studyadmin.exports import pairwise_bundle, pairwise_bundle_zip
 
 
 class Command(BaseCommand):
@@ -26,7 +26,12 @@ class Command(BaseCommand):
         study = find_study(options["study"])
         fmt = options["format"]
         if fmt == "pairwise":
-            data = pairwise_bundle_zip(study, judge=options["judge"])
+            files = pairwise_bundle(study, judge=options["judge"])
+            if not files:  # as the page's pairwise.zip: no zip of only a manifest
+                raise CommandError(f"nothing to export: study “{study.name}” has no pairwise "
+                                   "records (no medal ranking, metric score or expert-agreed "
+                                   "record)")  # fmt: skip
+            data = pairwise_bundle_zip(study, files=files)
         else:
             data = export_judgments(study, fmt)
         if isinstance(data, bytes):

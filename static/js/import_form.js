@@ -1,0 +1,36 @@
+/* Import forms: the format list shows only the chosen kind's formats. Each format option
+ * says the kinds it belongs to (data-kinds, annotation.importers.forms.FormatSelect); a
+ * format of another kind is hidden and disabled, and a chosen one that no longer fits is
+ * cleared. Without this script the full list stays, and the import's error names a
+ * format that is not the kind's. */
+(function () {
+  "use strict";
+
+  function follow(formatSelect) {
+    const form = formatSelect.form;
+    const kindSelect = form && form.elements[formatSelect.dataset.kindField];
+    if (!kindSelect) return;
+
+    function filter() {
+      const kind = kindSelect.value;
+      for (const option of formatSelect.options) {
+        if (!option.dataset.kinds) continue; // the empty choice ("—") stays
+        const fits = option.dataset.kinds.split(" ").includes(kind);
+        option.hidden = !fits;
+        option.disabled = !fits;
+      }
+      const chosen = formatSelect.selectedOptions[0];
+      if (chosen && chosen.disabled) formatSelect.value = "";
+    }
+
+    kindSelect.addEventListener("change", filter);
+    filter();
+  }
+
+  function start() {
+    document.querySelectorAll("select[data-kind-field]").forEach(follow);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
