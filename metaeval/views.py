@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import ValidationError
 
-from annotation.models import MedalRanking, Study, System
+from annotation.models import Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
 from concord.download_methods import download_methods
 from concord.token_auth import accepts_token, refusal
@@ -32,6 +32,7 @@ from . import exports, plots, sections
 from . import options as report_options
 from .cache import ReportCache, cache_key, study_fingerprint
 from .formatting import FIGURE_FORMATS, TABLE_FORMATS, report_context
+from .loaders.selection import settings_present
 from .models import ReportRun
 from .offline import render_offline
 from .reports import ReportOptions, agreement_report, check_names, max_bootstrap
@@ -118,12 +119,8 @@ def cached_entry(
 def _form_context(study: Study, systems: list[str], options: ReportOptions, report) -> dict:
     """The selector form, derived from the options' declaration (:mod:`metaeval.options`),
     with the choices that depend on the study."""
-    settings = sorted(
-        MedalRanking.objects.filter(study=study)
-        .order_by()
-        .values_list("setting", flat=True)
-        .distinct()
-    )
+    # every judgment kind's settings, with their labels (not only the medal rankings')
+    settings = settings_present(study.pk)
     judges = list(
         Judge.objects.filter(scores__report__question__study=study)
         .order_by("name").values_list("name", flat=True).distinct()

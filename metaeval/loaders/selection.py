@@ -58,3 +58,23 @@ def judgment_counts(study_id: int, settings=None) -> dict:
         "n_annotators": len(list(annotators)),
         "by_kind": dict(sorted(by_kind.items())),
     }
+
+
+def settings_present(study_id: int, settings=None) -> list[tuple[str, str]]:
+    """``[(setting, label)]`` of the settings present in any judgment kind of the study
+    (restricted to ``settings`` when given), in the order and with the labels of their one
+    declaration, ``annotation.models.Setting``. One ``UNION`` query. Why every kind: the
+    page's Setting selector and the selection line listed only the settings of the medal
+    rankings and metric-wise scores, so a study whose expertise-matched judgments were all
+    rubric coverage offered "all settings" only and summarised its selection as "—"."""
+    from annotation.models import Setting
+    from annotation.protection import judgment_models
+
+    where = {"study_id": study_id, **settings_filter(settings)}
+    models = sorted(judgment_models(), key=lambda m: m._meta.model_name)
+    first, *rest = [
+        m.objects.filter(**where).order_by().values_list("setting", flat=True).distinct()
+        for m in models
+    ]
+    found = set(first.union(*rest) if rest else first)
+    return [(value, str(label)) for value, label in Setting.choices if value in found]

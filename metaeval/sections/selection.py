@@ -2,14 +2,18 @@
 counts cover every judgment kind of the study (issue 26: a ResearchQA study read "0
 judgments"), with the comparisons the agreement report analyses beside them."""
 
-from ..loaders.selection import judgment_counts
+from ..loaders.selection import judgment_counts, settings_present
 from .base import Section, register
 
 
 def _compute(analysis) -> dict:
     selection = analysis.report.get("selection") or {}
     settings = tuple(analysis.options.settings) or None
-    return {**selection, "study": judgment_counts(analysis.study_id, settings)}
+    study = judgment_counts(analysis.study_id, settings)
+    # the settings of every judgment kind in the selection, by label (not only those of the
+    # comparisons the agreement report analyses: ``selection.settings_present``)
+    study["settings"] = [label for _, label in settings_present(analysis.study_id, settings)]
+    return {**selection, "study": study}
 
 
 register(Section(
