@@ -130,6 +130,16 @@ def system_columns(report: dict) -> list[str]:
     return SYSTEM_COLUMNS if any(s.get("ci") for s in systems) else SYSTEM_POINT_COLUMNS
 
 
+def system_tau_note(system: dict) -> str | None:
+    """Why the system τ-b or its interval is null (the report's ``notes`` of the block, or
+    the bootstrap's), so the table's empty cells say why as report.json does."""
+    why = (system.get("notes") or {}).get("tau_b")
+    ci = system.get("ci") or {}
+    if why is None and ci and None in (ci.get("tau_b") or [None, None]):
+        why = ci.get("note")
+    return why
+
+
 def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
     """Every table of the report dict: name -> (rows, columns), the rows as in the dict."""
     iaa = report.get("iaa") or {}
@@ -147,8 +157,15 @@ def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
         ),
         "system": (system_rows(report), system_columns(report)),
         "system_tau": (
-            [{"tau_b": system.get("tau_b"), "ci_tau_b_low": ci[0], "ci_tau_b_high": ci[1]}],
-            ["tau_b", "ci_tau_b_low", "ci_tau_b_high"],
+            [
+                {
+                    "tau_b": system.get("tau_b"),
+                    "ci_tau_b_low": ci[0],
+                    "ci_tau_b_high": ci[1],
+                    "note": system_tau_note(system),
+                }
+            ],
+            ["tau_b", "ci_tau_b_low", "ci_tau_b_high", "note"],
         ),
     }
     notes = report.get("notes") or []

@@ -111,6 +111,9 @@ def add_confidence_intervals(
     if sys_cols:
         system["ci"] = {"tau_b": _interval(result, 2 * n_pair), "rounds": options.bootstrap,
                         "level": 0.95}  # fmt: skip
+        if None in system["ci"]["tau_b"] and system.get("tau_b") is not None:
+            # a τ-b without its interval says why (the system_tau table's note column)
+            system["ci"]["note"] = result.note or NO_TAU_INTERVAL
         base = 2 * n_pair + 1
         index = {name: i for i, name in enumerate(frame.systems)}
         for row in system["systems"]:
@@ -120,6 +123,13 @@ def add_confidence_intervals(
                 "judge_win_rate": _interval(result, base + n_sys + i),
             }
     return [result.note] if result.note else []
+
+
+#: Why a defined system τ-b has no interval when the bootstrap drew enough questions.
+NO_TAU_INTERVAL = (
+    "No confidence interval: the system τ-b is undefined on every bootstrap "
+    "resample (fewer than two ranked systems, or no variance, in each)."
+)
 
 
 def _interval(result, k: int) -> list[float | None]:
