@@ -6,7 +6,9 @@ task type added later is covered too —, counts and largest ids of the judge's 
 each section reads, value sums of Medal and JudgeScore and a label signature of the
 judge's verdicts; three aggregate queries whatever the study's size or number of
 kinds; with the ``adjudicated`` human signal, which is part of the options, also the
-decided AdjudicationRequests it counts — not a failed adjudicator's —, a fourth) and a
+decided AdjudicationRequests it counts — not a failed adjudicator's —, a fourth; with the
+majority or adjudicated signal, the annotators who failed qualification, whose labels
+those signals leave out) and a
 digest of what the judge card shows of the judges (:func:`judges_signature`, one more
 query), so a changed judgment, adjudication, adjudicator's qualification or judge gives a
 new key and the report is recomputed; nothing has to be invalidated by hand.
@@ -46,7 +48,7 @@ from annotation.models import (
     Question,
 )
 from annotation.models.judgments import JudgmentBase
-from annotation.models.quality import counted_decisions
+from annotation.models.quality import counted_decisions, failed_results
 from judges.models import (
     Judge,
     JudgeClaimVerdict,
@@ -150,11 +152,13 @@ def judges_signature() -> list:
             for row in rows]  # fmt: skip
 
 
-def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
+def study_fingerprint(study_id: int, adjudications: bool = False, failed: bool = False) -> str:
     """A digest of the study's judgments and judge verdicts, in three aggregate queries,
     of the judges the card describes (:func:`judges_signature`), a fourth, and with
     ``adjudications`` (a report of the ``adjudicated`` human signal, the only one that
-    reads them) its decided adjudication requests, a fifth.
+    reads them) its decided adjudication requests, a fifth; with ``failed`` (a report of the
+    majority or adjudicated signal, which leave out the labels of annotators who failed
+    qualification) those annotators, one more: failing or passing one changes the key.
 
     Medal and JudgeScore have no update time: their value is folded into a sum weighted
     by the row id, so an edit in place changes the fingerprint too. A human judgment
@@ -184,6 +188,8 @@ def study_fingerprint(study_id: int, adjudications: bool = False) -> str:
                 n=Count("id"), top=Max("id"), ids=Sum("id"), at=Max("decided_at")
             )
         )
+    if failed:
+        parts.append(sorted(failed_results(study_id).values_list("annotator_id", flat=True)))
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 
 
@@ -207,9 +213,11 @@ class ReportCache:
     def __init__(self, study_id: int, options, fingerprint: str | None = None):
         self.study_id = study_id
         self.options = options
+        signal = getattr(options, "human_signal", None)
         self.fingerprint = fingerprint or study_fingerprint(
-            study_id, adjudications=getattr(options, "human_signal", None) == "adjudicated"
-        )
+            study_id, adjudications=signal == "adjudicated",
+            failed=signal in ("majority", "adjudicated"),
+        )  # fmt: skip
 
     def key(self, kind: str = "entry") -> str:
         return cache_key(self.study_id, self.options, self.fingerprint, kind)

@@ -182,6 +182,19 @@ def counted_decisions(requests):
     )
 
 
+def failed_results(study_id: int):
+    """The failed ``QualificationResult`` rows of a study that requires the round, as a
+    queryset (``annotation.quality.qualification.failed``'s rule, in one query with the
+    study's config read inside it): the report's human signals (majority, adjudicated) leave
+    these annotators' labels out, and the report cache's fingerprint reads the same rows so
+    that failing (or passing by hand) an annotator gives a new key."""
+    from .content import Study
+
+    requiring = Study.objects.filter(config__qualification_required=True).values("pk")
+    return QualificationResult.objects.filter(study_id=study_id, passed=False,
+                                              study__in=requiring)  # fmt: skip
+
+
 def may_hold_back(study) -> bool:
     """Whether :func:`released` can hide anything of ``study``: only if its config asks
     for qualification. A page that knows its study skips the filter otherwise (issue 29:

@@ -12,7 +12,7 @@ from metaeval.stats.label_quality import (
     binarised_agreement,
     label_distribution,
 )
-from metaeval.stats.signal import collapse
+from metaeval.stats.signal import collapse, failed_rows
 
 from ._common import interval
 
@@ -27,7 +27,7 @@ def _unit_questions(data: QualityData, kind: str) -> np.ndarray:
 
 
 def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
-                    signal: str | None = None) -> dict:  # fmt: skip
+                    signal: str | None = None, failed=frozenset()) -> dict:  # fmt: skip
     """Per annotation type: distribution (overall and by question origin / rubric kind) and
     binarised PA with the paper's merge and the paper's PA for reference.
 
@@ -35,8 +35,9 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
     ``each``: every label; ``majority``: one per unit — a question, or a rubric item —,
     ties left out; ``adjudicated``: the unit's adjudication where there is one
     (``data.adjudicated``, :func:`metaeval.loaders.quality.load_quality`), else the
-    majority). Binarised PA and the error-flag share are about each annotator's judgment
-    whatever the signal."""
+    majority; neither reads the labels of ``failed``, the annotators who failed
+    qualification). Binarised PA and the error-flag share are about each annotator's
+    judgment whatever the signal."""
     out = {}
     summaries = {}
     for kind in (*QUERY_KINDS, *ITEM_KINDS):
@@ -46,8 +47,11 @@ def analyse_quality(data: QualityData, rounds: int = 1000, seed: int = 0,
                   else np.array(data.rubric_kinds, dtype=object)[data.i_rubric_kind]
                   if data.rubric_kinds else np.array([], dtype=object))  # fmt: skip
         if signal not in (None, "each"):
-            c = collapse(data.q_question if kind in QUERY_KINDS else data.i_item, codes, signal,
-                         (data.adjudicated or {}).get(kind))  # fmt: skip
+            query = kind in QUERY_KINDS
+            c = collapse(data.q_question if query else data.i_item, codes, signal,
+                         (data.adjudicated or {}).get(kind),
+                         failed_rows(data.q_annotator if query else data.i_annotator,
+                                      failed))  # fmt: skip
             codes = c.label
             groups = groups[c.rows] if groups.size else groups
             summaries[kind] = c.summary(signal)

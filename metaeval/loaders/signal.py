@@ -33,6 +33,16 @@ def adjudicated_medals(study_id: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def failed_annotators(study_id: int) -> frozenset[int]:
+    """Ids of the annotators who failed the study's qualification round (a study that
+    requires it; one query): their labels count nowhere (QUALITY.md), so the majority and
+    adjudicated signals do not read them (:func:`metaeval.stats.signal.collapse`'s
+    ``excluded``); each annotator's own figures (``each``) still show them."""
+    from annotation.models.quality import failed_results
+
+    return frozenset(failed_results(study_id).values_list("annotator_id", flat=True))
+
+
 def decided(study_id: int, *tasks: str) -> dict[tuple[str, int, str], str]:
     """``(task, question id, QC unit) -> adjudicated label`` of ``tasks`` in one query:
     :func:`annotation.quality.observations.adjudicated_labels` itself (every decided request

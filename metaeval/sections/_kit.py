@@ -50,6 +50,17 @@ def loaded(analysis, kind: str, load):
     return cache[kind]
 
 
+def failed(analysis) -> frozenset[int]:
+    """The annotators whose labels the selection's signal leaves out: those who failed
+    qualification, under the majority and adjudicated signals (one query, once per
+    selection); none under ``each`` or no signal (no query)."""
+    if analysis.options.human_signal not in ("majority", "adjudicated"):
+        return frozenset()
+    from ..loaders.signal import failed_annotators
+
+    return loaded(analysis, "failed", lambda: failed_annotators(analysis.study_id))
+
+
 def cells(fig: dict | None, prefix: str = "") -> dict:
     """A figure dict (value, n, low, high, note) as table columns."""
     fig = fig or {}

@@ -27,7 +27,8 @@ def _compute(analysis):
     except ValueError:  # a label outside the paper's scale (an older import): not analysed
         return None
     raw = analyse_quality(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
-                          signal=analysis.options.human_signal)  # fmt: skip
+                          signal=analysis.options.human_signal,
+                          failed=_kit.failed(analysis))  # fmt: skip
     flags = raw.pop("item_flags")
     signal = raw.pop("human_signal", None)
     out = {"kinds": [{"kind": k, **v} for k, v in raw.items()], "item_flags": flags}

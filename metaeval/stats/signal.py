@@ -45,14 +45,31 @@ class Collapsed:
                 "tied": self.tied, "adjudicated": self.adjudicated}  # fmt: skip
 
 
+def failed_rows(annotator, failed) -> np.ndarray | None:
+    """``collapse``'s ``excluded``: the rows whose annotator (an id per row) is one of
+    ``failed`` (those who failed qualification); None when there is none."""
+    if not failed:
+        return None
+    return np.isin(np.asarray(annotator), np.fromiter(failed, np.int64))
+
+
 def collapse(unit: np.ndarray, label: np.ndarray, mode: str,
-             adjudicated: Mapping[int, float] | None = None) -> Collapsed:  # fmt: skip
-    """The signal of label rows (``unit``: an integer unit code per row)."""
+             adjudicated: Mapping[int, float] | None = None,
+             excluded: np.ndarray | None = None) -> Collapsed:  # fmt: skip
+    """The signal of label rows (``unit``: an integer unit code per row).
+
+    ``excluded``: rows not read by the majority and adjudicated signals (a boolean per
+    row: the labels of annotators who failed qualification, which count in no one's
+    consensus, QUALITY.md; a unit labelled by one counted annotator and a failed one was
+    "tied" between them). ``each`` keeps them: it is each annotator's own label."""
     if mode not in MODES:
         raise ValueError(f"human_signal: {mode!r} is not one of {', '.join(MODES)}")
     unit = np.asarray(unit, dtype=np.int64)
     label = np.asarray(label, dtype=float)
-    ok = np.flatnonzero(~np.isnan(label))
+    keep = ~np.isnan(label)
+    if excluded is not None and mode != "each":
+        keep &= ~np.asarray(excluded, dtype=bool)
+    ok = np.flatnonzero(keep)
     n_units = int(np.unique(unit[ok]).size)
     if mode == "each":
         return Collapsed(ok, label[ok], n_units, 0, 0)

@@ -1,0 +1,67 @@
+"""The majority and adjudicated human signals leave out the labels of an annotator who
+failed qualification (QUALITY.md: their labels count nowhere; consensus already left them
+out): the report's adjudicated signal listed qualification-item units as "tied" between
+a counted annotator and the failed one. Failing or passing someone changes the report
+cache's key, so no stale report is served."""
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from annotation.models import QualificationResult
+from metaeval.cache import study_fingerprint
+from metaeval.stats.signal import collapse
+from tests.builders.content import make_study
+from tests.builders.quality import label, qc_question
+from tests.builders.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+TASK = "query_quality"
+
+
+@pytest.fixture
+def world(db):
+    """``good`` and ``bad`` give different query-quality labels to one question."""
+    study = make_study("Failed signal", tasks=[TASK], qualification_required=True)
+    q = qc_question(study)
+    good, bad = (make_user(f"fs_{n}", "annotator", annotator=True).annotator for n in "gb")
+    label(TASK, good, q)
+    label(TASK, bad, q, second=True)
+    QualificationResult.objects.create(study=study, annotator=bad, items=1, answered=1)
+    return study, good, bad
+
+
+def _summary(client, study, signal):
+    cache.clear()
+    got = client.get(reverse("api-agreement", args=[study.pk]) + f"?human_signal={signal}")
+    assert got.status_code == 200, got.content[:300]
+    return got.json()["label_quality"]["human_signal"]["kinds"]["clarity"]
+
+
+def _set(study, annotator, passed):
+    QualificationResult.objects.filter(study=study, annotator=annotator).update(passed=passed)
+
+
+@pytest.mark.parametrize("signal", ["majority", "adjudicated"])
+def test_a_failed_annotator_s_labels_make_no_tie(world, client, admin_user, signal):
+    study, good, bad = world
+    client.force_login(admin_user)
+    assert _summary(client, study, signal)["tied"] == 1  # undecided: their labels count
+    before = study_fingerprint(study.pk, failed=True)
+    _set(study, bad, False)
+    assert study_fingerprint(study.pk, failed=True) != before
+    got = _summary(client, study, signal)
+    assert got["tied"] == 0 and got["kept"] == 1  # good's label alone
+    _set(study, bad, True)  # a pass by hand counts them again
+    assert study_fingerprint(study.pk, failed=True) == before
+    assert _summary(client, study, signal)["tied"] == 1
+
+
+def test_each_annotator_s_own_labels_stay_under_each():
+    import numpy as np
+
+    unit, label_, failed = np.array([1, 1]), np.array([4.0, 5.0]), np.array([False, True])
+    assert collapse(unit, label_, "each", excluded=failed).rows.tolist() == [0, 1]
+    assert collapse(unit, label_, "majority", excluded=failed).label.tolist() == [4.0]
+    assert collapse(unit, label_, "majority").tied == 1
