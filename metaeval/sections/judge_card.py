@@ -157,6 +157,22 @@ def _compute(analysis):
     return judge_cards(cards, identity, records, tests)
 
 
+#: The card table's ``runs`` of a judge without a run record (its verdicts were imported).
+IMPORTED = "imported"
+
+
+def runs_cell(judge: dict, card: dict) -> str:
+    """The card table's ``runs``: the judges whose verdicts are runs of this one, or
+    ``imported`` when the study holds no run of it (``judge_operations`` says 0 runs:
+    the table said ``runs=o3-mini`` beside it). Several imported verdict sets (compared for
+    self-agreement) are named after it."""
+    names = list(card.get("runs") or ())
+    if (judge.get("operations") or {}).get("runs"):
+        return ", ".join(names)
+    others = [n for n in names if n != judge["judge"]]
+    return f"{IMPORTED}: {', '.join(names)}" if others else IMPORTED
+
+
 def rows(result) -> list[dict]:
     """One row per judge and protocol: every figure as value, low, high, note."""
     out = []
@@ -164,7 +180,7 @@ def rows(result) -> list[dict]:
         for card in judge["protocols"]:
             row = {"judge": judge["judge"], "protocol": card["protocol"], "kind": card["kind"],
                    "verdicts": card["verdicts"], "threshold": card["threshold"],
-                   "runs": ", ".join(card["runs"])}  # fmt: skip
+                   "runs": runs_cell(judge, card)}  # fmt: skip
             for name in FIGURES:
                 fig = figure_of(card, name)
                 row.update({name: fig.get("value"), f"{name}_low": fig.get("low"),

@@ -369,3 +369,22 @@ def test_a_judge_with_a_run_of_another_task_shows_its_operations(demo):  # noqa:
     assert (ops["requested"], ops["parsed"], ops["failed"]) == (10, 8, 2)
     assert ops["cost_per_1000"] == pytest.approx(50.0)
     assert ops["seconds_per_1000"] is None and "not finished" in ops["note"]
+
+
+def test_the_card_table_s_runs_agree_with_the_operations(researcher, demo):  # noqa: F811
+    """An imported judge (no run record: ``judge_operations`` says 0 runs) reads
+    ``imported`` in the card table, not its own name as if it were a run; a judge with runs
+    lists them (the table said ``runs=o3-mini`` beside 0 runs)."""
+
+    def table(name):
+        url = reverse("metaeval:table", args=[demo.pk, name, "json"])
+        return json.loads(researcher.get(url).content)
+
+    ops = {o["judge"]: o["runs"] for o in table("judge_operations")}
+    rows = table("judge_card")
+    imported = [r for r in rows if not ops[r["judge"]]]
+    run = [r for r in rows if ops[r["judge"]]]
+    assert imported and run  # the demo has both
+    assert all(r["runs"].startswith("imported") for r in imported), imported
+    assert all(r["runs"] and not r["runs"].startswith("imported") for r in run)
+    assert next(r for r in rows if r["judge"] == PAIRWISE)["runs"] == f"{PAIRWISE}, {RERUN}"
