@@ -89,12 +89,13 @@ def _binary_block(h, jb, q, rounds, seed) -> dict:
 
 
 def analyse_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
-                     by_field: bool = False, signal: str | None = None) -> dict:  # fmt: skip
+                     by_field: bool = False, signal: str | None = None,
+                     failed=frozenset()) -> dict:  # fmt: skip
     """Human vs each judge (0–4), per field on request, and human vs human.
 
     ``signal``: the human side of human vs judge (ANALYSES §0, §2; default and ``each``:
     every annotator's label). Human vs human is about each annotator whatever it is."""
-    sig = data.signal("label", signal)
+    sig = data.signal("label", signal, failed)
     out = {
         "units": int(data.report.size),
         "human_vs_human": _human_vs_human(data.human_matrix("label"), data.question, rounds,
@@ -182,7 +183,7 @@ def signal_summary(data: CoverageData, kind: str, mode: str, sig) -> dict:
 def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 0,
                             signal: str | None = None,
                             benchmark: dict[str, dict[str, float | None]] | None = None,
-                            ) -> dict:  # fmt: skip
+                            failed=frozenset()) -> dict:  # fmt: skip
     """ResearcherBench: human S_c per system, each judge's accuracy / P / R / F1 (unweighted
     and weighted), κ, and judge vs human S_c per system.
 
@@ -195,7 +196,7 @@ def analyse_binary_coverage(data: CoverageData, rounds: int = 1000, seed: int = 
     ``signal`` (ANALYSES §0, §4): default and ``each``: S_c per (report, annotator) and
     every annotator's label against the judge; ``majority`` / ``adjudicated``: one label
     per (report, item), S_c per report."""
-    sig = data.signal("covered", signal)
+    sig = data.signal("covered", signal, failed)
     if sig is None:
         h_rows = np.flatnonzero(~np.isnan(data.h_covered))
         ann, covered = data.h_annotator[h_rows], data.h_covered[h_rows]

@@ -19,7 +19,7 @@ from metaeval.stats.researchqa_pairwise import (
     judge_credit,
     plurality_labels,
 )
-from metaeval.stats.signal import collapse
+from metaeval.stats.signal import collapse, failed_rows
 from metaeval.stats.signal import note as signal_note
 
 from ._common import share
@@ -59,30 +59,35 @@ def judge_differences(credits: dict, clusters, rounds: int, seed: int) -> list[d
     return out
 
 
-def reference(data: PairwiseData, maj, signal: str | None, adjudicated=None):
+def reference(data: PairwiseData, maj, signal: str | None, adjudicated=None,
+              failed=frozenset()):  # fmt: skip
     """The human labels judges are scored against and the human leaderboard is built from:
     ``(comparison per row, label per row, signal summary)``.
 
     Default (``signal`` None): the plurality label of each comparison, the paper's (§4,
     footnote 6); ``each``: every annotator's label is a row; ``majority`` / ``adjudicated``:
     :func:`metaeval.stats.signal.collapse` (ANALYSES §0, §1). The human-agreement figures
-    (human vs majority, binarised PA) are about each annotator whatever the signal."""
+    (human vs majority, binarised PA) are about each annotator whatever the signal; the
+    majority and adjudicated signals do not read ``failed``'s labels (annotators who failed
+    qualification)."""
     if signal is None:  # every comparison (no majority: NaN), so the intervals are as before
         return np.arange(maj.label.size), maj.label, None
-    c = collapse(data.h_item, data.h_label, signal, adjudicated)
+    c = collapse(
+        data.h_item, data.h_label, signal, adjudicated, failed_rows(data.h_annotator, failed)
+    )
     return data.h_item[c.rows], c.label, c.summary(signal)
 
 
 def analyse_pairwise(data: PairwiseData, rounds: int = 1000, seed: int = 0,
                      leaderboard_by: str = "battles", signal: str | None = None,
-                     adjudicated: dict | None = None) -> dict:  # fmt: skip
+                     adjudicated: dict | None = None, failed=frozenset()) -> dict:  # fmt: skip
     """Majority labels, human agreement, each judge's accuracy, judge-vs-judge tests and
     human / judge leaderboards. ``signal``, ``adjudicated`` (comparison -> label): the
     human signal of the judge figures and the human leaderboard (:func:`reference`)."""
     m = data.human_matrix()
     q = data.question
     maj = plurality_labels(m)
-    ref_item, ref_label, summary = reference(data, maj, signal, adjudicated)
+    ref_item, ref_label, summary = reference(data, maj, signal, adjudicated, failed)
     ref_q = q[ref_item]
     hm = human_vs_majority(m)
     pa = binarised_agreement(m)

@@ -15,7 +15,7 @@ from itertools import compress
 import numpy as np
 
 from metaeval.stats.iaa import label_matrix
-from metaeval.stats.signal import Collapsed, collapse
+from metaeval.stats.signal import Collapsed, collapse, failed_rows
 
 from ._db import codes, fetch, floats, ints, settings_filter
 
@@ -67,13 +67,16 @@ class CoverageData:
             out[self.j_unit[sel]] = values[sel]
         return out
 
-    def signal(self, kind: str = "label", mode: str | None = None) -> Collapsed | None:
-        """The human signal of ``kind`` (None, ``each``: every annotator's row)."""
+    def signal(self, kind: str = "label", mode: str | None = None,
+               failed=frozenset()) -> Collapsed | None:  # fmt: skip
+        """The human signal of ``kind`` (None, ``each``: every annotator's row), without
+        the labels of ``failed`` (annotators who failed qualification)."""
         if mode in (None, "each"):
             return None
+        excluded = failed_rows(self.h_annotator, failed)
         if kind == "label":
-            return collapse(self.h_unit, self.h_label, mode, self.adj_label)
-        return collapse(self.h_unit, self.h_covered, mode, self.adj_covered)
+            return collapse(self.h_unit, self.h_label, mode, self.adj_label, excluded)
+        return collapse(self.h_unit, self.h_covered, mode, self.adj_covered, excluded)
 
     def human_vs_judge(self, judge: str, kind: str = "label", signal: Collapsed | None = None):
         """Per human label: (human, judge, question, unit); every annotator's judgment is a

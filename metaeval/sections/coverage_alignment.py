@@ -29,7 +29,8 @@ def _compute(analysis):
         return None
     out = analyse_coverage(coverage_data(analysis), rounds=_kit.rounds(analysis),
                            seed=analysis.options.seed, by_field=True,
-                           signal=analysis.options.human_signal)  # fmt: skip
+                           signal=analysis.options.human_signal,
+                           failed=_kit.failed(analysis))  # fmt: skip
     return out
 
 

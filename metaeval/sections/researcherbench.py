@@ -29,11 +29,13 @@ def _compute(analysis):
     signal = analysis.options.human_signal
     results = _kit.loaded(analysis, "judge_coverage_results",
                           lambda: load_coverage_results(analysis.study_id, analysis.options))  # fmt: skip
+    failed = _kit.failed(analysis)
     out = analyse_binary_coverage(data, rounds=rounds, seed=seed, signal=signal,
-                                  benchmark=researcherbench_coverage(results))  # fmt: skip
+                                  benchmark=researcherbench_coverage(results),
+                                  failed=failed)  # fmt: skip
     out["systems"] = list(data.systems)
     credits = {}
-    sig = data.signal("covered", signal)
+    sig = data.signal("covered", signal, failed)
     for judge in data.judges:
         h, j, q, _ = data.human_vs_judge(judge, "covered", sig)
         if not (~(np.isnan(h) | np.isnan(j))).any():

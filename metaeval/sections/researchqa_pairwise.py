@@ -27,7 +27,8 @@ def result_of(analysis) -> dict | None:
     adjudicated = (data.adjudicated(load_adjudicated(analysis.study_id, "pairwise"))
                    if signal == "adjudicated" else None)  # fmt: skip
     return analyse_pairwise(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
-                            signal=signal, adjudicated=adjudicated)  # fmt: skip
+                            signal=signal, adjudicated=adjudicated,
+                            failed=_kit.failed(analysis))  # fmt: skip
 
 
 def _compute(analysis):

@@ -304,7 +304,10 @@ def test_the_cache_key_and_fingerprint_follow_the_signal(world):
     assert study_fingerprint(study.pk, adjudications=True) != adjudicated
     assert study_fingerprint(study.pk) == fp  # the other signals do not read adjudications
     assert ReportCache(study.pk, ReportOptions(human_signal="adjudicated")).fingerprint == (
-        study_fingerprint(study.pk, adjudications=True))  # fmt: skip
+        study_fingerprint(study.pk, adjudications=True, failed=True))  # fmt: skip
+    # majority and adjudicated leave out annotators who failed qualification: they read them
+    assert ReportCache(study.pk, ReportOptions(human_signal="majority")).fingerprint == (
+        study_fingerprint(study.pk, failed=True))  # fmt: skip
 
 
 def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
