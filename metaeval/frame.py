@@ -82,8 +82,9 @@ class PairFrame:
 
 
 def with_human_signal(
-    frame: PairFrame, mode: str, adjudicated: dict[str, dict[str, float]] | None = None
-) -> tuple[PairFrame, dict]:
+    frame: PairFrame, mode: str, adjudicated: dict[str, dict[str, float]] | None = None,
+    failed=frozenset(),
+) -> tuple[PairFrame, dict]:  # fmt: skip
     """The frame with one row per comparison and setting: the ``majority`` or
     ``adjudicated`` human signal (docs/ANALYSES.md §0; ``each`` is the frame itself).
 
@@ -116,8 +117,12 @@ def with_human_signal(
         a, b = frame.systems[frame.system_a[row]], frame.systems[frame.system_b[row]]
         if medals and a in medals and b in medals:
             adj[u] = float(np.sign(medals[a] - medals[b]))
-    pref = collapse(unit, decision(frame.preference), mode, adj)
-    metrics = {m: collapse(unit, decision(v), "majority") for m, v in frame.human.items()}
+    # ``failed``: pseudonyms of annotators who failed qualification, read by neither signal
+    gone = [i for i, name in enumerate(frame.annotators) if name in failed]
+    excluded = np.isin(frame.annotator, gone) if gone else None
+    pref = collapse(unit, decision(frame.preference), mode, adj, excluded)
+    metrics = {m: collapse(unit, decision(v), "majority", excluded=excluded)
+               for m, v in frame.human.items()}  # fmt: skip
     kept = np.unique(np.concatenate([unit[pref.rows], *(unit[c.rows] for c in metrics.values())]))
     out = frame.take(first[kept.astype(np.int64)])
 

@@ -758,9 +758,12 @@ def load_selection(study_id: int, options: ReportOptions):
             from .loaders.signal import adjudicated_medals
 
             medals = adjudicated_medals(study_id)
-        frame = with_human_signal(frame, signal, medals)[0]
+        from .loaders.signal import failed_pseudonyms
+
+        failed = failed_pseudonyms(study_id)
+        frame = with_human_signal(frame, signal, medals, failed)[0]
         if calib is not None:
-            calib = with_human_signal(calib, signal, medals)[0]
+            calib = with_human_signal(calib, signal, medals, failed)[0]
     return frame, calib, judge
 
 

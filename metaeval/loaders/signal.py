@@ -43,6 +43,14 @@ def failed_annotators(study_id: int) -> frozenset[int]:
     return frozenset(failed_results(study_id).values_list("annotator_id", flat=True))
 
 
+def failed_pseudonyms(study_id: int) -> frozenset[str]:
+    """:func:`failed_annotators` by pseudonym (the agreement report's frame names
+    annotators so)."""
+    from annotation.models.quality import failed_results
+
+    return frozenset(failed_results(study_id).values_list("annotator__pseudonym", flat=True))
+
+
 def decided(study_id: int, *tasks: str) -> dict[tuple[str, int, str], str]:
     """``(task, question id, QC unit) -> adjudicated label`` of ``tasks`` in one query:
     :func:`annotation.quality.observations.adjudicated_labels` itself (every decided request

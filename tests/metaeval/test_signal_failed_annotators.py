@@ -65,3 +65,16 @@ def test_each_annotator_s_own_labels_stay_under_each():
     assert collapse(unit, label_, "each", excluded=failed).rows.tolist() == [0, 1]
     assert collapse(unit, label_, "majority", excluded=failed).label.tolist() == [4.0]
     assert collapse(unit, label_, "majority").tied == 1
+
+
+def test_the_medal_signal_leaves_a_failed_annotator_out():
+    """The agreement report's majority frame: x and y tie on (A, B); with y failed, x's
+    decision is the comparison's."""
+    from metaeval.frame import with_human_signal
+    from tests.metaeval.test_reports import tiny_frame
+
+    frame = tiny_frame()
+    _, counted = with_human_signal(frame, "majority")
+    assert counted["tied"] == 1
+    out, counted = with_human_signal(frame, "majority", failed=frozenset({"y"}))
+    assert counted["tied"] == 0 and len(out) == 3
