@@ -22,7 +22,8 @@ replacements       An annotator dropped out: one new annotator for each unfinish
 =================  ==========================================================================
 
 Invariants every plan keeps (and the property tests check): no annotator gets the same
-question twice (nor one they already have: ``Item.assigned``), nobody exceeds their capacity,
+question twice (nor one they already have or have read: ``Item.open_to``), nobody exceeds
+their capacity,
 an item never gets more than ``overlap`` annotators in all, and an item given any (random,
 expertise) gets exactly ``overlap``. Items are visited field by field in
 turn, so when capacity runs short the shortfall is spread over fields, not piled on the last.
@@ -66,9 +67,14 @@ class Item:
     #: The system of each report, in the same order (for the balance counts).
     systems: tuple[str, ...] = ()
     authored_by: int | None = None
-    #: Annotators who already have this question for this task: they are never given it
-    #: again, and they count towards the overlap.
+    #: Annotators who already have this question for this task in the setting the plan
+    #: writes: they are never given it again, and they count towards the overlap.
     assigned: frozenset[int] = frozenset()
+    #: Annotators who have read this question for this task but do not count towards this
+    #: plan's overlap: they hold it in another setting (agreement is computed within a
+    #: setting, so an expertise-matched annotator is no annotator of the random setting) or
+    #: their assignment was withdrawn. Never given it again: they have read it.
+    seen: frozenset[int] = frozenset()
     #: Annotators who may not be given it although they do not have it: they hold another
     #: task on it that writes the same judgment (medal ranking and metric-wise both write the
     #: one ranking of a question and setting, ``MedalRanking.one_ranking``; issue 26). They
@@ -77,7 +83,11 @@ class Item:
 
     def open_to(self, annotator: int) -> bool:
         """Whether ``annotator`` may be given this item."""
-        return annotator not in self.assigned and annotator not in self.barred
+        return (
+            annotator not in self.assigned
+            and annotator not in self.seen
+            and annotator not in self.barred
+        )
 
 
 @dataclass(frozen=True)
@@ -685,6 +695,8 @@ def replacements(
     ``items`` are the dropped annotator's unfinished questions, with ``assigned`` = everyone
     else who has the question (the dropped annotator excluded from ``annotators``). An expert
     of the question's field is preferred when the pool has one; otherwise the least loaded.
+    An ``expertise_matched`` item goes only to an expert of its field (the setting says the
+    annotator knows the field); without one it is left out (the caller says why).
     """
     _check(items, annotators, 1)
     rng = random.Random(seed)
@@ -693,7 +705,13 @@ def replacements(
     left = {p.id: p.capacity for p in annotators}
     planned = []
     for it in _field_order(items, rng):
-        candidates = [p for p in annotators if it.open_to(p.id) and left[p.id] != 0]
+        candidates = [
+            p
+            for p in annotators
+            if it.open_to(p.id)
+            and left[p.id] != 0
+            and (setting != EXPERTISE_MATCHED or (bool(it.field) and it.field in p.fields))
+        ]
         if not candidates:
             continue
         p = min(

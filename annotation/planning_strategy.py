@@ -41,7 +41,7 @@ def planned_picks(
     unknown = [q for q in picks if q not in by_q]
     if unknown:
         raise ValueError(f"picks: question {unknown[0]} is not among the items")
-    has = {it.question: set(it.assigned) | set(it.barred) for it in items}
+    has = {it.question: set(it.assigned) | set(it.seen) | set(it.barred) for it in items}
     left = {p.id: p.capacity for p in annotators}
     load: Counter = Counter()
     planned: list[Planned] = []

@@ -29,6 +29,7 @@ from annotation.models import (
     Rubric,
     RubricItem,
     Section,
+    Setting,
     Study,
     System,
     Webhook,
@@ -36,7 +37,13 @@ from annotation.models import (
 )
 from annotation.models.content import CITATION_KEY_MAX
 from annotation.models.quality import is_qualification_item, is_qualification_task
+from annotation.protection import judgment_models
 from annotation.units import JudgedUnitRemoved, write_rubric_items
+
+
+def _has_judgments(assignment: Assignment) -> bool:
+    """Whether any judgment (of any kind) was written under ``assignment``."""
+    return any(m.objects.filter(assignment=assignment).exists() for m in judgment_models())
 
 
 def task_url(request, assignment_id: int) -> str:
@@ -617,9 +624,42 @@ class AssignmentSerializer(serializers.ModelSerializer):
                         f"not of it: {unknown}."
                     )
         errors.update(self.qualification_errors(attrs, current))
+        errors.update(self.setting_errors(attrs, current))
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
+
+    def setting_errors(self, attrs, current) -> dict:
+        """The setting says how the question reached the annotator, and every judgment
+        carries it (agreement is computed within a setting): a setting is not rewritten
+        once there is work under it (the judgments would keep the old one), and an
+        expertise-matched assignment belongs to an expert of the question's field (a move
+        to anyone else would file a non-expert's work as expert work)."""
+        was, errors = self.instance, {}
+        rewrites = was is not None and "setting" in attrs and attrs["setting"] != was.setting
+        if rewrites and (was.status == Assignment.Status.SUBMITTED or _has_judgments(was)):
+            errors["setting"] = (
+                f"Cannot change: assignment {was.pk} is submitted or has judgments, which "
+                f"carry its setting {was.setting!r}; the two would disagree."
+            )
+        moved = was is None or any(
+            name in attrs and getattr(attrs[name], "pk", attrs[name]) != getattr(was, f"{name}_id")
+            for name in ("annotator", "question")
+        ) or ("setting" in attrs and attrs["setting"] != was.setting)  # fmt: skip
+        annotator, question = current("annotator"), current("question")
+        if (
+            moved
+            and not errors  # a refused setting is no setting to check the annotator against
+            and current("setting") == Setting.EXPERTISE_MATCHED
+            and annotator is not None
+            and question is not None
+            and (not question.field or question.field not in (annotator.expertise_fields or ()))
+        ):
+            errors["annotator"] = (
+                f"Annotator {annotator.pk} has no expertise in the question's field "
+                f"({question.field or 'none'!r}): an expertise-matched assignment needs it."
+            )
+        return errors
 
     #: What a submitted qualification item's answer is read with (its labels count as the
     #: qualification attempt by status, submission time, annotator, study, task, question).
@@ -630,7 +670,8 @@ class AssignmentSerializer(serializers.ModelSerializer):
         review page refuses to return one for revision, the API refuses a write that would
         reopen it (shown unsubmitted while save and submit refuse it), withdraw it, move it
         or change its submission time, and one that would mark it submitted without its
-        annotator's answer. Its position, setting and seconds may still change."""
+        annotator's answer. Its position and seconds may still change (its setting not:
+        ``setting_errors``)."""
 
         def pk(value):
             return getattr(value, "pk", value)

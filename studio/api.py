@@ -40,8 +40,10 @@ class PlanRequestSerializer(serializers.Serializer):
 
 
 def plan_answer(result: planning.Preview, committed: bool) -> dict:
-    """A plan as the page shows it: counts, what is short or left out and why, each
-    planned assignment (annotator pseudonym, question external id, report ids)."""
+    """A plan as the page shows it: counts, what is short or left out and why (the page's
+    reasons, ``Preview.short`` and ``Preview.left_out``), each planned assignment
+    (annotator pseudonym, question external id, report ids). ``wanted`` is null when the
+    plan asked no question for annotators (a budget plan of 0 new assignments)."""
     keys = result.question_keys
     return {
         "committed": committed,
@@ -50,8 +52,11 @@ def plan_answer(result: planning.Preview, committed: bool) -> dict:
         "setting": result.setting,
         "assignments": result.summary.assignments,
         "per_annotator": dict(result.annotator_rows()),
-        "short": result.short_keys(),
+        "wanted": result.summary.wanted or None,
+        "short": [{"question": u.key, "got": u.got, "wanted": u.wanted, "reason": u.reason}
+                  for u in result.short],
         "left_out": [{"question": u.key, "reason": u.reason} for u in result.left_out],
+        "reasons": [{"reason": why, "questions": n} for why, n in result.reasons()],
         "plan": [
             {"annotator": result.names.get(a.annotator, a.annotator),
              "question": keys.get(a.question, a.question), "reports": list(a.reports),

@@ -118,9 +118,6 @@ class Preview:
         counts = self.summary.per_annotator
         return sorted(((self.names[a], counts.get(a, 0)) for a in self.names), key=str)
 
-    def short_keys(self) -> list[str]:
-        return [self.question_keys[q] for q in self.summary.short]
-
     def reasons(self) -> list[tuple[str, int]]:
         """Each reason a question got no or too few annotators, most frequent first."""
         counts = Counter(u.reason for u in self.left_out + self.short)
@@ -160,22 +157,43 @@ def _inputs(study: Study, spec: PlanSpec):
         if needs.claims or needs.rubrics or needs.units
         else {}
     )
-    existing: dict[int, set[int]] = defaultdict(set)
+    setting = strategies.SETTING_OF[spec.strategy]
+    rows = list(
+        Assignment.objects.filter(study=study, task=spec.task).values_list(
+            "question_id", "annotator_id", "setting", "status", "report_order"
+        )
+    )
+    existing, seen = _holders(rows, setting)
     existing_reports: dict[int, list[int]] = {}
-    for qid, aid, order in Assignment.objects.filter(study=study, task=spec.task).values_list(
-        "question_id", "annotator_id", "report_order"
-    ):
-        existing[qid].add(aid)
+    for qid, *_, order in rows:
         existing_reports.setdefault(qid, list(order or []))
     return (
         qrows,
         available,
         data,
         existing,
+        seen,
         existing_reports,
         +textless,
-        _barred(study, spec.task, strategies.SETTING_OF[spec.strategy]),
+        _barred(study, spec.task, setting),
     )
+
+
+def _holders(rows, setting: str):
+    """From a task's assignments (question, annotator, setting, status, …): question ->
+    annotators counting towards a plan's overlap (``Item.assigned``: in the setting the
+    plan writes, not withdrawn), and question -> the others who have read it for this task
+    (``Item.seen``: another setting, or withdrawn), never given it again. A random plan of
+    overlap 3 after an expertise plan of 2 gives 3 annotators in the random setting:
+    agreement is computed within a setting, never pooled."""
+    counted: dict[int, set[int]] = defaultdict(set)
+    seen: dict[int, set[int]] = defaultdict(set)
+    for qid, aid, where, status, *_ in rows:
+        if where == setting and status != Assignment.Status.WITHDRAWN:
+            counted[qid].add(aid)
+        else:
+            seen[qid].add(aid)
+    return counted, {q: frozenset(a - counted[q]) for q, a in seen.items()}
 
 
 def _barred(study: Study, task: str, setting: str) -> dict[int, frozenset[int]]:
@@ -209,8 +227,16 @@ def _why_short(spec, it, people, wanted: int, ratings) -> str:
     """Why ``it`` got fewer than ``wanted`` annotators: said around the strategy, which is
     not changed (the first condition that explains the shortfall)."""
     free = [p for p in people if it.open_to(p.id)]
+    # Without those who read it in another setting there would have been enough: say so.
+    unseen = sum(p.id not in it.assigned and p.id not in it.barred for p in people)
+    if len(free) + len(it.assigned) < wanted <= unseen + len(it.assigned):
+        return (
+            f"{len({p.id for p in people} & it.seen)} annotator(s) of the pool have read it "
+            "already for this task in another setting (or were withdrawn from it): they do "
+            "not count towards this setting's overlap and cannot take it again"
+        )
     # Without the bar there would have been enough: the bar is the reason.
-    unbarred = sum(p.id not in it.assigned for p in people)
+    unbarred = sum(p.id not in it.assigned and p.id not in it.seen for p in people)
     if len(free) + len(it.assigned) < wanted <= unbarred + len(it.assigned):
         return (
             f"{len(it.barred)} annotator(s) of the pool rank it already in another task "
@@ -261,7 +287,9 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     people_rows = pool(study, spec.annotators)
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
-    qrows, available, data, existing, existing_reports, textless, barred = _inputs(study, spec)
+    qrows, available, data, existing, seen, existing_reports, textless, barred = _inputs(
+        study, spec
+    )
     per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     # A question's assigned reports are given to its next annotators too (the same reports
@@ -315,6 +343,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
                 systems=tuple(system_of_report.get(r, "?") for r in reports),
                 authored_by=author,
                 assigned=frozenset(existing.get(q, ())),
+                seen=seen.get(q, frozenset()),
                 barred=barred.get(q, frozenset()),
             )
         )
@@ -441,8 +470,8 @@ def reassign(
     """Give the dropped annotator's unfinished assignments to others; submitted ones stay.
 
     Each unfinished assignment goes to someone who does not already have that question for
-    that task (an expert of its field first, then the least loaded); the compared reports stay
-    the same. All or nothing: when one cannot be placed nothing changes. Adjudication and
+    that task (an expert of its field first, then the least loaded; an expertise-matched one
+    only to an expert of its field); the compared reports stay the same. All or nothing: when one cannot be placed nothing changes. Adjudication and
     authoring (``PERSONAL_TASKS``) are about the annotator's own work and stay with them.
     """
     mine = list(
@@ -487,10 +516,17 @@ def reassign(
         ]
         plan = strategies.replacements(items, people, seed=seed, setting=setting)
         if len(plan.assignments) < len(items):
+            expert = (
+                " with expertise in the question's field (an expertise-matched assignment "
+                "needs one)"
+                if setting == strategies.EXPERTISE_MATCHED
+                else ""
+            )
             raise StudyAdminError(
                 "annotators",
                 f"{len(items) - len(plan.assignments)} of {len(items)} unfinished {task} "
-                "assignments have nobody left to take them; add annotators to the pool",
+                f"assignments have nobody left{expert} to take them; add annotators to the "
+                "pool",
             )
         plans.append((task, plan))
     to: dict[str, int] = defaultdict(int)

@@ -1,8 +1,8 @@
 """The API cannot change a qualification answer (issue 24, QUALITY.md): as the review page
 refuses to return a qualification item for revision, an admin's write to
 ``/api/assignments/<id>/`` may not reopen a submitted one (it would show unsubmitted while
-save and submit refuse it), withdraw, move or re-date it, nor mark an unanswered one
-submitted; nor may the judgments API write, change or delete its answer. Each refusal is a
+save and submit refuse it), withdraw, move, re-date it or change its setting, nor mark an
+unanswered one submitted; nor may the judgments API write, change or delete its answer. Each refusal is a
 400 (a delete a 409) naming the field and changes nothing; ordinary work is unaffected."""
 
 import pytest
@@ -66,6 +66,15 @@ def test_nor_moved_or_redated_but_its_place_in_the_queue_may_change(client, worl
     # a full write of the same values, or its position: fine
     assert patch(client, done, status="submitted", position=7).status_code == 200
     assert Assignment.objects.get(pk=done.pk).position == 7 and state(done) == before
+
+
+def test_nor_its_setting_which_its_answer_carries(client, items):
+    """Its judgment carries the setting: rewriting the assignment's would make them disagree
+    (a tester's finding: ``expertise_matched`` was written with a 200)."""
+    done, _, _ = items
+    response = patch(client, done, setting="expertise_matched")
+    assert response.status_code == 400 and list(response.json()) == ["setting"]
+    assert Assignment.objects.get(pk=done.pk).setting == "assigned"
 
 
 def test_an_unanswered_qualification_item_cannot_be_marked_submitted(client, items):

@@ -54,7 +54,8 @@ class Command(BaseCommand):
         self.stdout.write(
             "overlap achieved: " + ", ".join(f"{k}: {n}" for k, n in s.overlap.items())
         )
-        self.stdout.write(f"questions short of {s.wanted}: {len(s.short)}")
+        if s.wanted:  # 0: the plan asked nothing (a budget plan of 0 new assignments)
+            self.stdout.write(f"questions short of {s.wanted}: {len(s.short)}")
         for name, n in result.annotator_rows():
             self.stdout.write(f"  {name}: {n}")
         for (a, b), n in s.per_pair.items():
