@@ -15,6 +15,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from annotation.exporters import JUDGMENT_FORMATS
+from annotation.models import Annotator, Medal, MedalRanking
 from tests.annotation.test_quality_views import judge
 from tests.builders.content import make_question, make_study
 from tests.builders.users import make_user
@@ -26,6 +27,12 @@ def world(db):
     q = make_question(study, n_reports=2)
     for name, choice in (("a", "left"), ("b", "right")):
         judge(make_user(f"rights_{name}", "annotator", annotator=True).annotator, q, choice)
+    # a medal ranking: pairwise.zip has records to write (an empty one is a 404 for everyone)
+    ranking = MedalRanking.objects.create(
+        study=study, annotator=Annotator.objects.order_by("pk").first(), question=q, reasoning="r"
+    )
+    for report, medal in zip(q.reports.order_by("pk"), ("gold", "silver"), strict=True):
+        Medal.objects.create(ranking=ranking, report=report, medal=medal)
     people = {
         "researcher": make_user("rights_researcher", "researcher"),
         "outsider": make_user("rights_outsider", "researcher"),

@@ -21,6 +21,7 @@ from django.urls import get_resolver, reverse
 
 from tests.builders.content import make_assignment, make_question, make_study
 from tests.builders.users import make_user
+from tests.builders.world import judgments
 from tests.security.test_csrf import named_patterns
 
 ROLES = ("anonymous", "owner", "other_annotator", "researcher", "outside_researcher", "admin")
@@ -146,6 +147,8 @@ def world(db):
     study.researchers.add(users["researcher"])
     question = make_question(study, n_reports=3, paragraphs=2, rubric_items=2)
     assignment = make_assignment(users["owner"].annotator, question, "medal_ranking")
+    other = make_assignment(users["other_annotator"].annotator, question, "medal_ranking")
+    judgments(other)  # pairwise.zip has records to write (an empty one is a 404 for all)
     judge = Judge.objects.create(name="pp-judge")
     judge_run = JudgeRun.objects.create(judge=judge, study=study, tasks=["coverage"])
     report_run = ReportRun.objects.create(study=study)
