@@ -96,15 +96,15 @@ def study_list(request):
     )
 
 
-def _export_links(study: Study) -> dict:
+def _export_links(study: Study, downloads) -> dict:
     """What the "Export results" links offer: the judgment formats and whether the study
-    holds a judgment (``has_judgments``) and a pairwise record (``has_pairwise``), so a
-    study with none says "nothing to write yet" instead of linking a certain 404."""
-    from studio.studyadmin.downloads import held
-
+    holds a judgment (``has_judgments``, as the Download panel's judgments entry says:
+    ``downloads``) and a pairwise record (``has_pairwise``), so a study with none says
+    "nothing to write yet" instead of linking a certain 404."""
     return {
+        "downloads": downloads,
         "judgment_formats": JUDGMENT_FORMATS,
-        "has_judgments": held(study, ["judgments"])["judgments"],
+        "has_judgments": any(w.kind == "judgments" and not w.empty for w in downloads),
         "has_pairwise": has_pairwise_bundle(study),
     }
 
@@ -124,14 +124,13 @@ def _detail_context(study: Study) -> dict:
             "annotators": Annotator.objects.filter(user__isnull=False).count(),
         },
         "systems": System.objects.filter(study=study).annotate(n=Count("reports")),
-        **_export_links(study),
         "authored": authoring.authored_questions(study),
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
         # never enabled by an import (readiness.PERSONAL): said beside its form, not first
         # learnt from a refusal
         "adjudication_enabled": Study.Task.RELEVANCE_ADJUDICATION in (study.tasks or ()),
-        "downloads": download_panel(study),
+        **_export_links(study, download_panel(study)),
     }
 
 
@@ -467,8 +466,7 @@ def study_progress(request, study_id: int):
             "study": study,
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
-            "downloads": download_panel(study),
-            **_export_links(study),
+            **_export_links(study, download_panel(study)),
         },
     )
 

@@ -54,11 +54,14 @@ def has_pairwise_bundle(study: Study) -> bool:
     """Whether :func:`pairwise_bundle` has a file to write (a medal ranking, a consensus
     metric score or an expert-agreed record): the "Export results" links offer the zip
     only then, where it answered a certain 404 "nothing to export" (tester)."""
-    return (
-        MedalRanking.objects.filter(study=study).exists()
-        or HumanMetricScore.objects.filter(study=study, metric=CONSENSUS_METRIC).exists()
-        or ExpertAgreedRecord.objects.filter(study=study).exists()
+    from django.db.models import Exists
+
+    any_record = (
+        Exists(MedalRanking.objects.filter(study=study))
+        | Exists(HumanMetricScore.objects.filter(study=study, metric=CONSENSUS_METRIC))
+        | Exists(ExpertAgreedRecord.objects.filter(study=study))
     )
+    return Study.objects.filter(pk=study.pk).filter(any_record).exists()  # one query
 
 
 def pairwise_bundle(study: Study, *, judge: str | None = None) -> list[BundleFile]:
