@@ -172,17 +172,46 @@ def judgment_columns() -> list[str]:
     return [*cols, judgment_kinds.QUALIFICATION]
 
 
-def judgment_records(study) -> list[dict]:
-    """Every judgment of the study: one query per kind, whatever the study size, each with
-    its annotator's qualification status (``judgment_kinds.QUALIFICATION``)."""
+def _judgment_querysets(study, *, setting: str | None = None, annotator: str | None = None):
+    """(kind, its lookups by column, its records of the study) for each judgment kind,
+    keeping only the records of ``setting`` and of ``annotator`` (a pseudonym) when given:
+    a kind without a setting (expertise triage) holds none of a given setting."""
+    for kind in judgment_kinds.KINDS:
+        model = apps.get_model(kind.model)
+        lookups = {"id": "pk", **kind.common_columns, **kind.columns}
+        qs = model.objects.filter(**judgment_kinds.records_filter(kind, study.pk))
+        if setting:
+            if "setting" not in lookups:
+                continue
+            qs = qs.filter(**{lookups["setting"]: setting})
+        if annotator:
+            qs = qs.filter(**{lookups["annotator"]: annotator})
+        yield kind, lookups, qs
+
+
+def judgment_annotators(study) -> list[str]:
+    """The pseudonyms of the annotators with a judgment of any kind in the study, sorted:
+    the values the judgment export's ``annotator`` option takes."""
+    per_kind = [
+        qs.order_by().values_list(lookups["annotator"], flat=True)
+        for _kind, lookups, qs in _judgment_querysets(study)
+    ]
+    names = per_kind[0].union(*per_kind[1:])  # one query, whatever the number of kinds
+    return sorted(n for n in names if n)
+
+
+def judgment_records(
+    study, *, setting: str | None = None, annotator: str | None = None
+) -> list[dict]:
+    """Every judgment of the study (of ``setting`` and ``annotator`` only, when given): one
+    query per kind, whatever the study size, each with its annotator's qualification
+    status (``judgment_kinds.QUALIFICATION``)."""
     from annotation.quality.qualification import statuses
 
     status = statuses(study)
     out = []
-    for kind in judgment_kinds.KINDS:
-        model = apps.get_model(kind.model)
-        lookups = {"id": "pk", **kind.common_columns, **kind.columns}
-        qs = model.objects.filter(**judgment_kinds.records_filter(kind, study.pk)).order_by("pk")
+    for kind, lookups, qs in _judgment_querysets(study, setting=setting, annotator=annotator):
+        qs = qs.order_by("pk")
         for row in qs.values_list(*lookups.values()):
             record = {k: _plain(v) for k, v in zip(lookups, row, strict=True)}
             record[judgment_kinds.QUALIFICATION] = status[record["annotator"]]

@@ -32,7 +32,7 @@ from studio.studyadmin import (
     question_fields,
 )
 from studio.studyadmin.downloads import download_panel
-from studio.studyadmin.exports import pairwise_bundle, pairwise_bundle_zip
+from studio.studyadmin.exports import has_pairwise_bundle, pairwise_bundle, pairwise_bundle_zip
 from studio.studyadmin.forms import (
     AdjudicationForm,
     AuthoringForm,
@@ -96,6 +96,19 @@ def study_list(request):
     )
 
 
+def _export_links(study: Study, downloads) -> dict:
+    """What the "Export results" links offer: the judgment formats and whether the study
+    holds a judgment (``has_judgments``, as the Download panel's judgments entry says:
+    ``downloads``) and a pairwise record (``has_pairwise``), so a study with none says
+    "nothing to write yet" instead of linking a certain 404."""
+    return {
+        "downloads": downloads,
+        "judgment_formats": JUDGMENT_FORMATS,
+        "has_judgments": any(w.kind == "judgments" and not w.empty for w in downloads),
+        "has_pairwise": has_pairwise_bundle(study),
+    }
+
+
 def _detail_context(study: Study) -> dict:
     supported = readiness.supported_tasks(study)
     return {
@@ -111,14 +124,13 @@ def _detail_context(study: Study) -> dict:
             "annotators": Annotator.objects.filter(user__isnull=False).count(),
         },
         "systems": System.objects.filter(study=study).annotate(n=Count("reports")),
-        "judgment_formats": JUDGMENT_FORMATS,
         "authored": authoring.authored_questions(study),
         "review_choices": Question.Review,
         "adjudication_results": adjudication_results(study.pk),
         # never enabled by an import (readiness.PERSONAL): said beside its form, not first
         # learnt from a refusal
         "adjudication_enabled": Study.Task.RELEVANCE_ADJUDICATION in (study.tasks or ()),
-        "downloads": download_panel(study),
+        **_export_links(study, download_panel(study)),
     }
 
 
@@ -454,8 +466,7 @@ def study_progress(request, study_id: int):
             "study": study,
             "progress": progress.study_progress(study),
             "is_admin": roles.is_admin(request.user),
-            "downloads": download_panel(study),
-            "judgment_formats": JUDGMENT_FORMATS,
+            **_export_links(study, download_panel(study)),
         },
     )
 
@@ -494,17 +505,40 @@ def annotator_progress(request, study_id: int, annotator_id: int):
 # 405 with Allow to any other method: concord.download_methods, as the API's export route.
 
 
+def _export_refused(request, study, kind: str, file_format: str, refused):
+    """A refused page export: the problems as JSON (a token client) or as a page that says
+    why, with the refusal's status (400 for a bad option, 404 for nothing to export)."""
+    if wants_json(request):
+        return refusal(request, refused.problems, refused.status)
+    context = {"study": study, "kind": kind, "file_format": file_format,
+               "problems": refused.problems, "is_admin": roles.is_admin(request.user)}  # fmt: skip
+    return render(request, "annotation/studies/export_refused.html", context, status=refused.status)
+
+
 @accepts_token
 @login_required
 @download_methods
 def export_study_judgments(request, study_id: int, fmt: str):
+    """Every human judgment of the study in ``fmt``, as the "Export results" links offer
+    them. The options (``setting``, ``annotator``) are those of the judgments writer of the
+    Download panel and the API (``annotation.importers.judgments.DUMP_OPTIONS``), read the
+    same way: an unknown one, a repeated one, a value outside its choices or naming nothing
+    in the study is a 400 naming it, where they were ignored and every row written."""
+    from annotation.importers.downloads import ExportRefused, page_options, writer_of
+
     study = exportable_study_or_404(request.user, study_id)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404(f"unknown format {fmt!r}")
-    records = judgment_records(study)
+    try:
+        options = page_options(study, writer_of("judgments", "jsonl"), request.GET)
+    except ExportRefused as refused:
+        return _export_refused(request, study, "judgments", fmt, refused)
+    records = judgment_records(study, **options)
     if not records:  # an empty export is a 404 saying so, never an empty file (README)
+        said = ", ".join(f"{k}={v}" for k, v in options.items())
+        which = f" ({said}: valid options, but they select nothing)" if said else ""
         return HttpResponse(
-            f"nothing to export: study “{study.name}” has no human judgment yet",
+            f"nothing to export: study “{study.name}” has no human judgment yet{which}",
             status=404,
             content_type="text/plain; charset=utf-8",
         )
@@ -519,7 +553,15 @@ def export_study_judgments(request, study_id: int, fmt: str):
 @login_required
 @download_methods
 def export_study_pairwise(request, study_id: int):
+    """The study's pairwise records bundle (one file per annotator, setting and split): it
+    takes no option, so any query parameter is a 400 naming it (it was ignored)."""
+    from annotation.importers.downloads import ExportRefused, refuse_unknown_names
+
     study = exportable_study_or_404(request.user, study_id)
+    try:
+        refuse_unknown_names(request.GET, (), what="the pairwise records bundle")
+    except ExportRefused as refused:
+        return _export_refused(request, study, "pairwise", "zip", refused)
     files = pairwise_bundle(study)
     if not files:  # a zip holding only its manifest was no export (README: empty is a 404)
         return HttpResponse(
@@ -552,11 +594,5 @@ def export_study_format(request, study_id: int, kind: str, file_format: str):
     try:
         download = export_download(study, kind, file_format, request.GET)
     except ExportRefused as refused:
-        if wants_json(request):
-            return refusal(request, refused.problems, refused.status)
-        context = {"study": study, "kind": kind, "file_format": file_format,
-                   "problems": refused.problems, "is_admin": roles.is_admin(request.user)}  # fmt: skip
-        return render(
-            request, "annotation/studies/export_refused.html", context, status=refused.status
-        )
+        return _export_refused(request, study, kind, file_format, refused)
     return attachment(download)

@@ -43,7 +43,7 @@ from annotation.models import (
     Study,
     System,
 )
-from concord.query import FALSE_WORDS, TRUE_WORDS, unknown_options
+from concord.query import FALSE_WORDS, TRUE_WORDS, one_value, unknown_options
 
 #: Content types by file extension; text types are sent as UTF-8.
 CONTENT_TYPES = {
@@ -151,14 +151,25 @@ def _rubric_kinds(study: Study) -> list[str]:
     return [k for (k,) in rows.distinct()]
 
 
+def _judgment_annotators(study: Study) -> list[str]:
+    """Annotators with a human judgment of any kind in the study, by pseudonym (what the
+    judgment export holds, :func:`annotation.exporters.judgment_annotators`)."""
+    from annotation.exporters import judgment_annotators
+
+    return judgment_annotators(study)
+
+
 #: The study's values of a writer option that names something of the study, by the
-#: option's name (the names the writers share): the Download panel offers them, and an
-#: export given another value is refused naming the option. ``judge`` is added by the
-#: judges app (its verdict tables live above this layer: ``judges.formats``).
+#: option's name (the names the writers share), or by ``kind/option`` where one kind's
+#: option names something else (the judgment export's annotators are those with any
+#: judgment, not only pairwise records): the Download panel offers them, and an export
+#: given another value is refused naming the option. ``judge`` is added by the judges app
+#: (its verdict tables live above this layer: ``judges.formats``).
 STUDY_VALUES: dict[str, Callable[[Study], list[str]]] = {
     "system": _systems,
     "annotator": _annotators,
     "rubric_kind": _rubric_kinds,
+    "judgments/annotator": _judgment_annotators,
 }
 #: What a refusal calls each value (``no judge '99' with verdicts in this study``).
 STUDY_VALUE_WORDS = {
@@ -166,7 +177,19 @@ STUDY_VALUE_WORDS = {
     "annotator": "annotator with rankings, scores or preferences",
     "rubric_kind": "rubric kind",
     "judge": "judge with verdicts",
+    "judgments/annotator": "annotator with judgments",
 }
+
+
+def study_values_key(fmt, name: str) -> str | None:
+    """The :data:`STUDY_VALUES` key of ``fmt``'s option ``name`` (its kind's own first),
+    or None when the option names nothing of the study."""
+    for key in (f"{fmt.kind}/{name}", name):
+        if key in STUDY_VALUES:
+            return key
+    return None
+
+
 #: At most this many of the study's values are listed in a refusal.
 LISTED = 10
 
@@ -177,15 +200,15 @@ def named_in_study(study: Study, fmt, options: Mapping) -> None:
     it is a mistake, and the answer lists the study's values."""
     problems = []
     for o in fmt.dump_options:
-        value, values_of = options.get(o.name), STUDY_VALUES.get(o.name)
-        if values_of is None or not isinstance(value, str) or not value:
+        value, key = options.get(o.name), study_values_key(fmt, o.name)
+        if key is None or not isinstance(value, str) or not value:
             continue
-        values = values_of(study)
+        values = STUDY_VALUES[key](study)
         if value in values:
             continue
         shown = ", ".join(values[:LISTED]) + (f" and {len(values) - LISTED} more"
                                               if len(values) > LISTED else "")  # fmt: skip
-        word = STUDY_VALUE_WORDS.get(o.name, o.name)
+        word = STUDY_VALUE_WORDS.get(key, o.name)
         problems.append((o.name, f"no {word} {value!r} in this study "
                                  f"({f'its values: {shown}' if values else 'it has none'})"))  # fmt: skip
     if problems:
@@ -223,15 +246,60 @@ def writer_of(kind: str, format_name: str | None):
     return fmt
 
 
-def refuse_unknown(fmt, given: Mapping, also: tuple[str, ...] = ()) -> None:
-    """ExportRefused (400) when ``given`` holds a parameter that neither the export nor the
+def refuse_unknown(
+    fmt, given: Mapping, also: tuple[str, ...] = (), parameters: tuple[str, ...] = EXPORT_PARAMETERS
+) -> None:
+    """ExportRefused (400) when ``given`` holds a parameter that neither the export
+    (``parameters``: a page export whose URL names the kind and format reads none) nor the
     writer reads (``also``: what the caller's own layer reads, e.g. DRF's ``format``): it
     was ignored before, so a typo exported everything."""
-    known = [*EXPORT_PARAMETERS, *(o.name for o in fmt.dump_options)]
+    options = fmt.dump_options if fmt is not None else ()
+    refuse_unknown_names(
+        given, [*parameters, *(o.name for o in options)], also,
+        f"a {fmt.kind} {fmt.name} export" if fmt is not None else "",
+    )  # fmt: skip
+
+
+def refuse_unknown_names(given: Mapping, known, also=(), what: str = "") -> None:
+    """ExportRefused (400) naming each parameter of ``given`` outside ``known`` and
+    ``also``, with the known ones (:func:`concord.query.unknown_options`); ``what`` names
+    the export in the message (``a pairwise records bundle``)."""
     unknown = [name for name in given if name not in known and name not in also]
     if unknown:  # one problem per parameter, each naming its field
-        said = f" (a {fmt.kind} {fmt.name} export)"
+        said = f" ({what})" if what else ""
         raise ExportRefused([(name, unknown_options([name], known) + said) for name in unknown])
+
+
+def single_values(given: Mapping) -> dict:
+    """``given`` (query parameters) with one value per name: a name given several times
+    with different values is refused naming it (:func:`concord.query.one_value`, the API's
+    rule), where ``QueryDict.get`` silently kept the last (``system=A&system=B``)."""
+    from rest_framework.exceptions import ValidationError
+
+    out, problems = {}, []
+    for name in given:
+        try:
+            out[name] = one_value(given, name)
+        except ValidationError as exc:
+            for field, said in exc.detail.items():  # one message, or a list of them
+                problems.append(
+                    (field, " ".join(map(str, said)) if isinstance(said, list) else str(said))
+                )
+    if problems:
+        raise ExportRefused(problems)
+    return out
+
+
+def page_options(study, fmt, given: Mapping, parameters: tuple[str, ...] = ()) -> dict:
+    """The options of a study page's export (the "Export results" links) read as the API
+    reads an export's: one value each, none unknown, a value among its choices and naming
+    something of ``study`` (``fmt``: the registered writer whose options the page export
+    takes). Raises ExportRefused (400)."""
+    given = single_values(given)
+    refuse_unknown(fmt, given, parameters=parameters)
+    options = writer_options(fmt, given)
+    named_in_study(study, fmt, options)
+    return options
 
 
 def export_download(
@@ -240,6 +308,7 @@ def export_download(
     """``study``'s data written by the registered writer of ``kind`` / ``format_name`` with
     the options in ``given``; a parameter of ``given`` outside the writer's options and
     ``also`` is refused (module doc). Raises ExportRefused."""
+    given = single_values(given)
     fmt = writer_of(kind, format_name)
     refuse_unknown(fmt, given, also)
     options = writer_options(fmt, given)

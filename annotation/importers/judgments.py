@@ -72,7 +72,7 @@ from annotation.models.deepscholar import LABELS
 from . import relevance_adjudications
 from .base import ImportReport
 from .common import Problems, parse_json_records, read_source, require, sync_rows, update_rows
-from .registry import Example, Format, Kind, register, register_kind
+from .registry import Example, Format, Kind, Option, register, register_kind
 
 #: kind -> its declaration; the importer reads every kind the export writes.
 SPECS: dict[str, JudgmentKind] = {k.key: k for k in judgment_kinds.KINDS}
@@ -667,10 +667,20 @@ def load(source, study, rep: ImportReport, **_options) -> None:
             _write_kind(study, kind, group, people, rep)
 
 
-def dump(study, **_options) -> dict[str, str]:
-    from annotation.exporters import export_judgments
+def dump(study, setting: str | None = None, annotator: str | None = None) -> dict[str, str]:
+    from annotation.exporters import export_judgments, judgment_records
 
-    return {"judgments.jsonl": export_judgments(study, "jsonl")}
+    records = judgment_records(study, setting=setting, annotator=annotator)
+    return {"judgments.jsonl": export_judgments(study, "jsonl", records=records)}
+
+
+#: The options of the judgment export, here and on the study page's "Export results" links
+#: (``/studies/<id>/export/judgments.<format>``, read through this writer's declaration):
+#: an "expertise-matched only" download holds only that setting's judgments.
+DUMP_OPTIONS = (
+    Option("setting", "only the judgments of this setting", choices=tuple(Setting.values)),
+    Option("annotator", "only the judgments of this annotator (pseudonym)"),
+)
 
 
 register_kind(
@@ -688,6 +698,7 @@ register(
         "the JSON lines of export_study_judgments --format jsonl (one judgment a line)",
         load=load,
         dump=dump,
+        dump_options=DUMP_OPTIONS,
         label="Human judgments of every kind (JSON lines)",
         extension=".jsonl",
         shape=(

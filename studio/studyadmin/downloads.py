@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.urls import reverse
 
-from annotation.importers.downloads import STUDY_VALUES
+from annotation.importers.downloads import STUDY_VALUES, study_values_key
 from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference, Study
 
 
@@ -32,13 +32,17 @@ def _rows(model: str, lookup: str) -> Callable[[Study], object]:
 
 
 def _judgments(study: Study) -> list:
-    """Every human judgment kind's rows of the study (``annotation.judgment_kinds``)."""
+    """Every human judgment kind's records of the study, selected as the judgment export
+    selects them (``judgment_kinds.records_filter``: a question is an authored question
+    only if an annotator wrote it). Counting every question offered an export of a study
+    with no judgment, a certain 404 "nothing to export" (tester)."""
     from django.apps import apps
 
     from annotation import judgment_kinds
 
     return [
-        apps.get_model(k.model).objects.filter(**{k.study: study}) for k in judgment_kinds.KINDS
+        apps.get_model(k.model).objects.filter(**judgment_kinds.records_filter(k, study.pk))
+        for k in judgment_kinds.KINDS
     ]
 
 
@@ -178,10 +182,10 @@ def download_panel(study: Study) -> list[Writer]:
                 if judges is None:
                     judges = judges_by_writer(study)
                 values = judges[_judges_key(fmt)]
-            elif option.name in STUDY_VALUES:
-                if option.name not in known:
-                    known[option.name] = STUDY_VALUES[option.name](study)
-                values = known[option.name]
+            elif (key := study_values_key(fmt, option.name)) is not None:
+                if key not in known:
+                    known[key] = STUDY_VALUES[key](study)
+                values = known[key]
             else:
                 values = None
             fields.append(Field(option.name, option.help, option.needed({}), values))

@@ -50,6 +50,20 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "annotator"
 
 
+def has_pairwise_bundle(study: Study) -> bool:
+    """Whether :func:`pairwise_bundle` has a file to write (a medal ranking, a consensus
+    metric score or an expert-agreed record): the "Export results" links offer the zip
+    only then, where it answered a certain 404 "nothing to export" (tester)."""
+    from django.db.models import Exists
+
+    any_record = (
+        Exists(MedalRanking.objects.filter(study=study))
+        | Exists(HumanMetricScore.objects.filter(study=study, metric=CONSENSUS_METRIC))
+        | Exists(ExpertAgreedRecord.objects.filter(study=study))
+    )
+    return Study.objects.filter(pk=study.pk).filter(any_record).exists()  # one query
+
+
 def pairwise_bundle(study: Study, *, judge: str | None = None) -> list[BundleFile]:
     if judge is None:
         from metaeval.data import default_judge

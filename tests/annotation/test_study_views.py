@@ -333,8 +333,10 @@ def test_pages_use_a_constant_number_of_queries(
         url("studies:list"): 8,
         # + adjudication, authoring, supported tasks; + 4: the Download panel's option values
         # (systems, judges, annotators, rubric kinds: one query each, whatever the writers)
-        url("studies:detail", study): 28,  # + what the Download panel may offer (2)
-        url("studies:progress", study): 12,  # + 4: the Download panel
+        # + what the Download panel may offer (2); + the judgment export's annotators and
+        # whether the pairwise bundle has a record (one query each)
+        url("studies:detail", study): 30,
+        url("studies:progress", study): 14,  # + 4: the Download panel; + 2 as the detail
         url("studies:progress_csv", study): 8,
         url("studies:annotator_progress", study, annotator_id=ann.pk): 9,
         url("studies:plan", study): 10,
