@@ -537,11 +537,11 @@ def export_study_judgments(request, study_id: int, fmt: str):
     if not records:  # an empty export is a 404 saying so, never an empty file (README)
         said = ", ".join(f"{k}={v}" for k, v in options.items())
         which = f" ({said}: valid options, but they select nothing)" if said else ""
-        return HttpResponse(
-            f"nothing to export: study “{study.name}” has no human judgment yet{which}",
-            status=404,
-            content_type="text/plain; charset=utf-8",
-        )
+        # JSON to an API client, as every other refusal of a download (concord.token_auth)
+        return refusal(
+            request, [("", f"nothing to export: study “{study.name}” has no human judgment "
+                           f"yet{which}")], 404,
+        )  # fmt: skip
     try:
         data = export_judgments(study, fmt, records=records)
     except ValueError as exc:  # a format this server cannot write (parquet without pyarrow)
@@ -564,12 +564,10 @@ def export_study_pairwise(request, study_id: int):
         return _export_refused(request, study, "pairwise", "zip", refused)
     files = pairwise_bundle(study)
     if not files:  # a zip holding only its manifest was no export (README: empty is a 404)
-        return HttpResponse(
-            f"nothing to export: study “{study.name}” has no pairwise records (no medal "
-            "ranking, metric score or expert-agreed record)",
-            status=404,
-            content_type="text/plain; charset=utf-8",
-        )
+        return refusal(
+            request, [("", f"nothing to export: study “{study.name}” has no pairwise records "
+                           "(no medal ranking, metric score or expert-agreed record)")], 404,
+        )  # fmt: skip
     data = pairwise_bundle_zip(study, files=files)
     return _download(data, f"{_slug(study)}-pairwise.zip", "application/zip")
 

@@ -106,3 +106,22 @@ def test_an_api_export_of_a_study_id_that_is_not_a_number_is_a_404(world):
     client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=people['admin']).key}")
     response = client.get("/api/studies/abc/export/?kind=judgments")
     assert response.status_code == 404 and response.json()["detail"]
+
+
+@pytest.mark.parametrize("route", ["studies:export_pairwise", "studies:export_judgments"])
+def test_nothing_to_export_is_json_to_an_api_client_and_text_to_a_browser(db, route):
+    """An empty study's judgments and pairwise records are a 404 saying so: JSON to a token
+    client, as every other refusal of a download (it was plain text), text to a browser."""
+    study = make_study("Empty exports")
+    admin = make_user("empty_admin", "admin")
+    args = [study.pk, "jsonl"] if route == "studies:export_judgments" else [study.pk]
+    url = reverse(route, args=args)
+    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
+    response = token.get(url)
+    assert response.status_code == 404 and response["Content-Type"] == "application/json"
+    assert "nothing to export" in response.json()["errors"][0]["message"]
+    browser = Client()
+    browser.force_login(admin)
+    response = browser.get(url)
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/plain")
+    assert "nothing to export" in response.content.decode()
