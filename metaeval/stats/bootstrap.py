@@ -220,11 +220,16 @@ def bootstrap_from_cluster_sums(
     if k < MIN_CLUSTERS:
         return _summarise(estimate, np.full((n_rounds, *np.shape(estimate)), np.nan), alpha, k)
     reps = []
+    # rounds per product: the totals (rounds × m) held at once stay within the chunk's
+    # cells however many statistics there are (the draws themselves are not re-chunked:
+    # that would change the stream of clusters a seed gives)
+    step = max(1, _CHUNK_CELLS // max(s.shape[1], 1))
     for chunk in _draws(np.random.default_rng(seed), k, n_rounds, on_rounds):
         rows = chunk.shape[0]
         flat = (chunk + (np.arange(rows) * k)[:, None]).ravel()
         w = np.bincount(flat, minlength=rows * k).reshape(rows, k).astype(float)
-        reps.append(np.asarray(statistic(w @ s), dtype=float))
+        for start in range(0, rows, step):
+            reps.append(np.asarray(statistic(w[start : start + step] @ s), dtype=float))
     return _summarise(estimate, np.concatenate(reps, axis=0), alpha, k)
 
 
