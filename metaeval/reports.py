@@ -145,7 +145,8 @@ class ReportOptions:
                 f"bootstrap: 0 (no interval) or at least {MIN_ROUNDS} rounds; a 95 % "
                 f"percentile interval from {self.bootstrap} round"
                 f"{'s' if self.bootstrap != 1 else ''} means nothing (Efron & Tibshirani "
-                "1993, §6.4 and ch. 13; METHODS §5)"
+                "1993, An Introduction to the Bootstrap, §6.4; the percentile interval: ch. 13; "
+                "METHODS §5)"
             )
 
     def _check_threshold(self) -> None:

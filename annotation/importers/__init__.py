@@ -98,10 +98,20 @@ def format_of(kind: str, name: str | None, source="upload") -> Format:
         _refuse(source, f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}", "kind")
     fmt = FORMATS.get((kind, name or spec.default or ""))
     if fmt is None:
-        names = ", ".join(format_names(kind))
-        label = kind.rstrip("s").replace("_", " ")
-        _refuse(source, f"unknown {label} format {name!r}; use one of {names}", "format")
+        _refuse(source, not_of_kind(kind, name), "format")
     return fmt
+
+
+def not_of_kind(kind: str, name: str | None) -> str:
+    """Why ``name`` is no format of ``kind``: a format of other kinds is named as theirs (a
+    forged or stale choice of the import pages), any other name as unknown; both list the
+    kind's formats. The one sentence of :func:`format_of` and the upload forms."""
+    names = ", ".join(format_names(kind))
+    label = kind.rstrip("s").replace("_", " ")
+    others = [f.kind for f in FORMATS.values() if f.name == name]
+    if others:
+        return f"{name!r} is a format of {' / '.join(others)}, not of {kind}; use one of {names}"
+    return f"unknown {label} format {name!r}; use one of {names}"
 
 
 def _options(fmt: Format, given: dict, source) -> dict:

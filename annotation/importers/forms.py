@@ -80,6 +80,13 @@ class RegistryImportForm(forms.Form):
         spec = KINDS[kind]
         if spec.default is None and not d.get("format"):
             self.add_error("format", f"choose the format of the {kind}")
+        elif d.get("format") and d["format"] not in format_names(kind):
+            # the page lists only the kind's formats (js/import_form.js); a post that pairs
+            # them otherwise (forged, or without the script) is refused here, before the
+            # import runs, beside the field
+            from . import not_of_kind
+
+            self.add_error("format", not_of_kind(kind, d["format"]))
         for name, option in options_of(kind).items():
             if option.needed(d) and not d.get(name):
                 self.add_error(name, f"a {name} is required for {kind}")

@@ -8,10 +8,9 @@ from metaeval.loaders.claims import ClaimData
 from metaeval.loaders.coverage import CoverageData
 from metaeval.loaders.pairwise import PairwiseData
 from metaeval.loaders.quality import ITEM_KINDS, QUERY_KINDS, QualityData
-from metaeval.stats.bootstrap import cluster_bootstrap
 from metaeval.stats.figure import number
 from metaeval.stats.iaa import label_matrix
-from metaeval.stats.label_iaa import LEVELS, iaa_summary
+from metaeval.stats.label_iaa import LEVELS, iaa_bootstrap, iaa_summary
 
 
 def label_sets(pairwise: PairwiseData | None = None, coverage: CoverageData | None = None,
@@ -88,20 +87,15 @@ def iaa_intervals(m: np.ndarray, clusters, level: str, rounds: int,
                   seed: int) -> tuple[dict[str, tuple], str | None]:  # fmt: skip
     """Percentile intervals of the IAA figures of a units × annotators matrix resampling
     whole questions (``clusters``: each unit's question; METHODS §5): figure -> (low,
-    high), and a note when there is no interval (fewer than two questions)."""
+    high), and a note when there is no interval (fewer than two questions). All rounds at
+    once from per-question totals (:func:`metaeval.stats.label_iaa.iaa_bootstrap`)."""
     m = np.asarray(m, dtype=float)
     c = np.asarray(clusters).ravel()
     doubly = (~np.isnan(m)).sum(axis=1) >= 2 if m.size else np.zeros(0, bool)
     m, c = m[doubly], c[doubly]
     if not m.size:
         return {}, None
-
-    def statistic(rows):
-        res = iaa_summary(m[rows], level)
-        return np.array([res.strict, res.cohen_kappa, res.fleiss_kappa, res.krippendorff_alpha],
-                        dtype=float)  # fmt: skip
-
-    boot = cluster_bootstrap(statistic, c, n_rounds=rounds, seed=seed)
+    boot = iaa_bootstrap(m, c, level, n_rounds=rounds, seed=seed)
     lows, highs = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
     return ({name: (number(lows[k]), number(highs[k])) for k, name in enumerate(IAA_FIGURES)},
             boot.note)  # fmt: skip

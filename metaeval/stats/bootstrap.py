@@ -2,8 +2,14 @@
 
 Judgments of one question are not independent (same reports, often the same annotator),
 so resampling is by *cluster*: whole questions are drawn with replacement and every row
-of a drawn question comes along (Efron & Tibshirani 1993, ch. 6; the percentile interval
-at level ``1 − alpha``; 10,000 rounds for final reports, METHODS §5).
+of a drawn question comes along (the nonparametric bootstrap of Efron & Tibshirani 1993,
+ch. 6, with the question as the sampled unit; 10,000 rounds for final reports, METHODS §5).
+The interval is the *percentile* interval at level ``1 − alpha`` (Efron & Tibshirani 1993,
+ch. 13): the ``alpha/2`` and ``1 − alpha/2`` quantiles of the replicates, read with
+numpy's linear interpolation between order statistics; not the bias-corrected and
+accelerated (BCa) interval of their ch. 14, which no figure here uses.
+
+Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
 
 Two paths, which draw the *same* clusters for the same seed:
 
@@ -38,8 +44,8 @@ _CHUNK_CELLS = 4_000_000
 
 class BootstrapResult(NamedTuple):
     estimate: np.ndarray | float  # statistic on the full data
-    low: np.ndarray | float  # percentile alpha/2
-    high: np.ndarray | float  # percentile 1 − alpha/2
+    low: np.ndarray | float  # quantile alpha/2 of the replicates (percentile interval)
+    high: np.ndarray | float  # quantile 1 − alpha/2
     se: np.ndarray | float  # sd of the replicates (ddof = 1)
     n_rounds: int
     n_valid: np.ndarray | int  # rounds with a finite replicate
@@ -54,10 +60,10 @@ MIN_CLUSTERS = 2
 #: least this). A 95 % percentile interval reads the 2.5th and 97.5th percentiles of the
 #: replicates; from 1 round it is that round twice ([0.037, 0.037] around an estimate of
 #: 0.074, tester's report), and below ~100 each bound rests on one or two replicates and
-#: moves from seed to seed by more than the interval is wide. Efron & Tibshirani (1993, An
-#: Introduction to the Bootstrap, §6.4) find 25-200 rounds enough for a standard error,
-#: and percentile intervals (ch. 13) need far more, about 1000 (METHODS §5: 10,000 for
-#: final reports); 100 is the floor below which the interval means nothing, not a
+#: moves from seed to seed by more than the interval is wide. Efron & Tibshirani (1993,
+#: §6.4) find 25–200 rounds enough for a standard error and say confidence intervals need
+#: many more (their percentile interval, the one used here: ch. 13); METHODS §5 asks
+#: 10,000 for final reports. 100 is the floor below which the interval means nothing, not a
 #: recommendation (each bound rests on at least two replicates, 2.5 % of 100).
 MIN_ROUNDS = 100
 
@@ -220,11 +226,16 @@ def bootstrap_from_cluster_sums(
     if k < MIN_CLUSTERS:
         return _summarise(estimate, np.full((n_rounds, *np.shape(estimate)), np.nan), alpha, k)
     reps = []
+    # rounds per product: the totals (rounds × m) held at once stay within the chunk's
+    # cells however many statistics there are (the draws themselves are not re-chunked:
+    # that would change the stream of clusters a seed gives)
+    step = max(1, _CHUNK_CELLS // max(s.shape[1], 1))
     for chunk in _draws(np.random.default_rng(seed), k, n_rounds, on_rounds):
         rows = chunk.shape[0]
         flat = (chunk + (np.arange(rows) * k)[:, None]).ravel()
         w = np.bincount(flat, minlength=rows * k).reshape(rows, k).astype(float)
-        reps.append(np.asarray(statistic(w @ s), dtype=float))
+        for start in range(0, rows, step):
+            reps.append(np.asarray(statistic(w[start : start + step] @ s), dtype=float))
     return _summarise(estimate, np.concatenate(reps, axis=0), alpha, k)
 
 

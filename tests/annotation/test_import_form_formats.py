@@ -63,3 +63,52 @@ def test_a_format_of_another_kind_is_still_refused_by_name(admin_user):
                       {"kind": "questions", "format": "researchqa-coverage", "file": upload})  # fmt: skip
     assert "researchqa-coverage" in got.content.decode()
     assert not study.questions.exists()
+
+
+def site_admin(user):
+    """The admin role with the Django admin's staff flag (the admin site answers to both)."""
+    user.is_staff = user.is_superuser = True
+    user.save()
+    return user
+
+
+@pytest.mark.django_db
+def test_the_admin_import_page_lists_each_kinds_formats_too(admin_user):
+    """The Django admin's import page (it offered every format whatever the kind: the page
+    never loaded the form's script)."""
+    site_admin(admin_user)
+    client = Client()
+    client.force_login(admin_user)
+    parsed = FormatOptions()
+    parsed.feed(client.get(reverse("admin:annotation_import")).content.decode())
+    assert parsed.select.get("data-kind-field") == "kind"
+    assert any(src.endswith("js/import_form.js") for src in parsed.scripts)
+    for kind in KINDS:
+        shown = {name for name, kinds in parsed.kinds_of.items() if kind in kinds}
+        assert shown == set(format_names(kind)), kind
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["admin", "study"])
+def test_a_forged_format_of_another_kind_is_refused_beside_the_field(admin_user, page):
+    """A post pairing a kind with another kind's format is refused by the form, naming the
+    field and the kind the format belongs to, before the import runs: nothing is written."""
+    study = Study.objects.create(name="Forged")
+    site_admin(admin_user)
+    client = Client()
+    client.force_login(admin_user)
+    upload = io.BytesIO(b'{"id": "q1", "text": "What?"}\n')
+    upload.name = "q.jsonl"
+    post = {"kind": "questions", "format": "researchqa-coverage", "file": upload}
+    if page == "admin":
+        url, post["study"] = reverse("admin:annotation_import"), "Forged elsewhere"
+    else:
+        url = reverse("studies:import", args=[study.pk])
+    got = client.post(url, post)
+    form = got.context["form" if page == "admin" else "upload_form"]
+    assert form.errors["format"] == [
+        "'researchqa-coverage' is a format of judge_scores, not of questions; use one of "
+        + ", ".join(format_names("questions"))
+    ]
+    assert list(Study.objects.values_list("name", flat=True)) == ["Forged"]
+    assert not study.questions.exists()

@@ -54,3 +54,20 @@ def test_the_format_list_follows_the_kind(login, browser, live_server, admin_use
         assert set(every) == {"", *(f.name for f in FORMATS.values())}
     finally:
         plain.close()
+
+
+def test_the_admin_import_page_follows_the_kind_too(login, admin_user):
+    """The Django admin's import page (it offered every format whatever the kind)."""
+    admin_user.is_staff = admin_user.is_superuser = True
+    admin_user.save()
+    page = login(admin_user).new_page()
+    page.goto("/admin/annotation/study/import/")
+    kind, fmt = page.locator("#id_kind"), page.locator("#id_format")
+    for name in ("judge_scores", "questions", "pairwise", "reports"):
+        kind.select_option(name)
+        shown = page.eval_on_selector_all("#id_format option", OFFERED)
+        assert sorted(shown) == sorted(["", *format_names(name)]), name
+    kind.select_option("judge_scores")
+    fmt.select_option("researchqa-coverage")
+    kind.select_option("questions")
+    expect(fmt).to_have_value("")
