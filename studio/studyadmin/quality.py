@@ -29,14 +29,13 @@ from annotation.models import (
     AdjudicationRequest,
     Annotator,
     Assignment,
-    Draft,
     GoldItem,
     MedalRanking,
     QualificationResult,
     QualityEvent,
     Question,
 )
-from annotation.protection import judgment_models
+from annotation.protection import holding_work
 from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
 from annotation.quality.labels import (
@@ -336,20 +335,7 @@ def _untouched(assignments) -> list[Assignment]:
         a for a in assignments
         if a.status == Assignment.Status.NOT_STARTED and a.started_at is None
     ]  # fmt: skip
-    ids = {a.pk for a in rows}
-    if not ids:
-        return []
-    used = set(Draft.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True))
-    for related in ("flags", "reopenings", "disagreements"):
-        used |= set(
-            Assignment.objects.filter(pk__in=ids, **{f"{related}__isnull": False}).values_list(
-                "pk", flat=True
-            )
-        )
-    for model in judgment_models():
-        used |= set(
-            model.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True)
-        )
+    used = holding_work(a.pk for a in rows)
     return [a for a in rows if a.pk not in used]
 
 
