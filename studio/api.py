@@ -42,7 +42,8 @@ class PlanRequestSerializer(serializers.Serializer):
 def plan_answer(result: planning.Preview, committed: bool) -> dict:
     """A plan as the page shows it: counts, what is short or left out and why (the page's
     reasons, ``Preview.short`` and ``Preview.left_out``), each planned assignment
-    (annotator pseudonym, question external id, report ids). ``wanted`` is null when the
+    (annotator pseudonym, question external id, report ids), and how many unstarted
+    assignments it withdraws (``withdrawn``). ``wanted`` is null when the
     plan asked no question for annotators (a budget plan of 0 new assignments)."""
     keys = result.question_keys
     return {
@@ -51,6 +52,7 @@ def plan_answer(result: planning.Preview, committed: bool) -> dict:
         "task": result.spec.task,
         "setting": result.setting,
         "assignments": result.summary.assignments,
+        "withdrawn": len(result.withdrawn),
         "per_annotator": dict(result.annotator_rows()),
         "wanted": result.summary.wanted or None,
         "short": [{"question": u.key, "got": u.got, "wanted": u.wanted, "reason": u.reason}

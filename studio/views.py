@@ -316,10 +316,16 @@ def study_plan(request, study_id: int):
                     done = planning.commit(
                         study, spec, fingerprint=form.cleaned_data["fingerprint"] or None
                     )
+                    withdrawn = (
+                        f"; {len(done.withdrawn)} unstarted assignments no longer "
+                        "expertise-matched withdrawn"
+                        if done.withdrawn
+                        else ""
+                    )
                     messages.success(
                         request,
                         f"{done.summary.assignments} assignments created "
-                        f"({done.spec.task}, {done.setting}).",
+                        f"({done.spec.task}, {done.setting}){withdrawn}.",
                     )
                     return redirect("studies:progress", study_id=study.pk)
                 result = planning.preview(study, spec)

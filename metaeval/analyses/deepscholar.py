@@ -9,7 +9,7 @@ import numpy as np
 
 from metaeval.loaders.deepscholar import DeepScholarData
 from metaeval.stats.deepscholar_agreement import KINDS, table3
-from metaeval.stats.signal import collapse
+from metaeval.stats.signal import collapse, failed_rows
 
 #: The agreements the paper reports (Table 3), shown beside the study's own.
 PAPER_AGREEMENT = {
@@ -22,12 +22,14 @@ PAPER_AGREEMENT = {
 }
 
 
-def _signal_rows(data: DeepScholarData, sel: np.ndarray, signal: str | None):
+def _signal_rows(data: DeepScholarData, sel: np.ndarray, signal: str | None,
+                 failed=frozenset()):  # fmt: skip
     """(rows, human label per row, tied units) of one judge and kind under the human signal
     (ANALYSES §0, §10): default and ``each``: every expert label; ``majority``: one label
     per unit, the strict plurality, ties left out; ``adjudicated``: the unit's adjudicated
     label (``data.adjudicated``, :func:`metaeval.loaders.deepscholar.load_deepscholar`)
-    where there is one, else the majority."""
+    where there is one, else the majority; neither reads the labels of ``failed`` (the
+    annotators who failed qualification, whose labels count nowhere, QUALITY.md)."""
     idx = np.flatnonzero(sel)
     if signal in (None, "each"):
         return idx, data.human[idx], 0, 0
@@ -36,23 +38,24 @@ def _signal_rows(data: DeepScholarData, sel: np.ndarray, signal: str | None):
     labels = sorted(set(data.human[idx].tolist()) | set(adjudicated.values()))
     codes = np.array([labels.index(x) for x in data.human[idx].tolist()], dtype=float)
     c = collapse(data.unit[idx], codes, signal,
-                 {u: float(labels.index(v)) for u, v in adjudicated.items()})  # fmt: skip
+                 {u: float(labels.index(v)) for u, v in adjudicated.items()},
+                 failed_rows(data.annotator[idx], failed))  # fmt: skip
     human = np.array([labels[int(k)] for k in c.label], dtype=object)
     return idx[c.rows], human, c.tied, c.adjudicated
 
 
 def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0,
-                        signal: str | None = None) -> dict:  # fmt: skip
+                        signal: str | None = None, failed=frozenset()) -> dict:  # fmt: skip
     """``{"judges": [{"judge", "kinds": [{kind, agreement, kappa, n_units, n_questions,
     paper, human_labels, unmatched}]}]}`` — figures as :class:`Figure` dicts.
-    ``signal``: the human side (:func:`_signal_rows`)."""
+    ``signal``, ``failed``: the human side (:func:`_signal_rows`)."""
     out = {"judges": []}
     tied = used = 0
     for judge in data.judges:
         sel = data.judge == judge
         rows = {}
         for kind in KINDS:
-            idx, human, t, a = _signal_rows(data, sel & (data.kind == kind), signal)
+            idx, human, t, a = _signal_rows(data, sel & (data.kind == kind), signal, failed)
             rows[kind] = (human, data.verdict[idx], data.question[idx])
             tied, used = tied + t, used + a
         kinds = []

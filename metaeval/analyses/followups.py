@@ -16,18 +16,19 @@ from metaeval.stats.claim_support import support_agreement
 from metaeval.stats.figure import figure, number
 from metaeval.stats.ratings import align, correlation, group_means, report_means
 from metaeval.stats.rubric_comparison import compare_sources, matches_from_rankings, source_records
-from metaeval.stats.signal import collapse
+from metaeval.stats.signal import collapse, failed_rows
 
 from ._common import share
 
 
-def _ranking_rows(data: RubricComparisonData, signal: str | None):
+def _ranking_rows(data: RubricComparisonData, signal: str | None, failed=frozenset()):
     """(comparison, source, medal) rows of the rankings counted (ANALYSES §0, §5 A.4):
     default and ``each``: every annotator's ranking; ``majority``: one ranking per unit — a
     question and the set of rubrics ranked —, the plurality of the whole rankings (medal of
     every rubric), ties left out; ``adjudicated``: the question's rubric-comparison
     adjudication where it ranks exactly the unit's rubric kinds (``data.adjudicated``),
-    else the majority. A kept ranking is rebuilt from its label (an adjudicated ranking may
+    else the majority; neither reads the rankings of ``failed`` (annotators who failed
+    qualification). A kept ranking is rebuilt from its label (an adjudicated ranking may
     be one no annotator gave), its ``comparison`` the unit's index."""
     if signal in (None, "each"):
         return data.comparison, data.source, data.medal, None
@@ -39,8 +40,10 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
     units, labels = {}, {}
     unit = np.empty(len(comps), dtype=np.int64)
     label = np.empty(len(comps), dtype=float)
+    annotator = np.empty(len(comps), dtype=np.int64)
     for k, comp in enumerate(comps):
         rows = by_ranking[comp]
+        annotator[k] = data.annotator[rows[0]]
         key = (int(data.question[rows[0]]), tuple(sorted(data.rubric[rows].tolist())))
         ranking = tuple(sorted(zip(data.rubric[rows].tolist(), data.medal[rows].tolist(),
                                    strict=True)))  # fmt: skip
@@ -53,7 +56,7 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
         if medals and len(set(kinds)) == len(kinds) and set(kinds) == set(medals):
             ranking = tuple(sorted((r, medals[k]) for r, k in zip(rubrics, kinds, strict=True)))
             adjudicated[u] = labels.setdefault(ranking, len(labels))
-    c = collapse(unit, label, signal, adjudicated)
+    c = collapse(unit, label, signal, adjudicated, failed_rows(annotator, failed))
     ranking_of = {code: ranking for ranking, code in labels.items()}
     rebuilt = [(k, source_of[r], medal) for k, code in enumerate(c.label.tolist())
                for r, medal in ranking_of[int(code)]]  # fmt: skip
@@ -63,9 +66,9 @@ def _ranking_rows(data: RubricComparisonData, signal: str | None):
 
 def analyse_rubric_comparison(data: RubricComparisonData, method: str = "binomial",
                               rounds: int = 10_000, seed: int = 0,
-                              signal: str | None = None) -> dict:  # fmt: skip
-    """A.4 per-source records and tests; ``signal``: :func:`_ranking_rows`."""
-    comparison, source, medal, sig = _ranking_rows(data, signal)
+                              signal: str | None = None, failed=frozenset()) -> dict:  # fmt: skip
+    """A.4 per-source records and tests; ``signal``, ``failed``: :func:`_ranking_rows`."""
+    comparison, source, medal, sig = _ranking_rows(data, signal, failed)
     r, a, b, d = matches_from_rankings(comparison, source, medal)
     records = source_records(a, b, d)
     out = {
@@ -110,30 +113,36 @@ def _support_block(h, j, q, exclude, rounds, seed) -> dict:
 
 
 def _signal_rows(sel: np.ndarray, unit: np.ndarray, human: np.ndarray, signal: str | None,
-                 adjudicated: dict | None = None):  # fmt: skip
+                 adjudicated: dict | None = None, excluded: np.ndarray | None = None):  # fmt: skip
     """Rows of one judge's (human, verdict) pairs under the human signal, and the human
     label of each (ANALYSES §0, §5): default and ``each``: every expert's check;
     ``majority``: one label per claim (or (claim, citation)), ties left out;
     ``adjudicated``: the claim-check adjudication of the unit where there is one
     (``adjudicated``: unit -> label, :func:`metaeval.loaders.claims.load_claims`), else its
-    majority."""
+    majority; neither reads the ``excluded`` rows (checks of annotators who failed
+    qualification, :func:`metaeval.stats.signal.failed_rows`)."""
     rows = np.flatnonzero(sel)
     if signal in (None, "each"):
         return rows, human[rows], None
-    c = collapse(unit[rows], human[rows], signal, adjudicated)
+    c = collapse(unit[rows], human[rows], signal, adjudicated,
+                 None if excluded is None else excluded[rows])  # fmt: skip
     return rows[c.rows], c.label, c.summary(signal)
 
 
 def analyse_claims(data: ClaimData, exclude_system: str | None = None, rounds: int = 1000,
-                   seed: int = 0, signal: str | None = None) -> dict:  # fmt: skip
-    """Human vs each judge on claim and citation support; ``signal``: :func:`_signal_rows`."""
+                   seed: int = 0, signal: str | None = None,
+                   failed=frozenset()) -> dict:  # fmt: skip
+    """Human vs each judge on claim and citation support; ``signal``: :func:`_signal_rows`,
+    without the checks of ``failed`` (annotators who failed qualification)."""
     out = {"checks": data.n_checks, "unmatched_checks": data.n_unmatched, "judges": []}
     summaries = {}
+    excluded, c_excluded = (failed_rows(data.annotator, failed),
+                            failed_rows(data.c_annotator, failed))  # fmt: skip
     for k, judge in enumerate(data.judges):
-        sel, hum, summaries["claim_support"] = _signal_rows(data.judge == k, data.claim,
-                                                           data.human, signal, data.adj_claim)  # fmt: skip
+        sel, hum, summaries["claim_support"] = _signal_rows(
+            data.judge == k, data.claim, data.human, signal, data.adj_claim, excluded)  # fmt: skip
         csel, chum, summaries["citation_support"] = _signal_rows(
-            data.c_judge == k, data.c_unit, data.c_human, signal, data.adj_cite)  # fmt: skip
+            data.c_judge == k, data.c_unit, data.c_human, signal, data.adj_cite, c_excluded)  # fmt: skip
         block = {"judge": judge}
         for label, mask in (("all", None), ("without", exclude_system)):
             if label == "without" and (mask is None or mask not in data.systems):
@@ -200,14 +209,15 @@ def analyse_adjudication(data: AdjudicationData, signal: str | None = None) -> d
     return out
 
 
-def _rating_rows(data: RatingsData, signal: str | None):
+def _rating_rows(data: RatingsData, signal: str | None, failed=frozenset()):
     """(rating rows, their values, medal rows, their values, summaries) under the human
     signal (ANALYSES §0, §5): default and ``each``: every rating and every medal;
     ``majority``: one rating per (report, dimension) and one medal per report, the
     plurality, ties left out; ``adjudicated``: the metric-wise rating adjudication of the
     (report, dimension) and the ranking adjudication of the report's question
     (``data.adj_ratings`` / ``adj_medals``, :meth:`RatingsData.adjudicated`) where there is
-    one, else the majority."""
+    one, else the majority; neither reads the ratings and medals of ``failed`` (annotators
+    who failed qualification)."""
     if signal in (None, "each"):
         return (
             np.arange(data.value.size),
@@ -216,18 +226,27 @@ def _rating_rows(data: RatingsData, signal: str | None):
             data.m_value,
             None,
         )
-    r = collapse(data.rating_unit(), data.value, signal, data.adj_ratings)
-    m = collapse(data.m_report, data.m_value, signal, data.adj_medals)
+    r = collapse(
+        data.rating_unit(),
+        data.value,
+        signal,
+        data.adj_ratings,
+        failed_rows(data.annotator_id, failed),
+    )
+    m = collapse(data.m_report, data.m_value, signal, data.adj_medals,
+                 failed_rows(data.m_annotator, failed))  # fmt: skip
     return r.rows, r.label, m.rows, m.label, {"ratings": r.summary(signal),
                                               "medals": m.summary(signal)}  # fmt: skip
 
 
-def analyse_ratings(data: RatingsData, signal: str | None = None) -> dict:
+def analyse_ratings(data: RatingsData, signal: str | None = None,
+                    failed=frozenset()) -> dict:  # fmt: skip
     """Fig. 9: mean rating per system (and per annotator) and per dimension, and each
     dimension's correlation with the preference (mean medal) and each judge metric.
-    ``signal``: :func:`_rating_rows` (per-annotator means only with each annotator)."""
+    ``signal``, ``failed``: :func:`_rating_rows` (per-annotator means only with each
+    annotator)."""
     out = {"dimensions": []}
-    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal)
+    rows, values, m_rows, m_values, summaries = _rating_rows(data, signal, failed)
     m_keys, m_mean = report_means(data.m_report[m_rows], m_values)
     for k, dim in enumerate(data.dimensions):
         sel = rows[data.dimension[rows] == k]

@@ -52,6 +52,10 @@ class ClaimData:
     #: the adjudicated label (1 / 0) of a claim id / of a ``c_unit`` (adjudicated signal only)
     adj_claim: dict[int, float] | None = None
     adj_cite: dict[int, float] | None = None
+    #: the checking expert's annotator id per (check, judge) row and per citation row (the
+    #: majority / adjudicated signals leave out those who failed qualification)
+    annotator: np.ndarray | None = None
+    c_annotator: np.ndarray | None = None
 
     def human_matrix(self) -> np.ndarray:
         """claims × annotators of "fully supported" (NaN = not checked)."""
@@ -99,19 +103,19 @@ def load_claims(study_id: int, settings=None, adjudicated: bool = False) -> Clai
         for m in matches:
             v = VERDICT_SUPPORTED.get(j[3][m])
             rows.append((h[0][k], h[1][k], system_codes[k], judge_codes[m], human,
-                         np.nan if v is None else v, h[6][k]))  # fmt: skip
+                         np.nan if v is None else v, h[6][k], h[7][k]))  # fmt: skip
             judged = {c.get("key"): c.get("supports") for c in j_cites[m] if isinstance(c, dict)}
             for key, supports in h_cites[k].items():
                 if key in judged and judged[key] is not None and supports is not None:
                     unit = cite_units.setdefault((h[6][k], key), len(cite_units))
                     cites.append((h[0][k], system_codes[k], judge_codes[m], float(supports),
-                                  float(judged[key]), unit))  # fmt: skip
+                                  float(judged[key]), unit, h[7][k]))  # fmt: skip
     adj_claim = adj_cite = None
     if adjudicated:
         claims = {(h[0][k], h[2][k], h[8][k]): h[6][k] for k in range(len(h[0]))}
         adj_claim, adj_cite = _adjudicated(study_id, claims, cite_units)
-    r = np.array(rows, dtype=float).reshape(-1, 7)
-    c = np.array(cites, dtype=float).reshape(-1, 6)
+    r = np.array(rows, dtype=float).reshape(-1, 8)
+    c = np.array(cites, dtype=float).reshape(-1, 7)
     return ClaimData(
         question=r[:, 0].astype(np.int64),
         report=r[:, 1].astype(np.int64),
@@ -135,6 +139,8 @@ def load_claims(study_id: int, settings=None, adjudicated: bool = False) -> Clai
         c_unit=c[:, 5].astype(np.int64),
         adj_claim=adj_claim,
         adj_cite=adj_cite,
+        annotator=r[:, 7].astype(np.int64),
+        c_annotator=c[:, 6].astype(np.int64),
     )
 
 

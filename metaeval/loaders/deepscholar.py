@@ -35,6 +35,9 @@ class DeepScholarData:
     unit: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     #: adjudicated signal only: unit code -> adjudicated label (:func:`_adjudicated`)
     adjudicated: dict[int, str] | None = None
+    #: per row, the expert's annotator id (the majority / adjudicated signals leave out
+    #: those who failed qualification, :func:`metaeval.stats.signal.failed_rows`)
+    annotator: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
 def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) -> DeepScholarData:
@@ -47,8 +50,8 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
         DeepScholarLabel.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
         .values_list("kind", "question_id", "report_id", "unit", "label",
-                     "report__system__name"),
-        6,
+                     "report__system__name", "annotator_id"),
+        7,
     )  # fmt: skip
     j = fetch(
         JudgeDeepScholarLabel.objects.filter(question__study_id=study_id)
@@ -61,19 +64,20 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
         by_unit.setdefault((kind, q, r, unit), []).append((judge, label))
     rows, n_human, n_unmatched = [], {}, {}
     units: dict[tuple, int] = {}
-    for kind, q, r, unit, label, _ in zip(*h, strict=True):
+    for kind, q, r, unit, label, _, annotator in zip(*h, strict=True):
         n_human[kind] = n_human.get(kind, 0) + 1
         matches = by_unit.get((kind, q, r, unit), [])
         if not matches:
             n_unmatched[kind] = n_unmatched.get(kind, 0) + 1
         code = units.setdefault((kind, q, r, unit), len(units))
-        rows.extend((kind, q, judge, label, verdict, code) for judge, verdict in matches)
+        rows.extend((kind, q, judge, label, verdict, code, annotator)
+                    for judge, verdict in matches)  # fmt: skip
     adj = None
     if adjudicated:
         where = {(kind, q, system or "", unit): units[(kind, q, r, unit)]
-                 for kind, q, r, unit, _, system in zip(*h, strict=True)}  # fmt: skip
+                 for kind, q, r, unit, _, system, _ in zip(*h, strict=True)}  # fmt: skip
         adj = _adjudicated(study_id, where)
-    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 7
     return DeepScholarData(
         kind=np.asarray(cols[0], dtype=object),
         question=np.asarray(cols[1], dtype=np.int64),
@@ -85,6 +89,7 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
         n_unmatched=n_unmatched,
         unit=np.asarray(cols[5], dtype=np.int64),
         adjudicated=adj,
+        annotator=np.asarray(cols[6], dtype=np.int64),
     )
 
 

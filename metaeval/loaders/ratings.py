@@ -40,6 +40,10 @@ class RatingsData:
     #: report -> adjudicated medal value (:meth:`adjudicated`)
     adj_ratings: dict[int, float] | None = None
     adj_medals: dict[int, float] | None = None
+    #: annotator ids of each rating row and of each medal row's ranking (the majority /
+    #: adjudicated signals leave out those who failed qualification)
+    annotator_id: np.ndarray | None = None
+    m_annotator: np.ndarray | None = None
 
     def rating_unit(self) -> np.ndarray:
         """The unit of each rating row: one (report, dimension)."""
@@ -91,16 +95,17 @@ def load_ratings(study_id: int, settings=None, adjudicated: bool = False) -> Rat
         ReportRating.objects.filter(study_id=study_id, **settings_filter(settings))
         .order_by("pk")
         .values_list("report_id", "question_id", "annotator__pseudonym", "report__system__name",
-                     "dimension", "value"),
-        6,
+                     "dimension", "value", "annotator_id"),
+        7,
     )  # fmt: skip
     medal_setting = {} if settings is None else {"ranking__setting__in": list(settings)}
     m = fetch(
         Medal.objects.filter(ranking__study_id=study_id, **medal_setting)
         .order_by("pk")
-        .values_list("report_id", "medal", "report__question_id", "report__system__name"),
-        4,
-    )
+        .values_list("report_id", "medal", "report__question_id", "report__system__name",
+                     "ranking__annotator_id"),
+        5,
+    )  # fmt: skip
     s = fetch(
         JudgeScore.objects.filter(report__question__study_id=study_id)
         .order_by("pk")
@@ -130,6 +135,8 @@ def load_ratings(study_id: int, settings=None, adjudicated: bool = False) -> Rat
         s_value=floats(s[3]),
         judges=judges,
         annotators=annotators,
+        annotator_id=ints(r[6]),
+        m_annotator=ints(m[4]),
     )
     if adjudicated:
         from .signal import decided

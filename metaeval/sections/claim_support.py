@@ -27,7 +27,8 @@ def _compute(analysis):
     excluded = (analysis.options.exclude_systems or (None,))[0]
     out = analyse_claims(claim_data(analysis), exclude_system=excluded,
                          rounds=_kit.rounds(analysis), seed=analysis.options.seed,
-                         signal=analysis.options.human_signal)  # fmt: skip
+                         signal=analysis.options.human_signal,
+                         failed=_kit.failed(analysis))  # fmt: skip
     return out
 
 

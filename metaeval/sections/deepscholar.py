@@ -40,7 +40,7 @@ def _compute(analysis):
     signal = analysis.options.human_signal
     data = load_deepscholar(sid, _kit.settings(analysis), signal == "adjudicated")
     out = analyse_deepscholar(data, rounds=_kit.rounds(analysis), seed=analysis.options.seed,
-                              signal=signal)  # fmt: skip
+                              signal=signal, failed=_kit.failed(analysis))  # fmt: skip
     out["human_labels"] = {k: int(data.n_human.get(k, 0)) for k in KINDS}
     return out
 

@@ -16,7 +16,7 @@ def _compute(analysis):
         return None
     signal = analysis.options.human_signal
     data = load_ratings(analysis.study_id, _kit.settings(analysis), signal == "adjudicated")
-    return analyse_ratings(data, signal=signal)
+    return analyse_ratings(data, signal=signal, failed=_kit.failed(analysis))
 
 
 def _tables(result, entry):

@@ -19,7 +19,7 @@ def _compute(analysis):
                                    signal == "adjudicated")  # fmt: skip
     out = analyse_rubric_comparison(data, rounds=max(_kit.rounds(analysis), 1000),
                                     seed=analysis.options.seed,
-                                    signal=signal)  # fmt: skip
+                                    signal=signal, failed=_kit.failed(analysis))  # fmt: skip
     return out
 
 

@@ -22,7 +22,16 @@ from django.db.models import Count, Max
 from annotation import assignment as strategies
 from annotation import readiness
 from annotation.annotate.registry import SPECS
-from annotation.models import Annotator, Assignment, ExpertiseRating, Question, Report, Study
+from annotation.models import (
+    Annotator,
+    Assignment,
+    ExpertiseRating,
+    GoldItem,
+    Question,
+    Report,
+    Study,
+)
+from annotation.protection import holding_work
 
 from . import StudyAdminError
 
@@ -100,6 +109,9 @@ class Preview:
     left_out: list[Unassigned] = field(default_factory=list)
     #: questions in the plan that get fewer annotators than wanted, with why
     short: list[Unassigned] = field(default_factory=list)
+    #: unstarted assignments of an earlier plan this plan no longer gives their annotator,
+    #: withdrawn on commit (:func:`_no_longer_matched`): (assignment, annotator, question)
+    withdrawn: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def skipped(self) -> list[str]:
@@ -108,6 +120,8 @@ class Preview:
     @property
     def fingerprint(self) -> str:
         text = repr(sorted((a.annotator, a.question, a.reports) for a in self.plan.assignments))
+        if self.withdrawn:  # a plan that withdraws other work is another plan
+            text += repr(sorted(self.withdrawn))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -194,6 +208,38 @@ def _holders(rows, setting: str):
         else:
             seen[qid].add(aid)
     return counted, {q: frozenset(a - counted[q]) for q, a in seen.items()}
+
+
+def _no_longer_matched(study: Study, task: str) -> tuple[tuple[int, int, int], ...]:
+    """(assignment, annotator, question) of the task's expertise-matched assignments that an
+    expertise re-plan no longer gives their annotator: the question's field is not (or no
+    longer) among the annotator's expertise fields, or the question has none. Only work
+    nobody began is taken back: not started, never opened (``started_at``), holding no
+    draft, flag, reopening, disagreement or judgment (``annotation.protection.holding_work``),
+    and never a gold or qualification item (made by the quality page, not by a plan).
+
+    Why only the plan's own setting: a study may hold a random plan (setting 1) beside an
+    expertise-matched one on purpose (agreement is computed within a setting, never
+    pooled), so an expertise plan leaves other settings' work alone. Why withdrawn, not
+    deleted: as a reassignment (``Assignment.Status.WITHDRAWN``), the row stays, out of the
+    queue, and the annotator counts as having seen the question (``Item.seen``)."""
+    rows = list(
+        Assignment.objects.filter(
+            study=study, task=task, setting=strategies.EXPERTISE_MATCHED,
+            status=Assignment.Status.NOT_STARTED, started_at__isnull=True,
+        ).values_list("pk", "annotator_id", "question_id", "question__field",
+                      "annotator__expertise_fields")
+    )  # fmt: skip
+    unfit = [
+        (pk, aid, qid) for pk, aid, qid, fld, fields in rows if not fld or fld not in (fields or ())
+    ]
+    if not unfit:
+        return ()
+    gold = set(
+        GoldItem.objects.filter(study=study, task=task).values_list("question_id", flat=True)
+    )
+    opened = holding_work(pk for pk, _, _ in unfit)
+    return tuple(sorted(u for u in unfit if u[0] not in opened and u[2] not in gold))
 
 
 def _barred(study: Study, task: str, setting: str) -> dict[int, frozenset[int]]:
@@ -290,6 +336,12 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     qrows, available, data, existing, seen, existing_reports, textless, barred = _inputs(
         study, spec
     )
+    # A re-plan by expertise takes back what it would no longer give: the withdrawn
+    # assignments count towards no overlap, so the plan gives their place to an expert.
+    withdrawn = _no_longer_matched(study, spec.task) if spec.strategy == "expertise" else ()
+    for _, aid, qid in withdrawn:
+        existing[qid] = set(existing.get(qid, ())) - {aid}
+        seen[qid] = seen.get(qid, frozenset()) | {aid}
     per_question = spec.systems_per_question or readiness.NEEDS[spec.task].compares
     least = max(readiness.NEEDS.get(spec.task, readiness.Needs()).reports, 1)
     # A question's assigned reports are given to its next annotators too (the same reports
@@ -404,6 +456,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         question_keys=keys,
         left_out=left_out,
         short=short,
+        withdrawn=withdrawn,
     )
 
 
@@ -443,10 +496,28 @@ def commit(study: Study, spec: PlanSpec, *, fingerprint: str | None = None) -> P
                 "fingerprint",
                 "the study changed since this plan was previewed; preview it again",
             )
-        if not result.plan.assignments:
+        if not result.plan.assignments and not result.withdrawn:
             raise StudyAdminError("strategy", "this plan assigns nothing")
+        _withdraw(result.withdrawn)
         _write(study, spec.task, result.plan.assignments)
     return result
+
+
+def _withdraw(withdrawn) -> None:
+    """Withdraw the assignments a re-plan no longer gives (:func:`_no_longer_matched`), as a
+    reassignment does: status WITHDRAWN, never deleted. Refused (nothing written: the
+    caller's transaction) if one was opened since the plan was computed."""
+    ids = [pk for pk, _, _ in withdrawn]
+    if not ids:
+        return
+    done = Assignment.objects.filter(
+        pk__in=ids, status=Assignment.Status.NOT_STARTED, started_at__isnull=True
+    ).update(status=Assignment.Status.WITHDRAWN)
+    if done != len(ids):
+        raise StudyAdminError(
+            "fingerprint",
+            "an assignment this plan withdraws was opened meanwhile; preview it again",
+        )
 
 
 # --- an annotator drops out ---------------------------------------------------------------

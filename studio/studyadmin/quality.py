@@ -29,14 +29,13 @@ from annotation.models import (
     AdjudicationRequest,
     Annotator,
     Assignment,
-    Draft,
     GoldItem,
     MedalRanking,
     QualificationResult,
     QualityEvent,
     Question,
 )
-from annotation.protection import judgment_models
+from annotation.protection import holding_work
 from annotation.quality import catalog, observations, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
 from annotation.quality.labels import (
@@ -336,20 +335,7 @@ def _untouched(assignments) -> list[Assignment]:
         a for a in assignments
         if a.status == Assignment.Status.NOT_STARTED and a.started_at is None
     ]  # fmt: skip
-    ids = {a.pk for a in rows}
-    if not ids:
-        return []
-    used = set(Draft.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True))
-    for related in ("flags", "reopenings", "disagreements"):
-        used |= set(
-            Assignment.objects.filter(pk__in=ids, **{f"{related}__isnull": False}).values_list(
-                "pk", flat=True
-            )
-        )
-    for model in judgment_models():
-        used |= set(
-            model.objects.filter(assignment_id__in=ids).values_list("assignment_id", flat=True)
-        )
+    used = holding_work(a.pk for a in rows)
     return [a for a in rows if a.pk not in used]
 
 
@@ -417,8 +403,9 @@ def release(study, user, *, seed: int | None = None) -> Released:
     says so, per annotator and item (for a qualification item, work done before it became
     one does not count: :func:`annotation.quality.qualification.evaluate`). Nor does one
     who adjudicates the task on that question (:func:`_adjudicators`), nor, for a
-    qualification item, one whose qualification is already decided (:func:`_decided`); the
-    result says so."""
+    qualification item, one whose qualification is already decided (:func:`_decided`: with
+    the gold checks of that task on that question, which are the same assignment; the gold
+    checks of the question's other tasks they do get); the result says so."""
     rng = random.Random(seed)
     annotators = (
         Annotator.objects.filter(assignments__study=study)
@@ -557,14 +544,34 @@ def _usual_setting(rows, task: str) -> str:
 def _decided(annotator, items: list[GoldItem], result: QualificationResult) -> str:
     """Why an annotator whose qualification is decided (passed or failed, computed or by
     hand) gets no new qualification item: a decided result is never recomputed, so the
-    item would be work that changes nothing while looking like a retry."""
+    item would be work that changes nothing while looking like a retry.
+
+    Why the ordinary gold checks of the *same task* on that question are not given either
+    (the admin is told so, naming them): a qualification item is a task on a question
+    (``annotation.models.quality.is_qualification_task``), and an annotator has one
+    assignment of a task on a question, which shows every unit of it there — the
+    qualification unit included. That assignment *is* the qualification item: giving it
+    for a gold check would show a decided annotator the qualification item again (and
+    treat their gold work as a qualification attempt: locked from revision). The study's
+    gold checks of the question's *other* tasks are their own assignments and a decided
+    annotator receives them as anyone does (:func:`release` groups items by task and
+    question); a gold check wanted for decided annotators belongs on another question."""
     item = items[0]
     verdict = "passed" if result.passed else "failed"
     how = " (set by hand)" if result.overridden else ""
+    gold = sorted(i.unit or "the ranking" for i in items if i.purpose == Purpose.GOLD)
+    many = len(gold) > 1
+    also = (
+        f"; the gold check{'s' if many else ''} of {item.task} there ({', '.join(gold)}) "
+        f"{'share' if many else 'shares'} that assignment, so {'they are' if many else 'it is'} "
+        "not given either (put a gold check for decided annotators on another question)"
+        if gold
+        else ""
+    )
     return (
         f"{annotator.pseudonym} has already {verdict} the qualification round{how}: "
         f"{item.task} on question {item.question.external_id} would not change a decided "
-        "result (only an override does)"
+        f"result (only an override does){also}"
     )
 
 

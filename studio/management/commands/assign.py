@@ -51,6 +51,12 @@ class Command(BaseCommand):
         s = result.summary
         verb = "created" if o["commit"] else "would create"
         self.stdout.write(f"{verb} {s.assignments} assignments ({spec.task}, {result.setting})")
+        if result.withdrawn:
+            withdraw = "withdrew" if o["commit"] else "would withdraw"
+            self.stdout.write(
+                f"{withdraw} {len(result.withdrawn)} unstarted assignments no longer "
+                "expertise-matched"
+            )
         self.stdout.write(
             "overlap achieved: " + ", ".join(f"{k}: {n}" for k, n in s.overlap.items())
         )
