@@ -53,6 +53,21 @@ class JudgeScore(models.Model):
         return f"{self.judge} {self.metric} of report {self.report_id}: {self.value}"
 
 
+def default_judge(study_id: int) -> str | None:
+    """The judge with the most scores in the study (ties: by name; one query), for an export
+    or a selection that names none: one rule for the judges layer and the reports
+    (``metaeval.data`` reads it from here)."""
+    row = (
+        JudgeScore.objects.filter(report__question__study_id=study_id)
+        .values_list("judge__name")
+        .order_by()
+        .annotate(n=models.Count("id"))
+        .order_by("-n", "judge__name")
+        .first()
+    )
+    return row[0] if row else None
+
+
 class JudgeRun(models.Model):
     """One live run of a judge over a study: its plan (units), progress, errors and cost.
 

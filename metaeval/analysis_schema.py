@@ -22,6 +22,28 @@ def _fig(**kw):
     return AnalysisFigureSerializer(allow_null=True, **kw)
 
 
+class _IntervalFigure(s.FloatField):
+    """A figure given beside its cluster-bootstrap interval (``<name>_low``,
+    ``<name>_high``), which :func:`_with_intervals` declares from it."""
+
+
+def _interval_figure(**kw):
+    return _IntervalFigure(allow_null=True, **kw)
+
+
+def _with_intervals(cls):
+    """Add to ``cls`` each :class:`_IntervalFigure`'s optional ``<name>_low`` and
+    ``<name>_high`` (present only when bootstrapped), after its last such figure: a figure is
+    declared once and its interval follows from it, never listed again by hand."""
+    declared = list(cls._declared_fields.items())
+    figures = [name for name, field in declared if isinstance(field, _IntervalFigure)]
+    after = 1 + max(i for i, (name, _) in enumerate(declared) if name in figures)
+    bounds = [(f"{name}_{end}", _float(required=False)) for name in figures
+              for end in ("low", "high")]  # fmt: skip
+    cls._declared_fields = dict(declared[:after] + bounds + declared[after:])
+    return cls
+
+
 class HumanSignalSerializer(s.Serializer):
     """What a section's human-vs-judge figures read under the ``human_signal`` option
     (docs/ANALYSES.md §0); present only when the option is given."""
@@ -116,19 +138,12 @@ class LeaderboardAnalysisSerializer(s.Serializer):
 # ----------------------------------------------------------------------------- coverage
 
 
+@_with_intervals
 class HumanVsHumanSerializer(s.Serializer):
-    exact = _float()
-    binarised = _float()
-    weighted_kappa = _float()
-    krippendorff_alpha = _float()
-    exact_low = _float(required=False)
-    exact_high = _float(required=False)
-    binarised_low = _float(required=False)
-    binarised_high = _float(required=False)
-    weighted_kappa_low = _float(required=False)
-    weighted_kappa_high = _float(required=False)
-    krippendorff_alpha_low = _float(required=False)
-    krippendorff_alpha_high = _float(required=False)
+    exact = _interval_figure()
+    binarised = _interval_figure()
+    weighted_kappa = _interval_figure()
+    krippendorff_alpha = _interval_figure()
     units = s.IntegerField()
     pairs = s.IntegerField()
     note = s.CharField(allow_null=True)
@@ -329,23 +344,18 @@ class RatingsAnalysisSerializer(s.Serializer):
     human_signal = HumanSignalSerializer(required=False)
 
 
+@_with_intervals
 class LabelIAASerializer(s.Serializer):
     kind = s.CharField()
     level = s.CharField()
     units = s.IntegerField()
     pairs = s.IntegerField()
-    strict = _float()
-    cohen_kappa = _float(help_text="Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
-    fleiss_kappa = _float()
-    krippendorff_alpha = _float()
-    strict_low = _float(required=False)
-    strict_high = _float(required=False)
-    cohen_kappa_low = _float(required=False)
-    cohen_kappa_high = _float(required=False)
-    fleiss_kappa_low = _float(required=False)
-    fleiss_kappa_high = _float(required=False)
-    krippendorff_alpha_low = _float(required=False)
-    krippendorff_alpha_high = _float(required=False)
+    strict = _interval_figure()
+    cohen_kappa = _interval_figure(
+        help_text="Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)"
+    )
+    fleiss_kappa = _interval_figure()
+    krippendorff_alpha = _interval_figure()
     note = s.CharField(allow_null=True, help_text="why a figure or its interval is null")
 
 

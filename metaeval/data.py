@@ -20,10 +20,10 @@ from operator import itemgetter
 
 import numpy as np
 from django.db import connection
-from django.db.models import Case, CharField, Count, F, FloatField, IntegerField, Value, When
+from django.db.models import Case, CharField, F, FloatField, IntegerField, Value, When
 
 from annotation.models import ExpertAgreedRecord, HumanMetricScore, Medal, MedalRanking, Question
-from judges.models import Judge, JudgeScore
+from judges.models import Judge, JudgeScore, default_judge
 
 from .frame import ALL_METRICS, PairFrame
 
@@ -101,19 +101,6 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray, missing) -
     found = unique[at] == wanted
     out[found] = values[first[at[found]]]
     return out
-
-
-def default_judge(study_id: int) -> str | None:
-    """The judge with the most scores in the study (one query), for a selection without one."""
-    row = (
-        JudgeScore.objects.filter(report__question__study_id=study_id)
-        .values_list("judge__name")
-        .order_by()
-        .annotate(n=Count("id"))
-        .order_by("-n", "judge__name")
-        .first()
-    )
-    return row[0] if row else None
 
 
 def load_frame(selection: Selection) -> PairFrame:

@@ -58,7 +58,7 @@ from annotation.models import (
     Setting,
     System,
 )
-from judges.models import Judge, JudgeScore
+from judges.models import Judge, JudgeScore, default_judge
 from judges.scoring.metrics import JUDGE_METRICS, value_problem
 
 # --- Pairwise records -----------------------------------------------------------------------
@@ -785,24 +785,6 @@ def _write_judge_scores(judge, values, qids, sids, reports, stored, rep):
 _UNRANK = {v: k for k, v in RANK_LIKE.items()}
 _FILE_FROM_CONCORD = {v: k for k, v in FILE_METRICS.items()}
 _INTEGER_RANKS = {"rank_citation_precision", "rank_citation_recall"}
-
-
-def default_judge(study_id: int) -> str | None:
-    """The judge with the most scores in the study (one query), when none is named.
-
-    The same rule as ``metaeval.data.default_judge``, restated here because the judges layer
-    does not import the statistics layer."""
-    from django.db.models import Count
-
-    row = (
-        JudgeScore.objects.filter(report__question__study_id=study_id)
-        .values_list("judge__name")
-        .order_by()
-        .annotate(n=Count("id"))
-        .order_by("-n", "judge__name")
-        .first()
-    )
-    return row[0] if row else None
 
 
 @dataclass

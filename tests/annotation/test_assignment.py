@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, product
 
 import pytest
 from hypothesis import given, settings
@@ -441,29 +441,24 @@ def test_the_issue_example_is_covered_for_every_seed():
     assert stranded  # the greedy alone strands bio for some seeds: the flow is what helps
 
 
-def _max_assignments(items, people, overlap, eligible) -> int:
-    """The most assignments any plan can make, by brute force over the small world: each
-    (item, eligible annotator) pair in or out."""
-    from itertools import product
-
+def _plans(items, people, eligible):
+    """Every plan of the small world, by brute force: each (item, eligible annotator) pair
+    in or out; yields the assignments per question of each plan that keeps every annotator
+    within capacity."""
     pairs = [
         (it, p)
         for it in items
         for p in people
         if it.open_to(p.id) and eligible(p, it) and p.capacity != 0
     ]
-    best = 0
     for chosen in product((0, 1), repeat=len(pairs)):
         per_q, load = Counter(), Counter()
         for (it, p), c in zip(pairs, chosen, strict=True):
             if c:
                 per_q[it.question] += 1
                 load[p.id] += 1
-        if all(per_q[it.question] + len(it.assigned) <= overlap for it in items) and all(
-            p.capacity is None or load[p.id] <= p.capacity for p in people
-        ):
-            best = max(best, sum(chosen))
-    return best
+        if all(p.capacity is None or load[p.id] <= p.capacity for p in people):
+            yield per_q
 
 
 @st.composite
@@ -484,30 +479,14 @@ def small_worlds(draw):
 
 
 def _max_complete(items, people, overlap, eligible) -> int:
-    """The most questions any plan brings to ``overlap`` annotators, by brute force over the
-    small world: each (item, eligible annotator) pair in or out."""
-    from itertools import product
-
-    pairs = [
-        (it, p)
-        for it in items
-        for p in people
-        if it.open_to(p.id) and eligible(p, it) and p.capacity != 0
-    ]
-    best = 0
-    for chosen in product((0, 1), repeat=len(pairs)):
-        per_q, load = Counter(), Counter()
-        for (it, p), c in zip(pairs, chosen, strict=True):
-            if c:
-                per_q[it.question] += 1
-                load[p.id] += 1
-        if all(p.capacity is None or load[p.id] <= p.capacity for p in people):
-            done = sum(
-                len(it.assigned) < overlap and per_q[it.question] + len(it.assigned) == overlap
-                for it in items
-            )
-            best = max(best, done)
-    return best
+    """The most questions any plan brings to ``overlap`` annotators."""
+    return max(
+        sum(
+            len(it.assigned) < overlap and per_q[it.question] + len(it.assigned) == overlap
+            for it in items
+        )
+        for per_q in _plans(items, people, eligible)
+    )
 
 
 @settings(max_examples=150, deadline=None)

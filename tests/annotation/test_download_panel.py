@@ -11,12 +11,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from annotation.importers.registry import FORMATS, Format, writable
 from annotation.models import Annotator, Study
 from studio.studyadmin.downloads import download_panel
-from tests.builders.users import make_user
+from tests.builders.users import make_user, signed_in
 
 
 class Panel(HTMLParser):
@@ -63,19 +62,13 @@ def link(study: Study, writer) -> str:
     return writer.url + ("?" + urlencode(query) if query else "")
 
 
-@pytest.fixture
-def demo(db, demo_module):
-    return Study.objects.get(pk=demo_module)
-
-
 def test_every_writer_declares_a_label_and_an_extension():
     for fmt in writable():
         assert fmt.label and fmt.extension.startswith("."), fmt.key
 
 
 def test_the_panel_has_an_entry_per_registered_writer(demo, admin_user):
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     page = client.get(reverse("studies:detail", args=[demo.pk])).content.decode()
     entries = panel_of(page)
     assert set(entries) == {f.key for f in writable()}
@@ -115,8 +108,7 @@ def test_a_newly_registered_writer_appears_by_itself(demo, admin_user, monkeypat
                   dump=lambda study, **_: {"count.csv": f"n\n{study.questions.count()}\n"},
                   label="How many questions", extension=".csv")  # fmt: skip
     monkeypatch.setitem(FORMATS, fake.key, fake)
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     page = client.get(reverse("studies:detail", args=[demo.pk])).content.decode()
     assert "How many questions" in panel_of(page)[fake.key]["text"]
     got = client.get(reverse("studies:export_format", args=[demo.pk, *fake.key]))
@@ -125,9 +117,7 @@ def test_a_newly_registered_writer_appears_by_itself(demo, admin_user, monkeypat
 
 
 def test_each_link_downloads_the_bytes_of_the_api_export(demo, admin_user):
-    client, api = Client(), APIClient()
-    client.force_login(admin_user)
-    api.force_login(admin_user)
+    client, api = signed_in(admin_user), signed_in(admin_user, api=True)
     written = set()
     for writer in download_panel(demo):
         url = link(demo, writer)
@@ -171,9 +161,7 @@ def test_researchqa_judge_files_download_as_the_api_writes_them(admin_user):
         format="researchqa-coverage", judge="g", system="alpha")  # fmt: skip
     run("judge_scores", data / "researchqa_pairwise.json", study=study,
         format="researchqa-pairwise", judge="g")  # fmt: skip
-    client, api = Client(), APIClient()
-    client.force_login(admin_user)
-    api.force_login(admin_user)
+    client, api = signed_in(admin_user), signed_in(admin_user, api=True)
     for name, query in (("researchqa-coverage", {"judge": "g", "system": "alpha"}),
                         ("researchqa-pairwise", {"judge": "g"})):  # fmt: skip
         url = reverse("studies:export_format", args=[study.pk, "judge_scores", name])
@@ -227,8 +215,7 @@ def test_a_researcher_finds_the_panel_on_the_progress_page(demo, people):
 
 
 def test_refusals_say_why_and_send_no_file(demo, admin_user):
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     empty = Study.objects.create(name="Nothing yet")
     got = client.get(reverse("studies:export_format", args=[empty.pk, "questions", "jsonl"]))
     assert got.status_code == 404 and "Content-Disposition" not in got
@@ -251,8 +238,7 @@ def test_refusals_say_why_and_send_no_file(demo, admin_user):
 
 
 def test_the_panel_says_when_a_writer_has_nothing_to_choose(admin_user):
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     empty = Study.objects.create(name="Empty")
     entries = panel_of(client.get(reverse("studies:detail", args=[empty.pk])).content.decode())
     assert "this study has no system" in entries[("reports", "researchqa")]["text"]
@@ -281,8 +267,7 @@ def test_each_format_offers_only_the_judges_it_can_write(admin_user):
     assert judges("researchqa-coverage") == ["cov-0-4"]
     assert judges("researcherbench") == ["rb-flags"]
     assert judges("csv") == [] and not panel[("judge_scores", "csv")].offered
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     for fmt, query in (("researchqa-coverage", {"judge": "cov-0-4", "system": "alpha"}),
                        ("researcherbench", {"judge": "rb-flags"})):  # fmt: skip
         got = client.get(panel[("judge_scores", fmt)].url, query)
@@ -295,8 +280,7 @@ def test_each_format_offers_only_the_judges_it_can_write(admin_user):
 def test_an_entry_with_no_value_to_choose_shows_why_and_no_form(admin_user):
     """The pairwise form's required annotator list was empty, so every download was a 400
     (tester): an entry whose required choice has no option shows why, not a form."""
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     empty = Study.objects.create(name="No pairwise data")
     entries = panel_of(client.get(reverse("studies:detail", args=[empty.pk])).content.decode())
     pairwise = entries[("pairwise", "scholarqa")]
@@ -310,8 +294,7 @@ def test_an_entry_with_no_value_to_choose_shows_why_and_no_form(admin_user):
 def test_an_empty_pairwise_zip_is_a_404_saying_so(demo, admin_user):
     """``pairwise.zip`` of a study with no pairwise records was a zip of only its manifest;
     the README says an empty export answers 404, as every other export does."""
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     empty = Study.objects.create(name="No records")
     got = client.get(reverse("studies:export_pairwise", args=[empty.pk]))
     assert got.status_code == 404 and "Content-Disposition" not in got

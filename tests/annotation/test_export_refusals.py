@@ -17,25 +17,17 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from django.test import Client
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotation.importers.registry import FORMATS
 from annotation.models import Study, System
 from studio.studyadmin.downloads import download_panel
-
-
-@pytest.fixture
-def demo(db, demo_module):
-    return Study.objects.get(pk=demo_module)
+from tests.builders.users import signed_in
 
 
 @pytest.fixture
 def api(admin_user):
-    client = APIClient()
-    client.force_login(admin_user)
-    return client
+    return signed_in(admin_user, api=True)
 
 
 def export(api, study, **query):
@@ -109,8 +101,7 @@ def test_a_misspelt_option_says_which_was_meant_and_exports_nothing(demo, api):
 
 
 def test_the_download_urls_refuse_an_unknown_parameter_too(demo, admin_user):
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     url = reverse("studies:export_format", args=[demo.pk, "pairwise", "scholarqa"])
     got = client.get(url, {"setting": "assigned", "annotator": "BrightOtter-3", "splt": "dev"})
     assert got.status_code == 400 and "Content-Disposition" not in got
@@ -127,8 +118,7 @@ def test_every_panel_form_sends_only_options_its_writer_reads(demo, admin_user):
     """Each form of the Download panel, sent with every field (optional ones empty, as a
     browser sends an unchosen select), is never refused for an unknown option; its link
     answers HEAD and OPTIONS as GET."""
-    client = Client()
-    client.force_login(admin_user)
+    client = signed_in(admin_user)
     for writer in download_panel(demo):
         fmt = FORMATS[(writer.kind, writer.format)]
         names = {f.name for f in writer.fields}
@@ -151,8 +141,7 @@ def test_a_read_only_format_names_the_writers_of_its_data(demo, api, admin_user)
     assert error["field"] == "file_format" and "read only" in error["message"]
     assert "LaTeX, which is not kept" in error["message"]
     assert "kind=deepscholar&file_format=exemplar-references" in error["message"]
-    page = Client()
-    page.force_login(admin_user)
+    page = signed_in(admin_user)
     url = reverse("studies:export_format", args=[demo.pk, "deepscholar", "exemplar-latex"])
     assert page.get(url).status_code == 400
 

@@ -18,8 +18,7 @@ from annotation.models import QualificationResult
 from annotation.quality import observations, qualification
 from annotation.quality.agreement import disagreements
 from studio.studyadmin import quality
-from tests.builders.content import make_study
-from tests.builders.quality import label, probe_unit, qc_question
+from tests.builders.quality import failed_annotator_world
 from tests.builders.users import make_user
 
 TASK = "query_quality"
@@ -28,18 +27,7 @@ TASK = "query_quality"
 @pytest.fixture
 def world(db):
     """``good`` labels the probe unit 5, ``bad`` 4; ``bad``'s result is undecided."""
-    study = make_study("Failed out", tasks=[TASK], qualification_required=True)
-    q = qc_question(study)
-    good, bad = (make_user(f"fa_{n}", "annotator", annotator=True).annotator for n in "gb")
-    label(TASK, good, q)
-    label(TASK, bad, q, second=True)
-    QualificationResult.objects.create(study=study, annotator=bad, items=1, answered=0)
-    key = quality.unit_key((TASK, q.pk, probe_unit(TASK, q)))
-    return study, q, good, bad, key
-
-
-def fail(study, annotator):
-    QualificationResult.objects.filter(study=study, annotator=annotator).update(passed=False)
+    return failed_annotator_world(TASK)
 
 
 def consensus_n(study, annotator):
@@ -48,20 +36,20 @@ def consensus_n(study, annotator):
 
 
 def test_a_failed_annotator_is_no_one_s_consensus(world):
-    study, q, good, bad, key = world
+    study, good, bad = world.study, world.good, world.bad
     units = 4  # clarity, naturalness, relevance, variability
     assert consensus_n(study, good) == units  # undecided: counts
-    fail(study, bad)
+    world.qualify(bad, False)
     assert consensus_n(study, good) == 0
     assert consensus_n(study, bad) == units  # their own labels are still scored
 
 
 def test_a_failed_annotator_makes_no_disagreement_to_adjudicate(world, admin_user):
-    study, q, good, bad, key = world
+    study, bad, key = world.study, world.bad, world.unit_key
     adjudicator = make_user("fa_adj", "annotator", annotator=True).annotator
     QualificationResult.objects.create(study=study, annotator=adjudicator, passed=True)
     assert len(disagreements(qualification.counted(study, observations.load(study)))) == 1
-    fail(study, bad)
+    world.qualify(bad, False)
     assert disagreements(qualification.counted(study, observations.load(study))) == {}
     with pytest.raises(quality.QualityError, match="no disagreement to adjudicate"):
         quality.send_to_adjudication(
@@ -75,8 +63,8 @@ def test_a_failed_annotator_makes_no_disagreement_to_adjudicate(world, admin_use
 
 
 def test_a_failed_annotator_is_not_offered_as_a_known_answer(world, admin_user):
-    study, q, good, bad, key = world
-    fail(study, bad)
+    study, good, bad, key = world.study, world.good, world.bad, world.unit_key
+    world.qualify(bad, False)
     client = Client()
     client.force_login(admin_user)
     page = client.get(reverse("studies:quality", args=[study.pk])).content.decode()
@@ -90,8 +78,8 @@ def test_a_failed_annotator_is_not_offered_as_a_known_answer(world, admin_user):
 
 
 def test_the_judgments_export_says_each_annotator_s_qualification(world):
-    study, q, good, bad, key = world
-    fail(study, bad)
+    study, good, bad = world.study, world.good, world.bad
+    world.qualify(bad, False)
     QualificationResult.objects.create(study=study, annotator=good, passed=True)
     rows = list(csv.DictReader(io.StringIO(export_judgments(study, "csv"))))
     seen = {(r["annotator"], r["annotator_qualification"]) for r in rows}
@@ -103,7 +91,7 @@ def test_the_judgments_export_says_each_annotator_s_qualification(world):
 
 
 def test_an_annotator_without_a_decided_result_is_undecided_in_the_export(world):
-    study, q, good, bad, key = world
+    study = world.study
     rows = list(csv.DictReader(io.StringIO(export_judgments(study, "csv"))))
     assert {r["annotator_qualification"] for r in rows} == {"undecided"}
 
@@ -113,4 +101,4 @@ def test_the_status_column_costs_one_query(world, django_assert_max_num_queries)
     from annotation.judgment_kinds import KINDS
 
     with django_assert_max_num_queries(len(KINDS) + 1):  # one per kind, one for the results
-        judgment_records(world[0])
+        judgment_records(world.study)

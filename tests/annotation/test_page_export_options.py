@@ -10,25 +10,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from annotation.exporters import judgment_records
 from annotation.models import Study
 from studio.studyadmin.downloads import download_panel
 from tests.builders.content import make_question
-
-
-@pytest.fixture
-def demo(db, demo_module):
-    return Study.objects.get(pk=demo_module)
+from tests.builders.users import signed_in
 
 
 @pytest.fixture
 def client(admin_user):
-    client = Client()
-    client.force_login(admin_user)
-    return client
+    return signed_in(admin_user)
 
 
 def jsonl(study, client, **query):

@@ -5,10 +5,13 @@ assignment of ``task`` for an annotator whose judgment gives the probe unit ``la
 (``second=False``) or ``label_two`` — the rest of the judgment is the same for everyone — so a
 test can make annotators agree or disagree on a unit of any task type. The question comes
 from :func:`qc_question` (two reports, a rubric, a second rubric, claims, nuggets, an
-exemplar reference).
+exemplar reference). :func:`failed_annotator_world` builds two annotators who disagree on a
+probe unit in a study that requires qualification, to fail one of them.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.utils import timezone
 
@@ -21,6 +24,7 @@ from annotation.models import (
     Nugget,
     PairwisePreference,
     Paragraph,
+    QualificationResult,
     QueryQuality,
     RelevanceAdjudication,
     RelevanceDisagreement,
@@ -34,7 +38,8 @@ from annotation.models import (
     RubricItemQuality,
 )
 
-from .content import make_assignment, make_claims, make_question
+from .content import make_assignment, make_claims, make_question, make_study
+from .users import make_user
 
 S0, S1 = "SecretSystem0", "SecretSystem1"
 
@@ -199,3 +204,45 @@ WRITERS = {
     "relevance_adjudication": _relevance,
     **{kind: _deepscholar(kind) for kind in DEEPSCHOLAR},
 }
+
+
+@dataclass(frozen=True)
+class FailedAnnotatorWorld:
+    """Two annotators who disagree on one question's probe unit of ``task``: ``good``
+    labels it ``label_one``, ``bad`` ``label_two`` (:data:`PROBES`). The study requires a
+    qualification round; ``bad``'s result is undecided until :meth:`qualify` decides it."""
+
+    study: object
+    question: object
+    good: object
+    bad: object
+    task: str
+
+    @property
+    def unit_key(self) -> str:
+        """The probe unit's key as quality control names it (``studio.studyadmin.quality``)."""
+        from studio.studyadmin import quality
+
+        return quality.unit_key((self.task, self.question.pk, probe_unit(self.task, self.question)))
+
+    def qualify(self, annotator, passed: bool | None):
+        """Set ``annotator``'s qualification result: failed, passed, or undecided (None)."""
+        QualificationResult.objects.filter(study=self.study, annotator=annotator).update(
+            passed=passed
+        )
+
+
+def failed_annotator_world(task: str, prefix: str = "fa") -> FailedAnnotatorWorld:
+    """A :class:`FailedAnnotatorWorld` for ``task`` (any key of :data:`PROBES`: a task type or
+    a DeepScholar label kind): a study that requires qualification, one :func:`qc_question`,
+    annotators ``<prefix>_g`` (good) and ``<prefix>_b`` (bad) with a submitted label each,
+    and ``bad``'s qualification result with one item answered and nothing decided. Fail
+    them with ``world.qualify(world.bad, False)``; ``prefix`` keeps user names apart when a
+    test builds two worlds."""
+    study = make_study(f"Failed annotators ({task})", tasks=[task], qualification_required=True)
+    q = qc_question(study)
+    good, bad = (make_user(f"{prefix}_{n}", "annotator", annotator=True).annotator for n in "gb")
+    label(task, good, q)
+    label(task, bad, q, second=True)
+    QualificationResult.objects.create(study=study, annotator=bad, items=1, answered=1)
+    return FailedAnnotatorWorld(study, q, good, bad, task)

@@ -1,4 +1,5 @@
-"""Accounts: a user with a role, and an annotator profile where the role needs one."""
+"""Accounts: a user with a role, and an annotator profile where the role needs one; a test
+client logged in as one."""
 
 from __future__ import annotations
 
@@ -16,3 +17,14 @@ def make_user(username: str, role: str | None, *, annotator: bool = False):
     if annotator:
         Annotator.objects.create(user=user, pseudonym=f"Pseudo-{username}")
     return user
+
+
+def signed_in(user, *, api: bool = False):
+    """A test client logged in as ``user``: Django's for pages and downloads, DRF's
+    ``APIClient`` (``api=True``) for the API."""
+    from django.test import Client
+    from rest_framework.test import APIClient
+
+    client = APIClient() if api else Client()
+    client.force_login(user)
+    return client

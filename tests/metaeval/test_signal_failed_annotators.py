@@ -8,12 +8,9 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import QualificationResult
 from metaeval.cache import study_fingerprint
 from metaeval.stats.signal import collapse
-from tests.builders.content import make_study
-from tests.builders.quality import label, qc_question
-from tests.builders.users import make_user
+from tests.builders.quality import failed_annotator_world
 
 pytestmark = pytest.mark.django_db
 
@@ -23,13 +20,7 @@ TASK = "query_quality"
 @pytest.fixture
 def world(db):
     """``good`` and ``bad`` give different query-quality labels to one question."""
-    study = make_study("Failed signal", tasks=[TASK], qualification_required=True)
-    q = qc_question(study)
-    good, bad = (make_user(f"fs_{n}", "annotator", annotator=True).annotator for n in "gb")
-    label(TASK, good, q)
-    label(TASK, bad, q, second=True)
-    QualificationResult.objects.create(study=study, annotator=bad, items=1, answered=1)
-    return study, good, bad
+    return failed_annotator_world(TASK)
 
 
 def _summary(client, study, signal):
@@ -39,21 +30,17 @@ def _summary(client, study, signal):
     return got.json()["label_quality"]["human_signal"]["kinds"]["clarity"]
 
 
-def _set(study, annotator, passed):
-    QualificationResult.objects.filter(study=study, annotator=annotator).update(passed=passed)
-
-
 @pytest.mark.parametrize("signal", ["majority", "adjudicated"])
 def test_a_failed_annotator_s_labels_make_no_tie(world, client, admin_user, signal):
-    study, good, bad = world
+    study, bad = world.study, world.bad
     client.force_login(admin_user)
     assert _summary(client, study, signal)["tied"] == 1  # undecided: their labels count
     before = study_fingerprint(study.pk, failed=True)
-    _set(study, bad, False)
+    world.qualify(bad, False)
     assert study_fingerprint(study.pk, failed=True) != before
     got = _summary(client, study, signal)
     assert got["tied"] == 0 and got["kept"] == 1  # good's label alone
-    _set(study, bad, True)  # a pass by hand counts them again
+    world.qualify(bad, True)  # a pass by hand counts them again
     assert study_fingerprint(study.pk, failed=True) == before
     assert _summary(client, study, signal)["tied"] == 1
 
