@@ -72,7 +72,7 @@ def test_the_medal_signal_leaves_a_failed_annotator_out():
 
 def _fail(study, *pseudonyms):
     """``study`` requires the round and the annotators ``pseudonyms`` failed it."""
-    from annotation.models import Annotator
+    from annotation.models import Annotator, QualificationResult
 
     study.config = {**(study.config or {}), "qualification_required": True}
     study.save(update_fields=["config"])
