@@ -1,7 +1,10 @@
 """API tokens that expire and do not outlive a password (issue 12).
 
-- A token older than ``CONCORD_TOKEN_TTL_DAYS`` (0: never) is refused with 401 and deleted;
-  ``POST /api/auth/token/`` then hands out a fresh one.
+- A token older than ``CONCORD_TOKEN_TTL_DAYS`` (0: never) is refused with 401, "Token has
+  expired", on every use (API and downloads alike) until it is replaced: ``POST
+  /api/auth/token/`` (or the account page) then hands out a fresh one. The refused token is
+  kept, not deleted: deleting it on the first refusal made every later request with it say
+  "Invalid token.", sending a script's author after a typo instead of a new token.
 - Changing a password (the password-change page, ``changepassword``, a reset, the admin)
   deletes the user's token: whoever held it must sign in again.
 """
@@ -46,8 +49,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
 
     def authenticate_credentials(self, key):
         user, token = super().authenticate_credentials(key)
-        if expired(token):
-            token.delete()
+        if expired(token):  # kept: the same answer every time until replaced (module doc)
             raise AuthenticationFailed("Token has expired; obtain a new one.")
         return user, token
 

@@ -196,7 +196,15 @@ class ReportOptions:
             )
 
     def _check_compat(self) -> None:
-        """What the released script cannot do is refused, never ignored (METHODS §6)."""
+        """What the released script cannot do is refused, never ignored (METHODS §6).
+
+        The budget planner (``target_half_width``) is refused with the bootstrap, not
+        computed from the compat figure: its half-widths are the pilot's percentile
+        cluster-bootstrap interval of the default mode's agreement (ANALYSES §9: match-rate
+        threshold on the pilot, medal decisions, no script tie rules), scaled by a variance
+        model of that figure. The compat figure has no interval (the script computes none)
+        and no variance model, so a plan beside it would answer for another number (a
+        tester saw a pilot of 0.4908 under a compat agreement of 0.5158)."""
         mode = self.compat
         if len(self.settings) > 1:
             raise ValueError(
@@ -217,6 +225,13 @@ class ReportOptions:
             raise ValueError(
                 f"bootstrap: compat {mode} has no confidence intervals (the script computes "
                 "none); use 0 or the default mode"
+            )
+        if self.target_half_width is not None:
+            raise ValueError(
+                f"target_half_width: compat {mode} has no confidence intervals (the script "
+                "computes none), and the budget planner's half-widths are bootstrap "
+                "intervals of the default mode's agreement, not of the compat figure; "
+                "plan in the default mode (drop compat)"
             )
 
     @classmethod

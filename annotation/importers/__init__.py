@@ -130,6 +130,10 @@ def _options(fmt: Format, given: dict, source) -> dict:
         if isinstance(value, str) and limit is not None and len(value) > limit:
             raise ImportFailed([Problem(_name_of(source), None, option.name,
                                         f"longer than {limit} characters ({len(value)})")])  # fmt: skip
+        if option.choices and value not in (None, "") and value not in option.choices:
+            # the option's one declaration (the forms and the command line offer only its
+            # choices; the API took any value: a pairwise split "train" was written)
+            _refuse(source, f"{value!r} is not one of {', '.join(option.choices)}", option.name)
     return {name: given.get(name) for name in taken}
 
 

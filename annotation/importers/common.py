@@ -456,9 +456,16 @@ def question_key(text: str) -> str:
     return "sqa-" + digest[:16]
 
 
+#: The question splits of the ScholarQA-CS2 release (``pairwise_<split>_*.json``): the one
+#: declaration of the pairwise import's and export's ``split`` option and of the file names
+#: (a split the export cannot name a file for is refused by the import too).
+RELEASED_SPLITS = ("dev", "test")
+
+
 def split_from_name(name: str) -> str:
+    """The released split a file's name says (``pairwise_dev_assigned_ann1.json``), or ""."""
     base = os.path.basename(name).lower()
-    for split in ("dev", "test"):
+    for split in RELEASED_SPLITS:
         if base.startswith(f"pairwise_{split}_") or f"_{split}_" in base:
             return split
     return ""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from annotation.importers.base import ImportReport
 from annotation.importers.common import (
+    RELEASED_SPLITS,
     Problems,
     Source,
     gc_paused,
@@ -444,6 +445,7 @@ def import_pairwise(
     # Read-only check against the database: a judge's stored scores must agree.
     stored_judge = _stored_judge_scores(study, judge)
     _check_stored_judge_scores(problems, study, judge, file.judge, stored_judge)
+    _check_stored_splits(problems, study, file, split)
     problems.raise_if_any()
 
     judge_obj, created = Judge.objects.get_or_create(name=judge)
@@ -534,6 +536,8 @@ def import_expert_agreed(
     split = split or split_from_name(src.name)
     file = read_pairwise(src, setting=setting, consensus=True)
     rep.records = len(file.records)
+    _check_stored_splits(problems, study, file, split)
+    problems.raise_if_any()
     qids, _, reports = _ensure_content(study, file, split, rep)
     mine = ExpertAgreedRecord.objects.filter(study=study, setting=setting, judge_name=judge)
     stored = {
@@ -605,6 +609,38 @@ def _check_stored_judge_scores(problems, study, judge, judge_vals, stored) -> No
                 found.append((n, field_name, message))
     for n, field_name, message in sorted(found, key=lambda p: p[0]):
         problems.add(n, field_name, message)
+
+
+#: How a researcher moves questions between splits on purpose (named in the refusal below).
+MOVE_SPLIT = (
+    'to move it, import it as a question first (kind "questions", format "jsonl", its '
+    'id, text and new "split"), or edit it on the admin\'s Questions page'
+)
+
+
+def _check_stored_splits(problems, study, file: PairwiseFile, split: str) -> None:
+    """A question the study already holds keeps its split: a file of another split is
+    refused, naming the question's first record, the stored split and the file's.
+
+    Why: the released files are one per split and the export writes one file per split; an
+    import that rewrote the split (a ``test`` question made ``train`` or ``dev`` by a mistyped
+    option or a misnamed file) silently moved every other annotator's judgments of the
+    question to another file and another evaluation set. A question without a split gets
+    the file's (that fills it in, it moves nothing)."""
+    if not split:
+        return
+    other = Question.objects.filter(study=study).exclude(split__in=("", split))
+    for key, old in sorted(
+        ((k, s) for k, s in other.values_list("external_id", "split") if k in file.questions),
+        key=lambda ks: file.questions[ks[0]]["record"],
+    ):
+        problems.add(
+            file.questions[key]["record"],
+            "split",
+            f"question {key} ({file.questions[key]['text'][:60]!r}) is in split {old!r}, "
+            f"this import says {split!r}; an import never moves a question between splits "
+            f"({MOVE_SPLIT})",
+        )
 
 
 def _write_assignments(study, ann, setting, questions, qids, reports, task, rep):
@@ -1052,8 +1088,9 @@ _SETTING = Option(
 )
 _SPLIT = Option(
     "split",
-    "dev | test (default: from pairwise_dev_* / pairwise_test_*)",
-    choices=("dev", "test"),
+    f"{' | '.join(RELEASED_SPLITS)} (default: from pairwise_dev_* / pairwise_test_*); a "
+    "question already in the study keeps its split (another is refused)",
+    choices=RELEASED_SPLITS,
     empty_label="from the file name",
 )
 
@@ -1112,8 +1149,8 @@ register(
             ),  # fmt: skip
             Option(
                 "split",
-                "dev | test (default: one file per split, named as released)",
-                choices=("dev", "test"),
+                f"{' | '.join(RELEASED_SPLITS)} (default: one file per split, named as released)",
+                choices=RELEASED_SPLITS,
                 empty_label="one file per split",
             ),
             Option(

@@ -112,6 +112,7 @@ def test_fixed_threshold_in_default_mode_compares_at_that_threshold(client, demo
         (["--threshold", "0.1", "--calibrate-on", "assigned"], "drop calibrate_on"),
         (["--threshold", "-0.5"], "threshold"),
         (["--compat", COMPAT, "--bootstrap", "10"], "bootstrap: compat"),
+        (["--compat", COMPAT, "--target-half-width", "0.05"], "target_half_width: compat"),
     ],
 )
 def test_options_that_cannot_apply_are_refused(demo, args, message):
@@ -119,6 +120,35 @@ def test_options_that_cannot_apply_are_refused(demo, args, message):
 
     with pytest.raises(CommandError, match=message):
         call_command("agreement", "--study", demo.name, *args, stdout=io.StringIO())
+
+
+def test_compat_refuses_the_budget_planner_as_it_refuses_the_bootstrap(
+    client, demo, researcher_user
+):
+    """The planner's half-widths are bootstrap intervals of the default mode's agreement: a
+    compat report answered 200 with a plan whose pilot (0.4908) was not its own figure
+    (0.5158). Refused, as the bootstrap is, on the API and the page alike."""
+    with pytest.raises(ValueError, match="target_half_width: compat .* no confidence"):
+        ReportOptions(compat=COMPAT, settings=("assigned",), target_half_width=0.05)
+    client.force_login(researcher_user)
+    query = {"compat": COMPAT, "settings": "assigned", "target_half_width": "0.05"}
+    api = client.get(reverse("api-agreement", args=[demo.pk]), query)
+    assert api.status_code == 400 and "target_half_width" in json.dumps(api.json())
+    for refused in (
+        api,
+        client.get(
+            reverse("api-agreement", args=[demo.pk]),
+            {**query, "target_half_width": "", "bootstrap": "200"},
+        ),
+    ):
+        assert refused.status_code == 400
+    page = client.get(url(demo, **query))
+    assert page.status_code == 400 and "target_half_width" in page.content.decode()
+    plain = client.get(
+        reverse("api-agreement", args=[demo.pk]),
+        {"settings": "assigned", "target_half_width": "0.05"},
+    )
+    assert plain.status_code == 200  # the default mode still plans
 
 
 def test_bootstrap_over_one_question_gives_no_interval_and_a_note(demo):

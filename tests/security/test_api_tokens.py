@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -49,8 +50,24 @@ def test_a_token_expires_and_a_new_one_is_handed_out(user, settings):
     Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
     response = with_token(key).get("/api/studies/")
     assert response.status_code == 401 and "expired" in response.json()["detail"]
-    Token.objects.create(key=key, user=user)  # even if it came back unchanged in the table
-    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
     fresh = obtain(user.username)
     assert fresh != key
     assert with_token(fresh).get("/api/studies/").status_code == 200
+
+
+def test_an_expired_token_says_expired_every_time_until_replaced(user, settings):
+    """Before the fix the first refusal deleted the token, so every later request (API or
+    download) said "Invalid token." instead of sending the user for a new one."""
+    settings.CONCORD_TOKEN_TTL_DAYS = 30
+    key = obtain(user.username)
+    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
+    client = with_token(key)
+    download = reverse("metaeval:json", kwargs={"study_id": 1})
+    for url in ["/api/studies/", "/api/studies/", download, download, "/api/studies/"]:
+        response = client.get(url)
+        assert response.status_code == 401, url
+        assert response.json()["detail"] == "Token has expired; obtain a new one.", url
+    fresh = obtain(user.username)
+    assert fresh != key
+    response = with_token(key).get("/api/studies/")
+    assert response.status_code == 401 and response.json()["detail"] == "Invalid token."

@@ -13,7 +13,14 @@ import zipfile
 import openpyxl
 import pytest
 
-from annotation.exporters import export_judgments, export_table, read_table
+from annotation.exporters import (
+    _cell,
+    export_judgments,
+    export_table,
+    judgment_columns,
+    judgment_records,
+    read_table,
+)
 from annotation.models import Medal, MedalRanking, PairwisePreference, System
 from annotation.spreadsheets import csv_cell, csv_unescape
 from metaeval import exports
@@ -82,6 +89,20 @@ def test_judgments_xlsx_has_no_formula_and_keeps_the_text(study):
     assert "<f>" not in sheet_xml(data) and "<f " not in sheet_xml(data)
     values = {c.value for row in openpyxl.load_workbook(io.BytesIO(data)).active for c in row}
     assert PAYLOADS[0] in values and PAYLOADS[1] in values  # the exact text, nothing added
+
+
+def test_judgments_xlsx_reads_back_cell_for_cell(study):
+    """Every judgment's every column as ``export_judgments`` writes it (lists as JSON text;
+    an empty text is no cell, read back as None), payloads included."""
+    records = judgment_records(study)
+    assert len(records) >= 2
+    data = export_judgments(study, "xlsx", records=records)
+    rows = [list(r) for r in openpyxl.load_workbook(io.BytesIO(data)).active.values]
+    cols = judgment_columns()
+    assert rows[0] == cols
+    expected = [[None if _cell(r.get(c)) == "" else _cell(r.get(c)) for c in cols] for r in records]
+    assert rows[1:] == expected
+    assert PAYLOADS[0] in rows[1] + rows[2]
 
 
 def test_table_export_escapes_and_reads_back_exactly(study):

@@ -68,8 +68,7 @@ def token_routes() -> dict[str, str]:
 
 
 def expired_client(user) -> Client:
-    """A client holding a token of ``user`` 31 days old (an expired token is deleted when
-    refused, so each request gets a new one)."""
+    """A client holding a token of ``user`` 31 days old (a new one for each request)."""
     Token.objects.filter(user=user).delete()
     token = Token.objects.create(user=user)
     Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(days=31))

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from annotation import progress
+from annotation.importers.common import RELEASED_SPLITS
 from annotation.models import Setting
 from annotation.study_lookup import find_study
 from judges.formats.scholarqa_pairwise import export_pairwise
@@ -17,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--setting", required=True, choices=Setting.values)
         parser.add_argument("--annotator", required=True)
         parser.add_argument("--judge", help="default: the judge with the most scores in the study")
-        parser.add_argument("--split", choices=["dev", "test"])
+        parser.add_argument("--split", choices=RELEASED_SPLITS)
         parser.add_argument("--out", help="file to write (default: standard output)")
 
     @progress.command
