@@ -984,27 +984,37 @@ class QualityRow:
     qualification: QualificationResult | None
 
 
-def quality_rows(study, obs=None, task: str | None = None) -> list[QualityRow]:
-    """One row per annotator of the study, over every task (``task`` None) or one task."""
+def quality_rows(study, obs=None, task: str | None = None, skipped=None) -> list[QualityRow]:
+    """One row per annotator of the study, over every task (``task`` None) or one task.
+    A skipped gold unit (``observations.skipped``) counts as a gold check not passed."""
     obs = observations.load(study) if obs is None else obs
+    skipped = observations.skipped(study) if skipped is None else skipped
     if task is not None:
         obs = [o for o in obs if o.unit[0] == task]
     gold = observations.gold_map(study)
+    skipped = {
+        aid: [u for u in units if task is None or u[0] == task] for aid, units in skipped.items()
+    }
     per = annotator_quality(
-        obs, gold, observations.seconds_per_annotator(study, task), qualification.failed(study)
+        obs,
+        gold,
+        observations.seconds_per_annotator(study, task),
+        qualification.failed(study),
+        skipped,
     )
     results = {r.annotator_id: r for r in QualificationResult.objects.filter(study=study)}
     threshold = gold_threshold(study)
     rows = []
     for annotator in Annotator.objects.filter(assignments__study=study).distinct():
         q = per.get(annotator.pk) or AnnotatorQuality(annotator.pk)
-        score = Score(q.gold_correct, q.gold_n) if q.gold_n else None
+        score = Score(q.gold_correct, q.gold_checked) if q.gold_checked else None
         rows.append(QualityRow(annotator, q, flagged(score, threshold), results.get(annotator.pk)))
     return sorted(rows, key=lambda r: r.annotator.pseudonym)
 
 
 CSV_COLUMNS = (
-    "annotator", "task", "submitted_labels", "gold_answered", "gold_accuracy", "gold_flagged",
+    "annotator", "task", "submitted_labels", "gold_answered", "gold_skipped", "gold_accuracy",
+    "gold_flagged",
     "consensus_scored", "consensus_agreement", "median_seconds_per_task",
     "agreement_first_third", "agreement_last_third", "drift", "qualification",
 )  # fmt: skip
@@ -1022,11 +1032,14 @@ def quality_csv(study) -> str:
     w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     obs = observations.load(study)
-    tasks = [t for t in catalog.labelled() if any(o.unit[0] == t for o in obs)]
-    per_task = {t: {r.annotator.pk: r for r in quality_rows(study, obs, t)} for t in tasks}
-    for r in quality_rows(study, obs):
+    skipped = observations.skipped(study)
+    held = {o.unit[0] for o in obs} | {u[0] for units in skipped.values() for u in units}
+    tasks = [t for t in catalog.labelled() if t in held]
+    per_task = {t: {r.annotator.pk: r for r in quality_rows(study, obs, t, skipped)} for t in tasks}
+    for r in quality_rows(study, obs, skipped=skipped):
         mine = [(t, per_task[t][r.annotator.pk]) for t in tasks]
-        for task, row in [*((t, x) for t, x in mine if x.quality.submitted), ("all", r)]:
+        shown = [(t, x) for t, x in mine if x.quality.submitted or x.quality.gold_skipped]
+        for task, row in [*shown, ("all", r)]:
             _csv_row(w, row, task)
     return out.getvalue()
 
@@ -1035,7 +1048,8 @@ def _csv_row(w, r: QualityRow, task: str) -> None:
     q, res = r.quality, r.qualification
     verdict = "" if res is None or res.passed is None else ("pass" if res.passed else "fail")
     w.writerow([
-        r.annotator.pseudonym, task, q.submitted, q.gold_n, _num(q.gold_rate), int(r.flagged),
+        r.annotator.pseudonym, task, q.submitted, q.gold_n, q.gold_skipped, _num(q.gold_rate),
+        int(r.flagged),
         q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
         _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
     ])  # fmt: skip
