@@ -17,6 +17,8 @@ import io
 import json
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation import exporters
@@ -137,3 +139,24 @@ def test_an_expert_gets_the_gold_of_their_fields_never_one_outside_them(world):
     nlp_said = [r for r in done.not_added if r.startswith(people["nlp"].pseudonym)]
     assert len(nlp_said) == 1 and "question q3" in nlp_said[0], done.not_added
     assert "not given" in nlp_said[0]
+
+
+def test_the_admin_is_told_at_release_and_the_expert_s_questions_are_all_of_their_fields(
+    world,
+):
+    study, admin, qs, people = world
+    _enter(study, admin, "q2", "clarity", "gold")  # nlp only: the bio expert has none
+    client = Client()
+    client.force_login(admin)
+    response = client.post(
+        reverse("studies:quality", args=[study.pk]), {"action": "release"}, follow=True
+    )
+    said = " ".join(str(m) for m in response.context["messages"])
+    bio = people["bio"].pseudonym
+    assert f"Recognisable: {bio} judges by expertise (fields: bio)" in said, said
+    # the nlp expert reads only questions of their field through the API
+    client.force_login(people["nlp"].user)
+    listed = client.get(reverse("question-list"), {"page_size": 100}).json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert len(rows) == 2  # their work (q1) and the gold item (q2)
+    assert {r["field"] for r in rows} == {"nlp"}
