@@ -169,7 +169,7 @@ def judgment_columns() -> list[str]:
     cols = ["kind", "id", *judgment_kinds.COMMON]
     for kind in judgment_kinds.KINDS:
         cols.extend(c for c in (*kind.common_columns, *kind.columns) if c not in cols)
-    return [*cols, judgment_kinds.QUALIFICATION]
+    return [*cols, judgment_kinds.QUALIFICATION, judgment_kinds.QUALITY_CHECK]
 
 
 def _judgment_querysets(study, *, setting: str | None = None, annotator: str | None = None):
@@ -205,17 +205,43 @@ def judgment_records(
 ) -> list[dict]:
     """Every judgment of the study (of ``setting`` and ``annotator`` only, when given): one
     query per kind, whatever the study size, each with its annotator's qualification
-    status (``judgment_kinds.QUALIFICATION``)."""
+    status (``judgment_kinds.QUALIFICATION``) and whether it answers a gold or
+    qualification item (``judgment_kinds.QUALITY_CHECK``)."""
     from annotation.quality.qualification import statuses
 
     status = statuses(study)
+    checks = _quality_checks(study)
     out = []
     for kind, lookups, qs in _judgment_querysets(study, setting=setting, annotator=annotator):
         qs = qs.order_by("pk")
         for row in qs.values_list(*lookups.values()):
             record = {k: _plain(v) for k, v in zip(lookups, row, strict=True)}
             record[judgment_kinds.QUALIFICATION] = status[record["annotator"]]
+            tasks = [record["task"]] if record.get("task") else kind.tasks
+            found = {
+                purpose
+                for task in tasks
+                for purpose, source in checks.get((task, record.get("question")), ())
+                if source is None or source != record["annotator"]
+            }
+            record[judgment_kinds.QUALITY_CHECK] = next(
+                (c for c in judgment_kinds.QUALITY_CHECKS if c in found), None
+            )
             out.append({"kind": kind.key, **record})
+    return out
+
+
+def _quality_checks(study) -> dict[tuple[str, str], list[tuple[str, str | None]]]:
+    """(task, question external id) -> (purpose, source annotator's pseudonym) of each gold
+    and qualification item there (one query)."""
+    from annotation.models import GoldItem
+
+    out: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+    rows = GoldItem.objects.filter(study=study).values_list(
+        "task", "question__external_id", "purpose", "source_annotator__pseudonym"
+    )
+    for task, question, purpose, source in rows:
+        out.setdefault((task, question), []).append((purpose, source))
     return out
 
 

@@ -41,6 +41,15 @@ REPORT = {"report": "report__public_id", "system": "report__system__name"}
 #: are left, ``not_required`` in a study that requires no qualification round.
 QUALIFICATION = "annotator_qualification"
 QUALIFICATION_STATUSES = ("passed", "failed", "undecided", "not_required")
+#: The column saying whether a record answers a known-answer item (derived, not a lookup;
+#: an import ignores it): ``qualification`` or ``gold`` when its task on its question holds
+#: a qualification or gold item of the study (its labels there are scored against the known
+#: answer, whatever its setting says), else null. The judgment a known answer was taken from
+#: is not marked by that item (it is ordinary work, never scored against itself). A
+#: researcher leaves these records out of any figure about ordinary work: gold items are
+#: released to every annotator, expert of the field or not (docs/QUALITY.md).
+QUALITY_CHECK = "quality_check"
+QUALITY_CHECKS = ("qualification", "gold")
 #: The columns that are times (ISO 8601 text in JSON and CSV; timestamps in parquet).
 TIMES = ("created_at", "updated_at")
 
@@ -221,6 +230,8 @@ __all__ = [
     "KINDS",
     "QUALIFICATION",
     "QUALIFICATION_STATUSES",
+    "QUALITY_CHECK",
+    "QUALITY_CHECKS",
     "REPORT",
     "JudgmentKind",
     "records_filter",

@@ -89,6 +89,10 @@ def _release(request, study):
         shown = done.not_added[:RELEASE_REASONS]
         more = len(done.not_added) - len(shown)
         said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+    if done.recognisable:
+        shown = done.recognisable[:RELEASE_REASONS]
+        more = len(done.recognisable) - len(shown)
+        said += " Recognisable: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
     return said
 
 

@@ -236,3 +236,14 @@ def _on_assignment_saved(sender, instance, **kwargs):
 models.signals.post_save.connect(
     _on_assignment_saved, sender="annotation.Draft", dispatch_uid="qc_qualification"
 )
+
+
+def _on_flag_saved(sender, instance, **kwargs):
+    from annotation.quality.qualification import on_skipped
+
+    on_skipped(sender, instance, **kwargs)
+
+
+models.signals.post_save.connect(
+    _on_flag_saved, sender="annotation.Flag", dispatch_uid="qc_qualification_skip"
+)

@@ -71,6 +71,9 @@ class AnnotatorQuality:
     consensus_n: int = 0
     gold_correct: int = 0
     gold_n: int = 0
+    #: Gold units left unanswered by skipping their task ("Flag or skip"): each counts as
+    #: not passed (docs/QUALITY.md), so skipping cannot dodge the check.
+    gold_skipped: int = 0
     median_seconds: float | None = None
     first_third: float | None = None
     last_third: float | None = None
@@ -80,8 +83,13 @@ class AnnotatorQuality:
         return self.consensus_agree / self.consensus_n if self.consensus_n else None
 
     @property
+    def gold_checked(self) -> int:
+        """Gold units answered or skipped: what gold accuracy is out of."""
+        return self.gold_n + self.gold_skipped
+
+    @property
     def gold_rate(self) -> float | None:
-        return self.gold_correct / self.gold_n if self.gold_n else None
+        return self.gold_correct / self.gold_checked if self.gold_checked else None
 
     @property
     def drift(self) -> float | None:
@@ -105,13 +113,19 @@ def annotator_quality(
     gold: Mapping[Unit, Gold],
     seconds: Mapping[int, list[int]] | None = None,
     excluded: Collection[int] = frozenset(),
+    skipped: Mapping[int, Collection[Unit]] | None = None,
 ) -> dict[int, AnnotatorQuality]:
     """Per annotator: consensus agreement, gold accuracy, median seconds per task (from
     ``seconds``: annotator -> seconds of each submitted assignment) and drift, where each
     scored submission counts once: against gold when the unit is gold, else the consensus
-    (never made of ``excluded`` annotators' labels: :func:`consensus_hits`)."""
+    (never made of ``excluded`` annotators' labels: :func:`consensus_hits`). ``skipped``:
+    annotator -> the gold units they skipped (``observations.skipped``), each a gold check
+    not passed (in accuracy's denominator, never correct)."""
     observations = list(observations)
     out: dict[int, AnnotatorQuality] = {}
+    for aid, units in (skipped or {}).items():
+        if units:
+            out.setdefault(aid, AnnotatorQuality(aid)).gold_skipped = len(units)
     scored: dict[int, list[tuple[datetime | None, bool]]] = defaultdict(list)
     consensus = {id(o): ok for o, ok in consensus_hits(observations, excluded)}
     for o in observations:

@@ -56,6 +56,36 @@ def gold_map(study, purpose=GoldItem.Purpose.GOLD) -> dict[Unit, Gold]:
     }
 
 
+def skipped(study, purpose=GoldItem.Purpose.GOLD, annotator=None) -> dict[int, list[Unit]]:
+    """Annotator -> the known-answer units (of ``purpose``) they skipped: their assignment
+    of the unit's task on its question is unsubmitted and carries a skip flag ("Flag or
+    skip" … "Flag and skip this task"). Scored as not passed (docs/QUALITY.md): otherwise
+    an annotator could dodge every gold check by skipping it. The item's source annotator
+    is never counted (their own label is not scored either); a skipped task done later is
+    answered, no longer skipped. Two queries."""
+    items: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
+    for task, qid, unit, source in GoldItem.objects.filter(
+        study=study, purpose=purpose
+    ).values_list("task", "question_id", "unit", "source_annotator_id"):
+        items[task, qid].append((unit, source))
+    if not items:
+        return {}
+    rows = Assignment.objects.filter(
+        study=study,
+        status__in=(Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS),
+        question_id__in={q for _, q in items},
+        flags__skipped=True,
+    )
+    if annotator is not None:
+        rows = rows.filter(annotator=annotator)
+    out: dict[int, list[Unit]] = defaultdict(list)
+    for aid, task, qid in sorted(set(rows.values_list("annotator_id", "task", "question_id"))):
+        out[aid].extend(
+            (task, qid, unit) for unit, source in items.get((task, qid), ()) if source != aid
+        )
+    return {aid: units for aid, units in out.items() if units}
+
+
 def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]]:
     out: dict[int, list[int]] = defaultdict(list)
     rows = Assignment.objects.filter(study=study, status=SUBMITTED)

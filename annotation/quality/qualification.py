@@ -93,6 +93,8 @@ def evaluate(study, annotator) -> QualificationResult | None:
         return None
     mine = as_qualification(study, annotator, gold)
     score = gold_scores(mine, gold).get(annotator.pk)
+    skipped = observations.skipped(study, GoldItem.Purpose.QUALIFICATION, annotator)
+    skipped = len(skipped.get(annotator.pk, ()))
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
             study=study, annotator=annotator
@@ -102,7 +104,9 @@ def evaluate(study, annotator) -> QualificationResult | None:
         result.items = len(gold)
         result.correct = score.correct if score else 0
         result.answered = score.answered if score else 0
-        result.passed = qualification_outcome(score or Score(), len(gold), pass_mark(study))
+        result.passed = qualification_outcome(
+            score or Score(), len(gold), pass_mark(study), skipped
+        )
         result.save()
         if result.passed is False:
             withdraw_adjudications(study, annotator, why="failed the qualification round")
@@ -129,6 +133,28 @@ def on_submitted(sender, instance, **kwargs) -> None:
     ).exists()
     if is_item:
         annotator = instance.annotator
+        transaction.on_commit(lambda: evaluate(study, annotator))
+
+
+def on_skipped(sender, instance, created=False, **kwargs) -> None:
+    """post_save of a Flag: a skipped qualification item is an answer not passed, so the
+    result is computed once the flag is committed (a round whose last open item is skipped
+    would otherwise stay undecided forever: the skipped task leaves the annotator's way,
+    and until the round is decided their queue shows nothing else)."""
+    if not (created and instance.skipped):
+        return
+    assignment = instance.assignment
+    study = assignment.study
+    if assignment.question_id is None or not study.config.get("qualification_required"):
+        return
+    is_item = GoldItem.objects.filter(
+        study=study,
+        task=assignment.task,
+        question_id=assignment.question_id,
+        purpose=GoldItem.Purpose.QUALIFICATION,
+    ).exists()
+    if is_item:
+        annotator = assignment.annotator
         transaction.on_commit(lambda: evaluate(study, annotator))
 
 

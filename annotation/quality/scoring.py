@@ -59,8 +59,12 @@ def flagged(score: Score | None, threshold: float, min_items: int = 1) -> bool:
     return bool(score and score.answered >= min_items and score.rate < threshold)
 
 
-def qualification_outcome(score: Score, items: int, pass_mark: float) -> bool | None:
-    """None while items remain unanswered; then passed iff correct / items ≥ pass_mark."""
-    if items == 0 or score.answered < items:
+def qualification_outcome(
+    score: Score, items: int, pass_mark: float, skipped: int = 0
+) -> bool | None:
+    """None while items remain neither answered nor skipped; then passed iff
+    correct / items ≥ pass_mark. A skipped item is an item not passed: skipping cannot
+    leave a round undecided forever, nor pass it (docs/QUALITY.md)."""
+    if items == 0 or score.answered + skipped < items:
         return None
     return score.correct / items >= pass_mark

@@ -29,11 +29,13 @@ from annotation.models import (
     AdjudicationRequest,
     Annotator,
     Assignment,
+    ExpertiseRating,
     GoldItem,
     MedalRanking,
     QualificationResult,
     QualityEvent,
     Question,
+    Setting,
 )
 from annotation.protection import holding_work
 from annotation.quality import catalog, observations, qualification
@@ -282,6 +284,11 @@ class Released:
 
     created: int = 0
     not_added: list[str] = dataclasses.field(default_factory=list)
+    #: Items added although something tells them apart from the annotator's other work:
+    #: their setting differs from the annotator's usual one (an expertise-matched annotator
+    #: given gold outside their fields, when the study has no gold in them: the question's
+    #: field shows it). The admin is told, per annotator and item.
+    recognisable: list[str] = dataclasses.field(default_factory=list)
 
 
 def _comparison(study, task, qid) -> list[int]:
@@ -405,7 +412,10 @@ def release(study, user, *, seed: int | None = None) -> Released:
     who adjudicates the task on that question (:func:`_adjudicators`), nor, for a
     qualification item, one whose qualification is already decided (:func:`_decided`: with
     the gold checks of that task on that question, which are the same assignment; the gold
-    checks of the question's other tasks they do get); the result says so."""
+    checks of the question's other tasks they do get); the result says so. Its setting
+    is the one true of it (:func:`_truthful_setting`); an annotator whose usual setting a
+    gold item would not fit gets only the gold that fits when the study has some, else the
+    item is added and listed as recognisable (docs/QUALITY.md, "Gold and settings")."""
     rng = random.Random(seed)
     annotators = (
         Annotator.objects.filter(assignments__study=study)
@@ -424,6 +434,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
         ).values_list("annotator_id", "question_id", "setting")
     )
     adjudicators = _adjudicators(study)
+    purposes = {
+        key: Purpose.QUALIFICATION
+        if any(i.purpose == Purpose.QUALIFICATION for i in items)
+        else Purpose.GOLD
+        for key, items in grouped.items()
+    }
+    rated = _triage_ratings(study, {q for _, q in grouped})
     decided = {
         r.annotator_id: r
         for r in QualificationResult.objects.filter(study=study, passed__isnull=False)
@@ -440,13 +457,20 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 )
             )
             have = {(t, q): (status, at) for t, q, status, _, at in rows}
+            usual = {task: _usual_setting(rows, task) for task, _ in grouped}
+            truthful = {
+                (task, qid): _truthful_setting(annotator, items[0].question, usual[task], rated)
+                for (task, qid), items in grouped.items()
+            }
+            # gold that fits the annotator's setting (an expert's own fields): when the study
+            # has some, only it is given, so no gold item is the one question of their queue
+            # outside their fields
+            fitting = any(
+                purposes[key] == Purpose.GOLD and truthful[key] == usual[key[0]] for key in grouped
+            )
             new = []
             for (task, qid), items in sorted(grouped.items()):
-                purpose = (
-                    Purpose.QUALIFICATION
-                    if any(i.purpose == Purpose.QUALIFICATION for i in items)
-                    else Purpose.GOLD
-                )
+                purpose = purposes[task, qid]
                 if (task, qid) in have:
                     out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
                     continue
@@ -460,7 +484,25 @@ def release(study, user, *, seed: int | None = None) -> Released:
                         "the labels given there, so a known answer there would not test them"
                     )
                     continue
-                setting = _usual_setting(rows, task)
+                setting = truthful[task, qid]
+                if setting != usual[task]:
+                    why = _misfit(annotator, items[0], usual[task])
+                    if purpose == Purpose.GOLD and fitting:
+                        out.not_added.append(
+                            f"{why}: it would be the one item of their queue that shows it, "
+                            "so it is not given (they get the gold checks that fit them)"
+                        )
+                        continue
+                    out.recognisable.append(
+                        f"{why}: given as {setting}, it can be told apart from their "
+                        f"{usual[task]} work"
+                        + (
+                            "; no gold item of the study fits them: add one (e.g. on a "
+                            "question of their fields) to make it unrecognisable"
+                            if purpose == Purpose.GOLD
+                            else ""
+                        )
+                    )
                 if task in ranking:
                     clash = _ranking_clash(annotator, items, rows, ranking, ranked, setting)
                     if clash:
@@ -529,6 +571,53 @@ def _ranking_clash(annotator, items, rows, ranking: set[str], ranked: set, setti
         f"(one ranking per question and setting): a {item.task} item there could never be "
         "submitted; choose a question they have not ranked, or withdraw that assignment"
     )
+
+
+def _triage_ratings(study, questions) -> dict[tuple[int, int], str]:
+    """(annotator, question) -> their triage level, for the items' questions (one query)."""
+    return {
+        (a, q): level
+        for a, q, level in ExpertiseRating.objects.filter(
+            question__study=study, question_id__in=questions
+        ).values_list("annotator_id", "question_id", "level")
+    }
+
+
+def _truthful_setting(annotator, question, usual: str, rated) -> str:
+    """The setting a gold or qualification assignment truthfully has: the annotator's usual
+    one when what that setting asserts holds for this question (expertise_matched: the
+    question's field is one of theirs; near_expert: they rated it within or near their
+    expertise; deep_expert: they wrote it), else ``assigned`` — the question reached them
+    whatever they know, which is what Setting 1 says. A setting is what analyses group
+    by (agreement and alignment by setting), so a non-expert's answer labelled
+    expertise-matched would be pooled with the experts' (docs/QUALITY.md)."""
+    if usual == Setting.EXPERTISE_MATCHED:
+        holds = bool(question.field) and question.field in (annotator.expertise_fields or ())
+    elif usual == Setting.NEAR_EXPERT:
+        holds = rated.get((annotator.pk, question.pk)) in (
+            ExpertiseRating.Level.WITHIN,
+            ExpertiseRating.Level.NEAR,
+        )
+    elif usual == Setting.DEEP_EXPERT:
+        holds = question.authored_by_id == annotator.pk
+    else:
+        holds = True
+    return usual if holds else Setting.ASSIGNED
+
+
+def _misfit(annotator, item: GoldItem, usual: str) -> str:
+    """Says why an item does not fit the annotator's usual setting."""
+    q = item.question
+    where = f"{item.task} on question {q.external_id}"
+    if usual == Setting.EXPERTISE_MATCHED:
+        fields = ", ".join(annotator.expertise_fields or ()) or "none"
+        return (
+            f"{annotator.pseudonym} judges by expertise (fields: {fields}); {where} is in "
+            f"field {q.field or '(none)'}"
+        )
+    if usual == Setting.NEAR_EXPERT:
+        return f"{annotator.pseudonym} judges near-expert work; they did not rate {where} within or near their expertise"
+    return f"{annotator.pseudonym} judges the questions they wrote; they did not write {where}"
 
 
 def _usual_setting(rows, task: str) -> str:
@@ -895,27 +984,37 @@ class QualityRow:
     qualification: QualificationResult | None
 
 
-def quality_rows(study, obs=None, task: str | None = None) -> list[QualityRow]:
-    """One row per annotator of the study, over every task (``task`` None) or one task."""
+def quality_rows(study, obs=None, task: str | None = None, skipped=None) -> list[QualityRow]:
+    """One row per annotator of the study, over every task (``task`` None) or one task.
+    A skipped gold unit (``observations.skipped``) counts as a gold check not passed."""
     obs = observations.load(study) if obs is None else obs
+    skipped = observations.skipped(study) if skipped is None else skipped
     if task is not None:
         obs = [o for o in obs if o.unit[0] == task]
     gold = observations.gold_map(study)
+    skipped = {
+        aid: [u for u in units if task is None or u[0] == task] for aid, units in skipped.items()
+    }
     per = annotator_quality(
-        obs, gold, observations.seconds_per_annotator(study, task), qualification.failed(study)
+        obs,
+        gold,
+        observations.seconds_per_annotator(study, task),
+        qualification.failed(study),
+        skipped,
     )
     results = {r.annotator_id: r for r in QualificationResult.objects.filter(study=study)}
     threshold = gold_threshold(study)
     rows = []
     for annotator in Annotator.objects.filter(assignments__study=study).distinct():
         q = per.get(annotator.pk) or AnnotatorQuality(annotator.pk)
-        score = Score(q.gold_correct, q.gold_n) if q.gold_n else None
+        score = Score(q.gold_correct, q.gold_checked) if q.gold_checked else None
         rows.append(QualityRow(annotator, q, flagged(score, threshold), results.get(annotator.pk)))
     return sorted(rows, key=lambda r: r.annotator.pseudonym)
 
 
 CSV_COLUMNS = (
-    "annotator", "task", "submitted_labels", "gold_answered", "gold_accuracy", "gold_flagged",
+    "annotator", "task", "submitted_labels", "gold_answered", "gold_skipped", "gold_accuracy",
+    "gold_flagged",
     "consensus_scored", "consensus_agreement", "median_seconds_per_task",
     "agreement_first_third", "agreement_last_third", "drift", "qualification",
 )  # fmt: skip
@@ -933,11 +1032,14 @@ def quality_csv(study) -> str:
     w = csv_writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     obs = observations.load(study)
-    tasks = [t for t in catalog.labelled() if any(o.unit[0] == t for o in obs)]
-    per_task = {t: {r.annotator.pk: r for r in quality_rows(study, obs, t)} for t in tasks}
-    for r in quality_rows(study, obs):
+    skipped = observations.skipped(study)
+    held = {o.unit[0] for o in obs} | {u[0] for units in skipped.values() for u in units}
+    tasks = [t for t in catalog.labelled() if t in held]
+    per_task = {t: {r.annotator.pk: r for r in quality_rows(study, obs, t, skipped)} for t in tasks}
+    for r in quality_rows(study, obs, skipped=skipped):
         mine = [(t, per_task[t][r.annotator.pk]) for t in tasks]
-        for task, row in [*((t, x) for t, x in mine if x.quality.submitted), ("all", r)]:
+        shown = [(t, x) for t, x in mine if x.quality.submitted or x.quality.gold_skipped]
+        for task, row in [*shown, ("all", r)]:
             _csv_row(w, row, task)
     return out.getvalue()
 
@@ -946,7 +1048,8 @@ def _csv_row(w, r: QualityRow, task: str) -> None:
     q, res = r.quality, r.qualification
     verdict = "" if res is None or res.passed is None else ("pass" if res.passed else "fail")
     w.writerow([
-        r.annotator.pseudonym, task, q.submitted, q.gold_n, _num(q.gold_rate), int(r.flagged),
+        r.annotator.pseudonym, task, q.submitted, q.gold_n, q.gold_skipped, _num(q.gold_rate),
+        int(r.flagged),
         q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
         _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
     ])  # fmt: skip

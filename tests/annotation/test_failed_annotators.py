@@ -100,5 +100,6 @@ def test_the_status_column_costs_one_query(world, django_assert_max_num_queries)
     from annotation.exporters import judgment_records
     from annotation.judgment_kinds import KINDS
 
-    with django_assert_max_num_queries(len(KINDS) + 1):  # one per kind, one for the results
+    # one per kind, one for the results, one for the known-answer items (quality_check)
+    with django_assert_max_num_queries(len(KINDS) + 2):
         judgment_records(world.study)

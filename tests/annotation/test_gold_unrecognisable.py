@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Assignment, GoldItem, Report, Study, System
+from annotation.models import Assignment, ExpertiseRating, GoldItem, Report, Study, System
 from studio.studyadmin import planning, quality
 from tests.builders.content import make_assignment, make_report
 from tests.builders.quality import PROBES, WRITERS, probe_unit, qc_question
@@ -164,13 +164,22 @@ def test_a_ranking_answer_ranks_as_many_reports_as_the_comparison_shows(world):
     assert not GoldItem.objects.exists()
 
 
-def test_a_gold_item_takes_the_setting_of_the_annotators_work(world):
+@pytest.mark.parametrize("rated", [True, False])
+def test_a_gold_item_takes_the_setting_of_the_annotators_work_when_it_is_true(world, rated):
+    """The annotator's near-expert setting when they rated the gold question within their
+    expertise; otherwise the setting would lie (docs/QUALITY.md, "Gold and settings"): it
+    is ``assigned``, and the admin is told the item is recognisable."""
     study, admin, q, others, (ua, _) = world
     a = ua.annotator
     for n, other in enumerate(others):
         Assignment.objects.create(study=study, annotator=a, question=other, task="pairwise",
                                   setting="near_expert", position=n + 1)  # fmt: skip
+    if rated:
+        ExpertiseRating.objects.create(annotator=a, question=q, level="within")
     quality.mark_entered(study, task="pairwise", question=q.external_id, answer=f"{S0}>{S1}",
                          purpose="gold", user=admin)  # fmt: skip
-    quality.release(study, admin, seed=4)
-    assert Assignment.objects.get(annotator=a, question=q).setting == "near_expert"
+    done = quality.release(study, admin, seed=4)
+    setting = Assignment.objects.get(annotator=a, question=q).setting
+    assert setting == ("near_expert" if rated else "assigned")
+    told = [r for r in done.recognisable if r.startswith(a.pseudonym)]
+    assert len(told) == (0 if rated else 1), done.recognisable

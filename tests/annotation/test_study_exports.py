@@ -153,13 +153,14 @@ def test_judgments_only_of_the_study(world):
 def test_judgments_export_queries_do_not_grow(world, django_assert_max_num_queries):
     from tests.builders import world as f2
 
-    with django_assert_max_num_queries(len(JUDGMENT_KINDS)):
+    # one per kind, and one for the known-answer items (the quality_check column)
+    with django_assert_max_num_queries(len(JUDGMENT_KINDS) + 1):
         judgment_records(world.study)
     for _ in range(5):
         q = f2.question(world.study)
         made = f2.equip_question(world, q, world.annotator)
         assert made
-    with django_assert_max_num_queries(len(JUDGMENT_KINDS)):
+    with django_assert_max_num_queries(len(JUDGMENT_KINDS) + 1):
         judgment_records(world.study)
 
 

@@ -340,7 +340,8 @@ def test_pages_use_a_constant_number_of_queries(
         url("studies:progress_csv", study): 8,
         url("studies:annotator_progress", study, annotator_id=ann.pk): 9,
         url("studies:plan", study): 10,
-        url("studies:export_judgments", study, fmt="csv"): 19,  # one query per judgment kind (15)
+        # one query per judgment kind (15), + 1: the known-answer items (quality_check)
+        url("studies:export_judgments", study, fmt="csv"): 20,
         url("studies:export_format", study, kind="questions", file_format="jsonl"): 8,
     }
     for target, limit in pages.items():
