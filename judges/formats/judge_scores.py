@@ -358,11 +358,18 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = _rows()
+    seen: dict[tuple[str, str], int] = {}  # a report judged twice is refused, not the last kept
     for n, r in enumerate(records, start=1):
         rep.records += 1
         qid = require(problems, n, r, "id", "id")
         model = system or require(problems, n, r, "model", str)
         result = require(problems, n, r, "result", dict)
+        if qid is not None and model is not None:
+            if (qid, model) in seen:
+                problems.add(n, "id", f"id {qid!r} of model {model!r} already given by record "
+                             f"{seen[(qid, model)]}")  # fmt: skip
+                continue
+            seen[(qid, model)] = n
         if result is None:
             continue
         criteria = require(problems, n, result, "coverage_results", list,
