@@ -416,8 +416,10 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
                 n, "result.recall",
                 f"{recall!r} does not equal Σw·covered/Σw = {score:.4f} of its criteria",
             )  # fmt: skip
-        if rid is not None:
-            out["scores"][(rid, "rubric_coverage")] = (score, "")
+        if rid is not None:  # the record kept as released (dump_researcherbench)
+            out["scores"][(rid, "rubric_coverage")] = (
+                score, "", {"format": "researcherbench", "record": n, "data": r}
+            )  # fmt: skip
     problems.raise_if_any()
     return out
 
@@ -465,7 +467,7 @@ def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str |
             continue
         seen[(rid, metric)] = n
         # the rationale as the judge gave it: its leading tab or indent is the judge's text
-        out["scores"][(rid, metric)] = (value, row.get("rationale") or "")
+        out["scores"][(rid, metric)] = (value, row.get("rationale") or "", None)
     problems.raise_if_any()
     return out
 
@@ -533,18 +535,19 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
                                     "left": key[0], "right": key[1], "choice": v[0],
                                     "rationale": v[1]},
         )  # fmt: skip
-    scores = rows["scores"]
+    scores = rows["scores"]  # (value, rationale, the record as released or None)
     if scores:
         stored = {
-            (rid, metric): (pk, (value, why))
-            for pk, rid, metric, value, why in JudgeScore.objects.filter(
+            (rid, metric): (pk, (value, why, kept))
+            for pk, rid, metric, value, why, kept in JudgeScore.objects.filter(
                 judge=judge, report_id__any_of={rid for rid, _ in scores}
-            ).values_list("id", "report_id", "metric", "value", "rationale")
+            ).values_list("id", "report_id", "metric", "value", "rationale", "released")
         }
         sync_rows(
-            JudgeScore, rep, stored=stored, wanted=scores, fields=["value", "rationale"],
+            JudgeScore, rep, stored=stored, wanted=scores,
+            fields=["value", "rationale", "released"],
             new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
-                                    "value": v[0], "rationale": v[1]},
+                                    "value": v[0], "rationale": v[1], "released": v[2]},
         )  # fmt: skip
     return labels
 
@@ -625,12 +628,23 @@ def dump_pairwise(study, *, judge: str, **_):
 
 def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
     """ResearcherBench rubric results: ``[{id, model, result: {coverage_results: [{point,
-    weight, covered, justification}], recall}}]``, one record per judged report."""
+    weight, covered, justification}], recall}}]``, one record per judged report.
+
+    A report whose results came from a ResearcherBench file gets its record back as
+    released (``JudgeScore.released``: its ``id`` as written, ``m_weighted``, its rounded
+    recall, in file order), as long as the stored verdicts are still the record's (a
+    re-judged report is written from what is stored); any other report's record is built
+    from the stored verdicts, after them."""
     rows = JudgeCoverage.objects.filter(
         judge__name=judge, report__question__study=study, covered__isnull=False
     )
+    kept_rows = JudgeScore.objects.filter(
+        judge__name=judge, report__question__study=study, metric="rubric_coverage",
+        released__format="researcherbench",
+    )  # fmt: skip
     if system:
         rows = rows.filter(report__system__name=system)
+        kept_rows = kept_rows.filter(report__system__name=system)
     records: dict[int, dict] = {}
     for rid, qid, model, point, weight, covered, why in rows.order_by(
         "report__question__external_id", "report__system__name", "item__position"
@@ -647,11 +661,36 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
         rec["result"]["recall"] = researcherbench.weighted_coverage(
             [c["weight"] for c in crit], [c["covered"] for c in crit]
         )
-    return {
-        f"researcherbench_results{'_' + system if system else ''}.json": _dumps(
-            list(records.values())
-        )
-    }
+    kept = []
+    for rid, entry in kept_rows.values_list("report_id", "released"):
+        data = entry.get("data") if isinstance(entry, dict) else None
+        if rid in records and _still_released(data, records[rid]):
+            kept.append((entry.get("record", 0), rid, data))
+    kept.sort(key=lambda k: k[:2])
+    as_kept = {rid for _, rid, _ in kept}
+    out = [data for _, _, data in kept] + [r for rid, r in records.items() if rid not in as_kept]
+    return {f"researcherbench_results{'_' + system if system else ''}.json": _dumps(out)}
+
+
+def _verdicts(criteria) -> list | None:
+    """A record's verdicts as comparable facts (point, weight, covered, justification),
+    sorted; None when the record is not the shape the importer accepted."""
+    try:
+        return sorted(
+            (_norm(c["point"]), float(c.get("weight", 1)), c["covered"],
+             c.get("justification") or "")
+            for c in criteria
+        )  # fmt: skip
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _still_released(data, built: dict) -> bool:
+    """The kept record says what is stored (the same verdicts on the same points)."""
+    if not isinstance(data, dict) or not isinstance(data.get("result"), dict):
+        return False
+    mine = _verdicts(data["result"].get("coverage_results") or [])
+    return mine is not None and mine == _verdicts(built["result"]["coverage_results"])
 
 
 def dump_csv(study, *, judge: str, **_):
