@@ -61,6 +61,7 @@ from annotation.importers.common import (
     require,
     sync_rows,
     type_name,
+    update_rows,
 )
 from annotation.importers.registry import (
     Example,
@@ -219,6 +220,7 @@ def load(
         touched |= {rid for pair in rows["pairwise"] for rid in pair}
         # what this file's judgments decide, from the labels just written (not read back)
         finalize(judge_obj, study.pk, reports=touched, coverage=labels, items=index.item_ids)
+        _keep_released(judge_obj, rows["released"])
 
 
 # --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
@@ -227,7 +229,9 @@ def load(
 
 
 def _rows() -> dict:
-    return {"coverage": {}, "pairwise": {}, "scores": {}}
+    """``released``: report id -> what a coverage file released of it (its shape and record
+    number, :func:`_keep_released`)."""
+    return {"coverage": {}, "pairwise": {}, "scores": {}, "released": {}}
 
 
 def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
@@ -261,6 +265,9 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
             continue
         where = LISTED_LABELS if listed else qid  # the field a problem names
         rid = index.report(problems, n, LIST_KEY if listed else qid, qid, system)
+        if rid is not None:
+            out["released"][rid] = {"format": "researchqa-coverage", "record": n,
+                                    "shape": "list" if listed else "mapping"}  # fmt: skip
         items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
@@ -552,6 +559,23 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
     return labels
 
 
+def _keep_released(judge: Judge, kept: dict[int, dict]) -> None:
+    """Each report's coverage-file record (shape, number) on its coverage score, which
+    :func:`finalize` has just set, so :func:`dump_coverage` writes the file's shape back
+    (a list file as a list, as :func:`annotation.importers.researchqa.dump_responses`
+    does). Only changed ones are written: one read, one update."""
+    if not kept:
+        return
+    changed = [
+        (pk, kept[rid])
+        for pk, rid, old in JudgeScore.objects.filter(
+            judge=judge, metric="rubric_coverage", report_id__any_of=set(kept)
+        ).values_list("id", "report_id", "released")
+        if old != kept[rid]
+    ]
+    update_rows(JudgeScore, ["released"], changed)
+
+
 PARSERS = {
     "researchqa-coverage": _parse_coverage,
     "researchqa-pairwise": _parse_pairwise,
@@ -571,7 +595,9 @@ def _dumps(data) -> str:
 
 def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = None):
     """ResearchQA ``compute_coverage.py`` output of one system: ``{question id: [{"rubric",
-    "score"}]}``, the label as its phrase ("Mostly"), items in rubric order."""
+    "score"}]}``, the label as its phrase ("Mostly"), items in rubric order; in the released
+    judge files' list shape ``[{corpusid_sectionid, rubric_judges_gpt}]`` when every report
+    with a kept record came from a list file (:func:`_keep_released`), in the file's order."""
     rows = JudgeCoverage.objects.filter(
         judge__name=judge, report__system__name=system, report__question__study=study,
         label__isnull=False,
@@ -583,6 +609,16 @@ def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = N
         "report__question__external_id", "item__rubric__kind", "item__position"
     ).values_list("report__question__external_id", "item__text", "label"):
         out.setdefault(qid, []).append({"rubric": text, "score": researchqa.LABELS[label]})
+    kept = dict(
+        JudgeScore.objects.filter(
+            judge__name=judge, report__system__name=system, report__question__study=study,
+            metric="rubric_coverage", released__format="researchqa-coverage",
+        ).values_list("report__question__external_id", "released")
+    )  # fmt: skip
+    if kept and all(k.get("shape") == "list" for k in kept.values()):
+        order = sorted(out, key=lambda q: (q not in kept, kept.get(q, {}).get("record", 0)))
+        listed = [{LIST_KEY: qid, LISTED_LABELS: out[qid]} for qid in order]
+        return {f"coverage_{system}.json": _dumps(listed)}
     return {f"coverage_{system}.json": _dumps(out)}
 
 
