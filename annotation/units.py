@@ -71,6 +71,23 @@ def _work(pairs, field: str, ids) -> dict[int, list[str]]:
     return out
 
 
+class JudgedUnitChanged(JudgedUnitRemoved):
+    """A re-import would change the text of rubric items experts judged: ``removed`` lists
+    (owner id, unit number, kinds of work), as :class:`JudgedUnitRemoved`'s does."""
+
+    def message(self, owner: int) -> str:
+        parts = [
+            f"{self.unit} {number} (it has {', '.join(kinds)})"
+            for o, number, kinds in self.removed
+            if o == owner
+        ]
+        return (
+            "would change the text of "
+            + "; ".join(parts)
+            + ". Experts judged that text: a file that rewrites it is another rubric"
+        )
+
+
 def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:
     """``removed``: report id -> [(paragraph id, number)] a change would delete."""
     work = _work(PARAGRAPH_WORK, "paragraph_id", (p for ps in removed.values() for p, _ in ps))
@@ -79,11 +96,19 @@ def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:
         raise JudgedUnitRemoved("paragraph", hit)
 
 
-def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
+def write_rubric_items(
+    wanted: dict[int, list[dict]], *, keep_judged_text: bool = False
+) -> tuple[int, int, int]:
     """Make each rubric's items (rubric id -> item field dicts with ``position``) what is
     wanted, matching stored items by position: changed ones are updated in place, new ones
     created, missing ones deleted, unless judged (then :class:`JudgedUnitRemoved`, nothing
-    written). Returns (created, updated, deleted)."""
+    written). Returns (created, updated, deleted).
+
+    ``keep_judged_text`` (a file's re-import): a judged item's text may not change either
+    (:class:`JudgedUnitChanged`, nothing written). Items are matched by position, so a file
+    whose rubric is another question's (a duplicated id) would otherwise move every expert
+    label onto criteria the expert never read. An admin's edit of one rubric (the API's
+    PATCH) may still reword an item."""
     stored = {
         (i.rubric_id, i.position): i for i in RubricItem.objects.filter(rubric_id__in=list(wanted))
     }
@@ -93,6 +118,19 @@ def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
     hit = [(i.rubric_id, i.position, work[i.pk]) for i in gone if i.pk in work]
     if hit:
         raise JudgedUnitRemoved("rubric item at position", hit)
+    if keep_judged_text:
+        reworded = [
+            stored[(rid, values["position"])]
+            for rid, items in wanted.items()
+            for values in items
+            if "text" in values
+            and (rid, values["position"]) in stored
+            and stored[(rid, values["position"])].text != values["text"]
+        ]
+        work = _work(ITEM_WORK, "item_id", (i.pk for i in reworded))
+        hit = [(i.rubric_id, i.position, work[i.pk]) for i in reworded if i.pk in work]
+        if hit:
+            raise JudgedUnitChanged("rubric item at position", hit)
     new, changed = [], []
     fields = ["text", "item_type", "weight", "cited_paper"]
     for rid, items in wanted.items():

@@ -43,6 +43,12 @@ class JudgeScore(models.Model):
     metric = models.CharField(max_length=40)
     value = models.FloatField()
     rationale = models.TextField(blank=True)
+    #: What the judge file this score came from released for the report, so its export
+    #: gives the file back (as ``annotation.importers.released`` keeps reports' records):
+    #: ``{"format", "record": n, "data": the record as parsed}`` of a ResearcherBench
+    #: results record; ``{"format", "record", "shape"}`` of a ResearchQA coverage entry.
+    #: Null for a score computed here or read from a format that keeps nothing.
+    released = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -520,6 +520,9 @@ class SystemFigures:
     human_rates: np.ndarray
     judge_rates: np.ndarray
     games: np.ndarray
+    #: The judge has an overall score in the selection (the frame holds an ``overall``
+    #: column, NaN, for a judge that never gave one: its coverage-only scores rank nothing).
+    judge_scored: bool = True
 
 
 def system_figures(sel: Selected, overall: Row | None, policy: Policy) -> SystemFigures | None:
@@ -544,7 +547,8 @@ def system_figures(sel: Selected, overall: Row | None, policy: Policy) -> System
         judge_rates.append(j)
         games += np.bincount(sa, minlength=n_systems) + np.bincount(sb, minlength=n_systems)
     return SystemFigures(float(np.mean(taus)), [float(t) for t in taus],
-                         np.mean(human_rates, axis=0), np.mean(judge_rates, axis=0), games)  # fmt: skip
+                         np.mean(human_rates, axis=0), np.mean(judge_rates, axis=0), games,
+                         bool(np.isfinite(judge).any()))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- IAA

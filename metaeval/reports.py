@@ -543,7 +543,7 @@ def _row_why(row: dict) -> dict[str, str]:
 def _system_why(figures, system: dict) -> dict[str, str]:
     """Why the system τ-b is null: scipy's τ-b needs two ranked systems and a ranking
     that varies on each side."""
-    if figures is None:
+    if figures is None or not figures.judge_scored:
         why = "System τ-b undefined: the judge has no overall score to rank systems by."
     else:
         h, j = figures.human_rates, figures.judge_rates

@@ -215,8 +215,11 @@ def parse_json_records(
     if not text.strip():
         fail(src.name, "the file is empty")
     stripped = text.lstrip()
+    mapping = allow_mapping and stripped.startswith("{")
+    outer: list = []
     try:
-        data = _loads(src.name, text, fast=numbers_as_floats)
+        data = _loads(src.name, text, fast=numbers_as_floats and not mapping,
+                      pairs=outer if mapping else None)  # fmt: skip
     except json.JSONDecodeError as exc:
         if stripped.startswith("{"):
             return _json_lines(src, text)
@@ -225,6 +228,8 @@ def parse_json_records(
         _reject_unstorable(src.name, data, text)
         return data
     if isinstance(data, dict):
+        if mapping:
+            _refuse_repeated_keys(src.name, data, outer[-1])
         _reject_unstorable(src.name, [data], text)
         return data if allow_mapping else [data]
     fail(src.name, f"expected a JSON list or JSON lines of objects, found {type_name(data)}")
@@ -235,18 +240,41 @@ MAX_DIGITS = 4300
 _LONG_NUMBER = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")
 
 
-def _loads(name: str, text: str, record: int | None = None, *, fast: bool = False):
+def _refuse_repeated_keys(name: str, data: dict, pairs: list) -> None:
+    """A mapping-shaped file (``{id: entry}``) is one JSON object, whose records are its
+    keys: a key given twice is a record given twice, which ``json.loads`` would resolve by
+    keeping the last without a word. Refused as a list file's repeated id is, naming the
+    record (the key's place in the file) and the key."""
+    if len(pairs) == len(data):
+        return
+    problems = Problems(name)
+    seen: dict[str, int] = {}
+    for n, (key, _) in enumerate(pairs, start=1):
+        if key in seen:
+            problems.add(n, key, f"{key!r} already given by record {seen[key]}")
+        else:
+            seen[key] = n
+    problems.raise_if_any()
+
+
+def _loads(name: str, text: str, record: int | None = None, *, fast: bool = False,
+           pairs: list | None = None):  # fmt: skip
     """``json.loads`` that turns what it cannot take into a problem naming the place: a
     number with thousands of digits (ValueError) and nesting deeper than Python's stack
     (RecursionError). Syntax errors stay ``JSONDecodeError`` for the caller to place.
     ``record``: the JSON-lines record ``text`` is. ``fast``: orjson first
-    (:func:`parse_json_records`, ``numbers_as_floats``)."""
+    (:func:`parse_json_records`, ``numbers_as_floats``). ``pairs``: a list that gets the
+    key-value pairs of every object as parsed, the outermost last (its repeated keys are
+    there, which the dict keeps one of); a hook call per object, so only for a file that is
+    one object (a mapping-shaped file's objects are mostly its entries' few)."""
     if fast:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # json.loads below: its reading of what orjson refuses, its messages
     try:
+        if pairs is not None:
+            return json.loads(text, object_pairs_hook=_keeping_pairs(pairs))
         return json.loads(text)
     except json.JSONDecodeError:
         raise
@@ -268,6 +296,17 @@ def _loads(name: str, text: str, record: int | None = None, *, fast: bool = Fals
             f"invalid JSON: a number of more than {MAX_DIGITS} digits at {where}",
             record=record,
         )
+
+
+def _keeping_pairs(out: list):
+    """An ``object_pairs_hook`` that builds each object's dict and leaves the pairs of the
+    last object parsed (the outermost, which JSON closes last) in ``out``."""
+
+    def hook(pairs):
+        out[:] = (pairs,)
+        return dict(pairs)
+
+    return hook
 
 
 #: A surrogate escape in JSON text (``\ud83d``): a pair stands for one character, a lone

@@ -220,7 +220,7 @@ def write_questions(
                 continue
             if rubric not in created_now:
                 rep.count("updated", "Rubric")
-            records[rubric] = (q.record, kind)
+            records[rubric] = (q.record, kind, q.external_id)
             wanted_items[rubric] = [
                 {
                     "position": pos,
@@ -232,13 +232,15 @@ def write_questions(
                 for pos, i in enumerate(its, start=1)
             ]
     # Items are matched by position and updated in place: rubric-item quality and rubric
-    # coverage judgments point at them (annotation.units); dropping a judged one is refused.
+    # coverage judgments point at them (annotation.units); dropping or rewording a judged
+    # one is refused.
     try:
-        created, updated, deleted = write_rubric_items(wanted_items)
+        created, updated, deleted = write_rubric_items(wanted_items, keep_judged_text=True)
     except JudgedUnitRemoved as refused:
         raise ImportFailed(
             [
-                Problem(file, records[rid][0], "rubric", f"rubric {records[rid][1]!r} "
+                Problem(file, records[rid][0], "rubric",
+                        f"question {records[rid][2]!r}: rubric {records[rid][1]!r} "
                         + refused.message(rid))
                 for rid in refused.owners()
             ]

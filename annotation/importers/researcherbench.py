@@ -95,9 +95,15 @@ def parse_questions(
     if rubric_src is not None:
         by_id = {q.external_id: q for q in out}
         rproblems = Problems(rubric_src.name)
+        seen: dict[str, int] = {}  # a second rubric of one question is refused, not the last kept
         for n, r in enumerate(rubric_records, start=1):
             qid = require(rproblems, n, r, "id", "id")
             items = require(rproblems, n, r, "rubric", list)
+            if qid is not None and qid in seen:
+                rproblems.add(n, "id", f"id {qid!r} already used by record {seen[qid]}")
+                continue
+            if qid is not None:
+                seen[qid] = n
             if qid is None or items is None:
                 continue
             if qid not in by_id:

@@ -61,6 +61,7 @@ from annotation.importers.common import (
     require,
     sync_rows,
     type_name,
+    update_rows,
 )
 from annotation.importers.registry import (
     Example,
@@ -219,6 +220,7 @@ def load(
         touched |= {rid for pair in rows["pairwise"] for rid in pair}
         # what this file's judgments decide, from the labels just written (not read back)
         finalize(judge_obj, study.pk, reports=touched, coverage=labels, items=index.item_ids)
+        _keep_released(judge_obj, rows["released"])
 
 
 # --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
@@ -227,7 +229,9 @@ def load(
 
 
 def _rows() -> dict:
-    return {"coverage": {}, "pairwise": {}, "scores": {}}
+    """``released``: report id -> what a coverage file released of it (its shape and record
+    number, :func:`_keep_released`)."""
+    return {"coverage": {}, "pairwise": {}, "scores": {}, "released": {}}
 
 
 def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: str | None):
@@ -261,6 +265,9 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
             continue
         where = LISTED_LABELS if listed else qid  # the field a problem names
         rid = index.report(problems, n, LIST_KEY if listed else qid, qid, system)
+        if rid is not None:
+            out["released"][rid] = {"format": "researchqa-coverage", "record": n,
+                                    "shape": "list" if listed else "mapping"}  # fmt: skip
         items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
@@ -358,11 +365,18 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
     records = parse_json_records(src)
     problems = Problems(src.name)
     out = _rows()
+    seen: dict[tuple[str, str], int] = {}  # a report judged twice is refused, not the last kept
     for n, r in enumerate(records, start=1):
         rep.records += 1
         qid = require(problems, n, r, "id", "id")
         model = system or require(problems, n, r, "model", str)
         result = require(problems, n, r, "result", dict)
+        if qid is not None and model is not None:
+            if (qid, model) in seen:
+                problems.add(n, "id", f"id {qid!r} of model {model!r} already given by record "
+                             f"{seen[(qid, model)]}")  # fmt: skip
+                continue
+            seen[(qid, model)] = n
         if result is None:
             continue
         criteria = require(problems, n, result, "coverage_results", list,
@@ -409,8 +423,10 @@ def _parse_researcherbench(src: Source, index: _StudyIndex, rep: ImportReport, s
                 n, "result.recall",
                 f"{recall!r} does not equal Σw·covered/Σw = {score:.4f} of its criteria",
             )  # fmt: skip
-        if rid is not None:
-            out["scores"][(rid, "rubric_coverage")] = (score, "")
+        if rid is not None:  # the record kept as released (dump_researcherbench)
+            out["scores"][(rid, "rubric_coverage")] = (
+                score, "", {"format": "researcherbench", "record": n, "data": r}
+            )  # fmt: skip
     problems.raise_if_any()
     return out
 
@@ -458,7 +474,7 @@ def _parse_csv(src: Source, index: _StudyIndex, rep: ImportReport, system: str |
             continue
         seen[(rid, metric)] = n
         # the rationale as the judge gave it: its leading tab or indent is the judge's text
-        out["scores"][(rid, metric)] = (value, row.get("rationale") or "")
+        out["scores"][(rid, metric)] = (value, row.get("rationale") or "", None)
     problems.raise_if_any()
     return out
 
@@ -526,20 +542,38 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
                                     "left": key[0], "right": key[1], "choice": v[0],
                                     "rationale": v[1]},
         )  # fmt: skip
-    scores = rows["scores"]
+    scores = rows["scores"]  # (value, rationale, the record as released or None)
     if scores:
         stored = {
-            (rid, metric): (pk, (value, why))
-            for pk, rid, metric, value, why in JudgeScore.objects.filter(
+            (rid, metric): (pk, (value, why, kept))
+            for pk, rid, metric, value, why, kept in JudgeScore.objects.filter(
                 judge=judge, report_id__any_of={rid for rid, _ in scores}
-            ).values_list("id", "report_id", "metric", "value", "rationale")
+            ).values_list("id", "report_id", "metric", "value", "rationale", "released")
         }
         sync_rows(
-            JudgeScore, rep, stored=stored, wanted=scores, fields=["value", "rationale"],
+            JudgeScore, rep, stored=stored, wanted=scores,
+            fields=["value", "rationale", "released"],
             new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
-                                    "value": v[0], "rationale": v[1]},
+                                    "value": v[0], "rationale": v[1], "released": v[2]},
         )  # fmt: skip
     return labels
+
+
+def _keep_released(judge: Judge, kept: dict[int, dict]) -> None:
+    """Each report's coverage-file record (shape, number) on its coverage score, which
+    :func:`finalize` has just set, so :func:`dump_coverage` writes the file's shape back
+    (a list file as a list, as :func:`annotation.importers.researchqa.dump_responses`
+    does). Only changed ones are written: one read, one update."""
+    if not kept:
+        return
+    changed = [
+        (pk, kept[rid])
+        for pk, rid, old in JudgeScore.objects.filter(
+            judge=judge, metric="rubric_coverage", report_id__any_of=set(kept)
+        ).values_list("id", "report_id", "released")
+        if old != kept[rid]
+    ]
+    update_rows(JudgeScore, ["released"], changed)
 
 
 PARSERS = {
@@ -561,7 +595,9 @@ def _dumps(data) -> str:
 
 def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = None):
     """ResearchQA ``compute_coverage.py`` output of one system: ``{question id: [{"rubric",
-    "score"}]}``, the label as its phrase ("Mostly"), items in rubric order."""
+    "score"}]}``, the label as its phrase ("Mostly"), items in rubric order; in the released
+    judge files' list shape ``[{corpusid_sectionid, rubric_judges_gpt}]`` when every report
+    with a kept record came from a list file (:func:`_keep_released`), in the file's order."""
     rows = JudgeCoverage.objects.filter(
         judge__name=judge, report__system__name=system, report__question__study=study,
         label__isnull=False,
@@ -573,6 +609,16 @@ def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = N
         "report__question__external_id", "item__rubric__kind", "item__position"
     ).values_list("report__question__external_id", "item__text", "label"):
         out.setdefault(qid, []).append({"rubric": text, "score": researchqa.LABELS[label]})
+    kept = dict(
+        JudgeScore.objects.filter(
+            judge__name=judge, report__system__name=system, report__question__study=study,
+            metric="rubric_coverage", released__format="researchqa-coverage",
+        ).values_list("report__question__external_id", "released")
+    )  # fmt: skip
+    if kept and all(k.get("shape") == "list" for k in kept.values()):
+        order = sorted(out, key=lambda q: (q not in kept, kept.get(q, {}).get("record", 0)))
+        listed = [{LIST_KEY: qid, LISTED_LABELS: out[qid]} for qid in order]
+        return {f"coverage_{system}.json": _dumps(listed)}
     return {f"coverage_{system}.json": _dumps(out)}
 
 
@@ -618,12 +664,23 @@ def dump_pairwise(study, *, judge: str, **_):
 
 def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
     """ResearcherBench rubric results: ``[{id, model, result: {coverage_results: [{point,
-    weight, covered, justification}], recall}}]``, one record per judged report."""
+    weight, covered, justification}], recall}}]``, one record per judged report.
+
+    A report whose results came from a ResearcherBench file gets its record back as
+    released (``JudgeScore.released``: its ``id`` as written, ``m_weighted``, its rounded
+    recall, in file order), as long as the stored verdicts are still the record's (a
+    re-judged report is written from what is stored); any other report's record is built
+    from the stored verdicts, after them."""
     rows = JudgeCoverage.objects.filter(
         judge__name=judge, report__question__study=study, covered__isnull=False
     )
+    kept_rows = JudgeScore.objects.filter(
+        judge__name=judge, report__question__study=study, metric="rubric_coverage",
+        released__format="researcherbench",
+    )  # fmt: skip
     if system:
         rows = rows.filter(report__system__name=system)
+        kept_rows = kept_rows.filter(report__system__name=system)
     records: dict[int, dict] = {}
     for rid, qid, model, point, weight, covered, why in rows.order_by(
         "report__question__external_id", "report__system__name", "item__position"
@@ -640,11 +697,36 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
         rec["result"]["recall"] = researcherbench.weighted_coverage(
             [c["weight"] for c in crit], [c["covered"] for c in crit]
         )
-    return {
-        f"researcherbench_results{'_' + system if system else ''}.json": _dumps(
-            list(records.values())
-        )
-    }
+    kept = []
+    for rid, entry in kept_rows.values_list("report_id", "released"):
+        data = entry.get("data") if isinstance(entry, dict) else None
+        if rid in records and _still_released(data, records[rid]):
+            kept.append((entry.get("record", 0), rid, data))
+    kept.sort(key=lambda k: k[:2])
+    as_kept = {rid for _, rid, _ in kept}
+    out = [data for _, _, data in kept] + [r for rid, r in records.items() if rid not in as_kept]
+    return {f"researcherbench_results{'_' + system if system else ''}.json": _dumps(out)}
+
+
+def _verdicts(criteria) -> list | None:
+    """A record's verdicts as comparable facts (point, weight, covered, justification),
+    sorted; None when the record is not the shape the importer accepted."""
+    try:
+        return sorted(
+            (_norm(c["point"]), float(c.get("weight", 1)), c["covered"],
+             c.get("justification") or "")
+            for c in criteria
+        )  # fmt: skip
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _still_released(data, built: dict) -> bool:
+    """The kept record says what is stored (the same verdicts on the same points)."""
+    if not isinstance(data, dict) or not isinstance(data.get("result"), dict):
+        return False
+    mine = _verdicts(data["result"].get("coverage_results") or [])
+    return mine is not None and mine == _verdicts(built["result"]["coverage_results"])
 
 
 def dump_csv(study, *, judge: str, **_):

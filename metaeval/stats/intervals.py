@@ -21,7 +21,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .bootstrap import bootstrap_from_cluster_sums, cluster_bootstrap, cluster_sums
+from .bootstrap import (
+    MIN_CLUSTERS,
+    bootstrap_from_cluster_sums,
+    cluster_bootstrap,
+    cluster_sums,
+)
 from .figure import Figure, figure, with_interval
 
 DEFAULT_ROUNDS = 1000
@@ -54,6 +59,12 @@ def ratio_interval(
     if num.size == 0:
         return figure(None, 0, undefined=undefined)
     sums, _ = cluster_sums(clusters, np.stack((num, den), axis=1))
+    counted = sums[:, 1] > 0
+    if counted.sum() < MIN_CLUSTERS:
+        # A question none of whose units counts (ResearchQA: a comparison only a judge
+        # verdict reached) adds nothing to either sum: the figure rests on the questions
+        # that count, and one question gives no interval, as elsewhere ("1 question").
+        sums = sums[counted]
     res = bootstrap_from_cluster_sums(sums, _ratio, n_rounds=n_rounds, seed=seed, alpha=alpha)
     return with_interval(figure(res.estimate, n, undefined=undefined), res.low, res.high, res.note)
 

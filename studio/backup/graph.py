@@ -101,6 +101,7 @@ PLAIN_JSON = {
     ("annotation.expertagreedrecord", "human"),
     ("annotation.expertagreedrecord", "judge_scores"),
     ("judges.judge", "parameters"),
+    ("judges.judgescore", "released"),
     ("judges.judgerun", "tasks"),
     ("judges.judgerun", "options"),
     ("judges.judgerun", "errors"),

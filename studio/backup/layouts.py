@@ -178,5 +178,19 @@ def researcherbench_old_mapping(reader, problems: list[Problem]) -> Callable[[li
     return move
 
 
+JUDGE_SCORE = "judges.judgescore"
+
+
+def judge_score_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
+    """Migration ``judges.0008`` added ``JudgeScore.released`` (a judge file's record as
+    released, kept by the judge-score imports since): a backup written before has none, as
+    the scores upgraded in place have none (their export is built from the verdicts)."""
+    entry = reader.raw_entries.get(JUDGE_SCORE)
+    if entry is None or "released" in entry["columns"]:
+        return None
+    return Upgrade(added={JUDGE_SCORE: ["released"]}, values={JUDGE_SCORE: lambda pk: [None]},
+                   dropped=())  # fmt: skip
+
+
 #: Every layout change a backup may need, oldest first.
-UPGRADES = (citation_rows_upgrade, question_released_upgrade)
+UPGRADES = (citation_rows_upgrade, question_released_upgrade, judge_score_released_upgrade)

@@ -177,3 +177,29 @@ def test_admin_import_page(client, admin_user):
         "/admin/annotation/medalranking/",
     ):
         assert client.get(url).status_code == 200
+
+
+def test_a_mapping_file_giving_a_key_twice_is_refused_naming_the_record(db, tmp_path):
+    """A mapping-shaped file is one JSON object: ``json.loads`` keeps the last of a repeated
+    key without a word, so the shared reader counts the pairs as parsed."""
+    from annotation.importers.common import Source, parse_json_records
+
+    text = '{"a": {"answer": "One."}, "b": {"answer": "Two."}, "a": {"answer": "Three."}}'
+    with pytest.raises(ImportFailed) as failed:
+        parse_json_records(Source("f.json", text), allow_mapping=True)
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (3, "a")
+    assert problem.message == "'a' already given by record 1"
+    before = table_counts()
+    with pytest.raises(ImportFailed, match="record 3, field 'a'"):
+        run("reports", write(tmp_path, "r.json", text), study="S", format="researchqa",
+            system="s")  # fmt: skip
+    assert table_counts() == before
+    # nested objects are as before; one object per line is still JSON lines
+    assert parse_json_records(Source("f.json", '{"a": {"x": 1, "x": 2}}'), allow_mapping=True) == {
+        "a": {"x": 2}
+    }
+    assert parse_json_records(Source("f.jsonl", '{"a": 1}\n{"a": 2}\n'), allow_mapping=True) == [
+        {"a": 1},
+        {"a": 2},
+    ]

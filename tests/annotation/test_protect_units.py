@@ -119,14 +119,29 @@ def test_reimport_dropping_a_judged_paragraph_is_refused_and_changes_nothing(jud
     assert snapshot() == before and judgments_intact(judged)
 
 
-def test_rubric_reimport_with_changed_text_keeps_the_judged_items(judged, tmp_path):
+def test_rubric_reimport_rewording_a_judged_item_is_refused_and_changes_nothing(judged, tmp_path):
+    """A file's rubric is matched to the stored one by position: a reworded judged item is
+    most likely another criterion (a duplicated id), whose labels the expert never gave."""
+    before = snapshot()
     lines = questions_lines()
     lines[0]["rubric"][1]["rubric_item"] = "Contrasts post-hoc with in-generation attribution"
+    with pytest.raises(ImportFailed) as failed:
+        run("questions", write(tmp_path, "q.jsonl", "\n".join(map(json.dumps, lines))),
+            study="S", format="researchqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (1, "rubric")
+    assert "question 'rqa-001'" in problem.message and "position 2" in problem.message
+    assert "rubric item quality" in problem.message
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_rubric_reimport_rewording_an_unjudged_item_updates_it(judged, tmp_path):
+    lines = questions_lines()
+    lines[0]["rubric"][0]["rubric_item"] = "Reworded, nobody judged it"
     rep = run("questions", write(tmp_path, "q.jsonl", "\n".join(map(json.dumps, lines))),
               study="S", format="researchqa")  # fmt: skip
     assert rep.updated["Rubric"] == 1
-    item = RubricItem.objects.get(pk=judged["items"][2].pk)
-    assert item.text == "Contrasts post-hoc with in-generation attribution"
+    assert RubricItem.objects.get(pk=judged["items"][1].pk).text == "Reworded, nobody judged it"
     assert judgments_intact(judged)
 
 

@@ -135,3 +135,20 @@ def test_the_scholarqa_cs2_table(scholarqa_dir):
     assert result["judges"][1]["all"] == gemini["all"]
     assert result["pearson"]["matrix"][0][1] == pytest.approx(1.0)
     assert result["pearson"]["n"] == 600  # 200 questions × 3 reports, both judges
+
+
+def test_a_judge_with_coverage_scores_only_has_no_overall_score_to_rank_by(demo):
+    """Its frame's overall column is all null: "0 systems with judgments" read as if the
+    judge had judged nothing; it has no overall score (METHODS §7: a null says why)."""
+    from judges.models import JudgeScore
+
+    judge = Judge.objects.create(name="coverage-only")
+    for report in Report.objects.filter(question__study=demo)[:6]:
+        JudgeScore.objects.create(judge=judge, report=report, metric="rubric_coverage", value=0.5)
+    result = judge_alignment(demo.pk, ReportOptions())
+    [row] = [j for j in result["judges"] if j["judge"] == "coverage-only"]
+    for block in (row["all"], row["expert_agreed"]):
+        assert block["system_tau_b"] is None
+        assert block["notes"]["system_tau_b"] == (
+            "System τ-b undefined: the judge has no overall score to rank systems by."
+        )

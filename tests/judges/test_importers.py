@@ -194,6 +194,16 @@ def test_the_api_stores_a_rationale_exactly_as_given(admin_user):
          ["record 1, field 'rubric_judges_gpt[0].score': 'Somewhat' is not one of Not at all",
           "record 2, field 'rubric_judges_gpt': missing required field",
           "record 3, field 'corpusid_sectionid': missing required field"]),
+        ("researchqa-coverage",  # a key given twice: json.loads would keep the last
+         b'{"q1": [{"rubric": "Does the response discuss aspect 1 of topic 1?", "score": 4}],'
+         b' "q2": [],'
+         b' "q1": [{"rubric": "Does the response discuss aspect 1 of topic 1?", "score": 0}]}',
+         ["record 3, field 'q1': 'q1' already given by record 1"]),
+        ("researcherbench",  # the same report judged twice: the last was kept
+         json.dumps([{"id": "q1", "model": "alpha", "result": {"coverage_results": [
+             {"point": "Does the response discuss aspect 1 of topic 1?", "weight": 1,
+              "covered": covered}]}} for covered in (True, False)]).encode(),
+         ["record 2, field 'id': id 'q1' of model 'alpha' already given by record 1"]),
         ("researchqa-pairwise",
          json.dumps([{"session_id": "q1", "implementation_A": "alpha",
                       "implementation_B": "delta", "judge": "C"}]).encode(),
