@@ -195,8 +195,8 @@ _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
 
 def _shown_url(url: str) -> str:
     """A source's address as annotators get it: without a text fragment (the words a
-    system quoted from the page) nor analytics tags (a system's name in ``utm_source``,
-    :func:`annotation.links.without_tracking`: blinding)."""
+    system quoted from the page) nor tracking parameters (a system's name in ``utm_source``,
+    Doubao's ``upstream_biz=doubao``: :func:`annotation.links.without_tracking`, blinding)."""
     if not url:
         return url
     if "#:~:" in url:
