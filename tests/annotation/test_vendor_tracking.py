@@ -126,6 +126,7 @@ def test_no_released_report_shows_annotators_a_system_name_in_an_address():
     urls = [c.url for c in citations(Report.objects.all()) if c.url]
     assert len(urls) > 5000
     assert [u for u in urls if tagged(u)] == []
+    assert [u for u in urls if "~:text=" in u] == []  # no quoted words, escaped or not
     texts = Paragraph.objects.values_list("text", flat=True)
     assert [u for t in texts for u in URL.findall(t) if tagged(u)] == []
     kept = {u for u in urls if "?" in u}
