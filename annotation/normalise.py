@@ -190,16 +190,18 @@ def _author_year_start(item: str, before: str) -> int:
 
 #: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
 _BETWEEN = re.compile(r"\s*(?:[,;]|and)?\s*")
-_TEXT_FRAGMENT = re.compile(r"#:~:text=.*$")
+#: A text fragment, also as Doubao's markdown escapes it (``#:\~:text=``, ResearcherBench
+#: ``user_data/Doubao.json``): left so, the escape itself tells annotators the system.
+_TEXT_FRAGMENT = re.compile(r"#:\\?~:text=.*\Z", re.S)  # a released one holds a line break
 
 
 def _shown_url(url: str) -> str:
     """A source's address as annotators get it: without a text fragment (the words a
-    system quoted from the page) nor analytics tags (a system's name in ``utm_source``,
-    :func:`annotation.links.without_tracking`: blinding)."""
+    system quoted from the page) nor tracking parameters (a system's name in ``utm_source``,
+    Doubao's ``upstream_biz=doubao``: :func:`annotation.links.without_tracking`, blinding)."""
     if not url:
         return url
-    if "#:~:" in url:
+    if "~:text=" in url:
         url = _TEXT_FRAGMENT.sub("", url)
     return without_tracking(url)
 

@@ -26,7 +26,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.links import web_url
+from annotation.links import shown_url
 from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
@@ -322,8 +322,9 @@ def report_label(index: int) -> str:
 
 
 def safe_url(url: str) -> str:
-    """The one link rule (:mod:`annotation.links`): an http(s) address, else ""."""
-    return web_url(url)
+    """The one link rule (:mod:`annotation.links`): an http(s) address, else "", without
+    tracking parameters (a system's name in them: blinding)."""
+    return shown_url(url)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation import roles
+from annotation.links import shown_url
 from annotation.models import (
     Annotator,
     Assignment,
@@ -373,6 +374,14 @@ class AnnotatorCitationSerializer(CitationSerializer):
         for f in fields.values():
             f.read_only = True
         return fields
+
+    def to_representation(self, instance):
+        """The address as the task page links it (:func:`annotation.links.shown_url`): no
+        tracking parameter naming the system, whenever the report was stored."""
+        data = super().to_representation(instance)
+        if data.get("url"):
+            data["url"] = shown_url(data["url"])
+        return data
 
 
 class ReportSerializer(serializers.ModelSerializer):

@@ -10,9 +10,9 @@ register = template.Library()
 
 @register.filter
 def web_url(url) -> str:
-    """The one link rule (:mod:`annotation.links`): an http(s) address, else "" — every
-    ``href`` built from a stored URL goes through it."""
-    return links.web_url(url)
+    """The one link rule (:mod:`annotation.links`): an http(s) address, else "", without
+    tracking parameters (blinding) — every ``href`` built from a stored URL goes through it."""
+    return links.shown_url(url)
 
 
 @register.filter

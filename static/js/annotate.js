@@ -159,6 +159,10 @@
       setState("conflict");
     } else if (mine && status === 204) {
       forget();  // submitted; the page moves on
+    } else if (mine && status === 403) {
+      refused(event.detail.elt !== form);
+    } else if (mine && !(status >= 200 && status < 300) && status !== 422) {
+      failed(status, event.detail.elt !== form);
     } else if (event.detail.elt === form) {
       if (status === 200) { recovered(); resumed(); savedEdits = editsAtRequest; }
       if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); forget(); }
@@ -166,6 +170,42 @@
       else if (status !== 200) setState("dirty");
     }
   });
+
+  // --- Refused (403: the CSRF check, e.g. the browser's cookies were cleared mid-task) or
+  // failed (any other answer not handled above: a 500, a 404, a 413) ------------------------
+  // htmx draws no 4xx/5xx answer, so the box said "Saving…" forever. It says "Not saved"
+  // and what to do instead; the answers stay in the form and in localStorage, as when
+  // signed out. A 403 is retried: signing in again (a new tab) gives the browser a new
+  // CSRF cookie, which every save sends (csrfToken), so the retry then goes through.
+  function refused(submitting) {
+    const verb = submitting ? "Not submitted" : "Not saved";
+    holdAndRetry("refused", verb + " — the server refused this save: your sign-in or its " +
+      "security cookie has ended (cookies cleared?). Your answers are kept in this browser.",
+      true, "alert", 2000, 30000);
+    appendAction("Sign in again", form.dataset.loginUrl,
+      " (it opens a new tab); they are saved here as soon as you have. Or reload the page.");
+  }
+
+  function failed(status, submitting) {
+    setState("failed");
+    keep();
+    const verb = submitting ? "Not submitted" : "Not saved";
+    const box = document.getElementById("save-status");
+    if (!box) return;
+    box.className = "save-status outage";
+    box.setAttribute("role", "alert");
+    box.replaceChildren(Object.assign(document.createElement("strong"), {
+      textContent: verb + " — the server could not save this (error " + status + ").",
+    }), " Your answers are kept in this browser; reload the page to save them again.");
+  }
+
+  function appendAction(label, href, after) {
+    const box = document.getElementById("save-status");
+    if (!box || !href) return;
+    box.append(" ", Object.assign(document.createElement("a"), {
+      href: href, target: "_blank", rel: "noopener", textContent: label,
+    }), after);
+  }
 
   // --- The server is unavailable (503 from a database outage, or no answer at all) --------
   // The answers stay in the form and in localStorage; the save is retried with backoff

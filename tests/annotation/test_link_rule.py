@@ -78,7 +78,8 @@ def test_no_page_renders_a_non_web_href_even_from_a_stored_url(client, annotator
         ("https://a.org/p?UTM_Medium=x&id=3&utm_campaign=y#sec", "https://a.org/p?id=3#sec"),
         ("https://a.org/p?q=a%20b&x=1", "https://a.org/p?q=a%20b&x=1"),  # not re-encoded
         ("https://a.org/utm_source/page", "https://a.org/utm_source/page"),  # a path, kept
-        ("https://a.org/p#utm_source=x", "https://a.org/p#utm_source=x"),  # a fragment, kept
+        ("https://a.org/p#sec-utm_source", "https://a.org/p#sec-utm_source"),  # an anchor, kept
+        ("https://a.org/p#utm_source=x", "https://a.org/p"),  # a fragment of tags: removed
     ],
 )
 def test_analytics_tags_are_removed_from_an_address(url, shown):

@@ -178,3 +178,60 @@ def test_signing_out_in_another_tab_loses_nothing(login, annotator_user, assignm
     assert answers["reasoning"] == "Typed while signed out."
     assert sorted(answers["medals"].values()) == ["gold", "silver"]
     assert kept(page) is None
+
+
+def test_cookies_cleared_mid_task_say_not_saved_and_lose_nothing(login, annotator_user, assignment):
+    """The browser's cookies are cleared while the task is open: the CSRF check refuses the
+    autosave and the submit (403). Before, the box said "Saving…" forever; now it says
+    "Not saved" (and "Not submitted") with what to do, keeps the answers in the browser, and
+    once the annotator has signed in again the retry saves them."""
+    context = login(annotator_user)
+    page = context.new_page()
+    refused = []
+    page.on("response", lambda r: refused.append(r.url) if r.status == 403 else None)
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    medal(page, "A", "Gold").check()
+    wait_saved(page, 1)
+    context.clear_cookies()
+
+    status = page.locator("#save-status")
+    page.get_by_label("Ranking reasoning").fill("Typed after the cookies went.")
+    expect(status).to_contain_text("Not saved — the server refused this save")
+    expect(status).not_to_contain_text("Saving…")
+    assert refused and refused[0].endswith("/save/")
+    expect(status.get_by_role("link", name="Sign in again")).to_have_attribute("target", "_blank")
+    assert ["reasoning", "Typed after the cookies went."] in kept(page)["answers"]
+    page.locator("#submit-btn").click()
+    expect(status).to_contain_text("Not submitted — the server refused this save")
+    assert draft_answers(assignment)[0] == 1  # nothing reached the server
+
+    other = context.new_page()
+    other.goto(reverse("login"))
+    other.locator("#id_username").fill(annotator_user.username)
+    other.locator("#id_password").fill(annotator_user.username)
+    other.locator("#id_password").press("Enter")
+    other.wait_for_url(lambda url: "/accounts/login/" not in url)
+    expect(status).to_contain_text("Saved.", timeout=40_000)
+    wait_saved(page, 2)
+    assert draft_answers(assignment)[1]["reasoning"] == "Typed after the cookies went."
+    assert kept(page) is None
+
+
+def test_a_server_error_on_save_says_not_saved_and_keeps_the_answers(
+    login, annotator_user, assignment
+):
+    """A save answered 500 (not an outage: the server is there but failed): "Not saved",
+    the error, reload to try again; the answers kept in the browser."""
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    medal(page, "A", "Gold").check()
+    wait_saved(page, 1)
+    page.route("**/save/", lambda route: route.fulfill(status=500, body="Server Error"))
+    page.get_by_label("Ranking reasoning").fill("Typed while the server failed.")
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("Not saved — the server could not save this (error 500)")
+    expect(status).to_contain_text("reload the page")
+    assert ["reasoning", "Typed while the server failed."] in kept(page)["answers"]
+    page.unroute("**/save/")
+    page.reload()
+    expect(page.get_by_label("Ranking reasoning")).to_have_value("Typed while the server failed.")

@@ -1,0 +1,74 @@
+"""A 375 px window (a phone): the task page and the queue do not scroll sideways. Before,
+the task head's buttons ("Guidelines", "Shortcuts") ended at x=641, off-screen, the question
+was squeezed into about 150 px, and the queue's table made the page 451 px wide. A table
+may scroll inside its own box; the page itself may not."""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from tests.builders.content import make_assignment, make_question, make_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTH = 375
+#: What sticks out past the window's right edge, for the failure message.
+OVERFLOW = """(width) => [...document.querySelectorAll('body *')]
+  .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !el.closest('.table-scroll, .scroll-x, dialog:not([open])'))
+  .slice(0, 8).map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))"""
+
+
+def narrow_page(login, user):
+    page = login(user).new_page()
+    page.set_viewport_size({"width": WIDTH, "height": 740})
+    return page
+
+
+def page_width(page) -> int:
+    return page.evaluate("() => document.documentElement.scrollWidth")
+
+
+@pytest.mark.parametrize("task", ["medal_ranking", "pairwise", "metric_wise"])
+def test_the_task_page_fits_a_375px_window(login, annotator_user, task):
+    question = make_question(make_study(), n_reports=3)
+    question.text = "How do scaling laws for language models change with data quality?"
+    question.save()
+    a = make_assignment(annotator_user.annotator, question, task)
+    page = narrow_page(login, annotator_user)
+    page.goto(reverse("annotate:task", args=[a.pk]))
+    expect(page.locator("#task-form")).to_have_attribute("data-ready", "1")
+    assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)
+    for name in ("Guidelines", "Shortcuts"):
+        box = page.get_by_role("button", name=name).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTH, name
+    assert page.locator("h1.question").bounding_box()["width"] >= WIDTH * 0.7
+
+
+def test_the_queue_fits_a_375px_window(login, annotator_user):
+    study = make_study()
+    for position in range(3):
+        make_assignment(
+            annotator_user.annotator, make_question(study, n_reports=3), "medal_ranking", position
+        )
+    page = narrow_page(login, annotator_user)
+    page.goto(reverse("annotate:queue"))
+    expect(page.locator("table").first).to_be_visible()
+    assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)
+
+
+def test_a_released_report_with_a_wide_table_fits_a_375px_window(
+    scholarqa_dir, annotator_user, login
+):
+    """A released 7-column table (ScholarQA-CS2 sqa, expert-written) and its long source
+    titles: the table scrolls in its own box, the page does not."""
+    import json
+
+    from tests.browser.test_wide_tables import ranking_of
+
+    records = json.loads((scholarqa_dir / "reports" / "expert_written" / "sqa.json").read_text())
+    page = ranking_of(records[2], "scholarqa", "sqa", annotator_user, login)
+    page.set_viewport_size({"width": WIDTH, "height": 740})
+    page.reload()
+    expect(page.locator("#task-form")).to_have_attribute("data-ready", "1")
+    assert page.locator("#report-A .table-scroll").count()
+    assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)
