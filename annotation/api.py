@@ -283,6 +283,9 @@ class StudyViewSet(RoleViewSet):
         upload = request.data.get("file")
         name = getattr(upload, "name", "") or "upload"
         form = s.StudyImportSerializer(data=request.data)
+        stray = unknown_fields(request.data, request.FILES, form.fields)
+        if stray:  # e.g. ``dryrun=true``: ignored, the import wrote what was to be tried
+            return import_refused(name, stray)
         if not form.is_valid():
             return import_refused(
                 name,
@@ -372,6 +375,24 @@ def __getattr__(name: str):
     if name == "IMPORT_OPTIONS":
         return import_option_types()
     raise AttributeError(name)
+
+
+def unknown_fields(data, files, fields) -> list[tuple[str, str]]:
+    """(field, message) for each form field of an import the upload form does not read.
+    DRF drops them without a word, so a mistyped ``dryrun=true`` or ``dry-run=1`` imported
+    for real (found by a tester). A file part other than ``file`` is a file option of the
+    kind, checked by :func:`import_options`; an option sent as a form field of its own is
+    told to go in ``options``."""
+    from annotation.importers.registry import KINDS, options_of
+
+    declared = {name for kind in KINDS for name in options_of(kind)}
+    problems = []
+    for field in sorted(set(data) - set(fields) - set(files)):
+        said = unknown_options([field], fields, what="field")
+        if field in declared:
+            said += f" (an importer option: send it in 'options', e.g. {{\"{field}\": …}})"
+        problems.append((field, said))
+    return problems
 
 
 def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str, str]]]:

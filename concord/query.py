@@ -53,11 +53,12 @@ def flag(raw, name: str) -> bool:
     )  # fmt: skip
 
 
-def unknown_options(unknown, known) -> str:
+def unknown_options(unknown, known, what: str = "option") -> str:
     """The one sentence every endpoint that refuses options it does not read answers:
     ``unknown option(s): setting (did you mean 'settings'?); known: …``. A name close to a
     known one (``difflib``: a typo, a singular for a plural as the command line spells it)
-    gets the hint, so ``?splt=dev`` or ``?setting=assigned`` says what was meant."""
+    gets the hint, so ``?splt=dev`` or ``?setting=assigned`` says what was meant. ``what``
+    names the kind of name (``field`` of a form, ``parameter`` of a query string)."""
     from difflib import get_close_matches
 
     names = sorted(dict.fromkeys(known))
@@ -65,4 +66,4 @@ def unknown_options(unknown, known) -> str:
     for name in unknown:
         close = get_close_matches(name, names, n=1, cutoff=0.75)
         said.append(f"{name} (did you mean {close[0]!r}?)" if close else name)
-    return f"unknown option(s): {', '.join(said)}; known: {', '.join(names) or 'none'}"
+    return f"unknown {what}(s): {', '.join(said)}; known: {', '.join(names) or 'none'}"
