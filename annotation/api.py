@@ -112,11 +112,25 @@ class RoleViewSet(viewsets.ModelViewSet):
     annotator_serializer_class = None
     filters: dict[str, str] = {}
     annotator_filters: tuple[str, ...] = ()
+    #: Query parameters a list reads besides ``filters`` (pagination's and ``format`` are
+    #: every list's); any other is a 400 naming it (:func:`concord.query.accepted`).
+    list_options: tuple[str, ...] = ()
+    #: Those of ``list_options`` only researchers and admins may give (``system``).
+    staff_list_options: tuple[str, ...] = ()
     ordering: tuple[str, ...] = ("id",)
     annotator_ordering: tuple[str, ...] | None = None
     #: Lookup from an object to its study: a researcher reads only the objects of the
     #: studies they were added to (``readable_studies``). None: not study data (judges).
     study_lookup: str | None = "study"
+
+    @property
+    def query_parameters(self) -> tuple[str, ...]:
+        """What a list reads for the caller (:func:`concord.query.accepted`), as the schema
+        documents it for staff; an annotator's are theirs (a filter not theirs was refused
+        403 before, ``refuse_filter``, whatever its value)."""
+        if getattr(self, "request", None) is not None and self.annotator is not None:
+            return (*self.annotator_filters, *self.list_options)
+        return (*self.filters, *self.list_options, *self.staff_list_options)
 
     @property
     def annotator(self):
@@ -750,6 +764,8 @@ class JudgmentViewSet(RoleViewSet):
     annotator_readable = True
     filters = {"study": "study_id", "annotator": "annotator_id", "question": "question_id"}
     annotator_filters = ("study", "question")
+    list_options = ("setting", "status", "updated_since", "describe")
+    staff_list_options = ("system",)
     #: Lookups from a judgment to the report(s) it is about (for ``system`` and ``describe``).
     report_paths: tuple[str, ...] = ()
 
