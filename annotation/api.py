@@ -112,11 +112,25 @@ class RoleViewSet(viewsets.ModelViewSet):
     annotator_serializer_class = None
     filters: dict[str, str] = {}
     annotator_filters: tuple[str, ...] = ()
+    #: Query parameters a list reads besides ``filters`` (pagination's and ``format`` are
+    #: every list's); any other is a 400 naming it (:func:`concord.query.accepted`).
+    list_options: tuple[str, ...] = ()
+    #: Those of ``list_options`` only researchers and admins may give (``system``).
+    staff_list_options: tuple[str, ...] = ()
     ordering: tuple[str, ...] = ("id",)
     annotator_ordering: tuple[str, ...] | None = None
     #: Lookup from an object to its study: a researcher reads only the objects of the
     #: studies they were added to (``readable_studies``). None: not study data (judges).
     study_lookup: str | None = "study"
+
+    @property
+    def query_parameters(self) -> tuple[str, ...]:
+        """What a list reads for the caller (:func:`concord.query.accepted`), as the schema
+        documents it for staff; an annotator's are theirs (a filter not theirs was refused
+        403 before, ``refuse_filter``, whatever its value)."""
+        if getattr(self, "request", None) is not None and self.annotator is not None:
+            return (*self.annotator_filters, *self.list_options)
+        return (*self.filters, *self.list_options, *self.staff_list_options)
 
     @property
     def annotator(self):
@@ -283,6 +297,9 @@ class StudyViewSet(RoleViewSet):
         upload = request.data.get("file")
         name = getattr(upload, "name", "") or "upload"
         form = s.StudyImportSerializer(data=request.data)
+        stray = unknown_fields(request.data, request.FILES, form.fields)
+        if stray:  # e.g. ``dryrun=true``: ignored, the import wrote what was to be tried
+            return import_refused(name, stray)
         if not form.is_valid():
             return import_refused(
                 name,
@@ -372,6 +389,24 @@ def __getattr__(name: str):
     if name == "IMPORT_OPTIONS":
         return import_option_types()
     raise AttributeError(name)
+
+
+def unknown_fields(data, files, fields) -> list[tuple[str, str]]:
+    """(field, message) for each form field of an import the upload form does not read.
+    DRF drops them without a word, so a mistyped ``dryrun=true`` or ``dry-run=1`` imported
+    for real (found by a tester). A file part other than ``file`` is a file option of the
+    kind, checked by :func:`import_options`; an option sent as a form field of its own is
+    told to go in ``options``."""
+    from annotation.importers.registry import KINDS, options_of
+
+    declared = {name for kind in KINDS for name in options_of(kind)}
+    problems = []
+    for field in sorted(set(data) - set(fields) - set(files)):
+        said = unknown_options([field], fields, what="field")
+        if field in declared:
+            said += f" (an importer option: send it in 'options', e.g. {{\"{field}\": …}})"
+        problems.append((field, said))
+    return problems
 
 
 def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str, str]]]:
@@ -729,6 +764,8 @@ class JudgmentViewSet(RoleViewSet):
     annotator_readable = True
     filters = {"study": "study_id", "annotator": "annotator_id", "question": "question_id"}
     annotator_filters = ("study", "question")
+    list_options = ("setting", "status", "updated_since", "describe")
+    staff_list_options = ("system",)
     #: Lookups from a judgment to the report(s) it is about (for ``system`` and ``describe``).
     report_paths: tuple[str, ...] = ()
 

@@ -14,6 +14,13 @@ researcher's token. The decorator goes where the view's method rule was, below t
 sign-in and role decorators: an ``OPTIONS`` or ``HEAD`` without a user is sent to sign in,
 or refused (a bad token), as a ``GET`` is. As DRF's ``OPTIONS``, it does not look up the
 study: what it says (the methods) is the same for every download.
+
+A query parameter the download does not read is refused before the view runs, a 400
+naming it and the ones it reads (:func:`concord.query.unknown_parameters`), as the API's
+lists refuse theirs: ``progress.csv?x=1`` was the whole file as if ``x`` had chosen it.
+A download reads none unless it says which (``parameters``); one whose options are a
+declaration of their own that already refuses unknown names (the report options, an
+export writer's) says :data:`CHECKED_BY_VIEW`.
 """
 
 from __future__ import annotations
@@ -22,12 +29,22 @@ from functools import wraps
 
 from django.http import HttpResponse, HttpResponseNotAllowed
 
+from concord.query import unknown_parameters
+from concord.token_auth import refusal
+
 ALLOWED = ("GET", "HEAD", "OPTIONS")
 
+#: ``parameters`` of a download whose view refuses unknown parameters itself (module doc).
+CHECKED_BY_VIEW = None
 
-def download_methods(view):
+
+def download_methods(view=None, *, parameters: tuple[str, ...] | None = ()):
     """Answer ``view`` (a download) for ``GET`` and ``HEAD``, ``OPTIONS`` with ``Allow``,
-    and 405 with ``Allow`` for any other method (module doc)."""
+    and 405 with ``Allow`` for any other method; a query parameter outside ``parameters``
+    is a 400 naming it (module doc). ``@download_methods`` or
+    ``@download_methods(parameters=...)``."""
+    if view is None:
+        return lambda view: download_methods(view, parameters=parameters)
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -38,6 +55,10 @@ def download_methods(view):
             return response
         if request.method not in ("GET", "HEAD"):
             return HttpResponseNotAllowed(ALLOWED)
+        if parameters is not CHECKED_BY_VIEW:
+            problems = unknown_parameters(request.GET, parameters)
+            if problems:
+                return refusal(request, problems, 400)
         response = view(request, *args, **kwargs)
         # a file streamed (FileResponse) has its Content-Length already; the server sends
         # no body for a HEAD (gunicorn, runserver), and nothing was computed for it

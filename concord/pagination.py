@@ -6,13 +6,17 @@ rules hold for all of them: ``limit`` is a whole number from 1 (above
 else (``limit=-5``, ``limit=0``, ``offset=-1``, ``limit=ten``) is a 400 naming the
 parameter. DRF's own class read such a value as "not given" and answered the default page
 (``limit=-5`` gave 100 rows), which looked like an answer to what was asked.
+
+Where every list pages, a query parameter the list does not read (``?settting=`` for
+``setting``, ``?stauts=``) is refused, a 400 naming it with the accepted ones
+(:func:`concord.query.accepted`): ignored, it answered every row as if filtered.
 """
 
 from django.conf import settings
 from rest_framework import pagination
 from rest_framework.exceptions import ValidationError
 
-from concord.query import one_value
+from concord.query import accepted, one_value, refuse_unknown_parameters
 
 
 def _whole_number(request, name: str, least: int) -> int | None:
@@ -31,6 +35,11 @@ def _whole_number(request, name: str, least: int) -> int | None:
 
 
 class LimitOffsetPagination(pagination.LimitOffsetPagination):
+    def paginate_queryset(self, queryset, request, view=None):
+        """The page, once every query parameter is one the list reads (module doc)."""
+        refuse_unknown_parameters(request.query_params, accepted(view, self))
+        return super().paginate_queryset(queryset, request, view)
+
     @property
     def max_limit(self) -> int:
         return settings.CONCORD_API_MAX_LIMIT

@@ -7,6 +7,12 @@ were dropped without a word (found by testers with a researcher's token). Lists 
 A true/false parameter accepts the words of :data:`TRUE_WORDS` and :data:`FALSE_WORDS`
 (any case); any other value (``maybe``) is a 400 naming the parameter and those words,
 where it read as false before.
+
+A parameter no one reads is refused too, with the ones that are read (:func:`accepted`,
+:func:`unknown_parameters`): ``?settting=deep_expert`` answered every row, as if
+filtered (found by a tester with a researcher's token). Every list of the API checks it
+where it pages (:mod:`concord.pagination`), every file download where its methods are
+checked (:mod:`concord.download_methods`): one rule, two doors.
 """
 
 from __future__ import annotations
@@ -53,11 +59,12 @@ def flag(raw, name: str) -> bool:
     )  # fmt: skip
 
 
-def unknown_options(unknown, known) -> str:
+def unknown_options(unknown, known, what: str = "option") -> str:
     """The one sentence every endpoint that refuses options it does not read answers:
     ``unknown option(s): setting (did you mean 'settings'?); known: …``. A name close to a
     known one (``difflib``: a typo, a singular for a plural as the command line spells it)
-    gets the hint, so ``?splt=dev`` or ``?setting=assigned`` says what was meant."""
+    gets the hint, so ``?splt=dev`` or ``?setting=assigned`` says what was meant. ``what``
+    names the kind of name (``field`` of a form, ``parameter`` of a query string)."""
     from difflib import get_close_matches
 
     names = sorted(dict.fromkeys(known))
@@ -65,4 +72,41 @@ def unknown_options(unknown, known) -> str:
     for name in unknown:
         close = get_close_matches(name, names, n=1, cutoff=0.75)
         said.append(f"{name} (did you mean {close[0]!r}?)" if close else name)
-    return f"unknown option(s): {', '.join(said)}; known: {', '.join(names) or 'none'}"
+    return f"unknown {what}(s): {', '.join(said)}; known: {', '.join(names) or 'none'}"
+
+
+def unknown_parameters(given, accepted) -> list[tuple[str, str]]:
+    """(name, message) for each name of ``given`` (a query string) outside ``accepted``:
+    the sentence of :func:`unknown_options` (did you mean…; the accepted ones)."""
+    accepted = set(accepted)
+    return [(name, unknown_options([name], accepted, what="parameter"))
+            for name in dict.fromkeys(given) if name not in accepted]  # fmt: skip
+
+
+def refuse_unknown_parameters(given, accepted) -> None:
+    """A 400 naming the parameters of ``given`` outside ``accepted``, in one sentence under
+    ``detail`` (:func:`unknown_options`). Not keyed by the parameter, as a bad value is: an
+    annotator's ``?system=`` would put a ``system`` key in their JSON, which never holds
+    one, not even a refusal's (``annotation.api.RoleViewSet.refuse_filter``)."""
+    accepted = set(accepted)
+    unknown = [name for name in dict.fromkeys(given) if name not in accepted]
+    if unknown:
+        raise ValidationError({"detail": unknown_options(unknown, accepted, what="parameter")})
+
+
+def accepted(view, paginator=None) -> set[str]:
+    """The query parameters a list of the API reads: those its view declares
+    (``query_parameters``: a role viewset's filters and options), its paginator's and its
+    filter backends' (what each documents in the schema), and DRF's ``format`` (the
+    renderer; not documented: a generated client asked for a renderer that does not
+    exist)."""
+    from rest_framework.settings import api_settings
+
+    names = set(getattr(view, "query_parameters", ()) or ())
+    if api_settings.URL_FORMAT_OVERRIDE:
+        names.add(api_settings.URL_FORMAT_OVERRIDE)
+    sources = [paginator] if paginator is not None else []
+    sources += [backend() for backend in getattr(view, "filter_backends", ()) or ()]
+    for source in sources:
+        names |= {p["name"] for p in source.get_schema_operation_parameters(view)}
+    return names

@@ -63,6 +63,8 @@ class JudgeRunListView(generics.GenericAPIView):
     serializer_class = JudgeRunSerializer
     pagination_class = LimitOffsetPagination
     queryset = JudgeRun.objects.none()  # get() scopes to the user's studies
+    #: what the list reads (any other parameter is a 400: concord.pagination)
+    query_parameters = ("study", "judge")
 
     @extend_schema(
         parameters=[
@@ -78,7 +80,7 @@ class JudgeRunListView(generics.GenericAPIView):
         qs = JudgeRun.objects.select_related("judge").filter(
             study__in=readable_studies(request.user)
         )
-        for key in ("study", "judge"):
+        for key in self.query_parameters:
             value = one_value(request.query_params, key)  # given twice: a 400 naming it
             if value:
                 if not value.isdigit():

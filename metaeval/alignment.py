@@ -32,7 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .reports import ReportOptions, agreement_report
+from .reports import ReportOptions, agreement_report, judge_not_scored
 from .stats.correlation import pearson_matrix
 from .stats.coverage import coverage_alignment
 
@@ -57,7 +57,7 @@ def judge_names(study_id: int, options: ReportOptions) -> list[str]:
     names = sorted(Judge.objects.filter(Exists(scored)).values_list("name", flat=True))
     if options.judge:
         if options.judge not in names:
-            raise ValueError(f"judge: {options.judge!r} has no score in this study")
+            raise judge_not_scored(options.judge)
         names = [options.judge]
     return names
 

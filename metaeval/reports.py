@@ -698,13 +698,14 @@ def frame_signal(options: ReportOptions) -> str | None:
 
 
 def check_names(study_id: int, options: ReportOptions) -> None:
-    """A judge, or a system of ``systems`` / ``exclude_systems``, that the options name and
-    the study does not have is refused naming the option: it selected nothing and the
+    """A judge with no score in the study, or a system of ``systems`` / ``exclude_systems``
+    the study does not have, is refused naming the option: it selected nothing and the
     report came back empty with no word of why (found by a researcher with a token); so is
-    an ``exclude_systems`` that drops every system. One query per kind of name given; none
+    an ``exclude_systems`` that drops every system. Every entry point (API, downloads,
+    report runs, pages, judge alignment) refuses a judge through here. One query per kind of name given; none
     for the default selection."""
     from annotation.models import System
-    from judges.models import Judge
+    from judges.models import JudgeScore
 
     named = {*options.systems, *options.exclude_systems}
     if named:
@@ -722,8 +723,20 @@ def check_names(study_id: int, options: ReportOptions) -> None:
                 "exclude_systems: every system of this study is excluded (and systems selects "
                 "none), so the selection leaves nothing to report on"
             )
-    if options.judge is not None and not Judge.objects.filter(name=options.judge).exists():
-        raise ValueError(f"judge: no judge named {options.judge!r}")
+    if options.judge is not None:
+        scored = JudgeScore.objects.filter(
+            judge__name=options.judge, report__question__study_id=study_id
+        )
+        if not scored.exists():
+            raise judge_not_scored(options.judge)
+
+
+def judge_not_scored(name: str) -> ValueError:
+    """The one refusal of a ``judge`` option the study has no score of, whether the judge
+    does not exist or scored only other studies: the same words for both, so a researcher
+    cannot learn which judge names exist in studies they cannot read (a tester's
+    ``?judge=secret-judge-s3`` answered an empty report where a made-up name was a 400)."""
+    return ValueError(f"judge: {name!r} has no score in this study")
 
 
 def load_selection(study_id: int, options: ReportOptions):

@@ -24,7 +24,7 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.models import Study, System
 from annotation.permissions import readable_studies, require_staff, staff_study_or_404
-from concord.download_methods import download_methods
+from concord.download_methods import CHECKED_BY_VIEW, download_methods
 from concord.token_auth import accepts_token, refusal
 from judges.models import Judge
 
@@ -349,7 +349,7 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
 def figure_file(request, study_id: int, name: str, fmt: str):
     """A figure as SVG or PNG (drawn from the same entry as the page). Like every
@@ -371,7 +371,7 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
 def table_file(request, study_id: int, name: str, fmt: str):
     """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
@@ -393,7 +393,7 @@ def table_file(request, study_id: int, name: str, fmt: str):
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
 def report_json(request, study_id: int):
     """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
@@ -406,7 +406,7 @@ def report_json(request, study_id: int):
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
 def offline_file(request, study_id: int):
     """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,

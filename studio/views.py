@@ -20,7 +20,7 @@ from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, Question, Report, Rubric, Study, System
 from annotation.permissions import exportable_study_or_404, readable_studies
 from annotation.views.access import admin_required, researcher_required
-from concord.download_methods import download_methods
+from concord.download_methods import CHECKED_BY_VIEW, download_methods
 from concord.token_auth import accepts_token, refusal, wants_json
 from metaeval.adjudication import adjudication_results
 from studio.studyadmin import (
@@ -523,7 +523,7 @@ def _export_refused(request, study, kind: str, file_format: str, refused):
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the writer's options
 def export_study_judgments(request, study_id: int, fmt: str):
     """Every human judgment of the study in ``fmt``, as the "Export results" links offer
     them. The options (``setting``, ``annotator``) are those of the judgments writer of the
@@ -557,7 +557,7 @@ def export_study_judgments(request, study_id: int, fmt: str):
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # it refuses any, on its export page
 def export_study_pairwise(request, study_id: int):
     """The study's pairwise records bundle (one file per annotator, setting and split): it
     takes no option, so any query parameter is a 400 naming it (it was ignored)."""
@@ -580,7 +580,7 @@ def export_study_pairwise(request, study_id: int):
 
 @accepts_token
 @login_required
-@download_methods
+@download_methods(parameters=CHECKED_BY_VIEW)  # the writer's options
 def export_study_format(request, study_id: int, kind: str, file_format: str):
     """The study's data in one registered outside format, as the Download panel links it:
     the bytes of ``GET /api/studies/{id}/export/`` (same function), for researchers of the

@@ -115,7 +115,8 @@ def not_of_kind(kind: str, name: str | None) -> str:
 
 
 def _options(fmt: Format, given: dict, source) -> dict:
-    """The format's options (absent ones None); a value the format does not read is refused."""
+    """The format's options (absent ones None); a value the format does not read is refused,
+    so is one longer than its column or outside the option's choices, naming the option."""
     taken = {o.name for o in fmt.all_options()}
     for name, value in given.items():
         if name in taken or value in (None, "", False):
@@ -125,15 +126,20 @@ def _options(fmt: Format, given: dict, source) -> dict:
             _refuse(source, f"unknown option {name!r} for a {fmt.kind!r} import")
         _refuse(source, f"--{name.replace('_', '-')} is only read with --format "
                 + " / ".join(readers))  # fmt: skip
+    problems = []
     for option in fmt.all_options():
         value, limit = given.get(option.name), option.max_chars()
         if isinstance(value, str) and limit is not None and len(value) > limit:
-            raise ImportFailed([Problem(_name_of(source), None, option.name,
-                                        f"longer than {limit} characters ({len(value)})")])  # fmt: skip
+            problems.append(Problem(_name_of(source), None, option.name,
+                                    f"longer than {limit} characters ({len(value)})"))  # fmt: skip
         if option.choices and value not in (None, "") and value not in option.choices:
-            # the option's one declaration (the forms and the command line offer only its
-            # choices; the API took any value: a pairwise split "train" was written)
-            _refuse(source, f"{value!r} is not one of {', '.join(option.choices)}", option.name)
+            # checked here for every entry point (API, command, pages): a ``split`` outside
+            # its choices was written to the questions as it was
+            problems.append(Problem(_name_of(source), None, option.name,
+                                    f"{option.name} {value!r} is not one of "
+                                    f"{', '.join(option.choices)}"))  # fmt: skip
+    if problems:
+        raise ImportFailed(problems)
     return {name: given.get(name) for name in taken}
 
 

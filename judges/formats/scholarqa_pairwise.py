@@ -426,15 +426,17 @@ def import_pairwise(
     problems = Problems(src.name)
     setting = setting or infer_setting(src.name)
     if setting not in Setting.values:
-        problems.file_level(
+        problems.add(
+            None,
+            "setting",
             f"setting {setting!r} is not one of {', '.join(Setting.values)}"
             if setting
-            else "no setting given and none can be inferred from the file name"
+            else "no setting given and none can be inferred from the file name",
         )
     if not annotator or not annotator.strip():
-        problems.file_level("an annotator name is required")
+        problems.add(None, "annotator", "an annotator name is required")
     if not judge or not judge.strip():
-        problems.file_level("a judge name is required")
+        problems.add(None, "judge", "a judge name is required")
     problems.raise_if_any()
     if consensus is None:
         consensus = "agreement_only" in src.name.lower()
@@ -521,17 +523,23 @@ def import_expert_agreed(
     problems = Problems(src.name)
     setting = setting or infer_setting(src.name)
     if annotator:
-        problems.file_level(
+        problems.add(
+            None,
+            "annotator",
             "--expert-agreed records are the annotators' agreed judgments, not one "
-            f"annotator's: give no annotator (got {annotator!r})"
+            f"annotator's: give no annotator (got {annotator!r})",
         )
     if setting != Setting.ASSIGNED:
-        problems.file_level(
+        problems.add(
+            None,
+            "setting",
             f"setting {setting or '(none)'!r}: expert-agreed records need two annotators "
-            "per comparison, the assigned setting"
+            "per comparison, the assigned setting",
         )
     if not judge or not judge.strip():
-        problems.file_level("a judge name is required (whose model_* scores the file holds)")
+        problems.add(
+            None, "judge", "a judge name is required (whose model_* scores the file holds)"
+        )
     problems.raise_if_any()
     split = split or split_from_name(src.name)
     file = read_pairwise(src, setting=setting, consensus=True)

@@ -184,3 +184,48 @@ def test_import_into_missing_study_is_404(admin_user):
     )
     assert response.status_code == 404
     assert not Question.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", ["dryrun", "dry-run", "dry_run_", "system"])
+def test_an_unknown_form_field_is_refused_and_nothing_written(admin_user, field):
+    """A mistyped ``dryrun=true`` was dropped by the form and the import wrote its data;
+    it is a 400 naming the field and the one it is close to, and nothing is written."""
+    s = f.study()
+    response = post(
+        admin_user, s, kind="questions", format="jsonl", **{field: "true"},
+        file=upload("questions.jsonl", path=DATA / "questions.jsonl"),
+    )  # fmt: skip
+    assert response.status_code == 400, response.content
+    [error] = response.json()["errors"]
+    assert error["field"] == field and f"unknown field(s): {field}" in error["message"]
+    if field.startswith("dry"):
+        assert "did you mean 'dry_run'?" in error["message"]
+    else:
+        assert "'options'" in error["message"]  # an importer option sent as a field
+    assert not Question.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "options, field, said",
+    [
+        ({"setting": "bogus"}, "setting", "setting 'bogus' is not one of assigned"),
+        ({"split": "bogus"}, "split", "split 'bogus' is not one of dev, test"),
+        ({"expert_agreed": True}, "annotator", "give no annotator"),
+    ],
+)
+def test_a_pairwise_option_out_of_its_choices_names_its_field(admin_user, options, field, said):
+    """``setting: bogus`` answered ``field: null`` (``split`` and ``expert_agreed`` named
+    theirs); ``split: bogus`` was written to the questions as it was."""
+    from annotation.models import MedalRanking
+
+    s = f.study()
+    file = upload("pairwise_dev_assigned_ann1.json", path=DATA / "pairwise_dev_assigned_ann1.json")
+    body = {"annotator": "a", "judge": "j", **options}
+    response = post(admin_user, s, kind="pairwise", format="scholarqa", file=file,
+                    options=json.dumps(body))  # fmt: skip
+    assert response.status_code == 400, response.content
+    [error] = response.json()["errors"]
+    assert error["field"] == field and said in error["message"]
+    assert not Question.objects.exists() and not MedalRanking.objects.exists()

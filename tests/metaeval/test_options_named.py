@@ -143,3 +143,33 @@ def test_a_refused_download_answers_as_the_study_exports_do(api, query, option):
     refused = browser.get(f"/reports/{study.pk}/report.json?{query}")
     assert refused.status_code == 400 and refused["Content-Type"].startswith("text/plain")
     assert refused.content.decode().startswith(f"{option}: ")
+
+
+def test_a_judge_of_another_study_is_refused_as_a_made_up_name_is(api):
+    """``?judge=secret-judge`` (a judge that scored only a study the researcher cannot
+    read) answered an empty report, where a made-up name was a 400: the difference told
+    which judge names exist in hidden studies. Both are now the same 400, at the API, the
+    downloads, a report run and the judge-alignment endpoint."""
+    from tests.builders.ranked import ranked_study
+
+    client, study = api
+    ranked_study(2, name="secret")  # its judge "secret-judge" scores only this study
+    browser = Client()
+    browser.force_login(client.researcher)
+    for name in ("secret-judge", "definitely-not"):
+        said = f"judge: {name!r} has no score in this study"
+        for url in (f"/api/studies/{study.pk}/agreement/?judge={name}",
+                    f"/api/studies/{study.pk}/agreement/?judge={name}&tables=true",
+                    f"/api/studies/{study.pk}/judge-alignment/?judge={name}"):  # fmt: skip
+            response = client.get(url)
+            assert response.status_code == 400, (url, response.content[:300])
+            assert response.json() == {"options": said}
+        for url in (f"/reports/{study.pk}/tables/preference.csv?judge={name}",
+                    f"/reports/{study.pk}/report.json?judge={name}"):  # fmt: skip
+            download = browser.get(url)
+            assert download.status_code == 400, (url, download.content[:300])
+            assert said in download.content.decode()
+        body = {"study": study.pk, "options": {"judge": name}}
+        response = client.post("/api/report-runs/", body, format="json")
+        assert response.status_code == 400 and response.json() == {"options": said}
+    assert not ReportRun.objects.exists()

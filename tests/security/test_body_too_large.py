@@ -60,4 +60,4 @@ def test_a_refused_option_is_its_reason_in_plain_text_even_with_debug_on(small, 
     response = browser.get(f"/reports/{study.pk}/report.json?judge=nope")
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/plain")
-    assert response.content.decode() == "judge: no judge named 'nope'\n"
+    assert response.content.decode() == "judge: 'nope' has no score in this study\n"

@@ -79,3 +79,28 @@ def test_options_and_head_need_a_signed_in_user_as_get_does(token_client):
             assert getattr(Client(), method)(url).status_code == 302, (url, method)  # sign in
             bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token")
             assert getattr(bad, method)(url).status_code == 401, (url, method)
+
+
+def test_every_download_refuses_a_parameter_it_does_not_read(token_client, admin_user):
+    """``progress.csv?x=1`` was the whole file, as if ``x`` had chosen it: a parameter no
+    download reads is a 400 naming it (JSON to a token client, text to a browser), where
+    the download's methods are checked; the report files and exports refuse theirs by
+    their options' declaration. HEAD is refused as GET is; OPTIONS still says Allow."""
+    client, study = token_client
+    for url in download_urls(study):
+        response = client.get(f"{url}?zzz=1")
+        assert response.status_code == 400, (url, response.content[:300])
+        assert "zzz" in response.content.decode(), url
+        assert client.head(f"{url}?zzz=1").status_code == 400, url
+        assert client.options(f"{url}?zzz=1").status_code == 200, url
+    progress = reverse("studies:progress_csv", args=[study.pk])
+    [error] = client.get(f"{progress}?x=1").json()["errors"]
+    assert error["field"] == "x" and "unknown parameter(s): x; known: none" in error["message"]
+    browser = Client()
+    browser.force_login(admin_user)
+    for name in ("progress_csv", "questions_csv", "quality_csv"):
+        url = reverse(f"studies:{name}", args=[study.pk])
+        assert browser.get(url).status_code == 200, url
+        refused = browser.get(f"{url}?x=1")
+        assert refused.status_code == 400, url
+        assert refused.content.decode() == "x: unknown parameter(s): x; known: none\n"
