@@ -56,7 +56,7 @@ def test_the_api_refuses_a_split_the_export_cannot_write(admin_user):
     assert answer.status_code == 400, answer.content
     (error,) = answer.json()["errors"]
     assert error["field"] == "split"
-    assert error["message"] == f"'train' is not one of {', '.join(RELEASED_SPLITS)}"
+    assert error["message"] == f"split 'train' is not one of {', '.join(RELEASED_SPLITS)}"
     assert not Question.objects.filter(study=study).exists()
     fmt = FORMATS[("pairwise", "scholarqa")]
     (imported,) = [o for o in fmt.options if o.name == "split"]
