@@ -12,7 +12,7 @@ or through another path is never a link either.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote_plus
+from urllib.parse import unquote, unquote_plus
 
 SCHEMES = ("http://", "https://")
 
@@ -29,7 +29,7 @@ def web_url(url) -> str:
 
 #: What a link's query may carry that never changes the page it opens but tells an annotator
 #: which system cited it (blinding): one declaration, read by :func:`without_tracking`, which
-#: every address shown to annotators goes through (import: ``normalise._shown_url``; pages
+#: every address shown to annotators goes through (import: ``normalise`` via :func:`clean_url`; pages
 #: and the annotator API: :func:`shown_url`). Counts are of the released reports under
 #: ``../shared/data`` (every system of every benchmark, scanned for parameters and
 #: fragments naming a vendor or tracking a click).
@@ -138,8 +138,143 @@ _FRAGMENT_PARAMETERS = re.compile(r"[\w.\-%]+=[^&#]*(?:&[\w.\-%]+=[^&#]*)*")
 
 def shown_url(url) -> str:
     """The address an annotator may follow and read: an http(s) address (:func:`web_url`)
-    without tracking parameters (:func:`without_tracking`), else "". Pages and the
+    without a text fragment nor tracking parameters (:func:`clean_url`), else "". Pages and the
     annotator API read stored addresses through it, so reports stored before a key was
     declared lose it too, with no re-import."""
     url = web_url(url)
-    return without_tracking(url) if url else ""
+    return clean_url(url) if url else ""
+
+
+# --- Text fragments, and addresses inside text ----------------------------------------------
+
+#: A text fragment (``#:~:text=Unlike%20models,the%20Nyquist``: the words a system quoted
+#: from the page, in a browser's highlight syntax), also as Doubao's markdown escapes it
+#: (``#:\~:text=``, ResearcherBench ``user_data/Doubao.json``), to the address's end (a
+#: released one holds a line break). It opens nothing the address without it does not, and
+#: its syntax is one system's habit (You.com: every link of ScholarQA-CS2 ``you.json``;
+#: OpenAI deep research): removed from every address shown (:func:`clean_url`).
+TEXT_FRAGMENT = re.compile(r"#:\\?~:text=.*\Z", re.S)
+#: The same inside text, where the address ends at a space, a closing bracket or a quote:
+#: its words are percent-encoded, so a raw space or bracket is past its end. A run of line
+#: breaks followed by more of it up to a ``)`` is still it: You.com wrote ``model's`` in
+#: one fragment as ``model\n\ns`` (ScholarQA-CS2 ``dev/you.json``), inside a markdown
+#: link's ``(…)`` (:func:`fragment_spans`: a paragraph is not split there).
+_FRAGMENT_CHARS = r"[^\s()<>\[\]\"`]"
+TEXT_FRAGMENT_IN_TEXT = re.compile(
+    rf"#:\\?~:text={_FRAGMENT_CHARS}*(?:(?:\n+{_FRAGMENT_CHARS}+)+(?=\)))?"
+)
+#: An http(s) address inside text (markdown link target, ``<autolink>``, bare address):
+#: up to a space, quote, angle or square bracket; a parenthesis only when balanced
+#: (``https://en.wikipedia.org/wiki/Transformer_(deep_learning)``), so a markdown link's
+#: closing ``)`` is not part of it.
+URL_IN_TEXT = re.compile(r"https?://(?:[^\s()<>\[\]\"'`]|\([^\s()<>\[\]\"'`]*\))+", re.I)
+#: What ends a sentence after a bare address, not part of it.
+_TRAILING = ".,;:!?*_"
+
+
+def clean_url(url: str) -> str:
+    """``url`` as annotators may see it: without a text fragment (:data:`TEXT_FRAGMENT`)
+    nor tracking parameters (:func:`without_tracking`). The one rule for every address
+    shown: a citation's ``url`` (:func:`shown_url`, ``normalise``) and every address in a
+    text (:func:`shown_text`)."""
+    if not url:
+        return url
+    if "~:text=" in url:
+        url = TEXT_FRAGMENT.sub("", url)
+    return without_tracking(url)
+
+
+def fragment_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a text fragment (:data:`TEXT_FRAGMENT_IN_TEXT`): a paragraph
+    splitter leaves the blank lines inside one alone (You.com's ``model\\n\\ns``)."""
+    if "~:text=" not in text:
+        return []
+    return [m.span() for m in TEXT_FRAGMENT_IN_TEXT.finditer(text)]
+
+
+def _edits(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of every address in ``text`` that :func:`clean_url`
+    changes, in order, none overlapping: each text fragment removed, and each address's
+    part before its fragment without tracking parameters."""
+    fragments = fragment_spans(text)
+    if "=" not in TEXT_FRAGMENT_IN_TEXT.sub("", text):  # no parameter outside a fragment
+        return [(start, end, "") for start, end in fragments]
+    edits, done, i = [], 0, 0
+    for m in URL_IN_TEXT.finditer(text):
+        start, end = m.span()
+        while i < len(fragments) and fragments[i][0] < start:
+            edits.append((*fragments[i], ""))
+            done = max(done, fragments[i][1])
+            i += 1
+        if start < done:  # inside a fragment's words: removed with them
+            continue
+        while end > start and text[end - 1] in _TRAILING:
+            end -= 1
+        if i < len(fragments) and fragments[i][0] < end:
+            end = fragments[i][0]  # the address's own part; its fragment goes next
+        url = text[start:end]
+        cleaned = without_tracking(url) if "=" in url else url
+        if cleaned != url:
+            edits.append((start, end, cleaned))
+        done = end
+    edits.extend((*f, "") for f in fragments[i:])
+    return edits
+
+
+def shown_text(text: str, anchors=None):
+    """``text`` with every address in it cleaned by :func:`clean_url` (markdown links,
+    autolinks, bare addresses, and those in code: code is shown as written, but a text
+    fragment or ``utm_source=openai`` there names the system as surely as in a link, and
+    an address without them still opens the same page). Every other character as written.
+
+    With ``anchors`` (``(start, end, key)`` offsets into ``text``): ``(text, anchors)``,
+    the anchors moved with the text (an anchor is never inside an address: one that is
+    keeps its place as near as the text allows)."""
+    edits = _edits(text) if ("~:text=" in text or "=" in text) else []
+    if not edits:
+        return text if anchors is None else (text, list(anchors))
+    out, cursor, shifts = [], 0, []
+    for start, end, new in edits:
+        out.append(text[cursor:start])
+        out.append(new)
+        cursor = end
+        shifts.append((start, end, len(new) - (end - start)))
+    out.append(text[cursor:])
+    cleaned = "".join(out)
+    if anchors is None:
+        return cleaned
+
+    def moved(position: int) -> int:
+        delta = 0
+        for start, end, d in shifts:
+            if end <= position:
+                delta += d
+            elif start < position:  # inside a replaced address: its start
+                return start + delta
+        return position + delta
+
+    return cleaned, [(moved(a), moved(b), *rest) for a, b, *rest in anchors]
+
+
+#: A title that is a text fragment's words, percent-encoded (``Unlike%20models%20that%20
+#: only,even%20beyond%20the%20Nyquist``: You.com, when a page had no title): no space,
+#: and an encoded space or other character.
+_ENCODED_WORDS = re.compile(r"[^\s]*%[0-9A-Fa-f]{2}[^\s]*")
+
+
+def shown_title(title: str) -> str:
+    """A citation's title as annotators read it. A title that is an address is that
+    address cleaned (:func:`clean_url`: what the link opens, no more); a title that is a
+    text fragment's percent-encoded words is those words decoded (they are what the system
+    quoted from the page, and readable words say more than a host name would; the encoding
+    itself told annotators the system); any other title has its addresses cleaned
+    (:func:`shown_text`)."""
+    if not title:
+        return title
+    stripped = title.strip()
+    if stripped.lower().startswith(SCHEMES) and not any(c.isspace() for c in stripped):
+        return clean_url(stripped)
+    if "%" in stripped and _ENCODED_WORDS.fullmatch(stripped):
+        stripped = stripped.removeprefix(":~:text=")
+        return unquote(stripped)
+    return shown_text(title)

@@ -54,7 +54,7 @@ from annotation.importers.structure import (
     ParsedReport,
     ParsedSection,
 )
-from annotation.links import without_tracking
+from annotation.links import clean_url, shown_text, shown_title
 
 #: Bidi embeddings, overrides, isolates and marks; zero-width spaces, joiners, word joiner,
 #: BOM, Mongolian vowel separator.
@@ -190,20 +190,6 @@ def _author_year_start(item: str, before: str) -> int:
 
 #: What may stand between two markers of one group: "[1], [2]", "(A, 2020; B, 2021)".
 _BETWEEN = re.compile(r"\s*(?:[,;]|and)?\s*")
-#: A text fragment, also as Doubao's markdown escapes it (``#:\~:text=``, ResearcherBench
-#: ``user_data/Doubao.json``): left so, the escape itself tells annotators the system.
-_TEXT_FRAGMENT = re.compile(r"#:\\?~:text=.*\Z", re.S)  # a released one holds a line break
-
-
-def _shown_url(url: str) -> str:
-    """A source's address as annotators get it: without a text fragment (the words a
-    system quoted from the page) nor tracking parameters (a system's name in ``utm_source``,
-    Doubao's ``upstream_biz=doubao``: :func:`annotation.links.without_tracking`, blinding)."""
-    if not url:
-        return url
-    if "~:text=" in url:
-        url = _TEXT_FRAGMENT.sub("", url)
-    return without_tracking(url)
 
 
 def clean_text(text: str) -> str:
@@ -715,6 +701,8 @@ def normalise_report(
         paras = []
         for tokens in paragraphs:
             text, anchors = _render(tokens, marks, names, citations)
+            if "=" in text:  # an address in the text: cleaned as a citation's (blinding)
+                text, anchors = shown_text(text, anchors)
             stripped = text.lstrip()
             lead = len(text) - len(stripped)
             text = stripped.rstrip()
@@ -729,17 +717,17 @@ def normalise_report(
             # the table's own citation list goes (its sources are the report's, numbered)
             table = {
                 "title": clean_text(str(s.table.get("title") or "")),
-                "text": _render(table_tokens, marks, names, citations)[0].strip(),
+                "text": shown_text(_render(table_tokens, marks, names, citations)[0]).strip(),
             }
         out_sections.append(ParsedSection(title, paras, table))
     out_citations = {}
     for key, c in citations.items():
         n = names[key]
         if c.title:
-            title = neutral_title(c.title)
+            title = shown_title(neutral_title(c.title))
         else:  # a marker citing no listed source: its words (:func:`marker_title`)
             title = "" if c.url or c.snippets else marker_title(key)
-        url = _shown_url(c.url)
+        url = clean_url(c.url)
         snippets = c.snippets
         try:  # ASCII snippets (most) have nothing to clean: copied as they are
             plain = "".join(snippets).isascii()
@@ -748,7 +736,11 @@ def normalise_report(
         out_citations[n] = ParsedCitation(
             n,
             title if title.isascii() else clean_text(title),
-            list(snippets) if plain else [clean_text(x) for x in snippets],
+            [shown_text(x) if "=" in x else x for x in snippets]
+            if plain
+            else [
+                shown_text(clean_text(x)) if isinstance(x, str) else clean_text(x) for x in snippets
+            ],  # fmt: skip
             url or "",
             dict(c.metadata),
         )

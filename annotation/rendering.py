@@ -26,7 +26,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.links import shown_url
+from annotation.links import shown_text, shown_title, shown_url
 from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
@@ -374,8 +374,9 @@ def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
     none). What a source is (``data-kind``) stays in an attribute for the claim form, whose
     support scale depends on it (ScholarQA-CS2 metric-wise), and is not shown."""
     url = safe_url(citation.url or "")
-    title = citation.title.strip() or url or f"Source {citation.key}"
-    snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
+    # every address in a title or snippet cleaned as the link is (annotation.links)
+    title = shown_title(citation.title.strip()) or url or f"Source {citation.key}"
+    snippets = [shown_text(s) for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
     shown = (
         format_html_join(
             "", '<span class="cite-snippet">“{}”</span>', ((s,) for s in snippets[:MAX_SNIPPETS])
@@ -454,14 +455,16 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
         if start < cursor or end > len(source):
             continue
         citation = Citation(key=key, title=title, snippets=list(snippets), url=url)
-        out.append(_strip_placeholders(source[cursor:start]))
+        # addresses cleaned as a citation's link is (blinding), in a report stored before
+        # the rule too: between markers, so the anchors' offsets still hold
+        out.append(_strip_placeholders(shown_text(source[cursor:start])))
         marker = _strip_placeholders(source[start:end]).strip() or key
         marker_texts.append(marker)
         markers.append(citation_html(citation, marker, f"{prefix}-c{len(markers)}"))
         keys.append(key)
         out.append(f"{PH_OPEN}{len(markers) - 1}{PH_CLOSE}")
         cursor = end
-    out.append(_strip_placeholders(source[cursor:]))
+    out.append(_strip_placeholders(shown_text(source[cursor:])))
     html = text_to_html("".join(out))
     html = substitute_in_text(
         html, PH_OPEN, PH_CLOSE, lambda i: markers[i], lambda i: marker_texts[i]

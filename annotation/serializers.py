@@ -15,7 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation import roles
-from annotation.links import shown_url
+from annotation.links import shown_text, shown_title, shown_url
 from annotation.models import (
     Annotator,
     Assignment,
@@ -377,10 +377,45 @@ class AnnotatorCitationSerializer(CitationSerializer):
 
     def to_representation(self, instance):
         """The address as the task page links it (:func:`annotation.links.shown_url`): no
-        tracking parameter naming the system, whenever the report was stored."""
+        text fragment nor tracking parameter naming the system, whenever the report was
+        stored; the title and snippets as the task page shows them (their addresses so
+        cleaned, a title of percent-encoded fragment words decoded: ``shown_title``)."""
         data = super().to_representation(instance)
         if data.get("url"):
             data["url"] = shown_url(data["url"])
+        if data.get("title"):
+            data["title"] = shown_title(data["title"])
+        if isinstance(data.get("snippets"), list):
+            data["snippets"] = [
+                shown_text(x) if isinstance(x, str) else x for x in data["snippets"]
+            ]
+        return data
+
+
+class AnnotatorParagraphSerializer(ParagraphSerializer):
+    """A paragraph as the task page shows it: every address in its text cleaned
+    (:func:`annotation.links.shown_text`: no text fragment nor tracking parameter, also
+    in a report stored before the rule), its anchors moved with the text."""
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        text = data.get("text") or ""
+        if "=" in text:
+            spans = [(a["start"], a["end"], a) for a in data["anchors"]]
+            data["text"], moved = shown_text(text, spans)
+            data["anchors"] = [{**a, "start": start, "end": end} for start, end, a in moved]
+        return data
+
+
+class AnnotatorSectionSerializer(SectionSerializer):
+    paragraphs = AnnotatorParagraphSerializer(many=True, read_only=True)
+
+    def to_representation(self, instance):
+        """A ScholarQA table's Markdown text cleaned as a paragraph's."""
+        data = super().to_representation(instance)
+        table = data.get("table")
+        if isinstance(table, dict) and isinstance(table.get("text"), str):
+            data["table"] = {**table, "text": shown_text(table["text"])}
         return data
 
 
@@ -552,7 +587,7 @@ def parsed_structure(sections: list[dict], citations: list[dict]):
 class AnnotatorReportSerializer(serializers.ModelSerializer):
     """Blinded report: no id, no system, no source format, no citation metadata."""
 
-    sections = SectionSerializer(many=True, read_only=True)
+    sections = AnnotatorSectionSerializer(many=True, read_only=True)
     citations = AnnotatorCitationSerializer(many=True, read_only=True)
 
     class Meta:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from annotation.links import fragment_spans
 from annotation.models import (
     Paragraph,
     Question,
@@ -95,11 +96,27 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def split_paragraphs(text: str) -> list[str]:
-    """Paragraphs are separated by blank lines; surrounding whitespace is not kept."""
+    """Paragraphs are separated by blank lines; surrounding whitespace is not kept.
+
+    A blank line inside a link's text fragment separates nothing: You.com wrote the
+    apostrophe of ``model's`` in one as a blank line (``…%20the%20model\n\ns%20internal)``,
+    ScholarQA-CS2 ``dev/you.json``), which split a sentence in two and left half a link
+    with its fragment in each (:func:`annotation.links.fragment_spans`)."""
     if "\n" not in text:  # one paragraph (no blank line without a line break)
         text = text.strip()
         return [text] if text else []
-    return [p for p in map(str.strip, _BLANK_LINE.split(text.replace("\r\n", "\n"))) if p]
+    text = text.replace("\r\n", "\n")
+    fragments = fragment_spans(text)
+    if not fragments:
+        return [p for p in map(str.strip, _BLANK_LINE.split(text)) if p]
+    parts, cursor = [], 0
+    for m in _BLANK_LINE.finditer(text):
+        if any(start < m.start() < end for start, end in fragments):
+            continue
+        parts.append(text[cursor : m.start()])
+        cursor = m.end()
+    parts.append(text[cursor:])
+    return [p for p in map(str.strip, parts) if p]
 
 
 def marker_forms(key: str) -> list[str]:

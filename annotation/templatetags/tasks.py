@@ -16,5 +16,18 @@ def web_url(url) -> str:
 
 
 @register.filter
+def shown_text(text) -> str:
+    """A text as annotators read it: every address in it cleaned by the one link rule
+    (:func:`annotation.links.shown_text`: no text fragment nor tracking parameter)."""
+    return links.shown_text(text) if isinstance(text, str) else text
+
+
+@register.filter
+def shown_title(title) -> str:
+    """A citation's title as annotators read it (:func:`annotation.links.shown_title`)."""
+    return links.shown_title(title) if isinstance(title, str) else title
+
+
+@register.filter
 def task_label(code: str) -> str:
     return Study.Task(code).label if code in Study.Task.values else code
