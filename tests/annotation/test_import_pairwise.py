@@ -249,6 +249,7 @@ def test_setting_and_names_required(tmp_path):
         "pairwise",
         CHOSEN,
         file_part="pairwise_chosen.json",
+        field="setting",
         text="setting 'x'",
         annotator="a",
         judge="j",
