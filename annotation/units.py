@@ -38,9 +38,15 @@ class JudgedUnitRemoved(Exception):
     """A change would remove units that judgments point at: ``removed`` lists
     (owner id, unit number, kinds of work)."""
 
-    def __init__(self, unit: str, removed: list[tuple[int, int, list[str]]]):
+    #: What the admin may do instead; a file's rubric re-import may not reword a judged
+    #: item either (``write_rubric_items(keep_judged_text=True)``), so it says so.
+    KEEP = "keep it (its text may change)"
+    KEEP_AS_IT_IS = "keep it as it is (experts judged its text)"
+
+    def __init__(self, unit: str, removed: list[tuple[int, int, list[str]]], keep: str = KEEP):
         self.unit = unit
         self.removed = removed
+        self.keep = keep
         super().__init__("; ".join(self.message(owner) for owner in self.owners()))
 
     def owners(self) -> list[int]:
@@ -52,11 +58,7 @@ class JudgedUnitRemoved(Exception):
             for o, number, kinds in self.removed
             if o == owner
         ]
-        return (
-            "would remove "
-            + "; ".join(parts)
-            + ". Expert work is never deleted: keep it (its text may change)"
-        )
+        return "would remove " + "; ".join(parts) + f". Expert work is never deleted: {self.keep}"
 
 
 def _work(pairs, field: str, ids) -> dict[int, list[str]]:
@@ -117,7 +119,8 @@ def write_rubric_items(
     work = _work(ITEM_WORK, "item_id", (i.pk for i in gone))
     hit = [(i.rubric_id, i.position, work[i.pk]) for i in gone if i.pk in work]
     if hit:
-        raise JudgedUnitRemoved("rubric item at position", hit)
+        keep = JudgedUnitRemoved.KEEP_AS_IT_IS if keep_judged_text else JudgedUnitRemoved.KEEP
+        raise JudgedUnitRemoved("rubric item at position", hit, keep)
     if keep_judged_text:
         reworded = [
             stored[(rid, values["position"])]

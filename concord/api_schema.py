@@ -124,7 +124,9 @@ OPERATIONS = {
     ("ObtainAuthToken", "post", None): (
         "Get your API token",
         "Exchange a user name and password for the account's API token. Send it on every "
-        "API call and file download as `Authorization: Token <key>`. Repeated failed logins "
+        "API call and file download as `Authorization: Token <key>`. An expired token is "
+        "replaced by a new one; this call reads no `Authorization` header, so one sent "
+        "along changes nothing. Repeated failed logins "
         "lock the user name out from this address for a while (429).",
     ),
     ("StudyViewSet", "post", "import_file"): (

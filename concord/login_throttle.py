@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken import views as authtoken_views
 from rest_framework.response import Response
 
@@ -78,7 +79,17 @@ class ObtainAuthToken(authtoken_views.ObtainAuthToken):
     django-axes flags a locked-out attempt on the request it is given; DRF's Request wrapper
     would keep the flag to itself and the middleware would never see it (the caller would get
     a plain 400 instead of the 429 lockout answer).
+
+    The token is the user's whom the credentials in the body name, nothing else: the
+    ``Authorization`` header is not read (no token class runs), so a script that keeps
+    sending its expired ``Authorization: Token`` header still gets a new token instead of
+    "Token has expired" forever. The session class alone stays, for its CSRF check: a
+    signed-in browser's POST without the CSRF token is refused as everywhere else
+    (tests/security/test_csrf.py); a script sends no session and is not concerned.
+    Throttling is django-axes' (on ``authenticate()``), which this leaves as it was.
     """
+
+    authentication_classes = (SessionAuthentication,)
 
     def get_serializer_context(self):
         context = super().get_serializer_context()

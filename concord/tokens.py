@@ -2,7 +2,9 @@
 
 - A token older than ``CONCORD_TOKEN_TTL_DAYS`` (0: never) is refused with 401, "Token has
   expired", on every use (API and downloads alike) until it is replaced: ``POST
-  /api/auth/token/`` (or the account page) then hands out a fresh one. The refused token is
+  /api/auth/token/`` (or the account page) then hands out a fresh one; that endpoint goes
+  by the credentials in the body and reads no ``Authorization`` header, so the expired
+  token sent along cannot block its own renewal. The refused token is
   kept, not deleted: deleting it on the first refusal made every later request with it say
   "Invalid token.", sending a script's author after a typo instead of a new token.
 - Changing a password (the password-change page, ``changepassword``, a reset, the admin)

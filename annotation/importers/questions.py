@@ -64,6 +64,9 @@ class QuestionInput:
     external_id: str
     fields: dict
     rubrics: dict[str, list[ItemInput]] = field(default_factory=dict)
+    #: kind -> (file, record) of a rubric read from a file of its own (ResearcherBench's
+    #: ``--rubric``): a refusal of that rubric names where it is, not the question's record.
+    rubric_from: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def parse_date(problems: Problems, n: int, value, key: str = "date"):
@@ -210,7 +213,7 @@ def write_questions(
     ):
         stored[rid].append((text, typ, float(weight), cited))
     wanted_items: dict[int, list[dict]] = {}
-    records: dict[int, tuple[int, str]] = {}
+    records: dict[int, tuple[str, int, str, str]] = {}  # file, record, kind, id
     created_now = {rubrics[key] for key in new}
     for q in inputs:
         for kind, its in q.rubrics.items():
@@ -220,7 +223,7 @@ def write_questions(
                 continue
             if rubric not in created_now:
                 rep.count("updated", "Rubric")
-            records[rubric] = (q.record, kind, q.external_id)
+            records[rubric] = (*q.rubric_from.get(kind, (file, q.record)), kind, q.external_id)
             wanted_items[rubric] = [
                 {
                     "position": pos,
@@ -239,8 +242,8 @@ def write_questions(
     except JudgedUnitRemoved as refused:
         raise ImportFailed(
             [
-                Problem(file, records[rid][0], "rubric",
-                        f"question {records[rid][2]!r}: rubric {records[rid][1]!r} "
+                Problem(records[rid][0], records[rid][1], "rubric",
+                        f"question {records[rid][3]!r}: rubric {records[rid][2]!r} "
                         + refused.message(rid))
                 for rid in refused.owners()
             ]

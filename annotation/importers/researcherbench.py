@@ -126,6 +126,7 @@ def parse_questions(
                 if point:
                     parsed.append(ItemInput(point, "information", float(weight)))
             by_id[qid].rubrics[RUBRIC_KIND] = parsed
+            by_id[qid].rubric_from[RUBRIC_KIND] = (rubric_src.name, n)
         rproblems.raise_if_any()
     return out
 

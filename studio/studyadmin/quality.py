@@ -457,17 +457,26 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 )
             )
             have = {(t, q): (status, at) for t, q, status, _, at in rows}
-            usual = {task: _usual_setting(rows, task) for task, _ in grouped}
+            # their work other than known-answer items: gold released earlier (given as
+            # assigned outside an expert's fields) must not make ``assigned`` look usual
+            ordinary = [r for r in rows if (r[0], r[1]) not in grouped] or rows
+            usual = {task: _usual_setting(ordinary, task) for task, _ in grouped}
+            expert = {task: _expert_setting(ordinary, task) or usual[task] for task, _ in grouped}
             truthful = {
                 (task, qid): _truthful_setting(annotator, items[0].question, usual[task], rated)
+                for (task, qid), items in grouped.items()
+            }
+            # whether the item fits the setting of their expert work (an expert's own
+            # fields): one that does not is told apart from that work, whatever else they do
+            fits = {
+                (task, qid): _truthful_setting(annotator, items[0].question, expert[task], rated)
+                == expert[task]
                 for (task, qid), items in grouped.items()
             }
             # gold that fits the annotator's setting (an expert's own fields): when the study
             # has some, only it is given, so no gold item is the one question of their queue
             # outside their fields
-            fitting = any(
-                purposes[key] == Purpose.GOLD and truthful[key] == usual[key[0]] for key in grouped
-            )
+            fitting = any(purposes[key] == Purpose.GOLD and fits[key] for key in grouped)
             new = []
             for (task, qid), items in sorted(grouped.items()):
                 purpose = purposes[task, qid]
@@ -485,8 +494,8 @@ def release(study, user, *, seed: int | None = None) -> Released:
                     )
                     continue
                 setting = truthful[task, qid]
-                if setting != usual[task]:
-                    why = _misfit(annotator, items[0], usual[task])
+                if not fits[task, qid]:
+                    why = _misfit(annotator, items[0], expert[task])
                     if purpose == Purpose.GOLD and fitting:
                         out.not_added.append(
                             f"{why}: it would be the one item of their queue that shows it, "
@@ -495,7 +504,7 @@ def release(study, user, *, seed: int | None = None) -> Released:
                         continue
                     out.recognisable.append(
                         f"{why}: given as {setting}, it can be told apart from their "
-                        f"{usual[task]} work"
+                        f"{expert[task]} work"
                         + (
                             "; no gold item of the study fits them: add one (e.g. on a "
                             "question of their fields) to make it unrecognisable"
@@ -628,6 +637,23 @@ def _usual_setting(rows, task: str) -> str:
         if found:
             return found.most_common(1)[0][0]
     return Assignment._meta.get_field("setting").default
+
+
+def _expert_setting(rows, task: str) -> str | None:
+    """The most common setting other than ``assigned`` of the annotator's work of ``task``
+    (else, when they have none of it, of any task), or None: what an expert's work asserts (their fields, their
+    triage, their authorship). An item that does not fit it stands out among that work
+    even when they also hold ``assigned`` work (earlier gold, a random plan)."""
+    for wanted in (task, None):
+        found = Counter(
+            s
+            for t, _, status, s, _ in rows
+            if (wanted is None or t == wanted) and status != Assignment.Status.WITHDRAWN
+        )
+        if found:
+            found.pop(Setting.ASSIGNED, None)
+            return found.most_common(1)[0][0] if found else None
+    return None
 
 
 def _decided(annotator, items: list[GoldItem], result: QualificationResult) -> str:

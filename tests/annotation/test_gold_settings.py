@@ -156,7 +156,49 @@ def test_the_admin_is_told_at_release_and_the_expert_s_questions_are_all_of_thei
     assert f"Recognisable: {bio} judges by expertise (fields: bio)" in said, said
     # the nlp expert reads only questions of their field through the API
     client.force_login(people["nlp"].user)
-    listed = client.get(reverse("question-list"), {"page_size": 100}).json()
+    listed = client.get(reverse("question-list"), {"limit": 100}).json()
     rows = listed["results"] if isinstance(listed, dict) else listed
     assert len(rows) == 2  # their work (q1) and the gold item (q2)
     assert {r["field"] for r in rows} == {"nlp"}
+
+
+def _said_of(done, person, question) -> list[str]:
+    return [r for r in done.recognisable if r.startswith(person.pseudonym) and question in r]
+
+
+def test_gold_released_earlier_does_not_hide_a_later_item_outside_their_fields(world):
+    """A tester's release listed one expert of three as recognisable: the others held more
+    gold released earlier (given as assigned, outside their fields) than expertise work,
+    so ``assigned`` passed for their usual setting and nothing seemed to stand out."""
+    study, admin, qs, people = world
+    q6 = make_question(study, n_reports=1, paragraphs=1, external_id="q6")
+    q6.field = "physics"
+    q6.save(update_fields=["field"])
+    _enter(study, admin, "q3", "clarity", "gold")  # bio
+    _enter(study, admin, "q4", "clarity", "gold")  # chem
+    quality.release(study, admin, seed=1)
+    _enter(study, admin, "q6", "clarity", "qualification")  # nobody's field
+    done = quality.release(study, admin, seed=1)
+    assert done.created == 2
+    for person in people.values():
+        assert _setting(person, q6) == Setting.ASSIGNED
+        said = _said_of(done, person, "question q6")
+        assert len(said) == 1, (person.pseudonym, done.recognisable)
+        assert f"can be told apart from their {MATCHED} work" in said[0]
+
+
+def test_an_expert_who_also_holds_assigned_work_is_told_of_an_item_outside_their_fields(world):
+    study, admin, qs, people = world
+    nlp = people["nlp"]
+    for q in ("q3", "q4"):  # a random plan's work beside their expertise work
+        Assignment.objects.create(study=study, annotator=nlp, question=qs[q],
+                                  task="query_quality", setting=Setting.ASSIGNED, position=5)  # fmt: skip
+    q6 = make_question(study, n_reports=1, paragraphs=1, external_id="q6")
+    q6.field = "physics"
+    q6.save(update_fields=["field"])
+    _enter(study, admin, "q6", "clarity", "qualification")
+    done = quality.release(study, admin, seed=1)
+    assert done.created == 2
+    assert _setting(nlp, q6) == Setting.ASSIGNED
+    assert len(_said_of(done, nlp, "question q6")) == 1, done.recognisable
+    assert len(_said_of(done, people["bio"], "question q6")) == 1, done.recognisable

@@ -111,7 +111,7 @@ def test_a_gold_item_looks_like_any_other_and_its_answer_scores_one(world, task)
     # the annotator's API rows have the same shape and the same number of reports
     client = Client()
     client.force_login(ua)
-    listed = client.get(reverse("assignment-list"), {"page_size": 100}).json()
+    listed = client.get(reverse("assignment-list"), {"limit": 100}).json()
     rows = listed["results"] if isinstance(listed, dict) else listed
     by_id = {r["id"]: r for r in rows}
     same_task = [r for r in rows if r["task"] == task and r["id"] != gold.pk]

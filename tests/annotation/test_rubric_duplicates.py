@@ -74,3 +74,51 @@ def test_a_reimport_rewording_labelled_items_is_refused_naming_question_and_item
     assert "question '45'" in problem.message and "position 2" in problem.message
     assert "rubric coverage" in problem.message
     assert table_counts() == before and items_of("45") == texts
+
+
+def _labelled(tmp_path):
+    """The released study, question 45's rubric item 2 labelled by an expert."""
+    run("questions", FOLDER / "questions.json", study="S", format="researcherbench",
+        rubric=FOLDER / "rubric.json")  # fmt: skip
+    run("reports", write(tmp_path, "r.json", [{"id": 45, "question": "q", "response": "An answer."}]),
+        study="S", format="researcherbench", system="sys")  # fmt: skip
+    study = Study.objects.get(name="S")
+    question = Question.objects.get(study=study, external_id="45")
+    expert = make_user("dup_expert", "annotator", annotator=True).annotator
+    RubricCoverage.objects.create(
+        study=study, annotator=expert, question=question, report=question.reports.get(),
+        item=RubricItem.objects.get(rubric__question=question, position=2), label=3,
+    )  # fmt: skip
+
+
+def test_a_refused_rubric_reimport_names_the_rubric_file_and_its_record(db, tmp_path):
+    """The refusal named questions.json and the question's record there: the rubric came
+    from the --rubric file, where the record is another (here the file is reversed)."""
+    _labelled(tmp_path)
+    rubric = released("rubric.json")[::-1]
+    at = next(n for n, r in enumerate(rubric, start=1) if r["id"] == 45)
+    for r in rubric:
+        if r["id"] == 45:
+            r["rubric"][1] = dict(r["rubric"][1], point="Another criterion altogether.")
+    with pytest.raises(ImportFailed) as failed:
+        run("questions", FOLDER / "questions.json", study="S", format="researcherbench",
+            rubric=write(tmp_path, "rub.json", rubric), dry_run=True)  # fmt: skip
+    [problem] = failed.value.problems
+    assert problem.file.endswith("rub.json"), problem.file
+    assert problem.record == at != 45 and problem.field == "rubric"
+    assert "would change the text of rubric item at position 2" in problem.message
+
+
+def test_dropping_a_labelled_item_is_told_to_keep_it_as_it_is(db, tmp_path):
+    """The refusal said "keep it (its text may change)", which a file may not do either."""
+    _labelled(tmp_path)
+    rubric = released("rubric.json")
+    for r in rubric:
+        if r["id"] == 45:
+            r["rubric"] = r["rubric"][:1]
+    with pytest.raises(ImportFailed) as failed:
+        run("questions", FOLDER / "questions.json", study="S", format="researcherbench",
+            rubric=write(tmp_path, "rub.json", rubric))  # fmt: skip
+    [problem] = failed.value.problems
+    assert problem.file.endswith("rub.json") and "would remove" in problem.message
+    assert "keep it as it is" in problem.message and "may change" not in problem.message

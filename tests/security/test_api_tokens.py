@@ -71,3 +71,54 @@ def test_an_expired_token_says_expired_every_time_until_replaced(user, settings)
     assert fresh != key
     response = with_token(key).get("/api/studies/")
     assert response.status_code == 401 and response.json()["detail"] == "Invalid token."
+
+
+def test_an_expired_token_sent_along_does_not_stop_its_renewal(user, settings):
+    """A script that kept its expired ``Authorization`` header while posting its user name
+    and password got "Token has expired" from the token endpoint too, so it could never
+    renew: the endpoint goes by the credentials in the body only."""
+    settings.CONCORD_TOKEN_TTL_DAYS = 30
+    key = obtain(user.username)
+    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
+    client = with_token(key)
+    wrong = client.post("/api/auth/token/", {"username": user.username, "password": "nope"})
+    assert wrong.status_code == 400 and "token" not in wrong.json(), wrong.content
+    assert "expired" not in str(wrong.json())
+    response = client.post(
+        "/api/auth/token/", {"username": user.username, "password": user.username}
+    )
+    assert response.status_code == 200, response.content
+    fresh = response.json()["token"]
+    assert fresh != key
+    assert with_token(fresh).get("/api/studies/").status_code == 200
+    stale = client.get("/api/studies/")
+    assert stale.status_code == 401 and stale.json()["detail"] == "Invalid token."
+
+
+def test_a_valid_token_sent_along_is_not_what_the_endpoint_answers_to(user, settings):
+    """Credentials decide, whatever the header: another user's valid token with a wrong
+    password gets no token."""
+    other = make_user("tok_other", "researcher")
+    client = with_token(obtain(other.username))
+    wrong = client.post("/api/auth/token/", {"username": user.username, "password": "nope"})
+    assert wrong.status_code == 400
+    right = client.post("/api/auth/token/", {"username": user.username, "password": user.username})
+    assert right.status_code == 200
+    assert Token.objects.get(key=right.json()["token"]).user == user
+
+
+def test_the_login_and_password_reset_pages_ignore_an_expired_token_header(user, settings):
+    """The other doors that take credentials are Django's own views: no token class runs
+    there, so an expired header changes nothing (a guard beside the endpoint's fix)."""
+    settings.CONCORD_TOKEN_TTL_DAYS = 30
+    key = obtain(user.username)
+    Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
+    header = {"HTTP_AUTHORIZATION": f"Token {key}"}
+    from django.test import Client
+
+    client = Client()
+    login = client.post(
+        reverse("login"), {"username": user.username, "password": user.username}, **header
+    )
+    assert login.status_code == 302, login.status_code
+    assert Client().get(reverse("password_reset"), **header).status_code in (200, 404)
