@@ -119,21 +119,7 @@ def on_submitted(sender, instance, **kwargs) -> None:
     submit updates the Assignment with a queryset update, which sends no signal)."""
     if instance.submitted_version is None:
         return
-    instance = instance.assignment
-    if instance.question_id is None:
-        return
-    study = instance.study
-    if not study.config.get("qualification_required"):
-        return
-    is_item = GoldItem.objects.filter(
-        study=study,
-        task=instance.task,
-        question_id=instance.question_id,
-        purpose=GoldItem.Purpose.QUALIFICATION,
-    ).exists()
-    if is_item:
-        annotator = instance.annotator
-        transaction.on_commit(lambda: evaluate(study, annotator))
+    _evaluate_if_item(instance.assignment)
 
 
 def on_skipped(sender, instance, created=False, **kwargs) -> None:
@@ -143,9 +129,16 @@ def on_skipped(sender, instance, created=False, **kwargs) -> None:
     and until the round is decided their queue shows nothing else)."""
     if not (created and instance.skipped):
         return
-    assignment = instance.assignment
+    _evaluate_if_item(instance.assignment)
+
+
+def _evaluate_if_item(assignment) -> None:
+    """Once the transaction commits, the annotator's result of a study that requires the
+    round, when ``assignment`` is one of its qualification items (a submit or a skip)."""
+    if assignment.question_id is None:
+        return
     study = assignment.study
-    if assignment.question_id is None or not study.config.get("qualification_required"):
+    if not study.config.get("qualification_required"):
         return
     is_item = GoldItem.objects.filter(
         study=study,

@@ -8,30 +8,18 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from annotation.api import JUDGMENT_KIND_VIEWSETS
 from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference
-from tests.annotation.test_api_queries import with_other_kinds
+from tests.annotation.test_api_queries import lists_world, with_other_kinds
 from tests.builders import world as f
-from tests.builders.users import make_user
 
 KINDS = ["medal-rankings", "pairwise-preferences", "metric-scores", *JUDGMENT_KIND_VIEWSETS]
 
 
 @pytest.fixture
 def world(db):
-    researcher = make_user("lists_researcher", "researcher")
-    annotator = make_user("lists_annotator", "annotator", annotator=True)
-    other = make_user("lists_other", "annotator", annotator=True)
-    w = f.build_world(annotator, other)
-    w.study.researchers.add(researcher)
-    with_other_kinds(w)
-    client = APIClient()
-    client.force_login(researcher)
-    own = APIClient()
-    own.force_login(annotator)
-    return w, client, own
+    return lists_world("lists")
 
 
 def url(kind):

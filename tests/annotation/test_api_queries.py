@@ -29,6 +29,22 @@ def count(client, url) -> int:
     return len(ctx.captured_queries), len(response.json()["results"])
 
 
+def lists_world(prefix: str):
+    """A world every judgment kind fills, shared with a researcher: ``(world, the
+    researcher's client, the annotator's client)``; users named ``<prefix>_…``."""
+    researcher = make_user(f"{prefix}_researcher", "researcher")
+    annotator = make_user(f"{prefix}_annotator", "annotator", annotator=True)
+    other = make_user(f"{prefix}_other", "annotator", annotator=True)
+    w = f.build_world(annotator, other)
+    w.study.researchers.add(researcher)
+    with_other_kinds(w)
+    client = APIClient()
+    client.force_login(researcher)
+    own = APIClient()
+    own.force_login(annotator)
+    return w, client, own
+
+
 def with_other_kinds(world) -> None:
     """The judgment kinds the API only reads, on every assignment that has none yet."""
     from annotation.models import Assignment, QueryQuality

@@ -16,26 +16,14 @@ from rest_framework.test import APIClient
 
 from annotation.models import Webhook
 from concord.query import accepted
-from tests.annotation.test_api_queries import with_other_kinds
-from tests.builders import world as f
-from tests.builders.users import make_user
+from tests.annotation.test_api_queries import lists_world
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world(db):
-    researcher = make_user("strict_researcher", "researcher")
-    annotator = make_user("strict_annotator", "annotator", annotator=True)
-    other = make_user("strict_other", "annotator", annotator=True)
-    w = f.build_world(annotator, other)
-    w.study.researchers.add(researcher)
-    with_other_kinds(w)
-    client = APIClient()
-    client.force_login(researcher)
-    own = APIClient()
-    own.force_login(annotator)
-    return w, client, own
+    return lists_world("strict")
 
 
 @pytest.mark.parametrize(
