@@ -8,7 +8,6 @@ writes (its data is on Hugging Face)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,22 +15,12 @@ import pytest
 from annotation.importers import run
 from annotation.importers.registry import FORMATS
 from annotation.models import Paragraph, Question, Report, Study, System
+from tests.builders.released import shared
 from tests.builders.sources import citations
 
 pytestmark = pytest.mark.django_db
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-def shared(*parts: str) -> Path:
-    """A released file or folder; skipped locally when absent, a failure under CI."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"../shared/data/{'/'.join(parts)} is missing")
-        pytest.skip(f"../shared/data/{'/'.join(parts)} not available")
-    return path
 
 
 def read(path: Path):

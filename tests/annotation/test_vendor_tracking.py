@@ -20,11 +20,11 @@ from rest_framework.test import APIClient
 from annotation.importers import run
 from annotation.models import Paragraph, Report
 from tests.builders.content import make_assignment
+from tests.builders.released import SHARED, shared
 from tests.builders.sources import citations
 
 pytestmark = pytest.mark.django_db
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 #: Names of systems and vendors, written here independently of ``annotation.links``.
 NAMES = ("doubao", "mita", "openai", "perplexity", "gemini", "claude", "anthropic", "grok",
          "kimi", "qwen", "deepseek", "chatgpt", "bing", "copilot", "you.com")  # fmt: skip
@@ -64,15 +64,6 @@ def strings(path: Path):
             yield o.replace("\\_", "_")
         elif isinstance(o, dict | list):
             stack.extend(o.values() if isinstance(o, dict) else o)
-
-
-def shared(*parts: str) -> Path:
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"../shared/data/{'/'.join(parts)} is missing")
-        pytest.skip(f"../shared/data/{'/'.join(parts)} not available")
-    return path
 
 
 @pytest.mark.parametrize(
