@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from annotation.models import ClaimCheck, ReportClaim
 
 from ..quality import labels as ql
@@ -106,6 +108,23 @@ def qc_rows(study, annotator=None):
             yield c, ql.on_report(ql.claim_unit(pid, key), system), "yes" if ok else "no"
 
 
+def qc_unlabelled(study, question_ids, annotator=None):
+    """The units of every claim left without a label in a stored check (skipped as beyond
+    the annotator's expertise, or undecided): the claim and each of its citations. The form
+    lets a submitted task skip single claims, so a known-answer claim skipped so would
+    otherwise be neither answered nor skipped (docs/QUALITY.md). One query."""
+    rows = (
+        ClaimCheck.objects.filter(study=study, question_id__in=question_ids, **qc.who(annotator))
+        .filter(Q(skipped=True) | Q(fully_supported__isnull=True))
+        .select_related("claim__report__system", "assignment")
+    )
+    for c in rows:
+        system, pid = c.claim.report.system.name, c.claim.public_id
+        yield c, ql.on_report(ql.claim_unit(pid), system), ""
+        for key in c.claim.citation_keys:
+            yield c, ql.on_report(ql.claim_unit(pid, key), system), ""
+
+
 YES_NO_VALUES = ql.Values(("yes", "no"))
 
 
@@ -127,6 +146,7 @@ QC = ql.LabelSpec(
     rows=qc_rows,
     held=qc.held(stored),
     units=qc_units,
+    unlabelled=qc_unlabelled,
     notation="unit “claim k3x9@SysA”, answer yes",
 )
 

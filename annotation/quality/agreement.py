@@ -71,8 +71,9 @@ class AnnotatorQuality:
     consensus_n: int = 0
     gold_correct: int = 0
     gold_n: int = 0
-    #: Gold units left unanswered by skipping their task ("Flag or skip"): each counts as
-    #: not passed (docs/QUALITY.md), so skipping cannot dodge the check.
+    #: Gold units left unanswered by skipping their task ("Flag or skip") or by leaving the
+    #: unit unlabelled in a submitted task (a skipped claim): each counts as not passed
+    #: (docs/QUALITY.md), so skipping cannot dodge the check.
     gold_skipped: int = 0
     median_seconds: float | None = None
     first_third: float | None = None

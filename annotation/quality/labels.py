@@ -158,6 +158,11 @@ class LabelSpec:
     has ``rows`` None and says why in ``no_label``. ``held(study)``: whether the study holds
     any stored label of the task, as ``EXISTS`` queries whose number and depth do not grow
     with the study (``annotation.annotate.qc.held``); required with ``rows``.
+    ``unlabelled(study, question_ids, annotator | None)``: for a task whose submitted
+    assignment may leave a unit it showed without a label (a claim skipped in a claim
+    check), :data:`Row` with label "" for every such unit, in one query — a known-answer
+    unit left so counts as not passed (``observations.skipped``; docs/QUALITY.md). None:
+    the task's form requires every unit it shows.
     """
 
     unit: str
@@ -166,6 +171,7 @@ class LabelSpec:
     held: Callable[..., bool] | None = None
     units: Callable[..., Mapping[str, Values]] | None = None
     parse: Callable[[str, Sequence[str]], tuple[str, str]] | None = None
+    unlabelled: Callable[..., Iterable[Row]] | None = None
     blind_as: str = "Report"
     no_label: str = ""
     notation: str = ""

@@ -59,10 +59,13 @@ def gold_map(study, purpose=GoldItem.Purpose.GOLD) -> dict[Unit, Gold]:
 def skipped(study, purpose=GoldItem.Purpose.GOLD, annotator=None) -> dict[int, list[Unit]]:
     """Annotator -> the known-answer units (of ``purpose``) they skipped: their assignment
     of the unit's task on its question is unsubmitted and carries a skip flag ("Flag or
-    skip" … "Flag and skip this task"). Scored as not passed (docs/QUALITY.md): otherwise
-    an annotator could dodge every gold check by skipping it. The item's source annotator
-    is never counted (their own label is not scored either); a skipped task done later is
-    answered, no longer skipped. Two queries."""
+    skip" … "Flag and skip this task"), or they submitted the task leaving the unit itself
+    without a label (a claim check lets a submitted task skip single claims: the task's
+    ``LabelSpec.unlabelled``). Scored as not passed (docs/QUALITY.md): otherwise an
+    annotator could dodge every gold check by skipping it. The item's source annotator is
+    never counted (their own label is not scored either); a skipped task done later is
+    answered, no longer skipped. Two queries, and one per task type with known-answer
+    units that declares ``unlabelled``."""
     items: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
     for task, qid, unit, source in GoldItem.objects.filter(
         study=study, purpose=purpose
@@ -78,12 +81,29 @@ def skipped(study, purpose=GoldItem.Purpose.GOLD, annotator=None) -> dict[int, l
     )
     if annotator is not None:
         rows = rows.filter(annotator=annotator)
-    out: dict[int, list[Unit]] = defaultdict(list)
-    for aid, task, qid in sorted(set(rows.values_list("annotator_id", "task", "question_id"))):
-        out[aid].extend(
+    out: dict[int, set[Unit]] = defaultdict(set)
+    for aid, task, qid in set(rows.values_list("annotator_id", "task", "question_id")):
+        out[aid].update(
             (task, qid, unit) for unit, source in items.get((task, qid), ()) if source != aid
         )
-    return {aid: units for aid, units in out.items() if units}
+    for aid, unit in _unlabelled(study, items, annotator):
+        out[aid].add(unit)
+    return {aid: sorted(units) for aid, units in sorted(out.items()) if units}
+
+
+def _unlabelled(study, items, annotator=None):
+    """(annotator, unit) of every known-answer unit in ``items`` ((task, question) -> [(unit,
+    source annotator)]) left without a label in a task counted as submitted (``_counts``)."""
+    specs = catalog.specs()
+    for task in sorted({t for t, _ in items}):
+        spec = specs.get(task)
+        if spec is None or spec.unlabelled is None:
+            continue
+        qids = {q for t, q in items if t == task}
+        for row, unit, _ in spec.unlabelled(study, qids, annotator):
+            sources = dict(items.get((task, row.question_id), ()))
+            if unit in sources and sources[unit] != row.annotator_id and _counts(row):
+                yield row.annotator_id, (task, row.question_id, unit)
 
 
 def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]]:
