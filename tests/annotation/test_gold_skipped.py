@@ -58,6 +58,27 @@ def _submit(assignment, choice):
     Draft.objects.create(assignment=assignment, submitted_version=1, version=1)
 
 
+def assert_gold_not_passed(study, task: str, *, skipped: int) -> None:
+    """The study's one annotator answered no gold unit and left ``skipped``: accuracy 0,
+    flagged, on the quality table and in ``quality.csv`` (``task``'s row and ``all``)."""
+    (row,) = quality.quality_rows(study)
+    assert (row.quality.gold_n, row.quality.gold_skipped, row.quality.gold_rate) == (
+        0,
+        skipped,
+        0.0,
+    )
+    assert row.flagged
+    table = list(csv.DictReader(io.StringIO(quality.quality_csv(study))))
+    mine = {r["task"]: r for r in table}
+    for name in (task, "all"):
+        got = mine[name]
+        assert (got["gold_answered"], got["gold_skipped"], got["gold_flagged"]) == (
+            "0",
+            str(skipped),
+            "1",
+        )
+
+
 def test_a_skipped_gold_item_is_counted_and_flags_the_annotator(world):
     study, admin, user, (q1, q2, q3) = world
     quality.mark_entered(study, task="pairwise", question="q1", answer=f"{S0}>{S1}",
@@ -67,14 +88,7 @@ def test_a_skipped_gold_item_is_counted_and_flags_the_annotator(world):
     _skip(user, gold)
     for a in Assignment.objects.filter(annotator=user.annotator).exclude(pk=gold.pk):
         _submit(a, "left")
-    (row,) = quality.quality_rows(study)
-    assert (row.quality.gold_n, row.quality.gold_skipped, row.quality.gold_rate) == (0, 1, 0.0)
-    assert row.flagged
-    table = list(csv.DictReader(io.StringIO(quality.quality_csv(study))))
-    mine = {r["task"]: r for r in table}
-    for task in ("pairwise", "all"):
-        got = mine[task]
-        assert (got["gold_answered"], got["gold_skipped"], got["gold_flagged"]) == ("0", "1", "1")
+    assert_gold_not_passed(study, "pairwise", skipped=1)
     # the admin's page shows it
     client = Client()
     client.force_login(admin)
