@@ -64,7 +64,7 @@ import sys
 import time
 from pathlib import Path
 
-from proc_cpu import CPU, POLL, ticks
+from proc_cpu import CPU, POLL, own_cpu, ticks
 
 ROOT = Path(__file__).resolve().parents[1]
 PG = "postgres://postgres@127.0.0.1:5432/concord_eco_judges_bench"
@@ -187,7 +187,6 @@ def released_child(levels: list[int], server: str, repeat: int) -> list[dict]:
     """Import the released study into the (empty) database, then time eager relevance +
     citation runs against the instant endpoint."""
     import io
-    import resource
 
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
@@ -214,10 +213,6 @@ def released_child(levels: list[int], server: str, repeat: int) -> list[dict]:
     endpoint = _Endpoint(server)
     results = []
 
-    def cpu() -> float:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
-
     try:
         for round_ in range(repeat):
             for level in levels:
@@ -228,10 +223,10 @@ def released_child(levels: list[int], server: str, repeat: int) -> list[dict]:
                                 "concurrency": level},
                 )  # fmt: skip
                 served = sum(ticks(p) for p in endpoint.pids)
-                used, start = cpu(), time.perf_counter()
+                used, start = own_cpu(), time.perf_counter()
                 run = runs.start_run(judge, study, RELEASED_TASKS)
                 seconds = time.perf_counter() - start
-                used = cpu() - used
+                used = own_cpu() - used
                 served = sum(ticks(p) for p in endpoint.pids) - served
                 run.refresh_from_db()
                 assert run.status == JudgeRun.Status.DONE, run.errors

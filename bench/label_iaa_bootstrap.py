@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def measure(fn) -> tuple[float, float, object]:
-    wall, used = time.perf_counter(), cpu()
-    value = fn()
-    return time.perf_counter() - wall, cpu() - used, value
+from proc_cpu import measure  # noqa: E402  (bench/ is the script's folder)
 
 
 def kind(questions: int, units: int, annotators: int, seed: int = 0):

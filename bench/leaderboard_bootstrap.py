@@ -26,16 +26,17 @@ import argparse
 import io
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from proc_cpu import measure  # noqa: E402  (bench/ is the script's folder)
+
 DATA = ROOT.parent / "shared" / "data" / "scholarqa-cs2"
 TARGET = 1.0  # seconds for 1,000 rounds (issue 29)
 #: (label, study): the issue's size, and the released pairwise preferences.
@@ -43,17 +44,6 @@ SELECTIONS = [
     ("14 questions x 4 systems, 3 annotators", "lb14"),
     ("released agreement-only files as preferences", "released"),
 ]
-
-
-def cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def measure(fn) -> tuple[float, float, object]:
-    wall, used = time.perf_counter(), cpu()
-    value = fn()
-    return time.perf_counter() - wall, cpu() - used, value
 
 
 def main() -> None:
