@@ -582,6 +582,13 @@ def random_assignment(
     )
 
 
+def expert_of(field: str, fields) -> bool:
+    """Whether someone with expertise ``fields`` is an expert of a question in ``field``:
+    the one rule of the ``expertise_matched`` setting (a question with no field has no
+    expert). The plans, the API's check of a moved assignment and gold release read it."""
+    return bool(field) and field in (fields or ())
+
+
 def by_expertise(
     items: Sequence[Item],
     annotators: Sequence[Person],
@@ -599,7 +606,7 @@ def by_expertise(
         overlap=overlap,
         seed=seed,
         setting=setting,
-        eligible=lambda p, it: bool(it.field) and it.field in p.fields,
+        eligible=lambda p, it: expert_of(it.field, p.fields),
         reason="field",
     )
 
@@ -710,13 +717,13 @@ def replacements(
             for p in annotators
             if it.open_to(p.id)
             and left[p.id] != 0
-            and (setting != EXPERTISE_MATCHED or (bool(it.field) and it.field in p.fields))
+            and (setting != EXPERTISE_MATCHED or expert_of(it.field, p.fields))
         ]
         if not candidates:
             continue
         p = min(
             candidates,
-            key=lambda p: (not (it.field and it.field in p.fields), load[p.id], tiebreak[p.id]),
+            key=lambda p: (not expert_of(it.field, p.fields), load[p.id], tiebreak[p.id]),
         )
         reports = list(it.reports)
         rng.shuffle(reports)

@@ -15,6 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation import roles
+from annotation.assignment import expert_of
 from annotation.links import shown_text, shown_title, shown_url
 from annotation.models import (
     Annotator,
@@ -697,7 +698,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
             and current("setting") == Setting.EXPERTISE_MATCHED
             and annotator is not None
             and question is not None
-            and (not question.field or question.field not in (annotator.expertise_fields or ()))
+            and not expert_of(question.field, annotator.expertise_fields)
         ):
             errors["annotator"] = (
                 f"Annotator {annotator.pk} has no expertise in the question's field "

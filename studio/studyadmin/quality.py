@@ -25,6 +25,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.annotate.registry import SPECS
+from annotation.assignment import expert_of
 from annotation.models import (
     AdjudicationRequest,
     Annotator,
@@ -601,7 +602,7 @@ def _truthful_setting(annotator, question, usual: str, rated) -> str:
     by (agreement and alignment by setting), so a non-expert's answer labelled
     expertise-matched would be pooled with the experts' (docs/QUALITY.md)."""
     if usual == Setting.EXPERTISE_MATCHED:
-        holds = bool(question.field) and question.field in (annotator.expertise_fields or ())
+        holds = expert_of(question.field, annotator.expertise_fields)
     elif usual == Setting.NEAR_EXPERT:
         holds = rated.get((annotator.pk, question.pk)) in (
             ExpertiseRating.Level.WITHIN,
