@@ -14,7 +14,12 @@ rubric coverage items, say), ``--annotators`` annotators (6) of whom each unit h
 three, labels 0–4 (ordinal) agreeing above chance. Wall and CPU of this process, the
 median of ``--repeat`` runs for "after" (one run for "before": it is the slow one).
 
-Run: ``.venv/bin/python bench/label_iaa_bootstrap.py [--rounds 10000] [--repeat 5]``.
+``--figures coverage-human`` times the rubric-coverage section's human vs human instead
+(exact, binarised, quadratic κ, ordinal α over ordered annotator pairs; session 18):
+``metaeval.analyses.coverage._human_vs_human`` against the per-round loop it replaced.
+
+Run: ``.venv/bin/python bench/label_iaa_bootstrap.py [--figures label-iaa|coverage-human]
+[--rounds 10000] [--repeat 5]``.
 """
 
 from __future__ import annotations
@@ -60,8 +65,60 @@ def before(m, clusters, level, rounds, seed):
     return cluster_bootstrap(statistic, clusters, n_rounds=rounds, seed=seed)
 
 
+def coverage_before(m, clusters, rounds, seed):
+    """The previous coverage human-vs-human bootstrap: ``human_coverage_agreement`` (and
+    the ``krippendorff`` package) per round."""
+    from metaeval.analyses.coverage import HUMAN_FIGURES
+    from metaeval.stats.coverage_agreement import human_coverage_agreement
+
+    doubly = (~np.isnan(m)).sum(axis=1) >= 2
+    sub, questions = m[doubly], clusters[doubly]
+
+    def statistic(rows):
+        got = human_coverage_agreement(sub[rows])
+        return np.array([getattr(got, k) for k in HUMAN_FIGURES], dtype=float)
+
+    from metaeval.stats.bootstrap import cluster_bootstrap
+
+    boot = cluster_bootstrap(statistic, questions, n_rounds=rounds, seed=seed)
+    return boot.low, boot.high
+
+
+def coverage_after(m, clusters, rounds, seed):
+    """The coverage section's human vs human now (``metaeval.analyses.coverage``)."""
+    from metaeval.analyses.coverage import HUMAN_FIGURES, _human_vs_human
+
+    out = _human_vs_human(m, clusters, rounds, seed)
+    return (np.array([out[f"{k}_low"] for k in HUMAN_FIGURES], dtype=float),
+            np.array([out[f"{k}_high"] for k in HUMAN_FIGURES], dtype=float))  # fmt: skip
+
+
+def label_before(m, clusters, level, rounds, seed):
+    boot = before(m, clusters, level, rounds, seed)
+    return boot.low, boot.high
+
+
+def label_after(m, clusters, level, rounds, seed):
+    from metaeval.stats.label_iaa import iaa_bootstrap
+
+    boot = iaa_bootstrap(m, clusters, level, rounds, seed)
+    return boot.low, boot.high
+
+
+#: ``--figures``: (names, after, before); coverage-human is the coverage section's human
+#: vs human (exact, binarised, quadratic κ, ordinal α; the labels read as 0–4).
+FIGURES = {
+    "label-iaa": (("strict", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha"),
+                  label_after, label_before),
+    "coverage-human": (("exact", "binarised", "weighted_kappa", "krippendorff_alpha"),
+                       lambda m, c, level, r, s: coverage_after(m, c, r, s),
+                       lambda m, c, level, r, s: coverage_before(m, c, r, s)),
+}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--figures", choices=sorted(FIGURES), default="label-iaa")
     parser.add_argument("--rounds", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--questions", type=int, default=50)
@@ -70,27 +127,28 @@ def main() -> None:
     parser.add_argument("--level", default="ordinal")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
-    from metaeval.stats.label_iaa import iaa_bootstrap
+    names, after_fn, before_fn = FIGURES[args.figures]
 
     m, clusters = kind(args.questions, args.units, args.annotators)
-    print(f"{args.questions} questions x {args.units} units, {args.annotators} annotators "
-          f"(2-3 a unit), {args.level}, {args.rounds:,} rounds; "
+    print(f"{args.figures}: {args.questions} questions x {args.units} units, "
+          f"{args.annotators} annotators (2-3 a unit), {args.level}, {args.rounds:,} rounds; "
           f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
-    runs = [measure(lambda: iaa_bootstrap(m, clusters, args.level, args.rounds, 1))
+    runs = [measure(lambda: after_fn(m, clusters, args.level, args.rounds, 1))
             for _ in range(args.repeat)]  # fmt: skip
     wall = statistics.median(r[0] for r in runs)
     used = statistics.median(r[1] for r in runs)
-    new = runs[0][2]
+    low, high = runs[0][2]
     print(f"after  (vectorised):   {wall:7.3f} s wall, {used:7.3f} s CPU "
           f"(median of {args.repeat})")  # fmt: skip
-    wall_b, used_b, old = measure(lambda: before(m, clusters, args.level, args.rounds, 1))
+    wall_b, used_b, (old_low, old_high) = measure(
+        lambda: before_fn(m, clusters, args.level, args.rounds, 1)
+    )
     print(f"before (per round):    {wall_b:7.3f} s wall, {used_b:7.3f} s CPU")
     print(f"speed-up: {wall_b / wall:.0f}x")
-    gap = max(np.nanmax(np.abs(new.low - old.low)), np.nanmax(np.abs(new.high - old.high)))
-    print(f"largest difference of the bounds: {gap:.1e}; "
-          f"rounds used alike: {bool(np.array_equal(new.n_valid, old.n_valid))}")  # fmt: skip
-    for k, name in enumerate(("strict", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha")):
-        print(f"  {name:19s} [{new.low[k]:.4f}, {new.high[k]:.4f}]")
+    gap = max(np.nanmax(np.abs(low - old_low)), np.nanmax(np.abs(high - old_high)))
+    print(f"largest difference of the bounds: {gap:.1e}")
+    for k, name in enumerate(names):
+        print(f"  {name:19s} [{low[k]:.4f}, {high[k]:.4f}]")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ import numpy as np
 from metaeval.loaders.coverage import CoverageData
 from metaeval.stats.bootstrap import (
     bootstrap_from_cluster_sums,
-    cluster_bootstrap,
     cluster_sums,
 )
 from metaeval.stats.coverage_agreement import (
@@ -17,6 +16,8 @@ from metaeval.stats.coverage_agreement import (
     coverage_agreement,
     figures_of_totals,
     human_coverage_agreement,
+    human_pair_figures,
+    human_pair_rows,
     moment_rows,
 )
 from metaeval.stats.figure import figure, nan_to_none, number, with_interval
@@ -149,14 +150,11 @@ def _human_vs_human(m: np.ndarray, questions: np.ndarray, rounds: int, seed: int
         out[f"{k}_low"] = out[f"{k}_high"] = None
     if rounds <= 0 or not hh.n_pairs:
         return out
-    doubly = (~np.isnan(m)).sum(axis=1) >= 2
-    sub, clusters = m[doubly], questions[doubly]
-
-    def statistic(rows):
-        got = human_coverage_agreement(sub[rows])
-        return np.array([getattr(got, k) for k in HUMAN_FIGURES], dtype=float)
-
-    boot = cluster_bootstrap(statistic, clusters, n_rounds=rounds, seed=seed)
+    # every round from per-question sums of each ordered annotator pair's statistics (one
+    # matrix product; the same draws, so the same interval, as recomputing per round)
+    rows, units = human_pair_rows(m)
+    sums, _ = cluster_sums(questions[units], rows)
+    boot = bootstrap_from_cluster_sums(sums, human_pair_figures, n_rounds=rounds, seed=seed)
     lows, highs = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
     for i, k in enumerate(HUMAN_FIGURES):
         if out[k] is not None:

@@ -178,3 +178,42 @@ def figures_of_totals(t) -> np.ndarray:
         r = np.where(den_r > 1e-12, cov / np.where(den_r > 1e-12, den_r, 1), np.nan)
         out = np.stack((t[..., 6] / n, t[..., 7] / n, kappa, r, mj - mh), axis=-1)
     return np.where(n[..., None] > 0, out, np.nan)
+
+
+# --- Human vs human from sums (the fast bootstrap path) --------------------------------
+# Each ordered annotator pair of a unit is one row: its moment row (exact, binarised and
+# quadratic κ of the pairs, as :func:`human_coverage_agreement` computes them on both
+# orders) and its coincidence, 1 / (m_u − 1) in cell (x, y) (Krippendorff 2011: a unit
+# of m_u labels adds that for each ordered pair of its labels), so α is a function of the
+# totals too. A resample's totals are its questions' sums: every round is one matrix
+# product (:func:`.bootstrap.bootstrap_from_cluster_sums`), not one call of
+# :func:`human_coverage_agreement` (and the ``krippendorff`` package) per round.
+
+#: The figures of :func:`human_pair_figures`, in order.
+HUMAN_PAIR_FIGURES = ("exact", "binarised", "weighted_kappa", "krippendorff_alpha")
+_CATEGORIES = np.arange(LEVELS, dtype=float)
+
+
+def human_pair_rows(labels) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, unit of each row): one row per ordered pair of two annotators' labels on a
+    unit (:func:`annotator_pairs`), its :func:`moment_rows` columns then its 5 × 5
+    coincidence cell weighted 1 / (m_u − 1)."""
+    m = np.asarray(labels, dtype=float)
+    x, y, units = annotator_pairs(m)
+    labelled = (~np.isnan(m)).sum(axis=1)
+    coincidence = np.zeros((x.size, LEVELS * LEVELS))
+    if x.size:
+        cell = x.astype(int) * LEVELS + y.astype(int)
+        coincidence[np.arange(x.size), cell] = 1.0 / (labelled[units] - 1)
+    return np.hstack([moment_rows(x, y), coincidence]), units
+
+
+def human_pair_figures(totals) -> np.ndarray:
+    """(R, 8 + 25) totals of :func:`human_pair_rows` → (R, 4): exact, binarised,
+    quadratic κ, ordinal α (:data:`HUMAN_PAIR_FIGURES`)."""
+    from .label_iaa import alpha_of_coincidences
+
+    t = np.atleast_2d(np.asarray(totals, dtype=float))
+    moments = figures_of_totals(t[:, : len(MOMENT_COLUMNS)])[:, :3]
+    o = t[:, len(MOMENT_COLUMNS) :].reshape(-1, LEVELS, LEVELS)
+    return np.column_stack([moments, alpha_of_coincidences(o, _CATEGORIES, "ordinal")])

@@ -171,6 +171,23 @@ def _distances(cats: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     raise ValueError(f"unknown level of measurement {level!r}")
 
 
+def alpha_of_coincidences(o, cats: np.ndarray, level: str) -> np.ndarray:
+    """Krippendorff's α of each round's summed coincidence matrix (R × C × C → R): α =
+    1 − D_o / D_e with D_o from the observed coincidences and D_e from their marginals
+    (Krippendorff 2011, §"α for any number of observers"), at ``level``; NaN for a round
+    whose labels are all of one category (no disagreement is possible)."""
+    o = np.asarray(o, dtype=float)
+    c = cats.size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_v = o.sum(axis=1)
+        n = n_v.sum(axis=1)
+        e = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(c)
+        e /= (n - 1)[:, None, None]
+        d = _distances(cats, n_v, level)
+        alpha = 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
+    return np.where((n_v > 0).sum(axis=1) >= 2, alpha, np.nan)
+
+
 def figures_of_totals(totals, layout: Layout, level: str) -> np.ndarray:
     """(strict, Cohen's κ as the mean over annotator pairs, Fleiss' κ, Krippendorff's α) of
     each row of summed unit statistics (R × width → R × 4): the figures of
@@ -186,14 +203,7 @@ def figures_of_totals(totals, layout: Layout, level: str) -> np.ndarray:
         fleiss = np.where(p_e < 1, (p_bar - p_e) / (1 - p_e), np.nan)
 
         at = layout.coincidences
-        o = t[:, at : at + c * c].reshape(-1, c, c)
-        n_v = o.sum(axis=1)
-        n = n_v.sum(axis=1)
-        e = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(c)
-        e /= (n - 1)[:, None, None]
-        d = _distances(layout.cats, n_v, level)
-        alpha = 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
-        alpha = np.where((n_v > 0).sum(axis=1) >= 2, alpha, np.nan)
+        alpha = alpha_of_coincidences(t[:, at : at + c * c].reshape(-1, c, c), layout.cats, level)
 
         at += c * c
         kappas = np.full((t.shape[0], len(layout.pairs)), np.nan)
