@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .labels import Observation, Unit
-from .scoring import Gold, answers
+from .scoring import Gold, answers, checks
 
 
 def by_unit(observations: Iterable[Observation]) -> dict[Unit, list[Observation]]:
@@ -121,12 +121,15 @@ def annotator_quality(
     scored submission counts once: against gold when the unit is gold, else the consensus
     (never made of ``excluded`` annotators' labels: :func:`consensus_hits`). ``skipped``:
     annotator -> the gold units they skipped (``observations.skipped``), each a gold check
-    not passed (in accuracy's denominator, never correct)."""
+    not passed (in accuracy's denominator, never correct). A gold unit is one check per
+    annotator however many of their tasks showed it (``scoring.checks``: an answer wins
+    over a skip, the latest answer is scored)."""
     observations = list(observations)
+    counted = checks(observations, gold, skipped)
+    scored_answers = {id(o) for o in counted.answers}
     out: dict[int, AnnotatorQuality] = {}
-    for aid, units in (skipped or {}).items():
-        if units:
-            out.setdefault(aid, AnnotatorQuality(aid)).gold_skipped = len(units)
+    for aid, units in counted.skipped.items():
+        out.setdefault(aid, AnnotatorQuality(aid)).gold_skipped = len(units)
     scored: dict[int, list[tuple[datetime | None, bool]]] = defaultdict(list)
     consensus = {id(o): ok for o, ok in consensus_hits(observations, excluded)}
     for o in observations:
@@ -134,10 +137,11 @@ def annotator_quality(
         q.submitted += 1
         g = gold.get(o.unit)
         if answers(o, g):
-            ok = o.label == g.answer
-            q.gold_n += 1
-            q.gold_correct += ok
-            scored[o.annotator].append((o.submitted_at, ok))
+            if id(o) in scored_answers:  # else another answer of theirs to it is scored
+                ok = o.label == g.answer
+                q.gold_n += 1
+                q.gold_correct += ok
+                scored[o.annotator].append((o.submitted_at, ok))
         elif id(o) in consensus:
             scored[o.annotator].append((o.submitted_at, consensus[id(o)]))
         if id(o) in consensus:

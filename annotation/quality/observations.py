@@ -28,6 +28,15 @@ def _when(row):
     return (row.assignment.submitted_at if row.assignment_id else None) or row.updated_at
 
 
+def attempted(assignment_id, submitted_at, since) -> bool:
+    """Whether work on a qualification unit is an attempt at the qualification item, which
+    it became at ``since``: submitted in an assignment once it was one. Work submitted
+    before (an ordinary assignment on the same question) or imported was no qualification
+    attempt and neither passes nor fails anyone, whether it answered the unit or left it
+    unlabelled (docs/QUALITY.md, "Work done before an item was a known answer")."""
+    return assignment_id is not None and submitted_at is not None and submitted_at >= since
+
+
 def load(study, annotator=None, tasks=None) -> list[Observation]:
     """Every submitted label of ``study`` (of one annotator; of ``tasks`` only), read through
     each task type's declaration (``TaskSpec.qc.rows``)."""
@@ -64,13 +73,15 @@ def skipped(study, purpose=GoldItem.Purpose.GOLD, annotator=None) -> dict[int, l
     ``LabelSpec.unlabelled``). Scored as not passed (docs/QUALITY.md): otherwise an
     annotator could dodge every gold check by skipping it. The item's source annotator is
     never counted (their own label is not scored either); a skipped task done later is
-    answered, no longer skipped. Two queries, and one per task type with known-answer
-    units that declares ``unlabelled``."""
-    items: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
-    for task, qid, unit, source in GoldItem.objects.filter(
+    answered, no longer skipped. A unit left unlabelled counts for gold whenever the task
+    was submitted, as an answer does; for qualification only in a task submitted once the
+    unit was a qualification item (:func:`attempted`). Two queries, and one per task type
+    with known-answer units that declares ``unlabelled``."""
+    items: dict[tuple[str, int], list[tuple[str, int | None, object]]] = defaultdict(list)
+    for task, qid, unit, source, created in GoldItem.objects.filter(
         study=study, purpose=purpose
-    ).values_list("task", "question_id", "unit", "source_annotator_id"):
-        items[task, qid].append((unit, source))
+    ).values_list("task", "question_id", "unit", "source_annotator_id", "created_at"):
+        items[task, qid].append((unit, source, created))
     if not items:
         return {}
     rows = Assignment.objects.filter(
@@ -84,16 +95,19 @@ def skipped(study, purpose=GoldItem.Purpose.GOLD, annotator=None) -> dict[int, l
     out: dict[int, set[Unit]] = defaultdict(set)
     for aid, task, qid in set(rows.values_list("annotator_id", "task", "question_id")):
         out[aid].update(
-            (task, qid, unit) for unit, source in items.get((task, qid), ()) if source != aid
+            (task, qid, unit) for unit, source, _ in items.get((task, qid), ()) if source != aid
         )
-    for aid, unit in _unlabelled(study, items, annotator):
+    since = purpose == GoldItem.Purpose.QUALIFICATION
+    for aid, unit in _unlabelled(study, items, annotator, since):
         out[aid].add(unit)
     return {aid: sorted(units) for aid, units in sorted(out.items()) if units}
 
 
-def _unlabelled(study, items, annotator=None):
+def _unlabelled(study, items, annotator=None, since: bool = False):
     """(annotator, unit) of every known-answer unit in ``items`` ((task, question) -> [(unit,
-    source annotator)]) left without a label in a task counted as submitted (``_counts``)."""
+    source annotator, created)]) left without a label in a task counted as submitted
+    (``_counts``); with ``since``, only in a task submitted once the unit was a known answer
+    (:func:`attempted`: the rule of qualification items)."""
     specs = catalog.specs()
     for task in sorted({t for t, _ in items}):
         spec = specs.get(task)
@@ -101,9 +115,12 @@ def _unlabelled(study, items, annotator=None):
             continue
         qids = {q for t, q in items if t == task}
         for row, unit, _ in spec.unlabelled(study, qids, annotator):
-            sources = dict(items.get((task, row.question_id), ()))
-            if unit in sources and sources[unit] != row.annotator_id and _counts(row):
-                yield row.annotator_id, (task, row.question_id, unit)
+            known = {u: (source, created) for u, source, created in items[task, row.question_id]}
+            if unit not in known or known[unit][0] == row.annotator_id or not _counts(row):
+                continue
+            if since and not attempted(row.assignment_id, _when(row), known[unit][1]):
+                continue
+            yield row.annotator_id, (task, row.question_id, unit)
 
 
 def seconds_per_annotator(study, task: str | None = None) -> dict[int, list[int]]:

@@ -18,7 +18,7 @@ from annotation.models import AdjudicationRequest, GoldItem, QualificationResult
 
 from . import observations
 from .labels import Observation
-from .scoring import Score, gold_scores, qualification_outcome
+from .scoring import Score, checks, gold_scores, qualification_outcome
 
 DEFAULT_PASS = 0.8
 #: The audit action of :func:`withdraw_adjudications` (gold release reads it back: the
@@ -79,10 +79,7 @@ def as_qualification(study, annotator, gold) -> list:
     return [
         o
         for o in observations.load(study, annotator, {task for task, _, _ in gold})
-        if o.unit in gold
-        and o.assignment is not None
-        and o.submitted_at is not None
-        and o.submitted_at >= since[o.unit]
+        if o.unit in gold and observations.attempted(o.assignment, o.submitted_at, since[o.unit])
     ]
 
 
@@ -94,7 +91,7 @@ def evaluate(study, annotator) -> QualificationResult | None:
     mine = as_qualification(study, annotator, gold)
     score = gold_scores(mine, gold).get(annotator.pk)
     skipped = observations.skipped(study, GoldItem.Purpose.QUALIFICATION, annotator)
-    skipped = len(skipped.get(annotator.pk, ()))
+    skipped = len(checks(mine, gold, skipped).skipped.get(annotator.pk, ()))  # not answered
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
             study=study, annotator=annotator

@@ -10,7 +10,7 @@ accuracy is below the study's ``gold_threshold``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .labels import Observation, Unit, parse_ranking
@@ -32,12 +32,57 @@ class Score:
         return self.correct / self.answered if self.answered else None
 
 
-def gold_scores(observations: Iterable[Observation], gold: Mapping[Unit, Gold]) -> dict[int, Score]:
-    out: dict[int, Score] = {}
+@dataclass(frozen=True)
+class Checks:
+    """The known-answer checks that count: one per annotator and unit (:func:`checks`)."""
+
+    #: the one scored answer of each (annotator, unit)
+    answers: list[Observation]
+    #: annotator -> the units they left unanswered (skipped) and answered nowhere
+    skipped: dict[int, list[Unit]]
+
+
+def checks(
+    observations: Iterable[Observation],
+    gold: Mapping[Unit, Gold],
+    skipped: Mapping[int, Collection[Unit]] | None = None,
+) -> Checks:
+    """One check per annotator and known-answer unit, however many tasks showed it (the
+    same claim in a claim check of two settings): an answer wins over a skip (the check
+    was not dodged: as a skipped task done later is answered, no longer skipped), and of
+    two answers the latest submitted is scored (their current judgment). Without it one
+    annotator's unit counted twice (answered and skipped, or answered twice), and a
+    qualification round could count more answers than items. ``skipped``: annotator ->
+    the units they skipped (``observations.skipped``). The one declaration read by gold
+    accuracy (:func:`gold_scores`, ``agreement.annotator_quality``) and the qualification
+    result. docs/QUALITY.md, "One check per annotator and unit"."""
+    latest: dict[tuple[int, Unit], Observation] = {}
     for o in observations:
-        g = gold.get(o.unit)
-        if not answers(o, g):
-            continue
+        key = (o.annotator, o.unit)
+        if answers(o, gold.get(o.unit)) and (key not in latest or _later(o, latest[key])):
+            latest[key] = o
+    unanswered = {
+        aid: sorted(u for u in set(units) if (aid, u) not in latest)
+        for aid, units in (skipped or {}).items()
+    }
+    return Checks(list(latest.values()), {aid: units for aid, units in unanswered.items() if units})
+
+
+def _later(o: Observation, than: Observation) -> bool:
+    """Whether ``o`` was submitted after ``than`` (an unknown time counts as earliest; the
+    assignment id breaks a tie: the later assignment)."""
+
+    def when(x: Observation) -> tuple[float, int]:
+        return (x.submitted_at.timestamp() if x.submitted_at else float("-inf"), x.assignment or 0)
+
+    return when(o) > when(than)
+
+
+def gold_scores(observations: Iterable[Observation], gold: Mapping[Unit, Gold]) -> dict[int, Score]:
+    """Per annotator: their gold units answered and correct, one per unit (:func:`checks`)."""
+    out: dict[int, Score] = {}
+    for o in checks(observations, gold).answers:
+        g = gold[o.unit]
         s = out.setdefault(o.annotator, Score())
         s.answered += 1
         s.correct += o.label == g.answer

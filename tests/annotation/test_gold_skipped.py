@@ -58,25 +58,33 @@ def _submit(assignment, choice):
     Draft.objects.create(assignment=assignment, submitted_version=1, version=1)
 
 
-def assert_gold_not_passed(study, task: str, *, skipped: int) -> None:
-    """The study's one annotator answered no gold unit and left ``skipped``: accuracy 0,
-    flagged, on the quality table and in ``quality.csv`` (``task``'s row and ``all``)."""
+def assert_gold(study, task: str, *, answered: int, skipped: int, accuracy: float, flagged: bool):
+    """The study's one annotator's gold columns on the quality table and in ``quality.csv``
+    (``task``'s row and ``all``)."""
     (row,) = quality.quality_rows(study)
-    assert (row.quality.gold_n, row.quality.gold_skipped, row.quality.gold_rate) == (
-        0,
+    q = row.quality
+    assert (q.gold_n, q.gold_skipped, q.gold_rate, row.flagged) == (
+        answered,
         skipped,
-        0.0,
+        accuracy,
+        flagged,
     )
-    assert row.flagged
     table = list(csv.DictReader(io.StringIO(quality.quality_csv(study))))
     mine = {r["task"]: r for r in table}
     for name in (task, "all"):
         got = mine[name]
-        assert (got["gold_answered"], got["gold_skipped"], got["gold_flagged"]) == (
-            "0",
-            str(skipped),
-            "1",
-        )
+        assert (
+            got["gold_answered"],
+            got["gold_skipped"],
+            got["gold_accuracy"],
+            got["gold_flagged"],
+        ) == (str(answered), str(skipped), str(accuracy), str(int(flagged)))
+
+
+def assert_gold_not_passed(study, task: str, *, skipped: int) -> None:
+    """The study's one annotator answered no gold unit and left ``skipped``: accuracy 0,
+    flagged, on the quality table and in ``quality.csv`` (``task``'s row and ``all``)."""
+    assert_gold(study, task, answered=0, skipped=skipped, accuracy=0.0, flagged=True)
 
 
 def test_a_skipped_gold_item_is_counted_and_flags_the_annotator(world):

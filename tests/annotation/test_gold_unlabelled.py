@@ -8,13 +8,18 @@ annotator submits through the task page's own submit route, skipping the gold cl
 answering the other one.
 """
 
+import csv
+import io
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import Assignment, QualificationResult
 from studio.studyadmin import quality
-from tests.annotation.test_gold_skipped import assert_gold_not_passed
+from tests.annotation.test_gold_skipped import assert_gold, assert_gold_not_passed
 from tests.builders.content import make_assignment, make_claims, make_question, make_study
 from tests.builders.users import make_user
 
@@ -40,14 +45,15 @@ def _mark(study, admin, question, claim, purpose, cites=False):
     )  # fmt: skip
 
 
-def _submit_skipping(user, assignment, skipped, answered):
-    """The task page's submit: ``skipped`` left without a label, ``answered`` answered."""
+def _submit_skipping(user, assignment, skipped, answered, fully="yes"):
+    """The task page's submit: ``skipped`` left without a label, ``answered`` answered
+    (fully supported: ``fully``)."""
     client = Client()
     client.force_login(user)
     data = {
         "version": "0",
         f"cc.{skipped.public_id}.skip": "on",
-        f"cc.{answered.public_id}.fully": "yes",
+        f"cc.{answered.public_id}.fully": fully,
         f"cc.{answered.public_id}.cite.0": "yes",
     }
     response = client.post(
@@ -85,3 +91,72 @@ def test_a_qualification_claim_left_unlabelled_decides_the_round_as_not_passed(
         _submit_skipping(user, assignment, skipped=c1, answered=c2)
     result = QualificationResult.objects.get(study=study, annotator=user.annotator)
     assert (result.passed, result.correct, result.items) == (False, 0, 1)
+
+
+# --- work done before the claim was a known answer (docs/QUALITY.md, "Work done before an
+# item was a known answer") ---------------------------------------------------------------
+
+
+def test_a_claim_skipped_before_it_was_a_qualification_item_is_no_attempt(world):
+    """Skipped in a task submitted before the claim became a qualification item: no
+    qualification attempt, as an answer then is none. It decided the round (failed, 0 of
+    1) though the annotator never had the item as a qualification item."""
+    study, admin, user, question, (c1, c2), assignment = world
+    _submit_skipping(user, assignment, skipped=c1, answered=c2)
+    # required after: an undecided annotator's queue shows only the round's items
+    study.config = {**study.config, "qualification_required": True, "qualification_pass": 0.5}
+    study.save(update_fields=["config"])
+    _mark(study, admin, question, c1, "qualification")
+    quality.refresh_qualification(study)
+    (row,) = quality.quality_rows(study)
+    assert (row.qualification.passed, row.qualification.answered) == (None, 0)  # pending
+    table = list(csv.DictReader(io.StringIO(quality.quality_csv(study))))
+    assert {r["task"]: r["qualification"] for r in table} == {"claim_check": "", "all": ""}
+
+
+def test_a_claim_skipped_before_it_was_gold_is_a_gold_check_not_passed(world):
+    """Gold reads every submitted task, before or after the item became gold (as a medal
+    ranking or a coverage grade submitted before a known answer is marked from a judgment
+    is scored against it): a skip then counts as not passed, as an answer then is scored."""
+    study, admin, user, question, (c1, c2), assignment = world
+    _submit_skipping(user, assignment, skipped=c1, answered=c2)
+    _mark(study, admin, question, c1, "gold")
+    assert_gold_not_passed(study, "claim_check", skipped=1)
+    _mark(study, admin, question, c2, "gold")  # answered "yes" before: scored, correct
+    assert_gold(study, "claim_check", answered=1, skipped=1, accuracy=0.5, flagged=True)
+
+
+# --- one check per annotator and claim (docs/QUALITY.md, "One check per annotator and
+# unit") -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answered_first", [False, True])
+def test_a_claim_skipped_in_one_setting_and_answered_in_another_is_one_answer(
+    world, answered_first
+):
+    """The same gold claim in claim checks of two settings, skipped in one and answered in
+    the other, in either order: one check, answered (counted before as one answered and
+    one not passed: accuracy 0.5, flagged)."""
+    study, admin, user, question, (c1, c2), assignment = world
+    other = make_assignment(user.annotator, question, "claim_check", setting="expertise_matched")
+    _mark(study, admin, question, c1, "gold")
+    submits = [
+        lambda: _submit_skipping(user, assignment, skipped=c1, answered=c2),
+        lambda: _submit_skipping(user, other, skipped=c2, answered=c1),
+    ]
+    for submit in reversed(submits) if answered_first else submits:
+        submit()
+    assert_gold(study, "claim_check", answered=1, skipped=0, accuracy=1.0, flagged=False)
+
+
+def test_a_claim_answered_in_two_settings_scores_the_latest_answer(world):
+    """Answered "no" (wrong) and an hour later "yes" in the other setting: one check, the
+    answer submitted last, whatever the order the assignments were made in (counted twice
+    before: 2 answered, accuracy 0.5, flagged)."""
+    study, admin, user, question, (c1, c2), assignment = world
+    other = make_assignment(user.annotator, question, "claim_check", setting="expertise_matched")
+    _mark(study, admin, question, c1, "gold")
+    _submit_skipping(user, other, skipped=c2, answered=c1, fully="no")
+    Assignment.objects.filter(pk=other.pk).update(submitted_at=timezone.now() - timedelta(hours=1))
+    _submit_skipping(user, assignment, skipped=c2, answered=c1, fully="yes")
+    assert_gold(study, "claim_check", answered=1, skipped=0, accuracy=1.0, flagged=False)

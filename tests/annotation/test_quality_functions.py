@@ -20,7 +20,14 @@ from annotation.quality.labels import (
     pairwise_label,
     parse_answer,
 )
-from annotation.quality.scoring import Gold, Score, flagged, gold_scores, qualification_outcome
+from annotation.quality.scoring import (
+    Gold,
+    Score,
+    checks,
+    flagged,
+    gold_scores,
+    qualification_outcome,
+)
 from annotation.quality.signal import Signal, human_signal
 
 T0 = datetime(2026, 1, 1)
@@ -73,6 +80,22 @@ def test_qualification_waits_for_every_item_then_applies_the_pass_mark():
     assert qualification_outcome(Score(1, 2), 2, 0.5) is True
     assert qualification_outcome(Score(1, 2), 2, 0.8) is False
     assert qualification_outcome(Score(0, 0), 0, 0.8) is None
+
+
+def test_one_check_per_annotator_and_known_answer_unit():
+    """The same unit answered in two tasks (two settings) is one check, its latest answer
+    scored; a unit answered is not also skipped; a round of two items with one of them
+    answered twice is not decided (two answers of one item used to decide it)."""
+    gold = {U1: Gold("A"), U2: Gold("tie")}
+    twice = [obs(1, U1, "B", minute=0), obs(1, U1, "A", minute=5), obs(2, U1, "B")]
+    scores = gold_scores(twice, gold)
+    assert {a: (s.correct, s.answered) for a, s in scores.items()} == {1: (1, 1), 2: (0, 1)}
+    counted = checks(twice, gold, {1: [U1, U2, U2], 2: [U1], 3: [U2]})
+    assert counted.skipped == {1: [U2], 3: [U2]}  # 2 answered U1: an answer wins
+    assert qualification_outcome(scores[1], 2, 0.5) is None
+    # the quality page reads the same rule
+    page = annotator_quality(twice, gold, skipped={1: [U1]})
+    assert (page[1].gold_n, page[1].gold_skipped, page[1].gold_rate) == (1, 0, 1.0)
 
 
 def test_plurality_and_disagreements():

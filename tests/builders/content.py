@@ -92,13 +92,16 @@ def make_question(
     return question
 
 
-def make_assignment(annotator, question: Question, task: str, position: int = 0) -> Assignment:
+def make_assignment(
+    annotator, question: Question, task: str, position: int = 0, setting: str = "assigned"
+) -> Assignment:
     return Assignment.objects.create(
         study=question.study,
         annotator=annotator,
         question=question,
         task=task,
         position=position,
+        setting=setting,
         report_order=Assignment.shuffled(list(question.reports.values_list("pk", flat=True))),
     )
 
