@@ -700,7 +700,7 @@ def _why_not(annotator, items: list[GoldItem], purpose: str, status: str, submit
     what = f"{annotator.pseudonym} already has {item.task} on question {item.question.external_id}"
     if purpose == Purpose.QUALIFICATION and status == Assignment.Status.SUBMITTED:
         since = min(i.created_at for i in items if i.purpose == Purpose.QUALIFICATION)
-        if submitted_at is not None and submitted_at >= since:
+        if observations.attempted(True, submitted_at, since):  # the one rule
             return (
                 f"{what} (submitted once it was a qualification item: their qualification answer)"
             )
