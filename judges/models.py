@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from annotation.models.jsontext import JSONText
+
 
 class Judge(models.Model):
     name = models.CharField(max_length=200, unique=True)
@@ -47,8 +49,10 @@ class JudgeScore(models.Model):
     #: gives the file back (as ``annotation.importers.released`` keeps reports' records):
     #: ``{"format", "record": n, "data": the record as parsed}`` of a ResearcherBench
     #: results record; ``{"format", "record", "shape"}`` of a ResearchQA coverage entry.
-    #: Null for a score computed here or read from a format that keeps nothing.
-    released = models.JSONField(null=True, blank=True)
+    #: Null for a score computed here or read from a format that keeps nothing. Text, as a
+    #: report's released record (:mod:`annotation.models.jsontext`): PostgreSQL's jsonb
+    #: would reorder the record's keys, and the export writes them in the released order.
+    released = JSONText(null=True, blank=True)
 
     class Meta:
         constraints = [

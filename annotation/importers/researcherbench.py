@@ -174,7 +174,7 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
         if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
             questions.append(kept["data"])
         else:
-            rec = {"id": _id(q.external_id), "question": q.text}
+            rec = {"id": released_id(q.external_id), "question": q.text}
             if q.intent:
                 rec["category"] = q.intent
             if q.field:
@@ -183,8 +183,8 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
         rubric = rubric_to_write(q, rubric_kind)
         if rubric is not None:
             items = sorted(rubric.items.all(), key=lambda i: i.position)
-            rubrics.append({"id": _id(q.external_id), "question": q.text,
-                            "rubric": [{"point": i.text, "weight": _number(i.weight)}
+            rubrics.append({"id": released_id(q.external_id), "question": q.text,
+                            "rubric": [{"point": i.text, "weight": released_weight(i.weight)}
                                        for i in items]})  # fmt: skip
     dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
     return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
@@ -198,20 +198,21 @@ def dump_responses(study, *, system: str) -> dict[str, str]:
 
     written = released.for_export(study, system, FORMAT)
     data = [e["data"] for e in written.records] + [
-        {"id": _id(r.question_id), "question": r.question_text, "response": to_markdown(r)}
+        {"id": released_id(r.question_id), "question": r.question_text, "response": to_markdown(r)}
         for r in written.rebuilt
     ]
     return {f"{system}.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
 
 
-def _number(value: float):
-    """A weight as released: ResearcherBench's are integers 1-3 (``3``, not ``3.0``)."""
+def released_weight(value: float):
+    """A weight as released: ResearcherBench's are integers 1-3 (``3``, not ``3.0``); the
+    judge results' export writes its criteria's weights with it too."""
     return int(value) if float(value).is_integer() else value
 
 
-def _id(external_id: str):
+def released_id(external_id: str):
     """ResearcherBench's ids are numbers (``"id": 1``): an id stored from one is written as
-    one again; any other id as the text it is."""
+    one again; any other id as the text it is (questions, responses and judge results)."""
     if external_id.isdecimal() and str(int(external_id)) == external_id:
         return int(external_id)
     return external_id

@@ -71,6 +71,7 @@ from annotation.importers.registry import (
     register,
     register_kind,
 )
+from annotation.importers.researcherbench import released_id, released_weight
 from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
 from judges.kinds import finalize
@@ -251,6 +252,7 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
     values_of: dict[str, tuple] = {}
     for n, qid, entries in records:
         rep.records += 1
+        record = entries
         if listed:  # the released judge file: the labels are the record's rubric_judges_gpt
             if not isinstance(entries, dict):
                 problems.add(n, None, f"expected an object, found {type_name(entries)}")
@@ -268,6 +270,8 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
         if rid is not None:
             out["released"][rid] = {"format": "researchqa-coverage", "record": n,
                                     "shape": "list" if listed else "mapping"}  # fmt: skip
+            if listed:  # its other keys, written back around the stored labels
+                out["released"][rid]["data"] = _without_labels(record)
         items = index.items.get(qid)
         seen: dict[int, int] = {}
         for i, entry in enumerate(entries):
@@ -305,6 +309,13 @@ def _parse_coverage(src: Source, index: _StudyIndex, rep: ImportReport, system: 
             coverage[(rid, item)] = values
     problems.raise_if_any()
     return out
+
+
+def _without_labels(record: dict) -> dict:
+    """A listed coverage record as released, its labels (``rubric_judges_gpt``) left null
+    in their place: the export writes the stored labels there and every other key (the
+    answer judged, a score, whatever the file carried) as it came, in the file's order."""
+    return {key: None if key == LISTED_LABELS else value for key, value in record.items()}
 
 
 def _side(problems, n, field, value):
@@ -609,17 +620,32 @@ def dump_coverage(study, *, judge: str, system: str, rubric_kind: str | None = N
         "report__question__external_id", "item__rubric__kind", "item__position"
     ).values_list("report__question__external_id", "item__text", "label"):
         out.setdefault(qid, []).append({"rubric": text, "score": researchqa.LABELS[label]})
-    kept = dict(
+    kept = _kept(
         JudgeScore.objects.filter(
             judge__name=judge, report__system__name=system, report__question__study=study,
-            metric="rubric_coverage", released__format="researchqa-coverage",
-        ).values_list("report__question__external_id", "released")
+            metric="rubric_coverage",
+        ).values_list("report__question__external_id", "released"),
+        "researchqa-coverage",
     )  # fmt: skip
     if kept and all(k.get("shape") == "list" for k in kept.values()):
         order = sorted(out, key=lambda q: (q not in kept, kept.get(q, {}).get("record", 0)))
-        listed = [{LIST_KEY: qid, LISTED_LABELS: out[qid]} for qid in order]
+        listed = [_listed_record(qid, out[qid], kept.get(qid, {}).get("data")) for qid in order]
         return {f"coverage_{system}.json": _dumps(listed)}
     return {f"coverage_{system}.json": _dumps(out)}
+
+
+def _kept(rows, fmt: str) -> dict:
+    """``{key: released}`` of the ``(key, released)`` rows whose kept record came from a
+    file of format ``fmt`` (``released`` is text: no lookup inside it, the rows are few)."""
+    return {key: kept for key, kept in rows if isinstance(kept, dict) and kept.get("format") == fmt}
+
+
+def _listed_record(qid: str, labels: list, data) -> dict:
+    """A released judge file's record: the one kept (:func:`_without_labels`) with the
+    stored labels in its place, else the id and labels alone."""
+    if isinstance(data, dict) and LISTED_LABELS in data:
+        return {key: labels if key == LISTED_LABELS else value for key, value in data.items()}
+    return {LIST_KEY: qid, LISTED_LABELS: labels}
 
 
 def dump_pairwise(study, *, judge: str, **_):
@@ -668,15 +694,17 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
 
     A report whose results came from a ResearcherBench file gets its record back as
     released (``JudgeScore.released``: its ``id`` as written, ``m_weighted``, its rounded
-    recall, in file order), as long as the stored verdicts are still the record's (a
-    re-judged report is written from what is stored); any other report's record is built
-    from the stored verdicts, after them."""
+    recall, its keys' order, in file order). A verdict changed since (a re-judged report)
+    is written over the record's own (:func:`_with_stored_verdicts`): the record is the
+    released one but for that verdict and the sums it enters. Any other report's record is
+    built from the stored verdicts, after them, with ResearcherBench's types (a numeric id
+    as a number, integer weights as integers)."""
     rows = JudgeCoverage.objects.filter(
         judge__name=judge, report__question__study=study, covered__isnull=False
     )
     kept_rows = JudgeScore.objects.filter(
         judge__name=judge, report__question__study=study, metric="rubric_coverage",
-        released__format="researcherbench",
+        released__isnull=False,
     )  # fmt: skip
     if system:
         rows = rows.filter(report__system__name=system)
@@ -687,46 +715,72 @@ def dump_researcherbench(study, *, judge: str, system: str | None = None, **_):
     ).values_list("report_id", "report__question__external_id", "report__system__name",
                   "item__text", "item__weight", "covered", "rationale"):  # fmt: skip
         rec = records.setdefault(
-            rid, {"id": qid, "model": model, "result": {"coverage_results": []}}
+            rid, {"id": released_id(qid), "model": model, "result": {"coverage_results": []}}
         )
         rec["result"]["coverage_results"].append(
-            {"point": point, "weight": weight, "covered": covered, "justification": why}
-        )
+            {"point": point, "weight": released_weight(weight), "covered": covered,
+             "justification": why}
+        )  # fmt: skip
     for rec in records.values():
         crit = rec["result"]["coverage_results"]
         rec["result"]["recall"] = researcherbench.weighted_coverage(
             [c["weight"] for c in crit], [c["covered"] for c in crit]
         )
     kept = []
-    for rid, entry in kept_rows.values_list("report_id", "released"):
-        data = entry.get("data") if isinstance(entry, dict) else None
-        if rid in records and _still_released(data, records[rid]):
-            kept.append((entry.get("record", 0), rid, data))
+    for rid, entry in _kept(
+        kept_rows.values_list("report_id", "released"), "researcherbench"
+    ).items():
+        record = _with_stored_verdicts(entry.get("data"), records[rid]) if rid in records else None
+        if record is not None:
+            kept.append((entry.get("record", 0), rid, record))
     kept.sort(key=lambda k: k[:2])
     as_kept = {rid for _, rid, _ in kept}
     out = [data for _, _, data in kept] + [r for rid, r in records.items() if rid not in as_kept]
     return {f"researcherbench_results{'_' + system if system else ''}.json": _dumps(out)}
 
 
-def _verdicts(criteria) -> list | None:
-    """A record's verdicts as comparable facts (point, weight, covered, justification),
-    sorted; None when the record is not the shape the importer accepted."""
-    try:
-        return sorted(
-            (_norm(c["point"]), float(c.get("weight", 1)), c["covered"],
-             c.get("justification") or "")
-            for c in criteria
-        )  # fmt: skip
-    except (KeyError, TypeError, AttributeError, ValueError):
+def _with_stored_verdicts(data, built: dict) -> dict | None:
+    """The kept record ``data`` with what is stored (``built``) written over it: each
+    criterion's ``covered``, ``justification`` and weight where the stored one differs
+    from what the record says (as the importer read it), and ``m_weighted`` and ``recall``
+    where their sums changed (recall rounded to 4 decimals, as released). Everything else
+    keeps its released value, type and place; the record itself when nothing differs.
+    None when the stored verdicts are not on the record's points (a rubric changed since):
+    the record is then built from what is stored."""
+    result = data.get("result") if isinstance(data, dict) else None
+    criteria = result.get("coverage_results") if isinstance(result, dict) else None
+    if not isinstance(criteria, list):
         return None
-
-
-def _still_released(data, built: dict) -> bool:
-    """The kept record says what is stored (the same verdicts on the same points)."""
-    if not isinstance(data, dict) or not isinstance(data.get("result"), dict):
-        return False
-    mine = _verdicts(data["result"].get("coverage_results") or [])
-    return mine is not None and mine == _verdicts(built["result"]["coverage_results"])
+    stored = {_norm(c["point"]): c for c in built["result"]["coverage_results"]}
+    written, weights, covered = [], [], []
+    for c in criteria:
+        point = c.get("point") if isinstance(c, dict) else None
+        now = stored.pop(_norm(point), None) if isinstance(point, str) else None
+        if now is None:
+            return None
+        c = dict(c)
+        if float(c.get("weight", 1)) != float(now["weight"]):
+            c["weight"] = now["weight"]
+        if c.get("covered") is not now["covered"]:
+            c["covered"] = now["covered"]
+        if (c.get("justification") or "") != now["justification"]:
+            c["justification"] = now["justification"]
+        written.append(c)
+        weights.append(c.get("weight", 1))
+        covered.append(c["covered"])
+    if stored:  # a stored verdict on a point the record does not have
+        return None
+    result = {**result, "coverage_results": written}
+    if "m_weighted" in result:
+        m_weighted = sum(w for w, b in zip(weights, covered, strict=True) if b)
+        if m_weighted != result["m_weighted"]:
+            result["m_weighted"] = m_weighted
+    recall = result.get("recall")
+    score = researcherbench.weighted_coverage([float(w) for w in weights], covered)
+    if is_number(recall) and abs(recall - score) > RECALL_TOLERANCE:
+        result["recall"] = round(score, 4)
+    record = {**data, "result": result}
+    return data if record == data else record
 
 
 def dump_csv(study, *, judge: str, **_):

@@ -5,6 +5,7 @@ coverage file in the shape it came in."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from annotation.importers.registry import FORMATS
 from annotation.models import Study
 from judges.models import JudgeCoverage
 from tests.builders.judged import build_study
+from tests.builders.released import shared
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,8 +56,63 @@ def test_researcherbench_results_come_back_as_released(client, admin_user):
     row.covered = False
     row.save()
     [rebuilt] = dumped("researcherbench", study, judge="j")
-    assert rebuilt != released[0] and rebuilt["id"] == "1"
+    assert rebuilt != released[0] and rebuilt["id"] == 1
     assert not rebuilt["result"]["coverage_results"][0]["covered"]
+
+
+def as_written(data) -> str:
+    """JSON text that tells ``1`` from ``"1"`` and ``3`` from ``3.0`` and keeps key order."""
+    return json.dumps(data, ensure_ascii=False)
+
+
+def results_on_released_rubric(path: Path, system: str, questions: int) -> list[dict]:
+    """A results file of ResearcherBench's ``results/rubric_eval/`` shape on the released
+    rubric (the judge's results themselves were not released): the first ``questions``
+    questions' points with their integer weights, every other point covered, and the
+    record's ``m_weighted``, ``total_weight`` and recall rounded to 4 decimals."""
+    rubric = json.loads(shared("researcherbench", "rubric.json").read_text())[:questions]
+    records = []
+    for q in rubric:
+        criteria = [{"point": p["point"], "weight": p["weight"], "covered": i % 2 == 0,
+                     "justification": f"point {i} of question {q['id']}"}
+                    for i, p in enumerate(q["rubric"])]  # fmt: skip
+        covered = sum(c["weight"] for c in criteria if c["covered"])
+        total = sum(c["weight"] for c in criteria)
+        records.append({"id": q["id"], "model": system, "result": {
+            "coverage_results": criteria, "m_weighted": covered, "total_weight": total,
+            "recall": round(covered / total, 4)}})  # fmt: skip
+    path.write_text(json.dumps(records, ensure_ascii=False, indent=2))
+    return records
+
+
+@pytest.mark.shared_data
+def test_a_rejudged_researcherbench_record_keeps_its_released_types_and_place(tmp_path):
+    """A verdict changed after import: the export rebuilds that record from what is stored,
+    and it is the released record with that one verdict (and the sums it enters) changed:
+    the id still the number 2, weights still integers, keys and records in released order."""
+    run("questions", shared("researcherbench", "questions.json"), study="RB",
+        format="researcherbench", rubric=shared("researcherbench", "rubric.json"))  # fmt: skip
+    run("reports", shared("researcherbench", "user_data", "Claude.json"), study="RB",
+        format="researcherbench", system="Claude")  # fmt: skip
+    study = Study.objects.get(name="RB")
+    source = tmp_path / "results.json"
+    released = results_on_released_rubric(source, "Claude", questions=3)
+    run("judge_scores", source, study=study, format="researcherbench", judge="o3-mini")
+    assert as_written(dumped("researcherbench", study, judge="o3-mini")) == as_written(released)
+
+    criterion = released[1]["result"]["coverage_results"][1]  # not covered as released
+    row = JudgeCoverage.objects.get(judge__name="o3-mini", report__question__external_id="2",
+                                    item__text=criterion["point"])  # fmt: skip
+    row.covered = True
+    row.save()
+    expected = copy.deepcopy(released)
+    result = expected[1]["result"]
+    result["coverage_results"][1]["covered"] = True
+    result["m_weighted"] += criterion["weight"]
+    result["recall"] = round(result["m_weighted"] / result["total_weight"], 4)
+    got = dumped("researcherbench", study, judge="o3-mini")
+    assert as_written(got) == as_written(expected)
+    assert type(got[1]["id"]) is int and type(got[1]["result"]["m_weighted"]) is int
 
 
 @pytest.mark.parametrize("name", ["researchqa_judge_listed_alpha.json",
@@ -67,9 +124,30 @@ def test_researchqa_coverage_comes_back_in_its_shape(name):
     released = json.loads((DATA / name).read_text())
     got = dumped("researchqa-coverage", study, judge="g", system="alpha")
     assert type(got) is type(released)
-    if isinstance(released, list):
-        assert [r["corpusid_sectionid"] for r in got] == [r["corpusid_sectionid"] for r in released]
-        assert got == [{k: r[k] for k in ("corpusid_sectionid", "rubric_judges_gpt")}
-                       for r in released]  # fmt: skip
-    else:
-        assert got == released
+    assert as_written(got) == as_written(released)
+
+
+def test_a_listed_coverage_record_keeps_its_extra_keys(tmp_path):
+    """A released judge file's record carries more than its id and labels (the answer
+    judged, its score, in their places among the keys): the export writes them back
+    verbatim, with a label changed since import the only difference."""
+    study = build_study("A")
+    released = json.loads((DATA / "researchqa_judge_listed_alpha.json").read_text())
+    released[0] = {"answer": "Topic 1 is known for ...", **released[0], "coverage": 0.55}
+    released[1]["citations"] = [{"id": 7, "title": "Paper seven"}]
+    source = tmp_path / "alpha_judge_gpt4.1mini.json"
+    source.write_text(json.dumps(released))
+    run("judge_scores", source, study=study, format="researchqa-coverage", judge="g",
+        system="alpha")  # fmt: skip
+    assert as_written(dumped("researchqa-coverage", study, judge="g", system="alpha")) == (
+        as_written(released)
+    )
+    label = released[1]["rubric_judges_gpt"][0]
+    row = JudgeCoverage.objects.get(judge__name="g", report__question__external_id="q2",
+                                    item__text=label["rubric"])  # fmt: skip
+    row.label = 4 if label["score"] != "Completely" else 0
+    row.save()
+    expected = copy.deepcopy(released)
+    expected[1]["rubric_judges_gpt"][0]["score"] = "Completely" if row.label else "Not at all"
+    got = dumped("researchqa-coverage", study, judge="g", system="alpha")
+    assert as_written(got) == as_written(expected)
