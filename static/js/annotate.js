@@ -115,6 +115,7 @@
   let edits = 0;
   let editsAtRequest = 0;
   let savedEdits = 0;  // the edits the server holds (its last 200 to an autosave)
+  let submitPending = false;  // Submit was pressed and got no answer yet (notSubmitted)
   function setState(state) { form.dataset.state = state; }
   setState("saved");
   form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); keep(); });
@@ -149,9 +150,15 @@
       if (box) box.scrollIntoView({ block: "nearest" });
     }
     const away = mine && status === 200 && redirectedAway(event.detail);
+    const submitting = mine && event.detail.elt !== form;
+    // A submit the server answered (done, or refused with its reason shown) is no longer
+    // pending; one that got no answer, or was refused for the sign-in, is (notSubmitted).
+    if (submitting && [204, 409, 422].includes(status)) submitPending = false;
     if (mine && UNAVAILABLE.includes(status)) {
+      if (submitting) submitPending = true;
       unavailable(status);
     } else if (mine && (status === 401 || away)) {
+      if (submitting) submitPending = true;
       signedOut(status === 401);
     } else if (status === 409) {
       resumed();
@@ -160,11 +167,12 @@
     } else if (mine && status === 204) {
       forget();  // submitted; the page moves on
     } else if (mine && status === 403) {
-      refused(event.detail.elt !== form);
+      if (submitting) submitPending = true;
+      refused(submitPending);
     } else if (mine && !(status >= 200 && status < 300) && status !== 422) {
       failed(status, event.detail.elt !== form);
     } else if (event.detail.elt === form) {
-      if (status === 200) { recovered(); resumed(); savedEdits = editsAtRequest; }
+      if (status === 200) { recovered(); resumed(); savedEdits = editsAtRequest; notSubmitted(); }
       if (status === 200 && edits === editsAtRequest) { dirty = false; setState("saved"); forget(); }
       else if (status === 422) setState("invalid");
       else if (status !== 200) setState("dirty");
@@ -212,6 +220,8 @@
   // (1 s, 2 s, 4 s … 30 s) until it succeeds, and then the backup is cleared.
   const UNAVAILABLE = [0, 502, 503, 504];
   const OUTAGE = "Not saved — the server is unavailable, retrying…";
+  const OUTAGE_SUBMIT = "Not submitted — the server is unavailable. Your answers are kept in " +
+    "this browser and saved as soon as it is back, retrying…; then press Submit again.";
   let retryDelay = 0;
   let retryTimer = null;
   // htmx leaves 5xx answers unswapped by default: show the server's 503 message.
@@ -234,6 +244,8 @@
   // the browser holds now (csrfToken), not the one the page was rendered with.
   const SIGNED_OUT = "Not saved — you are signed out. Your answers are kept in this browser; " +
     "sign in again (in a new tab) and they are saved here.";
+  const SIGNED_OUT_SUBMIT = "Not submitted — you are signed out. Your answers are kept in this " +
+    "browser; sign in again (in a new tab) and they are saved here, then press Submit again.";
 
   function redirectedAway(detail) {
     const xhr = detail.xhr;
@@ -245,7 +257,8 @@
   }
 
   function signedOut(swapped) {
-    holdAndRetry("signed-out", SIGNED_OUT, !swapped, "alert", 2000, 10000);
+    holdAndRetry("signed-out", submitPending ? SIGNED_OUT_SUBMIT : SIGNED_OUT,
+      !swapped || submitPending, "alert", 2000, 10000);
   }
 
   function csrfToken() {
@@ -263,7 +276,8 @@
   function unavailable(status) {
     const box = document.getElementById("save-status");
     const told = box && status === 503 && box.dataset.outage;  // the server's own message
-    holdAndRetry("unavailable", OUTAGE, !told, "status", 1000, 30000);
+    holdAndRetry("unavailable", submitPending ? OUTAGE_SUBMIT : OUTAGE, !told || submitPending,
+      "status", 1000, 30000);
     if (box && !told) {
       box.dataset.outage = "1";
       box.setAttribute("aria-live", "polite");
@@ -294,6 +308,22 @@
     clearTimeout(retryTimer);
     const box = document.getElementById("save-status");
     if (box) box.prepend(Object.assign(document.createElement("strong"), { textContent: "Saved. " }));
+  }
+
+  // --- A submit that did not go through (no answer, or signed out / refused) -------------
+  // The retries save the answers, never submit them: submitting is the annotator's act,
+  // and its result (done, or refused with the reason) is shown for the click that made it.
+  // Before, the retried save drew "Saved. Draft saved" and nothing said the task was still
+  // unsubmitted: the annotator left believing it submitted (a qualification round stayed
+  // undecided). While a submit is pending (submitPending) every successful save says so.
+  function notSubmitted() {
+    const box = document.getElementById("save-status");
+    if (!submitPending || !box) return;
+    box.setAttribute("role", "alert");
+    box.prepend(Object.assign(document.createElement("strong"), {
+      className: "not-submitted",
+      textContent: "Not submitted yet — your answers are saved; press Submit again. ",
+    }));
   }
 
   function saveNow() {

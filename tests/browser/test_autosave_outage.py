@@ -235,3 +235,42 @@ def test_a_server_error_on_save_says_not_saved_and_keeps_the_answers(
     page.unroute("**/save/")
     page.reload()
     expect(page.get_by_label("Ranking reasoning")).to_have_value("Typed while the server failed.")
+
+
+def test_a_submit_that_got_no_answer_says_not_submitted_until_submitted(
+    login, annotator_user, assignment
+):
+    """Submit is pressed while the network drops the request (the tester's aborted submit,
+    a 502 alike): the box says "Not submitted", the answers are saved by the retries, and
+    every saved state says the task is still not submitted until Submit is pressed again.
+    Before, the retry saved and drew a green "Saved. Draft saved · version 1": nothing said
+    the submit had failed and the task stayed unsubmitted."""
+    from annotation.models import Assignment
+
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    for report, value in (("A", "Gold"), ("B", "Silver"), ("C", "Bronze")):
+        medal(page, report, value).check()
+    page.get_by_label("Ranking reasoning").fill("A covers every aspect.")
+    wait_saved(page, 1)
+    page.context.route("**/submit/", lambda route: route.abort("connectionrefused"))
+    page.context.route("**/save/", lambda route: route.abort("connectionrefused"))
+    status = page.locator("#save-status")
+    page.locator("#submit-btn").click()
+    expect(status).to_contain_text("Not submitted — the server is unavailable")
+    page.wait_for_timeout(1_500)  # a retry (after 1 s) fails too: the message stays
+    expect(status).to_contain_text("Not submitted")
+    page.context.unroute("**/save/")
+    # the retry goes through: a save, and the box still says the task is not submitted
+    expect(status).to_contain_text("Not submitted yet", timeout=20_000)
+    expect(status).to_contain_text("press Submit again")
+    page.get_by_label("Ranking reasoning").fill("A covers every aspect; B misses one.")
+    wait_saved(page)
+    expect(status).to_contain_text("Not submitted yet")  # each save while it is pending
+    assignment.refresh_from_db()
+    assert assignment.status != Assignment.Status.SUBMITTED
+    page.context.unroute("**/submit/")
+    page.locator("#submit-btn").click()
+    expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
