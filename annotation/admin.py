@@ -13,6 +13,7 @@ from django.urls import path
 from annotation.importers import ImportFailed, run
 from annotation.importers.forms import RegistryImportForm
 from annotation.protection import deactivate_annotator
+from annotation.units import judged_items, reword_refusal
 
 from .models import (
     Annotator,
@@ -132,8 +133,26 @@ class QuestionAdmin(admin.ModelAdmin):
         return obj.text[:80]
 
 
+class RubricItemForm(forms.ModelForm):
+    """A rubric item's text may not change once experts judged it (``annotation.units``):
+    the admin answers the error on the item's text and saves nothing, as the import and
+    the API refuse it. An unjudged item may still be reworded."""
+
+    def clean_text(self):
+        text = self.cleaned_data["text"]
+        item = self.instance
+        if item.pk is not None and text != item.text:
+            kinds = judged_items([item.pk]).get(item.pk)
+            if kinds:
+                raise forms.ValidationError(
+                    reword_refusal(item.rubric.public_id, item.position, kinds)
+                )
+        return text
+
+
 class RubricItemInline(admin.TabularInline):
     model = RubricItem
+    form = RubricItemForm
     extra = 0
 
 
@@ -147,6 +166,7 @@ class RubricAdmin(admin.ModelAdmin):
 
 @admin.register(RubricItem)
 class RubricItemAdmin(admin.ModelAdmin):
+    form = RubricItemForm
     list_display = ("rubric", "position", "item_type", "weight", "text")
     list_filter = ("item_type",)
     search_fields = ("text",)

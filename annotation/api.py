@@ -58,6 +58,7 @@ from annotation.permissions import (
     visible_question_ids,
     visible_reports,
 )
+from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.api_schema import BLINDED_SUFFIX
 from concord.pagination import LimitOffsetPagination
 from concord.query import flag, one_value, unknown_options
@@ -97,7 +98,7 @@ def blinded(staff, annotator):
     )
 
 
-class RoleViewSet(viewsets.ModelViewSet):
+class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
     """A model viewset whose queryset, serializer and filters depend on the caller's role.
 
     ``filters`` maps a query parameter to a lookup (researchers and admins);
@@ -329,6 +330,7 @@ class StudyViewSet(RoleViewSet):
         body["summary"] = report.summary()
         return Response(body)
 
+    @checks_own_parameters  # the export writer's options (export_download), in its shape
     @extend_schema(
         parameters=export_parameters(),
         # the file as it downloads (a zip for several files), not JSON: a generated client
@@ -1001,7 +1003,7 @@ JUDGMENT_KIND_VIEWSETS = _judgment_kind_viewsets()
 # --- Webhooks ---------------------------------------------------------------------------------
 
 
-class WebhookViewSet(viewsets.ModelViewSet):
+class WebhookViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
     """Webhooks of a study (admins only: each carries the secret its receiver checks
     signatures with). `events`: `assignment.submitted`, `study.progress` (it fires when the
     share of submitted assignments reaches one of `progress_steps`) and

@@ -40,7 +40,12 @@ from annotation.models import (
 from annotation.models.content import CITATION_KEY_MAX
 from annotation.models.quality import is_qualification_item, is_qualification_task
 from annotation.protection import judgment_models
-from annotation.units import JudgedUnitRemoved, write_rubric_items
+from annotation.units import (
+    JudgedUnitChanged,
+    JudgedUnitRemoved,
+    reword_refusal,
+    write_rubric_items,
+)
 
 
 def _has_judgments(assignment: Assignment) -> bool:
@@ -226,7 +231,8 @@ class RubricItemSerializer(serializers.ModelSerializer):
 
 class UnitConflict(serializers.ValidationError):
     """A PATCH that would remove judged rubric items or paragraphs (annotation.units):
-    409 naming the field; nothing changed (the serializer's transaction rolls back)."""
+    409 naming the field; nothing changed (the serializer's transaction rolls back). One
+    that would reword a judged item is a plain 400 on that item's ``text``."""
 
     status_code = 409
     default_code = "conflict"
@@ -267,6 +273,12 @@ class RubricSerializer(serializers.ModelSerializer):
         if items is not None:  # the items given replace the rubric's items, by position
             try:  # in place: judgments point at the items (annotation.units)
                 write_rubric_items({rubric.pk: [dict(i) for i in items]})
+            except JudgedUnitChanged as refused:  # a 400 on each reworded item's text
+                raise serializers.ValidationError({"items": [
+                    {"text": [reword_refusal(rubric.public_id, i["position"], kinds)]}
+                    if (kinds := refused.kinds(rubric.pk, i["position"])) else {}
+                    for i in items
+                ]}) from None  # fmt: skip
             except JudgedUnitRemoved as refused:
                 raise UnitConflict(
                     {"items": f"rubric {rubric.public_id} " + refused.message(rubric.pk)}

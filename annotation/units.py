@@ -7,6 +7,11 @@ A report re-import or a rubric PATCH therefore never deletes and recreates those
 updates them in place by their natural key (a paragraph's number in its report, an item's
 position in its rubric), and a change that would *remove* a unit with judgments is refused
 whole (:class:`JudgedUnitRemoved`) before anything is written.
+
+A judged rubric item's *text* may not change either, whoever changes it (a file's
+re-import, the API's PATCH, the Django admin; :func:`judged_items`): its labels were
+given to that text, and kept on a reworded item they would grade a criterion the expert
+never read.
 """
 
 from __future__ import annotations
@@ -38,10 +43,8 @@ class JudgedUnitRemoved(Exception):
     """A change would remove units that judgments point at: ``removed`` lists
     (owner id, unit number, kinds of work)."""
 
-    #: What the admin may do instead; a file's rubric re-import may not reword a judged
-    #: item either (``write_rubric_items(keep_judged_text=True)``), so it says so.
-    KEEP = "keep it (its text may change)"
-    KEEP_AS_IT_IS = "keep it as it is (experts judged its text)"
+    #: What the admin may do instead: a judged item may not be reworded either (module doc).
+    KEEP = "keep it as it is (experts judged its text)"
 
     def __init__(self, unit: str, removed: list[tuple[int, int, list[str]]], keep: str = KEEP):
         self.unit = unit
@@ -74,8 +77,8 @@ def _work(pairs, field: str, ids) -> dict[int, list[str]]:
 
 
 class JudgedUnitChanged(JudgedUnitRemoved):
-    """A re-import would change the text of rubric items experts judged: ``removed`` lists
-    (owner id, unit number, kinds of work), as :class:`JudgedUnitRemoved`'s does."""
+    """A change would reword rubric items experts judged: ``removed`` lists (owner id, unit
+    number, kinds of work), as :class:`JudgedUnitRemoved`'s does."""
 
     def message(self, owner: int) -> str:
         parts = [
@@ -89,6 +92,25 @@ class JudgedUnitChanged(JudgedUnitRemoved):
             + ". Experts judged that text: a file that rewrites it is another rubric"
         )
 
+    def kinds(self, owner: int, number: int) -> list[str]:
+        """The kinds of work on the item at ``number`` of rubric ``owner`` (none: not hit)."""
+        return next((k for o, n, k in self.removed if (o, n) == (owner, number)), [])
+
+
+def reword_refusal(rubric: str, position: int, kinds: list[str]) -> str:
+    """What an edit of one judged item's text is told (the API's PATCH, the admin): the
+    item, what hangs off it and what to do instead."""
+    return (
+        f"rubric {rubric}, item at position {position}: its text may not change, experts "
+        f"judged it (it has {', '.join(kinds)}); add the new wording as an item of its own "
+        "(another position)"
+    )
+
+
+def judged_items(item_ids) -> dict[int, list[str]]:
+    """item id -> the kinds of expert work on it, for the judged ones of ``item_ids``."""
+    return _work(ITEM_WORK, "item_id", item_ids)
+
 
 def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:
     """``removed``: report id -> [(paragraph id, number)] a change would delete."""
@@ -98,42 +120,35 @@ def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:
         raise JudgedUnitRemoved("paragraph", hit)
 
 
-def write_rubric_items(
-    wanted: dict[int, list[dict]], *, keep_judged_text: bool = False
-) -> tuple[int, int, int]:
+def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
     """Make each rubric's items (rubric id -> item field dicts with ``position``) what is
     wanted, matching stored items by position: changed ones are updated in place, new ones
-    created, missing ones deleted, unless judged (then :class:`JudgedUnitRemoved`, nothing
-    written). Returns (created, updated, deleted).
-
-    ``keep_judged_text`` (a file's re-import): a judged item's text may not change either
-    (:class:`JudgedUnitChanged`, nothing written). Items are matched by position, so a file
-    whose rubric is another question's (a duplicated id) would otherwise move every expert
-    label onto criteria the expert never read. An admin's edit of one rubric (the API's
-    PATCH) may still reword an item."""
+    created, missing ones deleted. Nothing is written when a judged item would go
+    (:class:`JudgedUnitRemoved`) or have its text changed (:class:`JudgedUnitChanged`):
+    items are matched by position, so a file whose rubric is another question's (a
+    duplicated id), or an admin's PATCH, would otherwise leave every expert label on a
+    criterion the expert never read (module doc). Returns (created, updated, deleted)."""
     stored = {
         (i.rubric_id, i.position): i for i in RubricItem.objects.filter(rubric_id__in=list(wanted))
     }
     keep = {(rid, i["position"]) for rid, items in wanted.items() for i in items}
     gone = [item for key, item in stored.items() if key not in keep]
-    work = _work(ITEM_WORK, "item_id", (i.pk for i in gone))
+    work = judged_items(i.pk for i in gone)
     hit = [(i.rubric_id, i.position, work[i.pk]) for i in gone if i.pk in work]
     if hit:
-        keep = JudgedUnitRemoved.KEEP_AS_IT_IS if keep_judged_text else JudgedUnitRemoved.KEEP
-        raise JudgedUnitRemoved("rubric item at position", hit, keep)
-    if keep_judged_text:
-        reworded = [
-            stored[(rid, values["position"])]
-            for rid, items in wanted.items()
-            for values in items
-            if "text" in values
-            and (rid, values["position"]) in stored
-            and stored[(rid, values["position"])].text != values["text"]
-        ]
-        work = _work(ITEM_WORK, "item_id", (i.pk for i in reworded))
-        hit = [(i.rubric_id, i.position, work[i.pk]) for i in reworded if i.pk in work]
-        if hit:
-            raise JudgedUnitChanged("rubric item at position", hit)
+        raise JudgedUnitRemoved("rubric item at position", hit)
+    reworded = [
+        stored[(rid, values["position"])]
+        for rid, items in wanted.items()
+        for values in items
+        if "text" in values
+        and (rid, values["position"]) in stored
+        and stored[(rid, values["position"])].text != values["text"]
+    ]
+    work = judged_items(i.pk for i in reworded)
+    hit = [(i.rubric_id, i.position, work[i.pk]) for i in reworded if i.pk in work]
+    if hit:
+        raise JudgedUnitChanged("rubric item at position", hit)
     new, changed = [], []
     fields = ["text", "item_type", "weight", "cited_paper"]
     for rid, items in wanted.items():

@@ -14,6 +14,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from concord.api_parameters import RefusesUnknownParameters
+
 #: major.minor of the API contract (see the module docstring).
 API_VERSION = "1.1"
 
@@ -26,7 +28,7 @@ def server_version() -> str | None:
         return None
 
 
-class VersionView(APIView):
+class VersionView(RefusesUnknownParameters, APIView):
     """The server's package version and the version of its API contract (public: a client
     checks it before it logs in)."""
 

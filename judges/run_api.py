@@ -21,6 +21,7 @@ from annotation.permissions import (
     require_staff,
     staff_run_or_404,
 )
+from concord.api_parameters import RefusesUnknownParameters
 from concord.pagination import LimitOffsetPagination
 from concord.query import one_value
 
@@ -59,7 +60,7 @@ class StartRunSerializer(serializers.Serializer):
     )
 
 
-class JudgeRunListView(generics.GenericAPIView):
+class JudgeRunListView(RefusesUnknownParameters, generics.GenericAPIView):
     serializer_class = JudgeRunSerializer
     pagination_class = LimitOffsetPagination
     queryset = JudgeRun.objects.none()  # get() scopes to the user's studies
@@ -104,14 +105,14 @@ class JudgeRunListView(generics.GenericAPIView):
         return Response(JudgeRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
-class JudgeRunDetailView(APIView):
+class JudgeRunDetailView(RefusesUnknownParameters, APIView):
     @extend_schema(responses={200: JudgeRunSerializer})
     def get(self, request, run_id: int):
         run = staff_run_or_404(request.user, JudgeRun.objects, run_id, RESEARCHERS_ONLY)
         return Response(JudgeRunSerializer(run).data)
 
 
-class JudgeRunActionView(APIView):
+class JudgeRunActionView(RefusesUnknownParameters, APIView):
     action = "resume"
 
     @extend_schema(request=None, responses={202: JudgeRunSerializer})

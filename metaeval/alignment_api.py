@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.permissions import staff_study_or_404
+from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 from concord.throttles import ScopedRateThrottle
 from judges.run_api import RESEARCHERS_ONLY
@@ -20,12 +21,13 @@ from .alignment import judge_alignment
 from .api import OPTION_PARAMS, options_from
 
 
-class JudgeAlignmentView(APIView):
+class JudgeAlignmentView(RefusesUnknownParameters, APIView):
     """GET: every judge of the study against the experts (Table 5, Fig. 10, coverage)."""
 
     throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
     throttle_scope = "reports"
 
+    @checks_own_parameters  # the report options refuse unknown names (options_from)
     @extend_schema(
         parameters=OPTION_PARAMS,
         responses={200: JudgeAlignmentSerializer},

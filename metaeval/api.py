@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.permissions import require_staff, staff_run_or_404, staff_study_or_404
+from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.query import flag, one_value
 from concord.report_schema import AGREEMENT_EXAMPLE, agreement_report_serializer
 from concord.throttles import ScopedRateThrottle
@@ -37,12 +38,13 @@ TABLES_PARAM = OpenApiParameter(
 )  # fmt: skip
 
 
-class AgreementView(APIView):
+class AgreementView(RefusesUnknownParameters, APIView):
     """GET: the agreement report of a study, computed now."""
 
     throttle_classes = [ScopedRateThrottle]  # an expensive computation (settings)
     throttle_scope = "reports"
 
+    @checks_own_parameters  # the report options refuse unknown names (options_from)
     @extend_schema(
         parameters=[*OPTION_PARAMS, TABLES_PARAM],
         responses={200: agreement_report_serializer(sections.registered())},
@@ -82,7 +84,7 @@ class ReportRunStartSerializer(serializers.Serializer):
     options = serializers.DictField(required=False)
 
 
-class ReportRunListView(APIView):
+class ReportRunListView(RefusesUnknownParameters, APIView):
     """POST: start a report as a Celery task (for bootstrap runs); poll the run's URL."""
 
     throttle_classes = [ScopedRateThrottle]
@@ -107,7 +109,7 @@ class ReportRunListView(APIView):
         return Response(ReportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
-class ReportRunDetailView(APIView):
+class ReportRunDetailView(RefusesUnknownParameters, APIView):
     @extend_schema(responses={200: ReportRunSerializer})
     def get(self, request, run_id: int):
         run = staff_run_or_404(request.user, ReportRun.objects, run_id, RESEARCHERS_ONLY)

@@ -238,7 +238,7 @@ def write_questions(
     # coverage judgments point at them (annotation.units); dropping or rewording a judged
     # one is refused.
     try:
-        created, updated, deleted = write_rubric_items(wanted_items, keep_judged_text=True)
+        created, updated, deleted = write_rubric_items(wanted_items)
     except JudgedUnitRemoved as refused:
         raise ImportFailed(
             [

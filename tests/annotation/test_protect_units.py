@@ -203,11 +203,35 @@ def rubric_items(judged, drop=None, text=None) -> list[dict]:
     return out
 
 
-def test_rubric_patch_with_changed_text_keeps_the_judged_items(admin_api, judged):
+def test_rubric_patch_rewording_a_judged_item_is_a_400_on_its_text_and_changes_nothing(
+    admin_api, judged
+):
+    """Item 2 has an expert's rubric-item quality: reworded, its labels would grade a text
+    the expert never read (the import refuses it too). Nothing of the PATCH is written."""
+    before = snapshot()
     url = reverse("rubric-detail", args=[judged["rubric"].public_id])
-    r = admin_api.patch(url, {"items": rubric_items(judged, text="Reworded")}, format="json")
+    items = rubric_items(judged, text="Reworded")
+    items[0]["text"] = "Reworded too, nobody judged it"
+    r = admin_api.patch(url, {"kind": "renamed", "items": items}, format="json")
+    assert r.status_code == 400, r.content
+    errors = r.json()["items"]
+    assert errors[0] == {} and errors[2] == {}
+    [message] = errors[1]["text"]
+    assert f"rubric {judged['rubric'].public_id}, item at position 2" in message
+    assert "rubric item quality" in message
+    assert snapshot() == before and judgments_intact(judged)
+    assert Rubric.objects.get(pk=judged["rubric"].pk).kind == "researchqa"
+
+
+def test_rubric_patch_rewording_an_unjudged_item_updates_it(admin_api, judged):
+    url = reverse("rubric-detail", args=[judged["rubric"].public_id])
+    items = rubric_items(judged)
+    items[0]["text"] = "Reworded, nobody judged it"
+    items[2]["weight"] = 2.5  # a judged item's other fields may change
+    r = admin_api.patch(url, {"items": items}, format="json")
     assert r.status_code == 200, r.content
-    assert RubricItem.objects.get(pk=judged["items"][2].pk).text == "Reworded"
+    assert RubricItem.objects.get(pk=judged["items"][1].pk).text == "Reworded, nobody judged it"
+    assert RubricItem.objects.get(pk=judged["items"][3].pk).weight == 2.5
     assert judgments_intact(judged)
 
 
@@ -252,3 +276,72 @@ def test_deleting_what_judged_units_hang_off_is_a_409_and_changes_nothing(admin_
         assert "expert work" in r.json()["detail"]
     assert snapshot() == before and judgments_intact(judged)
     assert Question.objects.filter(pk=judged["rubric"].question_id).exists()
+
+
+# --- Django admin ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def admin_site(judged, admin_user):
+    from django.test import Client
+
+    admin_user.is_staff = admin_user.is_superuser = True
+    admin_user.save()
+    client = Client()
+    client.force_login(admin_user)
+    return client
+
+
+def item_form(item, **changed) -> dict:
+    values = {"rubric": item.rubric_id, "position": item.position, "text": item.text,
+              "item_type": item.item_type, "weight": item.weight,
+              "cited_paper": item.cited_paper}  # fmt: skip
+    return {**values, **changed}
+
+
+def test_admin_rewording_a_judged_item_is_refused_on_its_text(admin_site, judged):
+    before = snapshot()
+    item = judged["items"][3]  # rubric coverage
+    url = reverse("admin:annotation_rubricitem_change", args=[item.pk])
+    r = admin_site.post(url, item_form(item, text="Reworded", weight=3))
+    assert r.status_code == 200  # the form again, with its error
+    assert r.context["adminform"].form.errors["text"] == [
+        f"rubric {judged['rubric'].public_id}, item at position 3: its text may not change, "
+        "experts judged it (it has rubric coverage); add the new wording as an item of its "
+        "own (another position)"
+    ]
+    assert snapshot() == before and judgments_intact(judged)
+    assert RubricItem.objects.get(pk=item.pk).weight == item.weight
+
+
+def test_admin_rewording_an_unjudged_item_saves_it(admin_site, judged):
+    item = judged["items"][1]
+    url = reverse("admin:annotation_rubricitem_change", args=[item.pk])
+    r = admin_site.post(url, item_form(item, text="Reworded, nobody judged it"))
+    assert r.status_code == 302, r.content[:500]
+    assert RubricItem.objects.get(pk=item.pk).text == "Reworded, nobody judged it"
+
+
+def test_admin_rubric_page_refuses_rewording_a_judged_item_inline(admin_site, judged):
+    """The rubric's page edits its items inline: the same rule, nothing of the page saved."""
+    before = snapshot()
+    rubric = judged["rubric"]
+    items = sorted(judged["items"].values(), key=lambda i: i.position)
+    data = {"question": rubric.question_id, "kind": "renamed", "public_id": rubric.public_id,
+            "items-TOTAL_FORMS": len(items), "items-INITIAL_FORMS": len(items),
+            "items-MIN_NUM_FORMS": 0, "items-MAX_NUM_FORMS": 1000}  # fmt: skip
+    for n, item in enumerate(items):
+        for key, value in item_form(item).items():
+            data[f"items-{n}-{key}"] = value
+        data[f"items-{n}-id"] = item.pk
+    data["items-0-text"] = "Reworded, nobody judged it"
+    data["items-1-text"] = "Reworded, but judged"
+    r = admin_site.post(reverse("admin:annotation_rubric_change", args=[rubric.pk]), data)
+    assert r.status_code == 200  # the page again, with the error on item 2's text
+    [formset] = r.context["inline_admin_formsets"]
+    assert formset.formset.errors[1]["text"][0].startswith(
+        f"rubric {rubric.public_id}, item at position 2: its text may not change"
+    )
+    assert not formset.formset.errors[0]
+    assert snapshot() == before and judgments_intact(judged)
+    assert Rubric.objects.get(pk=rubric.pk).kind == "researchqa"
