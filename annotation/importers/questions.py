@@ -67,6 +67,10 @@ class QuestionInput:
     #: kind -> (file, record) of a rubric read from a file of its own (ResearcherBench's
     #: ``--rubric``): a refusal of that rubric names where it is, not the question's record.
     rubric_from: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: kind -> the rubric's record as its file released it (``Rubric.released``: ``{"format",
+    #: "record", "data"}``), for a format whose export writes it back; a rubric of a kind
+    #: not named here is stored with none (its items no longer come from that record).
+    rubric_released: dict[str, dict] = field(default_factory=dict)
 
 
 def parse_date(problems: Problems, n: int, value, key: str = "date"):
@@ -198,13 +202,22 @@ def write_questions(
         return {(q, kind): pk for pk, q, kind in rows}
 
     rubrics = stored_rubrics()
+    kept_wanted = {
+        (questions[q.external_id].pk, kind): q.rubric_released.get(kind)
+        for q in inputs
+        for kind in q.rubrics
+    }
     new = [
         (questions[k].pk, kind) for k, kind in rubric_keys if (questions[k].pk, kind) not in rubrics
     ]
     if new:
-        insert_new(Rubric, [{"question": q, "kind": kind} for q, kind in new])
+        insert_new(
+            Rubric,
+            [{"question": q, "kind": kind, "released": kept_wanted[(q, kind)]} for q, kind in new],
+        )
         rep.count("created", "Rubric", len(new))
         rubrics = stored_rubrics()
+    kept_changed = _released_changed(rubrics, kept_wanted)
     stored: dict[int, list] = {pk: [] for pk in rubrics.values()}
     for rid, text, typ, weight, cited in (
         RubricItem.objects.filter(rubric_id__in=list(stored))
@@ -218,11 +231,14 @@ def write_questions(
     for q in inputs:
         for kind, its in q.rubrics.items():
             rubric = rubrics[(questions[q.external_id].pk, kind)]
-            if stored[rubric] == [i.canonical() for i in its]:
+            same_items = stored[rubric] == [i.canonical() for i in its]
+            if same_items and rubric not in kept_changed:
                 rep.count("unchanged", "Rubric")
                 continue
             if rubric not in created_now:
                 rep.count("updated", "Rubric")
+            if same_items:
+                continue
             records[rubric] = (*q.rubric_from.get(kind, (file, q.record)), kind, q.external_id)
             wanted_items[rubric] = [
                 {
@@ -251,7 +267,26 @@ def write_questions(
     for bucket, n in (("created", created), ("updated", updated)):
         if n:
             rep.count(bucket, "RubricItem", n)
+    if kept_changed:  # after the items: a refused rubric keeps the record it had
+        Rubric.objects.bulk_update(
+            [Rubric(pk=pk, released=kept) for pk, kept in kept_changed.items()],
+            ["released"],
+            batch_size=2000,
+        )
     return questions
+
+
+def _released_changed(rubrics: dict[tuple[int, str], int], wanted: dict) -> dict[int, dict]:
+    """Rubric id -> the released record wanted (``None``: none) where it is not the one
+    stored. Compared as JSON text, as stored: ``1`` and ``"1"``, ``2`` and ``2.0``, and the
+    order of keys are differences (a dict's ``==`` sees none of the last two)."""
+    import json
+
+    by_pk = {rubrics[key]: kept for key, kept in wanted.items()}
+    stored = Rubric.objects.filter(pk__in=list(by_pk)).values_list("pk", "released")
+    return {
+        pk: by_pk[pk] for pk, kept in stored.iterator() if json.dumps(kept) != json.dumps(by_pk[pk])
+    }
 
 
 # --- The import of a question format (every question format registers through this) --------

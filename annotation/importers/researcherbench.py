@@ -8,12 +8,18 @@ Open Consulting, Literature Review, Technical Details, the paper's §3.1 split) 
 came, whatever an admin later edits; another key is named in a warning. The rubric comes
 from a second file ``rubric.json``,
 ``[{id, question, rubric: [{point, weight}]}]``, passed as ``rubric=`` (``--rubric FILE``).
+Each rubric record is kept as released too (``Rubric.released``) and written back as it came
+(a script joins the two files by id: ``"1"`` stays ``"1"``, ``2.0`` stays ``2.0``, extra keys
+and record order stay), except an item stored differently since (an admin's edit), whose
+changed value alone is written over (:func:`rubric_as_released`).
 Responses: ``[{id, question, response}]`` with a markdown ``response``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from annotation.normalise import clean_text
 
 from . import released
 from .base import ImportReport
@@ -50,10 +56,14 @@ RUBRIC_KEYS = ("id", "question", "rubric")
 RUBRIC_ITEM_KEYS = ("point", "weight")
 
 
-#: What a warning says of a key the format does not have: a question record's other keys
-#: are kept with the record as released (written back by the export, read by nothing); a
-#: rubric's are not (``rubric.json`` is written from the stored items).
+#: What a warning says of a key the format does not have: a question record's and a rubric
+#: record's other keys are kept with the record as released (written back by the export,
+#: read by nothing; a rubric item's extra key, e.g. ``source``, is not shown to annotators).
 KEPT = "not a ResearcherBench key: kept with the record as released, not read"
+RUBRIC_KEPT = (
+    "not a ResearcherBench key: kept with the rubric as released for export, "
+    "not shown to annotators"
+)
 NOT_IMPORTED = "not a ResearcherBench key: not imported"
 
 
@@ -110,13 +120,15 @@ def parse_questions(
                 rproblems.add(n, "id", f"no question with id {qid!r} in {src.name}")
                 continue
             parsed = []
-            _warn_unknown(rep, rubric_src.name, n, "", r, RUBRIC_KEYS)
+            _warn_unknown(rep, rubric_src.name, n, "", r, RUBRIC_KEYS, RUBRIC_KEPT)
             for i, item in enumerate(items):
                 where = f"rubric[{i}]"
                 point = require(rproblems, n, item, "point", str, label=f"{where}.point")
                 if not isinstance(item, dict):
                     continue
-                _warn_unknown(rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS)
+                _warn_unknown(
+                    rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS, RUBRIC_KEPT
+                )
                 weight = item.get("weight", 1)
                 if not is_number(weight) or weight <= 0:
                     rproblems.add(
@@ -125,8 +137,11 @@ def parse_questions(
                     continue
                 if point:
                     parsed.append(ItemInput(point, "information", float(weight)))
+            # An empty point is refused above, so item i is stored at position i + 1: the
+            # position is what ties a kept item to its stored one (rubric_as_released).
             by_id[qid].rubrics[RUBRIC_KIND] = parsed
             by_id[qid].rubric_from[RUBRIC_KIND] = (rubric_src.name, n)
+            by_id[qid].rubric_released[RUBRIC_KIND] = {"format": FORMAT, "record": n, "data": r}
         rproblems.raise_if_any()
     return out
 
@@ -165,10 +180,12 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
     """``questions.json`` (id, question, category, Subject) and ``rubric.json`` (the rubric
     of kind ``rubric_kind``: points and weights), as ResearcherBench ships them: a question
     imported from this format as its record was released, any other built from what is
-    stored (``intent`` as the category, ``field`` as the Subject)."""
+    stored (``intent`` as the category, ``field`` as the Subject). A rubric imported from
+    this format is its record as released (:func:`rubric_as_released`), in the rubric file's
+    record order; the others follow, built from the stored items in question order."""
     import json
 
-    questions, rubrics = [], []
+    questions, kept_rubrics, rubrics = [], [], []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
         kept = q.released if isinstance(q.released, dict) else {}
         if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
@@ -183,11 +200,54 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
         rubric = rubric_to_write(q, rubric_kind)
         if rubric is not None:
             items = sorted(rubric.items.all(), key=lambda i: i.position)
+            kept = rubric.released if isinstance(rubric.released, dict) else {}
+            if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
+                record = rubric_as_released(kept["data"], items)
+                kept_rubrics.append((kept.get("record", 0), len(kept_rubrics), record))
+                continue
             rubrics.append({"id": released_id(q.external_id), "question": q.text,
                             "rubric": [{"point": i.text, "weight": released_weight(i.weight)}
                                        for i in items]})  # fmt: skip
+    rubrics = [record for *_, record in sorted(kept_rubrics, key=lambda k: k[:2])] + rubrics
     dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
     return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
+
+
+def rubric_as_released(record: dict, items) -> dict:
+    """A kept ``rubric.json`` record with the rubric's stored ``items`` (by position) written
+    over its own: an item whose text or weight is stored as it came is the released item,
+    untouched; one changed since (an admin's edit through the API) gets the changed value
+    alone, in its key's place and its type (``2.0`` -> ``3.0``, ``2`` -> ``3``); an item
+    deleted since is left out, one added since is appended as ``{point, weight}``. Extra
+    keys, the record's id and question stay as released: questions.json is written as
+    released too, and a script joins the two by id."""
+    released = record.get("rubric")
+    if not isinstance(released, list):
+        return record
+    stored = {i.position: i for i in items}
+    out = []
+    for position, item in enumerate(released, start=1):
+        now = stored.pop(position, None)
+        if now is not None:
+            out.append(_item_as_stored(item, now))
+    out += [{"point": i.text, "weight": released_weight(i.weight)}
+            for _, i in sorted(stored.items())]  # fmt: skip
+    if len(out) == len(released) and all(a is b for a, b in zip(out, released, strict=True)):
+        return record
+    return {**record, "rubric": out}
+
+
+def _item_as_stored(item: dict, stored) -> dict:
+    """``item`` as released, or with the stored text or weight that differs from it written
+    over (the import stored the point cleaned, ``clean_text``: that is no change)."""
+    changes = {}
+    if stored.text != clean_text(item.get("point", "")):
+        changes["point"] = stored.text
+    weight = item.get("weight", 1)
+    if float(weight) != stored.weight:
+        changes["weight"] = float(stored.weight) if isinstance(weight, float) else (
+            released_weight(stored.weight))  # fmt: skip
+    return {**item, **changes} if changes else item
 
 
 def dump_responses(study, *, system: str) -> dict[str, str]:

@@ -192,6 +192,13 @@ class Rubric(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rubrics")
     kind = models.CharField(max_length=50, default="default")
     public_id = models.CharField(max_length=20, default=public_token, unique=True)
+    #: The rubric's record as its benchmark's rubric file released it (``{"format",
+    #: "record", "data"}``: ResearcherBench's ``rubric.json``), so the export writes that
+    #: record back, ids, weights' types, key order and extra keys as they came; only an item
+    #: stored differently since (an admin's edit) is written over. Set by the import of
+    #: such a file, cleared by a rubric import of another format. Text, as
+    #: :attr:`Question.released`: PostgreSQL's jsonb would reorder the record's keys.
+    released = JSONText(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -192,5 +192,17 @@ def judge_score_released_upgrade(reader, problems: list[Problem]) -> Upgrade | N
                    dropped=())  # fmt: skip
 
 
+def rubric_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
+    """Migration ``annotation.0025`` added ``Rubric.released`` (ResearcherBench's rubric
+    record as released, kept by that import since): a backup written before has none, as
+    the rubrics upgraded in place have none (their export is built from their items)."""
+    entry = reader.raw_entries.get(RUBRIC)
+    if entry is None or "released" in entry["columns"]:
+        return None
+    return Upgrade(added={RUBRIC: ["released"]}, values={RUBRIC: lambda pk: [None]},
+                   dropped=())  # fmt: skip
+
+
 #: Every layout change a backup may need, oldest first.
-UPGRADES = (citation_rows_upgrade, question_released_upgrade, judge_score_released_upgrade)
+UPGRADES = (citation_rows_upgrade, question_released_upgrade, judge_score_released_upgrade,
+            rubric_released_upgrade)  # fmt: skip

@@ -520,3 +520,33 @@ def test_a_backup_from_before_0023_restores_researcherbench_questions_on_the_new
         "new": ("Scaling Laws", "", "Literature Review", None),
         "other": ("Biology", "Genomics", "", None),
     }
+
+
+def test_a_backup_keeps_the_released_rubric_and_one_from_before_0025_restores(tmp_path):
+    """Migration 0025 added ``Rubric.released`` (ResearcherBench's rubric record as
+    imported): a backup carries it, so the restored study exports rubric.json as imported
+    (string ids, ``2.0``, ``source``); a backup written before it restores with none, as
+    upgrading in place gives (the export built from the items)."""
+    from annotation.importers import run
+    from annotation.importers.researcherbench import dump_questions
+    from annotation.models import Rubric
+    from tests.annotation.test_rubric_export_as_released import QUESTIONS, RUBRIC, as_text
+
+    questions, rubric = tmp_path / "questions.json", tmp_path / "rubric.json"
+    questions.write_text(json.dumps(QUESTIONS))
+    rubric.write_text(json.dumps(RUBRIC))
+    run("questions", questions, study="RB", format="researcherbench", rubric=rubric)
+    path = tmp_path / "now.zip"
+    export_study(Study.objects.get(name="RB"), path)
+
+    import_study(path, new_name="Restored")
+    exported = dump_questions(Study.objects.get(name="Restored"))["rubric.json"]
+    assert as_text(json.loads(exported)) == as_text(RUBRIC)
+
+    old = _without_column(path, tmp_path / "old.zip", "annotation.rubric", "released")
+    import_study(old, new_name="Older")
+    assert list(
+        Rubric.objects.filter(question__study__name="Older").values_list("released", flat=True)
+    ) == [None, None]
+    built = json.loads(dump_questions(Study.objects.get(name="Older"))["rubric.json"])
+    assert [r["id"] for r in built] == [1, 2]
