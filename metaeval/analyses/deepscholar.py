@@ -63,7 +63,7 @@ def analyse_deepscholar(data: DeepScholarData, rounds: int = 1000, seed: int = 0
             block = result.as_dict()
             block["paper"] = PAPER_AGREEMENT[result.kind]
             block["human_labels"] = data.n_human.get(result.kind, 0)
-            block["unmatched"] = data.n_unmatched.get(result.kind, 0)
+            block["unmatched"] = data.n_unmatched.get((judge, result.kind), 0)
             kinds.append(block)
         out["judges"].append({"judge": judge, "kinds": kinds})
     if signal is not None:

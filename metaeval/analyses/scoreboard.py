@@ -11,7 +11,7 @@ leaderboard of :mod:`metaeval.analyses.researchqa_pairwise`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -81,7 +81,8 @@ DEEPSCHOLAR = Board(
             "already combines both orders)"),
      Metric("nugget_coverage", "Nugget coverage",
             "share of the question's nuggets the judge labels supported (strict, all "
-            "nuggets: the paper's Table 2)"),
+            "nuggets: the paper's Table 2); a nugget the judge did not label counts as not "
+            "supported, and the figure's note says how many"),
      Metric("relevance_rate", "Relevance rate", "Σ rel(s) / (2|S|) over the cited sources"),
      Metric("citation_precision", "Citation precision",
             "share of (paragraph, cited source) pairs the judge labels entailed")),
@@ -207,7 +208,10 @@ def _deepscholar_boards(rows: JudgeRows, rounds: int, seed: int) -> list[dict]:
             if not sel.any():
                 continue
             value = np.array([values.get(str(v), np.nan) for v in labels], dtype=float)
-            figs, counts = _report_board(rows, sel, value, rows.columns["n"], rounds, seed)
+            if kind == "nugget_support":
+                figs, counts = _nugget_board(rows, sel, value, rounds, seed)
+            else:
+                figs, counts = _report_board(rows, sel, value, rows.columns["n"], rounds, seed)
             columns[key] = figs
             n = [max(a, b) for a, b in zip(n, counts, strict=True)]
             shown.append(next(m for m in DEEPSCHOLAR.metrics if m.key == key))
@@ -215,6 +219,36 @@ def _deepscholar_boards(rows: JudgeRows, rounds: int, seed: int) -> list[dict]:
             out.append(_describe(DEEPSCHOLAR, shown) | {"judge": judge,
                                                         "rows": _rows(rows.systems, columns, n)})  # fmt: skip
     return out
+
+
+def _nugget_board(rows: JudgeRows, sel, value, rounds, seed) -> tuple[list, list[int]]:
+    """Nugget coverage per system: the mean over its reports of (nuggets labelled
+    *supported*) / (the question's nuggets) — DeepScholar's ``strict_all_score`` (002 Table
+    2; its evaluation gives a nugget whose assignment failed the label ``failed``, which
+    counts in the denominator and never as support). A nugget the judge left unlabelled is
+    therefore not supported, never dropped: a judge run that failed on some nuggets does not
+    inflate coverage; the figure's note says how many nuggets had no label. A label of a
+    unit outside the question's nuggets (written past the import's check) counts too."""
+    n = rows.columns["n"][sel]
+    keys, first, code = np.unique(rows.report[sel], return_index=True, return_inverse=True)
+    code = code.ravel()
+    supported = np.bincount(code, n * np.nan_to_num(value[sel]), keys.size)
+    labelled = np.bincount(code, n, keys.size)
+    question = rows.question[sel][first]
+    system = rows.system[sel][first]
+    nuggets = rows.columns["nuggets"]
+    total = np.maximum([nuggets.get(int(q), 0) for q in question], labelled)
+    figs = system_means(supported / total, system, question, len(rows.systems), rounds, seed)
+    for k, fig in enumerate(figs):
+        mine = system == k
+        missing = int((total - labelled)[mine].sum())
+        if missing and fig.value is not None:
+            note = (f"{missing} of the {int(total[mine].sum())} nuggets of this system's "
+                    f"{int(mine.sum())} report(s) have no label from the judge: counted not "
+                    "supported (the denominator is the question's nuggets, as DeepScholar's "
+                    "evaluation counts a nugget it failed to assign).")  # fmt: skip
+            figs[k] = replace(fig, note=" ".join(filter(None, (note, fig.note))))
+    return figs, [f.n for f in figs]
 
 
 def _pairwise_boards(data: PairwiseData, rounds: int, seed: int) -> list[dict]:

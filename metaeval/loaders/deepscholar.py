@@ -29,7 +29,9 @@ class DeepScholarData:
     verdict: np.ndarray
     judges: list[str] = field(default_factory=list)
     n_human: dict[str, int] = field(default_factory=dict)  # expert labels per kind
-    n_unmatched: dict[str, int] = field(default_factory=dict)  # of those, no judge label
+    #: (judge, kind) -> of the kind's expert labels, those with no label of that judge: each
+    #: judge's own count, whatever units the other judges labelled
+    n_unmatched: dict[tuple[str, str], int] = field(default_factory=dict)
     #: per row, a code of its unit (kind, question, report, unit key): the majority /
     #: adjudicated human signal's unit (docs/ANALYSES.md §0)
     unit: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -62,13 +64,16 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
     by_unit: dict[tuple, list[tuple[str, str]]] = {}
     for kind, q, r, unit, label, judge in zip(*j, strict=True):
         by_unit.setdefault((kind, q, r, unit), []).append((judge, label))
+    judges = sorted(set(j[5]))
     rows, n_human, n_unmatched = [], {}, {}
     units: dict[tuple, int] = {}
     for kind, q, r, unit, label, _, annotator in zip(*h, strict=True):
         n_human[kind] = n_human.get(kind, 0) + 1
         matches = by_unit.get((kind, q, r, unit), [])
-        if not matches:
-            n_unmatched[kind] = n_unmatched.get(kind, 0) + 1
+        labelled = {judge for judge, _ in matches}
+        for judge in judges:
+            if judge not in labelled:
+                n_unmatched[(judge, kind)] = n_unmatched.get((judge, kind), 0) + 1
         code = units.setdefault((kind, q, r, unit), len(units))
         rows.extend((kind, q, judge, label, verdict, code, annotator)
                     for judge, verdict in matches)  # fmt: skip
@@ -84,7 +89,7 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
         judge=np.asarray(cols[2], dtype=object),
         human=np.asarray(cols[3], dtype=object),
         verdict=np.asarray(cols[4], dtype=object),
-        judges=sorted(set(j[5])),
+        judges=judges,
         n_human=n_human,
         n_unmatched=n_unmatched,
         unit=np.asarray(cols[5], dtype=np.int64),

@@ -5,8 +5,9 @@ Nothing here reads a human label: a team that has imported a benchmark's judge o
 sees the benchmark's leaderboard before any expert has labelled anything. Every row is
 judge's result on one report (summed in the database where a report has many: coverage
 labels, DeepScholar labels), with its report's question (the bootstrap cluster) and
-system. Three queries (coverage, per-report scores, DeepScholar labels); the pairwise
-verdicts come from :func:`metaeval.loaders.pairwise.load_pairwise`.
+system. Three queries (coverage, per-report scores, DeepScholar labels), a fourth for the
+questions' nugget counts when a judge labelled nugget support; the pairwise verdicts come
+from :func:`metaeval.loaders.pairwise.load_pairwise`.
 """
 
 from __future__ import annotations
@@ -129,7 +130,9 @@ def load_deepscholar_results(study_id: int, options=None) -> JudgeRows:
     """Every report-level DeepScholar judge label of the study (organization, nugget
     support, retrieval relevance, entailment), counted per (judge, report, kind, label) in
     the database (``n``); the question-level kinds (nugget and reference importance) have
-    no system and rank nothing."""
+    no system and rank nothing. ``columns["nuggets"]``: :func:`question_nuggets` (a second
+    query, only when there are nugget support labels), so that a nugget the judge left
+    unlabelled still counts against the report."""
     from django.db.models import Count
 
     from annotation.models.deepscholar import REPORT_KINDS
@@ -141,4 +144,18 @@ def load_deepscholar_results(study_id: int, options=None) -> JudgeRows:
     names = ("judge__name", "report_id", "question_id", "report__system__name", "kind", "label")
     cols = fetch(_systems(qs, options).values(*names).annotate(n=Count("pk"))
                  .order_by(*names).values_list(*names, "n"), 7)  # fmt: skip
-    return _rows(cols, ("kind", "label", "n"), {"kind": _objects, "label": _objects, "n": floats})
+    rows = _rows(cols, ("kind", "label", "n"), {"kind": _objects, "label": _objects, "n": floats})
+    support = (rows.columns["kind"] == "nugget_support").any()
+    rows.columns["nuggets"] = question_nuggets(study_id) if support else {}
+    return rows
+
+
+def question_nuggets(study_id: int) -> dict[int, int]:
+    """question id -> how many nuggets it has: nugget coverage's denominator (002 Table 2:
+    the share of *the question's* nuggets, not of those the judge labelled). One query."""
+    from django.db.models import Count
+
+    from annotation.models import Nugget
+
+    return dict(Nugget.objects.filter(question__study_id=study_id).values("question_id")
+                .annotate(n=Count("pk")).order_by().values_list("question_id", "n"))  # fmt: skip

@@ -29,8 +29,8 @@ ELO = ("elo", "bootstrap_median", "bootstrap_sd")
 
 def _compute(analysis):
     """Six queries (three loaders, the names of the scores' judges and systems, and one
-    ``EXISTS`` for pairwise verdicts) whatever the study holds; None when it has no judge
-    result at all."""
+    ``EXISTS`` for pairwise verdicts) whatever the study holds, a seventh for the nugget
+    counts when a judge labelled nugget support; None when it has no judge result at all."""
     sid, options = analysis.study_id, analysis.options
     coverage = _kit.loaded(analysis, "judge_coverage_results",
                            lambda: load_coverage_results(sid, options))  # fmt: skip
