@@ -646,14 +646,37 @@ def column_type(field) -> str:
     return "json"
 
 
+def column_items(field, lists: tuple[str, ...] = ()) -> str | dict | None:
+    """What a ``json`` column's list holds, so a client types it without a row (parquet
+    ``list<string>``, a list of structs): a column type for a list of values (a
+    ``ListField``, or a JSON field its judgment kind declares a list of strings,
+    ``JudgmentKind.lists``), or ``{field: column type}`` for a list of objects (a ranking's
+    ``medals``); None for any other JSON value (an object, a free list), kept as JSON text."""
+    from rest_framework import serializers
+
+    if isinstance(field, serializers.ListSerializer | serializers.ListField):
+        child = field.child
+        if isinstance(child, serializers.Serializer):
+            return {name: column_type(sub) for name, sub in child.fields.items()}
+        return column_type(child)
+    if isinstance(field, serializers.JSONField) and field.field_name in lists:
+        return "string"
+    return None
+
+
+def column(name: str, kind: str, items=None) -> dict:
+    """A column's declaration: name, type and, for a typed list, ``items``."""
+    return {"name": name, "type": kind, **({"items": items} if items is not None else {})}
+
+
 #: The columns ``describe`` adds to a row (:meth:`JudgmentViewSet.list`), in its order; an
 #: annotator's rows get only the first two.
 DESCRIBED_COLUMNS = (
-    ("question_text", "string"),
-    ("annotator_pseudonym", "string"),
-    ("question_external_id", "string"),
-    ("systems", "json"),
-    ("system", "string"),
+    column("question_text", "string"),
+    column("annotator_pseudonym", "string"),
+    column("question_external_id", "string"),
+    column("systems", "json", "string"),
+    column("system", "string"),
 )
 
 
@@ -674,6 +697,20 @@ class JudgmentPagination(LimitOffsetPagination):
                 "properties": {
                     "name": {"type": "string"},
                     "type": {"type": "string", "enum": list(COLUMN_TYPES)},
+                    "items": {
+                        "description": "A ``json`` column holding a list: the type of its "
+                        "values, or ``{field: type}`` for a list of objects",
+                        "oneOf": [
+                            {"type": "string", "enum": list(COLUMN_TYPES)},
+                            {
+                                "type": "object",
+                                "additionalProperties": {
+                                    "type": "string",
+                                    "enum": list(COLUMN_TYPES),
+                                },
+                            },
+                        ],
+                    },
                 },
             },
         }
@@ -839,11 +876,23 @@ class JudgmentViewSet(RoleViewSet):
     def columns(self) -> list[dict]:
         """Every column of a row of this list as asked, with its type (``columns`` of each
         page, :class:`JudgmentPagination`)."""
-        out = {name: column_type(field) for name, field in self.get_serializer().fields.items()}
+        kind = self.judgment_kind()
+        lists = kind.lists if kind is not None else ()
+        out = {
+            name: column(name, column_type(field), column_items(field, lists))
+            for name, field in self.get_serializer().fields.items()
+        }
         if flag(one_value(self.request.query_params, "describe"), "describe"):
             added = DESCRIBED_COLUMNS[:2] if self.annotator is not None else DESCRIBED_COLUMNS
-            out.update(added)
-        return [{"name": name, "type": kind} for name, kind in out.items()]
+            out.update({c["name"]: c for c in added})
+        return list(out.values())
+
+    def judgment_kind(self):
+        """The declared judgment kind this list reads (``annotation.judgment_kinds``)."""
+        from annotation.judgment_kinds import KINDS
+
+        label = self.queryset.model._meta.label
+        return next((k for k in KINDS if (k.api_model or k.model) == label), None)
 
     def get_paginated_response(self, data):
         response = super().get_paginated_response(data)

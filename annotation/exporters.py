@@ -289,29 +289,103 @@ def export_judgments(study, fmt: str, *, records: list[dict] | None = None) -> s
     return buf.getvalue()
 
 
-def _parquet(records: list[dict], cols: list[str]) -> bytes:
-    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it).
-    pyarrow is a runtime dependency: every Download panel offers this format (issue 28)."""
-    from datetime import datetime
+#: The type of each judgment column that is no lookup (``judgment_columns``): the record's
+#: kind, its id, and the derived qualification and quality-check columns.
+DERIVED_TYPES = {"kind": "string", "id": "integer", judgment_kinds.QUALIFICATION: "string",
+                 judgment_kinds.QUALITY_CHECK: "string"}  # fmt: skip
 
+
+def _field_type(field: models.Field, column: str, kind) -> str:
+    """The type of one kind's column, from the model field its lookup ends at: ``integer``,
+    ``number``, ``boolean``, ``datetime``, ``string``, ``list`` (a JSON list of strings the
+    kind declares, ``JudgmentKind.lists``) or ``json`` (any other JSON value, as text)."""
+    if field.is_relation:
+        field = field.target_field
+    if isinstance(field, models.BooleanField):
+        return "boolean"
+    if isinstance(field, models.IntegerField | models.AutoField | models.BigAutoField):
+        return "integer"
+    if isinstance(field, models.FloatField | models.DecimalField):
+        return "number"
+    if isinstance(field, models.DateTimeField):
+        return "datetime"
+    if isinstance(field, models.JSONField):
+        return "list" if column in kind.lists else "json"
+    return "string"
+
+
+def _lookup_field(model, lookup: str) -> models.Field:
+    *path, last = lookup.split("__")
+    for name in path:
+        model = model._meta.get_field(name).related_model
+    return model._meta.pk if last == "pk" else model._meta.get_field(last)
+
+
+def judgment_column_types() -> dict[str, str]:
+    """Every column of the judgment export (:func:`judgment_columns`) with its one type,
+    derived from the declaration of the kinds (``annotation.judgment_kinds``) and their
+    models, never from a study's data: so every study's ``judgments.parquet`` has the same
+    schema (a researcher's ``concat_tables`` of two studies failed when a column empty in
+    one was typed ``null`` there). A column two kinds type differently is a ``number``
+    when both are numbers (a rating's 4 and a score's 0.4), else ``string`` (as the CSV)."""
+    found: dict[str, set[str]] = {}
+    for kind in judgment_kinds.KINDS:
+        model = apps.get_model(kind.model)
+        for column, lookup in {"id": "pk", **kind.common_columns, **kind.columns}.items():
+            found.setdefault(column, set()).add(
+                _field_type(_lookup_field(model, lookup), column, kind)
+            )
+    out = {}
+    for column in judgment_columns():
+        types = {DERIVED_TYPES[column]} if column in DERIVED_TYPES else found[column]
+        if len(types) == 1:
+            out[column] = types.pop()
+        else:
+            out[column] = "number" if types <= {"integer", "number"} else "string"
+    return out
+
+
+def judgment_arrow_schema():
+    """The Arrow schema of ``judgments.parquet`` (:func:`judgment_column_types`): times as
+    UTC timestamps, lists of strings as ``list<string>``, other JSON values as text."""
+    import pyarrow as pa
+
+    arrow = {"integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_(),
+             "string": pa.string(), "json": pa.string(), "list": pa.list_(pa.string()),
+             "datetime": pa.timestamp("us", tz="UTC")}  # fmt: skip
+    return pa.schema([(c, arrow[t]) for c, t in judgment_column_types().items()])
+
+
+def _arrow_value(value, kind: str):
+    """One record's value as its column's declared type holds it."""
+    if value is None:
+        return None
+    if kind == "datetime":
+        return datetime.fromisoformat(value) if isinstance(value, str) else value
+    if kind == "number":
+        return float(value)
+    if kind == "list":
+        return [str(v) for v in value]
+    if kind in ("string", "json"):
+        return value if isinstance(value, str) else str(_cell(value))
+    return value
+
+
+def _parquet(records: list[dict], cols: list[str]) -> bytes:
+    """The CSV's columns as a parquet file (pandas, polars, DuckDB, ``datasets`` read it),
+    typed by :func:`judgment_arrow_schema` whatever the study holds. pyarrow is a runtime
+    dependency: every Download panel offers this format (issue 28)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    columns = {c: [_cell(r.get(c)) for r in records] for c in cols}
-    for c, values in columns.items():  # one type per column: mixed kinds become text
-        kinds = {type(v) for v in values if v is not None}
-        if len(kinds) > 1:
-            columns[c] = [None if v is None else str(v) for v in values]
-    # times as timestamps, so pandas and DuckDB read datetimes, not text (a researcher's
-    # notebook found created_at typed as a string)
-    for c in judgment_kinds.TIMES:
-        if c in columns:
-            columns[c] = pa.array(
-                [None if v is None else datetime.fromisoformat(v) for v in columns[c]],
-                type=pa.timestamp("us", tz="UTC"),
-            )
+    schema = judgment_arrow_schema()  # its names are ``cols``, the CSV's
+    types = judgment_column_types()
+    columns = [
+        pa.array([_arrow_value(r.get(c), types[c]) for r in records], type=schema.field(c).type)
+        for c in cols
+    ]
     buf = io.BytesIO()
-    pq.write_table(pa.table(columns), buf)
+    pq.write_table(pa.Table.from_arrays(columns, schema=schema), buf)
     return buf.getvalue()
 
 
@@ -322,6 +396,8 @@ __all__ = [
     "TABLES",
     "export_judgments",
     "export_table",
+    "judgment_arrow_schema",
+    "judgment_column_types",
     "judgment_records",
     "read_table",
     "rows",

@@ -83,6 +83,9 @@ class JudgmentKind:
     #: ranking lists its medals, a rubric comparison its assessments).
     api: str = ""
     api_model: str = ""
+    #: Its JSON columns that hold a list of strings (typed ``list<string>`` in parquet); any
+    #: other JSON column (objects, lists of objects) is JSON text there, as in the CSV.
+    lists: tuple[str, ...] = ()
 
     @property
     def common_columns(self) -> dict[str, str]:
@@ -145,7 +148,7 @@ KINDS: tuple[JudgmentKind, ...] = (
         {"rubric": "item__rubric__kind", "item": "item__position", "emphasis": "emphasis",
          "necessity": "necessity", "confidence": "confidence", "flags": "flags"},
         target="item", values=("emphasis", "necessity", "confidence", "flags"),
-        api="rubric-item-quality",
+        api="rubric-item-quality", lists=("flags",),
     ),
     JudgmentKind(
         "rubric_coverage", "annotation.RubricCoverage", (T.RUBRIC_COVERAGE,),

@@ -442,35 +442,88 @@ class Judgments(list):
                 frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
         return frame
 
-    def to_parquet(self, path) -> None:
-        """Write the judgments as a parquet file (needs ``pyarrow``: the ``parquet`` extra).
-        Nested values are stored as JSON text, so any parquet reader opens the file."""
+    #: The Arrow type of each declared column type (``json``: JSON text, unless ``items``
+    #: says what its list holds).
+    ARROW = {"integer": "int64", "number": "float64", "boolean": "bool_", "string": "string",
+             "json": "string"}  # fmt: skip
+
+    @classmethod
+    def arrow_type(cls, kind: str, items=None):
+        """The Arrow type of a declared column (``type`` and optional ``items``): times as
+        UTC timestamps, a list as ``list<...>`` of its values or of structs."""
+        import pyarrow as pa
+
+        if kind == "datetime":
+            return pa.timestamp("us", tz="UTC")
+        if kind == "json" and isinstance(items, str):
+            return pa.list_(cls.arrow_type(items))
+        if kind == "json" and isinstance(items, dict):
+            return pa.list_(pa.struct([(k, cls.arrow_type(v)) for k, v in items.items()]))
+        return getattr(pa, cls.ARROW.get(kind, "string"))()
+
+    def to_arrow(self):
+        """The judgments as a ``pyarrow.Table`` typed by the columns the server declared
+        (:attr:`columns`), whatever the rows hold: an empty answer has the schema of a full
+        one, a column null in every row keeps its type (``covered`` a bool), lists are
+        lists (``systems`` ``list<string>``, ``medals`` a list of structs), other JSON
+        values JSON text, the times UTC timestamps. A column no declaration names (a server
+        that declares none) is typed from its values. Needs ``pyarrow``."""
+        try:
+            import pyarrow as pa
+        except ImportError as exc:
+            raise ImportError("to_parquet() and to_datasets() need pyarrow: "
+                              "pip install 'concord-client[parquet]'") from exc  # fmt: skip
+        declared = {c["name"]: c for c in self.columns or ()}
+        names = list(declared)
+        for row in self:
+            names.extend(k for k in row if k not in declared and k not in names)
+        arrays = []
+        for name in names:
+            values = [row.get(name) for row in self]
+            spec = declared.get(name) or self._guessed(name, values)
+            arrays.append(self._arrow_array(values, spec["type"], spec.get("items")))
+        return pa.Table.from_arrays(arrays, names=names)
+
+    def _guessed(self, name: str, values: list) -> dict:
+        """The declaration of a column the server did not declare, from its values."""
+        if name in self.TIMES:
+            return {"type": "datetime"}
+        if any(isinstance(v, (list, dict)) for v in values):
+            return {"type": "json"}
+        return {"type": None}
+
+    def _arrow_array(self, values: list, kind: str | None, items=None):
         import json
 
-        frame = self.to_pandas()
-        for column in frame.columns:
-            if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
-                frame[column] = frame[column].map(json.dumps)
-        frame.to_parquet(path, index=False)
+        import pyarrow as pa
 
-    #: The ``datasets`` value type of each declared column type (as ``from_list`` reads
-    #: rows: the times are ISO text); a ``json`` column of an empty answer is ``null``,
-    #: its nesting unknown without a row.
-    FEATURES = {"integer": "int64", "number": "float64", "boolean": "bool", "string": "string",
-                "datetime": "string", "json": "null"}  # fmt: skip
+        if kind is None:  # undeclared: as pyarrow reads the values
+            return pa.array(values)
+        arrow = self.arrow_type(kind, items)
+        if kind == "datetime":
+            stamps = pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601")
+            return pa.Array.from_pandas(stamps, type=arrow)
+        if kind == "json" and items is None:
+            values = [None if v is None else json.dumps(v, ensure_ascii=False) for v in values]
+        return pa.array(values, type=arrow)
+
+    def to_parquet(self, path) -> None:
+        """Write the judgments as a parquet file (needs ``pyarrow``: the ``parquet`` extra),
+        with the schema the server declares (:meth:`to_arrow`): every file of a kind has the
+        same schema, whatever its rows, so two of them concatenate."""
+        import pyarrow.parquet as pq
+
+        pq.write_table(self.to_arrow(), path)
 
     def to_datasets(self):
-        """A Hugging Face ``datasets.Dataset`` (``pip install datasets``); with no row, its
-        features are the declared columns (:attr:`columns`)."""
+        """A Hugging Face ``datasets.Dataset`` (``pip install datasets``) with the types of
+        :meth:`to_arrow` (times are timestamps, ``covered`` a bool, with or without rows)."""
         try:
             import datasets
+            from datasets.table import InMemoryTable
         except ImportError as exc:
             raise ImportError("to_datasets() needs Hugging Face datasets: pip install datasets") from exc  # fmt: skip
-        if not self and self.columns:
-            features = datasets.Features({c["name"]: datasets.Value(self.FEATURES.get(c["type"], "null"))
-                                          for c in self.columns})  # fmt: skip
-            return datasets.Dataset.from_dict({name: [] for name in features}, features=features)  # fmt: skip
-        return datasets.Dataset.from_list(list(self))
+        return datasets.Dataset(InMemoryTable(self.to_arrow()))
 
 
 class Report(dict):

@@ -189,3 +189,21 @@ def test_schema_documents_the_options():
     for kind in KINDS:
         names = {p["name"] for p in schema["paths"][f"/api/judgments/{kind}/"]["get"]["parameters"]}
         assert {"describe", "setting", "status", "system", "updated_since"} <= names, kind
+
+
+def test_list_columns_declare_what_their_lists_hold(world):
+    """A list column declares its ``items`` (a type, or ``{field: type}`` for objects), so a
+    client types it with no row to read (parquet ``list<string>``, a list of structs); any
+    other JSON value declares none and stays JSON text."""
+    w, client, _ = world
+
+    def declared(kind):
+        page = get(client, kind, study=w.study.pk, describe="true").json()
+        return {c["name"]: c for c in page["columns"]}
+
+    medals = declared("medal-rankings")
+    assert medals["medals"] == {"name": "medals", "type": "json",
+                                "items": {"report": "string", "medal": "string"}}  # fmt: skip
+    assert medals["systems"]["items"] == "string" and "items" not in medals["id"]
+    assert declared("rubric-item-quality")["flags"]["items"] == "string"  # JudgmentKind.lists
+    assert "items" not in declared("claim-checks")["citation_supports"]  # an object

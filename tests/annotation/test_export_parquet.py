@@ -52,3 +52,39 @@ def test_the_times_are_timestamps_equal_to_the_json_export(world):
             assert row[column] == (None if stamp is None else datetime.fromisoformat(stamp))
             stamped += stamp is not None
     assert stamped > 10
+
+
+@pytest.mark.django_db
+def test_every_study_exports_the_same_schema_so_two_concat(world):
+    """The schema is the export's declared one, not the study's data: a column empty in a
+    study (no rubric coverage there: ``covered``, ``item``, ``label``; no rating) keeps its
+    type, so ``concat_tables`` of two studies' exports works (a researcher's finding: the
+    empty columns were typed ``null`` and the concat failed)."""
+    import pyarrow as pa
+
+    from annotation.models import RubricItemQuality
+
+    RubricItemQuality.objects.filter(study=world.study).update(flags=["vague", "redundant"])
+    full = pq.read_table(io.BytesIO(export_judgments(world.study, "parquet")))
+    other = f.study("Medals only")
+    q = f.question(other)
+    for name in ("s1", "s2"):
+        f.report(q, f.system(other, name))
+    f.judgments(f.assignment(world.own["assignment"].annotator, q))
+    sparse = pq.read_table(io.BytesIO(export_judgments(other, "parquet")))
+    empty = pq.read_table(io.BytesIO(export_judgments(f.study("Nothing yet"), "parquet")))
+    assert sparse.num_rows > 0 and empty.num_rows == 0
+    assert sparse.column("covered").null_count == sparse.num_rows
+    assert full.schema == sparse.schema == empty.schema
+    both = pa.concat_tables([full, sparse, empty])
+    assert both.num_rows == full.num_rows + sparse.num_rows
+    types = {name: str(full.schema.field(name).type) for name in full.column_names}
+    assert types["covered"] == "bool" and types["item"] == "int64"
+    assert types["value"] == "double" and types["label"] == "string"  # 0.5 and 4; 2 and "R"
+    assert full.schema.field("flags").type.value_type == pa.string()
+    assert types["flags"].startswith("list<") and types["updated_at"] == "timestamp[us, tz=UTC]"
+    rows = {r["kind"]: r for r in full.to_pylist()}
+    assert rows["rubric_item_quality"]["flags"] == ["vague", "redundant"]
+    assert rows["rubric_coverage"]["covered"] is True and rows["rubric_coverage"]["label"] == "2"
+    assert rows["report_rating"]["value"] == 4.0 and rows["human_metric_score"]["value"] == 0.5
+    assert json.loads(rows["claim_assessment"]["citations"]) == [{"key": "1", "label": "supports"}]

@@ -71,7 +71,9 @@ def test_a_notebook_reads_judgments_and_a_report_into_pandas(server, tmp_path):
     study.judgments("medal-rankings").to_parquet(path)
     back = pd.read_parquet(path)
     assert len(back) == len(rankings)
-    assert json.loads(back.loc[0, "medals"]) == rankings.loc[0, "medals"]
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(path).column("medals").to_pylist()[0] == rankings.loc[0, "medals"]
 
     table = study.download("/reports/{id}/tables/system.csv")
     assert table.decode().splitlines()[0].startswith("system")
@@ -259,3 +261,60 @@ def test_an_annotator_token_reads_their_own_judgments_blinded(server):
     assert len(rows) == HumanMetricScore.objects.filter(annotator=annotator).count() > 0
     assert set(rows["annotator_pseudonym"]) == {annotator.pseudonym}
     assert "system" not in rows.columns and "question_external_id" not in rows.columns
+
+
+def test_parquet_has_the_declared_schema_with_rows_or_without(server, tmp_path):
+    """``to_parquet`` types every column from the list's declared ``columns``, never from its
+    rows (a researcher's findings: an empty sync's ``to_parquet`` raised under pandas 3,
+    ``covered`` was untyped, ``medals`` and ``systems`` were JSON text, and an empty answer
+    had another schema than a full one, so two files did not concatenate)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    tables = {}
+    for kind in ("rubric-coverage", "medal-rankings", "claim-checks"):
+        full = study.judgments(kind, updated_since="2000-01-01")
+        empty = study.judgments(kind, updated_since="2030-01-01")
+        assert len(empty) == 0
+        for name, judgments in (("full", full), ("empty", empty)):
+            path = tmp_path / f"{kind}-{name}.parquet"
+            judgments.to_parquet(path)
+            tables[kind, name] = pq.read_table(path)
+        assert tables[kind, "full"].num_rows == len(full)
+        assert tables[kind, "full"].schema == tables[kind, "empty"].schema, kind
+        both = pa.concat_tables([tables[kind, "full"], tables[kind, "empty"]])
+        assert both.num_rows == len(full)
+    assert len(study.judgments("medal-rankings")) > 0  # the demo's rankings: rows to type
+    coverage = tables["rubric-coverage", "empty"].schema
+    assert (
+        coverage.field("covered").type == pa.bool_() and coverage.field("item").type == pa.int64()
+    )
+    assert coverage.field("updated_at").type == pa.timestamp("us", tz="UTC")
+    assert coverage.field("systems").type.value_type == pa.string()
+    medals = tables["medal-rankings", "full"]
+    assert medals.schema.field("medals").type.value_type == pa.struct(
+        [("report", pa.string()), ("medal", pa.string())]
+    )
+    first = study.judgments("medal-rankings")[0]
+    assert medals.column("medals").to_pylist()[0] == first["medals"]
+    assert medals.column("systems").to_pylist()[0] == first["systems"]
+    checks = tables["claim-checks", "empty"].schema
+    assert checks.field("citation_supports").type == pa.string()  # an object: JSON text
+    assert checks.field("fully_supported").type == pa.bool_()
+
+
+def test_to_datasets_types_the_declared_columns(server):
+    datasets = pytest.importorskip("datasets")
+    url, token = server
+    study = Concord(url, token).study(STUDY)
+    full = study.judgments("medal-rankings").to_datasets()
+    empty = study.judgments("medal-rankings", updated_since="2030-01-01").to_datasets()
+    assert full.num_rows > 0 and empty.num_rows == 0
+    assert full.features == empty.features
+    assert full.features["created_at"] == datasets.Value("timestamp[us, tz=UTC]")
+    assert full.features["id"] == datasets.Value("int64")
+    assert full[0]["medals"] == study.judgments("medal-rankings")[0]["medals"]
+    coverage = study.judgments("rubric-coverage", updated_since="2030-01-01").to_datasets()
+    assert coverage.features["covered"] == datasets.Value("bool")
