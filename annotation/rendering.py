@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from html.parser import HTMLParser
 from string import ascii_uppercase
 
 import latex2mathml.converter
@@ -745,3 +746,50 @@ def report_html(report: RenderedReport, controls=None) -> SafeString:
         f'data-report="{pid}"><h2 id="report-{letter}-h" class="report-label">{label}</h2>'
         f"{body}</article>"
     )
+
+
+# --- What an annotator can select in a paragraph ------------------------------------------
+#: Elements with no end tag (the parser sees no end for them).
+_VOID = frozenset({"br", "img", "hr", "wbr", "input", "mspace"})
+
+
+class _ShownText(HTMLParser):
+    """The text of a rendered paragraph as the page's selection reads it: every text node
+    but those of a citation's tooltip (``claims.js`` ``cleanText`` removes ``.cite-tip``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.tip_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        if self.tip_depth:
+            self.tip_depth += 1
+        elif tag == "span" and "cite-tip" in (dict(attrs).get("class") or "").split():
+            self.tip_depth = 1
+
+    def handle_endtag(self, tag):
+        if self.tip_depth and tag not in _VOID:
+            self.tip_depth -= 1
+
+    def handle_data(self, data):
+        if not self.tip_depth:
+            self.parts.append(data)
+
+
+def letters(text: str) -> str:
+    """``text``'s letters and digits, lower case: what a selection of it and the page's
+    text have in common whatever the browser does with spaces, entities and line breaks."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def selectable_letters(html: str) -> str:
+    """:func:`letters` of the text an annotator can select in a paragraph rendered as
+    ``html`` (:attr:`RenderedParagraph.html`): a claim taken from it by selection
+    (metric-wise, ScholarQA-CS2 guidelines Part 1) is a run of these."""
+    parser = _ShownText()
+    parser.feed(str(html))
+    parser.close()
+    return letters("".join(parser.parts))

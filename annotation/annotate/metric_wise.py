@@ -32,6 +32,7 @@ from annotation.models import (
 )
 
 from ..quality import labels as ql
+from ..rendering import letters, selectable_letters
 from . import qc, scores
 from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit, as_int, json_list
@@ -200,6 +201,10 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
     if unknown:
         hard.errors.append(f"{name}: {', '.join(unknown)} is not a citation of ¶{para.number}.")
         return
+    twice = sorted({k for k in citations if citations.count(k) > 1})
+    if twice:  # one answer per citation: the page lists each once (a forged post did not)
+        hard.errors.append(f"{name}: citation {', '.join(twice)} is listed more than once.")
+        return
     support = claim.get("support") or []
     if len(support) > len(citations):
         hard.errors.append(f"{name}: more support answers than citations.")
@@ -222,6 +227,13 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
     text = str(claim.get("text") or "")
     if len(text) > MAX_CLAIM_CHARS:
         hard.errors.append(f"{name}: the claim is longer than {MAX_CLAIM_CHARS} characters.")
+    elif letters(text) not in selectable_letters(para.html):
+        # the claim is what the annotator selected in the paragraph (claims.js): a text
+        # that is not there was typed into a forged post, and would be stored as theirs.
+        # A rule (the submit is refused), not a hard error: a draft is never lost to it
+        rules.errors.append(
+            f"{name}: the claim is not text of ¶{para.number}; select it in the report."
+        )
     if not text.strip():
         rules.errors.append(f"{name}: the claim text is empty.")
     if not citations:

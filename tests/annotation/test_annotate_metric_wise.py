@@ -60,7 +60,8 @@ def full_form(pids, version=0, *, recall=5, claims=3, support="snippet_supports"
             )
             data[f"{prefix}.paragraph"] = str(para)
             data[f"{prefix}.citations"] = json.dumps([key])
-            data[f"{prefix}.text"] = f"Claim {c} text."
+            # text of the paragraph as the page shows it (its Markdown rendered)
+            data[f"{prefix}.text"] = f"Paragraph {para} of the answer discusses memorization"
             data[f"{prefix}.support.0"] = sup
             data[f"{prefix}.coverage"] = coverage
             data[f"{prefix}.notes"] = ""
@@ -131,6 +132,19 @@ def test_submit_writes_scores_detail_and_ranking(setup):
         (lambda d, p: d.pop(f"rate.{p[1]}.flow"), "rate Flow"),
         (lambda d, p: d.update({"reasoning": ""}), "Reasoning"),
         (lambda d, p: d.update({"rate.forged.flow": "3"}), "not in this task"),
+        (
+            lambda d, p: d.update({f"claim.{p[0]}.c0.text": "INVENTED CLAIM NOT IN THE REPORT"}),
+            "the claim is not text of ¶1",
+        ),
+        (
+            lambda d, p: d.update(
+                {
+                    f"claim.{p[0]}.c0.citations": json.dumps(["[1]", "[1]"]),
+                    f"claim.{p[0]}.c0.support.1": "none",
+                }
+            ),
+            "citation [1] is listed more than once",
+        ),
     ],
 )
 def test_invalid_submissions_change_nothing(setup, mutate, message):
@@ -216,3 +230,50 @@ def test_claims_min_zero_is_refused_at_every_entry_point(setup):
     assert not form.is_valid() and "claims_min" in form.errors
     ok = StudySerializer(study, data={"config": {"claims_min": 1, "claims_max": 2}}, partial=True)
     assert ok.is_valid(), ok.errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "discusses memorization in detail",  # Markdown's ** gone, as the page shows it
+        "in detail [1]. More text",  # across the citation's marker
+        "Paragraph 1 of the answer  discusses\nmemorization",  # the browser's own spacing
+        "ragraph 1 of the ans",  # a selection may start or end inside a word
+    ],
+)
+def test_a_claim_selected_in_its_paragraph_is_accepted(setup, text):
+    study, assignment, client, pids = setup
+    data = full_form(pids)
+    data[f"claim.{pids[0]}.c0.text"] = text
+    assert submit(client, assignment, data).status_code == 204
+
+
+def test_a_claim_not_in_its_paragraph_is_refused_at_submit_but_its_draft_is_kept(setup):
+    """A forged post's invented claim (the tester's "INVENTED CLAIM NOT IN THE REPORT") or
+    the text of another paragraph: the submit is refused, naming the claim; a draft with
+    it still saves (the rule never costs an annotator their draft)."""
+    study, assignment, client, pids = setup
+    for text in ("INVENTED CLAIM NOT IN THE REPORT", "Paragraph 2 of the answer"):
+        data = full_form(pids)
+        data[f"claim.{pids[0]}.c0.text"] = text  # claim c0 is of paragraph 1
+        response = submit(client, assignment, data)
+        assert response.status_code == 422
+        assert "Claim 1 (Report A): the claim is not text of ¶1" in response.content.decode()
+        assert not ClaimAssessment.objects.exists()
+    saved = client.post(reverse("annotate:autosave", args=[assignment.pk]), data,
+                        HTTP_HX_REQUEST="true")  # fmt: skip
+    assert saved.status_code == 200 and DraftVersion.objects.exists()
+
+
+def test_a_citation_listed_twice_is_refused_even_as_a_draft(setup):
+    """The page lists each citation of a claim once; ``["1"] * 5000`` was saved as a draft
+    (a 2.5 MB page listing 4,999 open items) and ``["1", "1"]`` submitted two contradicting
+    answers for one citation."""
+    study, assignment, client, pids = setup
+    data = full_form(pids)
+    data[f"claim.{pids[0]}.c0.citations"] = json.dumps(["[1]"] * 5000)
+    saved = client.post(reverse("annotate:autosave", args=[assignment.pk]), data,
+                        HTTP_HX_REQUEST="true")  # fmt: skip
+    assert saved.status_code == 422
+    assert "listed more than once" in saved.content.decode()
+    assert not DraftVersion.objects.exists()
