@@ -53,6 +53,7 @@ from annotation.permissions import (
     IsAdmin,
     RolePermission,
     annotator_of,
+    listed_study_or_404,
     readable_studies,
     visible_assignments,
     visible_question_ids,
@@ -65,16 +66,16 @@ from concord.query import flag, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
 
 
+def id_filter(name: str) -> OpenApiParameter:
+    """An integer id filter of a list (``?study=3``) as the schema documents it; a study the
+    caller does not read, or none, is a 404 (``RoleViewSet.apply_filters``)."""
+    refused = "; a study you do not read, or none with this id, is a 404" if name == "study" else ""
+    return OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}{refused}")
+
+
 def filtered(*names: str):
     """Document the integer query filters a list accepts (``?study=3``)."""
-    return extend_schema_view(
-        list=extend_schema(
-            parameters=[
-                OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}")
-                for name in names
-            ]
-        )
-    )
+    return extend_schema_view(list=extend_schema(parameters=[id_filter(n) for n in names]))
 
 
 def blinded(staff, annotator):
@@ -181,9 +182,12 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
             if raw in (None, ""):
                 continue
             try:
-                lookups[self.filters[name]] = int(raw)
+                value = int(raw)
             except ValueError:
                 raise ValidationError({name: "Must be an integer id."}) from None
+            if name == "study":  # a study not theirs, or none: 404 (listed_study_or_404)
+                listed_study_or_404(self.request.user, value)
+            lookups[self.filters[name]] = value
         return queryset.filter(**lookups)
 
     @staticmethod
@@ -728,10 +732,7 @@ def judgment_list(viewset):
         list=extend_schema(
             responses={200: described(viewset.serializer_class)(many=True)},
             parameters=[
-                *(
-                    OpenApiParameter(name, OpenApiTypes.INT, description=f"Only this {name}")
-                    for name in ("study", "annotator", "question")
-                ),
+                *(id_filter(name) for name in ("study", "annotator", "question")),
                 OpenApiParameter(
                     "setting",
                     OpenApiTypes.STR,

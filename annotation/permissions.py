@@ -55,6 +55,47 @@ def staff_study_or_404(user, study_id: int, refusal: str) -> Study:
     return get_object_or_404(readable_studies(user), pk=study_id)
 
 
+#: The one answer to a list filtered by a study the caller does not read: the same for a
+#: study that does not exist, so the answer says nothing of other researchers' studies.
+NO_SUCH_STUDY = "No such study among those you read."
+
+
+def listable_studies(user) -> QuerySet:
+    """The studies a list's ``?study=`` may name: those ``user`` reads as staff
+    (:func:`readable_studies`), or, for an annotator, those they hold an assignment in."""
+    annotator = annotator_of(user)
+    if annotator is not None:
+        return Study.objects.filter(assignments__annotator=annotator).distinct()
+    return readable_studies(user)
+
+
+def listed_study_or_404(user, study_id: int) -> int:
+    """``study_id`` when a list of ``user``'s may be filtered by it, else a 404
+    (:data:`NO_SUCH_STUDY`). Every list's ``study`` filter goes through here: it answered
+    200 with ``count: 0`` for another researcher's study and for one that does not exist,
+    so a script could not tell a wrong id from an empty study (found by a tester with a
+    researcher's token)."""
+    if not listable_studies(user).filter(pk=study_id).exists():
+        raise Http404(NO_SUCH_STUDY)
+    return study_id
+
+
+def staff_study_by_key_or_404(user, key: int | str, refusal: str) -> Study:
+    """The study a report URL names by id or by name (``/reports/<id or name>/…``), by the
+    rule of :func:`staff_study_or_404`: digits are an id (the report page's id route comes
+    before its name route), anything else a name. A study that does not exist and one the
+    researcher does not read are the same 404 (:data:`NO_SUCH_STUDY`), by id or by name:
+    the downloads took an id only, so a name answered an HTML 404 while a missing id
+    answered JSON (found by a tester with a researcher's token)."""
+    require_staff(user, refusal)
+    text = str(key)
+    lookup = {"pk": int(text)} if text.isdigit() else {"name": text}
+    study = readable_studies(user).filter(**lookup).first()
+    if study is None:
+        raise Http404(NO_SUCH_STUDY)
+    return study
+
+
 #: Why a user who is neither researcher nor admin may not export a study's data.
 EXPORT_REFUSAL = "Only the study's researchers and admins may export its data."
 

@@ -242,6 +242,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "concord.pagination.LimitOffsetPagination",
+    # an unknown ?format= is a 400 naming it and the formats answered, not a 404
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "concord.negotiation.ContentNegotiation",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -8,15 +8,17 @@
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import roles
+from annotation.api import id_filter
 from annotation.models import Study
 from annotation.permissions import (
+    listed_study_or_404,
     readable_studies,
     require_staff,
     staff_run_or_404,
@@ -69,8 +71,8 @@ class JudgeRunListView(RefusesUnknownParameters, generics.GenericAPIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("study", int, description="only this study's runs"),
-            OpenApiParameter("judge", int, description="only this judge's runs"),
+            id_filter("study"),  # the 404 of every list's study filter, documented
+            id_filter("judge"),
         ],
         responses={200: JudgeRunSerializer(many=True)},
     )
@@ -86,6 +88,8 @@ class JudgeRunListView(RefusesUnknownParameters, generics.GenericAPIView):
             if value:
                 if not value.isdigit():
                     raise ValidationError({key: f"{value!r} is not an id"})
+                if key == "study":  # not theirs, or none: the 404 of every list's filter
+                    listed_study_or_404(request.user, int(value))
                 qs = qs.filter(**{f"{key}_id": int(value)})
         page = self.paginate_queryset(qs.order_by("-pk"))
         return self.get_paginated_response(JudgeRunSerializer(page, many=True).data)

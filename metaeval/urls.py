@@ -1,7 +1,11 @@
 """Report pages, mounted at ``reports/`` (concord/urls.py).
 
 The views are imported at their first request (:mod:`concord.lazy_views`): they load the
-statistics (numpy, scipy, matplotlib), which no annotator's page needs."""
+statistics (numpy, scipy, matplotlib), which no annotator's page needs.
+
+A study is named by id or by name, the page (``<id>/``, ``<name>/``) and its downloads
+alike: a download's ``study_id`` is text, an id when it is digits, else a name
+(``metaeval.views._study_for``)."""
 
 from django.urls import path
 
@@ -13,10 +17,10 @@ urlpatterns = [
     path("<int:study_id>/", lazy_view("metaeval.views.report_page"), name="report"),
     path("<str:study_name>/", lazy_view("metaeval.views.report_by_name"), name="report-by-name"),
     path("<int:study_id>/runs/<int:run_id>/", lazy_view("metaeval.views.run_progress"), name="run"),
-    path("<int:study_id>/report.json", lazy_view("metaeval.views.report_json"), name="json"),
-    path("<int:study_id>/report.html", lazy_view("metaeval.views.offline_file"), name="offline"),
+    path("<str:study_id>/report.json", lazy_view("metaeval.views.report_json"), name="json"),
+    path("<str:study_id>/report.html", lazy_view("metaeval.views.offline_file"), name="offline"),
     path(
-        "<int:study_id>/figures/<str:name>.<str:fmt>",
+        "<str:study_id>/figures/<str:name>.<str:fmt>",
         lazy_view("metaeval.views.figure_file"),
         name="figure",
     ),
@@ -26,7 +30,7 @@ urlpatterns = [
         name="judge",
     ),
     path(
-        "<int:study_id>/tables/<str:name>.<str:fmt>",
+        "<str:study_id>/tables/<str:name>.<str:fmt>",
         lazy_view("metaeval.views.table_file"),
         name="table",
     ),

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import ValidationError
 
 from annotation.models import Study, System
-from annotation.permissions import readable_studies, require_staff, staff_study_or_404
+from annotation.permissions import staff_study_by_key_or_404
 from concord.download_methods import CHECKED_BY_VIEW, download_methods
 from concord.token_auth import accepts_token, refusal
 from judges.models import Judge
@@ -53,8 +53,13 @@ CONTENT_TYPES = {
 # ----------------------------------------------------------------------------- access, options
 
 
-def _study_for(request, study_id: int) -> Study:
-    return staff_study_or_404(request.user, study_id, "Reports are for researchers and admins.")
+#: Who may read reports.
+REPORTS_REFUSAL = "Reports are for researchers and admins."
+
+
+def _study_for(request, study_id: int | str) -> Study:
+    """The study of a report URL, by id or (the downloads, the page by name) by name."""
+    return staff_study_by_key_or_404(request.user, study_id, REPORTS_REFUSAL)
 
 
 def _system_names(study: Study) -> list[str]:
@@ -209,10 +214,7 @@ def report_page(request, study_id: int):
 def report_by_name(request, study_name: str):
     """``/reports/<name>/``: the study's report page, found by its name (README), at its
     canonical id URL; the same refusal as the page for a study the user does not read."""
-    require_staff(request.user, "Reports are for researchers and admins.")
-    study = readable_studies(request.user).filter(name=study_name).first()
-    if study is None:  # absent, or not one of the researcher's studies: the same answer
-        raise Http404("No study of that name.")
+    study = _study_for(request, study_name)  # absent or not theirs: the same 404
     target = reverse("metaeval:report", args=[study.pk])
     query = request.META.get("QUERY_STRING")
     return redirect(f"{target}?{query}" if query else target)
@@ -272,7 +274,7 @@ def _problems(exc: ValidationError | ValueError) -> list[tuple[str | None, str]]
     return problems
 
 
-def _download_entry(request, study_id: int) -> tuple[Study, ReportOptions, dict]:
+def _download_entry(request, study_id: int | str) -> tuple[Study, ReportOptions, dict]:
     study = _study_for(request, study_id)
     try:
         options = _options(request, _system_names(study))
@@ -351,7 +353,7 @@ def _filename(study: Study, name: str, fmt: str) -> str:
 @login_required
 @download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
-def figure_file(request, study_id: int, name: str, fmt: str):
+def figure_file(request, study_id: int | str, name: str, fmt: str):
     """A figure as SVG or PNG (drawn from the same entry as the page). Like every
     download: HEAD is GET without the body, OPTIONS 200 with Allow, other methods 405
     (:mod:`concord.download_methods`)."""
@@ -373,7 +375,7 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
 @login_required
 @download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
-def table_file(request, study_id: int, name: str, fmt: str):
+def table_file(request, study_id: int | str, name: str, fmt: str):
     """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
     if fmt not in TABLE_FORMATS:
         raise Http404("no such format")
@@ -395,7 +397,7 @@ def table_file(request, study_id: int, name: str, fmt: str):
 @login_required
 @download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
-def report_json(request, study_id: int):
+def report_json(request, study_id: int | str):
     """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
     download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)
@@ -408,7 +410,7 @@ def report_json(request, study_id: int):
 @login_required
 @download_methods(parameters=CHECKED_BY_VIEW)  # the report options
 @_refusals
-def offline_file(request, study_id: int):
+def offline_file(request, study_id: int | str):
     """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,
     OPTIONS as every download (``figure_file``)."""
     study, options, entry = _download_entry(request, study_id)

@@ -596,7 +596,7 @@ def export_study_format(request, study_id: int, kind: str, file_format: str):
     if (kind, file_format) not in FORMATS:  # a read-only format: a 400 naming its writers
         raise Http404(f"no format {kind} {file_format}")
     try:
-        download = export_download(study, kind, file_format, request.GET)
+        download = export_download(study, kind, file_format, request.GET, from_path=True)
     except ExportRefused as refused:
         return _export_refused(request, study, kind, file_format, refused)
     return attachment(download)

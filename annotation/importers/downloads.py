@@ -302,13 +302,39 @@ def page_options(study, fmt, given: Mapping, parameters: tuple[str, ...] = ()) -
     return options
 
 
+def refuse_disagreeing(given: Mapping, named: Mapping[str, str]) -> None:
+    """ExportRefused (400) naming each parameter of ``named`` (what a page export's URL
+    names: ``kind``, ``file_format``) that ``given`` holds with another value. The page
+    export read its kind and format from the path and ignored the query's, so
+    ``/export/questions/researcherbench/?kind=judgments&file_format=jsonl`` answered the
+    questions zip (found by a tester); a value that agrees with the path is accepted."""
+    problems = [
+        (name, f"{given[name]!r} disagrees with the URL, which exports {name} {value!r}; "
+               f"leave it out or give {value!r}")
+        for name, value in named.items()
+        if given.get(name) not in (None, "", value)
+    ]  # fmt: skip
+    if problems:
+        raise ExportRefused(problems)
+
+
 def export_download(
-    study, kind: str, format_name: str | None, given: Mapping, *, also: tuple[str, ...] = ()
+    study,
+    kind: str,
+    format_name: str | None,
+    given: Mapping,
+    *,
+    also: tuple[str, ...] = (),
+    from_path: bool = False,
 ) -> Download:
     """``study``'s data written by the registered writer of ``kind`` / ``format_name`` with
     the options in ``given``; a parameter of ``given`` outside the writer's options and
-    ``also`` is refused (module doc). Raises ExportRefused."""
+    ``also`` is refused (module doc), and so, when ``from_path`` (a page export whose URL
+    names them), is a ``kind`` or ``file_format`` that disagrees with the URL's
+    (:func:`refuse_disagreeing`). Raises ExportRefused."""
     given = single_values(given)
+    if from_path:
+        refuse_disagreeing(given, {"kind": kind, "file_format": format_name})
     fmt = writer_of(kind, format_name)
     refuse_unknown(fmt, given, also)
     options = writer_options(fmt, given)
