@@ -89,6 +89,14 @@ def _release(request, study):
         shown = done.not_added[:RELEASE_REASONS]
         more = len(done.not_added) - len(shown)
         said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+    if done.left_out:
+        shown = done.left_out[:RELEASE_REASONS]
+        more = len(done.left_out) - len(shown)
+        said += (
+            " Given nothing (they cannot sign in, so the work could never be done): "
+            + "; ".join(shown)
+            + (f"; and {more} more." if more else ".")
+        )
     if done.recognisable:
         shown = done.recognisable[:RELEASE_REASONS]
         more = len(done.recognisable) - len(shown)
@@ -220,6 +228,13 @@ def _context(study) -> dict:
     adjudicated = observations.adjudicated_labels(study)
     for key in open_units:
         units[key]["adjudication"] = adjudication_state(units[key]["unit"], adjudicated, requests)
+    shown_units = list(units.items())[:300]
+    refused = quality.not_offered(
+        study, [(u["unit"], label["label"]) for _, u in shown_units for label in u["labels"]]
+    )
+    for _, u in shown_units:
+        for label in u["labels"]:
+            label["refused"] = refused.get((u["unit"], label["label"]), "")
     menu, why_empty = task_menu(study, obs)
     return {
         "study": study,
@@ -229,7 +244,7 @@ def _context(study) -> dict:
         "items": GoldItem.objects.filter(study=study).select_related("question"),
         "rows": quality.quality_rows(study),
         "qualification": quality.refresh_qualification(study),
-        "units": list(units.items())[:300],
+        "units": shown_units,
         "disagreements": [(k, units[k]) for k in sorted(open_units)],
         "requests": requests,
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[

@@ -182,6 +182,22 @@ def counted_decisions(requests):
     )
 
 
+def failed_studies(annotator) -> set[int]:
+    """The studies requiring a qualification round that ``annotator`` failed (computed or
+    by hand). Their queue there holds only their submitted qualification items: it says,
+    neutrally, that their qualification is with the study admin — never which answers
+    were wrong nor the known answers (a submit already reads the same whether right or
+    wrong)."""
+    from .content import Study
+
+    requiring = Study.objects.filter(config__qualification_required=True).values("pk")
+    return set(
+        QualificationResult.objects.filter(
+            annotator=annotator, passed=False, study__in=requiring
+        ).values_list("study_id", flat=True)
+    )
+
+
 def failed_results(study_id: int):
     """The failed ``QualificationResult`` rows of a study that requires the round, as a
     queryset (``annotation.quality.qualification.failed``'s rule, in one query with the

@@ -24,7 +24,7 @@ from annotation.annotate.page import (
 )
 from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
-from annotation.models.quality import is_qualification_item
+from annotation.models.quality import failed_studies, is_qualification_item
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
 
@@ -127,8 +127,12 @@ def queue(request):
         .order_by("study__name", "position", "pk")
     )
     studies: dict[int, dict] = {}
+    failed = failed_studies(annotator) if assignments else set()
     for a in assignments:
-        group = studies.setdefault(a.study_id, {"study": a.study, "rows": [], "submitted": 0})
+        group = studies.setdefault(
+            a.study_id,
+            {"study": a.study, "rows": [], "submitted": 0, "held": a.study_id in failed},
+        )
         a.available = a.task in SPECS and a.task in (a.study.tasks or [])
         a.task_label = Study.Task(a.task).label if a.task in Study.Task.values else a.task
         group["rows"].append(a)

@@ -138,10 +138,17 @@ class Preview:
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def can_sign_in(annotators):
+    """``annotators`` (a queryset) who can sign in: an active account. A pseudonym of an
+    import (``ann1``, ``deep-expert-pool``) has none, so work given to it could never be
+    done; an invited account that has not set its password yet has its link."""
+    return annotators.filter(user__isnull=False, user__is_active=True)
+
+
 def pool(study: Study, annotator_ids=()) -> list[Annotator]:
     """The annotators a plan may use: those named, else everyone with an account."""
     qs = Annotator.objects.all()
-    qs = qs.filter(pk__in=annotator_ids) if annotator_ids else qs.filter(user__isnull=False)
+    qs = qs.filter(pk__in=annotator_ids) if annotator_ids else can_sign_in(qs)
     qs = qs.exclude(user__is_active=False)  # deactivated people get no new work
     return list(qs.order_by("pseudonym"))
 

@@ -53,7 +53,7 @@ from annotation.quality.labels import (
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
 
-from . import planning
+from . import gold_reports, planning
 
 DEFAULT_GOLD_THRESHOLD = 0.7
 Purpose = GoldItem.Purpose
@@ -142,6 +142,7 @@ def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, use
     if not found:
         raise QualityError(f"unit {unit}: annotator {aid} has no submitted label on it")
     question = Question.objects.get(pk=key[1])
+    _as_many_as_shown(study, key[0], question, key[2], found[0].label, "")
     item = _create_item(
         study, task=key[0], question=question, unit=key[2], answer=found[0].label,
         purpose=purpose, user=user, source=f"judgment of annotator {aid}",
@@ -154,6 +155,20 @@ def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, use
     return item
 
 
+def not_offered(study, labelled) -> dict:
+    """(unit, label) -> why that submitted label cannot be a known answer (its assignment
+    would show other reports than ordinary work: :mod:`gold_reports`), for the pairs of
+    ``labelled`` that cannot; the quality page offers no "Mark as known answer" for them."""
+    seen = gold_reports.ShownReports.of(study)
+    questions = Question.objects.in_bulk({unit[1] for unit, _ in labelled})
+    return {
+        (unit, label): why
+        for unit, label in labelled
+        if unit[1] in questions
+        and (why := seen.refusal(unit[0], questions[unit[1]], unit[2], label))
+    }
+
+
 def _question(study, external_id: str, where: str) -> Question:
     try:
         return Question.objects.get(study=study, external_id=(external_id or "").strip())
@@ -161,7 +176,7 @@ def _question(study, external_id: str, where: str) -> Question:
         raise QualityError(f"{where}question: no question “{external_id}” in this study") from None
 
 
-def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
+def _entered(study, row: dict, where: str, default_purpose: str, shown=None) -> dict:
     task = (row.get("task") or "").strip()
     spec = catalog.spec(task)
     if spec is None or not spec.has_label:
@@ -202,28 +217,19 @@ def _entered(study, row: dict, where: str, default_purpose: str) -> dict:
             label = check_answer(offered[unit], answer, noun)
     except BadAnswer as bad:
         raise QualityError(f"{where}answer: {bad}") from None
-    _as_many_as_shown(study, task, question, unit, label, where)
+    _as_many_as_shown(study, task, question, unit, label, where, shown)
     purpose = (row.get("purpose") or default_purpose).strip()
     return {"task": task, "question": question, "unit": unit, "answer": label, "purpose": purpose}
 
 
-def _as_many_as_shown(study, task, question, unit, label, where) -> None:
-    """A ranking known answer ranks as many reports as an assignment of the task shows on
-    the question (its comparison, when one exists): its gold assignment shows the reports
-    it ranks, and a different number than the others' would tell it apart."""
-    values = catalog.spec(task).units(study, question).get(unit)
-    if values is None or not values.ranked or values.sizes is None:
-        return
-    compared = _comparison(study, task, question.pk)
-    ranked = ranked_names(label)
-    if compared and len(ranked) != len(compared):
-        names = sorted(
-            question.reports.filter(pk__in=compared).values_list("system__name", flat=True)
-        )
-        raise QualityError(
-            f"{where}answer: rank {len(compared)} reports, as the assignments of {task} on "
-            f"question {question.external_id} show ({', '.join(names)}), not {len(ranked)}"
-        )
+def _as_many_as_shown(study, task, question, unit, label, where, shown=None) -> None:
+    """A known answer's assignment shows the reports ordinary work of the task on the
+    question shows: as many for a ranking (its comparison, else as many as the study's
+    ordinary assignments of the task), never a textless report
+    (:meth:`gold_reports.ShownReports.refusal`); otherwise it would be told apart."""
+    why = (shown or gold_reports.ShownReports.of(study)).refusal(task, question, unit, label)
+    if why:
+        raise QualityError(f"{where}answer: {why}")
 
 
 def mark_entered(study, *, task, question, answer, purpose, user, unit="") -> GoldItem:
@@ -266,10 +272,11 @@ def import_items(study, name: str, data: bytes, *, purpose: str, user) -> int:
     if not rows:
         raise QualityError(f"{name}: no rows")
     line = 2 if name.lower().endswith(".csv") else 1
+    shown = gold_reports.ShownReports.of(study)
     with transaction.atomic():
         for n, row in enumerate(rows, start=line):
             where = f"{name} row {n}: "
-            d = _entered(study, row, where, purpose)
+            d = _entered(study, row, where, purpose, shown)
             try:
                 _create_item(study, **d, user=user, source=name)
             except QualityError as e:
@@ -290,30 +297,24 @@ class Released:
     #: given gold outside their fields, when the study has no gold in them: the question's
     #: field shows it). The admin is told, per annotator and item.
     recognisable: list[str] = dataclasses.field(default_factory=list)
+    #: Annotators of the study given nothing because they cannot sign in (an imported
+    #: pseudonym without an account, a deactivated account), each with why: an item
+    #: given to them could never be done (in progress and pending forever).
+    left_out: list[str] = dataclasses.field(default_factory=list)
 
 
-def _comparison(study, task, qid) -> list[int]:
-    """The reports the question's existing assignments of ``task`` compare (every annotator
-    of a comparison judges the same reports; planning keeps them), or []."""
-    for order in Assignment.objects.filter(study=study, task=task, question_id=qid).values_list(
-        "report_order", flat=True
-    ):
-        if order:
-            return list(order)
-    return []
-
-
-def _shown_reports(study, task, qid, items, rng) -> list[int]:
+def _shown_reports(study, task, qid, items, rng, seen) -> list[int]:
     """The reports a gold item's assignment shows: what an ordinary assignment of the task on
     that question shows, so the item looks like any other. A task about the question shows
     no chosen reports (planning stores none); a ranking shows exactly the reports its known
     answer ranks (the label is the ranking of the reports shown, so an annotator who ranks
     them as the answer does scores 1); another unit shows the comparison's reports when
-    they hold the unit's systems, else the unit's systems and others up to as many as the
-    task shows by default."""
+    they hold the unit's systems, else the unit's systems and others with text up to as
+    many as an ordinary assignment of the task shows (``seen``: a
+    :class:`gold_reports.ShownReports`; a textless report is never drawn)."""
     if task not in planning.REPORT_TASKS:
         return []
-    by_system = dict(Question.objects.get(pk=qid).reports.values_list("system__name", "pk"))
+    by_system = seen.reports.get(qid, {})
     spec = catalog.spec(task)
     needed: set[str] = set()
     for item in items:
@@ -325,12 +326,12 @@ def _shown_reports(study, task, qid, items, rng) -> list[int]:
     rankings = [i for i in items if (v := spec.units(study, i.question).get(i.unit)) and v.ranked]
     if rankings:
         return [by_system[n] for n in sorted(needed) if n in by_system]
-    compared = _comparison(study, task, qid)
+    compared = seen.comparison(task, qid)
     shown = {s for s, rid in by_system.items() if rid in compared}
     if compared and needed <= shown:
         return compared
-    count = len(compared) or SPECS[task].needs.compares or len(by_system)
-    others = sorted(set(by_system) - needed)
+    count = seen.expected(task, items[0].question)[0] or len(by_system)
+    others = sorted(n for n, rid in by_system.items() if n not in needed and rid in seen.readable)
     rng.shuffle(others)
     chosen = sorted(needed) + others[: max(0, count - len(needed))]
     return [by_system[n] for n in chosen if n in by_system]
@@ -418,15 +419,28 @@ def release(study, user, *, seed: int | None = None) -> Released:
     gold item would not fit gets only the gold that fits when the study has some, else the
     item is added and listed as recognisable (docs/QUALITY.md, "Gold and settings")."""
     rng = random.Random(seed)
-    annotators = (
-        Annotator.objects.filter(assignments__study=study)
-        .exclude(user__is_active=False)
-        .distinct()
-        .order_by("pseudonym")
-    )
+    everyone = Annotator.objects.filter(assignments__study=study).distinct()
+    annotators = planning.can_sign_in(everyone).order_by("pseudonym")
     grouped: dict[tuple[str, int], list[GoldItem]] = {}
     for g in GoldItem.objects.filter(study=study).select_related("question"):
         grouped.setdefault((g.task, g.question_id), []).append(g)
+    out = Released()
+    if grouped:
+        out.left_out = _cannot_sign_in(everyone.exclude(pk__in=annotators.values("pk")))
+    seen = gold_reports.ShownReports.of(study)
+    for key, items in sorted(grouped.items()):
+        # a known answer stored before this check (or whose question changed since) that
+        # would show other reports than ordinary work there: released to no one
+        refused = [
+            (i, why) for i in items if (why := seen.refusal(i.task, i.question, i.unit, i.answer))
+        ]
+        if refused:
+            del grouped[key]
+            out.not_added += [
+                f"the known answer {i.answer} of {i.task} on question {i.question.external_id} "
+                f"is released to no one: {why}; remove it and enter another"
+                for i, why in refused
+            ]
     ranking = {key for key, spec in SPECS.items() if spec.ranks}
     # rankings held without an assignment of this study (imported under an annotator's name)
     ranked = set(
@@ -446,10 +460,10 @@ def release(study, user, *, seed: int | None = None) -> Released:
         r.annotator_id: r
         for r in QualificationResult.objects.filter(study=study, passed__isnull=False)
     }
-    out = Released()
     with transaction.atomic():
         shown = {
-            key: _shown_reports(study, *key, items, rng) for key, items in sorted(grouped.items())
+            key: _shown_reports(study, *key, items, rng, seen)
+            for key, items in sorted(grouped.items())
         }
         for annotator in annotators:
             rows = list(
@@ -529,6 +543,20 @@ def release(study, user, *, seed: int | None = None) -> Released:
                 out.created += len(new)
         _audit(study, user, "release_gold", assignments=out.created, not_added=len(out.not_added))
     return out
+
+
+def _cannot_sign_in(annotators) -> list[str]:
+    """Each annotator who cannot sign in, with why (:func:`planning.can_sign_in`)."""
+    return [
+        f"{a.pseudonym} ("
+        + (
+            "no account: imported under this pseudonym, they cannot sign in"
+            if a.user_id is None
+            else "account deactivated"
+        )
+        + ")"
+        for a in annotators.order_by("pseudonym")
+    ]
 
 
 def _adjudicators(study) -> set[tuple[int, str, int]]:
@@ -738,9 +766,19 @@ def remove_item(study, item_id: str, user) -> None:
 
 
 def refresh_qualification(study) -> list[QualificationResult]:
-    for annotator in Annotator.objects.filter(assignments__study=study).distinct():
+    """The study's qualification results, those of annotators who can sign in brought up
+    to date. One who cannot (an imported pseudonym, a deactivated account) is given no
+    qualification item (:func:`release`), so their round would stay pending forever: it is
+    neither computed nor listed, unless decided (by hand, or before)."""
+    everyone = Annotator.objects.filter(assignments__study=study).distinct()
+    able = set(planning.can_sign_in(everyone).values_list("pk", flat=True))
+    for annotator in everyone.filter(pk__in=able):
         qualification.evaluate(study, annotator)
-    return list(QualificationResult.objects.filter(study=study).select_related("annotator"))
+    return [
+        r
+        for r in QualificationResult.objects.filter(study=study).select_related("annotator")
+        if r.annotator_id in able or r.passed is not None
+    ]
 
 
 def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> QualificationResult:
