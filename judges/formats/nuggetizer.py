@@ -217,7 +217,7 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
         if system and qid not in reports:
             problems.add(n, "qid", f"{where}: no report of system {system!r} for {qid!r}")
             continue
-        records.append(got)
+        records.append({**got, "n": n, "where": where})
     problems.raise_if_any()
     rep.records = len(records)
     new = {r["qid"]: {"text": r["query"]} for r in records if r["qid"] not in questions}
@@ -230,8 +230,14 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
     by_pk = Question.objects.in_bulk(list(ids.values()))
     units = []
     for r in records:
-        item = UnitsInput(by_pk[ids[r["qid"]]])
-        item.rows = [{k: row[k] for k in ("key", "position", "text")} for row in r["rows"]]
+        item = UnitsInput(by_pk[ids[r["qid"]]], file=src.name, record=r["n"], field="nuggets")
+        item.rows = [
+            {**{k: row[k] for k in ("key", "position", "text")},
+             "columns": {"key": f"{r['where']}: nuggets[{row['position']}]",
+                         "position": f"{r['where']}: nuggets[{row['position']}]",
+                         "text": f"{r['where']}: nuggets[{row['position']}].text"}}
+            for row in r["rows"]
+        ]  # fmt: skip
         units.append(item)
     sync_units(Nugget, units, rep, ("position", "text"))
     labels, unassigned = {}, 0
