@@ -18,7 +18,7 @@ from annotation.importers import ImportFailed, run
 from annotation.models import Annotator, DeepScholarLabel, ExemplarReference, Study
 from tests.builders.released import shared
 
-pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def _cites(path) -> dict[tuple[str, str], tuple[int, dict]]:
@@ -53,6 +53,7 @@ def imported():
     return _stored()
 
 
+@pytest.mark.shared_data
 def test_a_reimport_never_blanks_a_title_or_url_it_has_none_for(imported):
     ds = shared("deepscholar")
     test_cites = _cites(ds / "test_dataset/recovered_citations.csv")
@@ -81,6 +82,7 @@ def _retitled(imported) -> tuple[tuple[str, str], int, str]:
     raise AssertionError("the released files name every title alike")
 
 
+@pytest.mark.shared_data
 def test_a_labelled_references_change_is_refused_naming_record_and_field(imported):
     (paper, key), line, title = _retitled(imported)
     ref = ExemplarReference.objects.get(question__external_id=paper, key=key)
@@ -98,6 +100,7 @@ def test_a_labelled_references_change_is_refused_naming_record_and_field(importe
     assert _stored() == imported  # nothing written
 
 
+@pytest.mark.shared_data
 def test_the_dry_run_lists_what_would_change(imported):
     (paper, key), _line, title = _retitled(imported)
     rep = _reimport(dry_run=True)
@@ -105,3 +108,45 @@ def test_the_dry_run_lists_what_would_change(imported):
     assert any(f"question {paper!r}, reference {key!r}: title" in w and title[:40] in w
                for w in said), said[:30]  # fmt: skip
     assert _stored() == imported
+
+
+# --- The JSON lines form writes through the same guard --------------------------------------
+
+
+def test_a_units_file_may_not_reword_or_drop_a_labelled_reference(tmp_path):
+    """``exemplar-references`` (JSON lines) re-imports by id: a labelled reference reworded
+    or dropped is refused naming the record and field; an unlabelled one changes, listed."""
+    import json
+
+    from tests.builders.world import question, study
+
+    s = study("Units")
+    q = question(s)
+    refs = [{"id": "r1", "title": "Judging LLM-as-a-Judge", "url": "https://arxiv.org/abs/2306.05685"},
+            {"id": "r2", "title": "Other work"}]  # fmt: skip
+    path = tmp_path / "refs.jsonl"
+
+    def write(references):
+        path.write_text(json.dumps({"question_id": q.external_id, "references": references}))
+
+    write(refs)
+    run("deepscholar", path, study=s, format="exemplar-references")
+    expert = Annotator.objects.create(pseudonym="Expert-2")
+    DeepScholarLabel.objects.create(study=s, annotator=expert, question=q,
+                                    kind="reference_importance", unit="r1", label="important")  # fmt: skip
+    write([{**refs[0], "title": "Another paper"}, refs[1]])
+    with pytest.raises(ImportFailed) as failed:
+        run("deepscholar", path, study=s, format="exemplar-references")
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (1, "references[0].title")
+    assert "'r1'" in problem.message and "'Another paper'" in problem.message
+    write([refs[1]])
+    with pytest.raises(ImportFailed) as failed:
+        run("deepscholar", path, study=s, format="exemplar-references")
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (1, "references")
+    assert "would remove reference 'r1'" in problem.message
+    assert ExemplarReference.objects.get(question=q, key="r1").title == refs[0]["title"]
+    write([refs[0], {**refs[1], "title": "Renamed"}])
+    rep = run("deepscholar", path, study=s, format="exemplar-references")
+    assert any("reference 'r2': title 'Other work' -> 'Renamed'" in w.message for w in rep.warnings)
