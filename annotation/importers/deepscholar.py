@@ -300,7 +300,8 @@ def load_folder(source, study, rep, system: str | None = None, papers=None) -> N
         found.update({i.question_key: i.question_text for i in inputs})
         return inputs
 
-    report_loader(parse, source_format="deepscholar", directory=True)(source, study, rep, system)
+    report_loader(parse, source_format="deepscholar", directory=True,
+                  folder_hint=FOLDER_HINT)(source, study, rep, system)  # fmt: skip
     for key, query in found.items():
         if query != key:
             Question.objects.filter(study=study, external_id=key, text=key).update(text=query)
@@ -334,6 +335,18 @@ def _folder_name(question_id: str) -> str:
     return re.sub(r"[^\w.\-]+", "_", question_id).strip("._") or "question"
 
 
+#: What one file given alone is told: a system's reports are a folder (one per paper, in
+#: the layout that system writes), uploaded as a .zip (tester's LOW defect: a released
+#: ``openscholar/0/<title>.md`` was told only of Concord's own export layout).
+FOLDER_HINT = (
+    "DeepScholar reports are read from a system's whole folder, one folder per paper, not "
+    "from one file: upload the folder as a .zip (e.g. the release's "
+    "baselines_results/openscholar/ zipped). Layouts read: <system>/<n>/intro.md + "
+    "paper.csv (deepscholar-base); <system>/<n>/<run>/storm_gen_article_polished.md + "
+    "url_to_info.json (storm); <system>/<n>/<name>.md + <name>.json (openscholar, "
+    "search_ai); <system>/<question>/output.md (Concord's own export)"
+)
+
 SHAPE = r"""A DeepScholar-Bench system folder (or a .zip of it): one folder per paper, read in the
 layout its files show, each reference taken from where that system puts it.
   <system>/<n>/intro.md + paper.csv (+ result.json)     deepscholar-base: markers
@@ -355,7 +368,8 @@ register(
     Format(
         "reports",
         "deepscholar",
-        "DeepScholar-Bench system folder <system>/<paper_id>/output.md",
+        "DeepScholar-Bench system folder as released (deepscholar-base, STORM, OpenScholar, "
+        "search_ai layouts) or as Concord exports it (<system>/<paper_id>/output.md)",
         load=load_folder,
         options=(
             Option(

@@ -24,7 +24,11 @@ Each paper's exemplar is stored as text (:mod:`.latex_exemplar`: headings, ``[n]
 numbered by first citation) and its references as the exemplar's references, keyed by
 their ``\\cite`` key, in citation order (then the listed ones the text never cites), each
 with its title and URL (the arXiv link first). A key the references file lacks stays a
-reference with its key only, and the import says how many. The question is the paper:
+reference with its key only, and the import says how many. A re-import never blanks what
+it has no value for: a stored reference the references file lacks (or whose row has no
+title / URL) keeps its title and URL, one it neither cites nor lists stays after the others;
+a change of a reference experts labelled is refused, and every change is listed
+(:func:`.deepscholar_units.sync_units`). The question is the paper:
 its arXiv id, created when missing with the nuggetizer's query (``Write a Related Works
 section … Here is the paper abstract:\\n…``), as the system folders and the nuggetizer
 output name it.
@@ -76,13 +80,21 @@ def _find(folder: Path, names: tuple[str, ...]) -> Path | None:
 
 
 def _reference(row: dict, key: str, position: int) -> dict:
-    url = next((row[c].strip() for c in URL_COLUMNS if (row.get(c) or "").strip()), "")
+    """The reference of ``key`` from its row of the references file (``{}``: none), and the
+    columns its title and URL came from (named when a re-import is refused)."""
+    url_column = next((c for c in URL_COLUMNS if (row.get(c) or "").strip()), URL_COLUMNS[0])
+    url = (row.get(url_column) or "").strip()
     if not url and (row.get("bib_paper_doi") or "").strip():
-        url = "https://doi.org/" + row["bib_paper_doi"].strip()
+        url, url_column = "https://doi.org/" + row["bib_paper_doi"].strip(), "bib_paper_doi"
     if not url.startswith(("http://", "https://")):
         url = ""
-    title = (row.get("cited_paper_title") or row.get("original_title") or "").strip()
-    return {"key": key, "position": position, "title": title, "url": url}
+    title_column = "cited_paper_title"
+    if not (row.get(title_column) or "").strip() and (row.get("original_title") or "").strip():
+        title_column = "original_title"
+    title = (row.get(title_column) or "").strip()
+    columns = {"key": "citation_shorthand", "position": "citation_shorthand",
+               "title": title_column, "url": url_column}  # fmt: skip
+    return {"key": key, "position": position, "title": title, "url": url, "columns": columns}
 
 
 def _tables(source, citations) -> tuple[str, list[dict], str, list[dict]]:
@@ -120,11 +132,11 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
             None, None, f"{cites_name}: needs parent_paper_arxiv_id and citation_shorthand"
         )
     problems.raise_if_any()
-    by_paper: dict[str, dict[str, dict]] = {}
-    for row in cites:
+    by_paper: dict[str, dict[str, tuple[int, dict]]] = {}  # paper -> key -> (line, row)
+    for line, row in enumerate(cites, start=2):
         paper, key = row["parent_paper_arxiv_id"].strip(), row["citation_shorthand"].strip()
         if paper and key:
-            by_paper.setdefault(paper, {}).setdefault(key, row)
+            by_paper.setdefault(paper, {}).setdefault(key, (line, row))
     papers, seen = [], {}
     for n, row in enumerate(sections, start=2):  # CSV line numbers (after the header)
         paper = (row.get("arxiv_id") or "").strip()
@@ -136,7 +148,7 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
             continue
         seen[paper] = n
         text, keys, unknown = latex_to_text(row.get(column) or "")
-        papers.append((paper, (row.get("abstract") or "").strip(), text, keys))
+        papers.append((paper, (row.get("abstract") or "").strip(), text, keys, n))
         if unknown:
             rep.warn(name, n, column,
                      f"paper {paper!r}: " + ", ".join("\\" + m for m in unknown)
@@ -146,7 +158,7 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
     rep.records = len(papers)
     existing = set(Question.objects.filter(study=study).values_list("external_id", flat=True))
     new = {p: {"text": QUERY_TEMPLATE.format(abstract=a) if a else p}
-           for p, a, _, _ in papers if p not in existing}  # fmt: skip
+           for p, a, _, _, _ in papers if p not in existing}  # fmt: skip
     ids = ensure_question_ids(study, new, rep) if new else {}
     ids.update(
         Question.objects.filter(study=study, external_id__in=list(seen)).values_list(
@@ -155,16 +167,32 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
     )
     questions = Question.objects.in_bulk(list(ids.values()))
     units, unresolved = [], 0
-    for paper, _abstract, text, keys in papers:
+    for paper, _abstract, text, keys, line in papers:
         listed = by_paper.get(paper, {})
         order = keys + [k for k in listed if k not in keys]
-        item = UnitsInput(questions[ids[paper]], exemplar=text)
+        item = UnitsInput(questions[ids[paper]], exemplar=text, file=name, record=line,
+                          field=column)  # fmt: skip
         for position, key in enumerate(order):
             if key not in listed:
                 unresolved += 1
-            item.rows.append(_reference(listed.get(key, {}), key, position))
+                item.rows.append(
+                    {
+                        **_reference({}, key, position),
+                        "columns": {"key": column, "position": column},
+                    }
+                )
+                continue
+            at, row = listed[key]
+            item.rows.append({**_reference(row, key, position), "file": cites_name, "record": at})
         units.append(item)
-    sync_units(ExemplarReference, units, rep, ("position", "title", "url"))
+    # a reference the references file lacks (or gives no title / URL) keeps what is stored
+    kept = sync_units(ExemplarReference, units, rep, ("position", "title", "url"),
+                      keep_stored=("title", "url"))  # fmt: skip
+    if kept:
+        rep.warn(cites_name or name, None, "cited_paper_title",
+                 f"{kept} stored titles / URLs of references have none in this file (the "
+                 "reference has no row, or its row no title / URL; a reference neither "
+                 "cited nor listed stays, after the others): kept as stored, not blanked")  # fmt: skip
     for item in units:
         obj, created = Exemplar.objects.get_or_create(
             question=item.question, defaults={"text": item.exemplar}
@@ -172,6 +200,8 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
         if created:
             rep.count("created", "Exemplar")
         elif obj.text != item.exemplar:
+            rep.warn(item.file, item.record, item.field,
+                     f"question {item.question.external_id!r}: the exemplar's text changed")  # fmt: skip
             obj.text = item.exemplar
             obj.save(update_fields=["text"])
             rep.count("updated", "Exemplar")

@@ -12,7 +12,11 @@ exemplar-references  ``{"question_id": "2401.00001", "exemplar": "…related wor
 Every record is validated before anything is written (a problem names the record and the
 field, and nothing changes); a re-import replaces the question's nuggets or references by
 id — an id no longer in the file is removed — and labels already given stay (they are keyed
-by the unit's id, see :mod:`annotation.models.deepscholar`).
+by the unit's id, see :mod:`annotation.models.deepscholar`). Experts' labels say what a
+unit's text is worth, so a re-import that would change the text (or title, URL) of a
+labelled unit, or remove it, is refused whole, naming the record and the field (as a
+report re-import refuses to remove judged paragraphs); a new position is no change of what
+was judged. Every change is listed as a warning, so a dry run says what would change.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.links import is_web_url
-from annotation.models import Exemplar, ExemplarReference, Nugget, Question
+from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference, Nugget, Question
 
-from .base import ImportReport
+from .base import ImportFailed, ImportReport, Problem
 from .common import (
     Problems,
     fits,
@@ -38,9 +42,26 @@ from .registry import Example, Format, Kind, register, register_kind
 
 @dataclass
 class UnitsInput:
+    """One question's units as a file gives them. A row is ``key``, ``position`` and the
+    unit's fields, and optionally where the file gives it (``file``, ``record``, and
+    ``columns``: unit field -> the file's field), else the question's ``file``, ``record``
+    and ``field`` (the field listing the units), which a refusal or a change names."""
+
     question: Question
-    rows: list[dict] = field(default_factory=list)  # key, position, and the unit's fields
+    rows: list[dict] = field(default_factory=list)
     exemplar: str | None = None
+    file: str = ""
+    record: int | None = None
+    field: str | None = None
+
+
+#: The experts' label kinds whose unit is a row of each model (by its key).
+LABEL_KINDS = {
+    Nugget: ("nugget_importance", "nugget_support"),
+    ExemplarReference: ("reference_importance",),
+}
+#: What a row of each model is called in a refusal or a listed change.
+UNIT_NAME = {Nugget: "nugget", ExemplarReference: "reference"}
 
 
 def _questions(study) -> dict[str, Question]:
@@ -96,11 +117,14 @@ def parse_nuggets(src, study) -> list[UnitsInput]:
         q, entries = _entries(problems, n, record, "nuggets", question, seen_q)
         if q is None or entries is None:
             continue
-        item, seen = UnitsInput(q), {}
+        item, seen = UnitsInput(q, file=src.name, record=n, field="nuggets"), {}
         for i, entry in enumerate(entries):
             got = _unit(problems, n, f"nuggets[{i}]", entry, i, "text", seen, Nugget)
             if got:
-                item.rows.append({"key": got[0], "position": i, "text": got[1]})
+                where = f"nuggets[{i}]"
+                item.rows.append({"key": got[0], "position": i, "text": got[1],
+                                  "columns": {"key": f"{where}.id", "text": f"{where}.text",
+                                              "position": where}})  # fmt: skip
         out.append(item)
     problems.raise_if_any()
     return out
@@ -113,7 +137,7 @@ def parse_references(src, study) -> list[UnitsInput]:
         q, entries = _entries(problems, n, record, "references", question, seen_q)
         if q is None or entries is None:
             continue
-        item, seen = UnitsInput(q), {}
+        item, seen = UnitsInput(q, file=src.name, record=n, field="references"), {}
         if isinstance(record, dict) and "exemplar" in record:
             item.exemplar = optional_str(problems, n, record, "exemplar")
         for i, entry in enumerate(entries):
@@ -127,33 +151,150 @@ def parse_references(src, study) -> list[UnitsInput]:
                 problems.add(n, f"{where}.url", f"{url[:80]!r} is not an http(s) address")
             if not title.strip() and entry.get("id") is None:
                 problems.add(n, f"{where}.title", "a reference needs a title or an id")
-            item.rows.append({"key": got[0], "position": i, "title": title.strip(), "url": url})
+            columns = {f: f"{where}.{f}" for f in ("id", "title", "url")}
+            item.rows.append({"key": got[0], "position": i, "title": title.strip(), "url": url,
+                              "columns": {**columns, "key": columns["id"], "position": where}})  # fmt: skip
         out.append(item)
     problems.raise_if_any()
     return out
 
 
-def _sync(model, inputs: list[UnitsInput], rep: ImportReport, fields: tuple[str, ...]) -> None:
-    """Per question, the file's rows by key: created, updated or unchanged; others removed."""
-    table = model.__name__
+@dataclass
+class _Planned:
+    """What a re-import does to one question's units: each file row with the stored unit
+    of its key (None: new), the values to store and the fields that change; and the
+    stored units the file no longer has."""
+
+    item: UnitsInput
+    rows: list[tuple[dict, object, dict, list[str]]]
+    removed: list
+
+
+def _where(item: UnitsInput, row: dict | None, name: str | None) -> tuple[str, int | None, str]:
+    """(file, record, field) of a unit field ``name`` (None: the unit itself)."""
+    if row is None:
+        return item.file, item.record, item.field or ""
+    columns = row.get("columns") or {}
+    return (
+        row.get("file", item.file),
+        row.get("record", item.record),
+        columns.get(name, name) if name else columns.get("key", "id"),
+    )
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 90 else text[:87] + "…'"
+
+
+def _plan(model, inputs: list[UnitsInput], fields, keep_stored) -> tuple[list[_Planned], int]:
+    plans, kept = [], 0
     for item in inputs:
         existing = {u.key: u for u in model.objects.filter(question=item.question)}
-        for row in item.rows:
+        wanted = item.rows
+        if keep_stored:  # a stored unit the file does not name stays, after the file's
+            named = {row["key"] for row in wanted}
+            left = sorted((u for k, u in existing.items() if k not in named),
+                          key=lambda u: (u.position, u.pk))  # fmt: skip
+            wanted = wanted + [
+                {"key": u.key, **{f: getattr(u, f) for f in fields},
+                 "position": len(item.rows) + i, "columns": {}}
+                for i, u in enumerate(left)
+            ]  # fmt: skip
+            kept += sum(1 for u in left for f in keep_stored if getattr(u, f))
+        rows = []
+        for row in wanted:
             found = existing.pop(row["key"], None)
             values = {f: row[f] for f in fields}
+            for f in keep_stored if found is not None else ():
+                if not values[f] and getattr(found, f):
+                    values[f] = getattr(found, f)
+                    kept += 1
+            changed = [f for f in fields if found is not None and getattr(found, f) != values[f]]
+            rows.append((row, found, values, changed))
+        plans.append(_Planned(item, rows, list(existing.values())))
+    return plans, kept
+
+
+def _refuse_labelled(model, plans: list[_Planned]) -> None:
+    """Refuse the whole import (nothing written) if it would change what experts labelled:
+    a labelled unit's text fields, or remove a labelled unit."""
+    touched = {
+        (p.item.question.pk, found.key)
+        for p in plans
+        for _, found, _, changed in p.rows
+        if any(f != "position" for f in changed)
+    } | {(p.item.question.pk, u.key) for p in plans for u in p.removed}
+    if not touched:
+        return
+    labelled: dict[tuple[int, str], set[str]] = {}
+    for qid, unit, kind in DeepScholarLabel.objects.filter(
+        kind__in=LABEL_KINDS[model],
+        question_id__in={q for q, _ in touched},
+        unit__in={k for _, k in touched},
+    ).values_list("question_id", "unit", "kind"):
+        labelled.setdefault((qid, unit), set()).add(DeepScholarLabel.Kind(kind).label.lower())
+    name, problems = UNIT_NAME[model], []
+    for p in plans:
+        qid = p.item.question.external_id
+        for row, found, values, changed in p.rows:
+            kinds = labelled.get((p.item.question.pk, found.key)) if found else None
+            for f in [f for f in changed if f != "position"] if kinds else ():
+                file, record, where = _where(p.item, row, f)
+                problems.append(Problem(file, record, where,
+                    f"question {qid!r}: {name} {found.key!r} has experts' labels "
+                    f"({', '.join(sorted(kinds))}): its {f} would change from "
+                    f"{_short(getattr(found, f))} to {_short(values[f])}. Expert work is never "
+                    f"changed by an import: keep its {f} as stored"))  # fmt: skip
+        for unit in p.removed:
+            if kinds := labelled.get((p.item.question.pk, unit.key)):
+                file, record, where = _where(p.item, None, None)
+                problems.append(Problem(file, record, where,
+                    f"question {qid!r}: would remove {name} {unit.key!r} (it has experts' "
+                    f"labels: {', '.join(sorted(kinds))}). Expert work is never deleted: "
+                    f"keep it in the file"))  # fmt: skip
+    if problems:
+        raise ImportFailed(problems)
+
+
+def _sync(
+    model, inputs: list[UnitsInput], rep: ImportReport, fields: tuple[str, ...],
+    *, keep_stored: tuple[str, ...] = (),
+) -> int:  # fmt: skip
+    """Per question, the file's rows by key: created, updated or unchanged; others removed.
+
+    ``keep_stored``: fields a row without a value for leaves as stored (a references file
+    that lacks a reference's row says nothing of its title: a re-import never blanks it);
+    with it, a stored unit the file does not name is kept too, after the file's units.
+    A change to what experts labelled is refused before anything is written
+    (:func:`_refuse_labelled`); every change and removal is listed as a warning. Returns
+    how many ``keep_stored`` values were kept (the caller says so, naming its file)."""
+    table, name = model.__name__, UNIT_NAME[model]
+    plans, kept = _plan(model, inputs, fields, keep_stored)
+    _refuse_labelled(model, plans)
+    for p in plans:
+        qid = p.item.question.external_id
+        for row, found, values, changed in p.rows:
             if found is None:
-                model.objects.create(question=item.question, key=row["key"], **values)
+                model.objects.create(question=p.item.question, key=row["key"], **values)
                 rep.count("created", table)
-            elif any(getattr(found, f) != v for f, v in values.items()):
-                for f, v in values.items():
-                    setattr(found, f, v)
-                found.save(update_fields=list(fields))
+            elif changed:
+                for f in changed:
+                    rep.warn(*_where(p.item, row, f),
+                             f"question {qid!r}, {name} {found.key!r}: {f} "
+                             f"{_short(getattr(found, f))} -> {_short(values[f])}")  # fmt: skip
+                    setattr(found, f, values[f])
+                found.save(update_fields=list(changed))
                 rep.count("updated", table)
             else:
                 rep.count("unchanged", table)
-        if existing:
-            model.objects.filter(pk__in=[u.pk for u in existing.values()]).delete()
-            rep.count("updated", table, len(existing))
+        for unit in p.removed:
+            rep.warn(*_where(p.item, None, None),
+                     f"question {qid!r}: {name} {unit.key!r} removed (no longer in the file)")  # fmt: skip
+        if p.removed:
+            model.objects.filter(pk__in=[u.pk for u in p.removed]).delete()
+            rep.count("updated", table, len(p.removed))
+    return kept
 
 
 #: The units writer, shared with the nuggetizer import (judges/formats/nuggetizer.py).

@@ -789,7 +789,8 @@ def write_reports(
 
 
 def report_loader(
-    parse, *, source_format: str, directory: bool = False, parts=None, key_field: str = ""
+    parse, *, source_format: str, directory: bool = False, parts=None, key_field: str = "",
+    folder_hint: str = "",
 ):  # fmt: skip
     """``load(source, study, rep, system)`` for a report format whose ``parse(src, rep)``
     returns the :class:`ReportInput` of every record (the registry's ``load``).
@@ -797,7 +798,9 @@ def report_loader(
     so that a new system's file is prepared on every core. ``key_field``: the record's
     field naming its question, for a format whose questions come from a questions file of
     their own (ResearcherBench, ResearchQA): a report whose question the study does not
-    hold, in a study that holds questions, is warned of (:func:`warn_new_questions`)."""
+    hold, in a study that holds questions, is warned of (:func:`warn_new_questions`).
+    ``folder_hint``: what a folder format says to one file given alone (the layouts it
+    reads, and that a folder is uploaded as a .zip)."""
     from . import new_reports
     from .common import fail, finite_source, gc_paused, read_source
 
@@ -810,7 +813,10 @@ def report_loader(
             fail(
                 _display_name(source),
                 (hint + "; " if hint else "")
-                + "DeepScholar reports are read from a folder <system>/<paper_id>/output.md",
+                + (
+                    folder_hint
+                    or "this format reads a folder, not one file: upload the folder as a .zip"
+                ),
             )
         system = system or (src.directory.name if src.directory else None)
         if not system:

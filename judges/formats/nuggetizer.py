@@ -31,7 +31,10 @@ and the field.
 
 Written back (:func:`dump`, ``export_format deepscholar nuggetizer --judge J [--system S]``)
 as the release's folder: ``gt_nuggets_outputs/config.txt`` naming the judge and
-``<n>/res.json`` per question, which this import reads back.
+``<n>/res.json`` per question, which this import reads back. A question whose nuggets came
+from a released folder keeps that folder's name and the ``config.txt`` beside it
+(``Question.released``, format ``deepscholar/nuggetizer``), so the export gives the folder
+back as released: ``0, 1, 10, 11 …`` and ``date: 2025-07-10``, not a renumbering.
 """
 
 from __future__ import annotations
@@ -130,6 +133,13 @@ def read_records(src: Source) -> list[tuple[str, object]]:
 
 def config_model(source, src: Source) -> str:
     """The nuggetizer's model from ``config.txt`` in the folder, beside the file, or above."""
+    m = _MODEL.search(config_text(source, src))
+    return m.group(1) if m else ""
+
+
+def config_text(source, src: Source) -> str:
+    """``config.txt`` as released (``model: gpt-4.1``, ``date: 2025-07-10``), found in the
+    folder, beside the file, or above; "" when there is none naming a model."""
     places = []
     if src.directory is not None:
         places = [src.directory, *[p for p in src.directory.iterdir() if p.is_dir()][:1]]
@@ -139,10 +149,23 @@ def config_model(source, src: Source) -> str:
     for place in places:
         config = place / "config.txt"
         if config.is_file():
-            m = _MODEL.search(config.read_text(encoding="utf-8", errors="replace"))
-            if m:
-                return m.group(1)
+            text = config.read_text(encoding="utf-8", errors="replace")
+            if _MODEL.search(text):
+                return text
     return ""
+
+
+#: ``Question.released``'s format of a question whose nuggets came from a released folder:
+#: ``data`` is the folder's name (``"10"``) and the ``config.txt`` beside it, which the
+#: export writes back (the release numbers its folders 0, 1, 10, 11 …, not in question order).
+RELEASED = "deepscholar/nuggetizer"
+
+
+def _released(where: str, config: str) -> dict | None:
+    folder = Path(where).parent.name if where.endswith(("res.json", "res.csv")) else ""
+    if not folder:
+        return None
+    return {"format": RELEASED, "record": folder, "data": {"folder": folder, "config": config}}
 
 
 def _check(problems: Problems, n: int, where: str, record) -> dict | None:
@@ -188,12 +211,13 @@ def _check(problems: Problems, n: int, where: str, record) -> dict | None:
 
 def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> None:
     src = read_source(source, allow_directory=True)
+    config = config_text(source, src)
     judge = (judge or "").strip() or config_model(source, src)
     if not judge:
         raise ImportFailed([Problem(src.name, None, "judge",
                                     "no config.txt names the nuggetizer's model: give --judge")])  # fmt: skip
     problems = Problems(src.name)
-    questions = dict(Question.objects.filter(study=study).values_list("external_id", "text"))
+    questions = dict(Question.objects.filter(study=study).values_list("external_id", "released"))
     reports = {}
     if system:
         reports = dict(
@@ -217,10 +241,15 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
         if system and qid not in reports:
             problems.add(n, "qid", f"{where}: no report of system {system!r} for {qid!r}")
             continue
-        records.append(got)
+        records.append({**got, "n": n, "where": where})
     problems.raise_if_any()
     rep.records = len(records)
     new = {r["qid"]: {"text": r["query"]} for r in records if r["qid"] not in questions}
+    for r in records:  # the folder and config kept, unless the question keeps another record
+        kept = questions.get(r["qid"])
+        released = _released(r["where"], config)
+        if released and (not isinstance(kept, dict) or kept.get("format") == RELEASED):
+            new.setdefault(r["qid"], {})["released"] = released
     ids = ensure_question_ids(study, new, rep) if new else {}
     ids.update(
         Question.objects.filter(
@@ -230,8 +259,14 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
     by_pk = Question.objects.in_bulk(list(ids.values()))
     units = []
     for r in records:
-        item = UnitsInput(by_pk[ids[r["qid"]]])
-        item.rows = [{k: row[k] for k in ("key", "position", "text")} for row in r["rows"]]
+        item = UnitsInput(by_pk[ids[r["qid"]]], file=src.name, record=r["n"], field="nuggets")
+        item.rows = [
+            {**{k: row[k] for k in ("key", "position", "text")},
+             "columns": {"key": f"{r['where']}: nuggets[{row['position']}]",
+                         "position": f"{r['where']}: nuggets[{row['position']}]",
+                         "text": f"{r['where']}: nuggets[{row['position']}].text"}}
+            for row in r["rows"]
+        ]  # fmt: skip
         units.append(item)
     sync_units(Nugget, units, rep, ("position", "text"))
     labels, unassigned = {}, 0
@@ -251,6 +286,40 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
                  f"{unassigned} support labels judge a text that is no report of the study (the "
                  "release's ground-truth run judges the exemplar); not stored — give --system "
                  "to store them as labels of that system's reports")  # fmt: skip
+
+
+def _kept(released) -> bool:
+    return (
+        isinstance(released, dict)
+        and released.get("format") == RELEASED
+        and isinstance(released.get("data"), dict)
+        and isinstance(released["data"].get("folder"), str)
+        and isinstance(released["data"].get("config"), str)
+    )
+
+
+def config_names(config: str, judge: str) -> bool:
+    """Whether a kept ``config.txt`` is the run of ``judge`` (its ``model:``)."""
+    m = _MODEL.search(config)
+    return bool(m) and m.group(1) == judge
+
+
+def _folders(questions, kept: dict[int, dict]) -> dict[int, str]:
+    """Each question's folder: the released one kept (once), else the next number free."""
+    out, used = {}, set()
+    for q in questions:
+        folder = kept.get(q.pk, {}).get("folder")
+        if folder and folder not in used and "/" not in folder and folder not in (".", ".."):
+            out[q.pk] = folder
+            used.add(folder)
+    n = 0
+    for q in questions:
+        if q.pk not in out:
+            while str(n) in used:
+                n += 1
+            out[q.pk] = str(n)
+            used.add(str(n))
+    return out
 
 
 #: Concord's labels -> the nuggetizer's words, for the writer (the inverse of the above).
@@ -289,8 +358,12 @@ def dump(study, *, judge: str, system: str | None = None, **_) -> dict[str, str]
     nuggets: dict[int, list] = {}
     for n in Nugget.objects.filter(question__in=questions).order_by("position", "pk"):
         nuggets.setdefault(n.question_id, []).append(n)
-    files = {f"{FOLDER}/config.txt": f"model: {judge}\n"}
-    for i, q in enumerate(questions.order_by("external_id")):
+    ordered = list(questions.order_by("external_id"))
+    kept = {q.pk: q.released["data"] for q in ordered if _kept(q.released)}
+    configs = [d["config"] for d in kept.values() if config_names(d["config"], judge)]
+    files = {f"{FOLDER}/config.txt": configs[0] if configs else f"model: {judge}\n"}
+    folders = _folders(ordered, kept)
+    for q in ordered:
         written = []
         for n in nuggets.get(q.pk, []):
             nugget = {"text": n.text}
@@ -300,7 +373,9 @@ def dump(study, *, judge: str, system: str | None = None, **_) -> dict[str, str]
                 nugget["assignment"] = SUPPORT_WORDS[word]
             written.append(nugget)
         record = {"qid": q.external_id, "query": q.text, "nuggets": written}
-        files[f"{FOLDER}/{i}/res.json"] = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+        files[f"{FOLDER}/{folders[q.pk]}/res.json"] = (
+            json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+        )
     # the config alone is no export: without a question there is nothing to write (a 404)
     return files if len(files) > 1 else {}
 
