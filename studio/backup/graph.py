@@ -87,6 +87,7 @@ PLAIN_JSON = {
     ("annotation.study", "config"),
     ("annotation.annotator", "expertise_fields"),
     ("annotation.question", "released"),  # the record as released: no ids
+    ("annotation.rubric", "released"),  # the rubric record as released: no ids
     ("annotation.report", "original"),
     ("annotation.report", "citations"),  # sources by key
     ("annotation.section", "table"),

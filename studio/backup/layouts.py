@@ -181,26 +181,33 @@ def researcherbench_old_mapping(reader, problems: list[Problem]) -> Callable[[li
 JUDGE_SCORE = "judges.judgescore"
 
 
-def judge_score_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
-    """Migration ``judges.0008`` added ``JudgeScore.released`` (a judge file's record as
-    released, kept by the judge-score imports since): a backup written before has none, as
-    the scores upgraded in place have none (their export is built from the verdicts)."""
-    entry = reader.raw_entries.get(JUDGE_SCORE)
-    if entry is None or "released" in entry["columns"]:
-        return None
-    return Upgrade(added={JUDGE_SCORE: ["released"]}, values={JUDGE_SCORE: lambda pk: [None]},
-                   dropped=())  # fmt: skip
+def null_column_upgrade(label: str, column: str, why: str) -> Callable:
+    """The upgrade of a backup written before a migration added ``column`` to ``label``'s
+    table, a column the rows upgraded in place have empty: the backup's rows take None
+    there too. ``why`` names the migration and the column (the upgrade's docstring)."""
+
+    def upgrade(reader, problems: list[Problem]) -> Upgrade | None:
+        entry = reader.raw_entries.get(label)
+        if entry is None or column in entry["columns"]:
+            return None
+        return Upgrade(added={label: [column]}, values={label: lambda pk: [None]}, dropped=())
+
+    upgrade.__doc__ = why
+    return upgrade
 
 
-def rubric_released_upgrade(reader, problems: list[Problem]) -> Upgrade | None:
-    """Migration ``annotation.0025`` added ``Rubric.released`` (ResearcherBench's rubric
-    record as released, kept by that import since): a backup written before has none, as
-    the rubrics upgraded in place have none (their export is built from their items)."""
-    entry = reader.raw_entries.get(RUBRIC)
-    if entry is None or "released" in entry["columns"]:
-        return None
-    return Upgrade(added={RUBRIC: ["released"]}, values={RUBRIC: lambda pk: [None]},
-                   dropped=())  # fmt: skip
+judge_score_released_upgrade = null_column_upgrade(
+    JUDGE_SCORE, "released",
+    "Migration ``judges.0008`` added ``JudgeScore.released`` (a judge file's record as "
+    "released, kept by the judge-score imports since): the scores upgraded in place have "
+    "none (their export is built from the verdicts).",
+)  # fmt: skip
+rubric_released_upgrade = null_column_upgrade(
+    RUBRIC, "released",
+    "Migration ``annotation.0025`` added ``Rubric.released`` (ResearcherBench's rubric record "
+    "as released, kept by that import since): the rubrics upgraded in place have none (their "
+    "export is built from their items).",
+)  # fmt: skip
 
 
 #: Every layout change a backup may need, oldest first.
