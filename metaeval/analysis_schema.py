@@ -109,6 +109,8 @@ class LeaderboardRowSerializer(s.Serializer):
     high = _float()
     battles = s.IntegerField()
     points = s.FloatField()
+    note = s.CharField(allow_null=True, required=False,
+                       help_text="why the rating, or its bootstrap median and sd, is null")  # fmt: skip
 
 
 class BoardSerializer(s.Serializer):

@@ -140,13 +140,26 @@ def system_tau_note(system: dict) -> str | None:
     return why
 
 
+def figure_notes(notes: dict | None) -> str | None:
+    """A block's ``notes`` (figure -> why) as one cell: each distinct reason once, after
+    the figures it concerns, so a table row whose figures are null says why as the API's
+    block does (the ``iaa`` table had no note column while ``iaa.notes`` had the reasons)."""
+    said: dict[str, list[str]] = {}
+    for name, why in (notes or {}).items():
+        said.setdefault(why, []).append(name)
+    return " ".join(f"{', '.join(names)}: {why}" for why, names in said.items()) or None
+
+
 def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
     """Every table of the report dict: name -> (rows, columns), the rows as in the dict."""
     iaa = report.get("iaa") or {}
     system = report.get("system") or {}
     ci = (system.get("ci") or {}).get("tau_b") or [None, None]
     tables = {
-        "iaa": ([{c: iaa.get(c) for c in IAA_COLUMNS}], IAA_COLUMNS),
+        "iaa": (
+            [{c: iaa.get(c) for c in IAA_COLUMNS} | {"note": figure_notes(iaa.get("notes"))}],
+            [*IAA_COLUMNS, "note"],
+        ),
         "preference": (
             [r for r in table_rows(report) if r["table"] == "preference"],
             TABLE_COLUMNS,

@@ -240,16 +240,19 @@ def alignment_tables(alignment: dict | None) -> dict[str, tuple[list[dict], list
     pearson = alignment.get("pearson") or {}
     names = pearson.get("judges") or []
     matrix = pearson.get("matrix") or []
+    # a judge is never compared with itself (its r is 1, or null with no overall score:
+    # a tester's "o3-mini vs o3-mini" row with a null r); a null cell says why
     cells = [
-        {"judge": a, "other": b, "pearson_r": matrix[i][j]}
+        {"judge": a, "other": b, "pearson_r": matrix[i][j],
+         "note": pearson.get("note") if matrix[i][j] is None else None}
         for i, a in enumerate(names)
         for j, b in enumerate(names)
-        if i < len(matrix) and j < len(matrix[i])
-    ]
+        if i != j and i < len(matrix) and j < len(matrix[i])
+    ]  # fmt: skip
     return {
         "judges": (
             rows,
             ["judge", "subset", "metric", "agreement", "tau_b", "n", "threshold", "system_tau_b"],
         ),  # fmt: skip
-        "cross_judge": (cells, ["judge", "other", "pearson_r"]),
+        "cross_judge": (cells, ["judge", "other", "pearson_r", "note"]),
     }

@@ -21,6 +21,7 @@ from metaeval.stats.coverage_agreement import (
     moment_rows,
 )
 from metaeval.stats.figure import figure, nan_to_none, number, with_interval
+from metaeval.stats.iaa import undefined_note
 from metaeval.stats.researcherbench import binary_judge_agreement, coverage_scores
 from metaeval.stats.signal import note as signal_note
 
@@ -146,6 +147,8 @@ def _human_vs_human(m: np.ndarray, questions: np.ndarray, rounds: int, seed: int
     out = {k: number(getattr(hh, k)) for k in HUMAN_FIGURES}
     out |= {"units": hh.n_units, "pairs": hh.n_pairs,
             "note": None if hh.n_pairs else "No unit has two human labels."}  # fmt: skip
+    if hh.n_pairs:  # κ / α null with labels twice: say why (one category, tester's study)
+        out["note"] = undefined_note(m, {k: out[k] for k in HUMAN_FIGURES})
     for k in HUMAN_FIGURES:
         out[f"{k}_low"] = out[f"{k}_high"] = None
     if rounds <= 0 or not hh.n_pairs:
@@ -160,7 +163,7 @@ def _human_vs_human(m: np.ndarray, questions: np.ndarray, rounds: int, seed: int
         if out[k] is not None:
             out[f"{k}_low"], out[f"{k}_high"] = number(lows[i]), number(highs[i])
     if boot.note:
-        out["note"] = boot.note
+        out["note"] = f"{out['note']} {boot.note}" if out["note"] else boot.note
     return out
 
 

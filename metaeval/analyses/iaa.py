@@ -9,7 +9,7 @@ from metaeval.loaders.coverage import CoverageData
 from metaeval.loaders.pairwise import PairwiseData
 from metaeval.loaders.quality import ITEM_KINDS, QUERY_KINDS, QualityData
 from metaeval.stats.figure import number
-from metaeval.stats.iaa import label_matrix
+from metaeval.stats.iaa import label_matrix, undefined_note
 from metaeval.stats.label_iaa import LEVELS, iaa_bootstrap, iaa_summary
 
 
@@ -125,6 +125,8 @@ def analyse_iaa(sets: dict[str, np.ndarray], levels: dict[str, str] | None = Non
             "krippendorff_alpha": number(res.krippendorff_alpha),
             "note": None if res.n_pairs else "No unit has two labels.",
         }  # fmt: skip
+        if res.n_pairs:  # κ / α null with labels twice: say why (one category, tester)
+            row["note"] = undefined_note(m, {k: row[k] for k in IAA_FIGURES})
         bounds, why = {}, None
         if rounds > 0 and res.n_pairs:
             c = (clusters or {}).get(kind)
@@ -135,7 +137,7 @@ def analyse_iaa(sets: dict[str, np.ndarray], levels: dict[str, str] | None = Non
         for name in IAA_FIGURES:
             low, high = bounds.get(name, (None, None)) if row[name] is not None else (None, None)
             row[f"{name}_low"], row[f"{name}_high"] = low, high
-        if why and row["note"] is None:
-            row["note"] = why
+        if why:
+            row["note"] = f"{row['note']} {why}" if row["note"] else why
         out.append(row)
     return out

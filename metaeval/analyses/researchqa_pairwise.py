@@ -24,6 +24,37 @@ from metaeval.stats.signal import note as signal_note
 
 from ._common import share
 
+#: Why a Bradley–Terry row has no bootstrap median / sd, one reason each (a tester read
+#: "No bootstrap (bootstrap 0) or no rating." on a report with 200 rounds).
+NO_BOOTSTRAP = "No bootstrap: 0 rounds were asked for (bootstrap=0)."
+NO_RATING = "No bootstrap of this system: it has no maximum-likelihood rating ({why})."
+TOO_FEW_ROUNDS = "No bootstrap median or sd: too few rounds had a maximum-likelihood estimate."
+
+
+def rating_why(notes) -> str:
+    """Why a system has no Bradley–Terry rating: the fit's notes (won or lost everything,
+    a disconnected graph), the bootstrap's left out."""
+    said = [n for n in notes if "bootstrap" not in n.lower()]
+    return "; ".join(said) or "No maximum-likelihood rating."
+
+
+def bootstrap_why(rounds: int, no_rating: str | None, notes) -> str:
+    """The actual reason a row's bootstrap median and sd are null: no rounds asked for, no
+    rating to resample (``no_rating``: why there is none), or too few estimable rounds."""
+    if rounds <= 0:
+        return NO_BOOTSTRAP
+    if no_rating is not None:
+        return NO_RATING.format(why=no_rating.rstrip("."))
+    return "; ".join(n for n in notes if "bootstrap" in n.lower()) or TOO_FEW_ROUNDS
+
+
+def _row_note(rating, median, rounds: int, notes) -> str | None:
+    """A leaderboard row's note: why its rating, or its bootstrap median and sd, are null."""
+    if rating is None:
+        why = rating_why(notes)
+        return why if rounds <= 0 else f"{why} {bootstrap_why(rounds, why, notes)}"
+    return None if median is not None else bootstrap_why(rounds, None, notes)
+
 
 def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
     if len(outcome) == 0:
@@ -34,7 +65,8 @@ def _board(system_a, system_b, outcome, names, rounds, seed, clusters) -> dict:
         "rows": [
             {"system": names[r.system], "rating": number(r.rating), "median": number(r.median),
              "sd": number(r.sd), "low": number(r.low), "high": number(r.high),
-             "battles": r.battles, "points": r.wins}
+             "battles": r.battles, "points": r.wins,
+             "note": _row_note(number(r.rating), number(r.median), rounds, board.notes)}
             for r in board.rows
         ],
         "notes": list(board.notes),

@@ -21,7 +21,7 @@ from metaeval.loaders.scoreboard import JudgeRows
 from metaeval.stats.figure import figure
 from metaeval.stats.scoreboard import report_scores, system_means
 
-from .researchqa_pairwise import judge_board
+from .researchqa_pairwise import bootstrap_why, judge_board
 
 
 @dataclass(frozen=True)
@@ -263,14 +263,14 @@ def _pairwise_boards(data: PairwiseData, rounds: int, seed: int) -> list[dict]:
             elo = figure(r["rating"], r["battles"], undefined=undefined).as_dict()
             if rounds > 0 and elo["value"] is not None:
                 elo |= {"low": r["low"], "high": r["high"]}
+            why = bootstrap_why(rounds, elo["note"] if elo["value"] is None else None,
+                                board["notes"])  # fmt: skip
             rows.append({"system": r["system"], "n": r["battles"], "figures": {
                 "elo": elo,
                 "bootstrap_median": figure(r["median"] if rounds > 0 else None, r["battles"],
-                                           undefined="No bootstrap (bootstrap 0) or no "
-                                           "rating.").as_dict(),
+                                           undefined=why).as_dict(),
                 "bootstrap_sd": figure(r["sd"] if rounds > 0 else None, r["battles"],
-                                       undefined="No bootstrap (bootstrap 0) or no "
-                                       "rating.").as_dict()}})  # fmt: skip
+                                       undefined=why).as_dict()}})  # fmt: skip
         described = _describe(RESEARCHQA_LEADERBOARD)
         described["notes"] += board["notes"]
         out.append(described | {"judge": judge, "rows": rows})

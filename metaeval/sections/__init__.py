@@ -112,10 +112,34 @@ def with_payload(report: dict, analysis: Analysis) -> dict:
         if counts is not None:
             selection["study"] = counts
             selection["counts_cover"] = COUNTS_COVER
-    note = _label_iaa_note(report)
-    if note and note not in report.get("notes", []):
-        report.setdefault("notes", []).append(note)
+    for note in [_label_iaa_note(report), *_label_null_notes(report)]:
+        if note and note not in report.get("notes", []):
+            report.setdefault("notes", []).append(note)
     return report
+
+
+def _label_null_notes(report: dict) -> list[str]:
+    """The report's notes (the Notes section, ``notes.csv``) for the labels' null κ and α,
+    one per reason naming the figures, as the agreement report's own null figures get
+    (:func:`metaeval.reports.note_null_figures`): a tester's study of one category had
+    them null in ``label_iaa`` and coverage's human vs human with nothing in the notes."""
+    from ..reports import FIGURE_LABELS
+
+    labels = FIGURE_LABELS | {"weighted_kappa": "weighted κ"}
+    places: dict[str, list[str]] = {}
+    blocks = [
+        (f"label_iaa {k['kind']}", k) for k in (report.get("label_iaa") or {}).get("kinds") or ()
+    ]
+    hh = (report.get("coverage_alignment") or {}).get("human_vs_human")
+    if hh:
+        blocks.append(("coverage human vs human", hh))
+    for place, block in blocks:
+        if not (block.get("pairs") and block.get("note")):
+            continue  # no unit labelled twice: _label_iaa_note and the block say so
+        null = [labels[k] for k, v in block.items() if v is None and k in labels]
+        if null:
+            places.setdefault(block["note"], []).append(f"{place} {', '.join(null)}")
+    return [f"{text.rstrip('.')} — null: {'; '.join(where)}." for text, where in places.items()]
 
 
 def _label_iaa_note(report: dict) -> str | None:

@@ -10,7 +10,8 @@ from . import _kit
 from .base import FigureSpec, Section, register
 from .researchqa_pairwise import result_of
 
-COLUMNS = ["source", "system", "rating", "low", "high", "median", "sd", "battles", "points"]
+COLUMNS = ["source", "system", "rating", "low", "high", "median", "sd", "battles", "points",
+           "note"]  # fmt: skip
 
 
 def _compute(analysis):

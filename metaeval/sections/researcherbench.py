@@ -58,7 +58,9 @@ def _tables(result, entry):
             for m in METRICS:
                 fig = j[w][m]
                 row[m], row[f"{m}_low"], row[f"{m}_high"] = fig["value"], fig["low"], fig["high"]
+            row["note"] = _kit.row_note({"kappa": j["kappa"], **{m: j[w][m] for m in METRICS}})
             judges.append(row)
+    cols.append("note")  # a null κ or metric says why (one category: tester's study)
     systems = []
     for k, name in enumerate(result["systems"]):
         row = {"system": name, **_kit.cells(result["human_coverage_by_system"].get(name), "human_")}

@@ -20,6 +20,32 @@ import numpy as np
 
 NO_IAA = float("nan")
 
+#: Why κ and α are null when every label of the doubly labelled units is the same category
+#: (a tester's study where both experts gave every rubric item 4): chance agreement p_e is
+#: 1, so (p_o − p_e) / (1 − p_e) and 1 − D_o / D_e divide by zero (METHODS §7).
+ONE_CATEGORY = "All labels are one category: chance agreement is 1, so κ and α are undefined."
+#: Why the mean over annotator pairs of Cohen's κ is null while the labels vary: each pair
+#: gave one and the same label on every unit they share (each pair's p_e is 1).
+NO_PAIR_KAPPA = ("Cohen's κ undefined: every annotator pair gave one and the same label on all "
+                 "the units they share (each pair's chance agreement is 1).")  # fmt: skip
+
+
+def undefined_note(labels, figures: dict) -> str | None:
+    """Why the null ones among ``figures`` (name -> value; κ / α of the units × annotators
+    ``labels``) are null, or None when none is: :data:`ONE_CATEGORY` when the doubly
+    labelled units hold a single category, :data:`NO_PAIR_KAPPA` for Cohen's κ alone."""
+    null = [k for k, v in figures.items() if v is None]
+    if not null:
+        return None
+    m = np.asarray(labels, dtype=float)
+    paired = m[(~np.isnan(m)).sum(axis=1) >= 2] if m.ndim == 2 else m[:0]
+    values = paired[~np.isnan(paired)]
+    if values.size and np.unique(values).size == 1:
+        return ONE_CATEGORY
+    if null == ["cohen_kappa"]:
+        return NO_PAIR_KAPPA
+    return f"{', '.join(null)} undefined: no variance between the labels of this selection."
+
 
 class PairwiseAgreement(NamedTuple):
     """Agreement pooled over all annotator pairs of all items with ≥ 2 labels."""

@@ -74,11 +74,16 @@ def test_alignment_tables_follow_the_alignment_shape():
         "judges": [{"judge": "j1", "all": {"preference": {"overall": {"agreement": 0.5,
                     "tau_b": 0.1, "n": 4, "threshold": 0.0}}, "system_tau_b": 0.4},
                     "expert_agreed": {"preference": {}, "system_tau_b": 0.6}}],
-        "pearson": {"judges": ["j1"], "matrix": [[1.0]], "n": 3},
+        "pearson": {"judges": ["j1", "j2"], "matrix": [[1.0, None], [None, 1.0]], "n": 3,
+                    "note": "fewer than two reports"},
     }  # fmt: skip
     tables = figures.alignment_tables(alignment)
     assert tables["judges"][0] == [{"judge": "j1", "subset": "all", "metric": "overall",
                                     "agreement": 0.5, "tau_b": 0.1, "n": 4, "threshold": 0.0,
                                     "system_tau_b": 0.4}]  # fmt: skip
-    assert tables["cross_judge"][0] == [{"judge": "j1", "other": "j1", "pearson_r": 1.0}]
+    # a judge is not compared with itself; a null r carries the matrix's note
+    assert tables["cross_judge"][0] == [
+        {"judge": "j1", "other": "j2", "pearson_r": None, "note": "fewer than two reports"},
+        {"judge": "j2", "other": "j1", "pearson_r": None, "note": "fewer than two reports"},
+    ]
     assert figures.alignment_tables(None) == {}
