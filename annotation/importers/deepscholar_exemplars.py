@@ -36,6 +36,7 @@ import csv
 import io
 from pathlib import Path
 
+from annotation.links import clean_url
 from annotation.models import Exemplar, ExemplarReference, Question
 
 from .base import ImportReport
@@ -81,6 +82,7 @@ def _reference(row: dict, key: str, position: int) -> dict:
         url = "https://doi.org/" + row["bib_paper_doi"].strip()
     if not url.startswith(("http://", "https://")):
         url = ""
+    url = clean_url(url)  # stored as shown: no tracking parameter (annotation.links)
     title = (row.get("cited_paper_title") or row.get("original_title") or "").strip()
     return {"key": key, "position": position, "title": title, "url": url}
 
