@@ -30,6 +30,7 @@ from rest_framework.response import Response
 
 from annotation import roles
 from annotation import serializers as s
+from annotation.links import shown_text
 from annotation.models import Annotator as AnnotatorModel
 from annotation.models import (
     Assignment,
@@ -913,7 +914,9 @@ class JudgmentViewSet(RoleViewSet):
         rows = self.get_serializer(objects, many=True).data
         systems = {} if blinded else self.systems_of([o.pk for o in objects])
         for obj, row in zip(objects, rows, strict=True):
-            row["question_text"] = obj.question.text
+            # an annotator's own rows: the text as their task page shows it (annotation.links)
+            text = obj.question.text
+            row["question_text"] = shown_text(text) if blinded else text
             row["annotator_pseudonym"] = obj.annotator.pseudonym
             if blinded:  # no source id, no system: what AnnotatorQuestionSerializer shows
                 continue

@@ -54,7 +54,7 @@ from annotation.importers.structure import (
     ParsedReport,
     ParsedSection,
 )
-from annotation.links import clean_url, shown_text, shown_title
+from annotation.links import clean_url, shown_snippet, shown_text, shown_title
 
 #: Bidi embeddings, overrides, isolates and marks; zero-width spaces, joiners, word joiner,
 #: BOM, Mongolian vowel separator.
@@ -711,7 +711,8 @@ def normalise_report(
             if lead:
                 anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
             paras.append(ParsedParagraph(text, anchors))
-        title = clean_text(strip_system_markup(s.title or "")).strip()
+        # a section's title is read as a paragraph is: its addresses cleaned (blinding)
+        title = shown_text(clean_text(strip_system_markup(s.title or ""))).strip()
         table = s.table
         if table_tokens is not None:
             # the table's own citation list goes (its sources are the report's, numbered)
@@ -736,10 +737,11 @@ def normalise_report(
         out_citations[n] = ParsedCitation(
             n,
             title if title.isascii() else clean_text(title),
-            [shown_text(x) if "=" in x else x for x in snippets]
+            [shown_snippet(x) for x in snippets]
             if plain
             else [
-                shown_text(clean_text(x)) if isinstance(x, str) else clean_text(x) for x in snippets
+                shown_snippet(clean_text(x)) if isinstance(x, str) else clean_text(x)
+                for x in snippets
             ],  # fmt: skip
             url or "",
             dict(c.metadata),

@@ -27,7 +27,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.links import shown_text, shown_title, shown_url
+from annotation.links import shown_snippet, shown_text, shown_title, shown_url
 from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
@@ -375,9 +375,12 @@ def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
     none). What a source is (``data-kind``) stays in an attribute for the claim form, whose
     support scale depends on it (ScholarQA-CS2 metric-wise), and is not shown."""
     url = safe_url(citation.url or "")
-    # every address in a title or snippet cleaned as the link is (annotation.links)
+    # every address in a title or snippet cleaned as the link is, a text fragment's shape
+    # shown as an elision (annotation.links)
     title = shown_title(citation.title.strip()) or url or f"Source {citation.key}"
-    snippets = [shown_text(s) for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
+    snippets = [
+        shown_snippet(s) for s in citation.snippets or [] if isinstance(s, str) and s.strip()
+    ]
     shown = (
         format_html_join(
             "", '<span class="cite-snippet">“{}”</span>', ((s,) for s in snippets[:MAX_SNIPPETS])
@@ -561,7 +564,8 @@ def render_report(report: Report, index: int) -> RenderedReport:
     citations = report.loaded_citations
     sections = []
     for section in report.loaded_sections:
-        rendered = RenderedSection(title=section.title or "")
+        # a section's title is text annotators read: its addresses cleaned (annotation.links)
+        rendered = RenderedSection(title=shown_text(section.title or ""))
         for p in section.loaded_paragraphs:
             html, keys = paragraph_html(p, p.anchors, citations, f"r{letter}-p{p.number}")
             rendered.paragraphs.append(

@@ -16,7 +16,7 @@ from rest_framework import serializers
 
 from annotation import roles
 from annotation.assignment import expert_of
-from annotation.links import shown_text, shown_title, shown_url
+from annotation.links import shown_snippet, shown_text, shown_title, shown_url
 from annotation.models import (
     Annotator,
     Assignment,
@@ -215,12 +215,20 @@ class QuestionSerializer(serializers.ModelSerializer):
 
 
 class AnnotatorQuestionSerializer(serializers.ModelSerializer):
-    """What an annotator sees of a question: its text and field, nothing about its source."""
+    """What an annotator sees of a question: its text and field, nothing about its source.
+    The text as the task page shows it (:func:`annotation.links.shown_text`: no text
+    fragment nor tracking parameter in an address it holds)."""
 
     class Meta:
         model = Question
         fields = ["id", "study", "text", "field", "subdomain", "domain"]
         read_only_fields = fields
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if isinstance(data.get("text"), str):
+            data["text"] = shown_text(data["text"])
+        return data
 
 
 class RubricItemSerializer(serializers.ModelSerializer):
@@ -288,10 +296,20 @@ class RubricSerializer(serializers.ModelSerializer):
         return rubric
 
 
+class AnnotatorRubricItemSerializer(RubricItemSerializer):
+    """An item's text as the task page shows it (:func:`annotation.links.shown_text`)."""
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if isinstance(data.get("text"), str):
+            data["text"] = shown_text(data["text"])
+        return data
+
+
 class AnnotatorRubricSerializer(serializers.ModelSerializer):
     """Blinded: no database id and no kind (which can tell how a rubric was made)."""
 
-    items = RubricItemSerializer(many=True, read_only=True)
+    items = AnnotatorRubricItemSerializer(many=True, read_only=True)
 
     class Meta:
         model = Rubric
@@ -392,7 +410,7 @@ class AnnotatorCitationSerializer(CitationSerializer):
         """The address as the task page links it (:func:`annotation.links.shown_url`): no
         text fragment nor tracking parameter naming the system, whenever the report was
         stored; the title and snippets as the task page shows them (their addresses so
-        cleaned, a title of percent-encoded fragment words decoded: ``shown_title``)."""
+        cleaned, a text fragment's words as a quotation: ``shown_title``, ``shown_snippet``)."""
         data = super().to_representation(instance)
         if data.get("url"):
             data["url"] = shown_url(data["url"])
@@ -400,7 +418,7 @@ class AnnotatorCitationSerializer(CitationSerializer):
             data["title"] = shown_title(data["title"])
         if isinstance(data.get("snippets"), list):
             data["snippets"] = [
-                shown_text(x) if isinstance(x, str) else x for x in data["snippets"]
+                shown_snippet(x) if isinstance(x, str) else x for x in data["snippets"]
             ]
         return data
 
@@ -424,8 +442,10 @@ class AnnotatorSectionSerializer(SectionSerializer):
     paragraphs = AnnotatorParagraphSerializer(many=True, read_only=True)
 
     def to_representation(self, instance):
-        """A ScholarQA table's Markdown text cleaned as a paragraph's."""
+        """The title, and a ScholarQA table's Markdown text, cleaned as a paragraph's."""
         data = super().to_representation(instance)
+        if isinstance(data.get("title"), str):
+            data["title"] = shown_text(data["title"])
         table = data.get("table")
         if isinstance(table, dict) and isinstance(table.get("text"), str):
             data["table"] = {**table, "text": shown_text(table["text"])}

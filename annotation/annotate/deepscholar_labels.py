@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
+from annotation.links import shown_text, shown_title
 from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference
 
 from ..quality import labels as ql
@@ -44,7 +45,27 @@ class LabelUnit:
     report_pk: int | None = None
     text: str = ""  # the unit itself (a nugget, a claim, a source's title)
     details: list[tuple[str, str | SafeString]] = field(default_factory=list)
-    url: str = ""
+    url: str = ""  # shown through the link rule (the ``web_url`` filter)
+
+    def __post_init__(self):
+        """Its title and text as annotators read them, whatever a task module built them
+        from (a nugget, a source's or an exemplar reference's title): every address in them
+        cleaned by the one rule (:func:`annotation.links.shown_text`; guarded by a cheap
+        ``=`` check, so a unit without one costs nothing). Rendered HTML is already clean."""
+        self.title = shown_text(self.title)
+        if not isinstance(self.text, SafeString):
+            self.text = shown_text(self.text)
+        self.details = [
+            (name, value if isinstance(value, SafeString) else shown_text(value))
+            for name, value in self.details
+        ]
+
+
+def source_title(title: str, key: str) -> str:
+    """A source's (or an exemplar reference's) title as a unit shows it: as a report's
+    citation tip does (:func:`annotation.links.shown_title`: an address cleaned, a text
+    fragment's words as a quotation), else its key."""
+    return shown_title((title or "").strip()) or key
 
 
 def units_cached(page, build: Callable) -> list[LabelUnit]:
@@ -73,12 +94,14 @@ def exemplar_html(page):
         "position", "pk"
     )
     lines = [
-        f"[{r.position + 1}] {r.title or r.key}" + (f" <{r.url}>" if r.url else "") for r in refs
+        f"[{r.position + 1}] {source_title(r.title, r.key)}" + (f" <{r.url}>" if r.url else "")
+        for r in refs
     ]
     listed = "\n\n**References**\n\n" + "  \n".join(lines) if lines else ""
     # The report renderer keeps no heading elements: a heading reads as a bold line.
     text = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", r"**\1**", text, flags=re.M)
-    return text_to_html(text + listed)
+    # every address in it (the references' links too) cleaned as a report's (annotation.links)
+    return text_to_html(shown_text(text + listed))
 
 
 def make_form(title: str, options, describe: str, build: Callable) -> Form:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from annotation.models import Paragraph
 
 from .base import Needs, reports_of
-from .deepscholar_labels import LabelTask, LabelUnit, make_form
+from .deepscholar_labels import LabelTask, LabelUnit, make_form, source_title
 from .retrieval_relevance import source_details
 
 OPTIONS = (("entailed", "Entailed", "e"), ("not_entailed", "Not entailed", "n"))
@@ -32,7 +32,7 @@ def units(page) -> list[LabelUnit]:
                         title=f"{names[r.public_id]}, paragraph {p.number}, source {order[key]}",
                         report_pk=r.report.pk,
                         text=p.html,
-                        details=[("Source", c.title or c.key), *source_details(c)],
+                        details=[("Source", source_title(c.title, c.key)), *source_details(c)],
                         url=c.url,
                     )
                 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from annotation.models import ExemplarReference
 
 from .base import Needs
-from .deepscholar_labels import LabelTask, LabelUnit, make_form
+from .deepscholar_labels import LabelTask, LabelUnit, make_form, source_title
 
 OPTIONS = (("important", "Important", "i"), ("not_important", "Not important", "n"))
 
@@ -21,7 +21,7 @@ def units(page) -> list[LabelUnit]:
             id=ref.public_id,
             key=ref.key,
             title=f"Reference {n}",
-            text=ref.title or ref.key,
+            text=source_title(ref.title, ref.key),
             url=ref.url,
         )  # fmt: skip
         for n, ref in enumerate(refs, start=1)

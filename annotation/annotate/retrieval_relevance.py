@@ -5,18 +5,21 @@ citations in the order they first appear; the judge's files key them by citation
 
 from __future__ import annotations
 
+from annotation.links import shown_snippet
 from annotation.models import Report
 
 from .base import Needs, reports_of
-from .deepscholar_labels import LabelTask, LabelUnit, make_form
+from .deepscholar_labels import LabelTask, LabelUnit, make_form, source_title
 
 OPTIONS = (("0", "0 Not relevant", "0"), ("1", "1 Somewhat relevant", "1"),
            ("2", "2 Highly relevant", "2"))  # fmt: skip
 
 
 def source_details(citation) -> list[tuple[str, str]]:
+    """A source's first snippets as a report's citation tip shows them (a text fragment's
+    shape as a quotation: :func:`annotation.links.shown_snippet`)."""
     snippets = [s for s in citation.snippets or [] if isinstance(s, str) and s.strip()]
-    return [("Excerpt", s) for s in snippets[:3]]
+    return [("Excerpt", shown_snippet(s)) for s in snippets[:3]]
 
 
 def units(page) -> list[LabelUnit]:
@@ -27,7 +30,7 @@ def units(page) -> list[LabelUnit]:
             key=c.key,
             title=f"{names[r.public_id]}, source {i}",
             report_pk=r.report.pk,
-            text=c.title or c.key,
+            text=source_title(c.title, c.key),
             details=source_details(c),
             url=c.url,
         )

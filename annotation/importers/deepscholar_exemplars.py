@@ -40,6 +40,7 @@ import csv
 import io
 from pathlib import Path
 
+from annotation.links import clean_url
 from annotation.models import Exemplar, ExemplarReference, Question
 
 from .base import ImportReport
@@ -88,6 +89,7 @@ def _reference(row: dict, key: str, position: int) -> dict:
         url, url_column = "https://doi.org/" + row["bib_paper_doi"].strip(), "bib_paper_doi"
     if not url.startswith(("http://", "https://")):
         url = ""
+    url = clean_url(url)  # stored as shown: no tracking parameter (annotation.links)
     title_column = "cited_paper_title"
     if not (row.get(title_column) or "").strip() and (row.get("original_title") or "").strip():
         title_column = "original_title"

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.links import is_web_url
+from annotation.links import clean_url, is_web_url
 from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference, Nugget, Question
 
 from .base import ImportFailed, ImportReport, Problem
@@ -149,6 +149,7 @@ def parse_references(src, study) -> list[UnitsInput]:
             url = optional_str(problems, n, entry, "url")
             if url and not is_web_url(url):
                 problems.add(n, f"{where}.url", f"{url[:80]!r} is not an http(s) address")
+            url = clean_url(url)  # stored as shown: no tracking parameter (annotation.links)
             if not title.strip() and entry.get("id") is None:
                 problems.add(n, f"{where}.title", "a reference needs a title or an id")
             columns = {f: f"{where}.{f}" for f in ("id", "title", "url")}

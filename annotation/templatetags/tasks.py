@@ -29,5 +29,11 @@ def shown_title(title) -> str:
 
 
 @register.filter
+def shown_snippet(snippet) -> str:
+    """A source's snippet as annotators read it (:func:`annotation.links.shown_snippet`)."""
+    return links.shown_snippet(snippet) if isinstance(snippet, str) else snippet
+
+
+@register.filter
 def task_label(code: str) -> str:
     return Study.Task(code).label if code in Study.Task.values else code

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.api import JUDGMENT_KIND_VIEWSETS
-from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference
+from annotation.models import HumanMetricScore, MedalRanking, PairwisePreference, Question
 from tests.annotation.test_api_queries import lists_world, with_other_kinds
 from tests.builders import world as f
 
@@ -173,6 +173,22 @@ def test_annotators_get_a_blinded_description_and_no_system_filter(world):
         assert f"'{next(iter(params))}'" in said and "study, question" in said
     assert get(own, "metric-scores", setting="assigned").status_code == 200
     assert get(own, "metric-scores", question=w.questions[0].pk).status_code == 200
+
+
+def test_an_annotator_reads_the_question_text_as_the_task_page_shows_it(world):
+    """Blinding: a tracking parameter or text fragment in an address of the question's
+    text is not in an annotator's described rows (the one rule of ``annotation.links``);
+    researchers read the text as stored."""
+    w, client, own = world
+    question_pk = get(own, "metric-scores", describe="true").json()["results"][0]["question"]
+    question = Question.objects.get(pk=question_pk)
+    question.text = f"See https://a.org/p?utm_source=openai#:~:text=a,b first. {question.text}"
+    question.save(update_fields=["text"])
+    rows = get(own, "metric-scores", describe="true").json()["results"]
+    shown = {r["question_text"] for r in rows if r["question"] == question.pk}
+    assert shown == {question.text.replace("?utm_source=openai#:~:text=a,b", "")}
+    rows = get(client, "metric-scores", describe="true", study=w.study.pk).json()["results"]
+    assert {r["question_text"] for r in rows if r["question"] == question.pk} == {question.text}
 
 
 def test_a_filter_given_twice_with_one_value_still_filters(world):

@@ -67,8 +67,10 @@ def test_anchors_move_with_the_cleaned_text():
 @pytest.mark.parametrize(
     ("title", "shown"),
     [
+        # the fragment's start and end: a quotation's, no bare comma (You.com's shape)
         ("Unlike%20models%20that%20only,even%20beyond%20the%20Nyquist",
-         "Unlike models that only,even beyond the Nyquist"),
+         "Unlike models that only … even beyond the Nyquist"),
+        ("ctx-,Unlike%20models,even%20beyond,-the%20end", "Unlike models … even beyond"),
         ("https://postquantum.com/post/x/#:~:text=Quantum%20is", "https://postquantum.com/post/x/"),
         ("https://a.org/item?srsltid=AfmBOo", "https://a.org/item"),
         ("Attention Is All You Need", "Attention Is All You Need"),
