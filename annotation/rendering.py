@@ -784,9 +784,10 @@ class _ShownText(HTMLParser):
 
 
 def letters(text: str) -> str:
-    """``text``'s letters and digits, lower case: what a selection of it and the page's
-    text have in common whatever the browser does with spaces, entities and line breaks."""
-    return "".join(c for c in text.lower() if c.isalnum())
+    """``text``'s letters and digits, as written: what a selection of it and the page's
+    text have in common whatever the browser does with spaces, entities and line breaks
+    (case is kept: a selection keeps it, and a claim re-cased is not the report's text)."""
+    return "".join(c for c in text if c.isalnum())
 
 
 def selectable_letters(html: str) -> str:

@@ -176,8 +176,16 @@ def _check_claims(claims: list, report, page: TaskPage, hard: Problems, rules: P
     their number within the study's ``claims_min``–``claims_max``."""
     label = report.label
     paragraphs = {str(p.number): p for p in report.paragraphs}
+    seen: dict[tuple[str, str], int] = {}
     for n, claim in enumerate(claims, start=1):
         _check_claim(claim, f"Claim {n} ({label})", paragraphs, report, hard, rules)
+        if isinstance(claim, dict):
+            # the same claim twice (Add claim pressed twice) is one claim: it would count
+            # twice towards claims_min and in the citation scores
+            same = (str(claim.get("paragraph")), letters(str(claim.get("text") or "")))
+            if same[1] and same in seen:
+                rules.errors.append(f"Claim {n} ({label}) repeats claim {seen[same]}: remove one.")
+            seen.setdefault(same, n)
     low, high = int(page.study.setting("claims_min")), int(page.study.setting("claims_max"))
     if not low <= len(claims) <= high:
         rules.errors.append(

@@ -153,7 +153,10 @@
     const submitting = mine && event.detail.elt !== form;
     // A submit the server answered (done, or refused with its reason shown) is no longer
     // pending; one that got no answer, or was refused for the sign-in, is (notSubmitted).
-    if (submitting && [204, 409, 422].includes(status)) submitPending = false;
+    if (submitting && [204, 409, 422].includes(status)) {
+      submitPending = false;
+      delete form.dataset.submitPending;
+    }
     if (mine && UNAVAILABLE.includes(status)) {
       if (submitting) submitPending = true;
       unavailable(status);
@@ -319,6 +322,9 @@
   function notSubmitted() {
     const box = document.getElementById("save-status");
     if (!submitPending || !box) return;
+    // not the green of a finished save (annotate.css; on the form: htmx's settling puts the
+    // server's classes back on the box after this runs)
+    form.dataset.submitPending = "1";
     box.setAttribute("role", "alert");
     box.prepend(Object.assign(document.createElement("strong"), {
       className: "not-submitted",

@@ -61,7 +61,11 @@ def full_form(pids, version=0, *, recall=5, claims=3, support="snippet_supports"
             data[f"{prefix}.paragraph"] = str(para)
             data[f"{prefix}.citations"] = json.dumps([key])
             # text of the paragraph as the page shows it (its Markdown rendered)
-            data[f"{prefix}.text"] = f"Paragraph {para} of the answer discusses memorization"
+            data[f"{prefix}.text"] = (  # claims of one paragraph differ (no repeat)
+                f"Paragraph {para} of the answer discusses memorization",
+                "of the answer discusses memorization in detail",
+                f"Paragraph {para} of the answer",
+            )[c // 2 % 3]
             data[f"{prefix}.support.0"] = sup
             data[f"{prefix}.coverage"] = coverage
             data[f"{prefix}.notes"] = ""
@@ -253,7 +257,11 @@ def test_a_claim_not_in_its_paragraph_is_refused_at_submit_but_its_draft_is_kept
     the text of another paragraph: the submit is refused, naming the claim; a draft with
     it still saves (the rule never costs an annotator their draft)."""
     study, assignment, client, pids = setup
-    for text in ("INVENTED CLAIM NOT IN THE REPORT", "Paragraph 2 of the answer"):
+    for text in (
+        "INVENTED CLAIM NOT IN THE REPORT",
+        "Paragraph 2 of the answer",
+        "PARAGRAPH 1 OF THE ANSWER DISCUSSES MEMORIZATION",  # the real claim, re-cased
+    ):
         data = full_form(pids)
         data[f"claim.{pids[0]}.c0.text"] = text  # claim c0 is of paragraph 1
         response = submit(client, assignment, data)
@@ -277,3 +285,17 @@ def test_a_citation_listed_twice_is_refused_even_as_a_draft(setup):
     assert saved.status_code == 422
     assert "listed more than once" in saved.content.decode()
     assert not DraftVersion.objects.exists()
+
+
+def test_the_same_claim_twice_is_refused_at_submit(setup):
+    """ "Add claim" pressed twice on one selection (or a forged post) made two identical
+    claims, both counted towards the 3–5 asked for."""
+    study, assignment, client, pids = setup
+    data = full_form(pids, claims=3)
+    for part in ("paragraph", "citations", "text", "support.0", "coverage", "notes"):
+        data[f"claim.{pids[0]}.c2.{part}"] = data[f"claim.{pids[0]}.c0.{part}"]
+    response = submit(client, assignment, data)
+    assert response.status_code == 422
+    assert "Claim 3 (Report A) repeats claim 1: remove one." in response.content.decode()
+    data[f"claim.{pids[0]}.c2.text"] = "discusses memorization in detail"
+    assert submit(client, assignment, data).status_code == 204  # another claim of ¶1

@@ -19,6 +19,7 @@ from .helpers import wait_saved
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 OUTAGE = "Not saved — the server is unavailable, retrying…"
+BACKGROUND = "() => getComputedStyle(document.getElementById('save-status')).backgroundColor"
 
 
 @pytest.fixture
@@ -253,6 +254,7 @@ def test_a_submit_that_got_no_answer_says_not_submitted_until_submitted(
         medal(page, report, value).check()
     page.get_by_label("Ranking reasoning").fill("A covers every aspect.")
     wait_saved(page, 1)
+    green = page.evaluate(BACKGROUND)
     page.context.route("**/submit/", lambda route: route.abort("connectionrefused"))
     page.context.route("**/save/", lambda route: route.abort("connectionrefused"))
     status = page.locator("#save-status")
@@ -264,6 +266,9 @@ def test_a_submit_that_got_no_answer_says_not_submitted_until_submitted(
     # the retry goes through: a save, and the box still says the task is not submitted
     expect(status).to_contain_text("Not submitted yet", timeout=20_000)
     expect(status).to_contain_text("press Submit again")
+    # not in the green of a finished save
+    expect(page.locator("#task-form")).to_have_attribute("data-submit-pending", "1")
+    assert page.evaluate(BACKGROUND) != green
     page.get_by_label("Ranking reasoning").fill("A covers every aspect; B misses one.")
     wait_saved(page)
     expect(status).to_contain_text("Not submitted yet")  # each save while it is pending
