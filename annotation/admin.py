@@ -13,7 +13,7 @@ from django.urls import path
 from annotation.importers import ImportFailed, run
 from annotation.importers.forms import RegistryImportForm
 from annotation.protection import deactivate_annotator
-from annotation.units import judged_items, reword_refusal
+from annotation.units import refused_changes
 
 from .models import (
     Annotator,
@@ -133,26 +133,24 @@ class QuestionAdmin(admin.ModelAdmin):
         return obj.text[:80]
 
 
-class RubricItemForm(forms.ModelForm):
-    """A rubric item's text may not change once experts judged it (``annotation.units``):
-    the admin answers the error on the item's text and saves nothing, as the import and
-    the API refuse it. An unjudged item may still be reworded."""
+class KeptWhenJudged(forms.ModelForm):
+    """What experts' labels hang off keeps its text and attachment (``annotation.units``,
+    :func:`~annotation.units.refused_changes`): a judged rubric item its text, rubric and
+    position, a rubric with judged items its question and kind. The admin answers the error
+    on each such field and saves nothing, as the import and the API refuse it. Unjudged
+    rows may still change."""
 
-    def clean_text(self):
-        text = self.cleaned_data["text"]
-        item = self.instance
-        if item.pk is not None and text != item.text:
-            kinds = judged_items([item.pk]).get(item.pk)
-            if kinds:
-                raise forms.ValidationError(
-                    reword_refusal(item.rubric.public_id, item.position, kinds)
-                )
-        return text
+    def clean(self):
+        cleaned = super().clean()
+        new = {k: v for k, v in cleaned.items() if k in self.changed_data}
+        for field, message in refused_changes(self.instance, new).items():
+            self.add_error(field, message)
+        return cleaned
 
 
 class RubricItemInline(admin.TabularInline):
     model = RubricItem
-    form = RubricItemForm
+    form = KeptWhenJudged
     extra = 0
 
 
@@ -161,12 +159,13 @@ class RubricAdmin(admin.ModelAdmin):
     list_display = ("id", "question", "kind")
     list_filter = ("kind",)
     search_fields = ("question__text", "question__external_id")
+    form = KeptWhenJudged
     inlines = [RubricItemInline]
 
 
 @admin.register(RubricItem)
 class RubricItemAdmin(admin.ModelAdmin):
-    form = RubricItemForm
+    form = KeptWhenJudged
     list_display = ("rubric", "position", "item_type", "weight", "text")
     list_filter = ("item_type",)
     search_fields = ("text",)

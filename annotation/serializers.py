@@ -43,6 +43,7 @@ from annotation.protection import judgment_models
 from annotation.units import (
     JudgedUnitChanged,
     JudgedUnitRemoved,
+    refused_changes,
     reword_refusal,
     write_rubric_items,
 )
@@ -266,6 +267,13 @@ class RubricSerializer(serializers.ModelSerializer):
         if len(set(positions)) != len(positions):
             raise serializers.ValidationError("Item positions must be unique.")
         return items
+
+    def validate(self, attrs):
+        """A rubric with judged items keeps its question and kind (annotation.units): a 400
+        naming the rubric and the field, nothing written."""
+        if self.instance is not None and (refused := refused_changes(self.instance, attrs)):
+            raise serializers.ValidationError({k: [v] for k, v in refused.items()})
+        return attrs
 
     @transaction.atomic
     def create(self, validated_data):

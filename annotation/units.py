@@ -12,6 +12,12 @@ A judged rubric item's *text* may not change either, whoever changes it (a file'
 re-import, the API's PATCH, the Django admin; :func:`judged_items`): its labels were
 given to that text, and kept on a reworded item they would grade a criterion the expert
 never read.
+
+Nor may what a judged item or its rubric *is attached to* change (:func:`refused_changes`):
+a judged item's rubric or position, a rubric's question or kind once any of its items is
+judged. The labels name the row, so a moved row would carry them to a question, a rubric
+or a natural key (an item's position, which imports, the API's PATCH and quality control
+match items by) that no expert judged.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from annotation.models import (
     ParagraphRelevance,
     RelevanceDisagreement,
     ReportClaim,
+    Rubric,
     RubricCoverage,
     RubricItem,
     RubricItemQuality,
@@ -110,6 +117,66 @@ def reword_refusal(rubric: str, position: int, kinds: list[str]) -> str:
 def judged_items(item_ids) -> dict[int, list[str]]:
     """item id -> the kinds of expert work on it, for the judged ones of ``item_ids``."""
     return _work(ITEM_WORK, "item_id", item_ids)
+
+
+def judged_rubrics(rubric_ids) -> dict[int, list[str]]:
+    """rubric id -> the kinds of expert work on its items, for the judged ones of ``rubric_ids``."""
+    return _work(ITEM_WORK, "item__rubric_id", rubric_ids)
+
+
+#: Model -> (its fields a judged row keeps, what the refusal tells to do instead). An item's
+#: ``text`` is told :func:`reword_refusal`.
+KEPT = {
+    RubricItem: {
+        "text": "",
+        "rubric": "add it to the other rubric as an item of its own",
+        "position": "items are matched by position (imports, the API, quality control); add "
+        "it at the other position as an item of its own",
+    },
+    Rubric: {
+        "question": "create a rubric of its own for the other question",
+        "kind": "create a rubric of its own of the other kind",
+    },
+}
+
+
+def refused_changes(row: Rubric | RubricItem, new: dict) -> dict[str, str]:
+    """Field -> why not, for each field of :data:`KEPT` that ``new`` (field -> value, a
+    related row or its id) would change on the stored ``row`` while experts' labels hang
+    off it (module doc). Empty: the change may be saved. The one rule the API's serializer
+    and the Django admin's forms ask."""
+    if row.pk is None:
+        return {}
+    changed = []
+    for name in KEPT[type(row)]:
+        if name not in new:
+            continue
+        field = type(row)._meta.get_field(name)
+        value = getattr(new[name], "pk", new[name]) if field.is_relation else new[name]
+        if value != getattr(row, field.attname):
+            changed.append(name)
+    if not changed:
+        return {}
+    if isinstance(row, Rubric):
+        kinds = judged_rubrics([row.pk]).get(row.pk)
+        where, whose = f"rubric {row.public_id}", "experts judged its items (they have {})"
+    else:
+        kinds = judged_items([row.pk]).get(row.pk)
+        where = f"rubric {row.rubric.public_id}, item at position {row.position}"
+        whose = "experts judged it (it has {})"
+    if not kinds:
+        return {}
+    whose = whose.format(", ".join(kinds))
+    out = {}
+    for name in changed:
+        if name == "text":
+            out[name] = reword_refusal(row.rubric.public_id, row.position, kinds)
+        else:
+            out[name] = (
+                f"{where}: its {name} may not change, {whose} and the labels would follow "
+                f"it; {KEPT[type(row)][name]}"
+            )
+    return out
 
 
 def check_paragraphs_kept(removed: dict[int, list[tuple[int, int]]]) -> None:

@@ -83,7 +83,10 @@ def snapshot() -> dict:
     return {
         "counts": table_counts(),
         "paragraphs": list(Paragraph.objects.values_list("pk", "number", "text").order_by("pk")),
-        "items": list(RubricItem.objects.values_list("pk", "position", "text").order_by("pk")),
+        "items": list(
+            RubricItem.objects.values_list("pk", "rubric", "position", "text").order_by("pk")
+        ),
+        "rubrics": list(Rubric.objects.values_list("pk", "question", "kind").order_by("pk")),
     }
 
 
@@ -212,7 +215,7 @@ def test_rubric_patch_rewording_a_judged_item_is_a_400_on_its_text_and_changes_n
     url = reverse("rubric-detail", args=[judged["rubric"].public_id])
     items = rubric_items(judged, text="Reworded")
     items[0]["text"] = "Reworded too, nobody judged it"
-    r = admin_api.patch(url, {"kind": "renamed", "items": items}, format="json")
+    r = admin_api.patch(url, {"items": items}, format="json")  # item 1's rewording not kept
     assert r.status_code == 400, r.content
     errors = r.json()["items"]
     assert errors[0] == {} and errors[2] == {}
@@ -238,15 +241,61 @@ def test_rubric_patch_rewording_an_unjudged_item_updates_it(admin_api, judged):
 def test_rubric_patch_dropping_a_judged_item_is_a_409_and_changes_nothing(admin_api, judged):
     before = snapshot()
     url = reverse("rubric-detail", args=[judged["rubric"].public_id])
-    r = admin_api.patch(
-        url, {"kind": "renamed", "items": rubric_items(judged, drop=2, text="x")}, format="json"
-    )
+    r = admin_api.patch(url, {"items": rubric_items(judged, drop=2, text="x")}, format="json")
     assert r.status_code == 409
     message = r.json()["items"]
     message = message[0] if isinstance(message, list) else message
     assert judged["rubric"].public_id in message and "position 2" in message
     assert snapshot() == before and judgments_intact(judged)
     assert Rubric.objects.get(pk=judged["rubric"].pk).kind == "researchqa"
+
+
+@pytest.fixture
+def elsewhere(judged):
+    """A question of another study, and an unjudged rubric of the judged rubric's study."""
+    other = Study.objects.create(name="Other study")
+    question = Question.objects.create(study=other, external_id="other-1", text="Other?")
+    unjudged = Rubric.objects.exclude(pk=judged["rubric"].pk).first()
+    assert unjudged is not None
+    return {"question": question, "rubric": unjudged}
+
+
+@pytest.mark.parametrize("field", ["question", "kind"])
+def test_rubric_patch_moving_a_judged_rubric_is_a_400_and_changes_nothing(
+    admin_api, judged, elsewhere, field
+):
+    """Its items' labels name the rubric: moved to another question or kind, they would
+    follow it to a rubric no expert judged, and the original question would have none."""
+    before = snapshot()
+    rubric = judged["rubric"]
+    value = {"question": elsewhere["question"].pk, "kind": "expert"}[field]
+    r = admin_api.patch(reverse("rubric-detail", args=[rubric.public_id]), {field: value},
+                        format="json")  # fmt: skip
+    assert r.status_code == 400, r.content
+    [message] = r.json()[field]
+    assert message.startswith(f"rubric {rubric.public_id}: its {field} may not change")
+    assert "rubric item quality" in message and "rubric coverage" in message
+    assert snapshot() == before and judgments_intact(judged)
+    assert Rubric.objects.filter(question=rubric.question_id, kind="researchqa").exists()
+
+
+def test_rubric_patch_moving_an_unjudged_rubric_saves_it(admin_api, elsewhere):
+    rubric = elsewhere["rubric"]
+    url = reverse("rubric-detail", args=[rubric.public_id])
+    r = admin_api.patch(url, {"question": elsewhere["question"].pk, "kind": "expert"},
+                        format="json")  # fmt: skip
+    assert r.status_code == 200, r.content
+    moved = Rubric.objects.get(pk=rubric.pk)
+    assert (moved.question_id, moved.kind) == (elsewhere["question"].pk, "expert")
+
+
+def test_rubric_patch_keeping_a_judged_rubric_question_and_kind_saves(admin_api, judged):
+    """Giving the stored question and kind again (a PUT's whole body) is no change."""
+    rubric = judged["rubric"]
+    url = reverse("rubric-detail", args=[rubric.public_id])
+    body = {"question": rubric.question_id, "kind": rubric.kind, "items": rubric_items(judged)}
+    assert admin_api.put(url, body, format="json").status_code == 200
+    assert judgments_intact(judged)
 
 
 def test_report_patch_dropping_a_judged_paragraph_is_a_409_and_keeps_it(admin_api, judged):
@@ -345,3 +394,87 @@ def test_admin_rubric_page_refuses_rewording_a_judged_item_inline(admin_site, ju
     assert not formset.formset.errors[0]
     assert snapshot() == before and judgments_intact(judged)
     assert Rubric.objects.get(pk=rubric.pk).kind == "researchqa"
+
+
+def test_admin_moving_a_judged_item_to_another_rubric_is_refused_on_its_rubric(
+    admin_site, judged, elsewhere
+):
+    """Text unchanged: the item would still carry its labels into a rubric (and question)
+    no expert judged it in."""
+    before = snapshot()
+    item = judged["items"][2]  # rubric item quality
+    url = reverse("admin:annotation_rubricitem_change", args=[item.pk])
+    r = admin_site.post(url, item_form(item, rubric=elsewhere["rubric"].pk))
+    assert r.status_code == 200  # the form again, with its error
+    assert r.context["adminform"].form.errors["rubric"] == [
+        f"rubric {judged['rubric'].public_id}, item at position 2: its rubric may not change, "
+        "experts judged it (it has rubric item quality) and the labels would follow it; add "
+        "it to the other rubric as an item of its own"
+    ]
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_admin_moving_a_judged_item_to_another_position_is_refused(admin_site, judged):
+    """Items are matched by position (a PATCH giving a judged item another position is a
+    409, it drops the judged one): the admin refuses it too."""
+    before = snapshot()
+    item = judged["items"][3]
+    url = reverse("admin:annotation_rubricitem_change", args=[item.pk])
+    r = admin_site.post(url, item_form(item, position=99))
+    assert r.status_code == 200
+    [message] = r.context["adminform"].form.errors["position"]
+    assert message.startswith(
+        f"rubric {judged['rubric'].public_id}, item at position 3: its position may not change"
+    )
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_admin_moving_an_unjudged_item_saves_it(admin_site, judged, elsewhere):
+    item = judged["items"][1]
+    url = reverse("admin:annotation_rubricitem_change", args=[item.pk])
+    r = admin_site.post(url, item_form(item, rubric=elsewhere["rubric"].pk, position=99))
+    assert r.status_code == 302, r.content[:500]
+    moved = RubricItem.objects.get(pk=item.pk)
+    assert (moved.rubric_id, moved.position) == (elsewhere["rubric"].pk, 99)
+
+
+def rubric_page(rubric, items, **changed) -> dict:
+    data = {"question": rubric.question_id, "kind": rubric.kind, "public_id": rubric.public_id,
+            "items-TOTAL_FORMS": len(items), "items-INITIAL_FORMS": len(items),
+            "items-MIN_NUM_FORMS": 0, "items-MAX_NUM_FORMS": 1000, **changed}  # fmt: skip
+    for n, item in enumerate(items):
+        for key, value in item_form(item).items():
+            data[f"items-{n}-{key}"] = value
+        data[f"items-{n}-id"] = item.pk
+    return data
+
+
+@pytest.mark.parametrize("field", ["question", "kind"])
+def test_admin_rubric_page_refuses_moving_a_judged_rubric(admin_site, judged, elsewhere, field):
+    before = snapshot()
+    rubric = judged["rubric"]
+    items = sorted(judged["items"].values(), key=lambda i: i.position)
+    value = {"question": elsewhere["question"].pk, "kind": "expert"}[field]
+    data = rubric_page(rubric, items, **{field: value})
+    r = admin_site.post(reverse("admin:annotation_rubric_change", args=[rubric.pk]), data)
+    assert r.status_code == 200  # the page again, with the error on the field
+    [message] = r.context["adminform"].form.errors[field]
+    assert message.startswith(f"rubric {rubric.public_id}: its {field} may not change")
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_admin_rubric_page_refuses_a_judged_items_position_inline(admin_site, judged):
+    before = snapshot()
+    rubric = judged["rubric"]
+    items = sorted(judged["items"].values(), key=lambda i: i.position)
+    data = rubric_page(rubric, items)
+    data["items-0-position"] = 90  # unjudged: may move
+    data["items-1-position"] = 91  # judged
+    r = admin_site.post(reverse("admin:annotation_rubric_change", args=[rubric.pk]), data)
+    assert r.status_code == 200
+    [formset] = r.context["inline_admin_formsets"]
+    assert formset.formset.errors[1]["position"][0].startswith(
+        f"rubric {rubric.public_id}, item at position 2: its position may not change"
+    )
+    assert not formset.formset.errors[0]
+    assert snapshot() == before and judgments_intact(judged)
