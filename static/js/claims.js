@@ -99,6 +99,14 @@
     const pid = para.dataset.report;
     const number = para.dataset.paragraph;
     const container = document.getElementById("claims-" + pid);
+    // the same selection added again is one claim (the server refuses a repeat at submit)
+    const repeat = [...container.querySelectorAll(".claim")].find((c) =>
+      c.querySelector(".claim-paragraph-input").value === number &&
+      c.querySelector(".claim-text-input").value === claim.text);
+    if (repeat) {
+      say("This claim is already added (claim " + repeat.querySelector(".claim-n").textContent + ").");
+      return;
+    }
     const cid = "c" + Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
     const tokens = { "__PID__": pid, "__CID__": cid };
     const fragment = document.getElementById("claim-template").content.cloneNode(true);

@@ -135,6 +135,18 @@ def test_remove_a_claim(login, annotator_user, assignment):
     expect(panel(page, "A").locator(".claim-para")).to_have_text("2")
 
 
+def test_the_same_selection_added_twice_is_one_claim(login, annotator_user, assignment):
+    """ "Add claim" on the same selection twice made two identical claims, both counted
+    towards the claims asked for; the page now says it is already added."""
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    select_claim(page, "A", 1)
+    expect(panel(page, "A").locator(".claim")).to_have_count(1)
+    select_claim(page, "A", 1)
+    expect(page.locator("#shortcut-hint")).to_contain_text("already added (claim 1)")
+    expect(panel(page, "A").locator(".claim")).to_have_count(1)
+
+
 def test_two_tabs_conflict(login, annotator_user, assignment, shot):
     context = login(annotator_user)
     url = reverse("annotate:task", args=[assignment.pk])
