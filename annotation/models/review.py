@@ -82,5 +82,8 @@ class Guidelines(models.Model):
     )
     uploaded_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "guidelines"
+
     def __str__(self) -> str:
         return f"{self.filename} ({self.study_id})"

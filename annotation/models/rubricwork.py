@@ -22,6 +22,7 @@ class QueryQuality(JudgmentBase):
     comment = models.TextField(blank=True)
 
     class Meta:
+        verbose_name_plural = "query quality labels"
         constraints = [
             models.UniqueConstraint(
                 fields=["annotator", "question", "setting"], name="one_query_quality"
@@ -39,6 +40,7 @@ class RubricItemQuality(JudgmentBase):
     flags = models.JSONField(default=list, blank=True)
 
     class Meta:
+        verbose_name_plural = "rubric item quality labels"
         constraints = [
             models.UniqueConstraint(
                 fields=["annotator", "item", "setting"], name="one_rubric_item_quality"

@@ -62,6 +62,7 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         ordering = ["pk"]
+        verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
         return f"{self.event} to webhook {self.webhook_id}: {self.status}"
