@@ -31,6 +31,10 @@ class Needs:
     nuggets: bool = False
     exemplar: bool = False
     references: bool = False
+    #: Each report shown holds the study's ``claims_min`` claims, and a claim ends in a
+    #: citation (metric-wise, the ScholarQA-CS2 guidelines): a report with fewer
+    #: paragraphs that cite is not shown (its submit could never pass the claims count).
+    cited_claims: bool = False
 
     @property
     def units(self) -> bool:

@@ -384,7 +384,9 @@ QC = ql.LabelSpec(
 
 class MetricWiseTask(TaskSpec):
     ranks = True
-    needs = Needs(reports=1, compares=max(SIZES))  # its ranking ranks 2-3 reports
+    needs = Needs(
+        reports=1, compares=max(SIZES), cited_claims=True
+    )  # its ranking ranks 2-3 reports
     key = "metric_wise"
     qc = QC
     form = FORM

@@ -27,6 +27,7 @@ from annotation.models import (
     Assignment,
     ExpertiseRating,
     GoldItem,
+    Paragraph,
     Question,
     Report,
     Study,
@@ -163,6 +164,7 @@ def _inputs(study: Study, spec: PlanSpec):
     )
     available: dict[int, dict[str, int]] = defaultdict(dict)
     textless: Counter = Counter()
+    uncited: Counter = Counter()
     if spec.task in REPORT_TASKS:
         every = Report.objects.filter(question__in=questions)
         if spec.systems:
@@ -172,6 +174,8 @@ def _inputs(study: Study, spec: PlanSpec):
         textless = Counter(dict(every.values("question_id").annotate(n=Count("pk"))
                                 .values_list("question_id", "n")))  # fmt: skip
         textless.subtract({q: len(systems) for q, systems in available.items()})
+        if readiness.NEEDS[spec.task].cited_claims:
+            uncited = _drop_uncited(study, every, available)
     needs = readiness.NEEDS.get(spec.task, readiness.Needs())
     data = (
         readiness.question_data(questions, systems=spec.systems, units=needs.units)
@@ -196,7 +200,45 @@ def _inputs(study: Study, spec: PlanSpec):
         seen,
         existing_reports,
         +textless,
+        uncited,
         _barred(study, spec.task, setting),
+    )
+
+
+def _drop_uncited(study: Study, reports, available) -> Counter:
+    """Take out of ``available`` (question -> system -> report) every report of ``reports``
+    with fewer citation markers than the study's ``claims_min``; return how many each
+    question lost. A metric-wise claim ends in a citation and each report needs
+    ``claims_min`` of them (the ScholarQA-CS2 guidelines: 3–5 claims per report), so such
+    a report (ResearcherBench's Claude report cites nothing) could never be submitted.
+
+    Why markers, not paragraphs: one paragraph of three cited sentences holds three claims,
+    each ending in its own citation; a report with fewer markers cannot hold that many
+    distinct ones. Why not a smaller minimum for such a report: its citation precision and
+    recall are ratios over its claims (``Study.CLAIMS_LEAST``), and a report judged on
+    fewer claims than the others would not be compared on the same footing."""
+    least = int(study.setting("claims_min"))
+    markers: Counter = Counter()
+    cited = Paragraph.objects.filter(report__in=reports).exclude(anchors=[])
+    for rid, anchors in cited.values_list("report_id", "anchors"):
+        markers[rid] += len(anchors or ())
+    lost: Counter = Counter()
+    for qid, systems in available.items():
+        for system, rid in list(systems.items()):
+            if markers[rid] < least:
+                del systems[system]
+                lost[qid] += 1
+    return lost
+
+
+def _uncited_said(study: Study) -> str:
+    """A question whose every readable report cites too little for metric-wise: say why
+    (one text for all such questions, so the preview counts them under one reason)."""
+    return (
+        f"its reports have fewer than {study.setting('claims_min')} citations each "
+        f"(markers in the text), and metric-wise asks {study.setting('claims_min')}–"
+        f"{study.setting('claims_max')} claims per report, each ending in a citation: "
+        "they cannot be judged metric-wise"
     )
 
 
@@ -340,7 +382,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     people_rows = pool(study, spec.annotators)
     if spec.annotators and len(people_rows) != len(set(spec.annotators)):
         raise StudyAdminError("annotators", "unknown annotator")
-    qrows, available, data, existing, seen, existing_reports, textless, barred = _inputs(
+    qrows, available, data, existing, seen, existing_reports, textless, uncited, barred = _inputs(
         study, spec
     )
     # A re-plan by expertise takes back what it would no longer give: the withdrawn
@@ -385,6 +427,8 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         if problem is not None:
             if textless[q] and len(available[q]) < least:
                 problem = _textless_said(problem, textless[q])
+            elif uncited[q] and len(available[q]) < least:
+                problem = _uncited_said(study)
             left_out.append(Unassigned(q, key, text, len(existing.get(q, ())), 0, problem))
             continue
         if spec.task in REPORT_TASKS:

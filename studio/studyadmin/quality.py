@@ -493,7 +493,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
             # outside their fields
             fitting = any(purposes[key] == Purpose.GOLD and fits[key] for key in grouped)
             new = []
-            for (task, qid), items in sorted(grouped.items()):
+            # the rankings this release gives them: (question, setting) -> task
+            releasing: dict[tuple[int, str], str] = {}
+            # qualification items first: of two rankings of one question, the one kept is
+            # the one their qualification needs (the order of the rest is unchanged)
+            for (task, qid), items in sorted(
+                grouped.items(), key=lambda kv: (purposes[kv[0]] != Purpose.QUALIFICATION, kv[0])
+            ):
                 purpose = purposes[task, qid]
                 if (task, qid) in have:
                     out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
@@ -528,10 +534,13 @@ def release(study, user, *, seed: int | None = None) -> Released:
                         )
                     )
                 if task in ranking:
-                    clash = _ranking_clash(annotator, items, rows, ranking, ranked, setting)
+                    clash = _ranking_clash(
+                        annotator, items, rows, ranking, ranked, setting
+                    ) or _released_clash(annotator, items, releasing, setting)
                     if clash:
                         out.not_added.append(clash)
                         continue
+                    releasing[qid, setting] = task
                 a = Assignment(
                     study=study, annotator=annotator, question_id=qid, task=task,
                     report_order=Assignment.shuffled(shown[task, qid]), setting=setting,
@@ -608,6 +617,24 @@ def _ranking_clash(annotator, items, rows, ranking: set[str], ranked: set, setti
         f"{annotator.pseudonym} already ranks question {item.question.external_id} in {where} "
         f"(one ranking per question and setting): a {item.task} item there could never be "
         "submitted; choose a question they have not ranked, or withdraw that assignment"
+    )
+
+
+def _released_clash(annotator, items, releasing: dict[tuple[int, str], str], setting: str):
+    """Why ``annotator`` gets no assignment of a ranking item because this same release
+    already gives them another ranking of its question in that setting, or None: gold for
+    metric-wise medals and for medal ranking on one question made two items of which only
+    the first submitted could ever be (``medal_ranking.ranking_conflict`` refuses the
+    other), so the release keeps one, a qualification item before a gold one."""
+    item = items[0]
+    other = releasing.get((item.question_id, setting))
+    if other is None:
+        return None
+    return (
+        f"{annotator.pseudonym} gets the {other} item on question {item.question.external_id} "
+        f"in this release (one ranking per question and setting): a {item.task} item there "
+        "too could never be submitted; it is given to them in no release while they hold "
+        f"the {other} one"
     )
 
 

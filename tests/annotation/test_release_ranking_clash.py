@@ -54,3 +54,42 @@ def test_no_ranking_item_over_a_ranking_imported_under_their_name(world):  # noq
     done = quality.release(study, admin, seed=1)
     assert not Assignment.objects.filter(annotator=a, question=q, task="medal_ranking").exists()
     assert any("a ranking imported under their name" in m for m in done.not_added)
+
+
+def _both_rankings(world, metric_wise_purpose="gold"):  # noqa: F811
+    """Known answers for metric-wise medals and for medal ranking on one question, then one
+    release (found by a tester: each annotator got both, and could submit only one)."""
+    study, admin, q, others, people = world
+    for u in people:
+        for n, other in enumerate(others):
+            make_assignment(u.annotator, other, "medal_ranking", position=n + 1)
+    quality.mark_entered(study, task="metric_wise", question=q.external_id, unit="medals",
+                         answer=ANSWERS["medal_ranking"], purpose=metric_wise_purpose,
+                         user=admin)  # fmt: skip
+    quality.mark_entered(study, task="medal_ranking", question=q.external_id,
+                         answer=ANSWERS["medal_ranking"], purpose="gold", user=admin)  # fmt: skip
+    return quality.release(study, admin, seed=1)
+
+
+def test_one_release_gives_an_annotator_one_ranking_of_a_question(world):  # noqa: F811
+    study, admin, q, others, people = world
+    done = _both_rankings(world)
+    for u in people:
+        tasks = list(
+            Assignment.objects.filter(annotator=u.annotator, question=q).values_list(
+                "task", flat=True
+            )
+        )
+        assert len(tasks) == 1, tasks
+        (said,) = [m for m in done.not_added if u.annotator.pseudonym in m]
+        assert f"gets the {tasks[0]} item on question {q.external_id} in this release" in said
+        assert "could never be submitted" in said
+    assert done.created == len(people)
+
+
+def test_of_two_rankings_released_together_the_qualification_item_is_kept(world):  # noqa: F811
+    study, admin, q, others, people = world
+    _both_rankings(world, metric_wise_purpose="qualification")
+    for u in people:
+        held = Assignment.objects.filter(annotator=u.annotator, question=q)
+        assert list(held.values_list("task", flat=True)) == ["metric_wise"]

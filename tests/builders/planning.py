@@ -9,6 +9,10 @@ from annotation import roles
 from annotation.models import Annotator, Paragraph, Question, Report, Section, Study, System
 
 FIELDS = [f"Field {i}" for i in range(8)]
+#: A paragraph of three claims, each ending in its own citation, and the report's sources.
+CITED = "A claim [1]. A second claim [2]. A third claim [3]."
+ANCHORS = [[CITED.index(k), CITED.index(k) + 3, k] for k in ("[1]", "[2]", "[3]")]
+SOURCES = [{"key": k, "title": f"Source {k}"} for k in ("[1]", "[2]", "[3]")]
 
 
 def make_study(name="Plan study", *, questions=24, systems=6, fields=FIELDS, tasks=None):
@@ -20,10 +24,14 @@ def make_study(name="Plan study", *, questions=24, systems=6, fields=FIELDS, tas
         )
         for i in range(questions)
     )
-    reports = Report.objects.bulk_create(Report(question=q, system=s) for q in qs for s in sys_rows)
+    reports = Report.objects.bulk_create(
+        Report(question=q, system=s, citations=SOURCES) for q in qs for s in sys_rows
+    )
     sections = Section.objects.bulk_create(Section(report=r, position=1) for r in reports)
-    Paragraph.objects.bulk_create(  # one paragraph each: an empty report is never planned
-        Paragraph(report=r, section=s, number=1, text="A claim.")
+    # one paragraph each (an empty report is never planned) of three cited claims: a
+    # metric-wise report holds the study's claims_min (3) claims, each ending in a citation
+    Paragraph.objects.bulk_create(
+        Paragraph(report=r, section=s, number=1, text=CITED, anchors=ANCHORS)
         for r, s in zip(reports, sections, strict=True)
     )
     return study

@@ -1,3 +1,5 @@
+from collections import Counter
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.assignment import STRATEGIES
@@ -60,6 +62,10 @@ class Command(BaseCommand):
         self.stdout.write(
             "overlap achieved: " + ", ".join(f"{k}: {n}" for k, n in s.overlap.items())
         )
+        if result.left_out:  # questions whose task page could not be completed, and why
+            self.stdout.write(f"questions left out: {len(result.left_out)}")
+            for why, n in Counter(u.reason for u in result.left_out).most_common():
+                self.stdout.write(f"  {n}: {why}")
         if s.wanted:  # 0: the plan asked nothing (a budget plan of 0 new assignments)
             self.stdout.write(f"questions short of {s.wanted}: {len(s.short)}")
         for name, n in result.annotator_rows():

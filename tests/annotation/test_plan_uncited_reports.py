@@ -1,0 +1,79 @@
+"""Metric-wise is never planned on a report that cannot hold the study's claims (found by a
+tester: ``assign --task metric_wise`` on a ResearcherBench study gave Claude's report, which
+cites nothing, and every submit answered "Claims (Report A): select 3–5 claims; you have 0").
+
+A metric-wise claim ends in a citation and each report needs ``claims_min`` of them, so the
+planner (the command, the admin page and the API all preview through it) leaves out a report
+with fewer citation markers than that, and a question with no report left, saying why."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Assignment, Paragraph, Question, Report
+from studio.studyadmin.planning import PlanSpec, commit, preview
+from tests.builders.planning import make_annotators, make_study
+
+
+def _uncite(reports, keep=0):
+    """Leave each report ``keep`` of its citation markers (the builder's paragraph has 3)."""
+    for r in reports:
+        for p in Paragraph.objects.filter(report=r):
+            p.anchors = p.anchors[:keep]
+            p.save(update_fields=["anchors"])
+
+
+@pytest.fixture
+def study(db):
+    study = make_study(questions=4, systems=3, tasks=["metric_wise"])
+    make_annotators(2)
+    q0, q1 = Question.objects.filter(study=study).order_by("pk")[:2]
+    _uncite(Report.objects.filter(question=q0))  # ResearcherBench-like: no citation at all
+    _uncite(Report.objects.filter(question=q1, system__name="S0"), keep=2)  # 2 of 3 needed
+    return study, q0, q1
+
+
+def test_a_report_without_the_claims_minimum_of_citations_is_never_shown(study):
+    study, q0, q1 = study
+    p = preview(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    [left] = p.left_out
+    assert left.key == q0.external_id
+    assert "fewer than 3 citations" in left.reason and "3–5 claims per report" in left.reason
+    shown = {r for a in p.plan.assignments for r in a.reports}
+    s0_of_q1 = Report.objects.get(question=q1, system__name="S0").pk
+    assert s0_of_q1 not in shown
+    assert {a.question for a in p.plan.assignments} == set(
+        Question.objects.filter(study=study).exclude(pk=q0.pk).values_list("pk", flat=True)
+    )
+    commit(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    assert not Assignment.objects.filter(question=q0).exists()
+
+
+def test_the_claims_minimum_is_the_studys(study):
+    study, q0, q1 = study
+    study.config = {"claims_min": 2, "claims_max": 5}
+    study.save(update_fields=["config"])
+    p = preview(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    assert [u.key for u in p.left_out] == [q0.external_id]
+    assert "fewer than 2 citations" in p.left_out[0].reason
+    s0_of_q1 = Report.objects.get(question=q1, system__name="S0").pk
+    assert any(s0_of_q1 in a.reports for a in p.plan.assignments)
+
+
+def test_the_command_says_how_many_questions_are_left_out_and_why(study):
+    study, q0, _ = study
+    out = io.StringIO()
+    call_command("assign", study=study.name, task="metric_wise", overlap=2, stdout=out)
+    text = out.getvalue()
+    assert "questions left out: 1" in text
+    assert "1: its reports have fewer than 3 citations each" in text
+
+
+def test_other_tasks_still_show_a_report_without_citations(study):
+    study, q0, _ = study
+    study.tasks = ["medal_ranking"]
+    study.save(update_fields=["tasks"])
+    p = preview(study, PlanSpec(task="medal_ranking", overlap=1, seed=1))
+    assert not p.left_out
+    assert q0.pk in {a.question for a in p.plan.assignments}
