@@ -3,11 +3,12 @@ from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from annotation.views.home import home
 from concord import password_reset
 from concord.health import healthz
+from concord.schema_view import SchemaView
 from concord.version import VersionView
 
 # Swagger UI is served from our own static files (drf-spectacular-sidecar): no CDN, so no
@@ -37,7 +38,7 @@ urlpatterns = [
     path("annotate/", include("annotation.annotate_urls")),
     path("studies/", include("studio.urls")),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
     path("api/version/", VersionView.as_view(), name="api-version"),
     path("api/docs/", api_docs, name="api-docs"),
     path("api/", include("metaeval.api_urls")),

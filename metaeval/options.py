@@ -152,7 +152,8 @@ def from_command(opts: dict):
 
 def from_query(data):
     """Options from a query string or a JSON body; a bad value is a 400 naming the option
-    (``format``, the downloads' own parameter, is ignored). A list of names given several
+    (``format``, the API's renderer parameter, is skipped; a download refuses it, its
+    format being its path's: ``metaeval.views._refuse_query_format``). A list of names given several
     times (``?systems=a&systems=b``) is every name given, as ``systems=a,b``; any other
     option given twice with different values is refused (:func:`concord.query.one_value`),
     as is a true/false option given another word (``expert_agreed=maybe`` read as false)."""

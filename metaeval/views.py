@@ -274,8 +274,25 @@ def _problems(exc: ValidationError | ValueError) -> list[tuple[str | None, str]]
     return problems
 
 
-def _download_entry(request, study_id: int | str) -> tuple[Study, ReportOptions, dict]:
+def _refuse_query_format(request, fmt: str) -> None:
+    """A download's format is its path's (``report.json``, ``tables/iaa.<fmt>``): a
+    ``format`` in its query string is refused, naming it. The report options skip
+    ``format`` (the API's renderer parameter, :func:`metaeval.options.from_query`), so
+    ``report.json?format=csv`` answered JSON and ``tables/system.csv?format=json`` CSV, as
+    if the value had been taken. No link of the page or test sends one; an empty value is
+    no value, as for the options."""
+    given = [v for v in request.GET.getlist("format") if v != ""]
+    if given:
+        raise OptionsRefused([("format", (
+            f"not a parameter of this download ({given[0]!r} given): its format is its "
+            f"path's, .{fmt}"
+        ))])  # fmt: skip
+
+
+def _download_entry(request, study_id: int | str, fmt: str) -> tuple[Study, ReportOptions, dict]:
+    """The study, options and report entry of a download whose path names ``fmt``."""
     study = _study_for(request, study_id)
+    _refuse_query_format(request, fmt)
     try:
         options = _options(request, _system_names(study))
         check_names(study.pk, options)
@@ -359,7 +376,7 @@ def figure_file(request, study_id: int | str, name: str, fmt: str):
     (:mod:`concord.download_methods`)."""
     if name not in sections.figure_specs() or fmt not in FIGURE_FORMATS:
         raise Http404("no such figure")
-    study, options, entry = _download_entry(request, study_id)
+    study, options, entry = _download_entry(request, study_id, fmt)
     fig = sections.draw(name, entry)
     if fig is None:
         raise Http404("this figure has no data for the selection")
@@ -379,7 +396,7 @@ def table_file(request, study_id: int | str, name: str, fmt: str):
     """A table as CSV, XLSX or JSON; HEAD, OPTIONS as every download (``figure_file``)."""
     if fmt not in TABLE_FORMATS:
         raise Http404("no such format")
-    study, options, entry = _download_entry(request, study_id)
+    study, options, entry = _download_entry(request, study_id, fmt)
     tables = all_tables(entry)
     if name not in tables:
         raise Http404("no such table")
@@ -400,7 +417,7 @@ def table_file(request, study_id: int | str, name: str, fmt: str):
 def report_json(request, study_id: int | str):
     """The report dict, as ``manage.py agreement --json`` prints it; HEAD, OPTIONS as every
     download (``figure_file``)."""
-    study, options, entry = _download_entry(request, study_id)
+    study, options, entry = _download_entry(request, study_id, "json")
     response = JsonResponse(entry["report"], json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="{_filename(study, "report", "json")}"'
     return response
@@ -413,6 +430,6 @@ def report_json(request, study_id: int | str):
 def offline_file(request, study_id: int | str):
     """The whole report as one HTML file that opens offline (inline CSS and SVG); HEAD,
     OPTIONS as every download (``figure_file``)."""
-    study, options, entry = _download_entry(request, study_id)
+    study, options, entry = _download_entry(request, study_id, "html")
     html = render_offline(study, options, entry)
     return _attachment(html, "html", _filename(study, "report", "html"))
