@@ -108,7 +108,13 @@
   // Unsaved answers are also kept in this browser (localStorage), per assignment, until the
   // server has them: a reload or a crash during an outage loses nothing.
   const backupKey = "concord:unsaved:" + form.getAttribute("action");
-  if (form.dataset.submitted === "1") { forget(); return; }
+  // A submit that got no answer is remembered too, so a reload still says it (notSubmitted).
+  const pendingKey = "concord:submit-pending:" + form.getAttribute("action");
+  if (form.dataset.submitted === "1") {
+    forget();
+    try { localStorage.removeItem(pendingKey); } catch (e) { /* nothing kept */ }
+    return;
+  }
 
   // data-state on the form: dirty (unsaved edits) → saving → saved | invalid | conflict |
   // unavailable (the server or database is away) | signed-out (both retried until saved).
@@ -116,6 +122,7 @@
   let editsAtRequest = 0;
   let savedEdits = 0;  // the edits the server holds (its last 200 to an autosave)
   let submitPending = false;  // Submit was pressed and got no answer yet (notSubmitted)
+  try { submitPending = localStorage.getItem(pendingKey) === "1"; } catch (e) { /* none kept */ }
   function setState(state) { form.dataset.state = state; }
   setState("saved");
   form.addEventListener("input", () => { dirty = true; edits += 1; setState("dirty"); keep(); });
@@ -153,15 +160,12 @@
     const submitting = mine && event.detail.elt !== form;
     // A submit the server answered (done, or refused with its reason shown) is no longer
     // pending; one that got no answer, or was refused for the sign-in, is (notSubmitted).
-    if (submitting && [204, 409, 422].includes(status)) {
-      submitPending = false;
-      delete form.dataset.submitPending;
-    }
+    if (submitting && [204, 409, 422].includes(status)) setSubmitPending(false);
     if (mine && UNAVAILABLE.includes(status)) {
-      if (submitting) submitPending = true;
+      if (submitting) setSubmitPending(true);
       unavailable(status);
     } else if (mine && (status === 401 || away)) {
-      if (submitting) submitPending = true;
+      if (submitting) setSubmitPending(true);
       signedOut(status === 401);
     } else if (status === 409) {
       resumed();
@@ -170,9 +174,10 @@
     } else if (mine && status === 204) {
       forget();  // submitted; the page moves on
     } else if (mine && status === 403) {
-      if (submitting) submitPending = true;
+      if (submitting) setSubmitPending(true);
       refused(submitPending);
     } else if (mine && !(status >= 200 && status < 300) && status !== 422) {
+      if (submitting) setSubmitPending(true);
       failed(status, event.detail.elt !== form);
     } else if (event.detail.elt === form) {
       if (status === 200) { recovered(); resumed(); savedEdits = editsAtRequest; notSubmitted(); }
@@ -332,6 +337,14 @@
     }));
   }
 
+  function setSubmitPending(on) {
+    submitPending = on;
+    try {
+      if (on) localStorage.setItem(pendingKey, "1"); else localStorage.removeItem(pendingKey);
+    } catch (e) { /* storage unavailable: this page still knows */ }
+    if (!on) delete form.dataset.submitPending;
+  }
+
   function saveNow() {
     htmx.ajax("POST", form.getAttribute("hx-post"), {
       source: form, target: "#save-status", swap: "outerHTML",
@@ -344,7 +357,7 @@
   // never got. After htmx has set up the form (its DOMContentLoaded handler), so both
   // autosave. The form says data-ready="1" once this is done: until then, answers this
   // browser kept for the task may still be taken up, e.g. those another tab typed just now.
-  function onReady() { typedBeforeReady(); restoreKept(); form.dataset.ready = "1"; }
+  function onReady() { typedBeforeReady(); restoreKept(); notSubmitted(); form.dataset.ready = "1"; }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", () => setTimeout(onReady, 0));
   } else {

@@ -274,8 +274,14 @@ def test_a_submit_that_got_no_answer_says_not_submitted_until_submitted(
     expect(status).to_contain_text("Not submitted yet")  # each save while it is pending
     assignment.refresh_from_db()
     assert assignment.status != Assignment.Status.SUBMITTED
+    page.reload()  # a reload still says so (remembered in this browser)
+    expect(status).to_contain_text("Not submitted yet")
+    expect(page.locator("#task-form")).to_have_attribute("data-submit-pending", "1")
     page.context.unroute("**/submit/")
     page.locator("#submit-btn").click()
     expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED
+    assert not page.evaluate(
+        "() => Object.keys(localStorage).filter((k) => k.startsWith('concord:submit-pending:'))"
+    )  # submitted: nothing remembered
