@@ -80,6 +80,20 @@ class QualificationResult(models.Model):
     def score(self) -> float | None:
         return self.correct / self.answered if self.answered else None
 
+    #: Why a round with no items stays pending (shown on the study's quality page).
+    NOT_GIVEN = (
+        "given no qualification item (the release could not add any to their queue; its "
+        "message says why): add one they can be given and release again, or pass or fail "
+        "them by hand"
+    )
+
+    @property
+    def pending_reason(self) -> str:
+        """Why the round is undecided when nothing the annotator can do will decide it:
+        it is decided over the items they were given (``annotation.quality.qualification
+        .given``), and they were given none. Empty otherwise."""
+        return self.NOT_GIVEN if self.passed is None and not self.items else ""
+
 
 class QualityEvent(models.Model):
     """The audit trail of quality-control decisions taken by hand (overrides, gold, sends)."""

@@ -14,7 +14,13 @@ from collections import defaultdict
 
 from django.db import transaction
 
-from annotation.models import AdjudicationRequest, GoldItem, QualificationResult, QualityEvent
+from annotation.models import (
+    AdjudicationRequest,
+    Assignment,
+    GoldItem,
+    QualificationResult,
+    QualityEvent,
+)
 
 from . import observations
 from .labels import Observation
@@ -72,10 +78,7 @@ def as_qualification(study, annotator, gold) -> list:
     in an assignment, once the unit was a qualification item. Work submitted before (an
     ordinary assignment on the same question) or imported was no qualification attempt and
     never passes or fails anyone."""
-    since = {
-        (g.task, g.question_id, g.unit): g.created_at
-        for g in GoldItem.objects.filter(study=study, purpose=GoldItem.Purpose.QUALIFICATION)
-    }
+    since = _since(study)
     return [
         o
         for o in observations.load(study, annotator, {task for task, _, _ in gold})
@@ -83,14 +86,49 @@ def as_qualification(study, annotator, gold) -> list:
     ]
 
 
+def _since(study) -> dict:
+    """Qualification unit -> when it became a qualification item."""
+    return {
+        (g.task, g.question_id, g.unit): g.created_at
+        for g in GoldItem.objects.filter(study=study, purpose=GoldItem.Purpose.QUALIFICATION)
+    }
+
+
+def given(study, annotator, gold) -> dict:
+    """The qualification units of ``gold`` the annotator was given *as* qualification: they
+    hold an assignment of the unit's task on its question that was not submitted before the
+    unit became an item (one released to them, or one already in their queue: their
+    submission there is their answer) and that was not withdrawn from them. A unit the
+    release could not give them (a ranking clash, a question they had done before, one they
+    adjudicate) is none of theirs, so it cannot keep their round pending for good. Their
+    round is decided over these units only; the set is what the admin's release made of
+    their queue, and nothing an annotator does removes an assignment from it (a skip or a
+    unit left unlabelled is an item not passed, :func:`evaluate`)."""
+    since = _since(study)
+    held = Assignment.objects.filter(
+        study=study, annotator=annotator, question_id__in={q for _, q, _ in gold}
+    ).exclude(status=Assignment.Status.WITHDRAWN)
+    mine: defaultdict[tuple, list] = defaultdict(list)  # one per setting held
+    for task, qid, at in held.values_list("task", "question_id", "submitted_at"):
+        mine[task, qid].append(at)
+    return {
+        unit: g
+        for unit, g in gold.items()
+        if any(at is None or at >= since[unit] for at in mine.get(unit[:2], ()))
+    }
+
+
 def evaluate(study, annotator) -> QualificationResult | None:
-    """(Re)compute one annotator's result from their submitted qualification items."""
+    """(Re)compute one annotator's result from their submitted qualification items: over
+    the items they were :func:`given` (none given: undecided, the quality page says why)."""
     gold = observations.gold_map(study, GoldItem.Purpose.QUALIFICATION)
     if not gold:
         return None
+    gold = given(study, annotator, gold)
     mine = as_qualification(study, annotator, gold)
     score = gold_scores(mine, gold).get(annotator.pk)
     skipped = observations.skipped(study, GoldItem.Purpose.QUALIFICATION, annotator)
+    skipped = {aid: [u for u in units if u in gold] for aid, units in skipped.items()}
     skipped = len(checks(mine, gold, skipped).skipped.get(annotator.pk, ()))  # not answered
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
