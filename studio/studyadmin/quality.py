@@ -761,7 +761,8 @@ def _why_not(annotator, items: list[GoldItem], purpose: str, status: str, submit
             )
         return (
             f"{what} from before it became a qualification item: that work does not count as "
-            "qualification; pass or fail them by hand, or choose a question they have not done"
+            "qualification; their round is decided over the items they are given (given none: "
+            "pass or fail them by hand, or choose a question they have not done)"
         )
     if purpose == Purpose.QUALIFICATION:
         return f"{what} (in their queue: their submission there is their qualification answer)"
