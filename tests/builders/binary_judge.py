@@ -52,23 +52,30 @@ GRADED = {
 }  # fmt: skip
 
 
-def _results_file(system: str) -> bytes:
+def _results_file(system: str, covered: dict, questions=QUESTIONS) -> bytes:
     """The judge's verdicts in the ResearcherBench results shape (``coverage_results``)."""
     records = []
-    for qid in QUESTIONS:
-        flags = [COVERED[(qid, system, p)] for p in (1, 2)]
+    for qid in questions:
+        flags = [covered[(qid, system, p)] for p in (1, 2)]
         records.append({"id": qid, "model": system, "result": {"coverage_results": [
             {"point": f"Point {p} of {qid}", "weight": w, "covered": b, "justification": "."}
             for p, w, b in zip((1, 2), WEIGHTS, flags, strict=True)]}})  # fmt: skip
     return json.dumps(records).encode()
 
 
-def binary_judge_study(name: str = "rb-expert") -> Study:
+def rb_world(name: str, questions: dict, human: dict, covered: dict, *, judge: str,
+             graded: dict | None = None, covered_label: bool = False) -> Study:  # fmt: skip
+    """Systems alpha and beta on ``questions`` (id -> field), two rubric items each
+    (``WEIGHTS``); experts' 0–4 labels ``human`` ((question, system, position) -> one label
+    per annotator, None: not labelled; ``covered_label``: each label's ``covered`` stored as
+    label ≥ 2), ``judge``'s ResearcherBench verdicts ``covered``, and ``graded`` (0–4) as
+    judge ``cov-graded`` if given."""
     study = Study.objects.create(name=name)
     systems = {s: System.objects.create(study=study, name=s) for s in ("alpha", "beta")}
-    anns = [Annotator.objects.create(pseudonym=f"{name}-ann{k}") for k in (1, 2, 3)]
-    graded = Judge.objects.create(name="cov-graded")
-    for qid, field in QUESTIONS.items():
+    n = len(next(iter(human.values())))
+    anns = [Annotator.objects.create(pseudonym=f"{name}-ann{k}") for k in range(1, n + 1)]
+    graded_judge = Judge.objects.create(name="cov-graded") if graded else None
+    for qid, field in questions.items():
         q = Question.objects.create(study=study, external_id=qid, text=f"{qid}?", field=field)
         rubric = Rubric.objects.create(question=q, kind="researcherbench")
         items = {p: RubricItem.objects.create(rubric=rubric, position=p, text=f"Point {p} of {qid}",
@@ -77,13 +84,20 @@ def binary_judge_study(name: str = "rb-expert") -> Study:
         for sname, system in systems.items():
             report = Report.objects.create(question=q, system=system)
             for p, item in items.items():
-                for ann, label in zip(anns, HUMAN[(qid, sname, p)], strict=True):
+                for ann, label in zip(anns, human[(qid, sname, p)], strict=True):
                     if label is not None:
+                        extra = {"covered": label >= 2} if covered_label else {}
                         RubricCoverage.objects.create(study=study, question=q, annotator=ann,
-                                                      report=report, item=item, label=label)  # fmt: skip
-                JudgeCoverage.objects.create(judge=graded, report=report, item=item,
-                                             label=GRADED[(qid, sname, p)])  # fmt: skip
+                                                      report=report, item=item, label=label,
+                                                      **extra)  # fmt: skip
+                if graded_judge:
+                    JudgeCoverage.objects.create(judge=graded_judge, report=report, item=item,
+                                                 label=graded[(qid, sname, p)])  # fmt: skip
     for system in systems:
-        import_judge_scores(_results_file(system), study=study.name, judge="rb-binary",
-                            format="researcherbench")  # fmt: skip
+        import_judge_scores(_results_file(system, covered, questions), study=study.name,
+                            judge=judge, format="researcherbench")  # fmt: skip
     return study
+
+
+def binary_judge_study(name: str = "rb-expert") -> Study:
+    return rb_world(name, QUESTIONS, HUMAN, COVERED, judge="rb-binary", graded=GRADED)
