@@ -167,6 +167,28 @@ def test_a_reimport_that_changes_only_types_is_an_update_and_is_exported(tmp_pat
     assert file_text(exported) == as_text(as_ints)
 
 
+def test_a_questions_reimport_that_changes_only_types_or_key_order_is_an_update(tmp_path):
+    """questions.json again with each record's keys in another order and an extra key's
+    ``2024`` written ``2024.0``: parsed dicts compare equal, the released text does not.
+    The questions are counted updated and the export writes the file imported last."""
+    questions, rubric = tmp_path / "questions.json", tmp_path / "rubric.json"
+    first = [{**q, "year": 2024} for q in QUESTIONS]
+    questions.write_text(json.dumps(first))
+    rubric.write_text(json.dumps(RUBRIC))
+    run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    again = run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    assert again.unchanged.get("Question") == 2 and "Question" not in again.updated
+    changed = [{"Subject": q["Subject"], "id": q["id"], "question": q["question"],
+                "category": q["category"], "year": 2024.0} for q in QUESTIONS]  # fmt: skip
+    assert changed == first  # what a dict's == says: no change
+    questions.write_text(json.dumps(changed))
+    rep = run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    assert rep.updated.get("Question") == 2, rep.summary()
+    assert "updated" in rep.summary()
+    exported = dump_questions(Study.objects.get(name="S"))["questions.json"]
+    assert file_text(exported) == as_text(changed) != as_text(first)
+
+
 @pytest.mark.parametrize(
     "change, field",
     [
