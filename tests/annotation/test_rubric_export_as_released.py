@@ -108,6 +108,23 @@ def test_the_tester_s_rubric_comes_back_as_imported_through_the_api(admin_user):
         ("Says why retrieval helps", 1.5)]  # fmt: skip
 
 
+def test_a_rubric_imported_before_0025_is_exported_marked_as_rebuilt(admin_user):
+    """A rubric imported before ``Rubric.released`` existed has no kept record (migration
+    0025 adds the column empty): its rubric.json record is rebuilt from the items (``"1"``
+    comes back as ``1``, ``2.0`` as ``2``, ``source`` dropped), and the export says so in a
+    note naming it, instead of passing it off as released. A kept one is not named."""
+    study, api = f.study(), admin_api(admin_user)
+    assert api_import(api, study, QUESTIONS, RUBRIC).status_code == 200
+    assert "rubric-rebuilt.txt" not in api_export(api, study)  # every record as released
+    Rubric.objects.filter(question__external_id="1").update(released=None)  # as before 0025
+    files = api_export(api, study)
+    [rebuilt] = [r for r in json.loads(files["rubric.json"]) if r["id"] != "2"]
+    assert rebuilt["id"] == 1 and rebuilt != RUBRIC[1]  # not the released record
+    note = files["rubric-rebuilt.txt"]
+    assert "1 of its 2 records are REBUILT" in note and "migration 0025" in note
+    assert note.split("Rebuilt records (question id):\n")[1].split() == ["1"]
+
+
 def test_the_import_says_extra_rubric_keys_are_kept_for_export(admin_user):
     study, api = f.study(), admin_api(admin_user)
     body = api_import(api, study, QUESTIONS, RUBRIC).json()
