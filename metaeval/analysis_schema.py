@@ -413,7 +413,10 @@ class DeepScholarKindSerializer(s.Serializer):
     n_questions = s.IntegerField(help_text="questions of those units (bootstrap clusters)")
     paper = _float(help_text="the paper's agreement (Table 3)")
     human_labels = s.IntegerField(help_text="expert labels of this kind in the selection")
-    unmatched = s.IntegerField(help_text="of those, labels of units the judge did not label")
+    unmatched = s.IntegerField(
+        help_text="expert labels (majority / adjudicated signal: units) "
+        "the judge did not label; see unmatched_note"
+    )
 
 
 class DeepScholarJudgeSerializer(s.Serializer):
@@ -423,6 +426,9 @@ class DeepScholarJudgeSerializer(s.Serializer):
 
 class DeepScholarAnalysisSerializer(s.Serializer):
     judges = DeepScholarJudgeSerializer(many=True)
+    unmatched_note = s.CharField(
+        required=False, help_text="what unmatched counted under the human signal"
+    )
     human_labels = s.DictField(child=s.IntegerField(), help_text="expert labels per kind")
     human_signal = HumanSignalSerializer(required=False)
 

@@ -43,7 +43,7 @@ def plan_answer(result: planning.Preview, committed: bool) -> dict:
     """A plan as the page shows it: counts, what is short or left out and why (the page's
     reasons, ``Preview.short`` and ``Preview.left_out``), each planned assignment
     (annotator pseudonym, question external id, report ids), and how many unstarted
-    assignments it withdraws (``withdrawn``). ``wanted`` is null when the
+    assignments it withdraws (``withdrawn``) and why (``withdrawn_reasons``). ``wanted`` is null when the
     plan asked no question for annotators (a budget plan of 0 new assignments)."""
     keys = result.question_keys
     return {
@@ -53,6 +53,8 @@ def plan_answer(result: planning.Preview, committed: bool) -> dict:
         "setting": result.setting,
         "assignments": result.summary.assignments,
         "withdrawn": len(result.withdrawn),
+        "withdrawn_reasons": [{"reason": why, "assignments": n}
+                              for why, n in result.withdrawn_why],
         "per_annotator": dict(result.annotator_rows()),
         "wanted": result.summary.wanted or None,
         "short": [{"question": u.key, "got": u.got, "wanted": u.wanted, "reason": u.reason}

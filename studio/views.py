@@ -316,12 +316,7 @@ def study_plan(request, study_id: int):
                     done = planning.commit(
                         study, spec, fingerprint=form.cleaned_data["fingerprint"] or None
                     )
-                    withdrawn = (
-                        f"; {len(done.withdrawn)} unstarted assignments no longer "
-                        "expertise-matched withdrawn"
-                        if done.withdrawn
-                        else ""
-                    )
+                    withdrawn = f"; {done.withdrawn_said()}" if done.withdrawn else ""
                     messages.success(
                         request,
                         f"{done.summary.assignments} assignments created "

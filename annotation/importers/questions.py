@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.models import Question, Rubric, RubricItem
+from annotation.models.jsontext import same_text
 from annotation.normalise import clean_text
 from annotation.units import JudgedUnitRemoved, write_rubric_items
 
@@ -280,13 +281,9 @@ def _released_changed(rubrics: dict[tuple[int, str], int], wanted: dict) -> dict
     """Rubric id -> the released record wanted (``None``: none) where it is not the one
     stored. Compared as JSON text, as stored: ``1`` and ``"1"``, ``2`` and ``2.0``, and the
     order of keys are differences (a dict's ``==`` sees none of the last two)."""
-    import json
-
     by_pk = {rubrics[key]: kept for key, kept in wanted.items()}
     stored = Rubric.objects.filter(pk__in=list(by_pk)).values_list("pk", "released")
-    return {
-        pk: by_pk[pk] for pk, kept in stored.iterator() if json.dumps(kept) != json.dumps(by_pk[pk])
-    }
+    return {pk: by_pk[pk] for pk, kept in stored.iterator() if not same_text(kept, by_pk[pk])}
 
 
 # --- The import of a question format (every question format registers through this) --------

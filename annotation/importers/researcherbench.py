@@ -182,10 +182,12 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
     imported from this format as its record was released, any other built from what is
     stored (``intent`` as the category, ``field`` as the Subject). A rubric imported from
     this format is its record as released (:func:`rubric_as_released`), in the rubric file's
-    record order; the others follow, built from the stored items in question order."""
+    record order; the others follow, built from the stored items in question order, and
+    are named in a third file, :data:`REBUILT_NOTE` (:func:`rebuilt_note`): not the
+    released records, which the export would otherwise pass them off as."""
     import json
 
-    questions, kept_rubrics, rubrics = [], [], []
+    questions, kept_rubrics, rubrics, rebuilt = [], [], [], []
     for q in study.questions.order_by("pk").prefetch_related("rubrics__items"):
         kept = q.released if isinstance(q.released, dict) else {}
         if kept.get("format") == FORMAT and isinstance(kept.get("data"), dict):
@@ -208,9 +210,34 @@ def dump_questions(study, *, rubric_kind: str = RUBRIC_KIND) -> dict[str, str]:
             rubrics.append({"id": released_id(q.external_id), "question": q.text,
                             "rubric": [{"point": i.text, "weight": released_weight(i.weight)}
                                        for i in items]})  # fmt: skip
+            rebuilt.append(q.external_id)
     rubrics = [record for *_, record in sorted(kept_rubrics, key=lambda k: k[:2])] + rubrics
     dumps = lambda data: json.dumps(data, ensure_ascii=False, indent=1) + "\n"  # noqa: E731
-    return {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
+    files = {"questions.json": dumps(questions), "rubric.json": dumps(rubrics)}
+    if rebuilt:
+        files[REBUILT_NOTE] = rebuilt_note(rebuilt, len(rubrics))
+    return files
+
+
+#: The export's note naming the rubric.json records rebuilt from stored items.
+REBUILT_NOTE = "rubric-rebuilt.txt"
+
+
+def rebuilt_note(question_ids: list[str], total: int) -> str:
+    """Why and which rubric.json records are rebuilt, not as released: their rubric has no
+    kept record (``Rubric.released``): imported before Concord kept them (migration 0025),
+    or from another format, or written here. Rebuilt records have ids as numbers, integer
+    weights as integers and only ``point`` and ``weight``: a released file's string ids,
+    ``2.0`` weights, extra keys and record order are not known."""
+    return (
+        f"rubric.json: {len(question_ids)} of its {total} records are REBUILT from the stored "
+        "rubric items, not written as their rubric.json released them (ids, weight types, "
+        "key order and extra keys may differ). Their rubrics were imported before Concord "
+        "kept the released rubric record (migration 0025) or from another format. To "
+        "export them as released, import their rubric.json again (questions, format "
+        "researcherbench, --rubric).\n"
+        "Rebuilt records (question id):\n" + "".join(f"{q}\n" for q in question_ids)
+    )
 
 
 def rubric_as_released(record: dict, items) -> dict:

@@ -27,6 +27,7 @@ from annotation.models import (
     citation_item,
     cited,
 )
+from annotation.models.jsontext import same_text
 from annotation.units import JudgedUnitRemoved, check_paragraphs_kept
 
 from .base import ImportFailed, ImportReport, Problem
@@ -336,7 +337,7 @@ def ensure_question_ids(
         updates = {
             name: value
             for name, value in fields.items()
-            if name in stored and value not in ("", None) and stored[name] != value
+            if name in stored and value not in ("", None) and not _same(name, stored[name], value)
         }
         if updates:
             changed.append(Question(pk=row[0], **{**stored, **updates}))
@@ -355,6 +356,15 @@ def ensure_question_ids(
         ids = dict(_ids_above(Question, before, "external_id", study=study.pk))
         out.update({row["external_id"]: ids[row["external_id"]] for row in new})
     return out
+
+
+def _same(name: str, stored, value) -> bool:
+    """A question's field as stored equals the import's; its released record
+    (``Question.released``, JSON kept as text) compared as its text: a type or key-order
+    change is one the export writes back."""
+    if name == "released":
+        return same_text(stored, value)
+    return stored == value
 
 
 def _question_ids(study: int, keys: list[str] | None) -> list[tuple[str, int]]:

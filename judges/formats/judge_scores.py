@@ -74,6 +74,7 @@ from annotation.importers.registry import (
 from annotation.importers.researcherbench import released_id, released_weight
 from annotation.importers.researchqa import LIST_KEY, released_entries
 from annotation.models import Report, RubricItem, Study
+from annotation.models.jsontext import same_text
 from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
 from judges.scoring import metrics, researcherbench, researchqa
@@ -561,9 +562,12 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
                 judge=judge, report_id__any_of={rid for rid, _ in scores}
             ).values_list("id", "report_id", "metric", "value", "rationale", "released")
         }
+        # the released record compared as the text stored (a type or key-order change is
+        # one the export would write back: updated, not unchanged)
         sync_rows(
             JudgeScore, rep, stored=stored, wanted=scores,
             fields=["value", "rationale", "released"],
+            same=lambda old, new: old[:2] == new[:2] and same_text(old[2], new[2]),
             new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
                                     "value": v[0], "rationale": v[1], "released": v[2]},
         )  # fmt: skip

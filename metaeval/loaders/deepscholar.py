@@ -40,6 +40,12 @@ class DeepScholarData:
     #: per row, the expert's annotator id (the majority / adjudicated signals leave out
     #: those who failed qualification, :func:`metaeval.stats.signal.failed_rows`)
     annotator: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    #: every expert label, matched or not (one entry each): its kind, unit code, label and
+    #: annotator, so ``unmatched`` can be counted under the human signal of the figures
+    #: (:func:`metaeval.analyses.deepscholar.unmatched`); None when not loaded
+    experts: dict[str, np.ndarray] | None = None
+    #: judge -> unit codes it labelled (of the units experts labelled)
+    judged_units: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) -> DeepScholarData:
@@ -67,14 +73,18 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
     judges = sorted(set(j[5]))
     rows, n_human, n_unmatched = [], {}, {}
     units: dict[tuple, int] = {}
+    codes, judged = [], {judge: set() for judge in judges}
     for kind, q, r, unit, label, _, annotator in zip(*h, strict=True):
         n_human[kind] = n_human.get(kind, 0) + 1
         matches = by_unit.get((kind, q, r, unit), [])
         labelled = {judge for judge, _ in matches}
+        code = units.setdefault((kind, q, r, unit), len(units))
+        codes.append(code)
         for judge in judges:
             if judge not in labelled:
                 n_unmatched[(judge, kind)] = n_unmatched.get((judge, kind), 0) + 1
-        code = units.setdefault((kind, q, r, unit), len(units))
+            else:
+                judged[judge].add(code)
         rows.extend((kind, q, judge, label, verdict, code, annotator)
                     for judge, verdict in matches)  # fmt: skip
     adj = None
@@ -95,6 +105,13 @@ def load_deepscholar(study_id: int, settings=None, adjudicated: bool = False) ->
         unit=np.asarray(cols[5], dtype=np.int64),
         adjudicated=adj,
         annotator=np.asarray(cols[6], dtype=np.int64),
+        experts={
+            "kind": np.asarray(h[0], dtype=object),
+            "unit": np.asarray(codes, dtype=np.int64),
+            "label": np.asarray(h[4], dtype=object),
+            "annotator": np.asarray(h[6], dtype=np.int64),
+        },
+        judged_units={judge: frozenset(c) for judge, c in judged.items()},
     )
 
 

@@ -111,8 +111,11 @@ class Preview:
     #: questions in the plan that get fewer annotators than wanted, with why
     short: list[Unassigned] = field(default_factory=list)
     #: unstarted assignments of an earlier plan this plan no longer gives their annotator,
-    #: withdrawn on commit (:func:`_no_longer_matched`): (assignment, annotator, question)
+    #: withdrawn on commit (:func:`_no_longer_matched`, :func:`_on_uncited_reports`):
+    #: (assignment, annotator, question)
     withdrawn: tuple[tuple[int, int, int], ...] = ()
+    #: why they are withdrawn, for the admin: (reason, how many), one row per reason
+    withdrawn_why: tuple[tuple[str, int], ...] = ()
 
     @property
     def skipped(self) -> list[str]:
@@ -132,6 +135,11 @@ class Preview:
     def annotator_rows(self) -> list[tuple[str, int]]:
         counts = self.summary.per_annotator
         return sorted(((self.names[a], counts.get(a, 0)) for a in self.names), key=str)
+
+    def withdrawn_said(self) -> str:
+        """The withdrawn assignments in one phrase for the admin's message (each reason
+        with its count), "" when the plan withdraws nothing."""
+        return "; ".join(f"{n} unstarted assignments {why}" for why, n in self.withdrawn_why)
 
     def reasons(self) -> list[tuple[str, int]]:
         """Each reason a question got no or too few annotators, most frequent first."""
@@ -217,11 +225,8 @@ def _drop_uncited(study: Study, reports, available) -> Counter:
     distinct ones. Why not a smaller minimum for such a report: its citation precision and
     recall are ratios over its claims (``Study.CLAIMS_LEAST``), and a report judged on
     fewer claims than the others would not be compared on the same footing."""
+    markers = _markers(reports)
     least = int(study.setting("claims_min"))
-    markers: Counter = Counter()
-    cited = Paragraph.objects.filter(report__in=reports).exclude(anchors=[])
-    for rid, anchors in cited.values_list("report_id", "anchors"):
-        markers[rid] += len(anchors or ())
     lost: Counter = Counter()
     for qid, systems in available.items():
         for system, rid in list(systems.items()):
@@ -229,6 +234,53 @@ def _drop_uncited(study: Study, reports, available) -> Counter:
                 del systems[system]
                 lost[qid] += 1
     return lost
+
+
+def _markers(reports) -> Counter:
+    """report id -> how many citation markers its paragraphs hold (``reports``: a queryset
+    or ids)."""
+    markers: Counter = Counter()
+    cited = Paragraph.objects.filter(report__in=reports).exclude(anchors=[])
+    for rid, anchors in cited.values_list("report_id", "anchors"):
+        markers[rid] += len(anchors or ())
+    return markers
+
+
+def _on_uncited_reports(study: Study, task: str) -> tuple[tuple[int, int, int], ...]:
+    """(assignment, annotator, question) of the task's unstarted assignments (any setting)
+    showing a report with fewer citation markers than the study's ``claims_min``, when the
+    task asks cited claims (metric-wise). Plans made before :func:`_drop_uncited` gave such
+    reports, and their submit can never pass ("select 3–5 claims; you have 0"), so a re-plan
+    takes them back instead of the admin withdrawing them by hand.
+
+    Only work nobody began, as :func:`_no_longer_matched`: not started, never opened,
+    holding nothing (``holding_work``), never a gold or qualification item (the quality
+    page's). Started or submitted work on such a report stays: an annotator's work is never
+    lost, and the admin decides about it."""
+    if not readiness.NEEDS[task].cited_claims:
+        return ()
+    rows = list(
+        Assignment.objects.filter(
+            study=study, task=task, status=Assignment.Status.NOT_STARTED,
+            started_at__isnull=True,
+        ).values_list("pk", "annotator_id", "question_id", "report_order")
+    )  # fmt: skip
+    shown = {r for *_, order in rows for r in order or ()}
+    if not shown:
+        return ()
+    markers, least = _markers(shown), int(study.setting("claims_min"))
+    unfit = [
+        (pk, aid, qid)
+        for pk, aid, qid, order in rows
+        if any(markers[r] < least for r in order or ())
+    ]
+    if not unfit:
+        return ()
+    gold = set(
+        GoldItem.objects.filter(study=study, task=task).values_list("question_id", flat=True)
+    )
+    opened = holding_work(pk for pk, _, _ in unfit)
+    return tuple(sorted(u for u in unfit if u[0] not in opened and u[2] not in gold))
 
 
 def _uncited_said(study: Study) -> str:
@@ -387,7 +439,24 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
     )
     # A re-plan by expertise takes back what it would no longer give: the withdrawn
     # assignments count towards no overlap, so the plan gives their place to an expert.
-    withdrawn = _no_longer_matched(study, spec.task) if spec.strategy == "expertise" else ()
+    unmatched = _no_longer_matched(study, spec.task) if spec.strategy == "expertise" else ()
+    # Any re-plan of metric-wise takes back the unstarted assignments that show a report
+    # it no longer plans (too few citations: :func:`_drop_uncited`); their place goes to
+    # the question's remaining reports.
+    uncited_given = _on_uncited_reports(study, spec.task)
+    withdrawn = tuple(sorted({*unmatched, *uncited_given}))
+    withdrawn_why = tuple(
+        (why, len(rows))
+        for why, rows in (
+            ("no longer expertise-matched withdrawn", unmatched),
+            (
+                f"on reports with fewer than {study.setting('claims_min')} citations "
+                "withdrawn (started work on them is kept)",
+                set(uncited_given) - set(unmatched),
+            ),
+        )
+        if rows
+    )
     for _, aid, qid in withdrawn:
         existing[qid] = set(existing.get(qid, ())) - {aid}
         seen[qid] = seen.get(qid, frozenset()) | {aid}
@@ -508,6 +577,7 @@ def preview(study: Study, spec: PlanSpec) -> Preview:
         left_out=left_out,
         short=short,
         withdrawn=withdrawn,
+        withdrawn_why=withdrawn_why,
     )
 
 
@@ -555,7 +625,8 @@ def commit(study: Study, spec: PlanSpec, *, fingerprint: str | None = None) -> P
 
 
 def _withdraw(withdrawn) -> None:
-    """Withdraw the assignments a re-plan no longer gives (:func:`_no_longer_matched`), as a
+    """Withdraw the assignments a re-plan no longer gives (:func:`_no_longer_matched`,
+    :func:`_on_uncited_reports`), as a
     reassignment does: status WITHDRAWN, never deleted. Refused (nothing written: the
     caller's transaction) if one was opened since the plan was computed."""
     ids = [pk for pk, _, _ in withdrawn]

@@ -10,8 +10,11 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from annotation.models import Assignment, Paragraph, Question, Report
+from annotation.assignment import SETTING_OF
+from annotation.models import Assignment, Draft, Paragraph, Question, Report
+from studio.api import plan_answer
 from studio.studyadmin.planning import PlanSpec, commit, preview
 from tests.builders.planning import make_annotators, make_study
 
@@ -77,3 +80,66 @@ def test_other_tasks_still_show_a_report_without_citations(study):
     p = preview(study, PlanSpec(task="medal_ranking", overlap=1, seed=1))
     assert not p.left_out
     assert q0.pk in {a.question for a in p.plan.assignments}
+
+
+def test_a_replan_withdraws_unstarted_metric_wise_work_on_uncited_reports_only(study):
+    """Assignments made before the rule (by hand here: the plan no longer gives them) on a
+    report citing too little: a re-plan withdraws the unstarted one and says so; started and
+    submitted work on such a report stays, and so does unstarted work on cited reports."""
+    study, q0, q1 = study
+    ann = make_annotators(3, prefix="Old")
+    s0_of_q1 = Report.objects.get(question=q1, system__name="S0").pk
+    others = sorted(Report.objects.filter(question=q1).exclude(pk=s0_of_q1)
+                    .values_list("pk", flat=True))  # fmt: skip
+    q2 = Question.objects.filter(study=study).order_by("pk")[2]
+    cited = sorted(Report.objects.filter(question=q2).values_list("pk", flat=True))[:2]
+    setting = SETTING_OF["random"]
+
+    def given(annotator, question, reports, **status):
+        return Assignment.objects.create(
+            study=study, annotator=annotator, question=question, task="metric_wise",
+            setting=setting, report_order=reports, **status,
+        )  # fmt: skip
+
+    unstarted = given(ann[0], q1, [s0_of_q1, others[0]])
+    started = given(ann[1], q1, [s0_of_q1, others[0]], status=Assignment.Status.IN_PROGRESS,
+                    started_at=timezone.now())  # fmt: skip
+    Draft.objects.create(assignment=started, version=1)
+    submitted = given(ann[2], q0, list(Report.objects.filter(question=q0).values_list("pk",
+                      flat=True))[:2], status=Assignment.Status.SUBMITTED)  # fmt: skip
+    fine = given(ann[0], q2, cited)
+    spec = PlanSpec(task="metric_wise", overlap=2, seed=1)
+    shown = preview(study, spec)
+    assert [pk for pk, _, _ in shown.withdrawn] == [unstarted.pk]
+    assert Assignment.objects.get(pk=unstarted.pk).status == Assignment.Status.NOT_STARTED
+    done = commit(study, spec, fingerprint=shown.fingerprint)
+    status = dict(Assignment.objects.values_list("pk", "status"))
+    assert status[unstarted.pk] == Assignment.Status.WITHDRAWN
+    assert status[started.pk] == Assignment.Status.IN_PROGRESS
+    assert Draft.objects.filter(assignment=started).exists()
+    assert status[submitted.pk] == Assignment.Status.SUBMITTED
+    assert status[fine.pk] == Assignment.Status.NOT_STARTED
+    # the admin is told what was withdrawn and why (page message, API, command)
+    assert "1 unstarted assignments on reports with fewer than 3 citations" in (
+        done.withdrawn_said()
+    )
+    answer = plan_answer(done, True)
+    assert answer["withdrawn"] == 1
+    assert "fewer than 3 citations" in answer["withdrawn_reasons"][0]["reason"]
+    # the question is planned again on its cited reports only
+    new = Assignment.objects.filter(question=q1, pk__gt=fine.pk)
+    assert new.exists() and all(s0_of_q1 not in a.report_order for a in new)
+    assert preview(study, spec).withdrawn == ()
+
+
+def test_the_command_says_it_withdraws_unstarted_work_on_uncited_reports(study):
+    study, _q0, q1 = study
+    [ann] = make_annotators(1, prefix="Old")
+    s0_of_q1 = Report.objects.get(question=q1, system__name="S0").pk
+    Assignment.objects.create(study=study, annotator=ann, question=q1, task="metric_wise",
+                              setting=SETTING_OF["random"], report_order=[s0_of_q1])  # fmt: skip
+    out = io.StringIO()
+    call_command("assign", study=study.name, task="metric_wise", overlap=2, stdout=out)
+    assert "would withdraw 1 unstarted assignments on reports with fewer than 3 citations" in (
+        out.getvalue()
+    )

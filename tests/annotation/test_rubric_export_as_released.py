@@ -108,6 +108,23 @@ def test_the_tester_s_rubric_comes_back_as_imported_through_the_api(admin_user):
         ("Says why retrieval helps", 1.5)]  # fmt: skip
 
 
+def test_a_rubric_imported_before_0025_is_exported_marked_as_rebuilt(admin_user):
+    """A rubric imported before ``Rubric.released`` existed has no kept record (migration
+    0025 adds the column empty): its rubric.json record is rebuilt from the items (``"1"``
+    comes back as ``1``, ``2.0`` as ``2``, ``source`` dropped), and the export says so in a
+    note naming it, instead of passing it off as released. A kept one is not named."""
+    study, api = f.study(), admin_api(admin_user)
+    assert api_import(api, study, QUESTIONS, RUBRIC).status_code == 200
+    assert "rubric-rebuilt.txt" not in api_export(api, study)  # every record as released
+    Rubric.objects.filter(question__external_id="1").update(released=None)  # as before 0025
+    files = api_export(api, study)
+    [rebuilt] = [r for r in json.loads(files["rubric.json"]) if r["id"] != "2"]
+    assert rebuilt["id"] == 1 and rebuilt != RUBRIC[1]  # not the released record
+    note = files["rubric-rebuilt.txt"]
+    assert "1 of its 2 records are REBUILT" in note and "migration 0025" in note
+    assert note.split("Rebuilt records (question id):\n")[1].split() == ["1"]
+
+
 def test_the_import_says_extra_rubric_keys_are_kept_for_export(admin_user):
     study, api = f.study(), admin_api(admin_user)
     body = api_import(api, study, QUESTIONS, RUBRIC).json()
@@ -165,6 +182,28 @@ def test_a_reimport_that_changes_only_types_is_an_update_and_is_exported(tmp_pat
     assert rep.updated.get("Rubric") == 2
     exported = dump_questions(Study.objects.get(name="S"))["rubric.json"]
     assert file_text(exported) == as_text(as_ints)
+
+
+def test_a_questions_reimport_that_changes_only_types_or_key_order_is_an_update(tmp_path):
+    """questions.json again with each record's keys in another order and an extra key's
+    ``2024`` written ``2024.0``: parsed dicts compare equal, the released text does not.
+    The questions are counted updated and the export writes the file imported last."""
+    questions, rubric = tmp_path / "questions.json", tmp_path / "rubric.json"
+    first = [{**q, "year": 2024} for q in QUESTIONS]
+    questions.write_text(json.dumps(first))
+    rubric.write_text(json.dumps(RUBRIC))
+    run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    again = run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    assert again.unchanged.get("Question") == 2 and "Question" not in again.updated
+    changed = [{"Subject": q["Subject"], "id": q["id"], "question": q["question"],
+                "category": q["category"], "year": 2024.0} for q in QUESTIONS]  # fmt: skip
+    assert changed == first  # what a dict's == says: no change
+    questions.write_text(json.dumps(changed))
+    rep = run("questions", questions, study="S", format="researcherbench", rubric=rubric)
+    assert rep.updated.get("Question") == 2, rep.summary()
+    assert "updated" in rep.summary()
+    exported = dump_questions(Study.objects.get(name="S"))["questions.json"]
+    assert file_text(exported) == as_text(changed) != as_text(first)
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,30 @@ def test_researcherbench_results_come_back_as_released(client, admin_user):
     assert not rebuilt["result"]["coverage_results"][0]["covered"]
 
 
+def test_a_results_reimport_that_changes_only_types_or_key_order_is_an_update():
+    """The results file again with ``m_weighted`` and ``total_weight`` written ``5.0`` and
+    ``6.0`` and the result's keys in another order: equal as parsed dicts, not as the file.
+    The score is counted updated (not unchanged) and the export writes the new record."""
+    study = researcherbench_study("B")
+    run("judge_scores", JUDGE_EXAMPLES / "researcherbench_results.json", study=study,
+        format="researcherbench", judge="j")  # fmt: skip
+    [record] = json.loads((JUDGE_EXAMPLES / "researcherbench_results.json").read_text())
+    result = record["result"]
+    changed = [{**record, "result": {"recall": result["recall"],
+                                     "total_weight": float(result["total_weight"]),
+                                     "m_weighted": float(result["m_weighted"]),
+                                     "coverage_results": result["coverage_results"]}}]  # fmt: skip
+    assert changed == [record]  # what a dict's == says: no change
+    rep = run("judge_scores", json.dumps(changed).encode(), study=study,
+              format="researcherbench", judge="j")  # fmt: skip
+    assert rep.updated.get("JudgeScore") == 1, rep.summary()
+    assert "JudgeScore" not in rep.unchanged
+    assert as_written(dumped("researcherbench", study, judge="j")) == as_written(changed)
+    again = run("judge_scores", json.dumps(changed).encode(), study=study,
+                format="researcherbench", judge="j")  # fmt: skip
+    assert "JudgeScore" not in again.updated
+
+
 def as_written(data) -> str:
     """JSON text that tells ``1`` from ``"1"`` and ``3`` from ``3.0`` and keeps key order."""
     return json.dumps(data, ensure_ascii=False)

@@ -262,6 +262,48 @@ def test_deepscholar_table3(world):
     assert signal["adjudicated"] == 0 and signal["tied"] == 1
 
 
+def test_deepscholar_unmatched_counts_under_the_figures_signal(world):
+    """Nugget n2 of each question is labelled by the experts, never by the judge: q0 vital,
+    vital, non-vital (a majority); q1 vital, non-vital (a tie), adjudicated vital. Each
+    expert label: 5 unmatched; majority: q0's unit only, 1; adjudicated: both units, 2.
+    n1 (labelled by the judge) is never unmatched."""
+    from annotation.models import Annotator, DeepScholarLabel, Question
+    from judges.models import JudgeDeepScholarLabel
+    from tests.builders.signal import decide
+
+    study, judge = world
+    anns = list(Annotator.objects.filter(pseudonym__startswith="signal-ann").order_by("pk"))
+    q0, q1 = Question.objects.filter(study=study).order_by("external_id")
+    for q, labels in ((q0, ("vital", "vital", "non_vital")), (q1, ("vital", "non_vital"))):
+        for unit in ("n1", "n2"):
+            for ann, label in zip(anns, labels, strict=False):
+                DeepScholarLabel.objects.create(study=study, question=q, annotator=ann,
+                                                kind="nugget_importance", unit=unit,
+                                                label=label)  # fmt: skip
+        JudgeDeepScholarLabel.objects.create(judge=judge, question=q, kind="nugget_importance",
+                                             unit="n1", label="vital")  # fmt: skip
+    decide(study, q1, "nugget_importance", "n2", "vital",
+           Annotator.objects.get(pseudonym="signal-adj"))  # fmt: skip
+
+    def unmatched(r):
+        kinds = r["judges"][0]["kinds"]
+        return next(k for k in kinds if k["kind"] == "nugget_importance")["unmatched"]
+
+    assert _by_mode(study, "deepscholar_agreement", unmatched) == {
+        None: 5,
+        "each": 5,
+        "majority": 1,
+        "adjudicated": 2,
+    }
+    majority = _result(study, "deepscholar_agreement", "majority")
+    assert "one per unit under the majority signal" in majority["unmatched_note"]
+    assert "Unmatched: units the judge did not label" in majority["human_signal"]["note"]
+    assert (
+        "each expert label counts"
+        in _result(study, "deepscholar_agreement", None)["unmatched_note"]
+    )
+
+
 def test_an_adjudication_of_another_task_is_not_read(world):
     """A section reads only its own task's adjudications: a coverage adjudication leaves
     the claim-support figures at the majority's."""

@@ -55,10 +55,10 @@ class Command(BaseCommand):
         self.stdout.write(f"{verb} {s.assignments} assignments ({spec.task}, {result.setting})")
         if result.withdrawn:
             withdraw = "withdrew" if o["commit"] else "would withdraw"
-            self.stdout.write(
-                f"{withdraw} {len(result.withdrawn)} unstarted assignments no longer "
-                "expertise-matched"
-            )
+            for why, n in result.withdrawn_why:
+                self.stdout.write(
+                    f"{withdraw} {n} unstarted assignments {why.removesuffix(' withdrawn')}"
+                )
         self.stdout.write(
             "overlap achieved: " + ", ".join(f"{k}: {n}" for k, n in s.overlap.items())
         )
