@@ -5,11 +5,9 @@ URL (found by a tester with a researcher's token on ``/api/judgments/<kind>/``).
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from tests.builders.content import make_question, make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -20,9 +18,7 @@ def client():
     make_question(study, n_reports=1, paragraphs=1)
     researcher = make_user("format_researcher", "researcher")
     study.researchers.add(researcher)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
-    return api
+    return token_client(researcher)
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,10 @@ schema documents with a ``study`` parameter, so a list added later is held to th
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.builders.content import make_question, make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -44,8 +43,7 @@ def world():
         make_question(study, n_reports=1, paragraphs=1)
     researcher = make_user("filter_researcher", "researcher")
     mine.researchers.add(researcher)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    client = token_client(researcher)
     missing = theirs.pk + mine.pk + 1000
     return client, mine, theirs, missing
 

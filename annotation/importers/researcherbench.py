@@ -362,7 +362,11 @@ register(
             'questions.json: [{"id": 1, "question": "<text>", "category": "<type>",\n'
             '                  "Subject": "<subject>"}, ...]\n'
             'rubric.json (the rubric file): [{"id": 1, "question": "<text>",\n'
-            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]'
+            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]\n'
+            "The export (a .zip) writes both files as imported. A rubric with no kept\n"
+            "record (imported before migration 0025, or from another format) is rebuilt\n"
+            f"from its stored items and named in a third file, {REBUILT_NOTE}, which\n"
+            "says how to get it as released; the import reads only the two JSON files."
         ),
         example=Example(
             EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}

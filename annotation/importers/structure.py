@@ -668,12 +668,15 @@ def _insert_read_back(
 def _changed(items, rep: ImportReport, new_ids: set[int]):
     """The reports whose structure differs from what is stored, and the ids of those of
     them that had a structure; changed originals saved, every report counted. A report
-    created now has no structure yet (nothing to read)."""
+    created now has no structure yet (nothing to read). An original (with the records
+    kept as released, :mod:`.released`) is compared as its stored text
+    (:func:`same_text`): a record changed only in value types or key order is stored and
+    the report counted updated, so the export writes the file imported last."""
     current = stored_canonical([r.pk for r, _, _ in items if r.pk not in new_ids])
     empty = ([], [])
     to_write, originals = [], {}
     for report, parsed, original in items:
-        if report.original != original:
+        if not same_text(report.original, original):
             report.original = original
             originals[report.pk] = original
         if report.pk in new_ids:  # no structure stored: equal only when it has none either

@@ -222,7 +222,7 @@ def load(
         touched |= {rid for pair in rows["pairwise"] for rid in pair}
         # what this file's judgments decide, from the labels just written (not read back)
         finalize(judge_obj, study.pk, reports=touched, coverage=labels, items=index.item_ids)
-        _keep_released(judge_obj, rows["released"])
+        _keep_released(judge_obj, rows["released"], rep)
 
 
 # --- Parsers: return {"coverage": {(report, item): (label, covered, rationale)},
@@ -574,21 +574,28 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
     return labels
 
 
-def _keep_released(judge: Judge, kept: dict[int, dict]) -> None:
+def _keep_released(judge: Judge, kept: dict[int, dict], rep: ImportReport) -> None:
     """Each report's coverage-file record (shape, number) on its coverage score, which
     :func:`finalize` has just set, so :func:`dump_coverage` writes the file's shape back
     (a list file as a list, as :func:`annotation.importers.researchqa.dump_responses`
-    does). Only changed ones are written: one read, one update."""
+    does). Only changed ones are written: one read, one update.
+
+    Compared as the text stored (:func:`same_text`): a listed record changed only in
+    value types (``1`` vs ``1.0``) or key order is written over and its score counted
+    updated, so the export writes the file imported last. A score that kept no record
+    before (its first import, which the labels' counts already tell) is not counted."""
     if not kept:
         return
-    changed = [
-        (pk, kept[rid])
-        for pk, rid, old in JudgeScore.objects.filter(
-            judge=judge, metric="rubric_coverage", report_id__any_of=set(kept)
-        ).values_list("id", "report_id", "released")
-        if old != kept[rid]
-    ]
+    changed, replaced = [], 0
+    for pk, rid, old in JudgeScore.objects.filter(
+        judge=judge, metric="rubric_coverage", report_id__any_of=set(kept)
+    ).values_list("id", "report_id", "released"):
+        if not same_text(old, kept[rid]):
+            changed.append((pk, kept[rid]))
+            replaced += old is not None
     update_rows(JudgeScore, ["released"], changed)
+    if replaced:
+        rep.count("updated", "JudgeScore", replaced)
 
 
 PARSERS = {

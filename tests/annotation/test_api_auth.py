@@ -7,6 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.builders import world as f
+from tests.builders.users import token_client
 
 
 @pytest.mark.django_db
@@ -20,8 +21,7 @@ def test_obtain_token_and_use_it(researcher_user):
     token = response.json()["token"]
     assert Token.objects.get(user=researcher_user).key == token
 
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    client = token_client(key=token)
     listed = client.get(reverse("study-list"))
     assert listed.status_code == 200
     assert [s["name"] for s in listed.json()["results"]] == ["Visible"]
@@ -41,8 +41,7 @@ def test_wrong_password_gets_no_token(researcher_user):
 def test_bad_token_is_refused(researcher_user):
     """401 as the schema documents (issue 12): TokenAuthentication comes first in settings,
     so the answer carries its WWW-Authenticate challenge (with the reason)."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    client = token_client(key="not-a-real-token")
     response = client.get(reverse("study-list"))
     assert response.status_code == 401
     assert response.json()["detail"] == "Invalid token."
@@ -51,9 +50,7 @@ def test_bad_token_is_refused(researcher_user):
 @pytest.mark.django_db
 def test_token_carries_the_role(annotator_user):
     """A token is the user: an annotator's token still cannot read studies."""
-    token = Token.objects.create(user=annotator_user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client = token_client(annotator_user)
     assert client.get(reverse("study-list")).status_code == 403
     assert client.get(reverse("assignment-list")).status_code == 200
 

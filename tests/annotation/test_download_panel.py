@@ -10,12 +10,11 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from annotation.importers.registry import FORMATS, Format, writable
 from annotation.models import Annotator, Study
 from studio.studyadmin.downloads import download_panel
-from tests.builders.users import make_user, signed_in
+from tests.builders.users import make_user, signed_in, token_client
 
 
 class Panel(HTMLParser):
@@ -191,7 +190,7 @@ def test_who_may_download_with_a_session_or_a_token(demo, people):
     for role, status in expected.items():
         session = Client()
         session.force_login(people[role])
-        token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=people[role]).key}")
+        token = token_client(people[role], api=False)
         for how, client in (("session", session), ("token", token)):
             got = client.get(url)
             assert got.status_code == status, (role, how)
@@ -202,7 +201,7 @@ def test_who_may_download_with_a_session_or_a_token(demo, people):
     assert len(files) == 1 and next(iter(files)).count(b"\n") == demo.questions.count()
     anonymous = Client().get(url)
     assert anonymous.status_code == 302 and reverse("login") in anonymous["Location"]
-    assert Client(HTTP_AUTHORIZATION="Token not-a-real-token").get(url).status_code == 401
+    assert token_client(key="not-a-real-token", api=False).get(url).status_code == 401
 
 
 def test_a_researcher_finds_the_panel_on_the_progress_page(demo, people):

@@ -15,6 +15,7 @@ from annotation.importers import run
 from annotation.importers.registry import FORMATS, KINDS, formats
 from annotation.models import Study
 from tests.annotation.test_import_common import table_counts
+from tests.builders.users import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -121,13 +122,11 @@ def test_a_script_downloads_an_example_with_its_api_token(admin_user):
     its token it got the login page (302); the token works as for every download, and a
     wrong token is a 401, never the login page."""
     from django.test import Client
-    from rest_framework.authtoken.models import Token
 
     fmt = FORMATS[("questions", "jsonl")]
     url = reverse("format_example", args=["questions", "jsonl", fmt.example.file])
-    key = Token.objects.create(user=admin_user).key
-    got = Client(HTTP_AUTHORIZATION=f"Token {key}").get(url)
+    got = token_client(admin_user, api=False).get(url)
     assert got.status_code == 200
     assert b"".join(got.streaming_content) == fmt.example.path.read_bytes()
-    assert Client(HTTP_AUTHORIZATION="Token not-a-real-token").get(url).status_code == 401
+    assert token_client(key="not-a-real-token", api=False).get(url).status_code == 401
     assert Client().get(url).status_code == 302  # a browser without a session: login page

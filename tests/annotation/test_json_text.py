@@ -64,3 +64,31 @@ def test_json_kept_as_text_compares_whole_values_and_refuses_lookups_inside():
         Report.objects.filter(original__released=1).count()
     with pytest.raises(FieldError):
         Report.objects.filter(citations__contains=[{"key": "1"}]).count()
+
+
+#: Pairs :func:`same_text` must judge as ``json.dumps`` would: a type or key order apart,
+#: NaN / infinity against null (orjson writes all three as null), what orjson refuses.
+PAIRS = [
+    ({"a": 1}, {"a": 1.0}),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+    ({"a": True}, {"a": 1}),
+    ({"a": "1"}, {"a": 1}),
+    ({"a": math.nan}, {"a": None}),
+    ({"a": math.inf}, {"a": math.nan}),
+    ({"a": math.nan}, {"a": float("nan")}),
+    ({"a": -0.0}, {"a": 0.0}),
+    ({"a": 2**70}, {"a": 2**70}),
+    ({"a": 2**70}, {"a": float(2**70)}),
+    ({1: 2}, {"1": 2}),
+    ({"a": [1, "é", None]}, {"a": [1, "é", None]}),
+    ({}, None),
+    (None, None),
+]
+
+
+@pytest.mark.parametrize("a, b", PAIRS, ids=range(len(PAIRS)))
+def test_same_text_is_json_dumps_equality(a, b):
+    from annotation.models.jsontext import same_text
+
+    assert same_text(a, b) is (json.dumps(a) == json.dumps(b))
+    assert same_text(b, a) is (json.dumps(b) == json.dumps(a))

@@ -8,12 +8,10 @@ text of the same URL listed ``kind`` and ``file_format`` as known options."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from tests.builders.content import make_question, make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +22,7 @@ def world():
     make_question(study, n_reports=1, paragraphs=1)
     researcher = make_user("path_researcher", "researcher")
     study.researchers.add(researcher)
-    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    client = token_client(researcher, api=False)
     return study, client
 
 

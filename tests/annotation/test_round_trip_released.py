@@ -226,3 +226,30 @@ def test_researchqa_items_keep_a_weight_and_name_every_key_they_do_not_read(tmp_
     # the item's own key comes back where it was; the rubric item's does not
     assert list(exported[0]) == list(items[0])
     assert exported[0]["source_paper"] == "2401.00001"
+
+
+@pytest.mark.parametrize("fmt", ["researcherbench", "researchqa"])
+def test_a_reports_reimport_that_changes_only_types_or_key_order_is_an_update(tmp_path, fmt):
+    """The same responses again with each record's keys in another order and an extra
+    key's ``2024`` written ``2024.0``: parsed dicts compare equal, the released text does
+    not. The reports are counted updated and the export writes the file imported last."""
+    key, answer = ("id", "response") if fmt == "researcherbench" else ("corpusid_sectionid",
+                                                                        "answer")  # fmt: skip
+    ids = [1, 2] if fmt == "researcherbench" else ["rqa-001", "rqa-002"]
+    first = [{key: qid, "question": f"Question {i}?", answer: f"## Part\n\nAnswer {i}.\n",
+              "year": 2024} for i, qid in enumerate(ids, start=1)]  # fmt: skip
+    if fmt == "researchqa":
+        first = [{k: v for k, v in r.items() if k != "question"} for r in first]
+    path = tmp_path / "outputs.json"
+    path.write_text(json.dumps(first), encoding="utf-8")
+    run("reports", path, study="S", format=fmt, system="sys")
+    again = run("reports", path, study="S", format=fmt, system="sys")
+    assert again.unchanged.get("Report") == 2 and "Report" not in again.updated
+    changed = [{**dict(reversed(list(r.items()))), "year": 2024.0} for r in first]
+    assert changed == first  # what a dict's == says: no change
+    path.write_text(json.dumps(changed), encoding="utf-8")
+    rep = run("reports", path, study="S", format=fmt, system="sys")
+    assert rep.updated.get("Report") == 2, rep.summary()
+    exported = dump("reports", fmt, "S", tmp_path / "out", system="sys")["sys.json"]
+    assert json.dumps(read(exported)) == json.dumps(changed) != json.dumps(first)
+    assert "Report" not in run("reports", path, study="S", format=fmt, system="sys").updated

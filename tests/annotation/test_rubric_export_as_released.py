@@ -283,3 +283,25 @@ def test_the_released_files_come_back_as_text(tmp_path, variant):
     run("questions", tmp_path / "again-questions.json", study="second",
         format="researcherbench", rubric=tmp_path / "again-rubric.json")  # fmt: skip
     assert dump_questions(Study.objects.get(name="second")) == first
+
+
+def test_the_questions_format_describes_the_rebuilt_note_where_its_files_are(
+    admin_user, client, capsys
+):
+    """The export may add ``rubric-rebuilt.txt`` (above): the format's shape, shown by
+    ``import_questions --help`` and the study's import page, names that file beside
+    questions.json and rubric.json, so a reader of the zip knows what it is."""
+    from django.core.management import call_command
+
+    from annotation.importers.researcherbench import REBUILT_NOTE
+
+    with pytest.raises(SystemExit):
+        call_command("import_questions", "--help")
+    help_text = " ".join(capsys.readouterr().out.split())
+    described = help_text.split("--format researcherbench")[1].split("--format ")[0]
+    assert REBUILT_NOTE in described and "rubric.json" in described
+    client.force_login(admin_user)
+    study = Study.objects.create(name="S")
+    page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
+    shown = page.split('id="format-questions-researcherbench"')[1].split('id="format-')[0]
+    assert REBUILT_NOTE in shown

@@ -1,5 +1,5 @@
 """Accounts: a user with a role, and an annotator profile where the role needs one; a test
-client logged in as one."""
+client logged in as one, or one that sends an API token (:func:`token_client`)."""
 
 from __future__ import annotations
 
@@ -28,3 +28,22 @@ def signed_in(user, *, api: bool = False):
     client = APIClient() if api else Client()
     client.force_login(user)
     return client
+
+
+def token_client(user=None, *, key: str | None = None, api: bool = True):
+    """A test client that sends ``Authorization: Token <key>`` with every request, as a
+    researcher's script or notebook does (no session): ``user``'s API token, created here
+    (as the token endpoint would), or ``key`` as given (one from the endpoint, or an unknown
+    one for the 401s). DRF's ``APIClient`` by default; Django's ``Client`` (``api=False``)
+    where a test drove pages and downloads with it, so that nothing but the building
+    changes. The header is a default of the client (``client.defaults``), sent by both."""
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    if key is None:
+        if user is None:
+            raise TypeError("token_client needs a user or a key")
+        key = Token.objects.create(user=user).key
+    header = f"Token {key}"
+    return APIClient(HTTP_AUTHORIZATION=header) if api else Client(HTTP_AUTHORIZATION=header)

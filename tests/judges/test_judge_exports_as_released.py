@@ -175,3 +175,28 @@ def test_a_listed_coverage_record_keeps_its_extra_keys(tmp_path):
     expected[1]["rubric_judges_gpt"][0]["score"] = "Completely" if row.label else "Not at all"
     got = dumped("researchqa-coverage", study, judge="g", system="alpha")
     assert as_written(got) == as_written(expected)
+
+
+def test_a_coverage_reimport_that_changes_only_types_or_key_order_is_an_update(tmp_path):
+    """A listed coverage file again with one record's extra ``coverage`` written ``1.0``
+    (was ``1``) and the other's keys in another order, every label the same: equal as
+    parsed dicts, not as the file. Both reports' kept records are replaced and counted
+    updated, and the export writes the file imported last."""
+    study = build_study("A")
+    first = json.loads((DATA / "researchqa_judge_listed_alpha.json").read_text())
+    first[0] = {**first[0], "coverage": 1}
+    source = tmp_path / "alpha_judge.json"
+    source.write_text(json.dumps(first))
+    options = {"study": study, "format": "researchqa-coverage", "judge": "g", "system": "alpha"}
+    run("judge_scores", source, **options)
+    again = run("judge_scores", source, **options)
+    assert "JudgeScore" not in again.updated
+    changed = [{**first[0], "coverage": 1.0}, dict(reversed(list(first[1].items())))]
+    assert changed == first  # what a dict's == says: no change
+    source.write_text(json.dumps(changed))
+    rep = run("judge_scores", source, **options)
+    assert rep.updated.get("JudgeScore") == 2, rep.summary()
+    assert "updated" in rep.summary()
+    got = dumped("researchqa-coverage", study, judge="g", system="alpha")
+    assert as_written(got) == as_written(changed) != as_written(first)
+    assert "JudgeScore" not in run("judge_scores", source, **options).updated

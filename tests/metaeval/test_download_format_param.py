@@ -6,10 +6,9 @@ as if the value had been taken."""
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from tests.builders.ranked import ranked_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +27,7 @@ def world():
     study = ranked_study(3)
     researcher = make_user("format_researcher", "researcher")
     study.researchers.add(researcher)
-    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    token = token_client(researcher, api=False)
     return study, token
 
 

@@ -9,6 +9,7 @@ from django.test import Client
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions
 from tests.builders.ranked import SYSTEMS, researcher_api
+from tests.builders.users import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -126,10 +127,9 @@ def test_a_refused_download_answers_as_the_study_exports_do(api, query, option):
     """A token got plain text from the report downloads and JSON naming the field from the
     study exports: both now answer an API client ``{"errors": [{"field", "message"}]}``
     and a browser ``<field>: <message>`` in plain text."""
-    from rest_framework.authtoken.models import Token
 
     client, study = api
-    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=client.researcher).key}")
+    token = token_client(client.researcher, api=False)
     export = token.get(f"/studies/{study.pk}/export/reports/researchqa/")  # no system given
     assert export.status_code == 400 and export.json()["errors"][0]["field"] == "system"
     for path in ("report.json", "tables/system.csv", "figures/system.svg", "report.html"):

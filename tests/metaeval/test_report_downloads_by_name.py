@@ -7,11 +7,10 @@ Django's HTML 404 while a missing id gave a JSON one."""
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from tests.builders.content import make_study
 from tests.builders.ranked import ranked_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +23,7 @@ def world():
     other = make_study("Someone else's")
     researcher = make_user("named_researcher", "researcher")
     study.researchers.add(researcher)
-    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    token = token_client(researcher, api=False)
     return study, other, token
 
 

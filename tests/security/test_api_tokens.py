@@ -8,18 +8,12 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 
 @pytest.fixture
 def user(db):
     return make_user("tok_researcher", "researcher")
-
-
-def with_token(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
 
 
 def obtain(username: str) -> str:
@@ -30,10 +24,10 @@ def obtain(username: str) -> str:
 
 def test_a_password_change_revokes_the_token(user):
     key = obtain(user.username)
-    assert with_token(key).get("/api/studies/").status_code == 200
+    assert token_client(key=key).get("/api/studies/").status_code == 200
     user.set_password("a-new-long-password-42")
     user.save()
-    assert with_token(key).get("/api/studies/").status_code == 401
+    assert token_client(key=key).get("/api/studies/").status_code == 401
     assert not Token.objects.filter(key=key).exists()
 
 
@@ -41,18 +35,18 @@ def test_saving_a_user_without_a_new_password_keeps_the_token(user):
     key = obtain(user.username)
     user.first_name = "Ada"
     user.save()
-    assert with_token(key).get("/api/studies/").status_code == 200
+    assert token_client(key=key).get("/api/studies/").status_code == 200
 
 
 def test_a_token_expires_and_a_new_one_is_handed_out(user, settings):
     settings.CONCORD_TOKEN_TTL_DAYS = 30
     key = obtain(user.username)
     Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
-    response = with_token(key).get("/api/studies/")
+    response = token_client(key=key).get("/api/studies/")
     assert response.status_code == 401 and "expired" in response.json()["detail"]
     fresh = obtain(user.username)
     assert fresh != key
-    assert with_token(fresh).get("/api/studies/").status_code == 200
+    assert token_client(key=fresh).get("/api/studies/").status_code == 200
 
 
 def test_an_expired_token_says_expired_every_time_until_replaced(user, settings):
@@ -61,7 +55,7 @@ def test_an_expired_token_says_expired_every_time_until_replaced(user, settings)
     settings.CONCORD_TOKEN_TTL_DAYS = 30
     key = obtain(user.username)
     Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
-    client = with_token(key)
+    client = token_client(key=key)
     download = reverse("metaeval:json", kwargs={"study_id": 1})
     for url in ["/api/studies/", "/api/studies/", download, download, "/api/studies/"]:
         response = client.get(url)
@@ -69,7 +63,7 @@ def test_an_expired_token_says_expired_every_time_until_replaced(user, settings)
         assert response.json()["detail"] == "Token has expired; obtain a new one.", url
     fresh = obtain(user.username)
     assert fresh != key
-    response = with_token(key).get("/api/studies/")
+    response = token_client(key=key).get("/api/studies/")
     assert response.status_code == 401 and response.json()["detail"] == "Invalid token."
 
 
@@ -80,7 +74,7 @@ def test_an_expired_token_sent_along_does_not_stop_its_renewal(user, settings):
     settings.CONCORD_TOKEN_TTL_DAYS = 30
     key = obtain(user.username)
     Token.objects.filter(key=key).update(created=timezone.now() - timedelta(days=31))
-    client = with_token(key)
+    client = token_client(key=key)
     wrong = client.post("/api/auth/token/", {"username": user.username, "password": "nope"})
     assert wrong.status_code == 400 and "token" not in wrong.json(), wrong.content
     assert "expired" not in str(wrong.json())
@@ -90,7 +84,7 @@ def test_an_expired_token_sent_along_does_not_stop_its_renewal(user, settings):
     assert response.status_code == 200, response.content
     fresh = response.json()["token"]
     assert fresh != key
-    assert with_token(fresh).get("/api/studies/").status_code == 200
+    assert token_client(key=fresh).get("/api/studies/").status_code == 200
     stale = client.get("/api/studies/")
     assert stale.status_code == 401 and stale.json()["detail"] == "Invalid token."
 
@@ -99,7 +93,7 @@ def test_a_valid_token_sent_along_is_not_what_the_endpoint_answers_to(user, sett
     """Credentials decide, whatever the header: another user's valid token with a wrong
     password gets no token."""
     other = make_user("tok_other", "researcher")
-    client = with_token(obtain(other.username))
+    client = token_client(key=obtain(other.username))
     wrong = client.post("/api/auth/token/", {"username": user.username, "password": "nope"})
     assert wrong.status_code == 400
     right = client.post("/api/auth/token/", {"username": user.username, "password": user.username})

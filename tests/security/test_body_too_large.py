@@ -6,10 +6,9 @@ A researcher posting 70 MB of JSON to the API got the ``RequestDataTooBig`` debu
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from annotation.models import Study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +21,7 @@ def small(settings):
 
 def test_a_json_body_over_the_limit_is_a_413_naming_it(small):
     user = make_user("big_body", "admin")
-    api = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api = token_client(user, api=False)
     body = '{"name": "' + "x" * 5000 + '"}'
     response = api.post("/api/studies/", data=body, content_type="application/json")
     assert response.status_code == 413

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from annotation.importers.registry import FORMATS
 from concord.throttles import throttle_cache
 from tests.builders.ranked import ranked_study
 from tests.builders.users import make_user
+from tests.builders.users import token_client as client_with_token
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def token_client():
     user = make_user("methods_researcher", "researcher")
     study = ranked_study(3)
     study.researchers.add(user)
-    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client = client_with_token(user, api=False)
     return client, study
 
 
@@ -77,7 +77,7 @@ def test_options_and_head_need_a_signed_in_user_as_get_does(token_client):
     for url in download_urls(study):
         for method in ("options", "head"):
             assert getattr(Client(), method)(url).status_code == 302, (url, method)  # sign in
-            bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token")
+            bad = client_with_token(key="not-a-real-token", api=False)
             assert getattr(bad, method)(url).status_code == 401, (url, method)
 
 

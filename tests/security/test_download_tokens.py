@@ -15,7 +15,7 @@ from django.urls import get_resolver, reverse
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotator, Question, Study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 from tests.security.test_csrf import named_patterns
 
 #: The downloads the walk must find (it may find more: a new one is checked too).
@@ -46,7 +46,7 @@ def world(db, demo_module):
     for role, user in users.items():
         sessions[role] = Client()
         sessions[role].force_login(user)
-        tokens[role] = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        tokens[role] = token_client(user, api=False)
     values = {
         "study_id": study.pk,
         "annotator_id": users["annotator"].annotator.pk,
@@ -119,7 +119,7 @@ def test_every_download_accepts_a_token_with_the_sessions_rules(world):
 def test_a_wrong_token_is_a_401_and_no_token_is_the_login_page(world):
     values, _, tokens = world
     url = reverse("metaeval:table", kwargs={"study_id": values["study_id"], "name": "system", "fmt": "csv"})  # fmt: skip
-    bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token").get(url)
+    bad = token_client(key="not-a-real-token", api=False).get(url)
     assert bad.status_code == 401
     assert bad["WWW-Authenticate"] == "Token"
     assert "token" in bad.json()["detail"].lower()

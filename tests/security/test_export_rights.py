@@ -12,13 +12,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from annotation.exporters import JUDGMENT_FORMATS
 from annotation.models import Annotator, Medal, MedalRanking
 from tests.annotation.test_quality_views import judge
 from tests.builders.content import make_question, make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 
 @pytest.fixture
@@ -60,7 +59,7 @@ def test_every_judgment_export_answers_each_role_alike(world, how):
     wrong = []
     for role, user in people.items():
         if how == "token":
-            client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+            client = token_client(user, api=False)
         else:
             client = Client(HTTP_ACCEPT="application/json") if how == "json" else Client()
             client.force_login(user)
@@ -103,7 +102,7 @@ def test_the_progress_page_links_the_researcher_to_every_judgment_export(world):
 
 def test_an_api_export_of_a_study_id_that_is_not_a_number_is_a_404(world):
     _, people = world
-    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=people['admin']).key}")
+    client = token_client(people["admin"], api=False)
     response = client.get("/api/studies/abc/export/?kind=judgments")
     assert response.status_code == 404 and response.json()["detail"]
 
@@ -116,7 +115,7 @@ def test_nothing_to_export_is_json_to_an_api_client_and_text_to_a_browser(db, ro
     admin = make_user("empty_admin", "admin")
     args = [study.pk, "jsonl"] if route == "studies:export_judgments" else [study.pk]
     url = reverse(route, args=args)
-    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
+    token = token_client(admin, api=False)
     response = token.get(url)
     assert response.status_code == 404 and response["Content-Type"] == "application/json"
     assert "nothing to export" in response.json()["errors"][0]["message"]

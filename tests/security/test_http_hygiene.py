@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Study
 from tests.builders.content import make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 
 @pytest.fixture
@@ -42,8 +42,7 @@ def test_signed_in_pages_api_answers_and_downloads_are_private_no_store(admin):
 
 
 def test_a_bad_token_is_a_401_and_names_the_scheme(admin):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    client = token_client(key="not-a-real-token")
     response = client.get("/api/studies/")
     assert response.status_code == 401
     assert response["WWW-Authenticate"].startswith("Token")

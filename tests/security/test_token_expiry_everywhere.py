@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from tests.builders.content import make_question, make_study
-from tests.builders.users import make_user
+from tests.builders.users import make_user, token_client
 
 #: Downloads the walk must find (it may find more).
 KNOWN_DOWNLOADS = {
@@ -74,9 +74,9 @@ def token_routes() -> dict[str, str]:
 def expired_client(user) -> Client:
     """A client holding a token of ``user`` 31 days old (a new one for each request)."""
     Token.objects.filter(user=user).delete()
-    token = Token.objects.create(user=user)
-    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(days=31))
-    return Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client = token_client(user, api=False)
+    Token.objects.filter(user=user).update(created=timezone.now() - timedelta(days=31))
+    return client
 
 
 @pytest.mark.parametrize("role", ["researcher", "admin"])
@@ -104,8 +104,7 @@ def test_a_fresh_token_still_downloads(db, settings):
     study = make_study("Fresh token study")
     study.researchers.add(user)
     make_question(study, n_reports=2)
-    token = Token.objects.create(user=user)
-    client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client = token_client(user, api=False)
     url = reverse("studies:progress_csv", kwargs={"study_id": study.pk})
     assert client.get(url).status_code in (200, 403)
     assert client.get(reverse("metaeval:json", kwargs={"study_id": study.pk})).status_code == 200
