@@ -73,13 +73,35 @@ VENDORS = frozenset(
     {
         "doubao", "mita", "metaso", "openai", "chatgpt", "perplexity", "pplx", "gemini",
         "bard", "claude", "anthropic", "grok", "xai", "kimi", "moonshot", "qwen", "tongyi",
-        "deepseek", "bing", "copilot", "youcom", "phind", "elicit", "consensus", "scite",
-        "openscholar", "scholarqa", "genspark", "manus", "storm", "falcon", "toutiao",
-        "bytedance",
+        "deepseek", "bing", "copilot", "youcom", "phind", "elicit", "scite", "openscholar",
+        "scholarqa", "genspark", "toutiao", "bytedance",
     }
 )  # fmt: skip
-#: Whole values naming a vendor that ``VENDORS``' words do not: You.com is "you".
-VENDOR_VALUES = frozenset({"you.com"})
+#: Vendors whose name is also an ordinary word, which a page's own parameters use for what
+#: they show: ``?topic=storm`` (a weather or history page), ``?model=falcon`` (the Falcon
+#: LLM's model card), ``?q=…&sort=consensus``, ``?hand=manus``. Removing every parameter
+#: whose value is such a word changed what the link opened, and told annotators nothing
+#: less: blinding needs only the parameters that say *who sent the click*. So these names
+#: are read only as the value of a referral key (``REFERRAL_KEYS``: ``ref=storm``,
+#: ``source=consensus``, ``via=manus``; ``utm_*`` goes anyway), or as the vendor's own
+#: domain under any key (``VENDOR_VALUES``: ``consensus.app``); never from a key's words
+#: (``storm_id`` is a page's). What a referral tag of these systems would be is still
+#: removed, and a page's own parameter is kept. No released report's address holds one
+#: of these words as a parameter's value or key (ScholarQA-CS2, ResearcherBench,
+#: DeepScholar-Bench: none), so nothing released changes either way.
+COMMON_WORD_VENDORS = frozenset({"storm", "falcon", "consensus", "manus"})
+#: Keys whose value says where a click came from (the referrer, the sending app or site).
+REFERRAL_KEYS = frozenset(
+    {
+        "ref", "referrer", "referer", "referral", "source", "src", "from", "via", "origin",
+        "client", "app", "partner", "campaign", "affiliate", "aff", "shared_from", "sender",
+    }
+)  # fmt: skip
+#: Whole values naming a vendor that ``VENDORS``' words do not: You.com is "you"; the
+#: common-word vendors' own domains (``COMMON_WORD_VENDORS``).
+VENDOR_VALUES = frozenset(
+    {"you.com", "consensus.app", "manus.im", "manus.space", "storm.genie.stanford.edu"}
+)
 #: Parameters that say which page to open (a search's words, a record's id, a DOI): kept
 #: even when their value is a vendor's name (Google Scholar ``?q=openai``).
 CONTENT_KEYS = frozenset(
@@ -88,13 +110,17 @@ CONTENT_KEYS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def _names_a_vendor(value: str) -> bool:
+def _names_a_vendor(value: str, key: str = "") -> bool:
     """A parameter value that is a vendor's name, or a vendor's domain (``chatgpt.com``,
-    ``www.perplexity.ai``), percent-decoded and in any case."""
+    ``www.perplexity.ai``), percent-decoded and in any case; a name that is also an
+    ordinary word (``COMMON_WORD_VENDORS``) only as the value of a referral ``key``."""
     value = unquote_plus(value).strip().lower().removeprefix("www.")
     if value in VENDORS or value in VENDOR_VALUES:
         return True
     name, dot, _ = value.partition(".")
+    name = name if dot else value
+    if name in COMMON_WORD_VENDORS:
+        return key in REFERRAL_KEYS
     return bool(dot) and name in VENDORS
 
 
@@ -107,7 +133,7 @@ def is_tracking(parameter: str) -> bool:
         return True
     if key in CONTENT_KEYS:
         return False
-    return any(w in VENDORS for w in _WORD.findall(key)) or _names_a_vendor(value)
+    return any(w in VENDORS for w in _WORD.findall(key)) or _names_a_vendor(value, key)
 
 
 def _kept(parameters: str) -> str:
@@ -329,6 +355,55 @@ def fragment_words(fragment: str) -> str:
     return ELISION.join(w for w in (unquote(p).strip() for p in parts) if w)
 
 
+#: You.com's other way of writing a text fragment's words (ScholarQA-CS2 ``dev/you.json``:
+#: 10 snippets, on 33 citations, and 6 titles): the page's spaces written "-", its commas
+#: ",-", and the fragment's start and end joined by a bare comma:
+#: ``Our-evaluation-results-demonstrate,as-BART,-BERT,-and`` ("Our evaluation results
+#: demonstrate … as BART, BERT, and"). No other system's snippet is so (surveyed: every
+#: ScholarQA-CS2, ResearcherBench and DeepScholar-Bench source); a title is, for slugs and
+#: repository names (``Awesome-Mixture-of-Experts``, ``AI-Agent-Engineering``), so a title is
+#: read so only with the fragment's bare comma (or the elision a former import made of it).
+#: A part (between joints) with no space and two dashes at least; the text has two dashes
+#: between letters at least, four when it has no joint ("state-of-the-art" is a word).
+_DASHED_PART = re.compile(r"[^\s/|%]*[^\W\d_]-[^\W\d_(][^\s/|%]*-[^\s/|%]*")
+#: A dashed text's joint: a comma not followed by "-" (a comma of the text was followed by a
+#: space, written "-") and not inside a number (``1,000``).
+#: A dash between two letters (not before a bracket: ``ontologies)-into`` has none).
+_LETTER_DASH = re.compile(r"[^\W\d_]-(?=[^\W\d_(])")
+_DASHED_JOINT = re.compile(r",(?!-)(?!(?<=\d,)\d)")
+
+
+def _dashed_parts(text: str) -> list[str] | None:
+    """The start and end (or the one passage) of a text fragment whose words are joined by
+    dashes (:data:`_DASHED_PART`), split at its joints; None when ``text`` is not one."""
+    if len(text) > _QUOTE_MAX or "-" not in text or "://" in text:
+        return None
+    parts = [q for p in text.split(ELISION.strip()) for q in _DASHED_JOINT.split(p.strip())]
+    parts = [p for p in parts if p]
+    if not parts or any(" " in p or "\n" in p for p in parts):
+        return None
+    joins = sum(len(_LETTER_DASH.findall(p)) for p in parts)
+    if joins < (2 if len(parts) > 1 else 4):  # one passage: more than a compound word
+        return None
+    if not all(_DASHED_PART.fullmatch(p) or "-" not in p for p in parts):
+        return None
+    return parts
+
+
+def dashed_words(text: str, *, title: bool = False) -> str:
+    """``text`` as words when it is a text fragment written with dashes for spaces
+    (:data:`_DASHED_PART`): each "-" a space, each ",-" a comma and a space, the start and the
+    end joined by an elision (:data:`ELISION`), as any system quotes a passage; else
+    ``text``. A ``title`` needs the fragment's joint (module comment above). A hyphen of the
+    page's own ("state-of-the-art") was written "-" too and becomes a space: the encoding
+    cannot tell them apart, and the words read as prose either way."""
+    stripped = text.strip()
+    parts = _dashed_parts(stripped)
+    if parts is None or (title and len(parts) < 2):
+        return text
+    return ELISION.join(p.replace(",-", ", ").replace("-", " ").strip() for p in parts)
+
+
 def shown_snippet(snippet: str) -> str:
     """A source's snippet as annotators read it (tooltips, the claim check, excerpts, the
     annotator API): its addresses cleaned (:func:`shown_text`) and a text fragment's shape
@@ -336,6 +411,8 @@ def shown_snippet(snippet: str) -> str:
     percent-encoded words is those words (:func:`fragment_words`), as a title is."""
     if _encoded_words(snippet.strip()):
         return fragment_words(snippet.strip())
+    if "-" in snippet and _dashed_parts(snippet.strip()) is not None:
+        return dashed_words(snippet)
     return quoted_text(shown_text(snippet))
 
 
@@ -354,4 +431,8 @@ def shown_title(title: str) -> str:
         return clean_url(stripped)
     if _encoded_words(stripped):
         return fragment_words(stripped)
+    if "-" in stripped and _dashed_parts(stripped) is not None:
+        words = dashed_words(stripped, title=True)
+        if words != stripped:
+            return words
     return quoted_text(shown_text(title))

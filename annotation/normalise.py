@@ -7,7 +7,12 @@ the API's report write path pass a parsed report through :func:`normalise_report
 
 * removes system-identifying markup: ``<Model name=… version=…>`` tags (sqa, qwen), the
   "TLDR;" label and "(N sources)" count of ScholarQA section summaries, the notices some
-  vendors close every report with saying AI wrote it (``AI_NOTICES``: Doubao's, Mita's);
+  vendors close every report with saying AI wrote it (``AI_NOTICES``: Doubao's, Mita's),
+  and the boilerplate one system writes in many of its reports (STORM's "Here is a
+  potential lead section…", OpenScholar's ``[abstract]`` tag, Mita's memo header: declared
+  once in :data:`annotation.boilerplate.BOILERPLATE`, phrases and labels only, never a
+  sentence that carries content or a citation); a section it leaves with no paragraph
+  goes at import (the first keeps a title with words: the report's title);
 * gives every citation one marker style, ``[n]``, numbered by first appearance in the
   report, whatever the system wrote (``[1]``, ``[^1]``, ``¹``, ``(Author et al., 2022)``,
   ``(Title)``, ``(chen2023x pages 1-2)``, ``[[1]](url)``,
@@ -45,6 +50,7 @@ from __future__ import annotations
 
 import re
 
+from annotation.boilerplate import strip_boilerplate, strip_boilerplate_title
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
 from annotation.importers.markdown import LINK_URL, MATH
 from annotation.importers.markdown import ONE_AUTHOR_YEAR as _ONE_AUTHOR_YEAR
@@ -658,16 +664,20 @@ def normalise_report(
 ) -> tuple[ParsedReport, dict]:
     """The report in the one format annotators read, and its original (see module doc).
 
-    A paragraph left empty (it held only a model tag) is dropped, unless ``keep_empty``
-    (re-normalising stored reports keeps every paragraph row)."""
+    A paragraph left empty (it held only a model tag, or boilerplate) is dropped, and so
+    is a section left with no paragraph or table (the first section only when its title
+    went too: it is the report's title), unless ``keep_empty`` (re-normalising stored
+    reports keeps every paragraph and section row)."""
     # the listed sources, and those normalisation finds (the importer's parse stays as
     # read: a source is replaced, never changed: :func:`_peel`)
     citations = dict(parsed.citations)
     originals = dict(parsed.citations)
 
     sections = []
-    for s in parsed.sections:
-        paragraphs = _section_tokens(s.paragraphs, citations, originals)
+    for i, s in enumerate(parsed.sections):
+        paragraphs = _section_tokens(
+            _without_boilerplate(s.paragraphs, head=i == 0), citations, originals
+        )
         table = None
         if isinstance(s.table, dict) and isinstance(s.table.get("text"), str):
             # A ScholarQA table: Markdown text citing sources in the report's style.
@@ -697,22 +707,13 @@ def normalise_report(
     names = {key: str(n) for key, n in number.items()}
     marks = {key: f"[{name}]" for key, name in names.items()}
     out_sections = []
-    for s, paragraphs, table_tokens in sections:
-        paras = []
-        for tokens in paragraphs:
-            text, anchors = _render(tokens, marks, names, citations)
-            if "=" in text:  # an address in the text: cleaned as a citation's (blinding)
-                text, anchors = shown_text(text, anchors)
-            stripped = text.lstrip()
-            lead = len(text) - len(stripped)
-            text = stripped.rstrip()
-            if not text and not keep_empty:
-                continue
-            if lead:
-                anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
-            paras.append(ParsedParagraph(text, anchors))
-        # a section's title is read as a paragraph is: its addresses cleaned (blinding)
+    for i, (s, paragraphs, table_tokens) in enumerate(sections):
+        paras = _rendered(paragraphs, marks, names, citations, keep_empty)
+        # a section's title is read as a paragraph is: its addresses cleaned, a system's
+        # boilerplate removed (blinding)
         title = shown_text(clean_text(strip_system_markup(s.title or ""))).strip()
+        if title:
+            title = strip_boilerplate_title(title, first=i == 0)
         table = s.table
         if table_tokens is not None:
             # the table's own citation list goes (its sources are the report's, numbered)
@@ -720,6 +721,15 @@ def normalise_report(
                 "title": clean_text(str(s.table.get("title") or "")),
                 "text": shown_text(_render(table_tokens, marks, names, citations)[0]).strip(),
             }
+        if (
+            not keep_empty and s.paragraphs and not paras and table is None
+            and (not title or i > 0)
+        ):  # fmt: skip
+            # every paragraph was a system's boilerplate (STORM's lead section titled
+            # "summary", its sign-off under "References"): the section goes with them, as
+            # an empty paragraph does; the first section's title stays when it has words
+            # (the report's title: Mita's "Research Report: <its subject>")
+            continue
         out_sections.append(ParsedSection(title, paras, table))
     out_citations = {}
     for key, c in citations.items():
@@ -748,6 +758,35 @@ def normalise_report(
         )
     normalised = ParsedReport(out_sections, out_citations)
     return normalised, _original(parsed, originals, names)
+
+
+def _rendered(paragraphs, marks, names, citations, keep_empty: bool) -> list[ParsedParagraph]:
+    """A section's paragraphs (their tokens) as text with ``[n]`` markers, addresses
+    cleaned, stripped; an empty one dropped unless ``keep_empty``."""
+    paras = []
+    for tokens in paragraphs:
+        text, anchors = _render(tokens, marks, names, citations)
+        if "=" in text:  # an address in the text: cleaned as a citation's (blinding)
+            text, anchors = shown_text(text, anchors)
+        stripped = text.lstrip()
+        lead = len(text) - len(stripped)
+        text = stripped.rstrip()
+        if not text and not keep_empty:
+            continue
+        if lead:
+            anchors = [(a - lead, b - lead, k) for a, b, k in anchors]
+        paras.append(ParsedParagraph(text, anchors))
+    return paras
+
+
+def _without_boilerplate(paragraphs, *, head: bool) -> list[ParsedParagraph]:
+    """``paragraphs`` without a system's boilerplate (:mod:`annotation.boilerplate`;
+    ``head``: the report's first section); a paragraph without any is the one given."""
+    out = []
+    for p in paragraphs:
+        text, anchors = strip_boilerplate(p.text, p.anchors, head=head)
+        out.append(p if text == p.text else ParsedParagraph(text, anchors))
+    return out
 
 
 def normalise_reports(reports: list[ParsedReport]) -> list[tuple[ParsedReport, dict]]:

@@ -56,6 +56,17 @@ def _cut_references(text: str) -> str:
     return "\n".join(out)
 
 
+#: STORM's words around its article, not the article's (normalisation removes them from
+#: what annotators read: blinding, annotation.boilerplate): its echo of the lead-section
+#: prompt, its sentences to the requester about the lead section, its "summary" and "Lead
+#: Section" headings.
+STORM_BOILERPLATE = re.compile(
+    r"Here is a potential lead section for the Wikipedia page:|[^.\n]*\blead section\b[^.\n]*\."
+    r"|^#+ (?:summary|Lead Section)$",
+    re.M,
+)
+
+
 def source_reading(paper: Path) -> tuple[str, list[str]]:
     """(body text without markers, URL of every inline marker whose reference has one)."""
     if (paper / "intro.md").is_file():
@@ -66,6 +77,7 @@ def source_reading(paper: Path) -> tuple[str, list[str]]:
     if runs:
         run = runs[0]
         body = _cut_references((run / "storm_gen_article_polished.md").read_text())
+        body = STORM_BOILERPLATE.sub(" ", body)
         index = json.loads((run / "url_to_info.json").read_text())["url_to_unified_index"]
         by_n = {str(n): url for url, n in index.items()}
         urls = [by_n[n] for m in NUMBERS.finditer(body) for n in re.findall(r"\d+", m.group(1))

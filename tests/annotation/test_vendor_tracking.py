@@ -89,6 +89,16 @@ def strings(path: Path):
         ("https://arxiv.org/abs/2501.18914?context=cs", "https://arxiv.org/abs/2501.18914?context=cs"),
         ("https://a.org/p?ref=hackernoon", "https://a.org/p?ref=hackernoon"),
         ("https://a.org/mita/page#sec-2", "https://a.org/mita/page#sec-2"),
+        # a vendor whose name is an ordinary word: a page's own parameter stays, a referral
+        # tag naming it (or its own domain) goes
+        ("https://a.org/p?topic=storm", "https://a.org/p?topic=storm"),
+        ("https://hf.co/models?model=falcon&sort=consensus",
+         "https://hf.co/models?model=falcon&sort=consensus"),
+        ("https://a.org/p?storm_id=3&hand=manus", "https://a.org/p?storm_id=3&hand=manus"),
+        ("https://a.org/p?ref=storm&x=1", "https://a.org/p?x=1"),
+        ("https://a.org/p?source=Consensus&via=manus", "https://a.org/p"),
+        ("https://a.org/p?site=consensus.app&x=1", "https://a.org/p?x=1"),
+        ("https://a.org/p?from=www.manus.im", "https://a.org/p"),
     ],
 )  # fmt: skip
 def test_tracking_and_vendor_parameters_are_removed_from_an_address(url, shown):

@@ -9,6 +9,12 @@ tied to its rows survives: paragraphs keep their ids (and their number), citatio
 their place in the report's list (their key becomes ``n``), and claims' citation keys and claim checks' per-citation
 answers follow the renamed keys. Run it once after deploying; running it again changes
 nothing.
+
+A report normalised at import before a system's boilerplate was declared
+(:mod:`annotation.boilerplate`: STORM's "Here is a potential lead section…", Mita's memo
+header, …) loses it here too: only the boilerplate, in place (its paragraph rows kept, an
+emptied one empty, anchors moved with the text; nothing else is re-normalised, so a
+report's citations and their numbers stay as stored, and its ``original`` as released).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotation.boilerplate import strip_boilerplate, strip_boilerplate_title
 from annotation.importers.structure import (
     ParsedCitation,
     ParsedParagraph,
@@ -55,6 +62,15 @@ class Command(BaseCommand):
             done += 1
         verb = "would normalise" if dry_run else "normalised"
         self.stdout.write(f"{verb} {done} reports")
+        stored = Report.objects.exclude(original={})
+        if study:
+            stored = stored.filter(question__study__name=study)
+        cleaned = 0
+        for report in stored.order_by("id").iterator():
+            with transaction.atomic():
+                cleaned += without_boilerplate(report, dry_run=dry_run)
+        verb = "would remove" if dry_run else "removed"
+        self.stdout.write(f"{verb} a system's boilerplate from {cleaned} reports")
 
 
 def _parsed(report: Report) -> tuple[ParsedReport, list[Section], list[list[Paragraph]]]:
@@ -110,3 +126,39 @@ def normalise_stored(report: Report, *, dry_run: bool = False) -> None:
     report.original = original
     report.save(update_fields=["original", "citations"])
     bump_content_version([report.pk])
+
+
+def without_boilerplate(report: Report, *, dry_run: bool = False) -> bool:
+    """Remove a system's boilerplate (:mod:`annotation.boilerplate`) from one stored,
+    normalised report in place, as normalisation would at import: each paragraph stripped
+    of it (and of the spaces around what is left, anchors moved), each section's title.
+    Rows are kept (an emptied paragraph is empty: experts' work is tied to its number).
+    Whether anything changed (or would)."""
+    sections = list(Section.objects.filter(report=report).order_by("position"))
+    if not sections:
+        return False
+    first = sections[0].pk
+    titled = []
+    for section in sections:
+        title = strip_boilerplate_title(section.title, first=section.pk == first)
+        if title != section.title:
+            section.title = title
+            titled.append(section)
+    rows = []
+    for row in Paragraph.objects.filter(report=report).order_by("number"):
+        anchors = [tuple(a) for a in row.anchors]
+        text, anchors = strip_boilerplate(row.text, anchors, head=row.section_id == first)
+        if text == row.text:
+            continue
+        stripped = text.lstrip()
+        lead = len(text) - len(stripped)
+        row.text = stripped.rstrip()
+        row.anchors = [[a - lead, b - lead, *rest] for a, b, *rest in sorted(anchors)]
+        rows.append(row)
+    if not (titled or rows):
+        return False
+    if not dry_run:
+        Section.objects.bulk_update(titled, ["title"])
+        Paragraph.objects.bulk_update(rows, ["text", "anchors"])
+        bump_content_version([report.pk])
+    return True
