@@ -277,7 +277,9 @@ class StudyViewSet(RoleViewSet):
         responses={
             200: s.ImportReportSerializer,
             # the shared error body (concord.api_schema): ``errors`` lists every problem
-            400: OpenApiResponse(description="Every problem found, with its file, record and field"),
+            400: OpenApiResponse(
+                description="Every problem found, with its file, record and field"
+            ),
         },
         description=(
             "Import a file into this study (admin only). Validates the whole file first and "

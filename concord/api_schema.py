@@ -63,8 +63,10 @@ COMMON = {
     "405": _error("The method is not allowed here."),
     "406": _error("None of the accepted response types can be produced."),
     "415": _error("The request body's content type is not accepted."),
-    "429": _error("Too many requests (the throttled operations: reports, imports, token "
-                  "login); retry after Retry-After."),
+    "429": _error(
+        "Too many requests (the throttled operations: reports, imports, token "
+        "login); retry after Retry-After."
+    ),
     "503": _error("The database is unavailable; nothing was changed. Retry after Retry-After."),
 }
 

@@ -20,11 +20,13 @@ def bad_request(request, exception):
     """A request a view refused (``BadRequest``: an option or field it names) says why, as
     plain text (JSON under ``/api/``): a researcher's script reading a download gets the
     reason, not Django's empty "Bad Request (400)" page. Other 400s (a suspicious host or
-    file name) keep Django's page, which says nothing of them."""
-    if not isinstance(exception, BadRequest) or not str(exception):
-        return defaults.bad_request(request, exception)
+    file name) keep Django's page, which says nothing of them; under ``/api/`` the API's
+    error body (:mod:`concord.error_body`), which says no more."""
+    said = str(exception) if isinstance(exception, BadRequest) else ""
     if request.path.startswith("/api/"):
-        return error_response(str(exception), 400)
+        return error_response(said or "Bad request.", 400)
+    if not said:
+        return defaults.bad_request(request, exception)
     return HttpResponseBadRequest(f"{exception}\n", content_type="text/plain; charset=utf-8")
 
 

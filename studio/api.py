@@ -99,7 +99,9 @@ class StudyViewSet(annotation_api.StudyViewSet):
                 return Response(plan_answer(done, True), status=status.HTTP_201_CREATED)
             return Response(plan_answer(planning.preview(study, form.spec()), False))
         except StudyAdminError as exc:
-            return Response(from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST
+            )
 
     @extend_schema(
         summary="A study's progress",
@@ -164,7 +166,9 @@ class StudyViewSet(annotation_api.StudyViewSet):
         try:
             done = delete_study(study, confirm=request.query_params.get("confirm", ""))
         except StudyAdminError as exc:
-            return Response(from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST
+            )
         return Response(
             {"study": done.study, "backup": done.backup.name, "judgments": done.judgments,
              "versions": done.versions}

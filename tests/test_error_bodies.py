@@ -193,6 +193,16 @@ def test_a_body_over_the_limit_is_a_detail_and_names_the_limit(settings):
     assert body["limit"] == 1000
 
 
+def test_a_suspicious_request_to_the_api_is_a_detail_in_json(settings):
+    """A 400 Django raises itself (a host not allowed) answered its HTML page under /api/."""
+    settings.DEBUG = False
+    response = Client(HTTP_HOST="evil.example").get("/api/version/")
+    assert response.status_code == 400
+    assert_one_shape(response, per_field=False)
+    page = Client(HTTP_HOST="evil.example").get("/accounts/login/")
+    assert page.status_code == 400 and not page["Content-Type"].startswith("application/json")
+
+
 @pytest.fixture
 def two_reports_a_minute(monkeypatch):
     from concord.throttles import forget_counts
@@ -268,10 +278,10 @@ def test_the_schema_documents_one_error_body_on_every_error_answer():
 
 
 def test_the_client_shows_the_servers_detail():
-    import requests
-
     import sys
     from pathlib import Path
+
+    import requests
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "client"))
     from concord_client import ConcordError
