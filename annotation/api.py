@@ -62,6 +62,7 @@ from annotation.permissions import (
 )
 from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.api_schema import BLINDED_SUFFIX
+from concord.error_body import api_error, as_items, error_body, item, summary
 from concord.pagination import LimitOffsetPagination
 from concord.query import flag, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
@@ -211,12 +212,10 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
             return super().destroy(request, *args, **kwargs)
         except ProtectedError as exc:
             kinds = sorted({str(type(o)._meta.verbose_name_plural) for o in exc.protected_objects})
-            return Response(
-                {
-                    "detail": f"Not deleted: expert work depends on it ({', '.join(kinds)}). "
-                    "Judgments, drafts and their history are never deleted by a cascade."
-                },
-                status=status.HTTP_409_CONFLICT,
+            return api_error(
+                f"Not deleted: expert work depends on it ({', '.join(kinds)}). "
+                "Judgments, drafts and their history are never deleted by a cascade.",
+                status.HTTP_409_CONFLICT,
             )
 
 
@@ -224,12 +223,10 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
 
 
 def problem_errors(problems) -> dict:
-    return {
-        "errors": [
-            {"file": p.file, "record": p.record, "field": p.field, "message": p.message}
-            for p in problems
-        ]
-    }
+    """An import's refusal (:mod:`concord.error_body`): every problem with its file, record
+    and field, and a ``detail`` saying nothing was written and the first problems."""
+    items = as_items(problems)
+    return error_body(f"Nothing was imported: {summary(items)}", items)
 
 
 def export_parameters() -> list[OpenApiParameter]:
@@ -270,16 +267,19 @@ class StudyViewSet(RoleViewSet):
     def destroy(self, request, *args, **kwargs):
         """Never Django's cascading delete: ``studio.api.StudyViewSet`` (on the router) deletes
         a study after writing its full backup, which composes every app, so it lives above."""
-        return Response(
-            {"detail": "a study is deleted by the study admin, after its backup"},
-            status=status.HTTP_405_METHOD_NOT_ALLOWED,
+        return api_error(
+            "a study is deleted by the study admin, after its backup",
+            status.HTTP_405_METHOD_NOT_ALLOWED,
         )
 
     @extend_schema(
         request={"multipart/form-data": s.StudyImportSerializer},
         responses={
             200: s.ImportReportSerializer,
-            400: OpenApiResponse(s.ImportErrorsSerializer, description="Every problem found"),
+            # the shared error body (concord.api_schema): ``errors`` lists every problem
+            400: OpenApiResponse(
+                description="Every problem found, with its file, record and field"
+            ),
         },
         description=(
             "Import a file into this study (admin only). Validates the whole file first and "
@@ -352,7 +352,7 @@ class StudyViewSet(RoleViewSet):
         from annotation.permissions import EXPORT_REFUSAL, exportable_study_or_404
 
         if not roles.is_researcher(request.user):
-            return Response({"detail": EXPORT_REFUSAL}, status=403)
+            return api_error(EXPORT_REFUSAL, 403)
         return export_response(exportable_study_or_404(request.user, pk), request.query_params)
 
 
@@ -374,9 +374,7 @@ def export_response(study, query) -> HttpResponse | Response:
             also=("format",),
         )  # fmt: skip
     except ExportRefused as refused:
-        response = import_refused("export", refused.problems)
-        response.status_code = refused.status
-        return response
+        return api_error(None, refused.status, errors=refused.problems)
     return attachment(download)
 
 
@@ -443,11 +441,9 @@ def import_options(kind: str, given: dict, files) -> tuple[dict, list[tuple[str,
 
 
 def import_refused(file: str, problems) -> Response:
-    errors = [
-        {"file": file, "record": None, "field": field, "message": message}
-        for field, message in problems
-    ]
-    return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+    """(field, message) problems of the request (not of a record), in the one shape."""
+    items = [item(message, field, file=file) for field, message in problems]
+    return Response(problem_errors(items), status=status.HTTP_400_BAD_REQUEST)
 
 
 @filtered("study")
@@ -816,7 +812,7 @@ class JudgmentViewSet(RoleViewSet):
         assignment = getattr(self.get_object(), "assignment", None)
         if assignment is not None and is_qualification_item(assignment):
             detail = s.qualification_answer_refusal(assignment)
-            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+            return api_error(detail, status.HTTP_409_CONFLICT)
         return super().destroy(request, *args, **kwargs)
 
     def scope_for_annotator(self, queryset, annotator):

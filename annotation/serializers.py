@@ -183,10 +183,6 @@ class ImportReportSerializer(serializers.Serializer):
     summary = serializers.CharField()
 
 
-class ImportErrorsSerializer(serializers.Serializer):
-    errors = ImportProblemSerializer(many=True)
-
-
 class QuestionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Question

@@ -2,34 +2,46 @@
 
 drf-spectacular documents the success answers each view declares. The refusals come from
 one place for every view (authentication, the role permissions, object scoping, parsing,
-login throttling) and have one of two shapes, so they are added here, once, instead of on
-every view: ``{"detail": "..."}`` for 401/403/404/405/415/429, and for 400 either that or
-DRF's ``{"field": ["problem", ...]}``. Without them a client (and schemathesis) would take a
-403 for a researcher writing, or a 404 for an annotator reading another's assignment, as a
-bug of the API.
+throttling) and all have one shape (:mod:`concord.error_body`), so they are added here,
+once, instead of on every view: the ``Error`` component, a ``detail`` string always and
+``errors`` items (``ErrorItem``: ``file``, ``record``, ``field``, ``message``) when the
+refusal is about records or fields; other keys are extra (``code``, ``limit``, a
+validation error's ``{field: [messages]}``). Every 4xx and 503 an operation documents gets
+that body, its own declaration's description kept. Without them a client (and
+schemathesis) would take a 403 for a researcher writing, or a 404 for an annotator reading
+another's assignment, as a bug of the API.
 """
 
+ERROR_ITEM = {
+    "type": "object",
+    "description": "One problem: where (file and record of an upload, field of the request; "
+    "null when not about one) and what.",
+    "properties": {
+        "file": {"type": "string", "nullable": True},
+        "record": {"type": "integer", "nullable": True, "description": "1-based record number"},
+        "field": {
+            "type": "string",
+            "nullable": True,
+            "description": "a nested field as its path, e.g. `items[0].text`",
+        },
+        "message": {"type": "string"},
+    },
+    "required": ["file", "record", "field", "message"],
+}
 ERROR = {
     "type": "object",
-    "properties": {"detail": {"type": "string"}},
-    "required": ["detail"],
-}
-VALIDATION_ERROR = {
-    "description": "The request was invalid: ``detail``, or each field with its problems.",
-    "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "additionalProperties": {
-                    "oneOf": [
-                        {"type": "string"},
-                        {"type": "array", "items": {}},
-                        {"type": "object"},
-                    ]
-                },
-            }
-        }
+    "description": "Every error answer of the API: `detail` always; `errors` when the refusal "
+    "is about records or fields; any other key is extra and never replaces `detail`.",
+    "properties": {
+        "detail": {"type": "string", "description": "what was refused and why, for a person"},
+        "errors": {
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/ErrorItem"},
+            "description": "every problem, when the refusal is about records or fields",
+        },
     },
+    "required": ["detail"],
+    "additionalProperties": True,
 }
 
 
@@ -40,6 +52,10 @@ def _error(description: str) -> dict:
     }
 
 
+VALIDATION_ERROR = _error(
+    "The request was invalid: `detail`, and `errors` naming each field or record and its problem."
+)
+
 COMMON = {
     "401": _error("No valid credentials (a bad or expired token)."),
     "403": _error("Not logged in, or the role does not allow this."),
@@ -47,6 +63,10 @@ COMMON = {
     "405": _error("The method is not allowed here."),
     "406": _error("None of the accepted response types can be produced."),
     "415": _error("The request body's content type is not accepted."),
+    "429": _error(
+        "Too many requests (the throttled operations: reports, imports, token "
+        "login); retry after Retry-After."
+    ),
     "503": _error("The database is unavailable; nothing was changed. Retry after Retry-After."),
 }
 
@@ -68,18 +88,27 @@ def any_of_for_blinded(result, generator, request, public):
 
 
 def add_error_responses(result, generator, request, public):
-    """``POSTPROCESSING_HOOKS`` entry: document the shared error answers on every operation."""
-    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR
+    """``POSTPROCESSING_HOOKS`` entry: document the shared error answers on every operation,
+    every error answer with the one body (``Error``), a view's own words kept."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"], schemas["ErrorItem"] = ERROR, ERROR_ITEM
     for path, item in result.get("paths", {}).items():
         for operation in item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
-            responses.setdefault("400", VALIDATION_ERROR)
-            for code, response in COMMON.items():
-                responses.setdefault(code, response)
             if path.rstrip("/").endswith("auth/token"):
                 responses.setdefault("429", _error("Locked out after repeated failed logins."))
+            responses.setdefault("400", VALIDATION_ERROR)
+            if "requestBody" in operation:
+                responses.setdefault("413", _error("The request body is larger than the server "
+                                                   "accepts (`limit`: the bytes it accepts)."))  # fmt: skip
+            for code, response in COMMON.items():
+                responses.setdefault(code, response)
+            for code, response in responses.items():
+                if str(code).startswith("4") or str(code) == "503":
+                    # a copy each: the body of every error answer, the view's words kept
+                    responses[code] = _error(response.get("description") or "Refused.")
     return result
 
 

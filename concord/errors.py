@@ -4,13 +4,15 @@ schema's documented content type hold for every answer; elsewhere Django's HTML 
 
 from django.conf import settings
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.views import defaults
+
+from concord.error_body import error_response
 
 
 def not_found(request, exception):
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "Not found."}, status=404)
+        return error_response("Not found.", 404)
     return defaults.page_not_found(request, exception)
 
 
@@ -18,11 +20,13 @@ def bad_request(request, exception):
     """A request a view refused (``BadRequest``: an option or field it names) says why, as
     plain text (JSON under ``/api/``): a researcher's script reading a download gets the
     reason, not Django's empty "Bad Request (400)" page. Other 400s (a suspicious host or
-    file name) keep Django's page, which says nothing of them."""
-    if not isinstance(exception, BadRequest) or not str(exception):
-        return defaults.bad_request(request, exception)
+    file name) keep Django's page, which says nothing of them; under ``/api/`` the API's
+    error body (:mod:`concord.error_body`), which says no more."""
+    said = str(exception) if isinstance(exception, BadRequest) else ""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": str(exception)}, status=400)
+        return error_response(said or "Bad request.", 400)
+    if not said:
+        return defaults.bad_request(request, exception)
     return HttpResponseBadRequest(f"{exception}\n", content_type="text/plain; charset=utf-8")
 
 
@@ -64,7 +68,7 @@ class PlainNotFoundMiddleware:
 class BodyTooLargeMiddleware:
     """A request body Django would read whole (JSON, a form) that is larger than
     ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``UPLOAD_MAX_BYTES``) is refused up front: 413, naming
-    the limit, as JSON under ``/api/``. Before, reading it raised ``RequestDataTooBig``,
+    the limit, as JSON under ``/api/`` (``detail``, and the limit in bytes as ``limit``). Before, reading it raised ``RequestDataTooBig``,
     which with ``DEBUG`` on (the default install) answered Django's technical page (the
     traceback and the settings) to whoever sent it, and without it an empty "Bad Request"
     (found by a researcher posting 70 MB to the API). A multipart upload is left to the
@@ -86,5 +90,5 @@ class BodyTooLargeMiddleware:
             f"(UPLOAD_MAX_BYTES, {limit} bytes)."
         )
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": message}, status=413)
+            return error_response(message, 413, limit=limit)
         return HttpResponse(f"{message}\n", status=413, content_type="text/plain; charset=utf-8")

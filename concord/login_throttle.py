@@ -10,11 +10,13 @@ from axes.backends import AxesStandaloneBackend
 from axes.helpers import get_cool_off
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken import views as authtoken_views
 from rest_framework.response import Response
+
+from concord.error_body import error_response
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):
@@ -63,7 +65,7 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
         or request.headers.get("X-Requested-With") == "XMLHttpRequest"
     )
     if wants_json:
-        response: HttpResponse = JsonResponse({"detail": message}, status=429)
+        response: HttpResponse = error_response(message, 429)
     else:
         form = AuthenticationForm(request, data=None)
         context = {"form": form, "lockout": message, "next": request.POST.get("next", "")}

@@ -20,8 +20,10 @@ from __future__ import annotations
 import logging
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.template.loader import render_to_string
+
+from concord.error_body import error_response
 
 logger = logging.getLogger("concord.outage")
 
@@ -49,7 +51,7 @@ def wants_json(request) -> bool:
 def outage_response(request) -> HttpResponse:
     """The 503 for ``request``, rendered without the database (no context processors)."""
     if wants_json(request):
-        response = JsonResponse({"detail": API_MESSAGE, "code": "database_unavailable"}, status=503)
+        response = error_response(API_MESSAGE, 503, code="database_unavailable")
     elif request.headers.get("HX-Request") == "true":
         html = render_to_string("outage/save_status.html", {"message": SAVE_MESSAGE})
         response = HttpResponse(html, status=503)

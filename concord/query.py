@@ -85,13 +85,17 @@ def unknown_parameters(given, accepted) -> list[tuple[str, str]]:
 
 def refuse_unknown_parameters(given, accepted) -> None:
     """A 400 naming the parameters of ``given`` outside ``accepted``, in one sentence under
-    ``detail`` (:func:`unknown_options`). Not keyed by the parameter, as a bad value is: an
-    annotator's ``?system=`` would put a ``system`` key in their JSON, which never holds
-    one, not even a refusal's (``annotation.api.RoleViewSet.refuse_filter``)."""
+    ``detail`` (:func:`unknown_options`) and one item of ``errors`` per parameter
+    (:mod:`concord.error_body`), as a download refuses them. Not keyed by the parameter, as
+    a bad value is: an annotator's ``?system=`` would put a ``system`` key in their JSON,
+    which never holds one, not even a refusal's (``annotation.api.RoleViewSet.refuse_filter``)."""
+    from concord.error_body import Refused
+
     accepted = set(accepted)
     unknown = [name for name in dict.fromkeys(given) if name not in accepted]
     if unknown:
-        raise ValidationError({"detail": unknown_options(unknown, accepted, what="parameter")})
+        raise Refused(unknown_options(unknown, accepted, what="parameter"),
+                      errors=unknown_parameters(unknown, accepted))  # fmt: skip
 
 
 def accepted(view, paginator=None) -> set[str]:

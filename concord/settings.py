@@ -244,6 +244,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "concord.pagination.LimitOffsetPagination",
     # an unknown ?format= is a 400 naming it and the formats answered, not a 404
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "concord.negotiation.ContentNegotiation",
+    # every error body in one shape: a ``detail`` string, ``errors`` items (concord.error_body)
+    "EXCEPTION_HANDLER": "concord.error_body.exception_handler",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -21,8 +21,9 @@ Downloads answer GET and HEAD only (``concord.download_methods``; OPTIONS says s
 missing CSRF token of a token request does not matter.
 
 An API client (a token, or ``Accept: application/json``) gets its errors as JSON, as from
-``/api/``: 401 without credentials, 403 and 404 with a ``detail``, a refused export with
-``errors`` naming the field; a browser still gets the pages.
+``/api/``, in its one shape (:mod:`concord.error_body`): 401 without credentials, 403 and
+404 with a ``detail``, a refused export with ``detail`` and ``errors`` naming the field; a
+browser still gets the pages.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from __future__ import annotations
 from functools import wraps
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from rest_framework.exceptions import AuthenticationFailed
 
+from concord.error_body import error_response
 from concord.tokens import TokenAuthentication
 
 
@@ -58,8 +60,7 @@ def refusal(request, problems, status: int):
     plain text to a browser, one ``field: message`` line each (ended, as the text answers of
     ``concord.errors``, so a script's terminal shows it whole). Every download's refusal."""
     if wants_json(request):
-        errors = [{"field": field, "message": message} for field, message in problems]
-        return JsonResponse({"errors": errors}, status=status)
+        return error_response(None, status, errors=problems)  # detail: the first problems
     text = "".join(f"{field}: {message}\n" if field else f"{message}\n"
                    for field, message in problems)  # fmt: skip
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
@@ -77,7 +78,7 @@ def accepts_token(view):
         try:
             user = _token_user(request)
         except AuthenticationFailed as exc:
-            response = JsonResponse({"detail": str(exc.detail)}, status=401)
+            response = error_response(str(exc.detail), 401)
             response["WWW-Authenticate"] = TokenAuthentication.keyword
             return response
         if user is not None:
@@ -85,17 +86,15 @@ def accepts_token(view):
         if not wants_json(request):
             return view(request, *args, **kwargs)
         if not request.user.is_authenticated:
-            response = JsonResponse(
-                {"detail": "Authentication credentials were not provided."}, status=401
-            )
+            response = error_response("Authentication credentials were not provided.", 401)
             response["WWW-Authenticate"] = TokenAuthentication.keyword
             return response
         try:
             return view(request, *args, **kwargs)
         except PermissionDenied as exc:
-            return JsonResponse({"detail": str(exc) or "You may not read this."}, status=403)
+            return error_response(str(exc) or "You may not read this.", 403)
         except Http404 as exc:
-            return JsonResponse({"detail": str(exc) or "Not found."}, status=404)
+            return error_response(str(exc) or "Not found.", 404)
 
     wrapped.accepts_token = True
     return wrapped

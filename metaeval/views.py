@@ -25,7 +25,8 @@ from rest_framework.exceptions import ValidationError
 from annotation.models import Study, System
 from annotation.permissions import staff_study_by_key_or_404
 from concord.download_methods import CHECKED_BY_VIEW, download_methods
-from concord.token_auth import accepts_token, refusal
+from concord.error_body import error_response
+from concord.token_auth import accepts_token, refusal, wants_json
 from judges.models import Judge
 
 from . import exports, plots, sections
@@ -181,6 +182,27 @@ def _body(request, study: Study, options: ReportOptions, *, start: bool = False)
     return report_context(entry, options)
 
 
+#: The one format of the report page (``?format=html`` names it, and changes nothing).
+PAGE_FORMAT = "html"
+
+
+def _refuse_page_format(request) -> None:
+    """The report page is HTML; its other formats are downloads with paths of their own
+    (``report.json``, ``tables/<name>.<fmt>``, ``figures/<name>.<fmt>``). Any other
+    ``?format=`` is a 400 naming it and those paths: the page ignored it (``?format=csv``
+    answered the HTML page, as if a CSV were on its way), where the API refuses a
+    ``?format=`` it cannot answer (:mod:`concord.negotiation`). An empty value is no value,
+    as for the options."""
+    given = [v for v in request.GET.getlist("format") if v not in ("", PAGE_FORMAT)]
+    if given:
+        raise ValidationError({"format": (
+            f"{given[0]!r} is not a format of the report page, which is HTML: the report "
+            f"downloads as report.json or report.html, a table as tables/<name>."
+            f"{{{','.join(TABLE_FORMATS)}}}, a figure as figures/<name>."
+            f"{{{','.join(FIGURE_FORMATS)}}}"
+        )})  # fmt: skip
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def report_page(request, study_id: int):
@@ -188,13 +210,15 @@ def report_page(request, study_id: int):
 
     The options are in the query string, for a POST too: a POST (the page's CSRF-protected
     "compute" button) starts the bootstrap run and comes back to the page, which polls it.
-    Options that are refused (a bootstrap above the cap) answer 400 with the reason; htmx
-    requests get it with 200, since htmx only swaps successful answers in.
+    Options that are refused (a bootstrap above the cap, a ``format`` other than the page's,
+    :func:`_refuse_page_format`) answer 400 with the reason; htmx requests get it with 200,
+    since htmx only swaps successful answers in.
     """
     study = _study_for(request, study_id)
     systems = _system_names(study)
     status = 200
     try:
+        _refuse_page_format(request)
         options = _options(request, systems)
     except ValidationError as exc:
         options, body, status = ReportOptions(), {"error": _message(exc)}, 400
@@ -332,11 +356,12 @@ def _throttled(request) -> None:
 
 def _refusals(view):
     """A download's refusals. Options refused: 400 naming each option, as the study exports
-    answer (``concord.token_auth.refusal``): ``{"errors": [{"field", "message"}]}`` to an API
-    client (a token, or ``Accept: application/json``), ``<option>: <message>`` lines in
-    plain text to a browser; before, a token got plain text here and JSON from the
-    exports. Throttled: 429, as the API's, with ``Retry-After`` and the reason in plain
-    text."""
+    answer (``concord.token_auth.refusal``): the API's error body (``detail`` and ``errors``
+    items, :mod:`concord.error_body`) to an API client (a token, or ``Accept:
+    application/json``), ``<option>: <message>`` lines in plain text to a browser; before, a
+    token got plain text here and JSON from the exports. Throttled: 429, as the API's, with
+    ``Retry-After`` and the reason (JSON ``detail`` to an API client, plain text to a
+    browser)."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -346,10 +371,12 @@ def _refusals(view):
             return refusal(request, refused.problems, 400)
         except Throttled as refused:
             wait = max(1, math.ceil(refused.wait or 1))
-            response = HttpResponse(
-                f"Too many report computations (THROTTLE_REPORTS): try again in {wait} s.\n",
-                status=429, content_type="text/plain; charset=utf-8",
-            )  # fmt: skip
+            said = f"Too many report computations (THROTTLE_REPORTS): try again in {wait} s."
+            if wants_json(request):
+                response = error_response(said, 429)
+            else:
+                response = HttpResponse(f"{said}\n", status=429,
+                                        content_type="text/plain; charset=utf-8")  # fmt: skip
             response["Retry-After"] = str(wait)
             return response
 

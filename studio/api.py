@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from annotation import api as annotation_api
 from annotation import serializers as s
 from annotation.permissions import IsAdmin, staff_study_or_404
+from concord.error_body import from_drf
 from studio.studyadmin import StudyAdminError, planning
 from studio.studyadmin.deletion import delete_study
 from studio.studyadmin.forms import PlanForm
@@ -92,7 +93,7 @@ class StudyViewSet(annotation_api.StudyViewSet):
         data = {k: v for k, v in body.validated_data.items() if v is not None}
         form = PlanForm(study, data)
         if not form.is_valid():
-            return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
+            return Response(from_drf(form.errors), status=status.HTTP_400_BAD_REQUEST)
         try:
             if data["action"] == "commit":
                 done = planning.commit(study, form.spec(),
@@ -100,7 +101,9 @@ class StudyViewSet(annotation_api.StudyViewSet):
                 return Response(plan_answer(done, True), status=status.HTTP_201_CREATED)
             return Response(plan_answer(planning.preview(study, form.spec()), False))
         except StudyAdminError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST
+            )
 
     @extend_schema(
         summary="A study's progress",
@@ -165,7 +168,9 @@ class StudyViewSet(annotation_api.StudyViewSet):
         try:
             done = delete_study(study, confirm=request.query_params.get("confirm", ""))
         except StudyAdminError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                from_drf({exc.field: [exc.message]}), status=status.HTTP_400_BAD_REQUEST
+            )
         return Response(
             {"study": done.study, "backup": done.backup.name, "judgments": done.judgments,
              "versions": done.versions}

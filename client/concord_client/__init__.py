@@ -29,23 +29,27 @@ JUDGMENT_KINDS = (
 
 class ConcordError(RuntimeError):
     """The server refused a request: ``status`` (the HTTP status, None when the server was
-    not asked), ``errors`` (alias ``problems``): every problem the server listed, as it sent
-    them (an import's ``{"file", "record", "field", "message"}``; DRF's ``{"detail": …}`` or
-    ``{field: [messages]}`` become ``{"field", "message"}`` dicts), and ``body``, the answer
-    parsed (or its text when it is not JSON).
+    not asked), ``detail`` (the server's sentence saying why: every error body of the API
+    has one), ``errors`` (alias ``problems``): every problem the server listed about a
+    record or field, as it sent them (``{"file", "record", "field", "message"}``; an older
+    server's ``{field: [messages]}`` becomes ``{"field", "message"}`` dicts), and ``body``,
+    the answer parsed (or its text when it is not JSON).
 
     Why structured: a refused import of a large file lists one problem per bad record; a
     message cut to a few hundred characters kept 4 of 144 and broke the JSON mid-record.
-    ``str()`` shows the first :attr:`SHOWN` problems, one a line, and how many more."""
+    ``str()`` shows ``detail``, then the first :attr:`SHOWN` problems, one a line, and how
+    many more."""
 
     #: How many problems ``str()`` shows; ``errors`` keeps them all.
     SHOWN = 10
 
     def __init__(self, message: str, *, status: int | None = None,
-                 errors: list[dict] | None = None, body=None):  # fmt: skip
+                 errors: list[dict] | None = None, body=None,
+                 detail: str | None = None):  # fmt: skip
         super().__init__(message)
         self.message = message
         self.status = status
+        self.detail = detail
         self.errors: list[dict] = list(errors or [])
         self.body = body
 
@@ -62,13 +66,16 @@ class ConcordError(RuntimeError):
             text = answer.text.strip()
             said = f": {text[:300]}{' …' if len(text) > 300 else ''}" if text else ""
             return cls(message + said, status=answer.status_code, body=answer.text)
-        return cls(message, status=answer.status_code, errors=_problems_of(body), body=body)
+        detail = body.get("detail") if isinstance(body, dict) else None
+        detail = detail if isinstance(detail, str) and detail else None
+        return cls(message, status=answer.status_code, errors=_problems_of(body), body=body,
+                   detail=detail)  # fmt: skip
 
     def __str__(self) -> str:
         if not self.errors:
-            return self.message
+            return f"{self.message}: {self.detail}" if self.detail else self.message
         n = len(self.errors)
-        lines = [f"{self.message}: {n} problem{'s' if n != 1 else ''}"]
+        lines = [f"{self.message}: {self.detail or f'{n} problem' + ('s' if n != 1 else '')}"]
         lines += [f"  - {_describe(e)}" for e in self.errors[: self.SHOWN]]
         if n > self.SHOWN:
             lines.append(f"  … and {n - self.SHOWN} more (ConcordError.errors lists them all)")
@@ -76,10 +83,13 @@ class ConcordError(RuntimeError):
 
 
 def _problems_of(body) -> list[dict]:
-    """The problems of an error body: Concord's ``{"errors": [...]}`` as sent, else DRF's
-    shapes (``{"detail": msg}``, ``{field: [msgs]}``, ``[msgs]``) as field/message dicts."""
+    """The problems of an error body: its ``errors`` as sent (the server's one shape: a
+    ``detail``, and ``errors`` when about records or fields; none for a ``detail`` alone),
+    else an older server's shapes (``{field: [msgs]}``, ``[msgs]``) as field/message dicts."""
     if isinstance(body, dict) and isinstance(body.get("errors"), list):
         return [e if isinstance(e, dict) else {"message": str(e)} for e in body["errors"]]
+    if isinstance(body, dict) and isinstance(body.get("detail"), str):
+        return []  # the server's sentence is ``detail``, not a problem of a field
     if isinstance(body, dict):
         out = []
         for field, said in body.items():

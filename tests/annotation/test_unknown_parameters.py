@@ -45,7 +45,8 @@ def test_an_unknown_parameter_is_a_400_naming_it_and_the_accepted_ones(world, pa
     response = client.get(f"{path}?{study}{query}")
     name = query.split("=")[0]
     assert response.status_code == 400, response.content[:300]
-    assert list(response.json()) == ["detail"]
+    assert set(response.json()) == {"detail", "errors"}  # one shape: concord.error_body
+    assert [e["field"] for e in response.json()["errors"]] == [name]
     said = response.json()["detail"]
     assert f"unknown parameter(s): {name}" in said
     if meant:
@@ -80,7 +81,7 @@ def test_an_annotators_refusal_names_only_their_parameters_and_holds_no_system_k
     assert "study" in known and "setting" in known
     assert "system" not in known and "annotator" not in known
     response = own.get(f"/api/questions/?system={w.systems[0].pk}")
-    assert response.status_code == 400 and list(response.json()) == ["detail"]
+    assert response.status_code == 400 and set(response.json()) == {"detail", "errors"}
 
 
 def test_a_paginated_action_refuses_what_it_does_not_read(world, admin_user):

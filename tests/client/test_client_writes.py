@@ -212,10 +212,11 @@ def test_a_refused_import_keeps_every_problem_the_server_listed(admin):
     assert error.errors[0] == {"file": "judge_scores.csv", "record": 1, "field": "value",
                                "message": "expected a number, found 'not a number'"}  # fmt: skip
     assert all(set(e) >= {"file", "record", "field", "message"} for e in error.errors)
-    assert error.body == {"errors": error.errors}
+    assert error.body["errors"] == error.errors and error.body["detail"] == error.detail
+    assert "144 problems" in error.detail
     text = str(error)
     lines = text.splitlines()
-    assert lines[0] == f"POST api/studies/{study.id}/import/ answered 400: 144 problems"
+    assert lines[0] == f"POST api/studies/{study.id}/import/ answered 400: {error.detail}"
     assert len(lines) == 2 + ConcordError.SHOWN
     assert lines[-1].startswith(f"  … and {144 - ConcordError.SHOWN} more")
     assert all("field value" in line and "record" in line for line in lines[1:-1])
@@ -225,8 +226,9 @@ def test_a_refused_import_keeps_every_problem_the_server_listed(admin):
 
 
 def test_errors_of_other_shapes_are_kept_whole():
-    """DRF's ``{"detail": …}`` and ``{field: [messages]}`` answers become field/message
-    problems; an answer that is not JSON keeps the start of its text in the message."""
+    """A ``{"detail": …}`` answer is its detail, no problem; an older server's
+    ``{field: [messages]}`` becomes field/message problems; an answer that is not JSON
+    keeps the start of its text in the message."""
     import requests
 
     def answer(status: int, body: str, kind: str = "application/json"):
@@ -236,8 +238,8 @@ def test_errors_of_other_shapes_are_kept_whole():
         return made
 
     detail = ConcordError.from_answer("GET x answered 403", answer(403, '{"detail": "no"}'))
-    assert detail.errors == [{"field": None, "message": "no"}] and detail.status == 403
-    assert str(detail) == "GET x answered 403: 1 problem\n  - no"
+    assert detail.errors == [] and detail.detail == "no" and detail.status == 403
+    assert str(detail) == "GET x answered 403: no"
     fields = ConcordError.from_answer("POST y answered 400",
                                       answer(400, '{"overlap": ["too small", "an integer"]}'))  # fmt: skip
     assert fields.errors == [{"field": "overlap", "message": "too small"},

@@ -105,7 +105,9 @@ def test_an_option_given_twice_or_a_flag_not_true_or_false_is_a_400_naming_it(ap
     client, study = api
     response = client.get(f"/api/studies/{study.pk}/agreement/?{query}")
     assert response.status_code == 400, response.content[:300]
-    assert list(response.json()) == [option]
+    # the one error body (concord.error_body): detail, errors, and the option's own key
+    assert set(response.json()) == {"detail", "errors", option}
+    assert [e["field"] for e in response.json()["errors"]] == [option]
     if "maybe" in query:
         said = str(response.json()[option])
         assert "maybe" in said and "true" in said and "false" in said
@@ -125,8 +127,8 @@ def test_an_option_given_twice_or_a_flag_not_true_or_false_is_a_400_naming_it(ap
 )  # fmt: skip
 def test_a_refused_download_answers_as_the_study_exports_do(api, query, option):
     """A token got plain text from the report downloads and JSON naming the field from the
-    study exports: both now answer an API client ``{"errors": [{"field", "message"}]}``
-    and a browser ``<field>: <message>`` in plain text."""
+    study exports: both now answer an API client the API's error body (``detail``, and
+    ``errors`` items naming the field) and a browser ``<field>: <message>`` in plain text."""
 
     client, study = api
     token = token_client(client.researcher, api=False)
@@ -163,7 +165,7 @@ def test_a_judge_of_another_study_is_refused_as_a_made_up_name_is(api):
                     f"/api/studies/{study.pk}/judge-alignment/?judge={name}"):  # fmt: skip
             response = client.get(url)
             assert response.status_code == 400, (url, response.content[:300])
-            assert response.json() == {"options": said}
+            assert response.json()["options"] == said and said in response.json()["detail"]
         for url in (f"/reports/{study.pk}/tables/preference.csv?judge={name}",
                     f"/reports/{study.pk}/report.json?judge={name}"):  # fmt: skip
             download = browser.get(url)
@@ -171,5 +173,6 @@ def test_a_judge_of_another_study_is_refused_as_a_made_up_name_is(api):
             assert said in download.content.decode()
         body = {"study": study.pk, "options": {"judge": name}}
         response = client.post("/api/report-runs/", body, format="json")
-        assert response.status_code == 400 and response.json() == {"options": said}
+        assert response.status_code == 400 and response.json()["options"] == said
+        assert said in response.json()["detail"]
     assert not ReportRun.objects.exists()
