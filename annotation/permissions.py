@@ -17,7 +17,7 @@ get their own serializers, which identify reports and rubrics by ``public_id`` o
 """
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -177,18 +177,27 @@ def visible_question_ids(annotator: Annotator) -> QuerySet:
 
 
 def visible_reports(annotator: Annotator, question_id: int | None = None) -> QuerySet:
-    """The reports of the annotator's own assignments (of one question if ``question_id``).
+    """The reports the annotator's own assignments show (of one question if
+    ``question_id``): least privilege, the API gives no report a task page does not show.
 
-    An assignment with a ``report_order`` shows exactly those reports (a pairwise task may
-    show two of three); one without shows every report of its question. One query to read
-    the assignments; the result is a lazy queryset. ``question_id`` narrows what is read and
-    the id list the query carries: an annotator with thousands of assignments asking for one
-    question's reports (the API's ``?question=``) should not pay for all of them.
+    An assignment of a task that shows reports (``TaskSpec.shows_reports``: the planner
+    gives it a ``report_order``) shows exactly those of its order (a claim check or a
+    pairwise task may show one or two of three); one of those without an order yet shows
+    what its page will draw at first opening, every readable report of its question
+    (``annotation.annotate.page.ensure_report_order``). An assignment of a task about the
+    question (query quality, triage, rubric item quality, nugget importance …) shows no
+    report, whatever order its page once drew: another task's reports of the same
+    question do not become readable through it. One query to read the assignments; the
+    result is a lazy queryset. ``question_id`` narrows what is read and the id list the
+    query carries: an annotator with thousands of assignments asking for one question's
+    reports (the API's ``?question=``) should not pay for all of them.
     """
+    from annotation.readiness import REPORT_TASKS  # the task registry imports this module
+
     ordered: set[int] = set()
     question_ids: set[int] = set()
     open_questions: set[int] = set()
-    assignments = visible_assignments(annotator)
+    assignments = visible_assignments(annotator).filter(task__in=REPORT_TASKS)
     if question_id is not None:
         assignments = assignments.filter(question_id=question_id)
     for question, order in assignments.values_list("question_id", "report_order"):
@@ -197,6 +206,6 @@ def visible_reports(annotator: Annotator, question_id: int | None = None) -> Que
             ordered.update(i for i in order if isinstance(i, int))
         else:
             open_questions.add(question)
-    return Report.objects.filter(
-        Q(id__in=ordered, question_id__in=question_ids) | Q(question_id__in=open_questions)
+    return Report.objects.filter(id__in=ordered, question_id__in=question_ids) | (
+        Report.objects.readable().filter(question_id__in=open_questions)
     )

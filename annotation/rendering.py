@@ -798,3 +798,110 @@ def selectable_letters(html: str) -> str:
     parser.feed(str(html))
     parser.close()
     return letters("".join(parser.parts))
+
+
+#: Citation markers a claim's text may carry, as the reader reads them in a system's
+#: markdown (``[3]``, ``[^9]``, ``\\[2\\]``, ``[1, 4]``, ``【5】``, ``[citation:2]``): a claim
+#: names its sources in its own field, and markers written in the released numbering
+#: (``[^9][^11]``, shown ``[1][2]``) say nothing of where it stands.
+CITATION_MARKER = re.compile(
+    r"\\?\[\^?\s*\d+(?:\s*[,–-]\s*\d+)*\s*\^?\\?\]|【\d+[^】]*】|\[citation:\s*\d+\]"
+)
+
+
+class _ReadText(_ShownText):
+    """The text of a rendered paragraph as a reader reads its words: :class:`_ShownText`
+    without the citation chips either (``button.cite``: ``[1]``)."""
+
+    def handle_starttag(self, tag, attrs):
+        chip = tag == "button" and "cite" in (dict(attrs).get("class") or "").split()
+        if chip and not self.tip_depth:
+            self.tip_depth = 1
+            return
+        super().handle_starttag(tag, attrs)
+
+
+def claim_letters(text: str) -> str:
+    """:func:`letters` of a claim's text, its citation markers left out."""
+    return letters(CITATION_MARKER.sub(" ", text))
+
+
+def claim_spans(html: str, text: str) -> list[str]:
+    """Every place where the paragraph rendered as ``html`` holds the claim ``text``: the
+    metric-wise rule (:func:`letters` of the text against those of what an annotator can
+    select: :func:`selectable_letters`), citation markers left out on both sides
+    (:data:`CITATION_MARKER`, the chips). Each as the page shows it, first letter to last,
+    spaces collapsed: markdown (``**``, ``\\_``) read as the reader reads it."""
+    parser = _ReadText()
+    parser.feed(str(html))
+    parser.close()
+    chars = "".join(parser.parts)
+    at = [i for i, c in enumerate(chars) if c.isalnum()]
+    hay = "".join(chars[i] for i in at)
+    wanted = claim_letters(text)
+    out, start = [], hay.find(wanted) if wanted else -1
+    while start >= 0:
+        out.append(" ".join(chars[at[start] : at[start + len(wanted) - 1] + 1].split()))
+        start = hay.find(wanted, start + 1)
+    return out
+
+
+class _Highlighter(_ReadText):
+    """A rendered paragraph written again with its read letters ``start`` to ``end``
+    (:func:`claim_spans` positions) and what stands between them in ``<mark>``: each text
+    node's part its own mark, so the tags stay nested as they were."""
+
+    def __init__(self, start: int, end: int) -> None:
+        super().__init__()
+        self.start, self.end, self.seen = start, end, 0
+        self.out: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        super().handle_starttag(tag, attrs)
+        self.out.append(self.get_starttag_text() or "")
+
+    def handle_startendtag(self, tag, attrs):
+        self.out.append(self.get_starttag_text() or "")
+
+    def handle_endtag(self, tag):
+        super().handle_endtag(tag)
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data):
+        if self.tip_depth:  # a chip or its tip: shown, never counted nor marked
+            self.out.append(escape(data))
+            return
+        run: list[str] = []
+        marked = False
+        for ch in data:
+            if ch.isalnum():
+                inside = self.start <= self.seen < self.end
+                self.seen += 1
+            else:  # between two letters of the claim
+                inside = self.start < self.seen < self.end
+            if inside != marked and run:
+                text = escape("".join(run))
+                self.out.append(f"<mark>{text}</mark>" if marked else text)
+                run = []
+            marked = inside
+            run.append(ch)
+        if run:
+            text = escape("".join(run))
+            self.out.append(f"<mark>{text}</mark>" if marked else text)
+
+
+def highlighted(html: str, text: str) -> SafeString | None:
+    """The paragraph rendered as ``html`` with the claim ``text`` in ``<mark>``, found as
+    :func:`claim_spans` finds it (its first place); None when the paragraph does not
+    hold it."""
+    parser = _ReadText()
+    parser.feed(str(html))
+    parser.close()
+    wanted = claim_letters(text)
+    start = letters("".join(parser.parts)).find(wanted) if wanted else -1
+    if start < 0:
+        return None
+    marker = _Highlighter(start, start + len(wanted))
+    marker.feed(str(html))
+    marker.close()
+    return mark_safe("".join(marker.out))  # noqa: S308 - the sanitized HTML, text re-escaped

@@ -11,9 +11,18 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from annotation.models import AdjudicationRequest, Annotator, GoldItem, QualityEvent, Study
+from annotation.annotate.claim_check import claim_in_report
+from annotation.models import (
+    AdjudicationRequest,
+    Annotator,
+    GoldItem,
+    QualityEvent,
+    ReportClaim,
+    Study,
+)
 from annotation.permissions import readable_studies
 from annotation.quality import catalog, observations, qualification
+from annotation.quality import labels as ql
 from annotation.quality.agreement import disagreements
 from annotation.readiness import task_label
 from annotation.rendering import load_reports, render_report
@@ -334,6 +343,23 @@ def _report_paragraphs(request: AdjudicationRequest, blinding: quality.Blinding)
     ]
 
 
+def _claim_of(request: AdjudicationRequest, reports) -> dict | None:
+    """For a unit about a claim ("claim <id>@System", or "… cites <key>@System"): the
+    claim as the claim check shows it (text, sources) and where it stands in its paragraph,
+    marked (:func:`claim_in_report`); None for any other unit. Without it the page said
+    only "About: claim TdX5UNbwtyQb in Report A", an id nobody can find in the report."""
+    what, system = ql.split_unit(request.unit or "")
+    parsed = ql.parse_claim(what)
+    if parsed is None or not system:
+        return None
+    public_id, asked = parsed
+    claim = ReportClaim.objects.filter(
+        public_id=public_id, report__question_id=request.question_id, report__system__name=system
+    ).first()
+    report = next((r for r in reports if claim and r.report.pk == claim.report_id), None)
+    return claim_in_report(claim, report, asked) if report is not None else None
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def my_adjudications(request):
@@ -371,12 +397,14 @@ def my_adjudications(request):
         b = quality.Blinding.of(r)
         # keyboard shortcuts on the first open request (one form answers them at a time)
         keys = r.status == "open" and not any(row["keys"] for row in rows)
+        reports = _report_paragraphs(r, b) if r.status == "open" else []
         rows.append({
             "request": r,
             "options": [text for _, text in quality.options(r, b)],
             "originals": [b.label(o["label"]) for o in r.originals],
             "unit": quality.blind_unit(r, b),
-            "reports": _report_paragraphs(r, b) if r.status == "open" else [],
+            "reports": reports,
+            "claim": _claim_of(r, reports),
             "decided": b.label(r.label) if r.label else "",
             "keys": keys,
             "rubric": getattr(catalog.spec(r.task), "blind_as", "") == "Rubric",

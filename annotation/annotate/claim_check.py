@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from annotation.models import ClaimCheck, ReportClaim
+from annotation.rendering import claim_spans, highlighted
 
 from ..quality import labels as ql
 from . import qc
@@ -34,6 +35,30 @@ class ClaimRow:
     @property
     def citations(self):
         return [self.report.citations.get(key) for key in self.claim.citation_keys]
+
+
+def claim_in_report(claim: ReportClaim, report, asked: str | None = None) -> dict:
+    """What a reader of one claim sees besides the report (an adjudicator of a claim unit,
+    ``studio.quality_views``): its text, its paragraph of ``report`` (a RenderedReport)
+    with the claim marked where it stands (its stored paragraph, else the first whose
+    selectable text holds it), and its cited sources as the claim check lists them, the
+    one ``asked`` about (a unit "claim <id> cites <key>") marked."""
+    paragraphs = report.paragraphs
+    para = next((p for p in paragraphs if p.pk == claim.paragraph_id), None)
+    if para is None:
+        para = next((p for p in paragraphs if claim_spans(p.html, claim.text)), None)
+    marked = highlighted(para.html, claim.text) if para is not None else None
+    return {
+        "claim": claim,
+        "report": report,
+        "paragraph": para,
+        "paragraph_html": marked if marked is not None else getattr(para, "html", ""),
+        "found": marked is not None,
+        "cites": [
+            {"key": key, "citation": report.citations.get(key), "asked": key == asked}
+            for key in claim.citation_keys
+        ],
+    }
 
 
 def claims_of(page: TaskPage) -> list[ClaimRow]:

@@ -134,3 +134,41 @@ class ShownReports:
                 "told apart from ordinary work"
             )
         return None
+
+    def shown_systems(self, question_id: int, order) -> set[str]:
+        """The systems an assignment of ``order`` shows on the question: those of its
+        order, or every report with text before one is drawn (the page draws from them:
+        ``annotation.annotate.page.ensure_report_order``)."""
+        names = {rid: name for name, rid in self.reports.get(question_id, {}).items()}
+        if order:
+            return {names[r] for r in order if r in names}
+        return {name for rid, name in names.items() if rid in self.readable}
+
+    def unscored(self, items, orders) -> list[tuple[object, list[set[str]]]]:
+        """The known answers of ``items`` (one task, one question) that no assignment of
+        ``orders`` (the report orders of an annotator's existing assignments of that task
+        there) can answer, each with the systems those assignments show: a ranking is
+        answered only by a ranking of exactly its reports
+        (``annotation.quality.scoring.answers``), a unit in a report only where that
+        report is shown. The release cannot give them a second assignment of the task on
+        that question, so such a check is never scored for them, and is said so."""
+        item = items[0]
+        spec = catalog.spec(item.task)
+        if item.task not in planning.REPORT_TASKS or spec is None or spec.blind_as == "Rubric":
+            return []
+        key = (item.task, item.question_id)
+        if key not in self.units:
+            self.units[key] = spec.units(self.study, item.question)
+        shown = [self.shown_systems(item.question_id, order) for order in orders]
+        out = []
+        for i in items:
+            values = self.units[key].get(i.unit)
+            if values is not None and values.ranked:
+                needed = set(ranked_names(i.answer))
+                ok = any(s == needed for s in shown)
+            else:
+                needed = set(spec.systems_in(i.unit))
+                ok = any(needed <= s for s in shown)
+            if not ok:
+                out.append((i, shown))
+        return out

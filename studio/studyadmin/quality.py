@@ -17,7 +17,7 @@ import hmac
 import io
 import json
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -466,11 +466,14 @@ def release(study, user, *, seed: int | None = None) -> Released:
             for key, items in sorted(grouped.items())
         }
         for annotator in annotators:
-            rows = list(
-                Assignment.objects.filter(study=study, annotator=annotator).values_list(
-                    "task", "question_id", "status", "setting", "submitted_at"
-                )
+            mine = Assignment.objects.filter(study=study, annotator=annotator).values_list(
+                "task", "question_id", "status", "setting", "submitted_at", "report_order"
             )
+            rows, orders = [], defaultdict(list)
+            for *row, order in mine:
+                rows.append(tuple(row))
+                if row[2] != Assignment.Status.WITHDRAWN:
+                    orders[row[0], row[1]].append(order)
             have = {(t, q): (status, at) for t, q, status, _, at in rows}
             # their work other than known-answer items: gold released earlier (given as
             # assigned outside an expert's fields) must not make ``assigned`` look usual
@@ -502,7 +505,12 @@ def release(study, user, *, seed: int | None = None) -> Released:
             ):
                 purpose = purposes[task, qid]
                 if (task, qid) in have:
-                    out.not_added.append(_why_not(annotator, items, purpose, *have[task, qid]))
+                    unscored = seen.unscored(items, orders[task, qid])
+                    out.not_added.append(
+                        _unscored(annotator, unscored, purpose)
+                        if unscored
+                        else _why_not(annotator, items, purpose, *have[task, qid])
+                    )
                     continue
                 if purpose == Purpose.QUALIFICATION and annotator.pk in decided:
                     out.not_added.append(_decided(annotator, items, decided[annotator.pk]))
@@ -743,6 +751,30 @@ def _decided(annotator, items: list[GoldItem], result: QualificationResult) -> s
         f"{annotator.pseudonym} has already {verdict} the qualification round{how}: "
         f"{item.task} on question {item.question.external_id} would not change a decided "
         f"result (only an override does){also}"
+    )
+
+
+def _unscored(annotator, unscored, purpose: str) -> str:
+    """Why a known answer in a task ``annotator`` already has on its question is never
+    scored for them: their assignment shows other reports than the answer is about (a
+    ranking of other reports, a unit of a report not shown), and one annotator has one
+    assignment of a task on a question (a ranking one per question and setting:
+    ``medal_ranking.ranking_conflict``), so it cannot be shown to them again. Said so,
+    instead of promising a score that gold accuracy never counts
+    (``annotation.quality.scoring.answers``)."""
+    item = unscored[0][0]
+    shown = " / ".join(", ".join(sorted(s)) or "no report" for s in unscored[0][1]) or "nothing"
+    what = "; ".join(
+        f"the known answer {i.answer}" if "=" in i.answer else f"{i.unit or 'the answer'}"
+        for i, _ in unscored
+    )
+    return (
+        f"{annotator.pseudonym} already has {item.task} on question "
+        f"{item.question.external_id}, which shows them other reports ({shown}) than "
+        f"{what} is about: their label there cannot be scored as "
+        f"{'their qualification answer' if purpose == Purpose.QUALIFICATION else 'gold'}, "
+        f"and a second {item.task} assignment of that question cannot be given to them "
+        "(one per task and question); this check is not given to them"
     )
 
 

@@ -114,3 +114,44 @@ def test_the_study_page_links_to_quality_control(client, admin_user):
     client.force_login(admin_user)
     page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert reverse("studies:quality", args=[study.pk]) in page
+
+
+def test_a_claim_unit_shows_the_claim_its_place_in_its_paragraph_and_its_sources(expert):
+    """A tester found "About: claim TdX5UNbwtyQb in Report A" and nothing else: an id
+    nobody can find in the report. The adjudicator now reads the claim as the claim check
+    shows it (its text, its cited sources with titles and snippets), marked where it
+    stands in its paragraph; for a unit about one citation, that source is marked."""
+    from tests.builders.content import make_claims
+
+    study = make_study("Claim adjudication", tasks=["claim_check"])
+    q = question_with(study, ["alpha", "beta"])
+    claim = next(c for c in make_claims(q, per_report=2) if c.position == 1)  # paragraph 2
+    claim.paragraph = None  # found in its report by its text, as an import without one
+    claim.save()
+    system = claim.report.system.name
+    key = claim.citation_keys[0]
+    whole = request_of(q, "claim_check", f"claim {claim.public_id}@{system}", ["yes", "no"],
+                       expert.annotator)  # fmt: skip
+    client = Client()
+    client.force_login(expert)
+    page = client.get(reverse("studies:my_adjudications")).content.decode()
+    assert page.count('data-testid="adjudication-claim"') == 1
+    block = page.split('data-testid="adjudication-claim"')[1].split("<form")[0]
+    assert claim.text.replace("**", "") in re.sub(r"</?\w+>", "", block.replace("*", ""))
+    assert "Paragraph 2 of the answer discusses" in block  # the claim's text, on the page
+    marked = "".join(re.findall(r"<mark>(.*?)</mark>", block))
+    assert "Paragraph 2 of the answer discusses" in marked and "More text" not in marked
+    assert "paragraph 2" in block
+    assert key in block and "A survey of attention patterns" in block  # its source
+    assert "Title only: no evidence snippet." in block
+    assert "claim-asked-source" not in block
+
+    whole.status = AdjudicationRequest.Status.DECIDED
+    whole.label = "yes"
+    whole.save()
+    request_of(q, "claim_check", f"claim {claim.public_id} cites {key}@{system}", ["yes", "no"],
+               expert.annotator)  # fmt: skip
+    page = client.get(reverse("studies:my_adjudications")).content.decode()
+    block = page.split('data-testid="adjudication-claim"')[1].split("<form")[0]
+    asked = block.split('data-testid="claim-asked-source"')[1].split("</li>")[0]
+    assert "A survey of attention patterns" in asked

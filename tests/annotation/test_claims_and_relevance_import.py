@@ -23,11 +23,13 @@ def jsonl(records) -> bytes:
 
 CLAIMS = [
     {"question_id": "q1", "system": "SecretSystem0", "paragraph": 1,
-     "text": "Summarization memorizes more", "citations": ["[1]"], "source": "extractor"},
+     "text": "Paragraph 1 of the answer discusses memorization in detail", "citations": ["[1]"],
+     "source": "extractor"},
     {"question_id": "q1", "system": "SecretSystem0", "paragraph": 2,
-     "text": "Attention patterns differ", "citations": ["[2]"]},
+     "text": "More text follows here", "citations": ["[2]"]},
     {"question_id": "q1", "system": "SecretSystem1", "position": 4,
-     "text": "A claim without its paragraph", "citations": ["[1]", "[2]"]},
+     "text": "Paragraph 3 of the answer discusses **memorization**",
+     "citations": ["(Min et al., 2021)"]},
 ]  # fmt: skip
 
 
@@ -51,10 +53,25 @@ def test_claims_import_lets_the_claim_check_be_planned_and_round_trips(annotator
     assert "no claims" in preview(study, spec).left_out[0].reason
     rep = run("claims", jsonl(CLAIMS), study=study)
     assert rep.created == {"ReportClaim": 3}
-    assert claims_of(study) == [
-        ("SecretSystem0", 0, 1, "Summarization memorizes more", ["[1]"], "extractor"),
-        ("SecretSystem0", 1, 2, "Attention patterns differ", ["[2]"], ""),
-        ("SecretSystem1", 4, None, "A claim without its paragraph", ["[1]", "[2]"], ""),
+    assert claims_of(study) == [  # fmt: skip
+        (
+            "SecretSystem0",
+            0,
+            1,
+            "Paragraph 1 of the answer discusses memorization in detail",
+            ["[1]"],
+            "extractor",
+        ),
+        ("SecretSystem0", 1, 2, "More text follows here", ["[2]"], ""),
+        # found by its text (no paragraph given), stored as the page shows it (no "**")
+        (
+            "SecretSystem1",
+            4,
+            3,
+            "Paragraph 3 of the answer discusses memorization",
+            ["(Min et al., 2021)"],
+            "",
+        ),
     ]
     shown = preview(study, spec)
     assert shown.left_out == [] and len(shown.plan.assignments) == 1
@@ -228,4 +245,94 @@ def test_a_claim_citing_the_marker_instead_of_the_key_is_told_the_key():
     problem = failed.value.problems[0]
     assert problem.field == "citations"
     assert "written without brackets: '1'" in problem.message
+    assert not ReportClaim.objects.exists()
+
+
+# --- checked against the stored report (a tester's finding on ResearcherBench) ------------
+# The reader renumbers citations by first appearance ([^9][^11] are shown [1][2]) and
+# strips markdown; the claims import took claims written against the released numbering,
+# wrong paragraph numbers and raw "**" with no warning, and the claim check showed them so.
+
+RELEASED = [
+    {"id": "q1", "question": "How does fine-tuning affect memorization?", "response": (
+        "Fine-tuning on **summarization** raises memorization[^9][^11].\n\n"
+        "Dialogue tasks memorize less[^11] than summarization[^3].\n\n"
+        "The loss $\\mathcal{L}_{sum}$ grows with epochs[^3].\n\n"
+        "[^3]: Paper three\n[^9]: Paper nine\n[^11]: Paper eleven\n")},
+]  # fmt: skip
+#: two sources whose numbers swap: released [^2] is shown [1], released [^1] is shown [2]
+SWAPPED = [
+    {"id": "q1", "question": "How does fine-tuning affect memorization?", "response": (
+        "Alpha raises beta[^2].\n\nEpsilon holds[^1][^2].\n\n[^1]: One\n[^2]: Two\n")},
+]  # fmt: skip
+
+
+def released_study(tmp_path):
+    for system, records in (("sysA", RELEASED), ("sysB", SWAPPED)):
+        path = tmp_path / f"{system}.json"
+        path.write_text(json.dumps(records))
+        run("reports", path, study="RB", format="researcherbench", system=system)
+    from annotation.models import Study
+
+    return Study.objects.get(name="RB")
+
+
+def test_a_claim_written_against_the_released_text_is_mapped_to_the_stored_report(tmp_path):
+    study = released_study(tmp_path)
+    records = [
+        # the released markers and keys, a paragraph number off by one, raw markdown
+        {"question_id": "q1", "system": "sysA", "paragraph": 2,
+         "text": "Fine-tuning on **summarization** raises memorization[^9][^11]",
+         "citations": ["[^9]", "[^11]"]},
+        {"question_id": "q1", "system": "sysA", "paragraph": 2,
+         "text": "Dialogue tasks memorize less", "citations": ["11"]},
+        # math is shown as MathML: found in the stored text, kept as written
+        {"question_id": "q1", "system": "sysA", "paragraph": 3,
+         "text": "The loss $\\mathcal{L}_{sum}$ grows with epochs[^3]", "citations": ["3"]},
+        # keys of both numberings: the paragraph cites only the report's "1"
+        {"question_id": "q1", "system": "sysB", "paragraph": 1, "text": "Alpha raises beta",
+         "citations": ["1"]},
+        # ... and only what released "2" became
+        {"question_id": "q1", "system": "sysB", "position": 1, "paragraph": 1,
+         "text": "Alpha raises beta", "citations": ["2"]},
+    ]  # fmt: skip
+    rep = run("claims", jsonl(records), study=study)
+    assert claims_of(study) == [  # fmt: skip
+        ("sysA", 0, 1, "Fine-tuning on summarization raises memorization", ["1", "2"], ""),
+        ("sysA", 1, 2, "Dialogue tasks memorize less", ["2"], ""),
+        ("sysA", 2, 3, "The loss $\\mathcal{L}_{sum}$ grows with epochs", ["3"], ""),
+        ("sysB", 0, 1, "Alpha raises beta", ["1"], ""),
+        ("sysB", 1, 1, "Alpha raises beta", ["1"], ""),
+    ]
+    said = {(w.record, w.field): w.message for w in rep.warnings}
+    assert "paragraph 1, not 2" in said[1, "paragraph"]
+    assert "[^9], [^11]" in said[1, "citations"] and "1, 2" in said[1, "citations"]
+    assert (2, "citations") in said and (5, "citations") in said
+    assert (3, "citations") not in said and (4, "citations") not in said
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        # not in its paragraph, nor anywhere in the report
+        ({"text": "Memorization is unrelated to fine-tuning"}, "text", "not found in paragraph 1"),
+        ({"paragraph": None, "text": "Nothing the report says"}, "text", "any paragraph"),
+        # in two paragraphs, none given
+        ({"paragraph": None, "text": "summarization"}, "paragraph", "paragraphs 1, 2"),
+        # released [^3] is shown 3, but "9" of neither numbering
+        ({"citations": ["[^12]"]}, "citations", "cites no source [^12]"),
+        # in a paragraph citing both readings: "1" the report's, or released 1 (shown 2)
+        ({"system": "sysB", "paragraph": 2, "text": "Epsilon holds", "citations": ["1"]},
+         "citations", "write the report's keys"),
+        ({"paragraph": 7}, "paragraph", "no paragraph 7"),
+    ],
+)  # fmt: skip
+def test_a_claim_not_as_the_stored_report_has_it_is_refused(tmp_path, change, field, message):
+    study = released_study(tmp_path)
+    good = {"question_id": "q1", "system": "sysA", "paragraph": 1,
+            "text": "raises memorization", "citations": ["1", "2"]}  # fmt: skip
+    with pytest.raises(ImportFailed) as failed:
+        run("claims", jsonl([good, {**good, "position": 1, **change}]), study=study)
+    problem = failed.value.problems[0]
+    assert (problem.record, problem.field) == (2, field) and message in problem.message, problem
     assert not ReportClaim.objects.exists()

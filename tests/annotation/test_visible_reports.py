@@ -43,3 +43,38 @@ def test_one_question_list_equals_the_whole_list_of_that_question(annotator_user
         assert {public[r["public_id"]] for r in rows} == ids, question
     refused = client.get("/api/reports/", {"question": "first"})
     assert refused.status_code == 400 and "question" in refused.json()
+
+
+def test_an_annotator_reads_only_the_reports_their_tasks_show(annotator_user, researcher_user):
+    """Least privilege: a claim check showing one report of three, beside a task about the
+    question (query quality, whose page once drew an order of every report), gives the
+    annotator that one report only; the other two are absent from the list and 404 by
+    public id, while a researcher of the study still reads all three."""
+    annotator = annotator_user.annotator
+    study = make_study("least", tasks=["claim_check", "query_quality"])
+    question = make_question(study, n_reports=3)
+    check = make_assignment(annotator, question, "claim_check")
+    shown, *unshown = check.report_order
+    check.report_order = [shown]
+    check.save()
+    # the question's own task: its page draws (and stores) an order of every report
+    make_assignment(annotator, question, "query_quality")
+    public = dict(question.reports.values_list("pk", "public_id"))
+
+    client = APIClient()
+    client.force_login(annotator_user)
+    got = client.get("/api/reports/", {"limit": 50}).json()
+    rows = got["results"] if isinstance(got, dict) else got
+    assert [r["public_id"] for r in rows] == [public[shown]]
+    assert client.get(f"/api/reports/{public[shown]}/").status_code == 200
+    for pk in unshown:
+        assert client.get(f"/api/reports/{public[pk]}/").status_code == 404
+
+    study.researchers.add(researcher_user)
+    staff = APIClient()
+    staff.force_login(researcher_user)
+    got = staff.get("/api/reports/", {"study": study.pk, "limit": 50}).json()
+    rows = got["results"] if isinstance(got, dict) else got
+    assert {r["public_id"] for r in rows} == set(public.values())
+    for pk in unshown:
+        assert staff.get(f"/api/reports/{public[pk]}/").status_code == 200
