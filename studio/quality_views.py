@@ -248,6 +248,7 @@ def _context(study) -> dict:
     return {
         "study": study,
         "threshold": quality.gold_threshold(study),
+        "pace_floor": quality.PACE_FLOOR,
         "pass_mark": study.config.get("qualification_pass", 0.8),
         "required": bool(study.config.get("qualification_required")),
         "items": GoldItem.objects.filter(study=study).select_related("question"),
@@ -298,7 +299,11 @@ def progress_quality(request, study_id: int):
     """The quality-over-time table of the progress page, loaded (and refreshed every 30 s,
     so gold accuracy is live) by htmx: its queries stay out of the progress page's own."""
     study = get_object_or_404(readable_studies(request.user), pk=study_id)
-    context = {"rows": quality.quality_rows(study), "threshold": quality.gold_threshold(study)}
+    context = {
+        "rows": quality.quality_rows(study),
+        "threshold": quality.gold_threshold(study),
+        "pace_floor": quality.PACE_FLOOR,
+    }
     return render(request, "annotation/studies/_quality_table.html", context)
 
 

@@ -11,6 +11,8 @@ submit as :class:`~annotation.models.DeepScholarLabel` rows keyed as the judge's
 are, and lays out one card per unit with its context, walked with the keyboard (type a
 label's key in a card; ``j`` / ``k`` move to the next / previous card).
 
+Units are shown in an order drawn for each annotator and task (:func:`in_shown_order`),
+never in the order a release lists them (a judge's order can give its labels away).
 Units are identified in the form by ids the annotator may see (a report's public id, a
 nugget's public id, a position), never by database ids or system names (blinding).
 Payload: ``{"labels": {unit id: label}}``.
@@ -18,6 +20,7 @@ Payload: ``{"labels": {unit id: label}}``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +49,10 @@ class LabelUnit:
     text: str = ""  # the unit itself (a nugget, a claim, a source's title)
     details: list[tuple[str, str | SafeString]] = field(default_factory=list)
     url: str = ""  # shown through the link rule (the ``web_url`` filter)
+    #: The title given the unit's place among the units shown with it (1-based), for a unit
+    #: numbered only by its place ("Nugget 3"): numbered in the order shown
+    #: (:func:`in_shown_order`), a released position would tell where the unit was released.
+    numbered: Callable[[int], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         """Its title and text as annotators read them, whatever a task module built them
@@ -68,11 +75,47 @@ def source_title(title: str, key: str) -> str:
     return shown_title((title or "").strip()) or key
 
 
+def order_seed(assignment) -> str:
+    """What one annotator's order of one task's units is drawn from: the assignment's
+    annotator, study, question, task and setting — so the order is the same on every load
+    (autosave, a reload, a submit) and differs between annotators."""
+    a = assignment
+    return f"unit-order|{a.study_id}|{a.annotator_id}|{a.question_id}|{a.task}|{a.setting}"
+
+
+def in_shown_order(page, units: list[LabelUnit]) -> list[LabelUnit]:
+    """The units in the order this annotator sees them: report by report as the assignment
+    orders its reports (already a random order drawn for the assignment), and within a
+    report (or a question) in an order drawn from :func:`order_seed` and each unit's form
+    id — never the order the units were released or imported in. Released files list
+    units as their judge left them (DeepScholar's nuggetizer lists its *vital* nuggets
+    first), so that order would tell an annotator the judge's labels and inflate
+    human–judge agreement. The order is a sort by a hash, not a draw from a generator, so
+    it depends on neither the input order nor the Python version. Answers are keyed by the
+    unit's id, never by its place, so the order changes no stored answer or export."""
+    seed = order_seed(page.assignment)
+    groups: dict[int | None, list[LabelUnit]] = {}
+    for u in units:
+        groups.setdefault(u.report_pk, []).append(u)
+
+    def draw(u: LabelUnit) -> str:
+        return hashlib.sha256(f"{seed}|{u.id}".encode()).hexdigest()
+
+    out = []
+    for group in groups.values():
+        for n, u in enumerate(sorted(group, key=draw), start=1):
+            if u.numbered is not None:
+                u.title = shown_text(u.numbered(n))
+            out.append(u)
+    return out
+
+
 def units_cached(page, build: Callable) -> list[LabelUnit]:
-    """The page's units, built once per request (the form resolves them several times)."""
+    """The page's units in the order shown (:func:`in_shown_order`), built once per request
+    (the form resolves them several times)."""
     cached = getattr(page, "_ds_units", None)
     if cached is None:
-        cached = page._ds_units = build(page)
+        cached = page._ds_units = in_shown_order(page, build(page))
     return cached
 
 

@@ -1,7 +1,8 @@
 """Claim–source entailment (seed 002 §8.11; citation precision and claim coverage): for
 each cited claim of a report — a paragraph with one of the sources it cites — is the claim
 Entailed by the source or Not entailed (80 % in Table 3)? Units: (paragraph, citation)
-pairs, report by report in reading order; the judge's files key them
+pairs, report by report, shown in an order drawn for each annotator
+(:func:`~annotation.annotate.deepscholar_labels.in_shown_order`); the judge's files key them
 ``"<paragraph number>:<citation key>"``."""
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Nugget importance (seed 002 §8.11): each nugget of the question — a fact a good
 related-work section contains — is Vital or Non-vital (72 % human–judge agreement in
-Table 3). Units: the question's nuggets, in their imported order."""
+Table 3). Units: the question's nuggets, in an order drawn for each annotator
+(:func:`~annotation.annotate.deepscholar_labels.in_shown_order`; the nuggetizer releases its
+vital nuggets first), numbered as shown."""
 
 from __future__ import annotations
 
@@ -23,10 +25,14 @@ def nuggets_of(page) -> list[Nugget]:
     return cached
 
 
+def numbered(n: int) -> str:
+    return f"Nugget {n}"
+
+
 def units(page) -> list[LabelUnit]:
     return [
-        LabelUnit(id=g.public_id, key=g.key, title=f"Nugget {n}", text=g.text)
-        for n, g in enumerate(nuggets_of(page), start=1)
+        LabelUnit(id=g.public_id, key=g.key, title="Nugget", text=g.text, numbered=numbered)
+        for g in nuggets_of(page)
     ]
 
 

@@ -1,6 +1,8 @@
 """Nugget support (seed 002 §8.11): for each report and each nugget of the question, does
 the report state the nugget — Supported, Partially supported or Not supported (70 % in
-Table 3, compared three-way)? Units: (report, nugget) pairs, report by report."""
+Table 3, compared three-way)? Units: (report, nugget) pairs, report by report, each report's
+nuggets in an order drawn for each annotator and numbered as shown (the nuggetizer releases
+its vital nuggets first: :func:`~annotation.annotate.deepscholar_labels.in_shown_order`)."""
 
 from __future__ import annotations
 
@@ -24,12 +26,13 @@ def units(page) -> list[LabelUnit]:
         LabelUnit(
             id=f"{r.public_id}~{g.public_id}",
             key=g.key,
-            title=f"{names[r.public_id]}, nugget {n}",
+            title=f"{names[r.public_id]}, nugget",
             report_pk=r.report.pk,
             text=g.text,
+            numbered=lambda n, name=names[r.public_id]: f"{name}, nugget {n}",
         )
         for r in page.reports
-        for n, g in enumerate(nuggets_of(page), start=1)
+        for g in nuggets_of(page)
     ]
 
 

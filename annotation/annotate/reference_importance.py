@@ -1,6 +1,8 @@
 """Reference importance (seed 002 §8.11): each reference of the human-written exemplar is
 Important (a related-work section on the topic should cite it) or Not important (82 % in
-Table 3). Units: the exemplar's references, in their imported order."""
+Table 3). Units: the exemplar's references, shown in an order drawn for each annotator
+(:func:`~annotation.annotate.deepscholar_labels.in_shown_order`), each titled by its number
+in the exemplar's reference list (the ``[n]`` its text cites it by)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Retrieval relevance (seed 002 §8.11, METHODS §4: relevance rate = Σ rel(s) / 2|S|):
 each source a report retrieved and cited is graded 0 (not relevant), 1 (somewhat) or 2
 (highly relevant) to the query (70 % in Table 3, compared three-way). Units: each report's
-citations in the order they first appear; the judge's files key them by citation key."""
+citations, numbered in the order they first appear and shown in an order drawn for each
+annotator (:func:`~annotation.annotate.deepscholar_labels.in_shown_order`); the judge's files
+key them by citation key."""
 
 from __future__ import annotations
 

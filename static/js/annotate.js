@@ -59,8 +59,11 @@
       return;
     }
     const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
-    // In a group with data-keys (ratings, coverage labels…), a key picks that option.
-    const group = event.target.closest && event.target.closest("[data-keys]");
+    // In a group with data-keys (ratings, coverage labels…), a key picks that option. Focus
+    // in no such group: the group of the unit a page shows as current ([data-keys-current],
+    // DeepScholar's one card at a time), so its keys work as soon as the page loads.
+    const group = (event.target.closest && event.target.closest("[data-keys]")) ||
+      document.querySelector("[data-keys-current]:not([hidden]) [data-keys]");
     if (group && !pending && group.dataset.keys.includes(key) && key.length === 1) {
       const option = group.querySelector(`input[data-key="${CSS.escape(key)}"]`);
       if (option) {

@@ -8,7 +8,12 @@
 
   function show(i, focus) {
     current = Math.max(0, Math.min(cards.length - 1, i));
-    cards.forEach((card, n) => { card.hidden = n !== current; });
+    cards.forEach((card, n) => {
+      card.hidden = n !== current;
+      // The shown card's label keys work wherever the focus is (but in a text field):
+      // annotate.js picks in the group under [data-keys-current] when focus is in no group.
+      card.toggleAttribute("data-keys-current", n === current);
+    });
     if (focus) {
       const radio = cards[current].querySelector("input:checked") || cards[current].querySelector("input");
       (radio || cards[current]).focus();

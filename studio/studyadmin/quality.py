@@ -39,7 +39,7 @@ from annotation.models import (
     Setting,
 )
 from annotation.protection import holding_work
-from annotation.quality import catalog, observations, qualification
+from annotation.quality import catalog, observations, pace, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
 from annotation.quality.labels import (
     PAIRWISE,
@@ -50,6 +50,7 @@ from annotation.quality.labels import (
     ranked_names,
     split_unit,
 )
+from annotation.quality.pace import TaskPace
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
 
@@ -1107,12 +1108,25 @@ class QualityRow:
     quality: AnnotatorQuality
     flagged: bool
     qualification: QualificationResult | None
+    #: Their submitted tasks under the floor of seconds per unit, fastest first
+    #: (:mod:`annotation.quality.pace`): flagged for the admin, never blocking.
+    too_fast: list[TaskPace] = dataclasses.field(default_factory=list)
+
+    @property
+    def fastest_per_unit(self) -> float | None:
+        return self.too_fast[0].per_unit if self.too_fast else None
+
+
+#: The floor of seconds per unit the quality table and quality.csv flag tasks under.
+PACE_FLOOR = pace.SECONDS_PER_UNIT_FLOOR
 
 
 def quality_rows(study, obs=None, task: str | None = None, skipped=None) -> list[QualityRow]:
     """One row per annotator of the study, over every task (``task`` None) or one task.
-    A skipped gold unit (``observations.skipped``) counts as a gold check not passed."""
+    A skipped gold unit (``observations.skipped``) counts as a gold check not passed; a
+    submitted task under ``PACE_FLOOR`` seconds per unit is listed on its row."""
     obs = observations.load(study) if obs is None else obs
+    fast = pace.too_fast_by_annotator(observations.unit_paces(study, task), PACE_FLOOR)
     skipped = observations.skipped(study) if skipped is None else skipped
     if task is not None:
         obs = [o for o in obs if o.unit[0] == task]
@@ -1133,7 +1147,12 @@ def quality_rows(study, obs=None, task: str | None = None, skipped=None) -> list
     for annotator in Annotator.objects.filter(assignments__study=study).distinct():
         q = per.get(annotator.pk) or AnnotatorQuality(annotator.pk)
         score = Score(q.gold_correct, q.gold_checked) if q.gold_checked else None
-        rows.append(QualityRow(annotator, q, flagged(score, threshold), results.get(annotator.pk)))
+        rows.append(
+            QualityRow(
+                annotator, q, flagged(score, threshold), results.get(annotator.pk),
+                fast.get(annotator.pk, []),
+            )
+        )  # fmt: skip
     return sorted(rows, key=lambda r: r.annotator.pseudonym)
 
 
@@ -1142,6 +1161,7 @@ CSV_COLUMNS = (
     "gold_flagged",
     "consensus_scored", "consensus_agreement", "median_seconds_per_task",
     "agreement_first_third", "agreement_last_third", "drift", "qualification",
+    "tasks_under_unit_time_floor", "fastest_seconds_per_unit",
 )  # fmt: skip
 
 
@@ -1177,4 +1197,5 @@ def _csv_row(w, r: QualityRow, task: str) -> None:
         int(r.flagged),
         q.consensus_n, _num(q.consensus_rate), _num(q.median_seconds),
         _num(q.first_third), _num(q.last_third), _num(q.drift), verdict,
+        len(r.too_fast), _num(r.fastest_per_unit),
     ])  # fmt: skip

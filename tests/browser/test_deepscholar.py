@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotation.annotate.page import TaskPage
 from annotation.annotate.registry import SPECS
-from annotation.models import DeepScholarLabel, DraftVersion
+from annotation.models import DeepScholarLabel, Draft, DraftVersion
 from tests.annotation.test_annotate_deepscholar import KEYS, deepscholar_question
 from tests.builders.content import make_assignment, make_study
 
@@ -72,3 +72,40 @@ def test_two_tabs_conflict(login, annotator_user, shot):
     shot(second, "conflict")
     assert DraftVersion.objects.count() == 1
     assert "non_vital" not in str(DraftVersion.objects.get().payload)
+
+
+@pytest.mark.parametrize("key", ["nugget_importance", "nugget_support"])
+def test_label_keys_work_as_soon_as_the_page_loads(login, annotator_user, key):
+    """The help says "Type a label's key; the next unit follows": a key typed right after
+    the page loads, with nothing focused or a button focused, labels the unit shown (it was
+    ignored until a label was clicked); a key typed in a text field stays there."""
+    a = make(annotator_user, key)
+    spec = SPECS[key]
+    first, second = spec.options[0][2], spec.options[1][2]
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[a.pk]))
+    wait_ready(page)
+    cards = page.locator("[data-ds-card]")
+    expect(cards.nth(0)).to_be_visible()
+    assert page.evaluate("document.activeElement === document.body")
+    # a text field: its keys are typing, not labels (the flag dialog's note is one)
+    page.evaluate(
+        "const t = document.createElement('textarea'); t.id = 'probe';"
+        "document.querySelector('.ds-nav').append(t);"
+    )
+    page.locator("#probe").focus()
+    page.keyboard.type(first + second)
+    expect(page.locator("#probe")).to_have_value(first + second)
+    expect(cards.nth(0).locator("input:checked")).to_have_count(0)
+    page.evaluate("document.activeElement.blur()")
+    press_keys(page, first)
+    expect(cards.nth(0).locator(f'input[data-key="{first}"]')).to_be_checked()
+    expect(cards.nth(1)).to_be_visible()  # the next unit follows
+    page.locator("[data-ds-prev]").focus()  # focus on a button, not in a label group
+    press_keys(page, second)
+    expect(cards.nth(1).locator(f'input[data-key="{second}"]')).to_be_checked()
+    expect(cards.nth(0).locator(f'input[data-key="{first}"]')).to_be_checked()
+    wait_saved(page)
+    labels = Draft.objects.get(assignment=a).payload["labels"]
+    units = spec.units(TaskPage(a, a.annotator))
+    assert labels == {units[0].id: spec.options[0][0], units[1].id: spec.options[1][0]}

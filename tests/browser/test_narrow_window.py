@@ -17,6 +17,19 @@ OVERFLOW = """(width) => [...document.querySelectorAll('body *')]
   .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !el.closest('.table-scroll, .scroll-x, dialog:not([open])'))
   .slice(0, 8).map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))"""
 
+#: Cells of the column headed ``name`` (and its header) that end past the right edge of the
+#: window or of the box the table scrolls in: what a reader cannot see without scrolling.
+CLIPPED = """(name) => [...document.querySelectorAll('table')].flatMap((table) => {
+  const box = (table.closest('.scroll-x, .table-scroll') || table).getBoundingClientRect();
+  const right = Math.min(box.right, window.innerWidth) + 0.5;
+  const col = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent.trim() === name);
+  if (col < 0) return ['no column ' + name];
+  const cells = [table.querySelectorAll('thead th')[col],
+    ...[...table.querySelectorAll('tbody tr')].map((tr) => tr.children[col])];
+  return cells.filter((c) => c && (c.getBoundingClientRect().right > right || c.getBoundingClientRect().left < box.left - 0.5))
+    .map((c) => c.textContent.trim() + ' ' + Math.round(c.getBoundingClientRect().right) + ' > ' + Math.round(right));
+})"""
+
 
 def narrow_page(login, user):
     page = login(user).new_page()
@@ -44,16 +57,29 @@ def test_the_task_page_fits_a_375px_window(login, annotator_user, task):
     assert page.locator("h1.question").bounding_box()["width"] >= WIDTH * 0.7
 
 
-def test_the_queue_fits_a_375px_window(login, annotator_user):
+def test_the_queue_fits_a_375px_window(login, annotator_user, shot):
     study = make_study()
     for position in range(3):
         make_assignment(
             annotator_user.annotator, make_question(study, n_reports=3), "medal_ranking", position
         )
+    # the DeepScholar tasks a tester's queue held (long task names), started and timed
+    for position, task in enumerate(("reference_importance", "entailment", "nugget_support")):
+        a = make_assignment(
+            annotator_user.annotator, make_question(study, n_reports=2), task, 3 + position
+        )
+        a.status, a.seconds_on_task = "in_progress", 125 + position
+        a.save(update_fields=["status", "seconds_on_task"])
     page = narrow_page(login, annotator_user)
     page.goto(reverse("annotate:queue"))
     expect(page.locator("table").first).to_be_visible()
     assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)
+    # Every "Time on task" cell is in view, not clipped by the table's scroll box (the page
+    # fitted only because the table scrolled inside its box, its last column out of sight).
+    clipped = page.evaluate(CLIPPED, "Time on task")
+    assert clipped == [], clipped
+    expect(page.get_by_text("2 min").first).to_be_visible()
+    shot(page, "queue")
 
 
 def test_a_released_report_with_a_wide_table_fits_a_375px_window(
