@@ -15,6 +15,7 @@ from django.db.models import Q
 from annotation.models import ClaimCheck, ReportClaim
 
 from ..quality import labels as ql
+from ..rendering import source_html, source_of
 from . import qc
 from .base import Needs, Problems, TaskSpec
 from .form import Choices, Field, Form, Unit, checked
@@ -207,6 +208,10 @@ class ClaimCheckTask(TaskSpec):
                 {
                     "key": key,
                     "citation": citation,
+                    # every source as the report's chips show it: its title (else its
+                    # address's host and path) and snippets, and a link whenever it has an
+                    # address (a Perplexity source is only one)
+                    "source_html": source_html(source_of(citation, key)),
                     "html": radio_group(
                         f"cc.{cid}.cite.{j}",
                         YES_NO,
