@@ -200,3 +200,24 @@ def test_a_javascript_address_is_no_link_and_nothing_to_check(metric_wise):
     html = "".join(str(p.html) for p in rendered.paragraphs)
     assert f'data-cite="{BARE}" data-kind="bare"' in html.replace("&#x27;", "'")
     assert "javascript:" not in html
+
+
+# --- Relevance and entailment cards ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["retrieval_relevance", "entailment", "reference_importance"])
+def test_a_source_card_of_an_address_only_source_names_and_links_it(annotator_user, client, key):
+    """The DeepScholar-style cards (retrieval relevance, entailment, reference importance)
+    titled such a source by its key ("(Min et al., 2021)", "r0"): now by its address's host
+    and path, its link opened as every card's is."""
+    from annotation.models import ExemplarReference
+
+    question = make_question(make_study(), n_reports=1, paragraphs=3)
+    set_citation(question.reports.get(), BARE, url=URL)
+    ExemplarReference.objects.create(question=question, key="r0", position=0, url=URL)
+    a = make_assignment(annotator_user.annotator, question, key)
+    client.force_login(annotator_user)
+    html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
+    assert "www.helicone.ai/blog/llm-observability<" in html
+    assert f'<a href="{SHOWN}" rel="noopener noreferrer nofollow" target="_blank">' in html
+    assert "utm_source" not in html
