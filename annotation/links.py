@@ -12,7 +12,7 @@ or through another path is never a link either.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, unquote_plus
+from urllib.parse import unquote, unquote_plus, urlsplit
 
 SCHEMES = ("http://", "https://")
 
@@ -169,6 +169,21 @@ def shown_url(url) -> str:
     declared lose it too, with no re-import."""
     url = web_url(url)
     return clean_url(url) if url else ""
+
+
+def address_title(url) -> str:
+    """What names a source that has no title: its shown address's host and path
+    (``helicone.ai/blog/slug``), decoded, without scheme, query nor fragment, else "" (no
+    http(s) address). Perplexity's released sources are addresses only (ResearcherBench
+    ``user_data/Perplexity.json``: ``[^n]: https://…``): a card showing nothing for them
+    left annotators unable to tell one source from another. The host and path are the
+    source's, not the system's (tracking is gone with the query: :func:`shown_url`)."""
+    shown = shown_url(url)
+    if not shown:
+        return ""
+    parts = urlsplit(shown)
+    path = unquote(parts.path).rstrip("/")
+    return (parts.hostname or parts.netloc) + path
 
 
 # --- Text fragments, and addresses inside text ----------------------------------------------

@@ -27,7 +27,7 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.links import shown_snippet, shown_text, shown_title, shown_url
+from annotation.links import address_title, shown_snippet, shown_text, shown_title, shown_url
 from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
@@ -112,7 +112,31 @@ def _markdown() -> markdown.Markdown:
     converter = getattr(_local, "markdown", None)
     if converter is None:
         converter = _local.markdown = markdown.Markdown(extensions=["tables"])
+        converter.ESCAPED_CHARS = [*converter.ESCAPED_CHARS, *EXTRA_ESCAPES]
     return converter.reset()
+
+
+#: Backslash escapes Python-Markdown leaves as typed but CommonMark (every system's
+#: Markdown) reads as the character: ``\$`` (Perplexity's ``\$6 million`` and Doubao's,
+#: ResearcherBench ``user_data``, so a formula is not read there). Shown as the character,
+#: as the report's writer meant and as other systems write it: ``\$`` was one system's habit.
+#: Formulas are cut out before Markdown (:func:`find_math`), so their escapes are untouched.
+EXTRA_ESCAPES = ("$",)
+#: A backslash escape a paragraph shows as its character (:func:`_markdown`).
+_SHOWN_ESCAPE = re.compile(
+    r"\\([" + re.escape("".join((*markdown.Markdown().ESCAPED_CHARS, *EXTRA_ESCAPES))) + r"])"
+)
+
+
+def shown_claim(text: str) -> str:
+    """A claim's text as its paragraph shows it: addresses cleaned
+    (:func:`annotation.links.shown_text`) and a Markdown backslash escape (``\\$6 million``)
+    shown as its character (``$6 million``), as :func:`_markdown` shows it in the paragraph.
+    For display only: the claim is stored as selected (or as imported)."""
+    if not isinstance(text, str):
+        return text
+    text = shown_text(text)
+    return _SHOWN_ESCAPE.sub(r"\1", text) if "\\" in text else text
 
 
 # --- Math -------------------------------------------------------------------------------------
@@ -364,50 +388,84 @@ class RenderedReport:
         return report_html(self, self.controls)
 
 
-def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
-    """An inline citation: focusable, its source shown on hover and focus.
+@dataclass(frozen=True)
+class Source:
+    """What an annotator reads of one cited source, in every task that shows it (a chip's
+    tip in a report, a claim check's card): one reading, so a source is shown alike
+    wherever it appears and whichever system cited it (issue 24).
 
-    Every chip has the same markup whatever the source supplied (issue 24: chips differing
-    by what a system supplies — a "bare citation" note, a dashed title-only chip — told the
-    systems apart): one ``cite`` button, and a tip of a title (the source's title, else its
-    address, else "Source" and its key), a snippet area (the snippets, else one line saying
-    none was supplied) and a link area (a link for an http(s) address, else a line saying
-    none). What a source is (``data-kind``) stays in an attribute for the claim form, whose
-    support scale depends on it (ScholarQA-CS2 metric-wise), and is not shown."""
+    ``title``: the source's title, else its address's host and path
+    (:func:`annotation.links.address_title`: a source that is only an address, as all of
+    Perplexity's are, is still told apart from the others), else "Source" and its key.
+    ``url``: the address an annotator may open (:func:`annotation.links.shown_url`), "" when
+    there is none; a source with one is always openable, whatever else it lacks."""
+
+    key: str
+    title: str
+    snippets: tuple[str, ...]
+    url: str
+
+
+def source_of(citation: Citation | None, key: str) -> Source:
+    """The :class:`Source` an annotator reads for ``citation`` (``None``: a key the report
+    does not list, shown as a source with nothing)."""
+    if citation is None:
+        return Source(key, f"Source {key}", (), "")
     url = safe_url(citation.url or "")
     # every address in a title or snippet cleaned as the link is, a text fragment's shape
     # shown as an elision (annotation.links)
-    title = shown_title(citation.title.strip()) or url or f"Source {citation.key}"
-    snippets = [
+    title = shown_title(citation.title.strip()) or address_title(url) or f"Source {key}"
+    snippets = tuple(
         shown_snippet(s) for s in citation.snippets or [] if isinstance(s, str) and s.strip()
-    ]
+    )
+    return Source(key, title, snippets, url)
+
+
+def source_html(source: Source, max_snippets: int | None = None) -> SafeString:
+    """A source's title, snippets (else one line saying none was supplied) and link (an
+    http(s) address opened in a new tab with no referrer nor opener, else a line saying
+    none): the same markup for every source (issue 24), in every task."""
+    snippets = source.snippets[:max_snippets] if max_snippets else source.snippets
     shown = (
-        format_html_join(
-            "", '<span class="cite-snippet">“{}”</span>', ((s,) for s in snippets[:MAX_SNIPPETS])
-        )
+        format_html_join("", '<span class="cite-snippet">“{}”</span>', ((s,) for s in snippets))
         if snippets
         else format_html('<span class="cite-snippet cite-none">{}</span>', "No snippet supplied.")
     )
     link = (
         format_html(
             '<a class="cite-link" href="{}" target="_blank" rel="noopener noreferrer nofollow">Open source</a>',
-            url,
+            source.url,
         )
-        if url
+        if source.url
         else format_html('<span class="cite-link cite-none">{}</span>', "No link supplied.")
     )
     return format_html(
+        '<strong class="cite-title">{}</strong><span class="cite-snippets">{}</span>{}',
+        source.title,
+        shown,
+        link,
+    )
+
+
+def citation_html(citation: Citation, marker: str, tip_id: str) -> SafeString:
+    """An inline citation: focusable, its source shown on hover and focus.
+
+    Every chip has the same markup whatever the source supplied (issue 24: chips differing
+    by what a system supplies — a "bare citation" note, a dashed title-only chip — told the
+    systems apart): one ``cite`` button, and a tip of the source as every task shows it
+    (:func:`source_html`: a title, a snippet area, a link area). The support scale of the
+    metric-wise claim form (``data-kind``, :attr:`Citation.scale`) stays in an attribute
+    and is not shown."""
+    return format_html(
         '<span class="cite-wrap"><button type="button" class="cite" data-cite="{}" data-kind="{}" '
         'aria-describedby="{}">{}</button><span class="cite-tip" role="tooltip" id="{}">'
-        '<strong class="cite-title">{}</strong><span class="cite-snippets">{}</span>{}</span></span>',
+        "{}</span></span>",
         citation.key,
-        citation.kind,
+        citation.scale,
         tip_id,
         marker,
         tip_id,
-        title,
-        shown,
-        link,
+        source_html(source_of(citation, citation.key), MAX_SNIPPETS),
     )
 
 

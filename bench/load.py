@@ -252,7 +252,8 @@ def plan_answers(form: TaskForm, rng: random.Random) -> list[tuple[str, str]]:
 
 PARAGRAPH = re.compile(r'<div class="para"[^>]*data-paragraph="(\d+)" data-report="([^"]+)"')
 CITE = re.compile(r'class="cite" data-cite="([^"]+)" data-kind="([a-z_]+)"')
-SUPPORT = {"snippet": "snippet_supports", "title_only": "title_likely_supports", "bare": "none"}
+SUPPORT = {"snippet": "snippet_supports", "link": "snippet_supports",
+           "title_only": "title_likely_supports", "bare": "none"}  # fmt: skip
 
 
 def plan_claims(html: str, rng: random.Random, per_report: int = 3) -> list[tuple[str, str]]:

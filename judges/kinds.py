@@ -30,6 +30,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from annotation import id_lookup  # noqa: F401 - registers ``__any_of`` (long id lists)
+from annotation.links import shown_url
 from annotation.models import (
     Exemplar,
     ExemplarReference,
@@ -518,10 +519,12 @@ class Citations(Kind):
         cites = ctx.citations[p["report"]]
         text = ctx.paragraph_text(p["report"], p["paragraph"])
         blocks = [
-            {"key": k, "title": cites[k].title, "snippets": cites[k].snippets}
+            # the address as annotators open it (no tracking parameter naming a system)
+            {"key": k, "title": cites[k].title, "snippets": cites[k].snippets,
+             "url": shown_url(cites[k].url)}
             for k in p["citations"]
             if k in cites
-        ]
+        ]  # fmt: skip
         keys = [b["key"] for b in blocks]
         claim = text[p["start"] : p["end"]]
         return Job(unit, prompts.claim_messages(ctx.query(p["report"]), claim, blocks),

@@ -238,12 +238,20 @@ def split_claims(text: str, anchors: list[tuple[int, int, str]]) -> list[Claim]:
 
 
 def claim_messages(query: str, claim: str, citations: list[dict]) -> list[dict]:
-    """``citations``: [{"key", "title", "snippets"}]."""
+    """``citations``: [{"key", "title", "snippets", "url"}]. A source with no title is
+    named by its address (``url``, optional) when it has one: a source that is only an
+    address (Perplexity's, ResearcherBench) was shown as "(no title)" with nothing else, so
+    the judge could only find it unsupported, by construction. Sources with a title read
+    as before (their prompts, and so their cached verdicts, are unchanged)."""
     blocks = []
     for c in citations:
         snippets = [s for s in c.get("snippets") or [] if s.strip()]
-        body = "\n".join(f"  - {s}" for s in snippets) if snippets else "  (title only)"
-        blocks.append(f"Citation {c['key']}: {c.get('title') or '(no title)'}\n{body}")
+        title, url = c.get("title") or "", c.get("url") or ""
+        if snippets:
+            body = "\n".join(f"  - {s}" for s in snippets)
+        else:
+            body = "  (address only)" if url and not title else "  (title only)"
+        blocks.append(f"Citation {c['key']}: {title or url or '(no title)'}\n{body}")
     prompt = (
         "Judge whether a claim from a research report is supported by the evidence of its "
         "citations. A title-only citation may support a claim when its title makes support "

@@ -16,6 +16,7 @@ from annotation.models import ClaimCheck, ReportClaim
 from annotation.rendering import claim_spans, highlighted
 
 from ..quality import labels as ql
+from ..rendering import source_html, source_of
 from . import qc
 from .base import Needs, Problems, TaskSpec
 from .form import Choices, Field, Form, Unit, checked
@@ -55,7 +56,12 @@ def claim_in_report(claim: ReportClaim, report, asked: str | None = None) -> dic
         "paragraph_html": marked if marked is not None else getattr(para, "html", ""),
         "found": marked is not None,
         "cites": [
-            {"key": key, "citation": report.citations.get(key), "asked": key == asked}
+            {
+                "key": key,
+                "citation": report.citations.get(key),
+                "asked": key == asked,
+                "source_html": source_html(source_of(report.citations.get(key), key)),
+            }
             for key in claim.citation_keys
         ],
     }
@@ -232,6 +238,10 @@ class ClaimCheckTask(TaskSpec):
                 {
                     "key": key,
                     "citation": citation,
+                    # every source as the report's chips show it: its title (else its
+                    # address's host and path) and snippets, and a link whenever it has an
+                    # address (a Perplexity source is only one)
+                    "source_html": source_html(source_of(citation, key)),
                     "html": radio_group(
                         f"cc.{cid}.cite.{j}",
                         YES_NO,

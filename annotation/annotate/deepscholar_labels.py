@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
-from annotation.links import shown_text, shown_title
+from annotation.links import address_title, shown_text, shown_title
 from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference
 
 from ..quality import labels as ql
@@ -68,11 +68,13 @@ class LabelUnit:
         ]
 
 
-def source_title(title: str, key: str) -> str:
+def source_title(title: str, key: str, url: str = "") -> str:
     """A source's (or an exemplar reference's) title as a unit shows it: as a report's
     citation tip does (:func:`annotation.links.shown_title`: an address cleaned, a text
-    fragment's words as a quotation), else its key."""
-    return shown_title((title or "").strip()) or key
+    fragment's words as a quotation), else its address's host and path
+    (:func:`annotation.links.address_title`: a source that is only an address, as
+    Perplexity's are, is told apart from the others), else its key."""
+    return shown_title((title or "").strip()) or address_title(url) or key
 
 
 def order_seed(assignment) -> str:

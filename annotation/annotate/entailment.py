@@ -33,7 +33,10 @@ def units(page) -> list[LabelUnit]:
                         title=f"{names[r.public_id]}, paragraph {p.number}, source {order[key]}",
                         report_pk=r.report.pk,
                         text=p.html,
-                        details=[("Source", source_title(c.title, c.key)), *source_details(c)],
+                        details=[
+                            ("Source", source_title(c.title, c.key, c.url)),
+                            *source_details(c),
+                        ],
                         url=c.url,
                     )
                 )

@@ -51,11 +51,15 @@ from .page import TaskPage
 RELEVANCE = ("R", "U", "O")
 RELEVANCE_NAMES = tuple((v, escape(ParagraphRelevance.Label(v).label)) for v in RELEVANCE)
 COVERAGE = ("fully", "partially", "none")
-#: The support labels a citation of each kind can receive (guidelines, Part 1 step 2).
+#: The support labels a citation can receive, by its source's scale (:attr:`Citation.scale`;
+#: guidelines, Part 1 step 2). A source that is only an address is judged on the page it
+#: opens, as one with snippets is on them (``snippet_supports``: the source's evidence
+#: supports the claim); only a source with nothing to check is fixed at ``none``.
 SUPPORT_BY_KIND = {
-    Citation.Kind.SNIPPET: ("snippet_supports", "none"),
-    Citation.Kind.TITLE_ONLY: ("title_likely_supports", "none"),
-    Citation.Kind.BARE: ("none",),
+    "snippet": ("snippet_supports", "none"),
+    "link": ("snippet_supports", "none"),
+    "title_only": ("title_likely_supports", "none"),
+    "bare": ("none",),
 }
 DIMENSIONS = (
     ("answer_recall", "Answer recall", "Did the report cover all aspects of the answer you expected it to cover?"),
@@ -218,7 +222,7 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
         hard.errors.append(f"{name}: more support answers than citations.")
         return
     for key, value in zip(citations, support, strict=False):
-        allowed = SUPPORT_BY_KIND[report.citations[key].kind]
+        allowed = SUPPORT_BY_KIND[report.citations[key].scale]
         if value and value not in allowed:
             hard.errors.append(
                 f"{name}, citation {key}: {value!r} is not allowed for this citation."
@@ -246,6 +250,31 @@ def _check_claim(claim, name, paragraphs, report, hard: Problems, rules: Problem
         rules.errors.append(f"{name}: the claim text is empty.")
     if not citations:
         rules.errors.append(f"{name}: a claim ends in at least one citation.")
+
+
+def possible_claims(text: str, anchors, keys) -> int:
+    """How many distinct claims one paragraph can give that the submit rule accepts
+    (:func:`_check_claim`, :func:`_check_claims`), as the page makes them (``claims.js``):
+    a claim is the text ending at a run of citation markers (markers with no letter or
+    digit between them, ``[1] [1]`` or ``[1][2]``: one run, one claim citing each key
+    once: a citation listed twice is refused), from the previous run or the paragraph's
+    start; a run with no words before it ends no claim (the claim text is empty), and two
+    runs after the same words are one claim (the same claim twice is refused).
+
+    ``anchors``: the paragraph's ``[start, end, key]``; ``keys``: the report's source keys
+    (an anchor of another key is no marker on the page). The planner counts a report's
+    claims with it (``studio.studyadmin.planning``), so a task is never planned on a report
+    that cannot hold the study's ``claims_min`` claims: counting markers planned ResearcherBench
+    question 27's report whose ``[1] [1]`` is one claim, and its submit was refused."""
+    claims, cursor = set(), 0
+    for start, end, key in sorted(anchors or (), key=lambda a: a[0]):
+        if key not in keys or start < cursor or end > len(text):
+            continue  # not a marker on the page (``rendering.paragraph_html``)
+        words = letters(text[cursor:start])
+        if words:  # words since the previous marker: a run starts here and ends a claim
+            claims.add(words)
+        cursor = end
+    return len(claims)
 
 
 def persist(payload: dict, page: TaskPage) -> None:
@@ -429,7 +458,7 @@ class MetricWiseTask(TaskSpec):
             "likert": (1, 2, 3, 4, 5),
             "relevance_choices": ParagraphRelevance.Label.choices,
             "coverage_choices": ClaimAssessment.Coverage.choices,
-            "citation_kinds": Citation.Kind.values,
+            "citation_kinds": Citation.SCALES,
             "claim_template": {
                 "id": "__CID__",
                 "paragraph": "",
@@ -470,7 +499,7 @@ def _claim_view(claim: dict, report) -> dict:
             {
                 "j": j,
                 "key": key,
-                "kind": citation.kind if citation else "bare",
+                "kind": citation.scale if citation else "bare",
                 "value": support[j] if j < len(support) else "",
             }
         )

@@ -23,7 +23,7 @@ def units(page) -> list[LabelUnit]:
             id=ref.public_id,
             key=ref.key,
             title=f"Reference {n}",
-            text=source_title(ref.title, ref.key),
+            text=source_title(ref.title, ref.key, ref.url),
             url=ref.url,
         )  # fmt: skip
         for n, ref in enumerate(refs, start=1)

@@ -32,7 +32,7 @@ def units(page) -> list[LabelUnit]:
             key=c.key,
             title=f"{names[r.public_id]}, source {i}",
             report_pk=r.report.pk,
-            text=source_title(c.title, c.key),
+            text=source_title(c.title, c.key, c.url),
             details=source_details(c),
             url=c.url,
         )

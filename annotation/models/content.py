@@ -268,8 +268,25 @@ class Citation:
     url: str = ""
     metadata: dict = field(default_factory=dict)
 
+    #: The support scales of a claim's citation (:attr:`scale`).
+    SCALES = ("snippet", "link", "title_only", "bare")
+
     def __str__(self) -> str:
         return f"{self.key} ({self.kind})"
+
+    @property
+    def scale(self) -> str:
+        """What a claim's citation of this source is judged on (the metric-wise claim form,
+        ScholarQA-CS2 guidelines Part 1 step 2): its ``kind``, except that a source with no
+        title nor snippet but an http(s) address is ``"link"``: the annotator opens it and
+        judges the page, as any source with evidence (supports 1 / does not 0). Only a
+        source with nothing to check (``"bare"``: no address, title nor snippet) is fixed
+        at 0. Why: Perplexity cites by address only (ResearcherBench), and a scale fixing
+        every such source at 0 made its citation precision 0 by construction."""
+        from annotation.links import is_web_url
+
+        kind = self.kind
+        return "link" if kind == self.Kind.BARE and is_web_url(self.url) else kind
 
     @property
     def kind(self) -> str:

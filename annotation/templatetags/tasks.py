@@ -2,7 +2,7 @@
 
 from django import template
 
-from annotation import links
+from annotation import links, rendering
 from annotation.models import Study
 
 register = template.Library()
@@ -32,6 +32,13 @@ def shown_title(title) -> str:
 def shown_snippet(snippet) -> str:
     """A source's snippet as annotators read it (:func:`annotation.links.shown_snippet`)."""
     return links.shown_snippet(snippet) if isinstance(snippet, str) else snippet
+
+
+@register.filter
+def shown_claim(text) -> str:
+    """A claim's text as its paragraph shows it (:func:`annotation.rendering.shown_claim`:
+    ``\\$6 million`` as ``$6 million``); stored as selected."""
+    return rendering.shown_claim(text)
 
 
 @register.filter

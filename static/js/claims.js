@@ -120,7 +120,7 @@
       const key = marker.dataset.cite;
       if (seen.has(key)) return;
       seen.add(key);
-      const kind = ["snippet", "title_only", "bare"].find((k) => marker.dataset.kind === k) || "bare";
+      const kind = ["snippet", "link", "title_only", "bare"].find((k) => marker.dataset.kind === k) || "bare";
       const row = document.getElementById("cite-template-" + kind).content.cloneNode(true);
       retoken(row, { ...tokens, "__J__": String(keys.length) });
       row.querySelector(".claim-cite-key").textContent = key;

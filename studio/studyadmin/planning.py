@@ -21,6 +21,7 @@ from django.db.models import Count, Max
 
 from annotation import assignment as strategies
 from annotation import readiness
+from annotation.annotate.metric_wise import possible_claims
 from annotation.annotate.registry import SPECS
 from annotation.models import (
     Annotator,
@@ -215,40 +216,53 @@ def _inputs(study: Study, spec: PlanSpec):
 
 def _drop_uncited(study: Study, reports, available) -> Counter:
     """Take out of ``available`` (question -> system -> report) every report of ``reports``
-    with fewer citation markers than the study's ``claims_min``; return how many each
+    that cannot hold the study's ``claims_min`` distinct claims; return how many each
     question lost. A metric-wise claim ends in a citation and each report needs
     ``claims_min`` of them (the ScholarQA-CS2 guidelines: 3–5 claims per report), so such
     a report (ResearcherBench's Claude report cites nothing) could never be submitted.
 
-    Why markers, not paragraphs: one paragraph of three cited sentences holds three claims,
-    each ending in its own citation; a report with fewer markers cannot hold that many
-    distinct ones. Why not a smaller minimum for such a report: its citation precision and
-    recall are ratios over its claims (``Study.CLAIMS_LEAST``), and a report judged on
-    fewer claims than the others would not be compared on the same footing."""
-    markers = _markers(reports)
+    Why distinct claims (:func:`_claims_possible`), not markers: one paragraph of three
+    cited sentences holds three claims, each ending in its own citation, but markers side
+    by side end one claim (``[1] [1]``: ResearcherBench question 27, three markers and
+    two claims, planned by a count of markers and never submittable). Why not a smaller
+    minimum for such a report: its citation precision and recall are ratios over its
+    claims (``Study.CLAIMS_LEAST``), and a report judged on fewer claims than the others
+    would not be compared on the same footing."""
+    claims = _claims_possible(reports)
     least = int(study.setting("claims_min"))
     lost: Counter = Counter()
     for qid, systems in available.items():
         for system, rid in list(systems.items()):
-            if markers[rid] < least:
+            if claims[rid] < least:
                 del systems[system]
                 lost[qid] += 1
     return lost
 
 
-def _markers(reports) -> Counter:
-    """report id -> how many citation markers its paragraphs hold (``reports``: a queryset
-    or ids)."""
-    markers: Counter = Counter()
-    cited = Paragraph.objects.filter(report__in=reports).exclude(anchors=[])
-    for rid, anchors in cited.values_list("report_id", "anchors"):
-        markers[rid] += len(anchors or ())
-    return markers
+def _claims_possible(reports) -> Counter:
+    """report id -> how many distinct claims its paragraphs can give that the metric-wise
+    submit accepts (:func:`annotation.annotate.metric_wise.possible_claims`; ``reports``:
+    a queryset or ids)."""
+    claims: Counter = Counter()
+    cited = list(
+        Paragraph.objects.filter(report__in=reports)
+        .exclude(anchors=[])
+        .values_list("report_id", "text", "anchors")
+    )
+    keys = {
+        rid: {c.get("key") for c in citations or () if isinstance(c, dict)}
+        for rid, citations in Report.objects.filter(pk__in={rid for rid, *_ in cited}).values_list(
+            "pk", "citations"
+        )
+    }
+    for rid, text, anchors in cited:
+        claims[rid] += possible_claims(text or "", anchors, keys.get(rid, set()))
+    return claims
 
 
 def _on_uncited_reports(study: Study, task: str) -> tuple[tuple[int, int, int], ...]:
     """(assignment, annotator, question) of the task's unstarted assignments (any setting)
-    showing a report with fewer citation markers than the study's ``claims_min``, when the
+    showing a report that cannot hold the study's ``claims_min`` claims, when the
     task asks cited claims (metric-wise). Plans made before :func:`_drop_uncited` gave such
     reports, and their submit can never pass ("select 3–5 claims; you have 0"), so a re-plan
     takes them back instead of the admin withdrawing them by hand.
@@ -268,11 +282,11 @@ def _on_uncited_reports(study: Study, task: str) -> tuple[tuple[int, int, int], 
     shown = {r for *_, order in rows for r in order or ()}
     if not shown:
         return ()
-    markers, least = _markers(shown), int(study.setting("claims_min"))
+    claims, least = _claims_possible(shown), int(study.setting("claims_min"))
     unfit = [
         (pk, aid, qid)
         for pk, aid, qid, order in rows
-        if any(markers[r] < least for r in order or ())
+        if any(claims[r] < least for r in order or ())
     ]
     if not unfit:
         return ()
@@ -288,7 +302,7 @@ def _uncited_said(study: Study) -> str:
     (one text for all such questions, so the preview counts them under one reason)."""
     return (
         f"its reports have fewer than {study.setting('claims_min')} citations each "
-        f"(markers in the text), and metric-wise asks {study.setting('claims_min')}–"
+        f"ending a distinct claim (markers side by side end one claim), and metric-wise asks {study.setting('claims_min')}–"
         f"{study.setting('claims_max')} claims per report, each ending in a citation: "
         "they cannot be judged metric-wise"
     )

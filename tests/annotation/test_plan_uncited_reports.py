@@ -143,3 +143,79 @@ def test_the_command_says_it_withdraws_unstarted_work_on_uncited_reports(study):
     assert "would withdraw 1 unstarted assignments on reports with fewer than 3 citations" in (
         out.getvalue()
     )
+
+
+# --- Distinct claims, not markers -----------------------------------------------------------
+
+#: Three markers, two claims: ``[1] [1]`` side by side end one claim (the page takes a run
+#: of markers as one claim's citations, each key once), as ResearcherBench question 27's
+#: OpenAI report ("…regulatory inertia [1] [1].) … hiring) [2].").
+TWICE = "A claim [1] [1]. A second claim [2]."
+TWICE_ANCHORS = [[8, 11, "[1]"], [12, 15, "[1]"], [33, 36, "[2]"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "anchors", "claims"),
+    [
+        (TWICE, TWICE_ANCHORS, 2),
+        ("A [1][2]. B [3].", [[2, 5, "[1]"], [5, 8, "[2]"], [12, 15, "[3]"]], 2),
+        ("A [1], [2]. B [3].", [[2, 5, "[1]"], [7, 10, "[2]"], [14, 17, "[3]"]], 2),
+        ("[1] opens it. B [2].", [[0, 3, "[1]"], [16, 19, "[2]"]], 1),  # no words before [1]
+        ("Yes [1]. Yes [2].", [[4, 7, "[1]"], [13, 16, "[2]"]], 1),  # the same claim twice
+        ("A [1]. B [9].", [[2, 5, "[1]"], [9, 12, "[9]"]], 1),  # [9] is no source: no marker
+        ("A claim [1]. A second claim [2]. A third claim [3].", None, 3),
+    ],
+)
+def test_the_claims_a_paragraph_can_give_are_what_the_submit_accepts(text, anchors, claims):
+    from annotation.annotate.metric_wise import possible_claims
+    from tests.builders.planning import ANCHORS
+
+    keys = {"[1]", "[2]", "[3]"}
+    assert possible_claims(text, ANCHORS if anchors is None else anchors, keys) == claims
+
+
+def test_a_report_whose_markers_end_fewer_claims_than_the_minimum_is_never_shown(study):
+    """Three markers but two distinct claims: counted by markers it was planned, and its
+    submit could never pass (the same claim twice, or a citation listed twice, is refused)."""
+    study, q0, q1 = study
+    q2 = Question.objects.filter(study=study).order_by("pk")[2]
+    twice = Report.objects.get(question=q2, system__name="S1")
+    Paragraph.objects.filter(report=twice).update(text=TWICE, anchors=TWICE_ANCHORS)
+    p = preview(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    shown = {r for a in p.plan.assignments for r in a.reports}
+    assert twice.pk not in shown
+    assert Report.objects.get(question=q2, system__name="S0").pk in shown
+    study.config = {"claims_min": 2, "claims_max": 5}
+    study.save(update_fields=["config"])
+    p = preview(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    assert twice.pk in {r for a in p.plan.assignments for r in a.reports}
+
+
+@pytest.mark.shared_data
+def test_researcherbench_question_27s_openai_report_is_never_planned(db, tmp_path):
+    """The released report the tester could not submit: OpenAI's answer to question 27
+    cites three markers, two of them side by side (``[1] [1]``): two distinct claims."""
+    import json
+    from pathlib import Path
+
+    from annotation.importers import run
+    from annotation.models import Study
+
+    folder = Path(__file__).resolve().parents[3] / "shared" / "data" / "researcherbench"
+    if not (folder / "user_data").is_dir():
+        pytest.skip("../shared/data/researcherbench not available")
+    for system in ("OpenAI", "Perplexity", "gpt-4o-search-preview"):
+        records = json.loads((folder / "user_data" / f"{system}.json").read_text())
+        path = tmp_path / f"{system}.json"
+        path.write_text(json.dumps([r for r in records if r["id"] == 27]))
+        run("reports", path, study="RB", format="researcherbench", system=system)
+    study = Study.objects.get(name="RB")
+    study.tasks = ["metric_wise"]
+    study.save(update_fields=["tasks"])
+    make_annotators(2)
+    openai = Report.objects.get(system__name="OpenAI")
+    assert sum(len(p.anchors) for p in Paragraph.objects.filter(report=openai)) == 3
+    p = preview(study, PlanSpec(task="metric_wise", overlap=2, seed=1))
+    shown = {r for a in p.plan.assignments for r in a.reports}
+    assert openai.pk not in shown
+    assert shown == set(Report.objects.exclude(pk=openai.pk).values_list("pk", flat=True))

@@ -93,7 +93,7 @@ def test_complete_with_a_reload_in_the_middle(login, annotator_user, assignment,
     claims_b = panel(page, "B").locator(".claim")
     judge_claim(claims_b.first, "Does not (0)")
     claims_b.nth(1).get_by_label("Partially cover").check()
-    expect(claims_b.nth(1)).to_contain_text("No title or snippet: 0")
+    expect(claims_b.nth(1)).to_contain_text("Nothing to check (no link, title or snippet): 0")
     rate_all(page, "A", "5")
     rate_all(page, "B", "2")
     page.get_by_role("group", name="Report A go to report").get_by_label("Gold").check()
