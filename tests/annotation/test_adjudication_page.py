@@ -143,7 +143,8 @@ def test_a_claim_unit_shows_the_claim_its_place_in_its_paragraph_and_its_sources
     assert "Paragraph 2 of the answer discusses" in marked and "More text" not in marked
     assert "paragraph 2" in block
     assert key in block and "A survey of attention patterns" in block  # its source
-    assert "Title only: no evidence snippet." in block
+    # a title-only source shown as such, as every card shows one (rendering.source_html)
+    assert "No snippet supplied." in block and "No link supplied." in block
     assert "claim-asked-source" not in block
 
     whole.status = AdjudicationRequest.Status.DECIDED
