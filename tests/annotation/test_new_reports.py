@@ -83,16 +83,15 @@ def new_system(path, study, system: str) -> ImportReport:
 def forking(monkeypatch):
     """Parts small enough for the released files (100 records), two processes even in a
     test worker that runs a helper thread, and a count of the children started."""
-    monkeypatch.setattr(parallel, "MIN_PER_PART", 10)
     monkeypatch.setattr(new_reports, "MIN_PARALLEL_BYTES", 0)
     monkeypatch.setenv("CONCORD_IMPORT_PROCESSES", "2")
     monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
     started = []
     start = parallel._start
 
-    def counted(fn, parts, redo):
+    def counted(fn, parts, *args):
         started.append(parts)
-        return start(fn, parts, redo)
+        return start(fn, parts, *args)
 
     monkeypatch.setattr(parallel, "_start", counted)
     return started
@@ -141,7 +140,7 @@ def test_parts_prepared_in_a_child_equal_the_file_prepared_whole(scholarqa_dir, 
     path = scholarqa_dir / "reports" / name
     src = read_source(path)
     parts = new_reports.Parts(
-        scholarqa.read_records, scholarqa.independent, scholarqa.parse_records
+        scholarqa.check_records, scholarqa.independent, scholarqa.parse_records
     )
     whole_rep = ImportReport(kind="reports", dry_run=False)
     parts_rep = ImportReport(kind="reports", dry_run=False)
@@ -206,7 +205,7 @@ def test_a_part_redone_after_others_were_written_leaves_each_report_once(
             raise ImportFailed([])
         return scholarqa.parse_records(records, name, rep, first)
 
-    parts = new_reports.Parts(scholarqa.read_records, scholarqa.independent, parse)
+    parts = new_reports.Parts(scholarqa.check_records, scholarqa.independent, parse)
     a, b = Study.objects.create(name="redone"), Study.objects.create(name="whole")
     rep = ImportReport(kind="reports", dry_run=False)
     src = read_source(path)
@@ -253,14 +252,6 @@ def test_processes_one_when_another_thread_runs_or_capped(monkeypatch):
     finally:
         stop.set()
         other.join()
-
-
-def test_split_keeps_order_and_a_smallest_part():
-    items = list(range(1000))
-    parts = parallel.split(items, 3)
-    assert [offset for offset, _ in parts] == [0, 334, 667]
-    assert [x for _, part in parts for x in part] == items
-    assert parallel.split(items[:300], 4) == [(0, items[:300])]
 
 
 def test_an_encoded_column_must_be_a_json_field():
