@@ -116,7 +116,7 @@ def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) 
     would be shared, and each reference count a process changes copies the memory page
     holding it (measured: the parts then took as long as the whole). A file with a
     problem, whose records depend on each other, or whose parts do not join (a part began
-    inside a string), raises :class:`~.parallel.Redo` (from the first part, or later,
+    where no record does: inside a string, inside a record), raises :class:`~.parallel.Redo` (from the first part, or later,
     before the part is written): the caller undoes what it wrote and calls again with
     ``parts=None``."""
     n = processes() if parts is not None else 1

@@ -478,3 +478,33 @@ def test_a_part_is_sent_as_built_in_values(scholarqa_dir):
     prepared = [new_reports.PreparedReport._make(row) for row in rows]
     assert [p.record for p in prepared] == [11, 12, 13, 14, 15]
     assert all(w.record >= 11 for w in warnings)
+
+
+@pytest.mark.parametrize("children", [0, 2, 3])
+def test_work_in_two_steps_is_told_what_the_parts_before_it_found(forking, children):
+    """``survey`` in each child, ``settle`` here over every part's summary, then each
+    part's work with its answer: here, each item numbered across the parts."""
+    from itertools import accumulate
+
+    parts = [["a", "b", "c"], ["d"] * 5, [], ["e", "f"]]
+
+    def survey(part):
+        return len(part), part
+
+    def settle(sizes):
+        return [0, *accumulate(sizes)][:-1]
+
+    def number(kept, first):
+        return [(first + i, item) for i, item in enumerate(kept)]
+
+    streamed = parallel.stream_parts(number, parts, children=children, survey=survey,
+                                     settle=settle)  # fmt: skip
+    numbered = [pair for part in streamed for pair in part]
+    assert numbered == list(enumerate(item for part in parts for item in part))
+
+    def refuses(sizes):
+        raise parallel.Redo
+
+    with pytest.raises(parallel.Redo):
+        list(parallel.stream_parts(number, parts, children=children, survey=survey,
+                                   settle=refuses))  # fmt: skip
