@@ -6,7 +6,8 @@ the database writes while Python waits. :func:`stream_parts` deals the parts of 
 work to children made by ``fork`` and yields their results in order as they come, so
 this process writes one part while the children prepare the next ones. A child starts
 as a copy of this process (the file's text, the context of the import): nothing is sent
-to it; it sends each result back, pickled, through a pipe (~0.05 s per 30 MB).
+to it but, for work in two steps, a few numbers (where its parts begin, say); it sends
+each result back, pickled once, through a pipe (~0.05 s per 30 MB).
 
 Why ``fork`` and not a pool: a pool's processes would need the file sent to them, and a
 pool kept alive between imports is memory the server keeps for nothing. Why only when
@@ -32,10 +33,7 @@ import signal
 import struct
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-
-#: Fewest records per part: below it a fork (~10 ms for a large process) is not worth it.
-MIN_PER_PART = 250
+from collections.abc import Callable, Iterator
 
 
 class PartFailed(RuntimeError):
@@ -63,56 +61,64 @@ def processes() -> int:
     return max(1, cores)
 
 
-def split(items: Sequence, parts: int) -> list[tuple[int, Sequence]]:
-    """``(offset, slice)`` of ``items`` in at most ``parts`` contiguous parts of nearly equal
-    size, none smaller than :data:`MIN_PER_PART` unless there is only one."""
-    parts = max(1, min(parts, len(items) // MIN_PER_PART))
-    size, extra = divmod(len(items), parts)
-    out, start = [], 0
-    for k in range(parts):
-        end = start + size + (1 if k < extra else 0)
-        out.append((start, items[start:end]))
-        start = end
-    return out
-
-
-def stream_parts(fn: Callable, parts: list, *, children: int, redo: tuple = ()) -> Iterator:
+def stream_parts(
+    fn: Callable, parts: list, *, children: int, redo: tuple = (),
+    survey: Callable | None = None, settle: Callable | None = None,
+) -> Iterator:  # fmt: skip
     """``fn(part)`` of each part, yielded in order as soon as it is ready: the parts are
     dealt round-robin to ``children`` forked children (part ``i`` to child ``i %
     children``), each sending its results as it goes, so that the caller, on a core of
     its own, writes one part while the children prepare the next ones. With no child,
     here, one after the other.
 
+    ``survey`` and ``settle``: work in two steps, for parts that need to know something of
+    the parts before them (how many records precede a part of a file). Each child first
+    does ``survey(part)`` of each of its parts, a ``(summary, kept)`` pair, and sends the
+    summaries; ``settle(summaries)``, here, with every part's summary in order, returns an
+    answer per part (or raises :class:`Redo`); each child is sent its parts' answers and
+    then yields ``fn(kept, answer)`` part after part.
+
     An exception of a ``redo`` class in a child is raised here as :class:`Redo` (the
     caller does the work again in one process, to report it as the one-process work
     does); any other as :class:`PartFailed` with the child's traceback. Children left
     when the caller stops early (an exception, the generator closed) are ended."""
     if children < 1:
-        for part in parts:
-            try:
-                yield fn(part)
-            except redo as exc:
-                raise Redo from exc
+        try:
+            if survey is None:
+                for part in parts:
+                    yield fn(part)
+                return
+            surveyed = [survey(part) for part in parts]
+            answers = settle([summary for summary, _ in surveyed])
+            for (_, kept), answer in zip(surveyed, answers, strict=True):
+                yield fn(kept, answer)
+        except redo as exc:
+            raise Redo from exc
         return
     n = min(children, len(parts))
-    forked = [_start(fn, parts[j::n], redo) for j in range(n)]
+    forked = [_start(fn, parts[j::n], redo, survey) for j in range(n)]
     inboxes = [queue.SimpleQueue() for _ in forked]
     readers = [
-        threading.Thread(target=_drain, args=(fd, inbox), daemon=True)
-        for (_, fd), inbox in zip(forked, inboxes, strict=True)
+        threading.Thread(target=_drain, args=(read, inbox), daemon=True)
+        for (_, read, _), inbox in zip(forked, inboxes, strict=True)
     ]
     for reader in readers:
         reader.start()
     try:
+        if survey is not None:
+            summaries: list = [None] * len(parts)
+            for j, inbox in enumerate(inboxes):
+                summaries[j::n] = _received(inbox)
+            answers = settle(summaries)
+            for j, (_, _, answer) in enumerate(forked):
+                _send(answer, pickle.dumps(answers[j::n], protocol=pickle.HIGHEST_PROTOCOL))
         for i in range(len(parts)):
-            status, value = inboxes[i % n].get()
-            if status == "redo":
-                raise Redo
-            if status != "ok":
-                raise PartFailed(value)
-            yield pickle.loads(value)
+            yield _received(inboxes[i % n])
     finally:
-        for pid, _ in forked:
+        for pid, _, answer in forked:
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    os.close(answer)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)  # ended already: a no-op on the zombie
             os.waitpid(pid, 0)
@@ -124,30 +130,92 @@ class Redo(Exception):
     """A part raised one of the caller's ``redo`` exceptions: do the work in one process."""
 
 
-def _start(fn: Callable, parts: list, redo: tuple) -> tuple[int, int]:
+#: What a child's message is: a result (pickled), a ``redo`` exception, another one (its
+#: traceback, UTF-8). A message is its kind (1 byte), its size (8), then its bytes: a
+#: result is pickled once, in the child, and unpickled once, here.
+_OK, _REDO, _ERROR = 0, 1, 2
+_HEAD = struct.Struct("<BQ")
+
+
+def _received(inbox: queue.SimpleQueue):
+    kind, payload = inbox.get()
+    if kind == _REDO:
+        raise Redo
+    if kind != _OK:
+        raise PartFailed(payload.decode())
+    return pickle.loads(payload)
+
+
+def _send(fd: int, data: bytes) -> None:
+    """``data`` to a child's answer pipe, whole; a child ended meanwhile is said by its
+    result pipe (:func:`_drain`), not here."""
+    with contextlib.suppress(OSError):
+        view = memoryview(struct.pack("<Q", len(data)) + data)
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+def _read_answer(fd: int):
+    with os.fdopen(fd, "rb") as pipe:
+        head = pipe.read(8)
+        if len(head) < 8:
+            raise PartFailed("no answer from the importing process")
+        size = struct.unpack("<Q", head)[0]
+        data = pipe.read(size)
+        if len(data) < size:
+            raise PartFailed("no answer from the importing process")
+        return pickle.loads(data)
+
+
+def _start(fn: Callable, parts: list, redo: tuple, survey: Callable | None):
+    """A child doing ``parts``: ``(its pid, the pipe its results come by, the pipe its
+    answers go by — None without survey)``."""
     read, write = os.pipe()
+    answer_read, answer_write = os.pipe() if survey is not None else (None, None)
     pid = os.fork()
     if pid:  # this process
         os.close(write)
-        return pid, read
+        if answer_read is not None:
+            os.close(answer_read)
+        return pid, read, answer_write
     # the child: computes, sends, and leaves without running anything of the parent's
     # (no atexit, no finaliser of a database connection it shares with the parent)
     code = 0
     try:
         os.close(read)
+        if answer_write is not None:
+            os.close(answer_write)
         with os.fdopen(write, "wb") as pipe:
-            for part in parts:
-                try:
-                    message = ("ok", pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL))
-                except redo:
-                    message = ("redo", None)
-                except BaseException:
-                    message = ("error", traceback.format_exc())
-                payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-                pipe.write(struct.pack("<Q", len(payload)))
+
+            def send(kind: int, payload: bytes) -> None:
+                pipe.write(_HEAD.pack(kind, len(payload)))
                 pipe.write(payload)
                 pipe.flush()
-                if message[0] != "ok":
+
+            def attempt(work):
+                try:
+                    return _OK, pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+                except redo:
+                    return _REDO, b""
+                except BaseException:
+                    return _ERROR, traceback.format_exc().encode()
+
+            jobs = [(part,) for part in parts]
+            if survey is not None:
+                kept: list = []
+                kind, payload = attempt(lambda: [_kept(kept, survey(p)) for p in parts])
+                send(kind, payload)
+                if kind != _OK:
+                    return
+                jobs = list(zip(kept, _read_answer(answer_read), strict=True))
+                del kept
+            jobs.reverse()
+            while jobs:  # each part's state let go once its result is sent
+                job = jobs.pop()
+                kind, payload = attempt(lambda job=job: fn(*job))
+                del job
+                send(kind, payload)
+                if kind != _OK:
                     break
     except BaseException:
         code = 1
@@ -155,18 +223,25 @@ def _start(fn: Callable, parts: list, redo: tuple) -> tuple[int, int]:
         os._exit(code)
 
 
+def _kept(kept: list, surveyed: tuple):
+    """The summary of a part's survey, its kept state put aside in ``kept``."""
+    summary, state = surveyed
+    kept.append(state)
+    return summary
+
+
 def _drain(fd: int, inbox: queue.SimpleQueue) -> None:
     """Every message of a child, into ``inbox`` (a thread of its own: a child never waits
     for the pipe while the caller writes); an ended child without a word is an error."""
     with os.fdopen(fd, "rb") as pipe:
         while True:
-            head = pipe.read(8)
-            if len(head) < 8:
-                inbox.put(("error", "an import process ended without a result"))
+            head = pipe.read(_HEAD.size)
+            if len(head) < _HEAD.size:
+                inbox.put((_ERROR, b"an import process ended without a result"))
                 return
-            size = struct.unpack("<Q", head)[0]
+            kind, size = _HEAD.unpack(head)
             payload = pipe.read(size)
             if len(payload) < size:
-                inbox.put(("error", "an import process ended in the middle of a result"))
+                inbox.put((_ERROR, b"an import process ended in the middle of a result"))
                 return
-            inbox.put(pickle.loads(payload))
+            inbox.put((kind, payload))

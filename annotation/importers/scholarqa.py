@@ -90,8 +90,13 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
 def read_records(src: Source) -> list:
     """The file's records, decoded (a file of another format refused, saying which)."""
     records = parse_json_records(src)
-    refuse_other_format(src.name, records, "reports", FORMAT)
+    check_records(src.name, records)
     return records
+
+
+def check_records(name: str, records: list) -> None:
+    """Refuse the file ``name`` when its first records show another format's file."""
+    refuse_other_format(name, records, "reports", FORMAT)
 
 
 def independent(records: list) -> bool:
@@ -509,7 +514,7 @@ register(
         load=report_loader(
             parse_reports,
             source_format=FORMAT,
-            parts=Parts(read_records, independent, parse_records),
+            parts=Parts(check_records, independent, parse_records),
         ),  # fmt: skip
         dump=dump_reports,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
