@@ -134,11 +134,12 @@ class QuestionAdmin(admin.ModelAdmin):
 
 
 class KeptWhenJudged(forms.ModelForm):
-    """What experts' labels hang off keeps its text and attachment (``annotation.units``,
-    :func:`~annotation.units.refused_changes`): a judged rubric item its text, rubric and
-    position, a rubric with judged items its question and kind. The admin answers the error
-    on each such field and saves nothing, as the import and the API refuse it. Unjudged
-    rows may still change."""
+    """What experts' labels and judges' scores hang off keeps its text and attachment
+    (``annotation.units``, :func:`~annotation.units.refused_changes`): a judged rubric item
+    its text, weight, type, rubric and position, a rubric with judged items its question
+    and kind, a labelled or scored report its sources, sections and paragraphs. The admin
+    answers the error on each such field and saves nothing, as the import and the API
+    refuse it. Unjudged rows may still change."""
 
     def clean(self):
         cleaned = super().clean()
@@ -205,6 +206,7 @@ class ReportContentAdmin(admin.ModelAdmin):
 
 @admin.register(Section)
 class SectionAdmin(ReportContentAdmin):
+    form = KeptWhenJudged
     list_display = ("report", "position", "title")
     search_fields = ("title",)
     raw_id_fields = ("report",)
@@ -213,6 +215,7 @@ class SectionAdmin(ReportContentAdmin):
 
 @admin.register(Paragraph)
 class ParagraphAdmin(ReportContentAdmin):
+    form = KeptWhenJudged
     list_display = ("report", "number", "short_text")
     search_fields = ("text",)
     raw_id_fields = ("report", "section")
@@ -229,6 +232,7 @@ class ReportAdmin(ReportContentAdmin):
     (checked by :func:`~annotation.models.content.check_citations`); a paragraph's anchors
     on the paragraph's page."""
 
+    form = KeptWhenJudged
     list_display = ("public_id", "system", "question", "source_format")
     list_filter = ("question__study", "system__name", "source_format")
     search_fields = ("public_id", "question__text", "system__name")

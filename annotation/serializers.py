@@ -158,6 +158,16 @@ class ImportProblemSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class ImportChangeSerializer(serializers.Serializer):
+    """``annotation.importers.base.Change``: one stored record an import changes."""
+
+    table = serializers.CharField()
+    id = serializers.CharField(help_text="the stored row by its natural key")
+    fields = serializers.ListField(child=serializers.CharField())
+    file = serializers.CharField(allow_null=True)
+    record = serializers.IntegerField(allow_null=True, help_text="the file's record, 1-based")
+
+
 class ImportReportSerializer(serializers.Serializer):
     """``annotation.importers.base.ImportReport`` as JSON."""
 
@@ -179,6 +189,11 @@ class ImportReportSerializer(serializers.Serializer):
         many=True,
         help_text="what was imported by a documented rule rather than as written (e.g. a "
         "citation with an empty id, a marker citing no listed source, a question given twice)",
+    )
+    changes = ImportChangeSerializer(
+        many=True,
+        help_text="each stored record the import changes (a dry run: would change) and which "
+        "of its fields",
     )
     summary = serializers.CharField()
 
@@ -285,9 +300,10 @@ class RubricSerializer(serializers.ModelSerializer):
         if items is not None:  # the items given replace the rubric's items, by position
             try:  # in place: judgments point at the items (annotation.units)
                 write_rubric_items({rubric.pk: [dict(i) for i in items]})
-            except JudgedUnitChanged as refused:  # a 400 on each reworded item's text
+            except JudgedUnitChanged as refused:  # a 400 on each changed kept field
                 raise serializers.ValidationError({"items": [
-                    {"text": [reword_refusal(rubric.public_id, i["position"], kinds)]}
+                    {name: [reword_refusal(rubric.public_id, i["position"], kinds, name)]
+                     for name in refused.fields.get((rubric.pk, i["position"]), ["text"])}
                     if (kinds := refused.kinds(rubric.pk, i["position"])) else {}
                     for i in items
                 ]}) from None  # fmt: skip
@@ -490,6 +506,11 @@ class ReportSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(
                 {"system": "The system and the question belong to different studies."}
             )
+        # a report experts labelled or judges scored keeps its question and system
+        # (annotation.units); its sections and sources are refused by the writer (409)
+        moved = {k: v for k, v in attrs.items() if k in ("question", "system")}
+        if self.instance is not None and (refused := refused_changes(self.instance, moved)):
+            raise serializers.ValidationError({k: [v] for k, v in refused.items()})
         errors = {}
         sections = attrs.get("sections")
         citations = attrs.get("citations")

@@ -37,6 +37,24 @@ class Problem:
         return f"{where}: {self.message}"
 
 
+@dataclass(frozen=True)
+class Change:
+    """One stored record an import changes (a dry run: would change), and which of its
+    fields: what a dry run lists besides its counts, so that nothing is changed unseen.
+    ``record`` is the file's record (None: not one record's), ``id`` names the stored row
+    by its natural key (question ``'4'``, rubric item at position 3)."""
+
+    table: str
+    id: str
+    fields: tuple[str, ...]
+    file: str | None = None
+    record: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}, record {self.record}: " if self.record is not None else ""
+        return f"{where}{self.table} {self.id}: {', '.join(self.fields)}"
+
+
 class ImportFailed(Exception):
     """Raised with every problem found; nothing was written."""
 
@@ -62,9 +80,16 @@ class ImportReport:
     warnings: list[Problem] = field(default_factory=list)
     #: Pseudonym -> which annotator it matched (an import that names people says whom).
     annotators: dict[str, str] = field(default_factory=dict)
+    #: Each stored record changed (updated) and which fields: :class:`Change`.
+    changes: list[Change] = field(default_factory=list)
 
-    #: How many warnings :meth:`summary` spells out (all are in :attr:`warnings`).
+    #: How many warnings and changes :meth:`summary` spells out (all are in
+    #: :attr:`warnings` and :attr:`changes`).
     SUMMARY_WARNINGS = 20
+
+    def change(self, table: str, id: str, fields, file: str | None = None,
+               record: int | None = None) -> None:  # fmt: skip
+        self.changes.append(Change(table, id, tuple(fields), file, record))
 
     def warn(self, file: str, record: int | None, field: str | None, message: str) -> None:
         self.warnings.append(Problem(file, record, field, message))
@@ -90,6 +115,12 @@ class ImportReport:
         if self.enabled_tasks:
             parts.append("tasks enabled for the data imported: " + ", ".join(self.enabled_tasks))
         text = "; ".join(parts)
+        if self.changes:
+            shown = self.changes[: self.SUMMARY_WARNINGS]
+            verb = "would change" if self.dry_run else "changed"
+            text += f"\n{len(self.changes)} record(s) {verb}:" + "".join(f"\n- {c}" for c in shown)
+            if len(self.changes) > len(shown):
+                text += f"\n- … and {len(self.changes) - len(shown)} more"
         if self.warnings:
             shown = self.warnings[: self.SUMMARY_WARNINGS]
             text += f"\n{len(self.warnings)} warning(s):" + "".join(f"\n- {w}" for w in shown)

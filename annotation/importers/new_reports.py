@@ -314,15 +314,16 @@ def load_new(parse, parts, src: Source, study, system: str, source_format: str,
     (a savepoint) and what was counted, and the file is prepared again, whole. Returns
     ``(record, question key)`` of every report written."""
     before = (rep.records, dict(rep.created), dict(rep.updated), dict(rep.unchanged),
-              len(rep.warnings))  # fmt: skip
+              len(rep.warnings), len(rep.changes))  # fmt: skip
     try:
         with transaction.atomic():
             unreadable, keys, closings = _write_chunks(
                 prepared_chunks(parse, parts, src, rep), study, system, source_format, rep, file
             )
     except Redo:
-        rep.records, rep.created, rep.updated, rep.unchanged, kept = before
+        rep.records, rep.created, rep.updated, rep.unchanged, kept, changed = before
         del rep.warnings[kept:]
+        del rep.changes[changed:]
         unreadable, keys, closings = _write_chunks(
             prepared_chunks(parse, None, src, rep), study, system, source_format, rep, file
         )

@@ -192,7 +192,8 @@ def write_questions(
                 i.text = clean_text(i.text)
                 i.cited_paper = clean_text(i.cited_paper)
     # A questions file is authoritative for the text too (reports only match on it).
-    questions = ensure_questions(study, wanted, rep, update_text=True)
+    where = {q.external_id: (file, q.record) for q in inputs}
+    questions = ensure_questions(study, wanted, rep, update_text=True, records=where)
     rubric_keys = [(q.external_id, kind) for q in inputs for kind in q.rubrics]
     if not rubric_keys:
         return questions
@@ -236,11 +237,17 @@ def write_questions(
             if same_items and rubric not in kept_changed:
                 rep.count("unchanged", "Rubric")
                 continue
+            at = q.rubric_from.get(kind, (file, q.record))
             if rubric not in created_now:
                 rep.count("updated", "Rubric")
+                name = f"question {q.external_id!r}, rubric {kind!r}"
+                if rubric in kept_changed:
+                    rep.change("Rubric", name, ["released"], *at)
+                for pos, fields in _item_changes(stored[rubric], its):
+                    rep.change("RubricItem", f"{name}, item at position {pos}", fields, *at)
             if same_items:
                 continue
-            records[rubric] = (*q.rubric_from.get(kind, (file, q.record)), kind, q.external_id)
+            records[rubric] = (*at, kind, q.external_id)
             wanted_items[rubric] = [
                 {
                     "position": pos,
@@ -275,6 +282,29 @@ def write_questions(
             batch_size=2000,
         )
     return questions
+
+
+#: The stored item tuple's fields (:meth:`ItemInput.canonical`), as the changes name them.
+_ITEM_FIELDS = ("text", "item_type", "weight", "cited_paper")
+
+
+def _item_changes(stored: list[tuple], wanted: list[ItemInput]) -> list[tuple[int, list[str]]]:
+    """(position, fields changed) of each item a rubric's re-import changes: fields that
+    differ, ``added`` for an item the rubric did not have, ``removed`` for one it loses."""
+    out = []
+    for pos in range(1, max(len(stored), len(wanted)) + 1):
+        if pos > len(wanted):
+            out.append((pos, ["removed"]))
+        elif pos > len(stored):
+            out.append((pos, ["added"]))
+        else:
+            new = wanted[pos - 1].canonical()
+            fields = [
+                f for f, a, b in zip(_ITEM_FIELDS, stored[pos - 1], new, strict=True) if a != b
+            ]
+            if fields:
+                out.append((pos, fields))
+    return out
 
 
 def _released_changed(rubrics: dict[tuple[int, str], int], wanted: dict) -> dict[int, dict]:

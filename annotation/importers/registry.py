@@ -221,6 +221,9 @@ class Format:
     #: as (kind, format), that export the data its import stores (:func:`no_writer`).
     read_only: str = ""
     written_as: tuple[tuple[str, str], ...] = ()
+    #: The rubric item weights the format allows, (lowest, highest) inclusive: its import
+    #: refuses any other, naming the record and the item (None: any positive weight).
+    rubric_weights: tuple[float, float] | None = None
 
     @property
     def key(self) -> tuple[str, str]:

@@ -54,6 +54,10 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 QUESTION_KEYS = ("id", "question", "category", "Subject")
 RUBRIC_KEYS = ("id", "question", "rubric")
 RUBRIC_ITEM_KEYS = ("point", "weight")
+#: A criterion's weight, 1 (nice to have) to 3 (core), as the paper's rubric design
+#: assigns them (004 §3: w_i in {1, 2, 3}); declared with the format (``rubric_weights``),
+#: refused outside it: a weight of 5 would silently reweigh every system's Coverage S_c.
+WEIGHTS = (1, 3)
 
 
 #: What a warning says of a key the format does not have: a question record's and a rubric
@@ -130,10 +134,12 @@ def parse_questions(
                     rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS, RUBRIC_KEPT
                 )
                 weight = item.get("weight", 1)
-                if not is_number(weight) or weight <= 0:
+                if not is_number(weight) or not WEIGHTS[0] <= weight <= WEIGHTS[1]:
                     rproblems.add(
-                        n, f"{where}.weight", f"expected a positive number, found {weight!r}"
-                    )
+                        n, f"{where}.weight",
+                        f"expected a number from {WEIGHTS[0]} to {WEIGHTS[1]} (ResearcherBench "
+                        f"weighs a criterion 1-3), found {weight!r}",
+                    )  # fmt: skip
                     continue
                 if point:
                     parsed.append(ItemInput(point, "information", float(weight)))
@@ -362,12 +368,14 @@ register(
             'questions.json: [{"id": 1, "question": "<text>", "category": "<type>",\n'
             '                  "Subject": "<subject>"}, ...]\n'
             'rubric.json (the rubric file): [{"id": 1, "question": "<text>",\n'
-            '                  "rubric": [{"point": "<criterion>", "weight": 1-3}]}, ...]\n'
+            '                  "rubric": [{"point": "<criterion>", "weight": '
+            f"{WEIGHTS[0]}-{WEIGHTS[1]}}}]}}, ...]\n"
             "The export (a .zip) writes both files as imported. A rubric with no kept\n"
             "record (imported before migration 0025, or from another format) is rebuilt\n"
             f"from its stored items and named in a third file, {REBUILT_NOTE}, which\n"
             "says how to get it as released; the import reads only the two JSON files."
         ),
+        rubric_weights=WEIGHTS,
         example=Example(
             EXAMPLES, "researcherbench_questions.json", {"rubric": "researcherbench_rubric.json"}
         ),  # fmt: skip

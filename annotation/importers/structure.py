@@ -28,7 +28,7 @@ from annotation.models import (
     cited,
 )
 from annotation.models.jsontext import same_text
-from annotation.units import JudgedUnitRemoved, check_paragraphs_kept
+from annotation.units import JudgedUnitRemoved, check_paragraphs_kept, check_reports_kept
 
 from .base import ImportFailed, ImportReport, Problem
 from .common import insert_new, insert_whole, update_rows
@@ -302,6 +302,7 @@ def ensure_question_ids(
     *,
     update_text: bool = False,
     by_key: bool = False,
+    records: dict[str, tuple[str, int]] | None = None,
 ) -> dict[str, int]:
     """Question ids by external id, created when missing (no model instances).
 
@@ -310,7 +311,8 @@ def ensure_question_ids(
     ``values_list``: a pairwise file of the scale benchmark names 40,000 questions.
     ``by_key``: ``wanted`` is a part of a file (a few hundred questions,
     :mod:`.new_reports`): only those are read, by key, not the study's every question
-    once per part.
+    once per part. Each question updated is listed in ``rep.changes`` with the fields
+    changed, at its (file, record) of ``records`` (external id -> where) when given.
     """
     from annotation.normalise import clean_text
 
@@ -341,6 +343,7 @@ def ensure_question_ids(
         }
         if updates:
             changed.append(Question(pk=row[0], **{**stored, **updates}))
+            rep.change("Question", repr(key), sorted(updates), *(records or {}).get(key, ()))
     if new:
         before = _highest_id(Question)
         insert_new(Question, new)
@@ -419,10 +422,11 @@ def _ids_above(model, before: int, *columns: str, **equal) -> list[tuple]:
 
 
 def ensure_questions(
-    study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False
-) -> dict[str, Question]:
+    study, wanted: dict[str, dict], rep: ImportReport, *, update_text: bool = False,
+    records: dict[str, tuple[str, int]] | None = None,
+) -> dict[str, Question]:  # fmt: skip
     """Questions by external id, created when missing (see :func:`ensure_question_ids`)."""
-    ids = ensure_question_ids(study, wanted, rep, update_text=update_text)
+    ids = ensure_question_ids(study, wanted, rep, update_text=update_text, records=records)
     by_id = Question.objects.in_bulk(list(ids.values()))
     return {key: by_id[pk] for key, pk in ids.items()}
 
@@ -551,8 +555,9 @@ def citations_json(parsed: ParsedReport) -> list[dict]:
 
 
 def write_structures(
-    items: list[tuple[Report, ParsedReport, dict]], rep: ImportReport, new_ids: set[int]
-) -> None:
+    items: list[tuple[Report, ParsedReport, dict]], rep: ImportReport, new_ids: set[int],
+    where: dict[int, tuple[str, str | None, int | None]] | None = None,
+) -> None:  # fmt: skip
     """Store the structure of each report (normalised), its sources and its original:
     unchanged ones untouched, others replaced. The one report-structure writer: the importers and the
     API's report serializer both store through it (issue 14).
@@ -560,7 +565,11 @@ def write_structures(
     Paragraph rows are kept by number and sections by position, updated in place:
     relevance judgments and adjudications point at paragraphs (annotation.units). They are
     read before anything is written, and the whole batch is refused
-    (:class:`~annotation.units.JudgedUnitRemoved`) if a judged paragraph would be removed.
+    (:class:`~annotation.units.JudgedUnitRemoved`) if a judged paragraph would be removed,
+    or if the text or structure of a report experts labelled or judges scored would change
+    (:class:`~annotation.units.JudgedReportChanged`: its labels and scores were given to
+    that text). Each changed report is listed in the report's :attr:`~.base.ImportReport.changes`,
+    named by ``where`` (report id -> (name, file, record)) or its id.
 
     New rows are inserted as plain rows (:func:`~.common.insert_new`, COPY on PostgreSQL),
     no model instances; sections' ids are read back by natural key among the rows inserted
@@ -568,11 +577,18 @@ def write_structures(
     (issue 16). Sources and anchors are JSON on the report and paragraph rows (issue 29)."""
     if not items:
         return
-    to_write, replaced = _changed(items, rep, new_ids)
+    to_write, replaced, parts = _changed(items, rep, new_ids)
+    for pk, changed in parts.items():
+        name, file, record = (where or {}).get(pk, (f"report id {pk}", None, None))
+        rep.change("Report", name, changed, file, record)
     if not to_write:
         return
     old = _OldRows.read(replaced, to_write)
-    check_paragraphs_kept(old.removed)
+    check_paragraphs_kept(old.removed)  # the judged paragraphs a change removes, by number
+    # its text and structure, not its kept record alone (an extra key of the released record)
+    check_reports_kept(
+        {r.pk: [p for p in parts[r.pk] if p != "original"] for r, _ in to_write if r.pk in parts}
+    )
     written = {r.pk for r, _ in to_write}
     # a report created now was inserted with its sources (ensure_report_ids)
     update_rows(
@@ -674,15 +690,24 @@ def _changed(items, rep: ImportReport, new_ids: set[int]):
     the report counted updated, so the export writes the file imported last."""
     current = stored_canonical([r.pk for r, _, _ in items if r.pk not in new_ids])
     empty = ([], [])
-    to_write, originals = [], {}
+    to_write, originals, parts = [], {}, {}
     for report, parsed, original in items:
+        changed = []
         if not same_text(report.original, original):
             report.original = original
             originals[report.pk] = original
+            changed.append("original")
         if report.pk in new_ids:  # no structure stored: equal only when it has none either
             same = not parsed.sections and not parsed.citations
         else:
-            same = current.get(report.pk, empty) == parsed.canonical()
+            now = parsed.canonical()
+            stored = current.get(report.pk, empty)
+            same = stored == now
+            changed += [
+                n for n, a, b in zip(("sections", "citations"), stored, now, strict=True) if a != b
+            ]
+        if report.pk not in new_ids and changed:
+            parts[report.pk] = changed
         if same:
             if report.pk in originals and report.pk not in new_ids:
                 rep.count("updated", "Report")
@@ -693,7 +718,7 @@ def _changed(items, rep: ImportReport, new_ids: set[int]):
             rep.count("updated", "Report")
         to_write.append((report, parsed))
     update_rows(Report, ["original"], list(originals.items()))
-    return to_write, [r.pk for r, _ in to_write if current.get(r.pk, empty) != empty]
+    return to_write, [r.pk for r, _ in to_write if current.get(r.pk, empty) != empty], parts
 
 
 @dataclass(eq=False)
@@ -785,10 +810,14 @@ def write_reports(
         (reports[(i.question_key, system_name)], report, original)
         for i, report, original in normalised
     ]
+    record = {reports[(i.question_key, system_name)].pk: i for i in inputs}
+    where = {
+        pk: (f"question {i.question_key!r}, system {system_name!r}", file, i.record)
+        for pk, i in record.items()
+    }
     try:
-        write_structures(items, rep, new_ids)
+        write_structures(items, rep, new_ids, where)
     except JudgedUnitRemoved as refused:
-        record = {reports[(i.question_key, system_name)].pk: i for i in inputs}
         raise ImportFailed(
             [
                 Problem(file, record[rid].record, "sections",

@@ -93,14 +93,30 @@ def snapshot() -> dict:
 # --- Re-import ---------------------------------------------------------------------------------
 
 
-def test_reimport_with_changed_text_keeps_the_judged_paragraph(judged, tmp_path):
+def test_reimport_changing_a_labelled_report_text_is_refused_and_changes_nothing(judged, tmp_path):
+    """The first report has an expert's relevance judgment and rubric coverage: they were
+    given to its text, which a re-import may no longer reword (annotation.units)."""
+    before = snapshot()
     data = reports_data()
     data[0]["response"]["sections"][1]["text"] = "Quality grows with experts (Fedus et al., 2022)."
+    with pytest.raises(ImportFailed) as failed:
+        run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
+            system="sqa")  # fmt: skip
+    [problem] = failed.value.problems
+    assert (problem.record, problem.field) == (1, "sections")
+    assert "would change its sections" in problem.message
+    assert "relevance judgments" in problem.message and "rubric coverage" in problem.message
+    assert snapshot() == before and judgments_intact(judged)
+
+
+def test_reimport_with_changed_text_of_an_unlabelled_report_updates_it(judged, tmp_path):
+    data = reports_data()
+    data[1]["response"]["sections"][0]["text"] += "\n\nA new paragraph."
     rep = run("reports", write(tmp_path, "r.json", data), study="S", format="scholarqa",
               system="sqa")  # fmt: skip
     assert rep.updated["Report"] == 1
-    paragraph = Paragraph.objects.get(pk=judged["paragraph"].pk)
-    assert paragraph.number == 3 and paragraph.text.startswith("Quality grows with experts [")
+    [change] = [c for c in rep.changes if c.table == "Report"]
+    assert change.record == 2 and "sections" in change.fields
     assert judgments_intact(judged)
 
 
@@ -230,11 +246,11 @@ def test_rubric_patch_rewording_an_unjudged_item_updates_it(admin_api, judged):
     url = reverse("rubric-detail", args=[judged["rubric"].public_id])
     items = rubric_items(judged)
     items[0]["text"] = "Reworded, nobody judged it"
-    items[2]["weight"] = 2.5  # a judged item's other fields may change
+    items[2]["cited_paper"] = "Fedus 2022"  # a judged item's unkept fields may change
     r = admin_api.patch(url, {"items": items}, format="json")
     assert r.status_code == 200, r.content
     assert RubricItem.objects.get(pk=judged["items"][1].pk).text == "Reworded, nobody judged it"
-    assert RubricItem.objects.get(pk=judged["items"][3].pk).weight == 2.5
+    assert RubricItem.objects.get(pk=judged["items"][3].pk).cited_paper == "Fedus 2022"
     assert judgments_intact(judged)
 
 
@@ -306,11 +322,13 @@ def test_report_patch_dropping_a_judged_paragraph_is_a_409_and_keeps_it(admin_ap
     assert r.status_code == 409
     assert "paragraph 3" in str(r.json()["sections"])
     assert snapshot() == before and judgments_intact(judged)
+    # nor may a labelled report's paragraph be reworded (annotation.units)
     body["sections"][1]["paragraphs"][0]["text"] = "Reworded paragraph."
     body["sections"][1]["paragraphs"][0]["anchors"] = []
-    assert admin_api.patch(url, {"sections": body["sections"]}, format="json").status_code == 200
-    assert Paragraph.objects.get(pk=judged["paragraph"].pk).text == "Reworded paragraph."
-    assert judgments_intact(judged)
+    r = admin_api.patch(url, {"sections": body["sections"]}, format="json")
+    assert r.status_code == 409
+    assert "would change its sections" in str(r.json()["sections"])
+    assert snapshot() == before and judgments_intact(judged)
 
 
 def test_deleting_what_judged_units_hang_off_is_a_409_and_changes_nothing(admin_api, judged):
