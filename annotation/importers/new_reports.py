@@ -23,6 +23,7 @@ from django.db import transaction
 
 from annotation.models import Paragraph, Report, Section
 
+from . import released
 from .base import ImportFailed, ImportReport, Problem
 from .common import Source, _json_text
 from .parallel import Redo, processes, split, stream_parts
@@ -181,6 +182,7 @@ def _part_preparer(parts: Parts, src: Source, count: int):
         offset, chunk = chunks[index]
         rep = ImportReport(kind="reports", dry_run=True)
         inputs = parts.parse(chunk, src.name, rep, offset + 1)
+        released.mark_layout(inputs, src.text)  # as the format's whole parse keeps it
         return [prepare(i) for i in inputs], rep.warnings, records
 
     return prepare_part
