@@ -60,3 +60,25 @@ def test_a_refused_option_is_its_reason_in_plain_text_even_with_debug_on(small, 
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/plain")
     assert response.content.decode() == "judge: 'nope' has no score in this study\n"
+
+
+def test_an_import_file_over_the_limit_is_a_413_with_the_limit(settings):
+    """An import file over ``IMPORT_MAX_BYTES`` was a 400 while a JSON body over
+    ``UPLOAD_MAX_BYTES`` was a 413: both are 413, the one error body, ``limit`` in bytes."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.models import Question
+
+    settings.IMPORT_MAX_BYTES = 100
+    admin = make_user("big_import", "admin")
+    api = token_client(admin, api=False)
+    study = Study.objects.create(name="Big import")
+    lines = b"".join(b'{"id": "q%d", "text": "Question %d?"}\n' % (i, i) for i in range(10))
+    upload = SimpleUploadedFile("questions.jsonl", lines, content_type="application/json")
+    response = api.post(f"/api/studies/{study.pk}/import/",
+                        {"kind": "questions", "format": "jsonl", "file": upload})  # fmt: skip
+    assert response.status_code == 413, response.content[:300]
+    body = response.json()
+    assert body["limit"] == 100 and "IMPORT_MAX_BYTES" in body["detail"]
+    assert body["errors"][0]["file"] == "questions.jsonl"
+    assert not Question.objects.filter(study=study).exists()
