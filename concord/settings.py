@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "concord.errors.PlainNotFoundMiddleware",
     # A JSON or form body over UPLOAD_MAX_BYTES: 413 naming the limit, never the debug page
     "concord.errors.BodyTooLargeMiddleware",
+    # A chunked body (no Content-Length), which Django reads as empty: 411 saying so
+    "concord.errors.ChunkedBodyMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
