@@ -114,18 +114,24 @@ def read_source(source, *, allow_directory: bool = False) -> Source:
         name = "upload"
         data = bytes(source)
         if len(data) > limit:
-            too_large(name, f"upload is {len(data)} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit)
+            too_large(
+                name, f"upload is {len(data)} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit
+            )
     elif hasattr(source, "read"):  # Django UploadedFile, or any file object
         name = os.path.basename(getattr(source, "name", "") or "upload")
         size = getattr(source, "size", None)
         if size is not None and size > limit:
-            too_large(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit)
+            too_large(
+                name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit
+            )
         _check_type(name, Path(name).suffix.lower(), getattr(source, "content_type", None))
         if hasattr(source, "seek"):
             source.seek(0)
         data = source.read(limit + 1)
         if len(data) > limit:
-            too_large(name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)", limit)
+            too_large(
+                name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)", limit
+            )
         if isinstance(data, str):
             if "\x00" in data:
                 fail(

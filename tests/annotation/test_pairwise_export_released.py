@@ -198,8 +198,13 @@ def test_pairwise_files_are_named_with_the_released_setting_words(scholarqa_dir,
     assert bundled == set(assigned) | set(chosen)
     for name, records in {**assigned, **chosen}.items():
         (tmp_path / name).write_text(json.dumps(records), encoding="utf-8")
-        run("pairwise", tmp_path / name, study="names again", annotator=name.split("_")[-1][:-5],
-            judge=JUDGE)  # fmt: skip: no setting given, read from the name
+        run(
+            "pairwise",
+            tmp_path / name,
+            study="names again",
+            annotator=name.split("_")[-1][:-5],
+            judge=JUDGE,
+        )  # fmt: skip: no setting given, read from the name
     again = MedalRanking.objects.filter(study__name="names again")
     wanted = MedalRanking.objects.filter(study=study)
     assert sorted(again.values_list("setting", "annotator__pseudonym").distinct()) == sorted(

@@ -282,8 +282,9 @@ def test_a_rubric_goes_as_a_file_part_given_as_a_path_or_an_open_file(admin):
 def test_the_clients_file_options_are_the_servers():
     """The client sends these options as file parts: every file option of the import
     registry, and nothing else (a new one would otherwise go as text and be refused)."""
-    from annotation.api import import_option_types
     from concord_client import FILE_OPTIONS
+
+    from annotation.api import import_option_types
 
     server = {name for kind in import_option_types().values() for name, t in kind.items()
               if t == "file"}  # fmt: skip

@@ -100,9 +100,9 @@ def test_a_chunked_import_is_a_411_saying_to_send_content_length(live_server):
     study = Study.objects.create(name="Chunked")
     boundary = "concordboundary"
     body = (
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"kind\"\r\n\r\nquestions\r\n"
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\njsonl\r\n"
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"q.jsonl\"\r\n"
+        f'--{boundary}\r\nContent-Disposition: form-data; name="kind"\r\n\r\nquestions\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="format"\r\n\r\njsonl\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="q.jsonl"\r\n'
         f"Content-Type: application/json\r\n\r\n"
         '{"id": "q1", "text": "A question?"}\n'
         f"\r\n--{boundary}--\r\n"
