@@ -15,7 +15,9 @@ for byte when ``json.dumps`` wrote it (every released ScholarQA-CS2 report file;
 inside a record and escapes are ``json.dumps``'), and export -> re-import -> export is
 identical.
 The file's name is not kept: the same records read from a file of another name are the
-same reports (a re-import of them counts them unchanged). Reports of one system imported
+same reports (a re-import of them in the same layout counts them unchanged; in another
+layout, each report updated, as a record changed only in key order: the export writes the
+file imported last). Reports of one system imported
 from several files come back as one file, interleaved by record number. A report with no kept record of that format (written through the API, or
 imported in another format) is written from its stored structure as before; a report with
 neither a kept record nor any text (the textless placeholders the ScholarQA-CS2 pairwise
