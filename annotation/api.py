@@ -222,6 +222,18 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
 # --- Studies -----------------------------------------------------------------------------------
 
 
+def import_failed(failed) -> Response:
+    """A refused import in the one error shape: 413 with ``limit`` (bytes) for an upload
+    over ``IMPORT_MAX_BYTES``, as a body over ``UPLOAD_MAX_BYTES`` is answered; else 400."""
+    from annotation.importers.base import TooLarge
+
+    if isinstance(failed, TooLarge):
+        body = problem_errors(failed.problems)
+        body["limit"] = failed.limit
+        return Response(body, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
+
+
 def problem_errors(problems) -> dict:
     """An import's refusal (:mod:`concord.error_body`): every problem with its file, record
     and field, and a ``detail`` saying nothing was written and the first problems."""
@@ -280,6 +292,9 @@ class StudyViewSet(RoleViewSet):
             400: OpenApiResponse(
                 description="Every problem found, with its file, record and field"
             ),
+            413: OpenApiResponse(
+                description="A file larger than IMPORT_MAX_BYTES (`limit`: the limit in bytes)"
+            ),
         },
         description=(
             "Import a file into this study (admin only). Validates the whole file first and "
@@ -318,7 +333,7 @@ class StudyViewSet(RoleViewSet):
         try:  # a bad kind or format is named first, not as an option the kind lacks
             format_of(data["kind"], data.get("format"), name)
         except ImportFailed as failed:
-            return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
+            return import_failed(failed)
         options, problems = import_options(data["kind"], data["options"], request.FILES)
         if problems:
             return import_refused(name, problems)
@@ -330,7 +345,7 @@ class StudyViewSet(RoleViewSet):
                 data["kind"], data["file"], study=study, dry_run=data["dry_run"], **options
             )
         except ImportFailed as failed:
-            return Response(problem_errors(failed.problems), status=status.HTTP_400_BAD_REQUEST)
+            return import_failed(failed)
         body = dataclasses.asdict(report)
         body["summary"] = report.summary()
         return Response(body)

@@ -10,6 +10,7 @@ rubrics are identified by ``public_id`` only. A viewset picks one family per req
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
+from django.utils.functional import lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -116,15 +117,34 @@ class StudySerializer(serializers.ModelSerializer):
         return value
 
 
+def import_kinds_help() -> str:
+    """The import kinds, from the one format registry (``annotation.importers.registry``)."""
+    from annotation.importers.registry import KINDS
+
+    return "What the file holds: " + ", ".join(sorted(KINDS))
+
+
+def import_formats_help() -> str:
+    """Every format of each import kind, from the one format registry: the description
+    listed three kinds' formats by hand and missed the others (judge scores, judgments,
+    DeepScholar…). Read when the schema is built: the judges app registers its formats
+    when it is ready."""
+    from annotation.importers.registry import FORMATS
+
+    by_kind: dict[str, list[str]] = {}
+    for kind, name in sorted(FORMATS):
+        by_kind.setdefault(kind, []).append(name)
+    return "; ".join(f"{kind}: {' | '.join(names)}" for kind, names in by_kind.items())
+
+
 class StudyImportSerializer(serializers.Serializer):
     """The upload form of ``POST /api/studies/{id}/import/``."""
 
-    kind = serializers.CharField(help_text="What the file holds: reports, questions or pairwise")
+    kind = serializers.CharField(help_text=lazy(import_kinds_help, str)())
     format = serializers.CharField(
         required=False,
         allow_blank=True,
-        help_text="reports: scholarqa | researchqa | researcherbench; "
-        "questions: researchqa | researcherbench | jsonl; pairwise: scholarqa",
+        help_text=lazy(import_formats_help, str)(),
     )
     file = serializers.FileField()
     dry_run = serializers.BooleanField(required=False, default=False)

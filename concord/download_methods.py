@@ -6,7 +6,7 @@ study exports, CSVs, format examples), as the API's routes answer them (DRF).
   body. The view runs as for ``GET``, so it computes nothing more than ``GET`` would (and a
   report it computes counts against the same throttle); a cached report is not computed.
 * ``OPTIONS``: 200 with ``Allow`` and no body, without running the view.
-* anything else: 405 with ``Allow``.
+* anything else: 405 with ``Allow``, saying so (the one error body to an API client).
 
 Before, some downloads answered ``HEAD`` and ``OPTIONS`` with 405 (``require_GET``) and the
 report files ran the whole download for either (and for ``POST``), found by testers with a
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from functools import wraps
 
-from django.http import HttpResponse, HttpResponseNotAllowed
+from django.http import HttpResponse
 
 from concord.query import unknown_parameters
 from concord.token_auth import refusal
@@ -54,7 +54,12 @@ def download_methods(view=None, *, parameters: tuple[str, ...] | None = ()):
             response["Content-Length"] = "0"
             return response
         if request.method not in ("GET", "HEAD"):
-            return HttpResponseNotAllowed(ALLOWED)
+            # said, as every refusal of a download (an API client: the one error body);
+            # it was an empty body
+            response = refusal(request, [(None, f"method {request.method} is not allowed "
+                                                f"here; use {', '.join(ALLOWED)}")], 405)  # fmt: skip
+            response["Allow"] = ", ".join(ALLOWED)
+            return response
         if parameters is not CHECKED_BY_VIEW:
             problems = unknown_parameters(request.GET, parameters)
             if problems:

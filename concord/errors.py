@@ -92,3 +92,29 @@ class BodyTooLargeMiddleware:
         if request.path.startswith("/api/"):
             return error_response(message, 413, limit=limit)
         return HttpResponse(f"{message}\n", status=413, content_type="text/plain; charset=utf-8")
+
+
+class ChunkedBodyMiddleware:
+    """A request body sent chunked (``Transfer-Encoding: chunked``, no ``Content-Length``:
+    ``curl -T -`` or ``-F file=@-`` from a pipe) is refused up front: 411 saying chunked
+    bodies are not accepted and to send ``Content-Length``, as JSON under ``/api/`` (the one
+    error body).
+
+    Why: Django reads exactly ``Content-Length`` bytes of a WSGI body and takes a missing
+    one as 0 (gunicorn decodes the chunks, but Django never asks for them), so a chunked
+    import reached the view with an empty form and was refused "kind: This field is
+    required" though ``kind`` was sent (found by a researcher)."""
+
+    MESSAGE = ("Chunked request bodies (Transfer-Encoding: chunked) are not accepted: send "
+               "the body with a Content-Length (e.g. curl -F file=@path, not from a pipe).")  # fmt: skip
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "chunked" not in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            return self.get_response(request)
+        if request.path.startswith("/api/"):
+            return error_response(self.MESSAGE, 411)
+        return HttpResponse(f"{self.MESSAGE}\n", status=411,
+                            content_type="text/plain; charset=utf-8")  # fmt: skip

@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "concord.errors.PlainNotFoundMiddleware",
     # A JSON or form body over UPLOAD_MAX_BYTES: 413 naming the limit, never the debug page
     "concord.errors.BodyTooLargeMiddleware",
+    # A chunked body (no Content-Length), which Django reads as empty: 411 saying so
+    "concord.errors.ChunkedBodyMiddleware",
     # A database error in a view answers 503 "unavailable, retry" instead of 500 (outage.py).
     "concord.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -192,7 +194,8 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads: imports are validated in memory; anything larger is refused.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("UPLOAD_MAX_BYTES", str(64 * 1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
-IMPORT_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
+# An import file larger than this is refused, 413 with the limit (README: settings)
+IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(DATA_UPLOAD_MAX_MEMORY_SIZE)))
 
 # Bootstrap rounds one report may ask for (page, API, command, report run): memory and time
 # grow with them, so more is refused with a 400 naming the option.

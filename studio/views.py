@@ -528,8 +528,9 @@ def export_study_judgments(request, study_id: int, fmt: str):
     from annotation.importers.downloads import ExportRefused, page_options, writer_of
 
     study = exportable_study_or_404(request.user, study_id)
-    if fmt not in JUDGMENT_FORMATS:
-        raise Http404(f"unknown format {fmt!r}")
+    if fmt not in JUDGMENT_FORMATS:  # said with the formats there are (it named none)
+        return refusal(request, [("fmt", f"unknown format {fmt!r}; use one of "
+                                         f"{', '.join(JUDGMENT_FORMATS)}")], 404)  # fmt: skip
     try:
         options = page_options(study, writer_of("judgments", "jsonl"), request.GET)
     except ExportRefused as refused:

@@ -63,6 +63,16 @@ class ImportFailed(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+class TooLarge(ImportFailed):
+    """An upload larger than the import takes (``IMPORT_MAX_BYTES``, ``limit`` bytes): the
+    API answers it 413 with the limit, as it answers a body over ``UPLOAD_MAX_BYTES``
+    (an oversized import was a 400 while an oversized JSON body was a 413)."""
+
+    def __init__(self, problems: list[Problem], limit: int):
+        super().__init__(problems)
+        self.limit = limit
+
+
 @dataclass
 class ImportReport:
     """What an import did (or, with dry_run, would do): counts per table."""

@@ -82,6 +82,13 @@ def fail(file: str, message: str, record: int | None = None, field: str | None =
     raise ImportFailed([Problem(file, record, field, message)])
 
 
+def too_large(file: str, message: str, limit: int):
+    """Refuse an upload over ``IMPORT_MAX_BYTES`` (``limit``): a :class:`TooLarge`."""
+    from .base import TooLarge
+
+    raise TooLarge([Problem(file, None, None, message)], limit)
+
+
 def read_source(source, *, allow_directory: bool = False) -> Source:
     """Turn a path, an uploaded file or bytes into a :class:`Source`; enforce size and type."""
     limit = settings.IMPORT_MAX_BYTES
@@ -101,24 +108,30 @@ def read_source(source, *, allow_directory: bool = False) -> Source:
         _check_type(name, path.suffix.lower(), None)
         size = path.stat().st_size
         if size > limit:
-            fail(name, f"file is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+            too_large(name, f"file is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit)
         data = path.read_bytes()
     elif isinstance(source, (bytes, bytearray)):
         name = "upload"
         data = bytes(source)
         if len(data) > limit:
-            fail(name, f"upload is {len(data)} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+            too_large(
+                name, f"upload is {len(data)} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit
+            )
     elif hasattr(source, "read"):  # Django UploadedFile, or any file object
         name = os.path.basename(getattr(source, "name", "") or "upload")
         size = getattr(source, "size", None)
         if size is not None and size > limit:
-            fail(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+            too_large(
+                name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit
+            )
         _check_type(name, Path(name).suffix.lower(), getattr(source, "content_type", None))
         if hasattr(source, "seek"):
             source.seek(0)
         data = source.read(limit + 1)
         if len(data) > limit:
-            fail(name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)")
+            too_large(
+                name, f"upload is larger than the limit of {limit} bytes (IMPORT_MAX_BYTES)", limit
+            )
         if isinstance(data, str):
             if "\x00" in data:
                 fail(
@@ -165,7 +178,7 @@ def _unzipped(source, limit: int) -> Source | None:
     else:
         return None
     if size > limit:
-        fail(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)")
+        too_large(name, f"upload is {size} bytes; the limit is {limit} (IMPORT_MAX_BYTES)", limit)
     stem = Path(name).name.removesuffix(".zip").removesuffix(".ZIP")
     try:
         if fileobj is None:

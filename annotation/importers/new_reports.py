@@ -23,7 +23,7 @@ from django.db import transaction
 
 from annotation.models import Paragraph, Report, Section
 
-from . import json_parts
+from . import json_parts, released
 from .base import ImportFailed, ImportReport, Problem
 from .common import Source, _json_text, may_hold_unstorable, reject_unstorable
 from .parallel import Redo, processes, stream_parts
@@ -128,7 +128,7 @@ def prepared_chunks(parse, parts: Parts | None, src: Source, rep: ImportReport) 
         survey, settle = _part_surveyor(parts, src, lay, count), _settler(lay, total)
         keys: set[str] = set()
         for rows, warnings in stream_parts(
-            _prepare_part(parts, src.name), list(range(count)), children=_children(n),
+            _prepare_part(parts, src), list(range(count)), children=_children(n),
             redo=(ImportFailed, _Dependent, json_parts.Unreadable), survey=survey,
             settle=settle,
         ):  # fmt: skip
@@ -224,7 +224,7 @@ def _settler(lay: json_parts.Layout, total: list):
     return settle
 
 
-def _prepare_part(parts: Parts, name: str):
+def _prepare_part(parts: Parts, src: Source):
     """``prepare_part(records, first)``: a part's records, the first being record number
     ``first``, prepared, with their warnings. Each prepared report is sent as a plain
     tuple: a named tuple is pickled through a Python call per report (76 ms against 33 ms
@@ -232,8 +232,9 @@ def _prepare_part(parts: Parts, name: str):
 
     def prepare_part(records: list, first: int):
         rep = ImportReport(kind="reports", dry_run=True)
-        inputs = parts.parse(records, name, rep, first)
+        inputs = parts.parse(records, src.name, rep, first)
         del records[:]  # the decoded records, let go before the prepared ones are built
+        released.mark_layout(inputs, src.text)  # as the format's whole parse keeps it
         return [tuple(prepare(i)) for i in inputs], rep.warnings
 
     return prepare_part

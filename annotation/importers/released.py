@@ -8,10 +8,16 @@ every record it read for a report, verbatim, in ``Report.original["released"]``:
 ``[{"format": name, "record": n, "data": the record as parsed JSON}]``
 
 (one entry per record: a ScholarQA-CS2 question asked twice keeps both records on the one
-report). The format's writer puts these records back in record order, so the first export
-equals the imported file up to key order, and export -> re-import -> export is identical.
+report), with the ``layout`` of its file (:func:`layout_of`: JSON list or JSON lines,
+indentation, line ending). The format's writer puts these records back in record order
+and in that layout, so the first export equals the imported file record for record, byte
+for byte when ``json.dumps`` wrote it (every released ScholarQA-CS2 report file; spacing
+inside a record and escapes are ``json.dumps``'), and export -> re-import -> export is
+identical.
 The file's name is not kept: the same records read from a file of another name are the
-same reports (a re-import of them counts them unchanged). Reports of one system imported
+same reports (a re-import of them in the same layout counts them unchanged; in another
+layout, each report updated, as a record changed only in key order: the export writes the
+file imported last). Reports of one system imported
 from several files come back as one file, interleaved by record number. A report with no kept record of that format (written through the API, or
 imported in another format) is written from its stored structure as before; a report with
 neither a kept record nor any text (the textless placeholders the ScholarQA-CS2 pairwise
@@ -24,6 +30,7 @@ whenever the report is stored again, so a record never outlives the text it came
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from annotation.models import Report, Section
@@ -36,6 +43,67 @@ KEY = "released"
 def keep(item: ReportInput, fmt: str, record: int, data) -> None:
     """Keep ``data`` (record number ``record`` of its file, as parsed) with ``item``."""
     item.original_extra.setdefault(KEY, []).append({"format": fmt, "record": record, "data": data})
+
+
+#: The key of a kept record's file layout (:func:`layout_of`).
+LAYOUT = "layout"
+#: The layout of a file that said none (written before layouts were kept): a JSON list
+#: indented by 1, as every writer wrote it.
+DEFAULT_LAYOUT = {"lines": False, "indent": 1, "newline": "\n", "final_newline": True,
+                  "ascii": False}  # fmt: skip
+_FIRST_ITEM = re.compile(r"\[(\r?\n)?( *)\S")
+
+
+def layout_of(text: str) -> dict:
+    """How a file of records is laid out, cheaply read from its text: JSON lines or a JSON
+    list (``lines``), the list's ``indent`` (spaces before its first record; None for a
+    list on one line), the line ending (``newline``), whether the file ends with one, and
+    whether it is ``ascii`` (other characters escaped).
+
+    Why: an export gives the file back in the layout it was imported in (the 2-space and
+    4-space released lists came back indented by 1; a JSON lines file a JSON list). The
+    records inside are written by ``json.dumps``: a file ``json.dumps`` wrote (every
+    released ScholarQA-CS2 report file) comes back byte for byte; another equals it record
+    for record (key spacing and escaped slashes are json's)."""
+    head = text[:65536]
+    newline = "\r\n" if "\r\n" in head else "\n"
+    start = head.lstrip("\ufeff \t\r\n")
+    # an ASCII file escapes whatever else it holds (\u00e9): written so again
+    kept = {"newline": newline, "final_newline": text.endswith("\n"), "ascii": text.isascii()}
+    if not start.startswith("["):
+        return {"lines": True, "indent": None, **kept}
+    first = _FIRST_ITEM.match(start)
+    indent = len(first.group(2)) if first and first.group(1) else None
+    return {"lines": False, "indent": indent, **kept}
+
+
+def mark_layout(inputs, text: str | None) -> None:
+    """Keep the layout of the file ``text`` (:func:`layout_of`) with every record kept
+    for ``inputs`` (a folder, no text: nothing kept)."""
+    if text is None:
+        return
+    layout = layout_of(text)
+    for item in inputs:
+        for entry in item.original_extra.get(KEY, ()):
+            entry[LAYOUT] = layout
+
+
+def dumps(records: list, kept: list[dict]) -> tuple[str, bool]:
+    """``records`` as the file the ``kept`` records (:func:`for_export`) were read from:
+    in its layout (the first kept record's; :data:`DEFAULT_LAYOUT` when none says one),
+    and whether that is JSON lines (the writer names the file ``.jsonl``)."""
+    import json
+
+    layout = next((e[LAYOUT] for e in kept if e.get(LAYOUT)), DEFAULT_LAYOUT)
+    ascii = layout.get("ascii", False)
+    if layout["lines"]:
+        text = "\n".join(json.dumps(r, ensure_ascii=ascii) for r in records)
+    else:
+        text = json.dumps(records, ensure_ascii=ascii, indent=layout["indent"])
+    if layout["final_newline"] or layout["lines"]:
+        text += "\n"
+    # json.dumps escapes a line break inside a string: every one left is the layout's
+    return (text.replace("\n", "\r\n") if layout["newline"] == "\r\n" else text), layout["lines"]
 
 
 @dataclass

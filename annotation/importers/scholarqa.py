@@ -82,6 +82,7 @@ def parse_reports(src: Source, rep: ImportReport | None = None) -> list[ReportIn
     by their rule and reported as warnings in ``rep``, which also counts the records read."""
     records = read_records(src)
     inputs = parse_records(records, src.name, rep)
+    released.mark_layout(inputs, src.text)  # the export writes the file as it was laid out
     if rep is not None:
         rep.records = len(records)
     return inputs
@@ -496,14 +497,14 @@ def to_record(report: StoredReport) -> dict:
 
 
 def dump_reports(study, *, system: str) -> dict[str, str]:
-    """One system's reports as a ScholarQA-CS2 report file (a JSON list): the records as
-    released, in file order (:mod:`.released`), then the reports that have none, built from
+    """One system's reports as a ScholarQA-CS2 report file, in the layout it was imported
+    in (a JSON list, or JSON lines as ``<system>.jsonl``; :func:`.released.dumps`): the
+    records as released, in file order (:mod:`.released`), then the reports that have none, built from
     what is stored (:func:`to_record`); textless placeholder reports are not reports."""
-    import json
-
     written = released.for_export(study, system, FORMAT)
     records = [e["data"] for e in written.records] + [to_record(r) for r in written.rebuilt]
-    return {f"{system}.json": json.dumps(records, ensure_ascii=False, indent=1) + "\n"}
+    text, lines = released.dumps(records, written.records)
+    return {f"{system}.{'jsonl' if lines else 'json'}": text}
 
 
 register(

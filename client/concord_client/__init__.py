@@ -330,7 +330,12 @@ class Study:
         ``datasets.Dataset`` (one row per record), written as the format's file
         (:func:`as_import_file`). ``options`` are the import's (``system=``, ``judge=``…).
         Answers the import's report (counts, warnings); every problem is a
-        :class:`ConcordError` naming the record and field, and nothing is written."""
+        :class:`ConcordError` naming the record and field, and nothing is written.
+
+        A file option (a ResearcherBench ``rubric=``: :data:`FILE_OPTIONS`, or any option
+        given an open file or a ``pathlib.Path``) is sent as a file part of its own
+        (:func:`file_part`): ``upload("questions", "questions.json",
+        format="researcherbench", rubric="rubric.json")``."""
         import json
         from pathlib import Path
 
@@ -338,11 +343,16 @@ class Study:
         if content is None:
             path = Path(data)
             name, content = path.name, path.read_bytes()
+        files = {"file": (name, content)}
+        for option in list(options):
+            part = file_part(option, options[option])
+            if part is not None:  # a second file (a rubric): a multipart file part of its own
+                files[option] = part
+                del options[option]
         form = {"kind": kind, "dry_run": str(bool(dry_run)).lower(), "options": json.dumps(options)}
         if format:
             form["format"] = format
-        answer = self.concord.post(f"api/studies/{self.id}/import/", data=form,
-                                   files={"file": (name, content)})  # fmt: skip
+        answer = self.concord.post(f"api/studies/{self.id}/import/", data=form, files=files)
         return answer.json()
 
     def plan(
@@ -375,6 +385,36 @@ class Study:
             base = "reports" if path.startswith(self.REPORT_FILES) else "studies"
             path = f"/{base}/{{id}}/{path}"
         return self.concord.get(path.format(id=self.id)).content
+
+
+#: The import options whose value is a second file (the server's registry,
+#: ``annotation.importers.registry``, options of type ``"file"``): given as a path (text or
+#: ``pathlib.Path``), bytes or an open file, each is sent as a multipart file part of that
+#: name, the only way the server takes a file (in ``options`` it is refused).
+FILE_OPTIONS = ("citations", "papers", "rubric")
+
+
+def file_part(option: str, value) -> tuple[str, bytes] | None:
+    """``(file name, bytes)`` of an import option sent as a file part, or None for a plain
+    option (sent in ``options``). An open file or a ``pathlib.Path`` is a file whatever the
+    option; text and bytes are one for the options of :data:`FILE_OPTIONS` (text names a
+    path there). Why: a rubric given as a path was sent as text in ``options`` and refused
+    ("must be uploaded as a file"); an open file could not be sent at all (not JSON)."""
+    import os
+    from pathlib import Path
+
+    if hasattr(value, "read"):
+        content = value.read()
+        name = os.path.basename(str(getattr(value, "name", "") or f"{option}.json"))
+        return name, content.encode() if isinstance(content, str) else content
+    if isinstance(value, os.PathLike) or (option in FILE_OPTIONS and isinstance(value, str)):
+        path = Path(value)
+        if not path.is_file():
+            raise ConcordError(f"option {option}: no such file {str(path)!r}")
+        return path.name, path.read_bytes()
+    if option in FILE_OPTIONS and isinstance(value, (bytes, bytearray)):
+        return f"{option}.json", bytes(value)
+    return None
 
 
 #: How an import format's file is laid out, when it is not JSON lines: ``csv``, a JSON

@@ -991,9 +991,19 @@ def pairwise_splits(study, *, setting: str, annotator: str) -> list[str]:
     return sorted(splits)
 
 
+#: The word of each setting in the released file names (``pairwise_chosen.json``).
+NAME_OF_SETTING = {setting: word for word, setting in SETTING_FROM_NAME.items()}
+
+
 def pairwise_file_name(setting: str, annotator: str, split: str) -> str:
-    """As released: ``pairwise_<split>_<setting>_<annotator>.json`` (no split: no part)."""
-    return f"pairwise_{split + '_' if split else ''}{setting}_{annotator}.json"
+    """As released: ``pairwise_<split>_<setting word>_<annotator>.json`` (no split: no
+    part), the setting by its word in the released names (assigned / chosen / authored).
+
+    Why the word and not the setting's name: the import reads split and setting from a
+    file's name (:func:`infer_setting`); ``pairwise_test_near_expert_….json`` named no
+    setting it reads, and the names differed from the released files' (a tester)."""
+    word = NAME_OF_SETTING.get(setting, setting)
+    return f"pairwise_{split + '_' if split else ''}{word}_{annotator}.json"
 
 
 def expert_agreed_judge(study, judge: str | None) -> str | None:

@@ -28,6 +28,7 @@ from judges.formats.scholarqa_pairwise import (
     CONSENSUS_METRIC,
     export_expert_agreed,
     export_pairwise,
+    pairwise_file_name,
 )
 
 MANIFEST = "manifest.json"
@@ -94,7 +95,8 @@ def pairwise_bundle(study: Study, *, judge: str | None = None) -> list[BundleFil
             if not records:
                 continue
             suffix = "_agreement_only" if consensus else ""
-            name = f"pairwise_{split or 'all'}_{setting}_{_slug(ann)}{suffix}.json"
+            # as the format's export names it (the released names): one rule, one place
+            name = pairwise_file_name(setting, _slug(ann) + suffix, split)
             files.append(BundleFile(name, ann, setting, split, consensus, judge, records))
     return files + _expert_agreed_files(study)
 
@@ -115,7 +117,7 @@ def _expert_agreed_files(study: Study) -> list[BundleFile]:
         for split, records in sorted(
             export_expert_agreed(study, setting=setting, judge=judge).items()
         ):
-            name = f"pairwise_{split or 'all'}_{setting}_agreement_only{tail}.json"
+            name = pairwise_file_name(setting, f"agreement_only{tail}", split)
             files.append(BundleFile(name, "", setting, split, True, judge, records, True))
     return files
 

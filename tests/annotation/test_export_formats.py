@@ -432,3 +432,35 @@ def test_judgments_import_of_rubric_coverage_reads_no_paragraphs():
         importers.run("judgments", json.dumps(label).encode(), study="rc")
     assert RubricCoverage.objects.get(study__name="rc").label == 3
     assert not [q for q in queries if 'FROM "annotation_paragraph"' in q["sql"]]
+
+
+@pytest.mark.skipif(not (RELEASED / "reports").is_dir(), reason="released data not present")
+@pytest.mark.parametrize("name", ["expert_written/sqa-qwen3_8b_SFT_fullanswer.jsonl",
+                                  "dev/you.json"])  # fmt: skip
+def test_a_released_report_file_exports_byte_for_byte(tmp_path, name):
+    """The released files are JSON lists indented by 4 (the qwen file, despite its
+    ``.jsonl`` name) or by 2, with escaped non-ASCII and no final newline: the export wrote
+    every one indented by 1. It now writes the layout it read, so each comes back as it
+    was released, byte for byte."""
+    path = RELEASED / "reports" / name
+    run("reports", path, study="A", format="scholarqa", system="s")
+    files = FORMATS[("reports", "scholarqa")].dump(Study.objects.get(name="A"), system="s")
+    assert list(files) == ["s.json"]  # a JSON list, whatever the released name says
+    assert files["s.json"].encode("utf-8") == path.read_bytes()
+
+
+def test_a_json_lines_report_file_exports_as_json_lines(tmp_path):
+    """A JSON lines file (CRLF line ends) came back a JSON list: it comes back JSON lines,
+    named ``.jsonl``, line for line the records it read, and imports back the same."""
+    records = json.loads((DATA / "scholarqa_reports.json").read_text(encoding="utf-8"))
+    lines = tmp_path / "sqa.jsonl"
+    lines.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in records)
+                      .encode("utf-8"))  # fmt: skip
+    run("reports", lines, study="A", format="scholarqa", system="sqa")
+    a = Study.objects.get(name="A")
+    files = export("reports", "scholarqa", a, tmp_path / "out", system="sqa")
+    assert list(files) == ["sqa.jsonl"]
+    written = files["sqa.jsonl"].read_bytes()
+    assert written == lines.read_bytes()
+    run("reports", files["sqa.jsonl"], study="B", format="scholarqa", system="sqa")
+    assert content(Study.objects.get(name="B"))["reports"] == content(a)["reports"]

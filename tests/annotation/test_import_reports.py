@@ -94,12 +94,21 @@ def test_reimport_is_idempotent_and_updates_changes(tmp_path):
     assert stored_sources() == sources
     data = good()
     data[1]["response"]["sections"][0]["text"] += "\n\nA new paragraph [2]."
-    changed = run(
-        "reports", write(tmp_path, "r.json", data), study="S", format="scholarqa", system="sqa"
-    )
+    path = tmp_path / "r.json"  # laid out as the first file (indent 2, no final newline)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    changed = run("reports", path, study="S", format="scholarqa", system="sqa")
     assert changed.updated["Report"] == 1 and changed.unchanged["Report"] == 1
     assert set(Report.objects.values_list("public_id", flat=True)) == public_ids
     assert Paragraph.objects.count() == before["annotation.Paragraph"] + 1
+    # the same records laid out otherwise: the export writes the file imported last, so
+    # each report's kept layout is updated (as a record changed only in key order is)
+    relaid = run(
+        "reports", write(tmp_path, "relaid.json", data), study="S", format="scholarqa", system="sqa"
+    )
+    assert (
+        relaid.updated["Report"] == 2
+        and Paragraph.objects.count() == before["annotation.Paragraph"] + 1
+    )
 
 
 @pytest.mark.django_db

@@ -75,7 +75,16 @@ def test_a_new_report_is_stored_with_its_original_and_a_reimport_keeps_it(tmp_pa
     path.write_text(json.dumps([record]))
     run("reports", path, study="S", format="scholarqa", system="sys")
     original = Report.objects.get().original
-    assert original["released"] == [{"format": "scholarqa", "record": 1, "data": record}]
+    layout = {
+        "lines": False,
+        "indent": None,
+        "newline": "\n",
+        "final_newline": False,
+        "ascii": True,
+    }  # the file's, as written above: the export writes it so again
+    assert original["released"] == [
+        {"format": "scholarqa", "record": 1, "data": record, "layout": layout}
+    ]
     assert original["citations"][0]["key"] == "1"
     again = run("reports", path, study="S", format="scholarqa", system="sys")
     assert again.unchanged["Report"] == 1 and "Report" not in again.updated

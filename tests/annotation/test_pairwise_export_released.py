@@ -173,3 +173,40 @@ def test_export_then_import_gives_the_released_scripts_figures(scholarqa_dir, tm
     for path in runs:
         run_ = parse(path)
         _assert_equals_script(report(second, **run_.options()), run_, path.name)
+
+
+def test_pairwise_files_are_named_with_the_released_setting_words(scholarqa_dir, tmp_path):
+    """Imported as the README's recipe does (``--annotator ann1``, ``near-expert``), the
+    export and ``pairwise.zip`` name the assigned file exactly as released and the
+    near-expert one with the released word ``chosen`` (not ``near_expert``, which the
+    import does not read from a name): imported again with no ``setting`` given, each file
+    comes back in its setting."""
+    from annotation.models import MedalRanking
+
+    annotation = scholarqa_dir / "annotation"
+    run("pairwise", annotation / "pairwise_dev_assigned_ann1.json", study="names",
+        annotator="ann1", judge=JUDGE)  # fmt: skip
+    run("pairwise", annotation / "pairwise_chosen.json", study="names",
+        annotator="near-expert", judge=JUDGE)  # fmt: skip
+    study = Study.objects.get(name="names")
+    assigned = export(study, setting="assigned", annotator="ann1")
+    assert list(assigned) == ["pairwise_dev_assigned_ann1.json"]
+    chosen = export(study, setting="near_expert", annotator="near-expert")
+    assert all("_chosen_near-expert" in n and "near_expert" not in n for n in chosen)
+    with zipfile.ZipFile(io.BytesIO(pairwise_bundle_zip(study))) as zf:
+        bundled = set(zf.namelist()) - {"manifest.json"}
+    assert bundled == set(assigned) | set(chosen)
+    for name, records in {**assigned, **chosen}.items():
+        (tmp_path / name).write_text(json.dumps(records), encoding="utf-8")
+        run(
+            "pairwise",
+            tmp_path / name,
+            study="names again",
+            annotator=name.split("_")[-1][:-5],
+            judge=JUDGE,
+        )  # fmt: skip: no setting given, read from the name
+    again = MedalRanking.objects.filter(study__name="names again")
+    wanted = MedalRanking.objects.filter(study=study)
+    assert sorted(again.values_list("setting", "annotator__pseudonym").distinct()) == sorted(
+        wanted.values_list("setting", "annotator__pseudonym").distinct()
+    )

@@ -246,3 +246,46 @@ def test_errors_of_other_shapes_are_kept_whole():
                              {"field": "overlap", "message": "an integer"}]  # fmt: skip
     page = ConcordError.from_answer("GET z answered 502", answer(502, "<h1>Bad gateway</h1>", "text/html"))  # fmt: skip
     assert page.errors == [] and str(page) == "GET z answered 502: <h1>Bad gateway</h1>"
+
+
+RESEARCHERBENCH = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "researcherbench"
+
+
+def test_a_rubric_goes_as_a_file_part_given_as_a_path_or_an_open_file(admin):
+    """The released ResearcherBench questions with their rubric: the rubric as a path was
+    sent as text in ``options`` and refused ("must be uploaded as a file"); as an open file
+    the client failed to encode it (not JSON). Each is now a file part of its own."""
+    import json
+
+    from annotation.models import Rubric, RubricItem
+
+    url, token = admin
+    questions = RESEARCHERBENCH / "questions.json"
+    rubric = RESEARCHERBENCH / "rubric.json"
+    released = json.loads(rubric.read_text(encoding="utf-8"))
+    concord = Concord(url, token)
+    for name, given in (("as text", str(rubric)), ("as a Path", rubric), ("open", "handle")):
+        study = concord.create_study(f"ResearcherBench {name}")
+        if given == "handle":
+            with rubric.open("rb") as handle:
+                study.upload("questions", str(questions), format="researcherbench", rubric=handle)
+        else:
+            study.upload("questions", questions, format="researcherbench", rubric=given)
+        assert Rubric.objects.filter(question__study_id=study.id).count() == len(released)
+        items = RubricItem.objects.filter(rubric__question__study_id=study.id).count()
+        assert items == sum(len(r["rubric"]) for r in released)
+    study = concord.create_study("ResearcherBench missing")
+    with pytest.raises(ConcordError, match="no such file"):
+        study.upload("questions", questions, format="researcherbench", rubric="nowhere.json")
+
+
+def test_the_clients_file_options_are_the_servers():
+    """The client sends these options as file parts: every file option of the import
+    registry, and nothing else (a new one would otherwise go as text and be refused)."""
+    from concord_client import FILE_OPTIONS
+
+    from annotation.api import import_option_types
+
+    server = {name for kind in import_option_types().values() for name, t in kind.items()
+              if t == "file"}  # fmt: skip
+    assert set(FILE_OPTIONS) == server

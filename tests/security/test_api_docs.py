@@ -181,3 +181,23 @@ def test_described_rows_and_tables_match_their_schema(schema, settings):
     report = components[body["$ref"].rsplit("/", 1)[1]]
     assert "tables" in report["properties"]
     jsonschema.validate(response.json(), to_json_schema(body, components))
+
+
+def test_the_import_forms_format_lists_every_registered_format_of_each_kind(schema):
+    """The multipart import form's ``format`` listed reports, questions and pairwise formats
+    by hand (scholarqa, researchqa, researcherbench): it is derived from the one format
+    registry, every format under its kind, and ``kind`` lists every kind."""
+    from annotation.importers.registry import FORMATS, KINDS
+
+    form = schema["paths"]["/api/studies/{id}/import/"]["post"]["requestBody"]["content"]
+    ref = form["multipart/form-data"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    fields = schema["components"]["schemas"][ref]["properties"]
+    listed = {}
+    for part in fields["format"]["description"].split("; "):
+        kind, names = part.split(": ")
+        listed[kind] = set(names.split(" | "))
+    wanted = {}
+    for kind, name in FORMATS:
+        wanted.setdefault(kind, set()).add(name)
+    assert listed == wanted
+    assert all(kind in fields["kind"]["description"] for kind in KINDS)

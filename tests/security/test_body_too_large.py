@@ -4,6 +4,8 @@ A researcher posting 70 MB of JSON to the API got the ``RequestDataTooBig`` debu
 (the traceback and the settings) from the default install, which runs with ``DEBUG`` on.
 """
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -60,3 +62,61 @@ def test_a_refused_option_is_its_reason_in_plain_text_even_with_debug_on(small, 
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/plain")
     assert response.content.decode() == "judge: 'nope' has no score in this study\n"
+
+
+def test_an_import_file_over_the_limit_is_a_413_with_the_limit(settings):
+    """An import file over ``IMPORT_MAX_BYTES`` was a 400 while a JSON body over
+    ``UPLOAD_MAX_BYTES`` was a 413: both are 413, the one error body, ``limit`` in bytes."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.models import Question
+
+    settings.IMPORT_MAX_BYTES = 100
+    admin = make_user("big_import", "admin")
+    api = token_client(admin, api=False)
+    study = Study.objects.create(name="Big import")
+    lines = b"".join(b'{"id": "q%d", "text": "Question %d?"}\n' % (i, i) for i in range(10))
+    upload = SimpleUploadedFile("questions.jsonl", lines, content_type="application/json")
+    response = api.post(f"/api/studies/{study.pk}/import/",
+                        {"kind": "questions", "format": "jsonl", "file": upload})  # fmt: skip
+    assert response.status_code == 413, response.content[:300]
+    body = response.json()
+    assert body["limit"] == 100 and "IMPORT_MAX_BYTES" in body["detail"]
+    assert body["errors"][0]["file"] == "questions.jsonl"
+    assert not Question.objects.filter(study=study).exists()
+
+
+def test_a_chunked_import_is_a_411_saying_to_send_content_length(live_server):
+    """``curl -T -`` from a pipe sends the multipart body chunked, without Content-Length:
+    Django read it as empty and refused "kind: This field is required" though ``kind`` was
+    sent. It is refused up front, 411, saying chunked bodies are not accepted."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from rest_framework.authtoken.models import Token
+
+    admin = make_user("chunked_admin", "admin")
+    token = Token.objects.create(user=admin).key
+    study = Study.objects.create(name="Chunked")
+    boundary = "concordboundary"
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="kind"\r\n\r\nquestions\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="format"\r\n\r\njsonl\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="q.jsonl"\r\n'
+        f"Content-Type: application/json\r\n\r\n"
+        '{"id": "q1", "text": "A question?"}\n'
+        f"\r\n--{boundary}--\r\n"
+    ).encode()
+    where = urlsplit(live_server.url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    connection.putrequest("POST", f"/api/studies/{study.pk}/import/")
+    connection.putheader("Authorization", f"Token {token}")
+    connection.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+    connection.putheader("Transfer-Encoding", "chunked")
+    connection.endheaders()
+    connection.send(b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+    answer = connection.getresponse()
+    said = json.loads(answer.read())
+    connection.close()
+    assert answer.status == 411, said
+    assert "Content-Length" in said["detail"] and "chunked" in said["detail"].lower()

@@ -104,3 +104,27 @@ def test_every_download_refuses_a_parameter_it_does_not_read(token_client, admin
         refused = browser.get(f"{url}?x=1")
         assert refused.status_code == 400, url
         assert refused.content.decode() == "x: unknown parameter(s): x; known: none\n"
+
+
+def test_a_refused_method_says_why_in_the_one_error_body(token_client):
+    """A 405 of a download had an empty body: it says which methods are allowed, in the
+    one error body to an API client (concord.error_body)."""
+    client, study = token_client
+    for url in download_urls(study):
+        refused = client.post(url)
+        assert refused.status_code == 405, url
+        body = refused.json()
+        assert "method POST is not allowed" in body["detail"], url
+        assert "GET, HEAD, OPTIONS" in body["errors"][0]["message"], url
+
+
+def test_an_unknown_judgments_format_names_the_formats_there_are(token_client):
+    """``judgments.txt`` answered 404 "unknown format 'txt'" without saying which exist."""
+    from annotation.exporters import JUDGMENT_FORMATS
+
+    client, study = token_client
+    answer = client.get(reverse("studies:export_judgments", args=[study.pk, "txt"]))
+    assert answer.status_code == 404
+    error = answer.json()["errors"][0]
+    assert error["field"] == "fmt" and "'txt'" in error["message"]
+    assert all(fmt in error["message"] for fmt in JUDGMENT_FORMATS)
