@@ -10,7 +10,7 @@ import pytest
 
 from annotation.importers import new_reports, parallel, run, scholarqa
 from annotation.importers.base import ImportFailed, ImportReport
-from annotation.importers.common import finite_source, read_source
+from annotation.importers.common import Source, finite_source, read_source
 from annotation.importers.structure import warn_empty, write_reports
 from annotation.models import Paragraph, Report, Section, Study
 
@@ -473,7 +473,8 @@ def test_a_part_is_sent_as_built_in_values(scholarqa_dir):
     records = released_records(scholarqa_dir)[:5]
     parts = new_reports.Parts(scholarqa.check_records, scholarqa.independent,
                               scholarqa.parse_records)  # fmt: skip
-    rows, warnings = new_reports._prepare_part(parts, "f.json")(records, 11)
+    src = Source(name="f.json", text=json.dumps(records))
+    rows, warnings = new_reports._prepare_part(parts, src)(records, 11)
     assert b"annotation" not in pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
     prepared = [new_reports.PreparedReport._make(row) for row in rows]
     assert [p.record for p in prepared] == [11, 12, 13, 14, 15]
