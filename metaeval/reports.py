@@ -698,14 +698,15 @@ def frame_signal(options: ReportOptions) -> str | None:
 
 
 def check_names(study_id: int, options: ReportOptions) -> None:
-    """A judge with no score in the study, or a system of ``systems`` / ``exclude_systems``
+    """A judge with no output of any kind in the study (:func:`judges.models.judged_in`: a
+    DeepScholar judge has labels, no score), or a system of ``systems`` / ``exclude_systems``
     the study does not have, is refused naming the option: it selected nothing and the
     report came back empty with no word of why (found by a researcher with a token); so is
     an ``exclude_systems`` that drops every system. Every entry point (API, downloads,
     report runs, pages, judge alignment) refuses a judge through here. One query per kind of name given; none
     for the default selection."""
     from annotation.models import System
-    from judges.models import JudgeScore
+    from judges.models import Judge, judged_in
 
     named = {*options.systems, *options.exclude_systems}
     if named:
@@ -724,15 +725,14 @@ def check_names(study_id: int, options: ReportOptions) -> None:
                 "none), so the selection leaves nothing to report on"
             )
     if options.judge is not None:
-        scored = JudgeScore.objects.filter(
-            judge__name=options.judge, report__question__study_id=study_id
-        )
-        if not scored.exists():
+        judged = Judge.objects.filter(judged_in(study_id), name=options.judge)
+        if not judged.exists():  # output of any kind counts (a DeepScholar judge's labels)
             raise judge_not_scored(options.judge)
 
 
 def judge_not_scored(name: str) -> ValueError:
-    """The one refusal of a ``judge`` option the study has no score of, whether the judge
+    """The one refusal of a ``judge`` option the study has no output of (no score, coverage,
+    pairwise verdict, relevance flag, claim verdict or DeepScholar label), whether the judge
     does not exist or scored only other studies: the same words for both, so a researcher
     cannot learn which judge names exist in studies they cannot read (a tester's
     ``?judge=secret-judge-s3`` answered an empty report where a made-up name was a 400)."""
