@@ -38,6 +38,7 @@ from .pipeline import (
     Policy,
     Row,
     agreed_rows,
+    iaa_rows,
     rows_of,
     run,
 )
@@ -457,14 +458,15 @@ def build_report(
                                        said=said)  # fmt: skip
         report["notes"] = said + null_notes if notes else []
         return report
-    report["notes"] = note_null_figures(report, figures.system) + _default_notes(
+    undefined = NO_IAA_EXPERT_AGREED if options.expert_agreed else ""
+    report["notes"] = note_null_figures(report, figures.system, iaa_undefined=undefined) + _default_notes(
         figures, options, report
     )
     if frame.signal is not None:
         report["selection"]["human_signal_rows"] = frame.signal
         report["notes"].append(_signal_note(frame.signal))
     if options.bootstrap:
-        from .uncertainty import add_confidence_intervals
+        from .uncertainty import add_confidence_intervals, add_iaa_interval
 
         signals = {
             t: {m: r.signals[0] for m, r in rows.items() if r.signals[0] is not None}
@@ -473,6 +475,8 @@ def build_report(
         report["notes"] += add_confidence_intervals(
             tables, report["system"], signals, figures.selected.frame, options, progress
         )
+        each = frame if frame.each is None else frame.each  # IAA reads every judgment
+        report["notes"] += add_iaa_interval(report["iaa"], iaa_rows(each, choices), options)
     return report
 
 
@@ -511,6 +515,12 @@ NOTHING_COMPARED = (
 )
 NO_IAA = ("No IAA of the comparisons (medal rankings, metric-wise scores): no comparison "
           "has two or more judgments.")  # fmt: skip
+#: Why the default report's IAA is null with ``expert_agreed`` (:func:`pipeline.iaa`).
+NO_IAA_EXPERT_AGREED = (
+    "IAA undefined on the expert-agreed subset: it keeps each comparison whose judgments all "
+    "agree once (METHODS §5), so no comparison of it has two judgments to compare (and its "
+    "judgments agree by construction); without expert_agreed the IAA reads every judgment."
+)
 UNDEFINED = "Undefined on this selection."
 COMPAT_NO_KAPPA = (
     "Cohen's κ and Krippendorff's α are null in compat mode: the released script computes "
@@ -567,11 +577,14 @@ def _system_why(figures, system: dict) -> dict[str, str]:
     return out
 
 
-def _iaa_why(iaa: dict, compat_null: str | None) -> dict[str, str]:
+def _iaa_why(iaa: dict, compat_null: str | None, default_null: str = "") -> dict[str, str]:
     """Why each null IAA figure is null (``compat_null``: None in the default mode; in
-    compat, the reason the script computes no IAA here, or "" where it computes one)."""
+    compat, the reason the script computes no IAA here, or "" where it computes one;
+    ``default_null``: in the default mode, why no IAA is defined on the selection, or "")."""
     why = {}
-    if compat_null is not None:  # the script's two figures (METHODS §6.3)
+    if compat_null is None and default_null:
+        why = {k: default_null for k, v in iaa.items() if v is None}
+    elif compat_null is not None:  # the script's two figures (METHODS §6.3)
         why = {"cohen_kappa": COMPAT_NO_KAPPA, "krippendorff_alpha": COMPAT_NO_KAPPA}
         if compat_null:
             why |= {"strict": compat_null, "half_credit": compat_null}
@@ -596,21 +609,23 @@ def _iaa_why(iaa: dict, compat_null: str | None) -> dict[str, str]:
 
 
 def note_null_figures(
-    report: dict, system_figures=None, iaa_null: str | None = None, said: list = ()
-) -> list[str]:
+    report: dict, system_figures=None, iaa_null: str | None = None, said: list = (),
+    iaa_undefined: str = "",
+) -> list[str]:  # fmt: skip
     """Give every null figure of ``report`` its note, in place: ``"notes": {figure: why}``
     on its block; returns the report-level notes, one per reason naming its figures.
 
     ``system_figures``: the path's :class:`~metaeval.pipeline.SystemFigures` (None: no
     judge overall score); ``iaa_null``: compat only, why the script computes no IAA here
     ("" where it computes one); ``said``: the notes the report has already (a reason among
-    them is not said twice).
+    them is not said twice); ``iaa_undefined``: default mode, why the selection defines no
+    IAA (the expert-agreed subset), or "".
     """
     blocks = [(f"{table.replace('_', '-')} {metric}", row, _row_why(row))
               for table in (PREFERENCE, METRIC_WISE)
               for metric, row in (report.get(table) or {}).items()]  # fmt: skip
     iaa, system = report.get("iaa") or {}, report.get("system") or {}
-    blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null)))
+    blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null, iaa_undefined)))
     blocks.append(("system", system, _system_why(system_figures, system)))
     for row in system.get("systems") or ():
         why = {k: UNDEFINED for k, v in row.items() if v is None}
