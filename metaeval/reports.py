@@ -254,25 +254,26 @@ class ReportOptions:
                 values[key] = tuple(str(s).strip() for s in raw)
         for key in ("threshold", "target_half_width"):
             if isinstance(values.get(key), str):
-                values[key] = parse_threshold(values[key], key)
+                values[key] = parse_threshold(values[key], key, positive=key != "threshold")
         return cls(**values)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def parse_threshold(raw, name: str = "threshold") -> float | None:
-    """A number option ``name`` from text (query string, command line): a number >= 0, or
-    none; a refusal names ``name`` (issue 24: ``target_half_width`` was refused as
-    ``threshold``)."""
+def parse_threshold(raw, name: str = "threshold", positive: bool = False) -> float | None:
+    """A number option ``name`` from text (query string, command line): a number >= 0
+    (``positive``: > 0, as a CI half-width to reach, which 0 is not), or none; a refusal
+    names ``name`` (issue 24: ``target_half_width`` was refused as ``threshold``) and the
+    bound it checks (``target_half_width=-1`` said ">= 0" while 0 is refused too)."""
     if raw is None or str(raw).strip() == "":
         return None
     try:
         value = float(str(raw).strip())
     except ValueError:
         raise ValueError(f"{name}: {raw!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}: {raw!r} is not a number >= 0")
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name}: {raw!r} is not a number {'>' if positive else '>='} 0")
     return value
 
 
