@@ -519,13 +519,20 @@ class ReportViewSet(RoleViewSet):
         return queryset.filter(id__in=visible_reports(annotator, question).values("id"))
 
 
+@blinded(s.AnnotatorSerializer, s.AnnotatorProfileSerializer)  # admins' shape, researchers'
 class AnnotatorViewSet(RoleViewSet):
-    """Annotators' pseudonymous profiles: an admin reads every one, a researcher those of
-    their studies."""
+    """Annotators' pseudonymous profiles: an admin reads every one, with its account's
+    ``user`` id; a researcher those of their studies, without it (the pseudonym stands for
+    the person, :class:`~annotation.serializers.AnnotatorProfileSerializer`)."""
 
     queryset = AnnotatorModel.objects.all()
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
+
+    def get_serializer_class(self):
+        if getattr(self, "swagger_fake_view", False) or roles.is_admin(self.request.user):
+            return s.AnnotatorSerializer
+        return s.AnnotatorProfileSerializer
 
     def readable_filter(self, readable) -> Q:
         """The annotators of the ``readable`` studies: assigned there, or named by a
