@@ -33,6 +33,13 @@ class JudgeScoreViewSet(RoleViewSet):
     serializer_class = s.JudgeScoreSerializer
     filters = {"judge": "judge_id", "report": "report_id", "study": "report__question__study_id"}
 
+    def named_scope(self, name: str, studies):
+        """``judge`` names a judge with a run or output of any kind in ``studies`` (as the
+        judges list shows them); ``report`` as every list's (RoleViewSet)."""
+        if name == "judge":
+            return Judge.objects.filter(Q(runs__study__in=studies) | judged_in(studies))
+        return super().named_scope(name, studies)
+
 
 def register(router) -> None:
     router.register("judges", JudgeViewSet, basename="judge")
