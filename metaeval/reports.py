@@ -460,9 +460,9 @@ def build_report(
         report["notes"] = said + null_notes if notes else []
         return report
     undefined = NO_IAA_EXPERT_AGREED if options.expert_agreed else ""
-    report["notes"] = note_null_figures(report, figures.system, iaa_undefined=undefined) + _default_notes(
-        figures, options, report
-    )
+    report["notes"] = note_null_figures(
+        report, figures.system, iaa_undefined=undefined
+    ) + _default_notes(figures, options, report)
     if frame.signal is not None:
         report["selection"]["human_signal_rows"] = frame.signal
         report["notes"].append(_signal_note(frame.signal))
