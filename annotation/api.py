@@ -101,6 +101,32 @@ def blinded(staff, annotator):
     )
 
 
+#: filter name -> (model, lookup from it to its study): the objects a staff list filter
+#: names, checked to exist in the studies the caller reads (:meth:`RoleViewSet.check_named`).
+NAMED_OBJECTS = {
+    "question": (Question, "study"),
+    "system": (System, "study"),
+    "report": (Report, "question__study"),
+}
+
+
+def annotators_of(studies) -> Q:
+    """The annotators of ``studies`` (a subquery of study ids): assigned there, or named by
+    a judgment there (an import names annotators without assigning them: a tester found
+    them missing from the list) or by an expertise rating of a question there. One
+    subquery per judgment kind inside the one query, whatever the number of annotators."""
+    from annotation.models import ExpertiseRating
+    from annotation.protection import judgment_models
+
+    named = [Assignment.objects.filter(study__in=studies)]
+    named += [m.objects.filter(study__in=studies) for m in judgment_models()]
+    named.append(ExpertiseRating.objects.filter(question__study__in=studies))
+    found = Q()
+    for rows in named:
+        found |= Q(pk__in=rows.values("annotator_id"))
+    return found
+
+
 class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
     """A model viewset whose queryset, serializer and filters depend on the caller's role.
 
@@ -178,7 +204,7 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
         for name in self.filters:
             if name not in allowed and params.get(name) not in (None, ""):
                 self.refuse_filter(name, allowed)
-        lookups = {}
+        lookups, named = {}, {}
         for name in allowed:
             raw = one_value(params, name)
             if raw in (None, ""):
@@ -190,7 +216,37 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
             if name == "study":  # a study not theirs, or none: 404 (listed_study_or_404)
                 listed_study_or_404(self.request.user, value)
             lookups[self.filters[name]] = value
+            named[name] = value
+        if self.annotator is None:
+            for name, value in named.items():
+                if name != "study":
+                    self.check_named(name, value)
         return queryset.filter(**lookups)
+
+    def named_scope(self, name: str, studies):
+        """The objects a filter ``name`` may name, of ``studies`` (a subquery of study
+        ids), or None for a filter that names no object checked here."""
+        if name in NAMED_OBJECTS:
+            model, path = NAMED_OBJECTS[name]
+            return model.objects.filter(**{f"{path}__in": studies})
+        if name == "annotator":
+            return AnnotatorModel.objects.filter(annotators_of(studies))
+        return None
+
+    def check_named(self, name: str, value: int) -> None:
+        """A staff filter naming an object that does not exist, or is of no study the
+        caller reads (of the ``study`` filtered by, when one is), is a 400 naming the
+        parameter, as the exports refuse a value naming nothing in the study: it answered
+        an empty list (``?system=99999``), which a script cannot tell from an empty
+        selection. The same words whether the object exists elsewhere or not at all."""
+        study = one_value(self.request.query_params, "study")
+        studies = readable_studies(self.request.user)
+        if study not in (None, "") and "study" in self.filters:
+            studies = studies.filter(pk=int(study))  # checked first (apply_filters)
+        scope = self.named_scope(name, studies.values("pk"))
+        if scope is not None and not scope.filter(pk=value).exists():
+            where = f"study {study}" if study not in (None, "") else "the studies you read"
+            raise ValidationError({name: f"No {name} {value} in {where}."})
 
     @staticmethod
     def refuse_filter(name: str, allowed) -> None:
@@ -530,30 +586,24 @@ class ReportViewSet(RoleViewSet):
         return queryset.filter(id__in=visible_reports(annotator, question).values("id"))
 
 
+@blinded(s.AnnotatorSerializer, s.AnnotatorProfileSerializer)  # admins' shape, researchers'
 class AnnotatorViewSet(RoleViewSet):
-    """Annotators' pseudonymous profiles: an admin reads every one, a researcher those of
-    their studies."""
+    """Annotators' pseudonymous profiles: an admin reads every one, with the id of the
+    account it signs in with (user); a researcher reads those of their studies without it,
+    the pseudonym standing for the person."""
 
     queryset = AnnotatorModel.objects.all()
     serializer_class = s.AnnotatorSerializer
     ordering = ("pseudonym",)
 
-    def readable_filter(self, readable) -> Q:
-        """The annotators of the ``readable`` studies: assigned there, or named by a
-        judgment there (an import names annotators without assigning them: a tester found
-        them missing from the list) or by an expertise rating of a question there. One
-        subquery per judgment kind inside the one query, whatever the number of
-        annotators."""
-        from annotation.models import ExpertiseRating
-        from annotation.protection import judgment_models
+    def get_serializer_class(self):
+        if getattr(self, "swagger_fake_view", False) or roles.is_admin(self.request.user):
+            return s.AnnotatorSerializer
+        return s.AnnotatorProfileSerializer
 
-        named = [Assignment.objects.filter(study__in=readable)]
-        named += [m.objects.filter(study__in=readable) for m in judgment_models()]
-        named.append(ExpertiseRating.objects.filter(question__study__in=readable))
-        found = Q()
-        for rows in named:
-            found |= Q(pk__in=rows.values("annotator_id"))
-        return found
+    def readable_filter(self, readable) -> Q:
+        """The annotators of the ``readable`` studies (:func:`annotators_of`)."""
+        return annotators_of(readable)
 
     @extend_schema(
         responses={204: None},
@@ -878,6 +928,7 @@ class JudgmentViewSet(RoleViewSet):
                 system_id = int(system)
             except ValueError:
                 raise ValidationError({"system": "Must be an integer id."}) from None
+            self.check_named("system", system_id)  # 99999 answered an empty list
             about = Q()
             for path in self.report_paths:
                 about |= Q(**{f"{path}__system_id": system_id})

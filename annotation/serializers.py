@@ -678,6 +678,8 @@ class AnnotatorReportSerializer(serializers.ModelSerializer):
 
 
 class AnnotatorSerializer(serializers.ModelSerializer):
+    """An admin's view of an annotator: the profile and the account it signs in with."""
+
     class Meta:
         model = Annotator
         fields = ["id", "user", "pseudonym", "degree", "expertise_fields"]
@@ -686,6 +688,19 @@ class AnnotatorSerializer(serializers.ModelSerializer):
         if not isinstance(value, list) or not all(isinstance(f, str) for f in value):
             raise serializers.ValidationError("Must be a list of strings.")
         return value
+
+
+class AnnotatorProfileSerializer(serializers.ModelSerializer):
+    """A researcher's view of an annotator: the pseudonymous profile only. Annotators are
+    known to researchers by a generated pseudonym, never a real name
+    (:mod:`annotation.pseudonyms`); the internal ``user`` id is the key to the account
+    (username, e-mail) behind it, which only admins manage, so researchers do not get it
+    (a researcher with a token read every annotator's ``user`` id)."""
+
+    class Meta:
+        model = Annotator
+        fields = ["id", "pseudonym", "degree", "expertise_fields"]
+        read_only_fields = fields
 
 
 class AssignmentSerializer(serializers.ModelSerializer):

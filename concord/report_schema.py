@@ -68,6 +68,17 @@ class SelectionSerializer(serializers.Serializer):
     study_id = serializers.IntegerField(required=False)
 
 
+class IAAIntervalSerializer(serializers.Serializer):
+    """Bootstrap percentile intervals of the IAA (present when bootstrap > 0 and the IAA is
+    defined): strict and half credit; ``note`` says why κ and α have none."""
+
+    strict = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    half_credit = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    rounds = serializers.IntegerField()
+    level = serializers.FloatField()
+    note = serializers.CharField()
+
+
 class InterAnnotatorSerializer(serializers.Serializer):
     strict = _figure("Share of annotator pairs deciding a report pair the same way")
     half_credit = _figure("The same, a tie against a preference counting one half")
@@ -76,6 +87,7 @@ class InterAnnotatorSerializer(serializers.Serializer):
     cohen_kappa = _figure("Cohen's κ, mean over annotator pairs (docs/ANALYSES.md §6)")
     fleiss_kappa = _figure("Fleiss' κ")
     krippendorff_alpha = _figure("Krippendorff's α (nominal)")
+    ci = IAAIntervalSerializer(required=False)
     notes = _null_notes()
 
 

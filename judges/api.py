@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from annotation.api import RoleViewSet, filtered
 from judges import serializers as s
-from judges.models import Judge, JudgeScore
+from judges.models import Judge, JudgeScore, judged_in
 
 
 class JudgeViewSet(RoleViewSet):
@@ -17,11 +17,13 @@ class JudgeViewSet(RoleViewSet):
 
     queryset = Judge.objects.all()
     serializer_class = s.JudgeSerializer
-    study_lookup = "runs__study"  # or scores__report__question__study: readable_filter
+    study_lookup = "runs__study"  # or output of any kind there: readable_filter
     ordering = ("name",)
 
     def readable_filter(self, readable) -> Q:
-        return Q(runs__study__in=readable) | Q(scores__report__question__study__in=readable)
+        """A run on a readable study, or output of any kind there (:func:`judged_in`): a
+        DeepScholar judge has labels and no score, and was left out of the list."""
+        return Q(runs__study__in=readable) | judged_in(readable)
 
 
 @filtered("judge", "report", "study")
@@ -30,6 +32,13 @@ class JudgeScoreViewSet(RoleViewSet):
     study_lookup = "report__question__study"
     serializer_class = s.JudgeScoreSerializer
     filters = {"judge": "judge_id", "report": "report_id", "study": "report__question__study_id"}
+
+    def named_scope(self, name: str, studies):
+        """``judge`` names a judge with a run or output of any kind in ``studies`` (as the
+        judges list shows them); ``report`` as every list's (RoleViewSet)."""
+        if name == "judge":
+            return Judge.objects.filter(Q(runs__study__in=studies) | judged_in(studies))
+        return super().named_scope(name, studies)
 
 
 def register(router) -> None:

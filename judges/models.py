@@ -386,3 +386,35 @@ class JudgeDeepScholarLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge}: {self.kind} {self.unit} = {self.label}"
+
+
+#: Every kind of judge output, with the lookup from a row to the study of what it judged.
+#: A judge of one benchmark may hold no JudgeScore at all (a DeepScholar judge has labels
+#: only, a ResearchQA coverage judge coverage rows): the judge option, the judges list and
+#: the report page's judge choice read all of them (:func:`judged_in`), so such a judge can
+#: be chosen wherever judges are (a researcher's ``?judge=`` of a DeepScholar judge with
+#: 354 labels was refused as "no score in this study").
+OUTPUT_STUDY_PATHS = (
+    ("JudgeScore", "report__question__study"),
+    ("JudgeCoverage", "report__question__study"),
+    ("JudgePairwise", "left__question__study"),
+    ("JudgeRelevance", "paragraph__report__question__study"),
+    ("JudgeClaimVerdict", "report__question__study"),
+    ("JudgeDeepScholarLabel", "question__study"),
+)
+
+
+def judged_in(studies) -> models.Q:
+    """The judges with output of any kind (:data:`OUTPUT_STUDY_PATHS`) in ``studies``: one
+    study id, or a subquery of study ids. One ``EXISTS`` per kind, so a judge is tested
+    without reading its rows (720,000 scores at 40,000 questions, issue 29)."""
+    from django.apps import apps
+
+    lookup = "exact" if isinstance(studies, int) else "in"
+    found = models.Q()
+    for name, path in OUTPUT_STUDY_PATHS:
+        rows = apps.get_model("judges", name).objects.filter(
+            judge=models.OuterRef("pk"), **{f"{path}__{lookup}": studies}
+        )
+        found |= models.Q(models.Exists(rows))
+    return found

@@ -48,18 +48,22 @@ def _num(x):
 
 def judge_names(study_id: int, options: ReportOptions) -> list[str]:
     """Judges with scores in the study (only ``options.judge`` when one is named): one
-    ``EXISTS`` per judge, not a read of every score (720,000 rows at 40,000 questions)."""
+    ``EXISTS`` per judge, not a read of every score (720,000 rows at 40,000 questions).
+
+    A named judge needs output of any kind in the study (:func:`judges.models.judged_in`),
+    as the report's own judge option does: a DeepScholar judge (labels, no score) chosen on
+    the report page gets its row here, each figure null with its note, rather than a
+    refusal of the page."""
     from django.db.models import Exists, OuterRef
 
-    from judges.models import Judge, JudgeScore
+    from judges.models import Judge, JudgeScore, judged_in
 
-    scored = JudgeScore.objects.filter(judge=OuterRef("pk"), report__question__study_id=study_id)
-    names = sorted(Judge.objects.filter(Exists(scored)).values_list("name", flat=True))
     if options.judge:
-        if options.judge not in names:
+        if not Judge.objects.filter(judged_in(study_id), name=options.judge).exists():
             raise judge_not_scored(options.judge)
-        names = [options.judge]
-    return names
+        return [options.judge]
+    scored = JudgeScore.objects.filter(judge=OuterRef("pk"), report__question__study_id=study_id)
+    return sorted(Judge.objects.filter(Exists(scored)).values_list("name", flat=True))
 
 
 #: Why a judge's block has no preference row (METHODS §7: a null figure says why).

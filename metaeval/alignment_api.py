@@ -36,6 +36,8 @@ class JudgeAlignmentView(RefusesUnknownParameters, APIView):
     def get(self, request, study_id: int):
         study = staff_study_or_404(request.user, study_id, RESEARCHERS_ONLY)
         try:
-            return Response(judge_alignment(study.pk, options_from(request.query_params)))
+            return Response(
+                judge_alignment(study.pk, options_from(request.query_params, also=("format",)))
+            )
         except ValueError as exc:
             raise ValidationError({"options": str(exc)}) from exc

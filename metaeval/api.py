@@ -38,6 +38,10 @@ TABLES_PARAM = OpenApiParameter(
 )  # fmt: skip
 
 
+#: What the agreement API reads besides the report options (named when one is unknown).
+AGREEMENT_PARAMS = ("tables", "format")
+
+
 class AgreementView(RefusesUnknownParameters, APIView):
     """GET: the agreement report of a study, computed now."""
 
@@ -56,7 +60,7 @@ class AgreementView(RefusesUnknownParameters, APIView):
         with_tables = flag(one_value(params, "tables"), "tables")
         params.pop("tables", None)
         try:
-            options = options_from(params)
+            options = options_from(params, also=AGREEMENT_PARAMS)
             if not with_tables:
                 return Response(sections.report(study.pk, options))
             from .views import cached_entry

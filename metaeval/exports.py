@@ -150,16 +150,32 @@ def figure_notes(notes: dict | None) -> str | None:
     return " ".join(f"{', '.join(names)}: {why}" for why, names in said.items()) or None
 
 
+#: The IAA figures a bootstrap gives an interval (:func:`metaeval.uncertainty.add_iaa_interval`).
+IAA_INTERVALS = ("strict", "half_credit")
+
+
+def iaa_table(iaa: dict) -> tuple[list[dict], list[str]]:
+    """The IAA row; with a bootstrap, ``ci_*_low`` / ``ci_*_high`` of strict and half
+    credit, and the interval's note (why the κ and α have none) in the note column."""
+    row = {c: iaa.get(c) for c in IAA_COLUMNS}
+    columns = list(IAA_COLUMNS)
+    ci = iaa.get("ci")
+    if ci:
+        for name in IAA_INTERVALS:
+            low, high = ci.get(name) or (None, None)
+            row |= {f"ci_{name}_low": low, f"ci_{name}_high": high}
+            columns += [f"ci_{name}_low", f"ci_{name}_high"]
+    said = [n for n in (figure_notes(iaa.get("notes")), (ci or {}).get("note")) if n]
+    return [row | {"note": " ".join(said) or None}], [*columns, "note"]
+
+
 def report_tables(report: dict) -> dict[str, tuple[list[dict], list[str]]]:
     """Every table of the report dict: name -> (rows, columns), the rows as in the dict."""
     iaa = report.get("iaa") or {}
     system = report.get("system") or {}
     ci = (system.get("ci") or {}).get("tau_b") or [None, None]
     tables = {
-        "iaa": (
-            [{c: iaa.get(c) for c in IAA_COLUMNS} | {"note": figure_notes(iaa.get("notes"))}],
-            [*IAA_COLUMNS, "note"],
-        ),
+        "iaa": iaa_table(iaa),
         "preference": (
             [r for r in table_rows(report) if r["table"] == "preference"],
             TABLE_COLUMNS,

@@ -69,7 +69,9 @@ IAA_KINDS = (("strict", "pct"), ("half_credit", "pct"), ("n", "int"), ("n_pairs"
 
 
 def iaa_cells(iaa: dict) -> dict:
-    return {k: cell(iaa.get(k), kind) for k, kind in IAA_KINDS}
+    """The IAA's cells, strict and half credit with their intervals when bootstrapped."""
+    ci = iaa.get("ci") or {}
+    return {k: cell(iaa.get(k), kind, ci.get(k)) for k, kind in IAA_KINDS}
 
 
 def system_context(system: dict) -> dict:

@@ -142,7 +142,7 @@ def from_command(opts: dict):
             else:
                 raw = tuple(s.strip() for s in (raw or "").split(",") if s.strip())
         elif opt.meta.kind == "number":
-            raw = parse_threshold(raw, opt.name)
+            raw = parse_threshold(raw, opt.name, positive=opt.name != "threshold")
         values[opt.name] = raw
     return ReportOptions(**values)
 
@@ -150,20 +150,27 @@ def from_command(opts: dict):
 # ----------------------------------------------------------------------------- API
 
 
-def from_query(data):
+def from_query(data, also: tuple[str, ...] = ()):
     """Options from a query string or a JSON body; a bad value is a 400 naming the option
     (``format``, the API's renderer parameter, is skipped; a download refuses it, its
     format being its path's: ``metaeval.views._refuse_query_format``). A list of names given several
     times (``?systems=a&systems=b``) is every name given, as ``systems=a,b``; any other
     option given twice with different values is refused (:func:`concord.query.one_value`),
-    as is a true/false option given another word (``expert_agreed=maybe`` read as false)."""
+    as is a true/false option given another word (``expert_agreed=maybe`` read as false).
+
+    ``also``: the other parameters the endpoint reads (the agreement API's ``tables`` and
+    ``format``), listed with the options when an unknown name is refused: the refusal
+    listed the options alone, so a researcher was not told ``tables`` exists."""
     from rest_framework.exceptions import ValidationError
 
-    from concord.query import flag, one_value
+    from concord.query import flag, one_value, unknown_options
 
     from .reports import ReportOptions
 
     known = by_name()
+    unknown = sorted(k for k in data if k not in known and k != "format" and k not in also)
+    if unknown:
+        raise ValidationError({"options": unknown_options(unknown, [*known, *also])})
     values = {}
     for key in data:
         if key == "format":

@@ -622,16 +622,33 @@ def two_slots(frame: PairFrame, setting: str | None) -> bool:
     return setting in SLOT_SETTINGS and np.unique(frame.annotator[rows]).size == 2
 
 
-def iaa(frame: PairFrame, choices: Choices, policy: Policy) -> IAAFigures | None:
-    """Step 5: preference IAA on ``frame`` (before any expert-agreed subset), or None
-    where the script computes none (the subset, or not two slots of ``assigned``)."""
+def iaa_rows(frame: PairFrame, choices: Choices) -> PairFrame:
+    """The judgments §5's IAA reads: the setting's, of the systems kept (every judgment
+    whatever the human signal: ``frame`` is the uncollapsed one, :func:`run`)."""
     base = rows_of(frame, [choices.setting]) if choices.setting else np.ones(len(frame), bool)
-    keep = system_mask(frame, choices.exclude_systems, choices.only_systems)
-    if policy.script_records and (choices.expert_agreed or not two_slots(frame, choices.setting)):
+    return frame.take(base & system_mask(frame, choices.exclude_systems, choices.only_systems))
+
+
+def iaa(frame: PairFrame, choices: Choices, policy: Policy) -> IAAFigures | None:
+    """Step 5: preference IAA on ``frame``, or None where none is defined on the selection.
+
+    None with the expert-agreed subset, in every mode: the subset keeps each comparison
+    whose judgments all agree *once* (METHODS §5), and IAA is defined on comparisons with
+    two judgments or more (§5), so it has none to compare; over the subset's judgments
+    before they are counted once it would be 1 by construction. The default report computed
+    it over every judgment instead, beside figures of the subset (a researcher's
+    ``expert_agreed=true``: IAA 0.558 over 600 pairs, with no note); the report says why
+    it is null (:data:`metaeval.reports.NO_IAA_EXPERT_AGREED`). Also None where the script
+    computes none (compat: not two slots of ``assigned``, METHODS §6.3)."""
+    if choices.expert_agreed:
+        return None
+    if policy.script_records and not two_slots(frame, choices.setting):
         return None
     if policy.iaa_per_question:
+        base = rows_of(frame, [choices.setting]) if choices.setting else np.ones(len(frame), bool)
+        keep = system_mask(frame, choices.exclude_systems, choices.only_systems)
         return iaa_per_question(frame, slot_masks(frame, base), keep)
-    return iaa_all_pairs(frame.take(base & keep))
+    return iaa_all_pairs(iaa_rows(frame, choices))
 
 
 # --------------------------------------------------------------------------- the path

@@ -38,6 +38,7 @@ from .pipeline import (
     Policy,
     Row,
     agreed_rows,
+    iaa_rows,
     rows_of,
     run,
 )
@@ -253,25 +254,26 @@ class ReportOptions:
                 values[key] = tuple(str(s).strip() for s in raw)
         for key in ("threshold", "target_half_width"):
             if isinstance(values.get(key), str):
-                values[key] = parse_threshold(values[key], key)
+                values[key] = parse_threshold(values[key], key, positive=key != "threshold")
         return cls(**values)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def parse_threshold(raw, name: str = "threshold") -> float | None:
-    """A number option ``name`` from text (query string, command line): a number >= 0, or
-    none; a refusal names ``name`` (issue 24: ``target_half_width`` was refused as
-    ``threshold``)."""
+def parse_threshold(raw, name: str = "threshold", positive: bool = False) -> float | None:
+    """A number option ``name`` from text (query string, command line): a number >= 0
+    (``positive``: > 0, as a CI half-width to reach, which 0 is not), or none; a refusal
+    names ``name`` (issue 24: ``target_half_width`` was refused as ``threshold``) and the
+    bound it checks (``target_half_width=-1`` said ">= 0" while 0 is refused too)."""
     if raw is None or str(raw).strip() == "":
         return None
     try:
         value = float(str(raw).strip())
     except ValueError:
         raise ValueError(f"{name}: {raw!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}: {raw!r} is not a number >= 0")
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name}: {raw!r} is not a number {'>' if positive else '>='} 0")
     return value
 
 
@@ -457,14 +459,15 @@ def build_report(
                                        said=said)  # fmt: skip
         report["notes"] = said + null_notes if notes else []
         return report
-    report["notes"] = note_null_figures(report, figures.system) + _default_notes(
-        figures, options, report
-    )
+    undefined = NO_IAA_EXPERT_AGREED if options.expert_agreed else ""
+    report["notes"] = note_null_figures(
+        report, figures.system, iaa_undefined=undefined
+    ) + _default_notes(figures, options, report)
     if frame.signal is not None:
         report["selection"]["human_signal_rows"] = frame.signal
         report["notes"].append(_signal_note(frame.signal))
     if options.bootstrap:
-        from .uncertainty import add_confidence_intervals
+        from .uncertainty import add_confidence_intervals, add_iaa_interval
 
         signals = {
             t: {m: r.signals[0] for m, r in rows.items() if r.signals[0] is not None}
@@ -473,6 +476,8 @@ def build_report(
         report["notes"] += add_confidence_intervals(
             tables, report["system"], signals, figures.selected.frame, options, progress
         )
+        each = frame if frame.each is None else frame.each  # IAA reads every judgment
+        report["notes"] += add_iaa_interval(report["iaa"], iaa_rows(each, choices), options)
     return report
 
 
@@ -511,6 +516,12 @@ NOTHING_COMPARED = (
 )
 NO_IAA = ("No IAA of the comparisons (medal rankings, metric-wise scores): no comparison "
           "has two or more judgments.")  # fmt: skip
+#: Why the default report's IAA is null with ``expert_agreed`` (:func:`pipeline.iaa`).
+NO_IAA_EXPERT_AGREED = (
+    "IAA undefined on the expert-agreed subset: it keeps each comparison whose judgments all "
+    "agree once (METHODS §5), so no comparison of it has two judgments to compare (and its "
+    "judgments agree by construction); without expert_agreed the IAA reads every judgment."
+)
 UNDEFINED = "Undefined on this selection."
 COMPAT_NO_KAPPA = (
     "Cohen's κ and Krippendorff's α are null in compat mode: the released script computes "
@@ -567,11 +578,14 @@ def _system_why(figures, system: dict) -> dict[str, str]:
     return out
 
 
-def _iaa_why(iaa: dict, compat_null: str | None) -> dict[str, str]:
+def _iaa_why(iaa: dict, compat_null: str | None, default_null: str = "") -> dict[str, str]:
     """Why each null IAA figure is null (``compat_null``: None in the default mode; in
-    compat, the reason the script computes no IAA here, or "" where it computes one)."""
+    compat, the reason the script computes no IAA here, or "" where it computes one;
+    ``default_null``: in the default mode, why no IAA is defined on the selection, or "")."""
     why = {}
-    if compat_null is not None:  # the script's two figures (METHODS §6.3)
+    if compat_null is None and default_null:
+        why = {k: default_null for k, v in iaa.items() if v is None}
+    elif compat_null is not None:  # the script's two figures (METHODS §6.3)
         why = {"cohen_kappa": COMPAT_NO_KAPPA, "krippendorff_alpha": COMPAT_NO_KAPPA}
         if compat_null:
             why |= {"strict": compat_null, "half_credit": compat_null}
@@ -596,21 +610,23 @@ def _iaa_why(iaa: dict, compat_null: str | None) -> dict[str, str]:
 
 
 def note_null_figures(
-    report: dict, system_figures=None, iaa_null: str | None = None, said: list = ()
-) -> list[str]:
+    report: dict, system_figures=None, iaa_null: str | None = None, said: list = (),
+    iaa_undefined: str = "",
+) -> list[str]:  # fmt: skip
     """Give every null figure of ``report`` its note, in place: ``"notes": {figure: why}``
     on its block; returns the report-level notes, one per reason naming its figures.
 
     ``system_figures``: the path's :class:`~metaeval.pipeline.SystemFigures` (None: no
     judge overall score); ``iaa_null``: compat only, why the script computes no IAA here
     ("" where it computes one); ``said``: the notes the report has already (a reason among
-    them is not said twice).
+    them is not said twice); ``iaa_undefined``: default mode, why the selection defines no
+    IAA (the expert-agreed subset), or "".
     """
     blocks = [(f"{table.replace('_', '-')} {metric}", row, _row_why(row))
               for table in (PREFERENCE, METRIC_WISE)
               for metric, row in (report.get(table) or {}).items()]  # fmt: skip
     iaa, system = report.get("iaa") or {}, report.get("system") or {}
-    blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null)))
+    blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null, iaa_undefined)))
     blocks.append(("system", system, _system_why(system_figures, system)))
     for row in system.get("systems") or ():
         why = {k: UNDEFINED for k, v in row.items() if v is None}
@@ -698,14 +714,15 @@ def frame_signal(options: ReportOptions) -> str | None:
 
 
 def check_names(study_id: int, options: ReportOptions) -> None:
-    """A judge with no score in the study, or a system of ``systems`` / ``exclude_systems``
+    """A judge with no output of any kind in the study (:func:`judges.models.judged_in`: a
+    DeepScholar judge has labels, no score), or a system of ``systems`` / ``exclude_systems``
     the study does not have, is refused naming the option: it selected nothing and the
     report came back empty with no word of why (found by a researcher with a token); so is
     an ``exclude_systems`` that drops every system. Every entry point (API, downloads,
     report runs, pages, judge alignment) refuses a judge through here. One query per kind of name given; none
     for the default selection."""
     from annotation.models import System
-    from judges.models import JudgeScore
+    from judges.models import Judge, judged_in
 
     named = {*options.systems, *options.exclude_systems}
     if named:
@@ -724,15 +741,14 @@ def check_names(study_id: int, options: ReportOptions) -> None:
                 "none), so the selection leaves nothing to report on"
             )
     if options.judge is not None:
-        scored = JudgeScore.objects.filter(
-            judge__name=options.judge, report__question__study_id=study_id
-        )
-        if not scored.exists():
+        judged = Judge.objects.filter(judged_in(study_id), name=options.judge)
+        if not judged.exists():  # output of any kind counts (a DeepScholar judge's labels)
             raise judge_not_scored(options.judge)
 
 
 def judge_not_scored(name: str) -> ValueError:
-    """The one refusal of a ``judge`` option the study has no score of, whether the judge
+    """The one refusal of a ``judge`` option the study has no output of (no score, coverage,
+    pairwise verdict, relevance flag, claim verdict or DeepScholar label), whether the judge
     does not exist or scored only other studies: the same words for both, so a researcher
     cannot learn which judge names exist in studies they cannot read (a tester's
     ``?judge=secret-judge-s3`` answered an empty report where a made-up name was a 400)."""

@@ -17,6 +17,7 @@ from annotation import progress as cli_progress
 from .frame import PairFrame
 from .stats.bootstrap import PAIR_COUNT_STATISTICS, bootstrap_from_cluster_sums, pair_count_rows
 from .stats.decisions import score_decisions
+from .stats.iaa import category_counts
 from .stats.system import tau_b_rows
 
 
@@ -135,3 +136,63 @@ NO_TAU_INTERVAL = (
 def _interval(result, k: int) -> list[float | None]:
     lo, hi = float(result.low[k]), float(result.high[k])
     return [None if np.isnan(lo) else lo, None if np.isnan(hi) else hi]
+
+
+#: Why the chance-corrected IAA figures get no interval beside strict and half credit.
+NO_KAPPA_INTERVAL = (
+    "Cohen's κ, Fleiss' κ and Krippendorff's α have no interval: each is a ratio of "
+    "chance-corrected terms with marginals over the whole selection, not a function of sums "
+    "per question, which is what this bootstrap resamples (only strict and half credit are)."
+)
+
+
+def add_iaa_interval(iaa: dict, frame: PairFrame, options) -> list[str]:
+    """Add ``ci`` = {"strict": [lo, hi], "half_credit": [lo, hi], "rounds", "level",
+    "note"} to the report's IAA block, in place (nothing when its IAA is null: its notes
+    say why). Returns the notes for the report.
+
+    The same cluster bootstrap over questions as every other figure (METHODS §5
+    "Uncertainty"; same rounds and seed, so the same draws when the IAA's judgments cover
+    the same questions as the analysed rows): strict and half credit are pooled over
+    annotator pairs, so each is a ratio of per-question sums (agreeing pairs, pairs with
+    exactly one tie, pairs; :func:`metaeval.stats.iaa.pairwise_agreement`). ``frame``: the
+    judgments the IAA reads (:func:`metaeval.pipeline.iaa_rows`). The chance-corrected
+    figures are not such sums: ``note`` says so (:data:`NO_KAPPA_INTERVAL`). A report's IAA
+    had no interval and no word of why (a researcher with ``bootstrap`` > 0)."""
+    from .pipeline import decide, decision_matrix
+
+    if iaa.get("strict") is None or len(frame) == 0:
+        return []
+    codes, labels, _ = decision_matrix(frame, decide(frame.preference))
+    counts, cats = category_counts(labels)
+    n_i = counts.sum(axis=1)
+    pairs = n_i * (n_i - 1) // 2
+    equal = (counts * (counts - 1) // 2).sum(axis=1)
+    column = {v: counts[:, k] for k, v in enumerate(cats.tolist())}
+    zero = np.zeros(counts.shape[0], dtype=int)
+    one_tie = column.get(0.0, zero) * (column.get(1.0, zero) + column.get(-1.0, zero))
+    _, first = np.unique(codes, return_index=True)  # codes are 0..k-1: first row of each
+    present, cluster = np.unique(frame.question[first], return_inverse=True)
+    per_item = np.stack([equal, one_tie, pairs], axis=1).astype(float)
+    sums = _per_question(cluster.ravel(), per_item, int(present.size))
+
+    def statistic(totals: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            strict = totals[:, 0] / totals[:, 2]
+            half = (totals[:, 0] + 0.5 * totals[:, 1]) / totals[:, 2]
+        return np.stack([strict, half], axis=1)
+
+    # the clusters are the questions of the IAA's judgments, every one (a question with no
+    # comparison judged twice adds zero pairs but is drawn, as for the other figures)
+    all_questions = np.unique(frame.question)
+    if all_questions.size != present.size:
+        grown = np.zeros((all_questions.size, sums.shape[1]))
+        grown[np.searchsorted(all_questions, present)] = sums
+        sums = grown
+    result = bootstrap_from_cluster_sums(sums, statistic, options.bootstrap, options.seed)
+    notes = [NO_KAPPA_INTERVAL]
+    if result.note:
+        notes.insert(0, result.note)
+    iaa["ci"] = {"strict": _interval(result, 0), "half_credit": _interval(result, 1),
+                 "rounds": options.bootstrap, "level": 0.95, "note": " ".join(notes)}  # fmt: skip
+    return [f"IAA: {NO_KAPPA_INTERVAL}"]

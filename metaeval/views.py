@@ -27,7 +27,7 @@ from annotation.permissions import staff_study_by_key_or_404
 from concord.download_methods import CHECKED_BY_VIEW, download_methods
 from concord.error_body import error_response
 from concord.token_auth import accepts_token, refusal, wants_json
-from judges.models import Judge
+from judges.models import Judge, judged_in
 
 from . import exports, plots, sections
 from . import options as report_options
@@ -127,10 +127,9 @@ def _form_context(study: Study, systems: list[str], options: ReportOptions, repo
     with the choices that depend on the study."""
     # every judgment kind's settings, with their labels (not only the medal rankings')
     settings = settings_present(study.pk)
-    judges = list(
-        Judge.objects.filter(scores__report__question__study=study)
-        .order_by("name").values_list("name", flat=True).distinct()
-    )  # fmt: skip
+    # every judge with output of any kind here (a DeepScholar judge has labels, no score)
+    judges = list(Judge.objects.filter(judged_in(study.pk)).order_by("name")
+                  .values_list("name", flat=True))  # fmt: skip
     chosen = options.judge or ((report or {}).get("selection") or {}).get("judge")
     rounds = [b for b in BOOTSTRAP_CHOICES if b <= max_bootstrap()]
     choices = {

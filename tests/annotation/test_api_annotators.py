@@ -13,7 +13,8 @@ from tests.builders import world as f
 from tests.builders.users import make_user
 
 pytestmark = pytest.mark.django_db
-FIELDS = {"id", "user", "pseudonym", "degree", "expertise_fields"}
+#: What a researcher reads of an annotator: the pseudonymous profile, no ``user`` id.
+FIELDS = {"id", "pseudonym", "degree", "expertise_fields"}
 
 
 def imported_score(study, pseudonym: str) -> Annotator:
@@ -57,7 +58,7 @@ def test_annotators_of_imported_judgments_only_are_listed_with_the_same_fields(s
     rows = listed(client)
     assert set(rows) == {"Pseudo-annotators_assigned", "Imported-only", "Rating-only"}
     assert all(set(row) == FIELDS for row in rows.values())
-    assert rows["Imported-only"]["degree"] == "PhD" and rows["Imported-only"]["user"] is None
+    assert rows["Imported-only"]["degree"] == "PhD"
     detail = client.get(f"/api/annotators/{imported.pk}/")
     assert detail.status_code == 200 and detail.json() == rows["Imported-only"]
     # an annotator of a study the researcher cannot read stays unseen, by id too
@@ -96,3 +97,19 @@ def test_the_list_costs_constant_queries(studies):
     large, many = measure()
     assert many == few + 14
     assert large == small == 2  # the page's count and its rows
+
+
+def test_researchers_read_no_internal_user_id_admins_do(studies, admin_user):
+    """A researcher with a token read every annotator's internal ``user`` id, the key to
+    the account behind the pseudonym (annotation/pseudonyms.py: never a real name); the
+    profile is what researchers need. Admins, who manage the accounts, keep it."""
+    mine, _, client = studies
+    assigned = Annotator.objects.get(pseudonym="Pseudo-annotators_assigned")
+    rows = listed(client)
+    assert all("user" not in row for row in rows.values())
+    detail = client.get(f"/api/annotators/{assigned.pk}/").json()
+    assert "user" not in detail and detail["pseudonym"] == assigned.pseudonym
+    admin = APIClient()
+    admin.force_authenticate(admin_user)
+    got = admin.get(f"/api/annotators/{assigned.pk}/").json()
+    assert got["user"] == assigned.user_id and got["pseudonym"] == assigned.pseudonym

@@ -136,3 +136,29 @@ def test_an_unknown_option_close_to_a_known_one_says_which_was_meant(researcher_
     assert "known: " in message and "bootstrap" in message
     far = api.get(f"/api/studies/{study.pk}/agreement/", {"bogusopt": "1"}).json()["options"]
     assert "bogusopt" in str(far) and "did you mean" not in str(far)
+
+
+def test_the_agreement_refusals_list_every_parameter_and_the_bound_checked(researcher_user):
+    """A researcher with a token: the unknown-option refusal listed the report options but
+    not ``tables`` and ``format``, which the endpoint also reads; ``target_half_width=-1``
+    said "not a number >= 0" while 0 is refused too (the bound is > 0). ``threshold`` stays
+    ">= 0" (0 is a threshold: exact comparison)."""
+    from tests.builders.users import token_client
+
+    study = ranked_study(2)
+    study.researchers.add(researcher_user)
+    api = token_client(researcher_user)
+    url = f"/api/studies/{study.pk}/agreement/"
+    known = str(api.get(url, {"bogusopt": "1"}).json()["options"]).split("known: ")[1]
+    names = [n.strip(" ']\"") for n in known.split(",")]
+    assert "tables" in names and "format" in names and "bootstrap" in names
+    assert api.get(url, {"tables": "true", "format": "json"}).status_code == 200
+    for value in ("-1", "0"):
+        got = api.get(url, {"target_half_width": value})
+        assert got.status_code == 400
+        assert f"target_half_width: '{value}' is not a number > 0" in str(got.json()["options"])
+    for value in ("-1", "0"):
+        with pytest.raises(ValueError, match=f"target_half_width: '{value}' is not a number > 0"):
+            report_options.from_command({"target_half_width": value})
+    bad = api.get(url, {"threshold": "-1"}).json()["options"]
+    assert "threshold: '-1' is not a number >= 0" in str(bad)
