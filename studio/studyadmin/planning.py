@@ -288,6 +288,12 @@ def _on_uncited_reports(study: Study, task: str) -> tuple[tuple[int, int, int], 
         for pk, aid, qid, order in rows
         if any(claims[r] < least for r in order or ())
     ]
+    return _withdrawable(study, task, unfit)
+
+
+def _withdrawable(study: Study, task: str, unfit: list[tuple[int, int, int]]) -> tuple:
+    """Of ``unfit`` ``(assignment, annotator, question)``, those a re-plan may withdraw:
+    nobody's work in them (:func:`holding_work`) and no gold item on their question."""
     if not unfit:
         return ()
     gold = set(
@@ -348,13 +354,7 @@ def _no_longer_matched(study: Study, task: str) -> tuple[tuple[int, int, int], .
     unfit = [
         (pk, aid, qid) for pk, aid, qid, fld, fields in rows if not fld or fld not in (fields or ())
     ]
-    if not unfit:
-        return ()
-    gold = set(
-        GoldItem.objects.filter(study=study, task=task).values_list("question_id", flat=True)
-    )
-    opened = holding_work(pk for pk, _, _ in unfit)
-    return tuple(sorted(u for u in unfit if u[0] not in opened and u[2] not in gold))
+    return _withdrawable(study, task, unfit)
 
 
 def _barred(study: Study, task: str, setting: str) -> dict[int, frozenset[int]]:
