@@ -52,7 +52,7 @@ import re
 
 from annotation.boilerplate import strip_boilerplate, strip_boilerplate_title
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
-from annotation.importers.markdown import LINK_URL, MATH
+from annotation.importers.markdown import LINK_URL, MATH, follows_a_name
 from annotation.importers.markdown import ONE_AUTHOR_YEAR as _ONE_AUTHOR_YEAR
 from annotation.importers.structure import (
     ParsedCitation,
@@ -151,14 +151,20 @@ _PROSE_BEFORE_NAMES = re.compile(rf"\s*(?:(?!{_PARTICLE}\s)[a-z]\S*\s+)+")
 _ACRONYM_BEFORE = re.compile(r"(?<![\w-])([A-Z][\w-]*[A-Z][\w-]*)[*_]*\s*\(\s*$")
 
 
-def _author_year_start(item: str, before: str) -> int:
+def _author_year_start(item: str, before: str, after: str = "") -> int:
     """Where the author-year citation in ``item`` (an ``AUTHOR_YEAR_ITEM`` match: words, a
-    comma, a year) starts, ``before`` the text before it; -1 when it is none.
+    comma, a year) starts, ``before`` and ``after`` the text around it; -1 when it is none.
 
     The rule: the words before the year name authors, as a reference list writes them:
     one name followed by "et al." (``Rego et al., 2022``, ``Liu *et al.*, 2025``), names
     joined by commas, "and" or "&" (``Doan, Halevy, & Ives, 2012``), or one name alone
-    (``Li, 2020``, ``Nathan Lambert, 2023``, ``American Bar Association, 2024``). A name
+    (``Li, 2020``, ``American Bar Association, 2024``). One name alone is a citation
+    where a citation stands, closing a clause (``… selection (Gutenko, 2020).``) or in a
+    group separated by ";", not right after a name (:func:`~annotation.importers.markdown.
+    follows_a_name`): ``**CLIP (OpenAI, 2021)**``, ``the **KILT benchmark** (Facebook AI,
+    2021)``, ``*RLHF Handbook* (Nathan Lambert, 2023)`` say who made what the name names
+    (~20 in OpenAI's ResearcherBench reports, whose words became a ``[n]`` citing a source
+    the system never listed). A name
     opens with a capital letter or a surname's particle (``von Oswald``) and has at most
     four words. Lower-case words before the names are prose and stay words of the text:
     ``(introduced by Vaswani et al., 2017)`` cites Vaswani et al. after "introduced by"
@@ -188,7 +194,12 @@ def _author_year_start(item: str, before: str) -> int:
             return -1
         if not (words[0][:1].isupper() or (words[0] in _PARTICLES and len(words) > 1)):
             return -1
-    if et_al or len(authors) > 1 or len(authors[0].split()) < 2:
+    if et_al or len(authors) > 1:
+        return start
+    grouped = before.rstrip().endswith(";") or after.lstrip().startswith(";")
+    if not grouped and not start and follows_a_name(before.rstrip().removesuffix("(")):
+        return -1  # "**CLIP (OpenAI, 2021)**": who made what the name names, and when
+    if len(authors[0].split()) < 2:
         return start
     acronym = _ACRONYM_BEFORE.search(before[-60:]) if not start else None
     return -1 if acronym and acronym.group(1)[0] == names[0] else start
@@ -388,7 +399,7 @@ def _mark_unlisted(
              if "|" in tok else [])
             + ([(m.start() + i, m.end(), m.group()[i:].strip())
                 for m in AUTHOR_YEAR_ITEM.finditer(tok)
-                if (i := _author_year_start(m.group(), tok[: m.start()])) >= 0]
+                if (i := _author_year_start(m.group(), tok[: m.start()], tok[m.end() :])) >= 0]
                if _YEAR.search(tok) else [])
             + ([(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
                if _may_have_pages(tok) else [])

@@ -220,11 +220,47 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
 # --- Inline markers -------------------------------------------------------------------------
 
 _NAME = r"[A-Z][A-Za-z'\-]+"
-#: ``(Smith et al., 2020)``, ``(Smith, 2020)``, ``(Doe and Roe, 2019; Li, 2021)``: a name and
-#: a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
+#: One item of an author-year marker, ``Smith et al., 2020``, ``Smith, 2020``, ``Doe and Roe,
+#: 2019``: a name and a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
 _ONE_AUTHOR_YEAR = rf"{_NAME}(?: et al\.,?| and {_NAME},?| & {_NAME},?|,) \d{{4}}[a-z]?"
 ONE_AUTHOR_YEAR = _ONE_AUTHOR_YEAR  # the normaliser's, for the titles of these sources
 _AUTHOR_YEAR = rf"\({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*\)"
+#: The ambiguous author-year marker: one name and a year, ``(OpenAI, 2021)``.
+_NAME_YEAR_ALONE = re.compile(rf"\({_NAME}, \d{{4}}[a-z]?\)")
+#: A plural acronym, a common noun (``LLMs``, ``GPUs``), not a name.
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s[.,;:]?")
+#: Opening punctuation and emphasis around a word (what is not the word's first letter).
+_WORD_OPENERS = "*_\"'“‘([{"
+
+
+def follows_a_name(before: str) -> bool:
+    """Whether a parenthesis opening right after ``before`` follows a name: a word with a
+    capital letter that does not open with a digit (``CLIP``, ``Kosmos-1``, ``τ-Bench``,
+    ``Journals``; not ``selection``, ``230°C``, nor a plural acronym, a common noun:
+    ``LLMs``), or emphasis closing (``**Flamingo**``).
+
+    Why: one name and a year in parentheses, ``(OpenAI, 2021)``, is an author citation
+    where a citation stands, closing a clause (``… material selection (Gutenko, 2020).``,
+    ``… temperatures to 230°C (Dow Inc., 2023)``), but after a name it says who made what
+    that name names and when: ``**CLIP (OpenAI, 2021)**``, ``**Flamingo** (DeepMind,
+    2022)``, ``Stable Diffusion XL (SDXL, 2023)``, ``Journals (DOAJ, 2024)``. Read as a
+    citation there, its words became a ``[n]`` whose source the system never listed
+    (~20 in OpenAI's ResearcherBench reports); left as words, it says what it says."""
+    stripped = before.rstrip()
+    if stripped[-1:] in ("*", "_"):
+        return True
+    word = stripped.rpartition(" ")[2].rpartition("\n")[2].lstrip(_WORD_OPENERS)
+    if not word or word[0].isdigit() or _PLURAL_ACRONYM.fullmatch(word):
+        return False
+    return word != word.lower()
+
+
+def _attributes_a_name(text: str, m: re.Match) -> bool:
+    """Whether the author-year match ``m`` is one name and a year (``_NAME_YEAR_ALONE``)
+    right after a name (:func:`follows_a_name`): words, not a citation."""
+    return bool(_NAME_YEAR_ALONE.fullmatch(m.group("ay"))) and follows_a_name(text[: m.start()])
+
+
 #: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
 #: escaped marker ``\[12\]``, nor escaped brackets around a link, ``\[[Author' 2021](url)\]``).
 #: A ``$`` opens math only before a non-space, and closes it after one: "$5 and $10" is not
@@ -324,6 +360,8 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
                 sources.setdefault(key, ParsedCitation(key=key))
                 out.append((start, end, key))
         elif m.group("ay") is not None:
+            if _attributes_a_name(text, m):
+                continue
             key = m.group("ay")
             sources.setdefault(key, ParsedCitation(key=key))
             out.append((m.start(), m.end(), key))

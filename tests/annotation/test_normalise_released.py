@@ -1,0 +1,62 @@
+"""Normalising the released reports (annotation.normalise with the importers' readers), read
+from ../shared/data as released: defects testers found in what annotators read.
+
+Pure: the readers and the normaliser, no database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.importers.common import read_source
+from annotation.importers.scholarqa import parse_reports
+from annotation.importers.structure import parse_markdown
+from annotation.normalise import normalise_report
+
+pytestmark = pytest.mark.shared_data
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def _researcherbench(system: str, question: int) -> str:
+    path = DATA / "researcherbench" / "user_data" / f"{system}.json"
+    if not path.is_file():
+        pytest.skip("../shared/data/researcherbench not available")
+    return next(r["response"] for r in json.loads(path.read_text()) if r["id"] == question)
+
+
+def _scholarqa(name: str, record: int):
+    path = DATA / "scholarqa-cs2" / "reports" / name
+    if not path.is_file():
+        pytest.skip("../shared/data/scholarqa-cs2 not available")
+    return next(r.parsed for r in parse_reports(read_source(path)) if r.record == record)
+
+
+def _texts(report) -> list[str]:
+    return [p.text for s in report.sections for p in s.paragraphs]
+
+
+# --- 1. A name and a year after a name is no citation ----------------------------------------
+
+
+def test_a_model_and_its_makers_year_is_not_made_a_citation():
+    """OpenAI's ResearcherBench report 3 lists models as ``**CLIP (OpenAI, 2021)**``: each
+    became ``**CLIP [1]**`` with a source titled "OpenAI, 2021" the system never listed."""
+    normalised, _ = normalise_report(parse_markdown(_researcherbench("OpenAI", 3)))
+    text = "\n".join(_texts(normalised))
+    for words in ("**CLIP (OpenAI, 2021)**", "(Microsoft, 2023)", "(SDXL, 2023)"):
+        assert words in text
+    titles = {c.title for c in normalised.citations.values()}
+    assert not titles & {"OpenAI, 2021", "Microsoft, 2023", "SDXL, 2023", "Google, 2023"}
+
+
+def test_real_author_year_citations_stay_citations():
+    """Claude's report 13 ``(Ouyang et al., 2022)``; a name and a year closing a clause in
+    ScholarQA-CS2's dev claude report 3, ``… material selection (Gutenko, 2020).``"""
+    normalised, _ = normalise_report(parse_markdown(_researcherbench("Claude", 13)))
+    assert "Ouyang et al., 2022" in {c.title for c in normalised.citations.values()}
+    normalised, _ = normalise_report(_scholarqa("dev/claude-sonnet-4-20250514.json", 3))
+    assert "Gutenko, 2020" in {c.title for c in normalised.citations.values()}
+    assert not any("(Gutenko, 2020)" in t for t in _texts(normalised))
