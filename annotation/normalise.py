@@ -99,7 +99,9 @@ PAPER_KEY = re.compile(
     re.I,
 )
 #: Page ranges a FutureHouse marker carries after its key: ``[3] pages 4-5``.
-PAGES_AFTER = re.compile(r"^(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?|\(#[\w\-]*\))")
+#: Every range goes at once: ``(yu2023x pages 1-2, pages 2-3, pages 4-6)`` (FutureHouse's
+#: falcon) lost one a normalisation, so normalising the result again changed it.
+PAGES_AFTER = re.compile(r"^(?:(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?)+|\(#[\w\-]*\))")
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 #: Numbered markers in footnote or superscript style: ``[^3]``, ``^3^``, ``word^3^``,
 #: ``word^3.``, ``practice⁵.``, ``quoted"¹``, ``(Li et al., 2019)¹``, ``(2024)³``.
@@ -439,7 +441,10 @@ def _drop_pages(tokens: list) -> list:
 _SEPARATORS = frozenset(("", ",", ";", "and"))
 
 
-_LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
+#: The rest of a link whose words are the markers: ``](url)``, or an in-page link,
+#: ``](#ref1)`` (Perplexity's ``([Baldi & Sadowski, 2013](#ref1))``, whose ``(#ref1)`` was
+#: left after the marker and went only when the result was normalised again).
+_LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL}|#[\w\-]*)>?\s*\)")
 
 
 def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) -> bool:
@@ -465,7 +470,7 @@ def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) ->
         tokens[j + 1] = after[link.end() :]
         key = tokens[i]
         cited = citations.get(key)  # None: an unlisted marker
-        if i == j and cited is not None and not cited.url:
+        if i == j and cited is not None and not cited.url and link.group(1)[:1] != "#":
             citations[key] = ParsedCitation(key=cited.key, title=cited.title,
                                             snippets=cited.snippets, url=link.group(1),
                                             metadata=cited.metadata)  # fmt: skip
@@ -604,7 +609,17 @@ def _normalised_tokens(
     # Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
     # ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
     # are peeled one by one: ``([A](url))`` (:func:`_peel`).
-    i = 1
+    if _peel_groups(tokens, citations):
+        # a link peeled off one marker may have made a group of several: ``([A](#ref1);
+        # [B](#ref2))`` (Perplexity), whose "( ; )" went only when normalised again
+        _peel_groups(tokens, citations)
+    return tokens
+
+
+def _peel_groups(tokens: list, citations: dict) -> bool:
+    """The brackets around each group of markers of ``tokens`` peeled (:func:`_peel`), a
+    layer at a time; whether a square bracket (a link's ``[…](…)`` among them) was."""
+    n, i, linked = len(tokens), 1, False
     while i < n:
         j = i  # the group: markers separated by _BETWEEN text
         while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
@@ -615,8 +630,9 @@ def _normalised_tokens(
                 opener = tokens[i - 1].rstrip()[-1:]
             if (opener != "(" and opener != "[") or not _peel(tokens, i, j, citations):
                 break
+            linked = linked or opener == "["
         i = j + 2
-    return tokens
+    return linked
 
 
 def _section_tokens(paragraphs, citations: dict, originals: dict) -> list[list]:
@@ -757,7 +773,7 @@ def normalise_report(
             plain = False
         out_citations[n] = ParsedCitation(
             n,
-            title if title.isascii() else clean_text(title),
+            title if title.isascii() else clean_text(title).strip(),
             [shown_snippet(x) for x in snippets]
             if plain
             else [

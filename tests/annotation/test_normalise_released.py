@@ -60,3 +60,37 @@ def test_real_author_year_citations_stay_citations():
     normalised, _ = normalise_report(_scholarqa("dev/claude-sonnet-4-20250514.json", 3))
     assert "Gutenko, 2020" in {c.title for c in normalised.citations.values()}
     assert not any("(Gutenko, 2020)" in t for t in _texts(normalised))
+
+
+# --- 7. Normalising twice changes nothing ----------------------------------------------------
+
+
+def _again(normalised):
+    return normalise_report(normalised, keep_empty=True)[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "record", "words"),
+    [
+        # FutureHouse's "(yu2023… pages 1-2, pages 2-3, pages 4-6, pages 6-7)": one range
+        # went a normalisation
+        ("dev/falcon.json", 93, "According to Yu et al. [13], AvoidBench"),
+        # Perplexity's "([Author, 2013](#ref1))": "(#ref1)" was left after the marker
+        ("dev/perplexity.json", 70, "against noisy data and adversarial attacks [1]."),
+        # "([A](#ref1); [B](#ref2))": the group's brackets went only the second time
+        ("dev/perplexity.json", 54, "with 50% less labeled data [1][2]."),
+    ],
+)
+def test_a_normalised_scholarqa_report_normalises_to_itself(name, record, words):
+    normalised, _ = normalise_report(_scholarqa(name, record))
+    assert any(words in t for t in _texts(normalised))
+    assert _again(normalised).canonical() == normalised.canonical()
+
+
+def test_a_title_opening_with_a_control_character_normalises_to_itself():
+    """Mita's report 31 titles a source "\\u200b 欧盟人工智能法案…": the control character
+    went, the space after it stayed until the next normalisation."""
+    parsed = parse_markdown(_researcherbench("Mita", 31))
+    normalised, _ = normalise_report(parsed)
+    assert all(c.title == c.title.strip() for c in normalised.citations.values())
+    assert _again(normalised).canonical() == normalised.canonical()
