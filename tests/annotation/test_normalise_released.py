@@ -94,3 +94,55 @@ def test_a_title_opening_with_a_control_character_normalises_to_itself():
     normalised, _ = normalise_report(parsed)
     assert all(c.title == c.title.strip() for c in normalised.citations.values())
     assert _again(normalised).canonical() == normalised.canonical()
+
+
+# --- 2. BibTeX's braces are no part of a title -----------------------------------------------
+
+
+def test_a_deepscholar_reference_title_loses_bibtexs_braces():
+    """DeepScholar's recovered_citations.csv titles GPT-4's report "{GPT-4} Technical
+    Report" (BibTeX's capitals kept): the exemplar's reference showed the braces."""
+    import csv
+
+    from annotation.importers.deepscholar_exemplars import _reference
+
+    path = DATA / "deepscholar" / "dataset" / "recovered_citations.csv"
+    if not path.is_file():
+        pytest.skip("../shared/data/deepscholar not available")
+    with path.open(newline="", encoding="utf-8") as f:
+        row = next(r for r in csv.DictReader(f) if r["cited_paper_title"].startswith("{GPT-4}"))
+    assert _reference(row, row["citation_shorthand"], 1)["title"] == "GPT-4 Technical Report"
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        ("{GPT-4} Technical Report", "GPT-4 Technical Report"),
+        (
+            "{B}ERT: Pre-training of Deep Bidirectional Transformers",
+            "BERT: Pre-training of Deep Bidirectional Transformers",
+        ),  # fmt: skip
+        # math and LaTeX commands as written (ScholarQA-CS2's expert_written sqa, dev falcon)
+        (
+            "Isolation Lemma for $K_{3, 3}$-free Graphs",
+            "Isolation Lemma for $K_{3, 3}$-free Graphs",
+        ),
+        (
+            "Twenty years of Ne\\v{s}et\\v{r}il's programme",
+            "Twenty years of Ne\\v{s}et\\v{r}il's programme",
+        ),
+    ],
+)
+def test_a_citation_title_loses_bibtexs_braces_not_its_math(title, shown):
+    from annotation.importers.structure import (
+        ParsedCitation,
+        ParsedParagraph,
+        ParsedReport,
+        ParsedSection,
+    )
+
+    parsed = ParsedReport(
+        [ParsedSection("", [ParsedParagraph("A claim [1].", [(8, 11, "1")])])],
+        {"1": ParsedCitation(key="1", title=title)},
+    )
+    assert normalise_report(parsed)[0].citations["1"].title == shown
