@@ -146,3 +146,22 @@ def test_a_citation_title_loses_bibtexs_braces_not_its_math(title, shown):
         {"1": ParsedCitation(key="1", title=title)},
     )
     assert normalise_report(parsed)[0].citations["1"].title == shown
+
+
+# --- 6. Empty brackets a removed citation left go --------------------------------------------
+
+
+def test_empty_brackets_standing_alone_go():
+    """OpenAI's released report 12 reads "(e.g., ([A](url)) ([B](url)) ())": its markers
+    became "(e.g., [1] [4] ())"; report 2's "experiments () ()." kept both pairs."""
+    text = "\n".join(_texts(normalise_report(parse_markdown(_researcherbench("OpenAI", 12)))[0]))
+    assert "documented case studies (e.g., [1] [4]), as well" in text
+    text = "\n".join(_texts(normalise_report(parse_markdown(_researcherbench("OpenAI", 2)))[0]))
+    assert "incoherent outputs in early RL experiments. The pure RL" in text
+    assert " ()" not in text
+
+
+def test_a_call_keeps_its_brackets():
+    """ScholarQA-CS2's test claude report 22: ``facet_wrap()`` is a function's name."""
+    texts = _texts(normalise_report(_scholarqa("test/claude-sonnet-4-20250514.json", 22))[0])
+    assert any("facet_wrap() and facet_grid()" in t for t in texts)
