@@ -284,6 +284,24 @@ _NUMERIC_LINK_TEXT = re.compile(r"\s*[\[(]?\s*\^?(\d+)\s*[\])]?\s*")
 _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$", re.S)
 
 
+def _quote_of(cited: ParsedCitation, url: str) -> None:
+    """The words of ``url``'s ``#:~:text=`` fragment added to ``cited``'s snippets (once):
+    the passage the system cited, as a reader writes it (start and end joined by an
+    elision, :func:`annotation.links.fragment_words`), never part of its url.
+
+    Why: the fragment goes from the url (it is the system's, not the page's), and OpenAI's
+    sources have no other snippet: the annotator read "No snippet supplied" for a passage
+    the system did quote."""
+    at = url.find("#:~:text=")
+    if at < 0:
+        return
+    from annotation.links import fragment_words
+
+    words = fragment_words(url[at + 1 :].strip())
+    if words and words not in cited.snippets:
+        cited.snippets.append(words)
+
+
 def _url_key(url: str) -> str:
     """A linked source's key: its url, without the ``#:~:text=`` highlight (one source for
     every passage of one page)."""
@@ -343,7 +361,10 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
                 cited.url = cited.url or url
             else:
                 key = _url_key(url)
-                sources.setdefault(key, ParsedCitation(key=key, title=_unescape(words), url=key))
+                cited = sources.setdefault(
+                    key, ParsedCitation(key=key, title=_unescape(words), url=key)
+                )
+            _quote_of(cited, url)
             out.append((start, end, key))
         elif m.group("foot") is not None or m.group("wide") is not None:
             key = m.group("foot") or m.group("wide")
@@ -406,7 +427,10 @@ def link_anchors(
         if any(a < end and start < b for a, b, _ in taken):
             continue
         key = _url_key(m.group("url"))
-        sources.setdefault(key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key))
+        cited = sources.setdefault(
+            key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key)
+        )
+        _quote_of(cited, m.group("url"))
         out.append((start, end, key))
     return out
 

@@ -165,3 +165,18 @@ def test_a_call_keeps_its_brackets():
     """ScholarQA-CS2's test claude report 22: ``facet_wrap()`` is a function's name."""
     texts = _texts(normalise_report(_scholarqa("test/claude-sonnet-4-20250514.json", 22))[0])
     assert any("facet_wrap() and facet_grid()" in t for t in texts)
+
+
+# --- 4. A text fragment's words are the cited passage ----------------------------------------
+
+
+def test_a_links_text_fragment_is_its_sources_snippet_not_its_url():
+    """OpenAI's report 12 cites ``[More Than Catastrophic Forgetting…](https://arxiv.org/
+    html/2405.17830v1#:~:text=The performance on general tasks,Taking legal domain as)``:
+    the fragment went from the url and the source read "No snippet supplied"."""
+    normalised, _ = normalise_report(parse_markdown(_researcherbench("OpenAI", 12)))
+    cited = next(
+        c for c in normalised.citations.values() if c.title.startswith("More Than Catastrophic")
+    )
+    assert cited.url == "https://arxiv.org/html/2405.17830v1"
+    assert "The performance on general tasks … Taking legal domain as" in cited.snippets
