@@ -135,9 +135,37 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|~<>])", r"\1", text)
 
 
-def reference_of(key: str, rest: str) -> ParsedCitation:
+#: A definition that is one address with spaces: the words after its first space go on
+#: with its path (a "/" among them, or a file's extension closing them) and hold no title
+#: delimiter (quotes, brackets, a dash between spaces, "|").
+_SPACED_PATH = re.compile(r"https?://\S+(?: [^\s\"“”'()\[\]|<>]+)+")
+_PATH_GOES_ON = re.compile(r"/|\.[A-Za-z0-9]{2,5}$")
+
+
+def _spaced_url(rest: str) -> str:
+    """``rest`` as one address when it is one with spaces (:data:`_SPACED_PATH`), each
+    space percent-encoded; else ``rest``.
+
+    Why: Perplexity's ResearcherBench footnotes give some pages' addresses as the page
+    wrote them, ``[^8]: https://e-dorigatti.github.io/development/deep learning/2023/04/10/
+    impact-of-llms-on-software-development.html`` (reports 5, 16, 21, 30, 34): read up to
+    the first space, the link opened ``…/development/deep`` and the rest of the path was
+    shown as the source's title."""
+    if not _SPACED_PATH.fullmatch(rest):
+        return rest
+    after = rest.split(" ", 1)[1]
+    if " - " in after or " – " in after or not _PATH_GOES_ON.search(after):
+        return rest
+    return rest.replace(" ", "%20")
+
+
+def reference_of(key: str, rest: str, *, definition: bool = False) -> ParsedCitation:
     """One entry's source: its url (the first link's, else the first bare url) and title
-    (the words, links as their words; a link whose words are its url gives no words)."""
+    (the words, links as their words; a link whose words are its url gives no words). A
+    ``definition`` (``[^n]: …``) that is one address with spaces is that address
+    (:func:`_spaced_url`)."""
+    if definition and " " in rest:
+        rest = _spaced_url(rest)
     link = _LINK.search(rest)
     url = link.group("url") if link else ""
     if not url:
@@ -160,7 +188,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     sources: dict[str, ParsedCitation] = {}
     keep = [True] * len(lines)
 
-    def take(i: int, key: str, rest: str) -> None:
+    def take(i: int, key: str, rest: str, definition: bool = False) -> None:
         keep[i] = False
         j = i + 1  # continuation lines: a bare url or link under the entry, no blank between
         while j < len(lines) and (
@@ -168,7 +196,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         ):
             rest, keep[j] = f"{rest} {lines[j].strip()}", False
             j += 1
-        c = reference_of(key, rest)
+        c = reference_of(key, rest, definition=definition)
         if c.key and (c.key not in sources or not sources[c.key].url):
             sources[c.key] = c
 
@@ -176,7 +204,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     for i, line in enumerate(lines):
         m = _DEFINITION.match(line)
         if m:
-            take(i, m.group(1), m.group(2))
+            take(i, m.group(1), m.group(2), definition=True)
         elif _DECORATION.match(line) and "<" in line:
             keep[i] = False
     # lists under a references heading or line: its scope ends at the next heading

@@ -180,3 +180,27 @@ def test_a_links_text_fragment_is_its_sources_snippet_not_its_url():
     )
     assert cited.url == "https://arxiv.org/html/2405.17830v1"
     assert "The performance on general tasks … Taking legal domain as" in cited.snippets
+
+
+# --- 3. A footnote's address with spaces is one address --------------------------------------
+
+
+def test_a_footnote_address_with_spaces_is_one_link():
+    """Perplexity's report 5: ``[^8]: https://e-dorigatti.github.io/development/deep
+    learning/…/impact-of-llms-on-software-development.html`` linked ``…/development/deep``
+    and was titled with the rest of its path."""
+    parsed = parse_markdown(_researcherbench("Perplexity", 5))
+    cited = parsed.citations["8"]
+    assert cited.url == (
+        "https://e-dorigatti.github.io/development/deep%20learning/2023/04/10/"
+        "impact-of-llms-on-software-development.html"
+    )
+    assert cited.title == ""
+
+
+def test_a_footnote_address_then_its_title_keeps_its_title():
+    parsed = parse_markdown("A claim [^1].\n\n[^1]: https://x.org/a/b A Title Here")
+    assert (parsed.citations["1"].url, parsed.citations["1"].title) == (
+        "https://x.org/a/b",
+        "A Title Here",
+    )
