@@ -131,6 +131,19 @@ def _entry(line: str, in_references: bool) -> tuple[str, str] | None:
     return None
 
 
+def _numbered_url(line: str) -> tuple[str, str] | None:
+    """(number, url) when ``line`` is a numbered item that is one address and nothing
+    else, ``12. https://openreview.net/forum?id=tEYskw1VY2``: an entry of a trailing run
+    with no heading (:func:`_split_references`). Why: Perplexity's ResearcherBench report
+    6 closes with 53 such lines after its ``⁂`` decoration; left in the body, its
+    ``[n]`` markers cited sources with no address and the annotator read the list as
+    text. A numbered item with words is an entry only under a references heading."""
+    m = _LIST_ENTRY.match(line)
+    if m and m.group(1) and _URL.fullmatch(m.group(2)):
+        return m.group(1), m.group(2)
+    return None
+
+
 def _unescape(text: str) -> str:
     return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|~<>])", r"\1", text)
 
@@ -159,6 +172,17 @@ def _spaced_url(rest: str) -> str:
     return rest.replace(" ", "%20")
 
 
+def _without_closing(url: str) -> str:
+    """A bare url without the punctuation closing its sentence or a parenthesis around it;
+    a ``)`` closing one of its own stays (``…/wiki/Mamba_(deep_learning_architecture)``,
+    Perplexity's ResearcherBench report 6, opened a page that does not exist without it)."""
+    while True:
+        url = url.rstrip(".,;")
+        if not url.endswith(")") or url.count(")") <= url.count("("):
+            return url
+        url = url[:-1]
+
+
 def reference_of(key: str, rest: str, *, definition: bool = False) -> ParsedCitation:
     """One entry's source: its url (the first link's, else the first bare url) and title
     (the words, links as their words; a link whose words are its url gives no words). A
@@ -170,7 +194,7 @@ def reference_of(key: str, rest: str, *, definition: bool = False) -> ParsedCita
     url = link.group("url") if link else ""
     if not url:
         bare = _URL.search(rest)
-        url = bare.group().rstrip(".,;)") if bare else ""
+        url = _without_closing(bare.group()) if bare else ""
 
     def words(m: re.Match) -> str:
         inner = m.group("words").strip()
@@ -235,7 +259,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         if not line.strip() or not keep[start - 1]:
             start -= 1
             continue
-        entry = _entry(line, False)
+        entry = _entry(line, False) or _numbered_url(line)
         if not entry or not entry[0]:
             break
         entries.append((start - 1, entry))

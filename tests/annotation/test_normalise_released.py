@@ -204,3 +204,29 @@ def test_a_footnote_address_then_its_title_keeps_its_title():
         "https://x.org/a/b",
         "A Title Here",
     )
+
+
+# --- 5. A closing numbered list of addresses is the source list ------------------------------
+
+
+def test_a_closing_numbered_list_of_addresses_is_the_reports_source_list():
+    """Perplexity's report 6 closes with "1. https://en.wikipedia.org/…" … "53. https://…"
+    after its "⁂" line, no heading: the list stayed in the body and its [n] markers cited
+    sources with no address."""
+    parsed = parse_markdown(_researcherbench("Perplexity", 6))
+    assert not any("\n2. https://" in t or t.startswith("1. https://") for t in _texts(parsed))
+    # its numbers are the markers' ("[7](https://arxiv.org/abs/2312.00752)" in the text)
+    assert parsed.citations["7"].url == "https://arxiv.org/abs/2312.00752"
+    assert parsed.citations["53"].url == "https://ar5iv.labs.arxiv.org/html/2406.03344"
+    # a ")" of the address's own stays (it was cut as closing punctuation)
+    wiki = "https://en.wikipedia.org/wiki/Transformer_(deep_learning_architecture)"
+    assert parsed.citations["1"].url == wiki
+    normalised, _ = normalise_report(parsed)
+    assert len(normalised.citations) == 53
+    assert all(c.url for c in normalised.citations.values())
+
+
+def test_a_closing_numbered_list_with_words_stays_in_the_body():
+    parsed = parse_markdown("Steps:\n\n1. Gather https://x.org/data first\n2. Clean it")
+    assert "1. Gather https://x.org/data first" in _texts(parsed)[-1]
+    assert not parsed.citations
