@@ -23,8 +23,9 @@ the API's report write path pass a parsed report through :func:`normalise_report
   spans, fenced code blocks), an exponent is not a footnote (``(∇L(θₜ))²``, ``∂θ_i)²]``,
   ``pass^1 to pass^8``: ``NUMBERED``), and a parenthesised phrase ending in a year is a
   citation only if it names authors (not ``BLIP (Bootstrapping Language-Image
-  Pre-training, 2022)``; "introduced by" stays in ``(introduced by Vaswani et al., 2017)``:
-  :func:`_author_year_start`);
+  Pre-training, 2022)``; "introduced by" stays in ``(introduced by Vaswani et al., 2017)``),
+  and one name and a year only where a citation stands, not right after a name it
+  attributes (``**CLIP (OpenAI, 2021)**``: :func:`_author_year_start`);
 * keeps a marker the importer anchored to a key no listed source has (ScholarQA's ``[3]``
   in a report that lists no source 3) as a plain ``[n]``, linked to nothing: it is
   numbered after every listed source (in order of first appearance), so it never points at
@@ -33,7 +34,13 @@ the API's report write path pass a parsed report through :func:`normalise_report
 * removes bidi and zero-width control characters (text, titles, snippets), which can
   reorder or hide what an expert reads;
 * closes up the space a removed citation marker leaves before punctuation ("in 2017 , has"
-  -> "in 2017, has"; :func:`close_up`), outside math and code.
+  -> "in 2017, has") and removes the empty brackets one leaves (``(e.g., [1] ())``;
+  :func:`close_up`), outside math and code;
+* shows titles without BibTeX's braces (``{GPT-4} Technical Report``:
+  :func:`annotation.links.unbraced_title`).
+
+Normalising a normalised report changes nothing (every released report: a test holds the
+ones that once changed).
 
 Section titles are read by the importers (a bold line standing alone is a heading, its
 title plain words: :mod:`annotation.importers.markdown`), not here: which lines are headings
@@ -52,7 +59,7 @@ import re
 
 from annotation.boilerplate import strip_boilerplate, strip_boilerplate_title
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
-from annotation.importers.markdown import LINK_URL, MATH, follows_a_name
+from annotation.importers.markdown import LINK_URL, MATH, attributes_a_name
 from annotation.importers.markdown import ONE_AUTHOR_YEAR as _ONE_AUTHOR_YEAR
 from annotation.importers.structure import (
     ParsedCitation,
@@ -162,8 +169,8 @@ def _author_year_start(item: str, before: str, after: str = "") -> int:
     joined by commas, "and" or "&" (``Doan, Halevy, & Ives, 2012``), or one name alone
     (``Li, 2020``, ``American Bar Association, 2024``). One name alone is a citation
     where a citation stands, closing a clause (``… selection (Gutenko, 2020).``) or in a
-    group separated by ";", not right after a name (:func:`~annotation.importers.markdown.
-    follows_a_name`): ``**CLIP (OpenAI, 2021)**``, ``the **KILT benchmark** (Facebook AI,
+    group separated by ";", not right after a name it attributes
+    (:func:`~annotation.importers.markdown.attributes_a_name`): ``**CLIP (OpenAI, 2021)**``, ``the **KILT benchmark** (Facebook AI,
     2021)``, ``*RLHF Handbook* (Nathan Lambert, 2023)`` say who made what the name names
     (~20 in OpenAI's ResearcherBench reports, whose words became a ``[n]`` citing a source
     the system never listed). A name
@@ -199,7 +206,7 @@ def _author_year_start(item: str, before: str, after: str = "") -> int:
     if et_al or len(authors) > 1:
         return start
     grouped = before.rstrip().endswith(";") or after.lstrip().startswith(";")
-    if not grouped and not start and follows_a_name(before.rstrip().removesuffix("(")):
+    if not grouped and not start and attributes_a_name(names, before.rstrip().removesuffix("(")):
         return -1  # "**CLIP (OpenAI, 2021)**": who made what the name names, and when
     if len(authors[0].split()) < 2:
         return start

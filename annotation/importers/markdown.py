@@ -10,7 +10,8 @@ Reference styles are *families*, not systems, read wherever a report puts them:
 * a reference list: lines ``[n] Title url``, ``\\[n] Title [url](url)``, ``[n. Title](url)``,
   ``[n\\. Title](url)``, ``- [n] …``, ``n. …`` or ``- [Title](url)`` under a references
   heading (``## References``, ``## 5 References``, ``### Sources``) or a references line
-  (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines with no heading.
+  (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines (or of ``n. url``
+  lines, each one address only) with no heading.
 
 Headings: an ATX heading (``## Title``) opens a section, and so does a *bold line*: a
 paragraph that is one line of bold text only (``**Title**``, ``__Title__``, optionally with a
@@ -36,10 +37,11 @@ heading such as "Source-Aware Training" is body (the heading must be the word al
 Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]``,
 ``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
 ``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
-``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
-may contain spaces, and in a link in parentheses unmatched ones, ``#:~:text=on,I) If the``;
+``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside (its
+words are the source's snippet), which may contain spaces, and in a link in parentheses unmatched ones, ``#:~:text=on,I) If the``;
 the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
-and ``(Author et al., 2020)``. Nothing is matched inside math (``$…$``, ``$$…$$``,
+and ``(Author et al., 2020)`` (one name and a year, ``(OpenAI, 2021)``, not right after a
+name: :func:`follows_a_name`). Nothing is matched inside math (``$…$``, ``$$…$$``,
 ``\\(…\\)``, ``\\[…\\]``) or code spans.
 """
 
@@ -307,10 +309,36 @@ def follows_a_name(before: str) -> bool:
     return word != word.lower()
 
 
+#: Makers of models that a report names with a model and its year, ``**Kosmos-1
+#: (Microsoft, 2023)**``, written as a surname is (OpenAI's ResearcherBench reports).
+MODEL_MAKERS = frozenset(
+    {
+        "Microsoft", "Google", "Amazon", "Anthropic", "Meta", "Facebook", "Apple", "Nvidia",
+        "Baidu", "Alibaba", "Tencent", "Huawei", "Samsung", "Intel", "Salesforce", "Adobe",
+    }
+)  # fmt: skip
+
+
+def attributes_a_name(name: str, before: str) -> bool:
+    """Whether one ``name`` and a year in parentheses after ``before`` say who made what
+    the name before them names (words), not whose work is cited: right after a name
+    (:func:`follows_a_name`), and ``name`` is not a surname as a person writes one (one
+    word, a capital and lower-case letters: ``**Top2Vec** (Angelov, 2020)`` cites
+    Angelov's paper) but an organisation's or a model's (``OpenAI``, ``SDXL``, ``Facebook
+    AI``, a maker of models: :data:`MODEL_MAKERS`)."""
+    if not follows_a_name(before):
+        return False
+    surname = name[:1].isupper() and name[1:].isalpha() and name[1:].islower()
+    return not surname or name in MODEL_MAKERS
+
+
 def _attributes_a_name(text: str, m: re.Match) -> bool:
     """Whether the author-year match ``m`` is one name and a year (``_NAME_YEAR_ALONE``)
-    right after a name (:func:`follows_a_name`): words, not a citation."""
-    return bool(_NAME_YEAR_ALONE.fullmatch(m.group("ay"))) and follows_a_name(text[: m.start()])
+    that attributes the name before it (:func:`attributes_a_name`): words, no citation."""
+    marker = m.group("ay")
+    return bool(_NAME_YEAR_ALONE.fullmatch(marker)) and attributes_a_name(
+        marker[1:].partition(",")[0], text[: m.start()]
+    )
 
 
 #: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
