@@ -431,6 +431,29 @@ def shown_snippet(snippet: str) -> str:
     return quoted_text(shown_text(snippet))
 
 
+#: A BibTeX brace group keeping a title's capitals: ``{GPT-4} Technical Report``, ``{B}ERT``:
+#: no brace, backslash or dollar inside, and not the argument of a LaTeX command or accent
+#: (``\\textsf{‐}``, ``Ne\\v{s}et``, ``Tur\\'{a}n``) nor a sub- or superscript
+#: (``K_{3, 3}``, ``$^{171}$``).
+_BIBTEX_BRACES = re.compile(r"(?<![\\\w_^'\"`~=.])\{([^{}\\$]*)\}")
+#: Inline math in a title, kept as written: ``$K_{3, 3}$``.
+_TITLE_MATH = re.compile(r"(\$[^$]*\$)")
+
+
+def unbraced_title(title: str) -> str:
+    """``title`` without the braces BibTeX uses to keep capitals, ``{GPT-4} Technical
+    Report`` -> "GPT-4 Technical Report"; math and LaTeX commands' arguments as written.
+
+    Why: DeepScholar's references (``cited_paper_title`` of recovered_citations.csv) are
+    BibTeX titles; shown as written, the annotator read braces no title has."""
+    if "{" not in title:
+        return title
+    parts = _TITLE_MATH.split(title) if "$" in title else [title]
+    return "".join(
+        part if k % 2 else _BIBTEX_BRACES.sub(r"\1", part) for k, part in enumerate(parts)
+    )
+
+
 def shown_title(title: str) -> str:
     """A citation's title as annotators read it. A title that is an address is that
     address cleaned (:func:`clean_url`: what the link opens, no more); a title that is a
@@ -438,7 +461,8 @@ def shown_title(title: str) -> str:
     what the system quoted from the page, and readable words say more than a host name
     would; the encoding itself told annotators the system); any other title has its
     addresses cleaned (:func:`shown_text`) and a fragment's shape shown as an elision
-    (:func:`quoted_text`: You.com titled a page without a title by its quoted words)."""
+    (:func:`quoted_text`: You.com titled a page without a title by its quoted words) and
+    BibTeX's braces gone (:func:`unbraced_title`)."""
     if not title:
         return title
     stripped = title.strip()
@@ -450,4 +474,4 @@ def shown_title(title: str) -> str:
         words = dashed_words(stripped, title=True)
         if words != stripped:
             return words
-    return quoted_text(shown_text(title))
+    return quoted_text(shown_text(unbraced_title(title)))

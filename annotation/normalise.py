@@ -23,8 +23,9 @@ the API's report write path pass a parsed report through :func:`normalise_report
   spans, fenced code blocks), an exponent is not a footnote (``(∇L(θₜ))²``, ``∂θ_i)²]``,
   ``pass^1 to pass^8``: ``NUMBERED``), and a parenthesised phrase ending in a year is a
   citation only if it names authors (not ``BLIP (Bootstrapping Language-Image
-  Pre-training, 2022)``; "introduced by" stays in ``(introduced by Vaswani et al., 2017)``:
-  :func:`_author_year_start`);
+  Pre-training, 2022)``; "introduced by" stays in ``(introduced by Vaswani et al., 2017)``),
+  and one name and a year only where a citation stands, not right after a name it
+  attributes (``**CLIP (OpenAI, 2021)**``: :func:`_author_year_start`);
 * keeps a marker the importer anchored to a key no listed source has (ScholarQA's ``[3]``
   in a report that lists no source 3) as a plain ``[n]``, linked to nothing: it is
   numbered after every listed source (in order of first appearance), so it never points at
@@ -33,7 +34,13 @@ the API's report write path pass a parsed report through :func:`normalise_report
 * removes bidi and zero-width control characters (text, titles, snippets), which can
   reorder or hide what an expert reads;
 * closes up the space a removed citation marker leaves before punctuation ("in 2017 , has"
-  -> "in 2017, has"; :func:`close_up`), outside math and code.
+  -> "in 2017, has") and removes the empty brackets one leaves (``(e.g., [1] ())``;
+  :func:`close_up`), outside math and code;
+* shows titles without BibTeX's braces (``{GPT-4} Technical Report``:
+  :func:`annotation.links.unbraced_title`).
+
+Normalising a normalised report changes nothing (every released report: a test holds the
+ones that once changed).
 
 Section titles are read by the importers (a bold line standing alone is a heading, its
 title plain words: :mod:`annotation.importers.markdown`), not here: which lines are headings
@@ -52,7 +59,7 @@ import re
 
 from annotation.boilerplate import strip_boilerplate, strip_boilerplate_title
 from annotation.importers.markdown import LINK as MARKDOWN_LINK
-from annotation.importers.markdown import LINK_URL, MATH
+from annotation.importers.markdown import LINK_URL, MATH, attributes_a_name
 from annotation.importers.markdown import ONE_AUTHOR_YEAR as _ONE_AUTHOR_YEAR
 from annotation.importers.structure import (
     ParsedCitation,
@@ -99,7 +106,9 @@ PAPER_KEY = re.compile(
     re.I,
 )
 #: Page ranges a FutureHouse marker carries after its key: ``[3] pages 4-5``.
-PAGES_AFTER = re.compile(r"^(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?|\(#[\w\-]*\))")
+#: Every range goes at once: ``(yu2023x pages 1-2, pages 2-3, pages 4-6)`` (FutureHouse's
+#: falcon) lost one a normalisation, so normalising the result again changed it.
+PAGES_AFTER = re.compile(r"^(?:(?:\s*,?\s+pages\s+\d+(?:\s*-\s*\d+)?)+|\(#[\w\-]*\))")
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 #: Numbered markers in footnote or superscript style: ``[^3]``, ``^3^``, ``word^3^``,
 #: ``word^3.``, ``practice⁵.``, ``quoted"¹``, ``(Li et al., 2019)¹``, ``(2024)³``.
@@ -151,14 +160,20 @@ _PROSE_BEFORE_NAMES = re.compile(rf"\s*(?:(?!{_PARTICLE}\s)[a-z]\S*\s+)+")
 _ACRONYM_BEFORE = re.compile(r"(?<![\w-])([A-Z][\w-]*[A-Z][\w-]*)[*_]*\s*\(\s*$")
 
 
-def _author_year_start(item: str, before: str) -> int:
+def _author_year_start(item: str, before: str, after: str = "") -> int:
     """Where the author-year citation in ``item`` (an ``AUTHOR_YEAR_ITEM`` match: words, a
-    comma, a year) starts, ``before`` the text before it; -1 when it is none.
+    comma, a year) starts, ``before`` and ``after`` the text around it; -1 when it is none.
 
     The rule: the words before the year name authors, as a reference list writes them:
     one name followed by "et al." (``Rego et al., 2022``, ``Liu *et al.*, 2025``), names
     joined by commas, "and" or "&" (``Doan, Halevy, & Ives, 2012``), or one name alone
-    (``Li, 2020``, ``Nathan Lambert, 2023``, ``American Bar Association, 2024``). A name
+    (``Li, 2020``, ``American Bar Association, 2024``). One name alone is a citation
+    where a citation stands, closing a clause (``… selection (Gutenko, 2020).``) or in a
+    group separated by ";", not right after a name it attributes
+    (:func:`~annotation.importers.markdown.attributes_a_name`): ``**CLIP (OpenAI, 2021)**``, ``the **KILT benchmark** (Facebook AI,
+    2021)``, ``*RLHF Handbook* (Nathan Lambert, 2023)`` say who made what the name names
+    (~20 in OpenAI's ResearcherBench reports, whose words became a ``[n]`` citing a source
+    the system never listed). A name
     opens with a capital letter or a surname's particle (``von Oswald``) and has at most
     four words. Lower-case words before the names are prose and stay words of the text:
     ``(introduced by Vaswani et al., 2017)`` cites Vaswani et al. after "introduced by"
@@ -188,7 +203,12 @@ def _author_year_start(item: str, before: str) -> int:
             return -1
         if not (words[0][:1].isupper() or (words[0] in _PARTICLES and len(words) > 1)):
             return -1
-    if et_al or len(authors) > 1 or len(authors[0].split()) < 2:
+    if et_al or len(authors) > 1:
+        return start
+    grouped = before.rstrip().endswith(";") or after.lstrip().startswith(";")
+    if not grouped and not start and attributes_a_name(names, before.rstrip().removesuffix("(")):
+        return -1  # "**CLIP (OpenAI, 2021)**": who made what the name names, and when
+    if len(authors[0].split()) < 2:
         return start
     acronym = _ACRONYM_BEFORE.search(before[-60:]) if not start else None
     return -1 if acronym and acronym.group(1)[0] == names[0] else start
@@ -388,7 +408,7 @@ def _mark_unlisted(
              if "|" in tok else [])
             + ([(m.start() + i, m.end(), m.group()[i:].strip())
                 for m in AUTHOR_YEAR_ITEM.finditer(tok)
-                if (i := _author_year_start(m.group(), tok[: m.start()])) >= 0]
+                if (i := _author_year_start(m.group(), tok[: m.start()], tok[m.end() :])) >= 0]
                if _YEAR.search(tok) else [])
             + ([(m.start(), m.end(), m.group()) for m in PAPER_KEY.finditer(tok)]
                if _may_have_pages(tok) else [])
@@ -428,7 +448,10 @@ def _drop_pages(tokens: list) -> list:
 _SEPARATORS = frozenset(("", ",", ";", "and"))
 
 
-_LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL})>?\s*\)")
+#: The rest of a link whose words are the markers: ``](url)``, or an in-page link,
+#: ``](#ref1)`` (Perplexity's ``([Baldi & Sadowski, 2013](#ref1))``, whose ``(#ref1)`` was
+#: left after the marker and went only when the result was normalised again).
+_LINK_AFTER = re.compile(rf"\s*\]\(\s*<?({LINK_URL}|#[\w\-]*)>?\s*\)")
 
 
 def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) -> bool:
@@ -454,7 +477,7 @@ def _peel(tokens: list, i: int, j: int, citations: dict[str, ParsedCitation]) ->
         tokens[j + 1] = after[link.end() :]
         key = tokens[i]
         cited = citations.get(key)  # None: an unlisted marker
-        if i == j and cited is not None and not cited.url:
+        if i == j and cited is not None and not cited.url and link.group(1)[:1] != "#":
             citations[key] = ParsedCitation(key=cited.key, title=cited.title,
                                             snippets=cited.snippets, url=link.group(1),
                                             metadata=cited.metadata)  # fmt: skip
@@ -495,36 +518,52 @@ _MAY_CLOSE_UP = re.compile(r"[ \t][,.;:!?)]")
 #: character first (6 times faster than one that opens with a character class).
 _MAY_CLOSE_UP_SPACE = re.compile(r" [,.;:!?)]")
 _CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
+#: Empty brackets standing alone, with the spaces before them: ``x ()``, ``(e.g., [1] ())``,
+#: ``() ()`` (one pair inside another too); not a call, ``f()``.
+_EMPTY_BRACKETS = re.compile(r"(?:[ \t]+|(?<=[\n(\[])|^)\((?:[ \t]*\([ \t]*\))*[ \t]*\)")
 #: A code fence's line (``` or ~~~, indented three spaces at most).
 _FENCE_LINE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*", re.M)
 
 
 def _may_close_up(text: str) -> bool:
-    """``_MAY_CLOSE_UP.search(text)``, by the faster pattern when there is no tab."""
+    """``_MAY_CLOSE_UP.search(text)``, by the faster pattern when there is no tab, or empty
+    brackets (:func:`close_up`)."""
+    if "()" in text or "( )" in text:
+        return True
     return (_MAY_CLOSE_UP if "\t" in text else _MAY_CLOSE_UP_SPACE).search(text) is not None
 
 
 def close_up(text: str, anchors=()) -> tuple[str, list[tuple[int, int, str]]]:
-    """``text`` without the spaces before closing punctuation (``, . ; : ! ? )`` followed by
-    a space or the end), and ``anchors`` moved with the text; math and code spans as
-    written.
+    """``text`` without empty brackets standing alone, ``()`` after a space (the spaces go
+    with them), and without the spaces before closing punctuation (``, . ; : ! ? )``
+    followed by a space or the end); ``anchors`` moved with the text; math and code spans
+    as written.
 
     Why: a citation marker removed from between a word and its punctuation leaves the
     space that preceded it, "in 2017 , has" (Doubao's and Mita's released ResearcherBench
     responses, whose markers their release removed). Left there, such spaces are a
     system's trace that annotators would learn to recognise; no prose needs them
-    ("value .5" and "..." are not matched: a digit or a dot follows)."""
+    ("value .5" and "..." are not matched: a digit or a dot follows). So are the empty
+    brackets a removed citation leaves: OpenAI's released reports hold 65, ``(e.g., [1]
+    [4] ())``, ``in early RL experiments () ().``; none says anything. A call,
+    ``facet_wrap()``, ``MATH()``, is not alone (a word before it) and stays."""
+    if ("()" in text or "( )" in text) and _EMPTY_BRACKETS.search(text):
+        text, anchors = _cut(text, anchors, _EMPTY_BRACKETS)
     if not _may_close_up(text) or not _SPACE_BEFORE_PUNCTUATION.search(text):
         return text, list(anchors)
+    return _cut(text, anchors, _SPACE_BEFORE_PUNCTUATION)
+
+
+def _cut(text: str, anchors, pattern: re.Pattern) -> tuple[str, list[tuple[int, int, str]]]:
+    """``text`` without what ``pattern`` matches outside math and code spans, and
+    ``anchors`` moved with the text."""
     kept = []
     if "$" in text or "\\" in text:
         kept += [m.span() for m in MATH.finditer(text)]
     if "`" in text:
         kept += [m.span() for m in _CODE_SPAN.finditer(text)]
     gaps = [
-        m.span()
-        for m in _SPACE_BEFORE_PUNCTUATION.finditer(text)
-        if not any(a <= m.start() < b for a, b in kept)
+        m.span() for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in kept)
     ]
     if not gaps:
         return text, list(anchors)
@@ -593,7 +632,17 @@ def _normalised_tokens(
     # Brackets around a group of markers go: ``(A; B)`` / ``[[1]]`` -> the markers;
     # ``[[1]](url)`` -> the marker (its url kept on the citation when it has none). Layers
     # are peeled one by one: ``([A](url))`` (:func:`_peel`).
-    i = 1
+    if _peel_groups(tokens, citations):
+        # a link peeled off one marker may have made a group of several: ``([A](#ref1);
+        # [B](#ref2))`` (Perplexity), whose "( ; )" went only when normalised again
+        _peel_groups(tokens, citations)
+    return tokens
+
+
+def _peel_groups(tokens: list, citations: dict) -> bool:
+    """The brackets around each group of markers of ``tokens`` peeled (:func:`_peel`), a
+    layer at a time; whether a square bracket (a link's ``[…](…)`` among them) was."""
+    n, i, linked = len(tokens), 1, False
     while i < n:
         j = i  # the group: markers separated by _BETWEEN text
         while j + 2 < n and tokens[j + 1].strip() in _SEPARATORS:
@@ -604,8 +653,9 @@ def _normalised_tokens(
                 opener = tokens[i - 1].rstrip()[-1:]
             if (opener != "(" and opener != "[") or not _peel(tokens, i, j, citations):
                 break
+            linked = linked or opener == "["
         i = j + 2
-    return tokens
+    return linked
 
 
 def _section_tokens(paragraphs, citations: dict, originals: dict) -> list[list]:
@@ -746,7 +796,7 @@ def normalise_report(
             plain = False
         out_citations[n] = ParsedCitation(
             n,
-            title if title.isascii() else clean_text(title),
+            title if title.isascii() else clean_text(title).strip(),
             [shown_snippet(x) for x in snippets]
             if plain
             else [

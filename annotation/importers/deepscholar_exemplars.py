@@ -40,7 +40,7 @@ import csv
 import io
 from pathlib import Path
 
-from annotation.links import clean_url
+from annotation.links import clean_url, unbraced_title
 from annotation.models import Exemplar, ExemplarReference, Question
 
 from .base import ImportReport
@@ -93,7 +93,7 @@ def _reference(row: dict, key: str, position: int) -> dict:
     title_column = "cited_paper_title"
     if not (row.get(title_column) or "").strip() and (row.get("original_title") or "").strip():
         title_column = "original_title"
-    title = (row.get(title_column) or "").strip()
+    title = unbraced_title((row.get(title_column) or "").strip())  # "{GPT-4} Technical Report"
     columns = {"key": "citation_shorthand", "position": "citation_shorthand",
                "title": title_column, "url": url_column}  # fmt: skip
     return {"key": key, "position": position, "title": title, "url": url, "columns": columns}

@@ -10,7 +10,8 @@ Reference styles are *families*, not systems, read wherever a report puts them:
 * a reference list: lines ``[n] Title url``, ``\\[n] Title [url](url)``, ``[n. Title](url)``,
   ``[n\\. Title](url)``, ``- [n] …``, ``n. …`` or ``- [Title](url)`` under a references
   heading (``## References``, ``## 5 References``, ``### Sources``) or a references line
-  (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines with no heading.
+  (``**References**``, ``Sources:``), or a trailing run of ``[n] …`` lines (or of ``n. url``
+  lines, each one address only) with no heading.
 
 Headings: an ATX heading (``## Title``) opens a section, and so does a *bold line*: a
 paragraph that is one line of bold text only (``**Title**``, ``__Title__``, optionally with a
@@ -36,10 +37,11 @@ heading such as "Source-Aware Training" is body (the heading must be the word al
 Inline markers, found in one pass of one compiled alternation: ``[n]``, ``[n, m]``,
 ``\\[n\\]``, ``^[n]``, ``[^n]``, ``[^n^]``, ``【n】`` / ``【n†source】``, ``[citation:n]``,
 ``[(n)](url)`` / ``[[n]](url)`` / ``[n](url)`` (the number, its url kept on the source),
-``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside, which
-may contain spaces, and in a link in parentheses unmatched ones, ``#:~:text=on,I) If the``;
+``[words](url)`` (a source keyed by its url, the url's ``#:~:text=`` fragment aside (its
+words are the source's snippet), which may contain spaces, and in a link in parentheses unmatched ones, ``#:~:text=on,I) If the``;
 the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
-and ``(Author et al., 2020)``. Nothing is matched inside math (``$…$``, ``$$…$$``,
+and ``(Author et al., 2020)`` (one name and a year, ``(OpenAI, 2021)``, not right after a
+name: :func:`follows_a_name`). Nothing is matched inside math (``$…$``, ``$$…$$``,
 ``\\(…\\)``, ``\\[…\\]``) or code spans.
 """
 
@@ -131,18 +133,70 @@ def _entry(line: str, in_references: bool) -> tuple[str, str] | None:
     return None
 
 
+def _numbered_url(line: str) -> tuple[str, str] | None:
+    """(number, url) when ``line`` is a numbered item that is one address and nothing
+    else, ``12. https://openreview.net/forum?id=tEYskw1VY2``: an entry of a trailing run
+    with no heading (:func:`_split_references`). Why: Perplexity's ResearcherBench report
+    6 closes with 53 such lines after its ``⁂`` decoration; left in the body, its
+    ``[n]`` markers cited sources with no address and the annotator read the list as
+    text. A numbered item with words is an entry only under a references heading."""
+    m = _LIST_ENTRY.match(line)
+    if m and m.group(1) and _URL.fullmatch(m.group(2)):
+        return m.group(1), m.group(2)
+    return None
+
+
 def _unescape(text: str) -> str:
     return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|~<>])", r"\1", text)
 
 
-def reference_of(key: str, rest: str) -> ParsedCitation:
+#: A definition that is one address with spaces: the words after its first space go on
+#: with its path (a "/" among them, or a file's extension closing them) and hold no title
+#: delimiter (quotes, brackets, a dash between spaces, "|").
+_SPACED_PATH = re.compile(r"https?://\S+(?: [^\s\"“”'()\[\]|<>]+)+")
+_PATH_GOES_ON = re.compile(r"/|\.[A-Za-z0-9]{2,5}$")
+
+
+def _spaced_url(rest: str) -> str:
+    """``rest`` as one address when it is one with spaces (:data:`_SPACED_PATH`), each
+    space percent-encoded; else ``rest``.
+
+    Why: Perplexity's ResearcherBench footnotes give some pages' addresses as the page
+    wrote them, ``[^8]: https://e-dorigatti.github.io/development/deep learning/2023/04/10/
+    impact-of-llms-on-software-development.html`` (reports 5, 16, 21, 30, 34): read up to
+    the first space, the link opened ``…/development/deep`` and the rest of the path was
+    shown as the source's title."""
+    if not _SPACED_PATH.fullmatch(rest):
+        return rest
+    after = rest.split(" ", 1)[1]
+    if " - " in after or " – " in after or not _PATH_GOES_ON.search(after):
+        return rest
+    return rest.replace(" ", "%20")
+
+
+def _without_closing(url: str) -> str:
+    """A bare url without the punctuation closing its sentence or a parenthesis around it;
+    a ``)`` closing one of its own stays (``…/wiki/Mamba_(deep_learning_architecture)``,
+    Perplexity's ResearcherBench report 6, opened a page that does not exist without it)."""
+    while True:
+        url = url.rstrip(".,;")
+        if not url.endswith(")") or url.count(")") <= url.count("("):
+            return url
+        url = url[:-1]
+
+
+def reference_of(key: str, rest: str, *, definition: bool = False) -> ParsedCitation:
     """One entry's source: its url (the first link's, else the first bare url) and title
-    (the words, links as their words; a link whose words are its url gives no words)."""
+    (the words, links as their words; a link whose words are its url gives no words). A
+    ``definition`` (``[^n]: …``) that is one address with spaces is that address
+    (:func:`_spaced_url`)."""
+    if definition and " " in rest:
+        rest = _spaced_url(rest)
     link = _LINK.search(rest)
     url = link.group("url") if link else ""
     if not url:
         bare = _URL.search(rest)
-        url = bare.group().rstrip(".,;)") if bare else ""
+        url = _without_closing(bare.group()) if bare else ""
 
     def words(m: re.Match) -> str:
         inner = m.group("words").strip()
@@ -160,7 +214,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     sources: dict[str, ParsedCitation] = {}
     keep = [True] * len(lines)
 
-    def take(i: int, key: str, rest: str) -> None:
+    def take(i: int, key: str, rest: str, definition: bool = False) -> None:
         keep[i] = False
         j = i + 1  # continuation lines: a bare url or link under the entry, no blank between
         while j < len(lines) and (
@@ -168,7 +222,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         ):
             rest, keep[j] = f"{rest} {lines[j].strip()}", False
             j += 1
-        c = reference_of(key, rest)
+        c = reference_of(key, rest, definition=definition)
         if c.key and (c.key not in sources or not sources[c.key].url):
             sources[c.key] = c
 
@@ -176,7 +230,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     for i, line in enumerate(lines):
         m = _DEFINITION.match(line)
         if m:
-            take(i, m.group(1), m.group(2))
+            take(i, m.group(1), m.group(2), definition=True)
         elif _DECORATION.match(line) and "<" in line:
             keep[i] = False
     # lists under a references heading or line: its scope ends at the next heading
@@ -207,7 +261,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         if not line.strip() or not keep[start - 1]:
             start -= 1
             continue
-        entry = _entry(line, False)
+        entry = _entry(line, False) or _numbered_url(line)
         if not entry or not entry[0]:
             break
         entries.append((start - 1, entry))
@@ -220,11 +274,73 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
 # --- Inline markers -------------------------------------------------------------------------
 
 _NAME = r"[A-Z][A-Za-z'\-]+"
-#: ``(Smith et al., 2020)``, ``(Smith, 2020)``, ``(Doe and Roe, 2019; Li, 2021)``: a name and
-#: a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
+#: One item of an author-year marker, ``Smith et al., 2020``, ``Smith, 2020``, ``Doe and Roe,
+#: 2019``: a name and a comma (or "et al.") before the year, so "(December 2024)" or "(ACL 2023)" are words.
 _ONE_AUTHOR_YEAR = rf"{_NAME}(?: et al\.,?| and {_NAME},?| & {_NAME},?|,) \d{{4}}[a-z]?"
 ONE_AUTHOR_YEAR = _ONE_AUTHOR_YEAR  # the normaliser's, for the titles of these sources
 _AUTHOR_YEAR = rf"\({_ONE_AUTHOR_YEAR}(?:; {_ONE_AUTHOR_YEAR})*\)"
+#: The ambiguous author-year marker: one name and a year, ``(OpenAI, 2021)``.
+_NAME_YEAR_ALONE = re.compile(rf"\({_NAME}, \d{{4}}[a-z]?\)")
+#: A plural acronym, a common noun (``LLMs``, ``GPUs``), not a name.
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s[.,;:]?")
+#: Opening punctuation and emphasis around a word (what is not the word's first letter).
+_WORD_OPENERS = "*_\"'“‘([{"
+
+
+def follows_a_name(before: str) -> bool:
+    """Whether a parenthesis opening right after ``before`` follows a name: a word with a
+    capital letter that does not open with a digit (``CLIP``, ``Kosmos-1``, ``τ-Bench``,
+    ``Journals``; not ``selection``, ``230°C``, nor a plural acronym, a common noun:
+    ``LLMs``), or emphasis closing (``**Flamingo**``).
+
+    Why: one name and a year in parentheses, ``(OpenAI, 2021)``, is an author citation
+    where a citation stands, closing a clause (``… material selection (Gutenko, 2020).``,
+    ``… temperatures to 230°C (Dow Inc., 2023)``), but after a name it says who made what
+    that name names and when: ``**CLIP (OpenAI, 2021)**``, ``**Flamingo** (DeepMind,
+    2022)``, ``Stable Diffusion XL (SDXL, 2023)``, ``Journals (DOAJ, 2024)``. Read as a
+    citation there, its words became a ``[n]`` whose source the system never listed
+    (~20 in OpenAI's ResearcherBench reports); left as words, it says what it says."""
+    stripped = before.rstrip()
+    if stripped[-1:] in ("*", "_"):
+        return True
+    word = stripped.rpartition(" ")[2].rpartition("\n")[2].lstrip(_WORD_OPENERS)
+    if not word or word[0].isdigit() or _PLURAL_ACRONYM.fullmatch(word):
+        return False
+    return word != word.lower()
+
+
+#: Makers of models that a report names with a model and its year, ``**Kosmos-1
+#: (Microsoft, 2023)**``, written as a surname is (OpenAI's ResearcherBench reports).
+MODEL_MAKERS = frozenset(
+    {
+        "Microsoft", "Google", "Amazon", "Anthropic", "Meta", "Facebook", "Apple", "Nvidia",
+        "Baidu", "Alibaba", "Tencent", "Huawei", "Samsung", "Intel", "Salesforce", "Adobe",
+    }
+)  # fmt: skip
+
+
+def attributes_a_name(name: str, before: str) -> bool:
+    """Whether one ``name`` and a year in parentheses after ``before`` say who made what
+    the name before them names (words), not whose work is cited: right after a name
+    (:func:`follows_a_name`), and ``name`` is not a surname as a person writes one (one
+    word, a capital and lower-case letters: ``**Top2Vec** (Angelov, 2020)`` cites
+    Angelov's paper) but an organisation's or a model's (``OpenAI``, ``SDXL``, ``Facebook
+    AI``, a maker of models: :data:`MODEL_MAKERS`)."""
+    if not follows_a_name(before):
+        return False
+    surname = name[:1].isupper() and name[1:].isalpha() and name[1:].islower()
+    return not surname or name in MODEL_MAKERS
+
+
+def _attributes_a_name(text: str, m: re.Match) -> bool:
+    """Whether the author-year match ``m`` is one name and a year (``_NAME_YEAR_ALONE``)
+    that attributes the name before it (:func:`attributes_a_name`): words, no citation."""
+    marker = m.group("ay")
+    return bool(_NAME_YEAR_ALONE.fullmatch(marker)) and attributes_a_name(
+        marker[1:].partition(",")[0], text[: m.start()]
+    )
+
+
 #: Math, where no marker is ever read: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]`` (not an
 #: escaped marker ``\[12\]``, nor escaped brackets around a link, ``\[[Author' 2021](url)\]``).
 #: A ``$`` opens math only before a non-space, and closes it after one: "$5 and $10" is not
@@ -246,6 +362,24 @@ _INLINE = re.compile(
 )
 _NUMERIC_LINK_TEXT = re.compile(r"\s*[\[(]?\s*\^?(\d+)\s*[\])]?\s*")
 _TEXT_FRAGMENT = re.compile(r"#:~:text=.*$", re.S)
+
+
+def _quote_of(cited: ParsedCitation, url: str) -> None:
+    """The words of ``url``'s ``#:~:text=`` fragment added to ``cited``'s snippets (once):
+    the passage the system cited, as a reader writes it (start and end joined by an
+    elision, :func:`annotation.links.fragment_words`), never part of its url.
+
+    Why: the fragment goes from the url (it is the system's, not the page's), and OpenAI's
+    sources have no other snippet: the annotator read "No snippet supplied" for a passage
+    the system did quote."""
+    at = url.find("#:~:text=")
+    if at < 0:
+        return
+    from annotation.links import fragment_words
+
+    words = fragment_words(url[at + 1 :].strip())
+    if words and words not in cited.snippets:
+        cited.snippets.append(words)
 
 
 def _url_key(url: str) -> str:
@@ -307,7 +441,10 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
                 cited.url = cited.url or url
             else:
                 key = _url_key(url)
-                sources.setdefault(key, ParsedCitation(key=key, title=_unescape(words), url=key))
+                cited = sources.setdefault(
+                    key, ParsedCitation(key=key, title=_unescape(words), url=key)
+                )
+            _quote_of(cited, url)
             out.append((start, end, key))
         elif m.group("foot") is not None or m.group("wide") is not None:
             key = m.group("foot") or m.group("wide")
@@ -324,6 +461,8 @@ def _anchors(text: str, sources: dict[str, ParsedCitation]) -> list[tuple[int, i
                 sources.setdefault(key, ParsedCitation(key=key))
                 out.append((start, end, key))
         elif m.group("ay") is not None:
+            if _attributes_a_name(text, m):
+                continue
             key = m.group("ay")
             sources.setdefault(key, ParsedCitation(key=key))
             out.append((m.start(), m.end(), key))
@@ -368,7 +507,10 @@ def link_anchors(
         if any(a < end and start < b for a, b, _ in taken):
             continue
         key = _url_key(m.group("url"))
-        sources.setdefault(key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key))
+        cited = sources.setdefault(
+            key, ParsedCitation(key=key, title=_unescape(m.group("words")), url=key)
+        )
+        _quote_of(cited, m.group("url"))
         out.append((start, end, key))
     return out
 
