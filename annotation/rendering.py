@@ -897,9 +897,20 @@ def claim_spans(html: str, text: str) -> list[str]:
     at = [i for i, c in enumerate(chars) if c.isalnum()]
     hay = "".join(chars[i] for i in at)
     wanted = claim_letters(text)
+    # what the text has before its first letter and after its last (a closing period, a
+    # quote, a parenthesis), markers and emphasis marks left out: kept when the page shows
+    # it there too, so a claim is stored as given ("… document." keeps its period)
+    plain = re.sub(r"\*\*|__", "", CITATION_MARKER.sub(" ", text)).strip()
+    lead = re.match(r"[^\w\s]*", plain).group()
+    tail = re.search(r"[^\w\s]*$", plain).group()
     out, start = [], hay.find(wanted) if wanted else -1
     while start >= 0:
-        out.append(" ".join(chars[at[start] : at[start + len(wanted) - 1] + 1].split()))
+        first, last = at[start], at[start + len(wanted) - 1] + 1
+        if lead and chars[max(first - len(lead), 0) : first] == lead:
+            first -= len(lead)
+        if tail and chars[last : last + len(tail)] == tail:
+            last += len(tail)
+        out.append(" ".join(chars[first:last].split()))
         start = hay.find(wanted, start + 1)
     return out
 

@@ -305,6 +305,12 @@ KEPT = {
         "position": "import the changed report as another system's",
         "report": "import the changed report as another system's",
     },
+    "annotation.ReportClaim": {
+        "text": "import the changed claim at another position (a claim of its own)",
+        "citation_keys": "import the changed claim at another position (a claim of its own)",
+        "paragraph": "import the changed claim at another position (a claim of its own)",
+        "report": "import it as a claim of the other report",
+    },
     "annotation.Paragraph": {
         "text": "import the changed report as another system's",
         "anchors": "import the changed report as another system's",
@@ -345,6 +351,10 @@ def refused_changes(row, new: dict) -> dict[str, str]:
     if isinstance(row, Rubric):
         kinds = judged_rubrics([row.pk]).get(row.pk)
         where, whose = f"rubric {row.public_id}", "{} its items (they have {})"
+    elif isinstance(row, ReportClaim):
+        kinds = claim_work([row]).get(row.pk)
+        where = f"report {row.report.public_id}, claim at position {row.position}"
+        whose = "{} it (it has {})"
     elif isinstance(row, RubricItem):
         kinds = judged_items([row.pk]).get(row.pk)
         where = f"rubric {row.rubric.public_id}, item at position {row.position}"
@@ -370,6 +380,53 @@ def refused_changes(row, new: dict) -> dict[str, str]:
                 f"{where}: its {name} may not change, {whose} and the labels would follow "
                 f"it; {kept[name]}{instead_of_judges(kinds)}"
             )
+    return out
+
+
+def claim_work(claims) -> dict[int, list[str]]:
+    """claim id -> the kinds of work on it, for those of ``claims`` (stored
+    :class:`ReportClaim` rows) that have any: experts' claim checks, claim check drafts
+    answering it (a draft's ``claims`` are keyed by the claim's public id), and judges'
+    claim verdicts (joined as the analysis joins them, ``metaeval.loaders.claims``: same
+    report, same text after collapsing whitespace). The labels were given to its text and
+    citations (a check answers each citation by its place), so a changed claim would carry
+    them to what no one checked (module doc)."""
+    from annotation.models import ClaimCheck, Draft
+
+    claims = [c for c in claims if c.pk is not None]
+    out: dict[int, list[str]] = {}
+    if not claims:
+        return out
+
+    def add(pk, kind):
+        if kind not in out.setdefault(pk, []):
+            out[pk].append(kind)
+
+    ids = {c.pk for c in claims}
+    for pk in set(ClaimCheck.objects.filter(claim_id__in=ids).values_list("claim_id", flat=True)):
+        add(pk, "claim checks")
+    by_public = {c.public_id: c.pk for c in claims}
+    questions = set(
+        ReportClaim.objects.filter(pk__in=ids).values_list("report__question_id", flat=True)
+    )
+    for payload in Draft.objects.filter(assignment__question_id__in=questions).values_list(
+        "payload", flat=True
+    ):
+        answers = payload.get("claims") if isinstance(payload, dict) else None
+        if isinstance(answers, dict):
+            for public_id in answers.keys() & by_public.keys():
+                add(by_public[public_id], "claim check drafts")
+    verdicts = _model("judges.JudgeClaimVerdict")
+    if verdicts is not None:
+        texts = {(c.report_id, " ".join(c.text.split())): c.pk for c in claims}
+        names: dict[int, set[str]] = {}
+        rows = verdicts.objects.filter(report_id__in={c.report_id for c in claims})
+        for report_id, text, name in rows.values_list("report_id", "text", "judge__name"):
+            pk = texts.get((report_id, " ".join((text or "").split())))
+            if pk is not None:
+                names.setdefault(pk, set()).add(name)
+        for pk, n in names.items():
+            add(pk, f"judge claim verdicts ({', '.join(sorted(n))})")
     return out
 
 

@@ -28,7 +28,9 @@ warning (a tester's finding). The rule:
   sides (``[3]``, ``[^9]``, ``【5】``: the claim's sources are its ``citations``). Markdown
   (``**``, ``__``) is read as the reader reads it: the claim is stored as the page shows
   that span (a span over math, shown as MathML, is found in the paragraph's stored text
-  instead and kept as written, markers and emphasis marks left out). A paragraph number
+  instead and kept as written, markers and emphasis marks left out). The text is stored
+  as given: what it has before its first letter and after its last (a final period, a
+  quote) is kept when the page shows it there. A paragraph number
   that does not hold the text is mapped to the one
   paragraph that does (a warning says so); held by several, or by none, it is refused;
 * ``citations`` are the report's keys; keys of the released text are mapped to the keys
@@ -41,7 +43,13 @@ A problem names the record and the field, and nothing is written.
 
 The contract of :mod:`annotation.importers.base`: every record is checked against the study
 first and a problem names the record and the field; nothing is written when one is wrong.
-A claim already checked by an expert keeps its checks (claims are updated, never deleted).
+A claim already checked by an expert keeps its checks (claims are updated, never deleted),
+and a claim experts checked (or began to: a claim check draft) or a judge gave a verdict
+keeps its text, citations and paragraph: a file that changes them is refused naming the
+record and field (:func:`annotation.units.refused_changes`, :func:`annotation.units.claim_work`).
+Each claim a file changes is listed (``changes``, what a dry run shows). The same claim
+(text and citations) at two positions of one report is refused: the claim check would
+show it twice.
 """
 
 from __future__ import annotations
@@ -138,15 +146,18 @@ def _numbers(numbers) -> str:
     return ", ".join(str(n) for n in sorted(numbers))
 
 
-def read(src, study, rep: ImportReport | None = None) -> dict[tuple[int, int], tuple]:
+def read(
+    src, study, rep: ImportReport | None = None, records_at: dict | None = None
+) -> dict[tuple[int, int], tuple]:
     """(report id, position) -> (paragraph id, text, citation keys, source), all checked
-    against the stored report (module doc, "Checked against the report")."""
+    against the stored report (module doc, "Checked against the report"); ``records_at``,
+    when given, is filled with (report id, position) -> the record's number."""
     records = parse_json_records(src)
     problems = Problems(src.name)
     reports = _index(study)
     stored: dict[int, _Report] = {}
     out: dict[tuple[int, int], tuple] = {}
-    first: dict[tuple[int, int], int] = {}
+    first: dict[tuple[int, int], int] = {} if records_at is None else records_at
     order: dict[int, int] = {}
     for n, r in enumerate(records, start=1):
         qid = require(problems, n, r, "question_id", "id")
@@ -283,19 +294,76 @@ def _keys(problems, n: int, cites: list[str], shown: _Report, number: int) -> li
 
 def load(source, study, rep: ImportReport, **_options) -> None:
     src = read_source(source)
-    wanted = read(src, study, rep)
+    records_at: dict[tuple[int, int], int] = {}
+    wanted = read(src, study, rep, records_at)
     rep.records = len(wanted)
-    stored = {
-        (r, p): (pk, tuple(v))
-        for pk, r, p, *v in ReportClaim.objects.filter(report__question__study=study).values_list(
-            "id", "report_id", "position", "paragraph_id", "text", "citation_keys", "source"
-        )
+    rows = {
+        (c.report_id, c.position): c
+        for c in ReportClaim.objects.filter(report__question__study=study).select_related("report")
     }
+    stored = {
+        key: (c.pk, (c.paragraph_id, c.text, c.citation_keys, c.source)) for key, c in rows.items()
+    }
+    _check(src.name, rows, stored, wanted, records_at, rep)
     sync_rows(
         ReportClaim, rep, stored=stored, wanted=wanted, fields=FIELDS,
         new_row=lambda key, v: {"report": key[0], "position": key[1],
                                 **dict(zip(FIELDS, v, strict=True))},
     )  # fmt: skip
+
+
+def _check(file, rows, stored, wanted, records_at, rep: ImportReport) -> None:
+    """Before anything is written: a stored claim the file would change is listed
+    (``rep.changes``: what a dry run shows), and refused when experts checked it or a
+    judge gave it a verdict (:func:`annotation.units.refused_changes`: its text,
+    citations and paragraph are kept, the labels were given to them); a claim the file
+    adds may not repeat, text and citations, one the report keeps at another position
+    (two identical claims on the claim check page)."""
+    problems = Problems(file)
+    kept = {}
+    for key, values in wanted.items():
+        old = stored.get(key)
+        if old is None:
+            continue
+        changed = [f for f, a, b in zip(FIELDS, old[1], values, strict=True) if a != b]
+        if not changed:
+            continue
+        row = rows[key]
+        rep.change("ReportClaim", f"report {row.report.public_id}, claim at position {key[1]}",
+                   changed, file, records_at.get(key))  # fmt: skip
+        new = dict(zip(FIELDS, values, strict=True))
+        kept[key] = (row, {"paragraph": new["paragraph"], "text": new["text"],
+                           "citation_keys": new["citation_keys"]})  # fmt: skip
+    if kept:
+        from annotation.units import refused_changes
+
+        for key, (row, new) in kept.items():
+            for name, why in refused_changes(row, new).items():
+                field = {"citation_keys": "citations"}.get(name, name)
+                problems.add(records_at.get(key), field, why)
+    same: dict[tuple[int, tuple], int] = {}  # (report, (text, keys)) -> its first record
+    for key, values in sorted(wanted.items(), key=lambda kv: records_at.get(kv[0], 0)):
+        claim = (key[0], (values[1], tuple(values[2])))
+        if claim in same:  # shown twice, identical, on the claim check page
+            problems.add(
+                records_at.get(key), "text",
+                f"the same claim (text and citations) as record {same[claim]} of this "
+                "report: a claim is imported once",
+            )  # fmt: skip
+        else:
+            same[claim] = records_at.get(key)
+    others = {  # (report, (text, keys)) -> position, of stored claims the file leaves alone
+        (key[0], (v[1], tuple(v[2]))): key[1] for key, (_, v) in stored.items() if key not in wanted
+    }
+    for key, values in wanted.items():
+        other = others.get((key[0], (values[1], tuple(values[2]))))
+        if other is not None:
+            problems.add(
+                records_at.get(key), "text",
+                f"the same claim (text and citations) as the report's stored claim at "
+                f"position {other}: a claim is imported once",
+            )  # fmt: skip
+    problems.raise_if_any()
 
 
 def dump(study, **_options) -> dict[str, str]:
@@ -341,12 +409,15 @@ register(
             'JSON lines (or a JSON list), one claim a record: {"question_id", "system",\n'
             '"position"?, "paragraph"?, "text", "citations": ["<citation key>", ...], "source"?};\n'
             "the report (question_id, system) is imported first; citations are its keys.\n"
-            "Checked against the stored report: the paragraph exists, the text stands in it\n"
-            "as the page shows it (letters and digits, citation markers left out; markdown\n"
-            "read as the page reads it, stored as shown; a wrong paragraph number is mapped\n"
-            "to the one paragraph holding the text), citations are the report's keys or\n"
+            "Checked against the stored report: the paragraph exists; the text stands in the\n"
+            "report as the page shows it (letters and digits, citation markers left out;\n"
+            "markdown read as the page reads it), stored as given there; a paragraph number\n"
+            "that does not hold the text is mapped, with a warning, to the one paragraph\n"
+            "that does (held by several or none: refused); citations are the report's keys or\n"
             "keys of its released text (mapped to the keys they became, [^9] -> 1) when that\n"
-            "is unambiguous; otherwise the record and field are named and nothing is written."
+            "is unambiguous. The same text and citations twice in a report is refused; a claim\n"
+            "experts checked or a judge gave a verdict keeps its text, citations and paragraph.\n"
+            "Otherwise the record and field are named and nothing is written."
         ),
         example=Example(
             EXAMPLES,

@@ -292,9 +292,10 @@ def test_a_claim_written_against_the_released_text_is_mapped_to_the_stored_repor
         # keys of both numberings: the paragraph cites only the report's "1"
         {"question_id": "q1", "system": "sysB", "paragraph": 1, "text": "Alpha raises beta",
          "citations": ["1"]},
-        # ... and only what released "2" became
+        # ... and only what released "2" became (another span: the same claim twice is
+        # refused, the claim check would show it twice)
         {"question_id": "q1", "system": "sysB", "position": 1, "paragraph": 1,
-         "text": "Alpha raises beta", "citations": ["2"]},
+         "text": "Alpha raises", "citations": ["2"]},
     ]  # fmt: skip
     rep = run("claims", jsonl(records), study=study)
     assert claims_of(study) == [  # fmt: skip
@@ -302,7 +303,7 @@ def test_a_claim_written_against_the_released_text_is_mapped_to_the_stored_repor
         ("sysA", 1, 2, "Dialogue tasks memorize less", ["2"], ""),
         ("sysA", 2, 3, "The loss $\\mathcal{L}_{sum}$ grows with epochs", ["3"], ""),
         ("sysB", 0, 1, "Alpha raises beta", ["1"], ""),
-        ("sysB", 1, 1, "Alpha raises beta", ["1"], ""),
+        ("sysB", 1, 1, "Alpha raises", ["1"], ""),
     ]
     said = {(w.record, w.field): w.message for w in rep.warnings}
     assert "paragraph 1, not 2" in said[1, "paragraph"]
