@@ -15,10 +15,12 @@ for byte when ``json.dumps`` wrote it (every released ScholarQA-CS2 report file;
 inside a record and escapes are ``json.dumps``'), and export -> re-import -> export is
 identical.
 The file's name is not kept: the same records read from a file of another name are the
-same reports (a re-import of them in the same layout counts them unchanged; in another
-layout, each report updated, as a record changed only in key order: the export writes the
-file imported last). Reports of one system imported
-from several files come back as one file, interleaved by record number. A report with no kept record of that format (written through the API, or
+same reports, and so are the same records laid out anew (another indent, JSON lines): a
+re-import of them counts them unchanged and keeps the new layout, so the export writes the
+file imported last (:func:`without_layout`); a record changed only in key order or value
+types is updated. Reports of one system imported from several files come back as one file,
+interleaved by record number. A report with no kept record of that format (written through
+the API, or
 imported in another format) is written from its stored structure as before; a report with
 neither a kept record nor any text (the textless placeholders the ScholarQA-CS2 pairwise
 import creates for the assigned and chosen questions) is no report of the system and is
@@ -75,6 +77,18 @@ def layout_of(text: str) -> dict:
     first = _FIRST_ITEM.match(start)
     indent = len(first.group(2)) if first and first.group(1) else None
     return {"lines": False, "indent": indent, **kept}
+
+
+def without_layout(original):
+    """``original`` (a report's :attr:`Report.original`) with no kept record's layout: what
+    a re-import compares to tell a changed record from a file laid out anew."""
+    if not isinstance(original, dict) or not original.get(KEY):
+        return original
+    kept = [
+        {k: v for k, v in entry.items() if k != LAYOUT} if isinstance(entry, dict) else entry
+        for entry in original[KEY]
+    ]
+    return {**original, KEY: kept}
 
 
 def mark_layout(inputs, text: str | None) -> None:

@@ -690,13 +690,20 @@ def _changed(items, rep: ImportReport, new_ids: set[int]):
     the report counted updated, so the export writes the file imported last."""
     current = stored_canonical([r.pk for r, _, _ in items if r.pk not in new_ids])
     empty = ([], [])
+    from . import released  # it reads stored reports by this module's functions
+
     to_write, originals, parts = [], {}, {}
+    stored_original = {report.pk: report.original for report, _, _ in items}
     for report, parsed, original in items:
         changed = []
         if not same_text(report.original, original):
             report.original = original
             originals[report.pk] = original
-            changed.append("original")
+            # a file laid out anew (indent, JSON lines) holds the same records: its layout is
+            # kept for the export, the report is not counted as changed
+            if not same_text(released.without_layout(stored_original[report.pk]),
+                             released.without_layout(original)):  # fmt: skip
+                changed.append("original")
         if report.pk in new_ids:  # no structure stored: equal only when it has none either
             same = not parsed.sections and not parsed.citations
         else:
@@ -709,7 +716,7 @@ def _changed(items, rep: ImportReport, new_ids: set[int]):
         if report.pk not in new_ids and changed:
             parts[report.pk] = changed
         if same:
-            if report.pk in originals and report.pk not in new_ids:
+            if "original" in changed and report.pk not in new_ids:
                 rep.count("updated", "Report")
             else:
                 rep.count("unchanged", "Report")

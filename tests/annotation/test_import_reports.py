@@ -100,15 +100,15 @@ def test_reimport_is_idempotent_and_updates_changes(tmp_path):
     assert changed.updated["Report"] == 1 and changed.unchanged["Report"] == 1
     assert set(Report.objects.values_list("public_id", flat=True)) == public_ids
     assert Paragraph.objects.count() == before["annotation.Paragraph"] + 1
-    # the same records laid out otherwise: the export writes the file imported last, so
-    # each report's kept layout is updated (as a record changed only in key order is)
+    # the same records laid out otherwise: the same reports, counted unchanged, and the new
+    # layout kept, so the export writes the file imported last (released.without_layout)
     relaid = run(
         "reports", write(tmp_path, "relaid.json", data), study="S", format="scholarqa", system="sqa"
     )
-    assert (
-        relaid.updated["Report"] == 2
-        and Paragraph.objects.count() == before["annotation.Paragraph"] + 1
-    )
+    assert relaid.unchanged["Report"] == 2 and not relaid.updated and not relaid.changes
+    assert Paragraph.objects.count() == before["annotation.Paragraph"] + 1
+    report = Report.objects.filter(system__name="sqa").first()
+    assert report.original["released"][0]["layout"]["indent"] is None  # write(): one line
 
 
 @pytest.mark.django_db
