@@ -13,7 +13,7 @@ from django.urls import path
 from annotation.importers import ImportFailed, run
 from annotation.importers.forms import RegistryImportForm
 from annotation.protection import deactivate_annotator
-from annotation.units import refused_changes
+from annotation.units import added_item_refusal, refused_changes
 
 from .models import (
     Annotator,
@@ -146,6 +146,11 @@ class KeptWhenJudged(forms.ModelForm):
         new = {k: v for k, v in cleaned.items() if k in self.changed_data}
         for field, message in refused_changes(self.instance, new).items():
             self.add_error(field, message)
+        if isinstance(self.instance, RubricItem) and self.instance.pk is None:
+            rubric = cleaned.get("rubric")  # an inline's is the parent's, on the instance
+            rid = getattr(rubric, "pk", None) or self.instance.rubric_id
+            if message := added_item_refusal(rid, cleaned.get("position")):
+                self.add_error("rubric" if "rubric" in self.fields else None, message)
         return cleaned
 
 

@@ -19,6 +19,11 @@ judged. The labels name the row, so a moved row would carry them to a question, 
 or a natural key (an item's position, which imports, the API's PATCH and quality control
 match items by) that no expert judged.
 
+A rubric a judge scored keeps its items, none added nor removed
+(:func:`check_judged_rubrics_kept`): the judge's recall is Σw·c/Σw over every item, so
+another item would leave the stored recall over a rubric that no longer exists. A rubric
+only experts judged may grow: an added item changes no expert's label.
+
 Judges' work counts as experts' does (:data:`JUDGE_ITEM_WORK`, :data:`REPORT_WORK`): a
 rubric item an LLM judge scored keeps its text, weight, type and position, a rubric whose
 items were scored its question and kind, and a report a judge scored or an expert labelled
@@ -455,6 +460,79 @@ def item_changes(row: RubricItem, values: dict) -> list[str]:
     return out
 
 
+class JudgedRubricResized(JudgedUnitRemoved):
+    """A change would add items to, or remove items from, a rubric whose items a judge
+    scored: ``removed`` lists (rubric id, 0, the judges' kinds of work); ``fields`` rubric id
+    -> {"added": positions, "removed": positions}."""
+
+    def __init__(self, removed, fields: dict[int, dict[str, list[int]]]):
+        self.fields = fields
+        super().__init__("rubric", removed)
+
+    def message(self, owner: int) -> str:
+        kinds = next(k for o, _, k in self.removed if o == owner)
+        what = self.fields.get(owner, {})
+        parts = [
+            f"{verb} items at position {', '.join(map(str, what[key]))}"
+            for key, verb in (("added", "add"), ("removed", "remove"))
+            if what.get(key)
+        ]
+        return (
+            f"would {' and '.join(parts)} "
+            f"while {who(kinds)} its items (it has {', '.join(kinds)}): the judge's stored "
+            "recall (Σw·c/Σw over the rubric's items) and every figure computed from it "
+            "would no longer be over the rubric as it is. Nothing was written"
+            f"{instead_of_judges(kinds)}"
+        )
+
+
+def check_judged_rubrics_kept(wanted: dict[int, list[dict]], stored: dict, gone: list) -> None:
+    """Refuse (:class:`JudgedRubricResized`) a change that adds or removes items of a rubric
+    a judge scored: its recall is Σw·c/Σw over every item, so another item (or one fewer)
+    makes the stored recall and each system's Coverage S_c a figure over another rubric.
+    A rubric only experts judged may grow (an added item changes no expert's label; its
+    removed items are refused only when judged, :func:`write_rubric_items`)."""
+    added: dict[int, list[int]] = {}
+    for rid, items in wanted.items():
+        for values in items:
+            if (rid, values["position"]) not in stored:
+                added.setdefault(rid, []).append(values["position"])
+    removed: dict[int, list[int]] = {}
+    for row in gone:
+        removed.setdefault(row.rubric_id, []).append(row.position)
+    resized = set(added) | set(removed)
+    if not resized:
+        return
+    work = judged_rubrics(resized)
+    hit = []
+    for rid in sorted(resized):
+        judges = [k for k in work.get(rid, []) if k.startswith("judge ")]
+        if judges:
+            hit.append((rid, 0, judges))
+    if hit:
+        raise JudgedRubricResized(
+            hit,
+            {
+                rid: {"added": sorted(added.get(rid, [])), "removed": sorted(removed.get(rid, []))}
+                for rid, _, _ in hit
+            },
+        )
+
+
+def added_item_refusal(rubric_id: int | None, position) -> str | None:
+    """What adding one item at ``position`` to rubric ``rubric_id`` is told when a judge
+    scored the rubric (the Django admin's add form; :func:`check_judged_rubrics_kept`),
+    None when it may be added."""
+    if rubric_id is None:
+        return None
+    try:
+        check_judged_rubrics_kept({rubric_id: [{"position": position}]}, {}, [])
+    except JudgedRubricResized as refused:
+        rubric = Rubric.objects.get(pk=rubric_id)
+        return f"rubric {rubric.public_id} " + refused.message(rubric_id)
+    return None
+
+
 def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
     """Make each rubric's items (rubric id -> item field dicts with ``position``) what is
     wanted, matching stored items by position: changed ones are updated in place, new ones
@@ -487,6 +565,7 @@ def write_rubric_items(wanted: dict[int, list[dict]]) -> tuple[int, int, int]:
     if hit:
         fields = {(r.rubric_id, r.position): f for pk, (r, f) in touched.items() if pk in work}
         raise JudgedUnitChanged("rubric item at position", hit, fields)
+    check_judged_rubrics_kept(wanted, stored, gone)
     new, changed = [], []
     fields = ["text", "item_type", "weight", "cited_paper"]
     for rid, items in wanted.items():

@@ -32,7 +32,7 @@ from annotation.models import (
 )
 
 from ..quality import labels as ql
-from ..rendering import letters, selectable_letters
+from ..rendering import letters, selectable_letters, source_html, source_of
 from . import qc, scores
 from .base import Needs, Problems, TaskSpec, demote, reports_of
 from .form import Choices, Field, Form, Unit, as_int, json_list
@@ -501,6 +501,9 @@ def _claim_view(claim: dict, report) -> dict:
                 "key": key,
                 "kind": citation.scale if citation else "bare",
                 "value": support[j] if j < len(support) else "",
+                # the source as every task draws it, with its link (a link-only source
+                # opened from its card, not only from the tip in the report text)
+                "source_html": source_html(source_of(citation, key)),
             }
         )
     return {**claim, "keys_json": json.dumps(keys), "cites": cites}

@@ -124,6 +124,10 @@
       const row = document.getElementById("cite-template-" + kind).content.cloneNode(true);
       retoken(row, { ...tokens, "__J__": String(keys.length) });
       row.querySelector(".claim-cite-key").textContent = key;
+      // the source as the chip's tip shows it (rendering.source_html: title, snippets and
+      // its "Open source" link), so a link-only source can be opened from its card
+      const tip = wrap.querySelector(".cite-tip");
+      if (tip) row.querySelector(".claim-cite-source").replaceChildren(...[...tip.childNodes].map((n) => n.cloneNode(true)));
       row.querySelector(".claim-cite").setAttribute("aria-label", "Does citation " + key + " support the claim?");
       cites.appendChild(row);
       keys.push(key);

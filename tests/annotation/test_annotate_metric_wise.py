@@ -17,6 +17,7 @@ from annotation.models import (
 )
 from annotation.rendering import forget_page_reports
 from tests.builders.content import make_assignment, make_question, make_study
+from tests.builders.sources import set_citation
 
 pytestmark = pytest.mark.django_db
 
@@ -299,3 +300,25 @@ def test_the_same_claim_twice_is_refused_at_submit(setup):
     assert "Claim 3 (Report A) repeats claim 1: remove one." in response.content.decode()
     data[f"claim.{pids[0]}.c2.text"] = "discusses memorization in detail"
     assert submit(client, assignment, data).status_code == 204  # another claim of ¶1
+
+
+def test_a_saved_claim_card_shows_an_address_only_source_with_its_link(setup):
+    """A claim's card draws each cited source as every task does (``source_html``): an
+    address-only source (Perplexity's) has its "Open source" link in the card, not only in
+    the tip in the report text (the card showed a bare ``[1]``)."""
+    study, assignment, client, pids = setup
+    url = "https://www.helicone.ai/blog/x"
+    for report in Report.objects.filter(public_id=pids[0]):
+        set_citation(report, "[1]", url=url, title="", snippets=[])
+    data = {
+        "version": "0",
+        f"claim.{pids[0]}.cx.paragraph": "1",
+        f"claim.{pids[0]}.cx.citations": json.dumps(["[1]"]),
+        f"claim.{pids[0]}.cx.text": "Paragraph 1 of the answer",
+    }
+    assert client.post(reverse("annotate:autosave", args=[assignment.pk]), data).status_code == 200
+    forget_page_reports()
+    html = client.get(reverse("annotate:task", args=[assignment.pk])).content.decode()
+    card = html[html.index('id="claim-cx"') :]
+    card = card[: card.index("</fieldset>")]
+    assert f'class="cite-link" href="{url}"' in card and "Open source" in card

@@ -496,3 +496,16 @@ def test_admin_rubric_page_refuses_a_judged_items_position_inline(admin_site, ju
     )
     assert not formset.formset.errors[0]
     assert snapshot() == before and judgments_intact(judged)
+
+
+def test_a_rubric_only_experts_judged_may_grow(admin_api, judged):
+    """Decided (annotation.units.check_judged_rubrics_kept): an item added to a rubric
+    experts labelled changes no expert's label, so it is accepted and the labels stay; only
+    a judge's scores (a recall over every item) refuse it."""
+    url = reverse("rubric-detail", args=[judged["rubric"].public_id])
+    items = rubric_items(judged)
+    items.append({**items[-1], "position": len(items) + 1, "text": "A new criterion"})
+    r = admin_api.patch(url, {"items": items}, format="json")
+    assert r.status_code == 200, r.content
+    assert judged["rubric"].items.filter(text="A new criterion").exists()
+    assert judgments_intact(judged)

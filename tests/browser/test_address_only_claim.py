@@ -28,3 +28,19 @@ def test_a_claim_citing_an_address_only_source_can_be_judged_supported(login, an
     expect(claim).not_to_contain_text("Nothing to check")
     claim.get_by_label("Supports (1)").check()
     expect(claim.get_by_label("Supports (1)")).to_be_checked()
+
+
+def test_a_new_claim_card_opens_an_address_only_source(login, annotator_user):
+    """The card of a claim added in the page (built by ``claims.js``) shows its source as
+    the tip does, with the "Open source" link: a link-only citation was a bare key there."""
+    question = make_question(make_study(claims_min=2, claims_max=3), n_reports=2, paragraphs=4)
+    url = "https://www.helicone.ai/blog/x"
+    for report in Report.objects.filter(question=question):
+        set_citation(report, "(Min et al., 2021)", url=url, title="", snippets=[])
+    assignment = make_assignment(annotator_user.annotator, question, "metric_wise")
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    select_claim(page, "A", 3)  # paragraph 3 cites the address-only source
+    link = panel(page, "A").locator(".claim").first.get_by_role("link", name="Open source")
+    expect(link).to_be_visible()
+    expect(link).to_have_attribute("href", url)

@@ -183,6 +183,70 @@ def test_the_api_import_refuses_it_naming_record_and_field(rb, admin_user):
     assert stored() == before
 
 
+def rubric_resized(qid: int = 4, *, add: bool = True) -> bytes:
+    """The released rubric.json with question ``qid``'s rubric one item longer (``add``)
+    or one item shorter (its last dropped)."""
+    records = released("rubric.json")
+    items = records[record_of(records, qid) - 1]["rubric"]
+    if add:
+        items.append({"point": "A criterion no judge scored.", "weight": 2})
+    else:
+        items.pop()
+    return json.dumps(records, ensure_ascii=False).encode()
+
+
+def test_adding_an_item_to_a_judged_rubric_is_refused_naming_record_and_field(rb):
+    """The judge's recall of question 4 is Σw·c/Σw over its rubric: a re-import that only
+    adds an item was accepted (``created RubricItem: 1``) and the stored recall no longer
+    matched the rubric."""
+    before = stored()
+    n = len(released("rubric.json")[record_of(released("rubric.json"), 4) - 1]["rubric"])
+    with pytest.raises(ImportFailed) as failed:
+        import_rubric(rb, rubric_resized())
+    problem = problem_of(failed)
+    assert (problem.record, problem.field) == (record_of(released("rubric.json"), 4), "rubric")
+    assert f"would add items at position {n + 1}" in problem.message
+    assert f"judge coverage verdicts ({JUDGE})" in problem.message
+    assert "delete the judge results first" in problem.message
+    assert stored() == before
+
+
+def test_removing_an_unscored_item_of_a_judged_rubric_is_refused(rb):
+    """An item with no verdict of its own still counts in the judge's Σw: dropping it from a
+    rubric the judge scored changes what the stored recall is over."""
+    last = RubricItem.objects.filter(rubric__question__external_id="4").order_by("position").last()
+    JudgeCoverage.objects.filter(item=last).delete()
+    before = stored()
+    with pytest.raises(ImportFailed) as failed:
+        import_rubric(rb, rubric_resized(add=False))
+    assert f"would remove items at position {last.position}" in problem_of(failed).message
+    assert stored() == before
+
+
+def test_the_api_patch_refuses_an_added_item_and_it_is_accepted_once_results_are_gone(
+    rb, admin_user
+):
+    before = stored()
+    client = APIClient()
+    client.force_login(admin_user)
+    rubric = item().rubric
+    url = reverse("rubric-detail", args=[rubric.public_id])
+    items = [{"position": i.position, "text": i.text, "item_type": i.item_type,
+              "weight": i.weight, "cited_paper": i.cited_paper}
+             for i in rubric.items.order_by("position")]  # fmt: skip
+    extra = {**items[-1], "position": len(items) + 1, "text": "A criterion no judge scored."}
+    r = client.patch(url, {"items": [*items, extra]}, format="json")
+    assert r.status_code == 409, r.content
+    message = r.json()["items"]
+    assert f"rubric {rubric.public_id} would add items at position {len(items) + 1}" in message
+    assert JUDGE in message and "delete the judge results first" in message
+    assert stored() == before
+    Judge.objects.filter(name=JUDGE).delete()
+    r = client.patch(url, {"items": [*items, extra]}, format="json")
+    assert r.status_code == 200, r.content
+    assert rubric.items.count() == len(items) + 1
+
+
 # --- The dry run lists what would change -----------------------------------------------------
 
 
@@ -307,4 +371,16 @@ def test_the_admin_refuses_rewording_a_judged_report_paragraph(admin_site):
     assert r.status_code == 200
     [message] = r.context["adminform"].form.errors["text"]
     assert f"report {report.public_id}" in message and f"judge scores ({JUDGE})" in message
+    assert stored() == before
+
+
+def test_the_admin_refuses_adding_an_item_to_a_judged_rubric(admin_site):
+    before = stored()
+    judged = item()
+    data = {"rubric": judged.rubric_id, "position": 99, "text": "A criterion no judge scored.",
+            "item_type": judged.item_type, "weight": 2, "cited_paper": ""}  # fmt: skip
+    r = admin_site.post(reverse("admin:annotation_rubricitem_add"), data)
+    assert r.status_code == 200
+    [message] = r.context["adminform"].form.errors["rubric"]
+    assert "would add items at position 99" in message and JUDGE in message
     assert stored() == before
