@@ -59,6 +59,7 @@ from annotation.permissions import (
     visible_assignments,
     visible_question_ids,
     visible_reports,
+    visible_rubric_question_ids,
 )
 from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.api_schema import BLINDED_SUFFIX
@@ -545,7 +546,7 @@ class RubricViewSet(RoleViewSet):
     annotator_ordering = ("question_id", "public_id")
 
     def scope_for_annotator(self, queryset, annotator):
-        return queryset.filter(question_id__in=visible_question_ids(annotator))
+        return queryset.filter(question_id__in=visible_rubric_question_ids(annotator))
 
 
 @filtered("study")
