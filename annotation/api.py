@@ -59,6 +59,7 @@ from annotation.permissions import (
     visible_assignments,
     visible_question_ids,
     visible_reports,
+    visible_rubric_question_ids,
 )
 from concord.api_parameters import RefusesUnknownParameters, checks_own_parameters
 from concord.api_schema import BLINDED_SUFFIX
@@ -252,9 +253,13 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
     def refuse_filter(name: str, allowed) -> None:
         """A filter the caller's role may not use: a 403 naming it and those it may (in
         ``detail``: no key of the answer is the field, so an annotator's JSON never holds a
-        ``system`` key, not even a refusal's)."""
+        ``system`` key, not even a refusal's). It is about a parameter, so ``errors`` names it
+        as every refusal of a parameter does (concord.error_body)."""
         theirs = ", ".join(allowed) or "none"
-        raise PermissionDenied(f"{name!r} is not a filter an annotator may use (theirs: {theirs}).")
+        said = f"{name!r} is not a filter an annotator may use (theirs: {theirs})."
+        refused = PermissionDenied(said)
+        refused.body = error_body(said, [(name, said)])  # read by concord.error_body's handler
+        raise refused
 
     def get_serializer_class(self):
         if self.annotator is not None and self.annotator_serializer_class is not None:
@@ -545,7 +550,7 @@ class RubricViewSet(RoleViewSet):
     annotator_ordering = ("question_id", "public_id")
 
     def scope_for_annotator(self, queryset, annotator):
-        return queryset.filter(question_id__in=visible_question_ids(annotator))
+        return queryset.filter(question_id__in=visible_rubric_question_ids(annotator))
 
 
 @filtered("study")

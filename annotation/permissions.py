@@ -176,6 +176,16 @@ def visible_question_ids(annotator: Annotator) -> QuerySet:
     return visible_assignments(annotator).values("question_id")
 
 
+def visible_rubric_question_ids(annotator: Annotator) -> QuerySet:
+    """The questions whose rubrics the annotator's own assignments show (a subquery): those
+    of an assignment of a task that shows rubrics (``Needs.rubrics``: rubric coverage, item
+    quality, comparison). Least privilege, as :func:`visible_reports`: a task about the
+    question or its reports that shows no rubric gives no rubric through the API."""
+    from annotation.readiness import RUBRIC_TASKS  # the task registry imports this module
+
+    return visible_assignments(annotator).filter(task__in=RUBRIC_TASKS).values("question_id")
+
+
 def visible_reports(annotator: Annotator, question_id: int | None = None) -> QuerySet:
     """The reports the annotator's own assignments show (of one question if
     ``question_id``): least privilege, the API gives no report a task page does not show.

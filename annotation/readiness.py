@@ -38,6 +38,10 @@ NEEDS: dict[str, Needs] = {key: spec.needs for key, spec in SPECS.items()}
 #: quality, triage, nugget importance, …) are about the question.
 REPORT_TASKS: frozenset[str] = frozenset(k for k, spec in SPECS.items() if spec.shows_reports)
 
+#: Tasks whose pages show the question's rubrics (rubric coverage, rubric item quality, rubric
+#: comparison: ``Needs.rubrics``); the others show none.
+RUBRIC_TASKS: frozenset[str] = frozenset(k for k, spec in SPECS.items() if spec.needs.rubrics)
+
 
 #: ``T.values`` builds a new list on each call: read once.
 _TASKS = frozenset(T.values)
@@ -205,6 +209,7 @@ def enable_hint(study: Study, task: str) -> str:
 __all__ = [
     "NEEDS",
     "REPORT_TASKS",
+    "RUBRIC_TASKS",
     "Needs",
     "PERSONAL",
     "QuestionData",

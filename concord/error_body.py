@@ -43,8 +43,9 @@ NON_FIELD = "non_field_errors"
 
 
 def item(message, field=None, record=None, file=None) -> dict:
-    """One problem, with every key of :data:`ITEM_KEYS`."""
-    return {"file": file, "record": record, "field": field, "message": str(message)}
+    """One problem, with every key of :data:`ITEM_KEYS`. No field is null, never ``""``
+    (a "nothing to export" said ``"field": ""``, a tester)."""
+    return {"file": file, "record": record, "field": field or None, "message": str(message)}
 
 
 def as_items(problems: Iterable) -> list[dict]:

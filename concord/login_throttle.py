@@ -2,7 +2,9 @@
 
 Failed logins are counted per (user name, client IP). When a pair reaches the limit every
 further attempt is refused for the cool-off period, even with the right password, and the
-caller is told so: the login page shows the message with status 429; the API token endpoint
+caller is told so. The period runs from the attempt that reached the limit: attempts made while
+locked are refused without being recorded, so they do not extend it
+(``AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False``). The locked caller is told: the login page shows the message with status 429; the API token endpoint
 and any JSON caller get ``{"detail": ...}`` with status 429 and a ``Retry-After`` header.
 """
 

@@ -166,6 +166,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "concord.login_throttle.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
+# The cool-off runs from the attempt that reached the limit and is not extended by attempts
+# made while locked (django-axes' default records them and restarts the window, so someone who
+# keeps trying would keep the real user out forever).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Behind N trusted proxies the client address is the Nth from the right of X-Forwarded-For
 # (0: no proxy, REMOTE_ADDR is the client); see concord.login_throttle.client_ip.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))

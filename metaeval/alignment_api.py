@@ -7,7 +7,6 @@ not import metaeval (README "Architecture").
 """
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -17,6 +16,7 @@ from concord.report_schema import ALIGNMENT_EXAMPLE, JudgeAlignmentSerializer
 from concord.throttles import ScopedRateThrottle
 from judges.run_api import RESEARCHERS_ONLY
 
+from . import options as report_options
 from .alignment import judge_alignment
 from .api import OPTION_PARAMS, options_from
 
@@ -40,4 +40,4 @@ class JudgeAlignmentView(RefusesUnknownParameters, APIView):
                 judge_alignment(study.pk, options_from(request.query_params, also=("format",)))
             )
         except ValueError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+            raise report_options.refused(exc) from exc

@@ -67,7 +67,7 @@ class AgreementView(RefusesUnknownParameters, APIView):
 
             entry = cached_entry(study.pk, options)
         except ValueError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+            raise report_options.refused(exc) from exc
         tables = {
             name: {"columns": columns, "rows": [{c: row.get(c) for c in columns} for row in rows]}
             for name, (rows, columns) in sections.all_tables(entry).items()
@@ -108,7 +108,7 @@ class ReportRunListView(RefusesUnknownParameters, APIView):
         try:
             check_names(study.pk, options)
         except ValueError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+            raise report_options.refused(exc) from exc
         run = start_report(study, options, request.user)
         return Response(ReportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 

@@ -198,6 +198,19 @@ def from_query(data, also: tuple[str, ...] = ()):
         raise ValidationError({"options": str(exc)}) from exc
 
 
+def refused(exc: Exception):
+    """A report's refusal of its options (a ``ValueError`` of :func:`metaeval.reports.check_names`
+    or of the report, ``"<option>: <message>"``) as the API's 400, under the option it names
+    (``judge``, ``systems`` …) when it names one, else under ``options``: an unknown judge was
+    ``"field": "options"``, where the downloads already said ``judge`` (a tester)."""
+    from rest_framework.exceptions import ValidationError
+
+    name, said, rest = str(exc).partition(": ")
+    if said and name in by_name():
+        return ValidationError({name: rest})
+    return ValidationError({"options": str(exc)})
+
+
 def parse_value(kind: str, raw):
     """One option's value from a query string (text) or a JSON body (typed), by its
     declared ``kind``; the same rule for both, so a GET and a POST accept the same values.

@@ -541,7 +541,7 @@ def export_study_judgments(request, study_id: int, fmt: str):
         which = f" ({said}: valid options, but they select nothing)" if said else ""
         # JSON to an API client, as every other refusal of a download (concord.token_auth)
         return refusal(
-            request, [("", f"nothing to export: study “{study.name}” has no human judgment "
+            request, [(None, f"nothing to export: study “{study.name}” has no human judgment "
                            f"yet{which}")], 404,
         )  # fmt: skip
     try:
@@ -567,7 +567,7 @@ def export_study_pairwise(request, study_id: int):
     files = pairwise_bundle(study)
     if not files:  # a zip holding only its manifest was no export (README: empty is a 404)
         return refusal(
-            request, [("", f"nothing to export: study “{study.name}” has no pairwise records "
+            request, [(None, f"nothing to export: study “{study.name}” has no pairwise records "
                            "(no medal ranking, metric score or expert-agreed record)")], 404,
         )  # fmt: skip
     data = pairwise_bundle_zip(study, files=files)

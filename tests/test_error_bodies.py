@@ -299,3 +299,50 @@ def test_the_client_shows_the_servers_detail():
     assert refused.detail == "bad format"
     assert str(refused).splitlines()[0] == "GET x answered 400: bad format"
     assert refused.errors[0]["field"] == "format"
+
+
+# --- gaps a tester found: a refusal about a parameter names it; no field is "" ---------------
+
+
+def test_an_annotators_refused_filter_names_it_under_errors():
+    """``/api/reports/?study=2`` by an annotator: a 403 about the ``study`` parameter, whose
+    body had no ``errors`` item naming it."""
+    annotator = APIClient()
+    annotator.force_authenticate(make_user("err_filter", "annotator", annotator=True))
+    study = make_study("Filter refusal")
+    response = annotator.get(f"/api/reports/?study={study.pk}")
+    assert response.status_code == 403
+    body = assert_one_shape(response, per_field=True)
+    assert [e["field"] for e in body["errors"]] == ["study"]
+    assert "'study' is not a filter an annotator may use" in body["detail"]
+
+
+def test_nothing_to_export_has_a_null_field():
+    """An empty ``pairwise.zip`` or ``judgments.csv``: a 404 whose one item is about the
+    request as a whole, ``"field": null`` (it was ``""``)."""
+    researcher = make_user("err_empty", "researcher")
+    study = make_study("Empty export")
+    study.researchers.add(researcher)
+    client = token_client(researcher)
+    for url in (f"/studies/{study.pk}/export/pairwise.zip",
+                f"/studies/{study.pk}/export/judgments.csv"):  # fmt: skip
+        response = client.get(url)
+        assert response.status_code == 404, url
+        body = assert_one_shape(response, per_field=True)
+        assert [e["field"] for e in body["errors"]] == [None], (url, body)
+        assert "nothing to export" in body["errors"][0]["message"]
+
+
+def test_an_unknown_judge_is_an_error_on_judge():
+    """The agreement and judge alignment APIs named ``options`` for an unknown judge, where
+    the parameter given was ``judge`` (as the downloads already said)."""
+    researcher, user = api_as("researcher", "err_judge")
+    study = make_study("Judge refusal")
+    study.researchers.add(user)
+    for url in (f"/api/studies/{study.pk}/agreement/?judge=no-such-judge",
+                f"/api/studies/{study.pk}/judge-alignment/?judge=no-such-judge"):  # fmt: skip
+        response = researcher.get(url)
+        assert response.status_code == 400, (url, response.content[:300])
+        body = assert_one_shape(response, per_field=True)
+        assert [e["field"] for e in body["errors"]] == ["judge"], (url, body)
+        assert "'no-such-judge' has no score in this study" in body["errors"][0]["message"]

@@ -292,6 +292,11 @@ def shared(django_db_setup, django_db_blocker):
         w = f.build_world(users["annotator"], users["other_annotator"])
         w.own.update(f.other_kinds(w.own["assignment"]))
         w.others.update(f.other_kinds(w.others["assignment"]))
+        # A task that shows rubrics (rubric item quality, no reports) on each annotator's question: the API
+        # gives an annotator only the rubrics their tasks show (RUBRIC_TASKS), and the world's
+        # medal ranking shows none.
+        for owner, target in ((users["annotator"], w.own), (users["other_annotator"], w.others)):
+            f.assignment(owner.annotator, target["question"], task="rubric_item_quality", order=[])
         # The researcher reads the world's study; the outside researcher was not added.
         w.study.researchers.add(users["researcher"])
         return w, users

@@ -78,3 +78,37 @@ def test_an_annotator_reads_only_the_reports_their_tasks_show(annotator_user, re
     assert {r["public_id"] for r in rows} == set(public.values())
     for pk in unshown:
         assert staff.get(f"/api/reports/{public[pk]}/").status_code == 200
+
+
+def test_an_annotator_reads_only_the_rubrics_their_tasks_show(annotator_user, researcher_user):
+    """Least privilege for rubrics too: an annotator with no task that shows rubrics (a
+    pairwise and a query quality assignment of a question that has one) lists none and gets
+    404 by public id; a rubric coverage assignment of another question gives exactly that
+    question's rubric; a researcher of the study still reads both."""
+    annotator = annotator_user.annotator
+    study = make_study("rubrics", tasks=["pairwise", "query_quality", "rubric_coverage"])
+    hidden_q, shown_q = (make_question(study, n_reports=2, rubric_items=2) for _ in range(2))
+    make_assignment(annotator, hidden_q, "pairwise")
+    make_assignment(annotator, hidden_q, "query_quality")
+    hidden, shown = hidden_q.rubrics.get(), shown_q.rubrics.get()
+
+    client = APIClient()
+    client.force_login(annotator_user)
+    got = client.get("/api/rubrics/", {"limit": 50}).json()
+    assert (got["results"] if isinstance(got, dict) else got) == []
+    assert client.get(f"/api/rubrics/{hidden.public_id}/").status_code == 404
+
+    make_assignment(annotator, shown_q, "rubric_coverage")
+    got = client.get("/api/rubrics/", {"limit": 50}).json()
+    rows = got["results"] if isinstance(got, dict) else got
+    assert [r["public_id"] for r in rows] == [shown.public_id]
+    assert len(rows[0]["items"]) == 2
+    assert client.get(f"/api/rubrics/{shown.public_id}/").status_code == 200
+    assert client.get(f"/api/rubrics/{hidden.public_id}/").status_code == 404
+
+    study.researchers.add(researcher_user)
+    staff = APIClient()
+    staff.force_login(researcher_user)
+    got = staff.get("/api/rubrics/", {"study": study.pk, "limit": 50}).json()
+    rows = got["results"] if isinstance(got, dict) else got
+    assert {r["public_id"] for r in rows} == {hidden.public_id, shown.public_id}

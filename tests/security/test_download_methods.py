@@ -128,3 +128,28 @@ def test_an_unknown_judgments_format_names_the_formats_there_are(token_client):
     error = answer.json()["errors"][0]
     assert error["field"] == "fmt" and "'txt'" in error["message"]
     assert all(fmt in error["message"] for fmt in JUDGMENT_FORMATS)
+
+
+def test_a_refused_method_is_the_json_405_even_where_csrf_is_enforced(token_client):
+    """A token script's POST or DELETE to a download got Django's HTML CSRF 403 page (the
+    test client skips CSRF unless asked): it is the JSON 405 naming the allowed methods,
+    and a signed-in browser's POST without a CSRF token is a 405 as well, not a change."""
+    from django.test import Client as DjangoClient
+
+    _, study = token_client
+    from rest_framework.authtoken.models import Token
+
+    key = Token.objects.get(user__username="methods_researcher").key
+    script = DjangoClient(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Token {key}")
+    for url in download_urls(study):
+        for method in ("post", "delete"):
+            refused = getattr(script, method)(url)
+            assert refused.status_code == 405, (url, method, refused.content[:200])
+            body = refused.json()
+            assert f"method {method.upper()} is not allowed" in body["detail"], url
+            assert "GET, HEAD, OPTIONS" in body["errors"][0]["message"], url
+            assert {m.strip() for m in refused["Allow"].split(",")} == {"GET", "HEAD", "OPTIONS"}
+    browser = DjangoClient(enforce_csrf_checks=True)
+    browser.force_login(study.researchers.get())
+    url = reverse("studies:export_pairwise", args=[study.pk])
+    assert browser.post(url).status_code == 405

@@ -117,3 +117,30 @@ def test_client_ip_behind_trusted_proxies(settings, rf):
     assert client_ip(request) == "10.1.1.1"  # no proxy: the header is the client's, ignored
     settings.TRUSTED_PROXY_COUNT = 1
     assert client_ip(request) == "203.0.113.5"  # the spoofed left entry is not used
+
+
+@pytest.mark.django_db
+def test_attempts_while_locked_do_not_extend_the_lock(settings):
+    """The cool-off is a fixed window from the lock's start: someone who keeps trying while
+    locked cannot keep the real user out for ever."""
+    from datetime import timedelta
+
+    from axes.models import AccessAttempt
+
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+    make_user("hank", "admin")
+    client = Client()
+    for _ in range(LIMIT):
+        attempt(client, "hank", "wrong")
+
+    def minutes_pass(minutes: int) -> None:
+        for row in AccessAttempt.objects.all():
+            row.attempt_time -= timedelta(minutes=minutes)
+            row.save(update_fields=["attempt_time"])
+
+    minutes_pass(10)
+    assert attempt(client, "hank", "wrong").status_code == 429  # still locked, keeps trying
+    assert attempt(client, "hank", "hank").status_code == 429
+    minutes_pass(6)  # 16 minutes after the lock began
+    assert attempt(client, "hank", "hank").status_code == 302
+    assert logged_in(client)
