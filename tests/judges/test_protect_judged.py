@@ -231,9 +231,7 @@ def test_the_api_patch_refuses_an_added_item_and_it_is_accepted_once_results_are
     client.force_login(admin_user)
     rubric = item().rubric
     url = reverse("rubric-detail", args=[rubric.public_id])
-    items = [{"position": i.position, "text": i.text, "item_type": i.item_type,
-              "weight": i.weight, "cited_paper": i.cited_paper}
-             for i in rubric.items.order_by("position")]  # fmt: skip
+    items = items_payload(rubric)
     extra = {**items[-1], "position": len(items) + 1, "text": "A criterion no judge scored."}
     r = client.patch(url, {"items": [*items, extra]}, format="json")
     assert r.status_code == 409, r.content
@@ -305,6 +303,13 @@ def test_a_reports_reimport_rewriting_a_judged_report_is_refused(rb):
     assert stored() == before
 
 
+def items_payload(rubric) -> list[dict]:
+    """A rubric's items as the API's PATCH takes them, in position order."""
+    return [{"position": i.position, "text": i.text, "item_type": i.item_type,
+             "weight": i.weight, "cited_paper": i.cited_paper}
+            for i in rubric.items.order_by("position")]  # fmt: skip
+
+
 # --- The API's PATCH and the Django admin ----------------------------------------------------
 
 
@@ -314,9 +319,7 @@ def test_the_api_patch_refuses_a_judged_item_weight_and_a_judged_report_text(rb,
     client.force_login(admin_user)
     rubric = item().rubric
     url = reverse("rubric-detail", args=[rubric.public_id])
-    items = [{"position": i.position, "text": i.text, "item_type": i.item_type,
-              "weight": i.weight, "cited_paper": i.cited_paper}
-             for i in rubric.items.order_by("position")]  # fmt: skip
+    items = items_payload(rubric)
     items[2]["weight"] = 3.0 if items[2]["weight"] != 3 else 1.0
     r = client.patch(url, {"items": items}, format="json")
     assert r.status_code == 400, r.content
