@@ -46,12 +46,24 @@ def lists_world(prefix: str):
 
 
 def with_other_kinds(world) -> None:
-    """The judgment kinds the API only reads, on every assignment that has none yet."""
+    """The judgment kinds the API only reads, on every assignment that has none yet, and a
+    task that shows rubrics beside each (rubric item quality, no reports): an annotator
+    reads through the API only the rubrics their tasks show."""
     from annotation.models import Assignment, QueryQuality
 
     done = QueryQuality.objects.values("assignment_id")
-    for a in Assignment.objects.filter(study=world.study).exclude(pk__in=done):
+    mine = Assignment.objects.filter(study=world.study).exclude(task="rubric_item_quality")
+    for a in mine.exclude(pk__in=done):
         f.other_kinds(a)
+    shown = set(
+        Assignment.objects.filter(study=world.study, task="rubric_item_quality").values_list(
+            "annotator_id", "question_id"
+        )
+    )
+    for a in mine:
+        if (a.annotator_id, a.question_id) not in shown:
+            f.assignment(a.annotator, a.question, task="rubric_item_quality", order=[])
+            shown.add((a.annotator_id, a.question_id))
 
 
 LISTS = [(b, role) for _, _, b in router.registry for role in ("researcher", "annotator")]

@@ -18,7 +18,7 @@ from annotation.importers.structure import (
     parse_markdown,
 )
 from annotation.importers.structure import ParsedSection as Sec
-from annotation.models import Paragraph, Question, Report, RubricItem
+from annotation.models import Paragraph, Question, Report, RubricItem, System
 from annotation.normalise import clean_text, close_up, normalise_report
 from tests.builders import world as f
 from tests.builders.sources import anchors, citations
@@ -175,7 +175,9 @@ def test_the_api_write_path_normalises_and_staff_read_the_original(
     admin_user, annotator_user, other_annotator_user
 ):
     world = f.build_world(annotator_user, other_annotator_user)
-    report = world.own["report"]
+    # a report nobody has judged (a judged one keeps its text: annotation.units)
+    system = System.objects.create(study=world.study, name="unjudged")
+    report = Report.objects.create(question=world.own["question"], system=system)
     client = APIClient()
     client.force_authenticate(admin_user)
     text = 'A claim (Rego et al., 2022) <Model name="Anthropic" version="x">.'
