@@ -58,7 +58,6 @@ def claim_in_report(claim: ReportClaim, report, asked: str | None = None) -> dic
         "cites": [
             {
                 "key": key,
-                "citation": report.citations.get(key),
                 "asked": key == asked,
                 "source_html": source_html(source_of(report.citations.get(key), key)),
             }
