@@ -120,9 +120,10 @@ def instead_of_judges(kinds) -> str:
     if not by_judge(kinds):
         return ""
     return (
-        "; to change it anyway, delete the judge results first (the Django admin's judge "
-        "coverage and judge scores of it, or DELETE /api/judges/<id>/, which deletes the "
-        "judge with all its results), then make the change again"
+        "; to change it anyway, delete the judge results first (DELETE "
+        "/api/judges/<id>/results/?study=<study id>, which deletes that judge's results in "
+        "this study only, or the Django admin's judge coverage and judge scores of it), then "
+        "make the change again"
     )
 
 

@@ -95,3 +95,15 @@ class JudgeScoreSerializer(serializers.ModelSerializer):
         if problem:
             raise serializers.ValidationError({"value": problem})
         return attrs
+
+
+class ResultsRemovalSerializer(serializers.Serializer):
+    """What ``DELETE /api/judges/{id}/results/?study=`` deleted (or, with ``dry_run``,
+    would delete): rows per kind (judge output model, and ``JudgeRun``)."""
+
+    judge = serializers.IntegerField(source="judge.pk")
+    judge_name = serializers.CharField(source="judge.name")
+    study = serializers.IntegerField(source="study.pk")
+    study_name = serializers.CharField(source="study.name")
+    dry_run = serializers.BooleanField()
+    deleted = serializers.DictField(child=serializers.IntegerField())

@@ -96,7 +96,8 @@ class QualificationResult(models.Model):
 
 
 class QualityEvent(models.Model):
-    """The audit trail of quality-control decisions taken by hand (overrides, gold, sends)."""
+    """The study's audit trail of decisions taken by hand: quality control's (overrides,
+    gold, sends) and a judge's results deleted from the study (``judges.removal``)."""
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
     actor = models.ForeignKey(
