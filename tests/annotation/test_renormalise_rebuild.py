@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 from annotation.importers import run
 from annotation.importers.structure import stored_canonical
-from annotation.models import Draft, Paragraph, ParagraphRelevance, Report, Study
+from annotation.models import Draft, Paragraph, ParagraphRelevance, Report, ReportClaim, Study
 from annotation.models.jsontext import same_text
 from tests.builders import world as f
 from tests.builders.users import make_user
@@ -125,6 +125,24 @@ def test_a_judged_report_is_kept_as_it_is_and_listed():
     ) in out
     assert f"kept report {other.pk} ({other.public_id}) as it is: it has drafts" in out
     assert "rebuilt 0 reports" in out and "kept 2 reports as they are" in out
+
+
+@pytest.mark.django_db
+def test_a_report_with_claims_is_kept_as_it_is():
+    """An imported claim names its paragraph and its sources by key: a rebuild renumbering
+    them would leave it citing another source."""
+    report, _ = imported("S")
+    aged(report)
+    ReportClaim.objects.create(
+        report=report, paragraph=Paragraph.objects.get(report=report), text="Claim 1",
+        citation_keys=["1"],
+    )  # fmt: skip
+    before = state(report)
+
+    out = command()
+
+    assert f"kept report {report.pk} ({report.public_id}) as it is: it has claims (" in out
+    assert state(report) == before
 
 
 @pytest.mark.django_db
