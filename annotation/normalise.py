@@ -845,6 +845,12 @@ def normalise_reports(reports: list[ParsedReport]) -> list[tuple[ParsedReport, d
     return [normalise_report(parsed) for parsed in reports]
 
 
+#: What normalisation writes of ``Report.original`` (:func:`original_of`); its other keys
+#: are the importer's (the records kept as released, a repeated question's set-aside
+#: report), which a re-normalisation keeps.
+ORIGINAL_KEYS = ("sections", "citations", "unlisted_markers")
+
+
 def original_of(parsed: ParsedReport, originals: dict, number: dict[str, int]) -> dict:
     """The report as the system wrote it, for researchers: sections, paragraphs, citation
     keys and titles, and which ``[n]`` each original key became (``unlisted_markers``: the

@@ -256,6 +256,41 @@ def report_work(report_ids) -> dict[int, list[str]]:
     return _work_by(REPORT_WORK, report_ids)
 
 
+def rebuild_work(report_ids) -> dict[int, list[str]]:
+    """report id -> the kinds of work pointing at it, for those of ``report_ids`` that have
+    any: what keeps a report as stored when ``manage.py normalise_reports`` would rebuild
+    its whole structure (sections, paragraphs, anchors and sources). That is
+    :func:`report_work`, and also its claims (imported or checked: they name its paragraphs
+    and its sources by key) and the drafts of assignments showing it (an annotator's
+    unsubmitted answers, given to its paragraphs and sources as they read). A rebuilt
+    report may renumber its sources and rewrite its paragraphs: any of these would be left
+    on a text no one read."""
+    from annotation.models import Draft, Report
+
+    ids = set(report_ids)
+    out = report_work(ids)
+
+    def add(pk, kind):
+        if kind not in out.setdefault(pk, []):
+            out[pk].append(kind)
+
+    for pk in set(
+        ReportClaim.objects.filter(report_id__in=ids).values_list("report_id", flat=True)
+    ):
+        add(pk, "claims")
+    by_question: dict[int, set[int]] = {}
+    for pk, question in Report.objects.filter(pk__in=ids).values_list("pk", "question_id"):
+        by_question.setdefault(question, set()).add(pk)
+    drafts = Draft.objects.filter(assignment__question_id__in=list(by_question))
+    for question, order in drafts.values_list(
+        "assignment__question_id", "assignment__report_order"
+    ):
+        shown = by_question[question] & set(order) if order else by_question[question]
+        for pk in shown:  # no order: the assignment shows every report of its question
+            add(pk, "drafts")
+    return out
+
+
 def reword_refusal(rubric: str, position: int, kinds: list[str], name: str = "text") -> str:
     """What an edit of one judged item's kept field is told (the API's PATCH, the admin):
     the item, what hangs off it and what to do instead."""

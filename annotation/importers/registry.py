@@ -224,6 +224,12 @@ class Format:
     #: The rubric item weights the format allows, (lowest, highest) inclusive: its import
     #: refuses any other, naming the record and the item (None: any positive weight).
     rubric_weights: tuple[float, float] | None = None
+    #: A report format that keeps its records as released (:mod:`.released`):
+    #: ``reread(entries) -> ParsedReport``, the report its import reads from the kept
+    #: entries of one report (``Report.original["released"]``, record order), before
+    #: normalisation. How ``manage.py normalise_reports`` rebuilds a stored report as a
+    #: fresh import of its record would, without the file (None: not rebuilt).
+    reread: Callable | None = None
 
     @property
     def key(self) -> tuple[str, str]:

@@ -42,7 +42,7 @@ from .questions import (
 )
 from .registry import Example, Format, Option, Signature, register
 from .signatures import refuse_other_format
-from .structure import ReportInput, parse_markdown, report_loader, to_markdown
+from .structure import ParsedReport, ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researcherbench"
 FORMAT = "researcherbench"
@@ -177,6 +177,11 @@ def parse_responses(src: Source) -> list[ReportInput]:
             out.append(item)
     problems.raise_if_any()
     return out
+
+
+def reread(entries: list[dict]) -> ParsedReport:
+    """The report an import reads from one report's kept record (:attr:`Format.reread`)."""
+    return parse_markdown(entries[0]["data"]["response"])
 
 
 # --- Writing back (round trips, issue 18) ---------------------------------------------------
@@ -320,6 +325,7 @@ register(
             lambda src, rep: parse_responses(src), source_format="researcherbench", key_field="id"
         ),
         dump=dump_responses,
+        reread=reread,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",
         extension=".json",

@@ -39,7 +39,7 @@ from .questions import (
 )
 from .registry import Example, Format, Option, Signature, register
 from .signatures import refuse_other_format
-from .structure import ReportInput, parse_markdown, report_loader, to_markdown
+from .structure import ParsedReport, ReportInput, parse_markdown, report_loader, to_markdown
 
 RUBRIC_KIND = "researchqa"
 EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -174,6 +174,11 @@ def parse_responses(src: Source) -> list[ReportInput]:
     return out
 
 
+def reread(entries: list[dict]) -> ParsedReport:
+    """The report an import reads from one report's kept record (:attr:`Format.reread`)."""
+    return parse_markdown(entries[0]["data"]["entry"]["answer"])
+
+
 # --- Writing back (round trips, issue 18) ---------------------------------------------------
 
 
@@ -249,6 +254,7 @@ register(
             lambda src, rep: parse_responses(src), source_format="researchqa", key_field=LIST_KEY
         ),
         dump=dump_responses,
+        reread=reread,
         dump_options=(_SYSTEM,),
         label="ResearchQA responses",
         extension=".json",

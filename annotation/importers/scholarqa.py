@@ -158,6 +158,13 @@ def parse_records(
     return inputs
 
 
+def reread(entries: list[dict]) -> ParsedReport:
+    """The report an import reads from one report's kept records (:attr:`Format.reread`):
+    its records parsed as the file's were, the first record's report kept (module doc)."""
+    inputs = parse_records([e["data"] for e in entries], "kept record", None, entries[0]["record"])
+    return inputs[0].parsed
+
+
 def _repeated_question(rep: ImportReport, file: str, n: int, record, first) -> None:
     """Record ``n`` asks the question of an earlier record: one report per question and
     system, the first (see module doc); a different second report is kept for researchers.
@@ -518,6 +525,7 @@ register(
             parts=Parts(check_records, independent, parse_records),
         ),  # fmt: skip
         dump=dump_reports,
+        reread=reread,
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ScholarQA-CS2 report file",
         extension=".json",

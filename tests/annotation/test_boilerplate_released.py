@@ -233,10 +233,11 @@ def test_nothing_but_the_boilerplate_changes_in_any_released_report(monkeypatch)
 
 
 def test_the_command_removes_boilerplate_from_reports_stored_with_it():
-    """Reports normalised at import before the list (their ``original`` set): the command
-    removes only the boilerplate, in place: the paragraph rows kept (one that was all
-    boilerplate left empty), the anchors moved with the text, the titles' labels gone, the
-    citations as stored; again, nothing is left to do."""
+    """Reports normalised at import before the list (their ``original`` set) with no record
+    kept as released (one with a kept record is rebuilt from it, test_renormalise_rebuild):
+    the command removes only the boilerplate, in place: the paragraph rows kept (one that
+    was all boilerplate left empty), the anchors moved with the text, the titles' labels
+    gone, the citations as stored; again, nothing is left to do."""
     run("reports", shared("researcherbench", "user_data", "Mita.json"), study="RB",
         format="researcherbench", system="Mita")  # fmt: skip
     report = next(
@@ -257,6 +258,8 @@ def test_the_command_removes_boilerplate_from_reports_stored_with_it():
         text="**Sources:** " + cited.text,
         anchors=[[a + shift, b + shift, k] for a, b, k in cited.anchors],
     )
+    without_record = {k: v for k, v in report.original.items() if k != "released"}
+    Report.objects.filter(pk=report.pk).update(original=without_record)
     rows = list(Paragraph.objects.filter(report=report).values_list("pk", "number"))
     stored_citations = Report.objects.get(pk=report.pk).citations
 
@@ -270,7 +273,7 @@ def test_the_command_removes_boilerplate_from_reports_stored_with_it():
     assert Section.objects.get(pk=first.pk).title == first.title.removeprefix("Research Report: ")
     assert Report.objects.get(pk=report.pk).citations == stored_citations
     call_command("normalise_reports", stdout=out)
-    assert out.getvalue().endswith("removed a system's boilerplate from 0 reports\n")
+    assert "removed a system's boilerplate from 0 reports\n" in out.getvalue()
 
 
 # --- You.com's dash-joined fragment words -------------------------------------------------------
