@@ -65,7 +65,7 @@ from concord.api_parameters import RefusesUnknownParameters, checks_own_paramete
 from concord.api_schema import BLINDED_SUFFIX
 from concord.error_body import api_error, as_items, error_body, item, summary
 from concord.pagination import LimitOffsetPagination
-from concord.query import flag, one_value, unknown_options
+from concord.query import flag, id_value, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
 
 
@@ -210,10 +210,7 @@ class RoleViewSet(RefusesUnknownParameters, viewsets.ModelViewSet):
             raw = one_value(params, name)
             if raw in (None, ""):
                 continue
-            try:
-                value = int(raw)
-            except ValueError:
-                raise ValidationError({name: "Must be an integer id."}) from None
+            value = id_value(raw, name)
             if name == "study":  # a study not theirs, or none: 404 (listed_study_or_404)
                 listed_study_or_404(self.request.user, value)
             lookups[self.filters[name]] = value
@@ -929,10 +926,7 @@ class JudgmentViewSet(RoleViewSet):
             if not self.report_paths:
                 raise ValidationError({"system": "These judgments are not about a report, so "
                                        "they have no system."})  # fmt: skip
-            try:
-                system_id = int(system)
-            except ValueError:
-                raise ValidationError({"system": "Must be an integer id."}) from None
+            system_id = id_value(system, "system")
             self.check_named("system", system_id)  # 99999 answered an empty list
             about = Q()
             for path in self.report_paths:

@@ -507,6 +507,12 @@ def _citation_key(c: Citation) -> tuple:
     return (c.key, c.title, tuple(s for s in c.snippets or [] if isinstance(s, str)), c.url or "")
 
 
+#: Closing punctuation right after a marker, across spaces and one line break ("as shown
+#: [3]\n."), not a word's opening dot (".NET"): kept with the chip in one no-wrap span
+#: (``.cite-end``), or the page wrapped the period onto a line of its own.
+_PUNCTUATION_AFTER = re.compile(r"[ \t]*(?:\n[ \t]*)?([,.;:!?]+)(?!\w)")
+
+
 @lru_cache(maxsize=20_000)
 def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tuple[str, ...]]:
     markers: list[SafeString] = []
@@ -521,8 +527,14 @@ def _render_paragraph(source: str, cited: tuple, prefix: str) -> tuple[str, tupl
         # the rule too: between markers, so the anchors' offsets still hold
         out.append(_strip_placeholders(shown_text(source[cursor:start])))
         marker = _strip_placeholders(source[start:end]).strip() or key
+        chip = citation_html(citation, marker, f"{prefix}-c{len(markers)}")
+        after = _PUNCTUATION_AFTER.match(source, end)
+        if after:  # the punctuation goes with the chip, the line break before it goes
+            chip = format_html('<span class="cite-end">{}{}</span>', chip, after.group(1))
+            marker += after.group(1)
+            end = after.end()
         marker_texts.append(marker)
-        markers.append(citation_html(citation, marker, f"{prefix}-c{len(markers)}"))
+        markers.append(chip)
         keys.append(key)
         out.append(f"{PH_OPEN}{len(markers) - 1}{PH_CLOSE}")
         cursor = end

@@ -5,6 +5,7 @@ schema's documented content type hold for every answer; elsewhere Django's HTML 
 from django.conf import settings
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
 from django.views import defaults
 
 from concord.error_body import error_response
@@ -14,6 +15,14 @@ def not_found(request, exception):
     if request.path.startswith("/api/"):
         return error_response("Not found.", 404)
     return defaults.page_not_found(request, exception)
+
+
+def refused_page(request, message: str, back: str, status: int = 400):
+    """An HTML page's refusal of a form it was sent: the site's error page (``400.html``,
+    in the layout: top bar, navigation) with the reason and a link ``back`` to the page
+    the form was on. Why: a plain-text body left a browser on a bare line of text with
+    no way back; the API keeps its JSON error body (:mod:`concord.error_body`)."""
+    return render(request, "400.html", {"message": message, "back": back}, status=status)
 
 
 def bad_request(request, exception):

@@ -4,16 +4,20 @@ Failed logins are counted per (user name, client IP). When a pair reaches the li
 further attempt is refused for the cool-off period, even with the right password, and the
 caller is told so. The period runs from the attempt that reached the limit: attempts made while
 locked are refused without being recorded, so they do not extend it
-(``AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False``). The locked caller is told: the login page shows the message with status 429; the API token endpoint
-and any JSON caller get ``{"detail": ...}`` with status 429 and a ``Retry-After`` header.
+(``AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False``). The locked caller is told how
+long remains of that window: the login page shows the message with status 429; the API
+token endpoint and any JSON caller get ``{"detail": ...}`` with status 429; both carry a
+``Retry-After`` header.
 """
 
 from axes.backends import AxesStandaloneBackend
+from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.timezone import now
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken import views as authtoken_views
 from rest_framework.response import Response
@@ -56,10 +60,27 @@ def lockout_message(minutes: int | None) -> str:
     )
 
 
-def lockout_response(request: HttpRequest, original_response=None, credentials=None):
-    """What a locked-out caller sees (``AXES_LOCKOUT_CALLABLE``)."""
+def seconds_left(request: HttpRequest, credentials=None) -> int | None:
+    """Seconds until the lock of the caller's (user name, IP) pair ends, None when no
+    cool-off is set. The window is fixed, from the last recorded failure (attempts while
+    locked are not recorded), so the caller is told what remains of it, not the whole
+    cool-off again; the full period when the handler keeps no attempts to read."""
     cool_off = get_cool_off(request)
-    seconds = int(cool_off.total_seconds()) if cool_off else None
+    if not cool_off:
+        return None
+    handler = AxesProxyHandler.get_implementation()
+    attempts = getattr(handler, "get_user_attempts", lambda *_: [])(request, credentials)
+    times = [t for qs in attempts for t in qs.values_list("attempt_time", flat=True)]
+    if not times:
+        return int(cool_off.total_seconds())
+    left = max(times) + cool_off - (getattr(request, "axes_attempt_time", None) or now())
+    return max(int(left.total_seconds()), 1)
+
+
+def lockout_response(request: HttpRequest, original_response=None, credentials=None):
+    """What a locked-out caller sees (``AXES_LOCKOUT_CALLABLE``): how long the lock still
+    holds (:func:`seconds_left`), in minutes rounded up and as ``Retry-After``."""
+    seconds = seconds_left(request, credentials)
     message = lockout_message(-(-seconds // 60) if seconds else None)
     wants_json = (
         request.path.startswith("/api/")

@@ -41,6 +41,16 @@ def one_value(params: Mapping, name: str):
     return "" if given else None
 
 
+def id_value(raw, name: str) -> int:
+    """``raw`` as an object id, or a 400 naming ``name`` in the words every list uses.
+    Why one function: the judge runs' own check (``str.isdigit``) took "²" for an id and
+    answered a 500, and said it in other words than the other lists."""
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ValidationError({name: "Must be an integer id."}) from None
+
+
 def flag(raw, name: str) -> bool:
     """``raw`` as true or false: absent or empty is false; a word outside
     :data:`TRUE_WORDS` and :data:`FALSE_WORDS` is a 400 naming ``name`` and the words."""

@@ -25,7 +25,7 @@ from annotation.permissions import (
 )
 from concord.api_parameters import RefusesUnknownParameters
 from concord.pagination import LimitOffsetPagination
-from concord.query import one_value
+from concord.query import id_value, one_value
 
 from . import run_options, runs
 from .models import Judge, JudgeRun
@@ -86,11 +86,10 @@ class JudgeRunListView(RefusesUnknownParameters, generics.GenericAPIView):
         for key in self.query_parameters:
             value = one_value(request.query_params, key)  # given twice: a 400 naming it
             if value:
-                if not value.isdigit():
-                    raise ValidationError({key: f"{value!r} is not an id"})
+                pk = id_value(value, key)
                 if key == "study":  # not theirs, or none: the 404 of every list's filter
-                    listed_study_or_404(request.user, int(value))
-                qs = qs.filter(**{f"{key}_id": int(value)})
+                    listed_study_or_404(request.user, pk)
+                qs = qs.filter(**{f"{key}_id": pk})
         page = self.paginate_queryset(qs.order_by("-pk"))
         return self.get_paginated_response(JudgeRunSerializer(page, many=True).data)
 

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.annotate.claim_check import claim_in_report
@@ -28,6 +29,7 @@ from annotation.readiness import task_label
 from annotation.rendering import load_reports, render_report
 from annotation.views.access import admin_required, researcher_required
 from concord.download_methods import download_methods
+from concord.errors import refused_page
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 
@@ -380,10 +382,8 @@ def my_adjudications(request):
     if request.method == "POST":
         posted = request.POST.get("request", "")
         if not (posted.isascii() and posted.isdigit()):
-            return HttpResponse(
-                f"request: “{posted[:40]}” is not an adjudication id", status=400,
-                content_type="text/plain; charset=utf-8",
-            )  # fmt: skip
+            said = f"request: “{posted[:40]}” is not an adjudication id"
+            return refused_page(request, said, reverse("studies:my_adjudications"))
         target = mine.filter(pk=int(posted)).first()
         if target is None:
             raise Http404("No such adjudication")

@@ -91,3 +91,16 @@ def test_an_annotator_filters_by_the_studies_of_their_assignments(world):
     absent = client.get("/api/assignments/", {"study": missing})
     assert other.status_code == absent.status_code == 404
     assert other.json() == absent.json()
+
+
+@pytest.mark.parametrize("path", LISTS)
+@pytest.mark.parametrize("value", ["abc", "1.5", "²"])
+def test_a_study_that_is_not_an_id_is_a_400_naming_it_in_one_words(world, path, value):
+    """``?study=`` that is no id at all is a 400 naming the parameter, in the same words on
+    every list: the judge runs said "'abc' is not an id" where every other list said "Must
+    be an integer id.", and took "²" (a digit to ``str.isdigit``) for an id: a 500."""
+    client, *_ = world
+    got = client.get(path, {"study": value})
+    assert got.status_code == 400, (got.status_code, got.content[:300])
+    [error] = got.json()["errors"]
+    assert (error["field"], error["message"]) == ("study", "Must be an integer id."), got.json()

@@ -27,6 +27,7 @@ from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
 from annotation.models.quality import failed_studies, is_qualification_item
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
+from concord.errors import refused_page
 
 GUIDELINE_TASKS = set(SPECS)
 
@@ -257,7 +258,7 @@ def flag(request, pk: int):
             skip=skip,
         )
     except review.Refused as refused:
-        return HttpResponse(f"Not flagged: {refused}", status=400, content_type="text/plain")
+        return refused_page(request, f"Not flagged: {refused}", reverse("annotate:task", args=[pk]))
     if skip:
         said = request.POST.get("reason")
         messages.success(
@@ -279,6 +280,7 @@ def reopen(request, pk: int):
     try:
         review.reopen(page.assignment, by=request.user, by_author=True)
     except review.Refused as refused:
-        return HttpResponse(f"Not reopened: {refused}", status=400, content_type="text/plain")
+        back = reverse("annotate:task", args=[pk])
+        return refused_page(request, f"Not reopened: {refused}", back)
     messages.success(request, "Reopened: your answers can be changed until you submit again.")
     return redirect("annotate:task", pk=pk)

@@ -7,10 +7,12 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.annotate import guidelines, review
 from annotation.models import Assignment, Flag, GoldItem, Guidelines, Reopening, Study
+from concord.errors import refused_page
 
 from .access import admin_required
 
@@ -71,18 +73,16 @@ def return_for_revision(request, study_id: int):
         if raw.isdigit()
         else None
     )
+    back = reverse("studies:review", args=[study.pk])
     if assignment is None:
-        return HttpResponse(
-            f"Not returned: assignment: {raw!r} is not an assignment of study {study.name!r}.",
-            status=400,
-            content_type="text/plain",
-        )
+        said = f"Not returned: assignment: {raw!r} is not an assignment of study {study.name!r}."
+        return refused_page(request, said, back)
     try:
         review.reopen(
             assignment, by=request.user, by_author=False, reason=request.POST.get("reason", "")
         )
     except review.Refused as refused:
-        return HttpResponse(f"Not returned: {refused}", status=400, content_type="text/plain")
+        return refused_page(request, f"Not returned: {refused}", back)
     messages.success(request, f"Assignment {assignment.pk} returned to its annotator for revision.")
     return redirect("studies:review", study_id=study.pk)
 

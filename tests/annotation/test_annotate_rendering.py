@@ -97,3 +97,42 @@ def test_table_sections_render_as_escaped_lists():
 
     html = table_html({"columns": ["Model", "Score"], "rows": [["<b>x</b>", 1]]})
     assert "<li>Model: &lt;b&gt;x&lt;/b&gt;; Score: 1</li>" in html
+
+
+@pytest.mark.parametrize(
+    "text, punctuation",
+    [
+        ("Attention scales as shown [3]\n. Next sentence.", "."),
+        ("Attention scales as shown [3]\n, and more.", ","),
+        ("Attention scales as shown [3].", "."),
+        ("Attention scales as shown [3] \n ; then more.", ";"),
+    ],
+)
+def test_punctuation_after_a_marker_stays_with_it(text, punctuation):
+    """A marker at the end of a line ("… as shown [3]\\n.") left the line break between
+    the chip and its period: the page wrapped the period onto a line of its own, detached
+    from its sentence. The marker and the punctuation after it are one unbreakable span."""
+    from annotation.models import Citation
+    from annotation.rendering import paragraph_html
+
+    start = text.index("[3]")
+    html, keys = paragraph_html(
+        Paragraph(text=text), [[start, start + 3, "3"]], {"3": Citation(key="3", title="T")}, "p"
+    )
+    assert keys == ["3"]
+    together = re.search(r'<span class="cite-end">(.*?)</span>([^<]*)', str(html), re.S)
+    assert together, html
+    assert str(html).count('class="cite-end"') == 1
+    # the chip, then the punctuation, nothing between them, inside the no-wrap span
+    assert re.search(r"</span></span>" + re.escape(punctuation) + r"</span>", str(html)), html
+
+
+def test_a_marker_before_a_word_on_the_next_line_is_left_alone():
+    from annotation.models import Citation
+    from annotation.rendering import paragraph_html
+
+    text = "As shown [3]\n.NET runs it."
+    html, _ = paragraph_html(
+        Paragraph(text=text), [[9, 12, "3"]], {"3": Citation(key="3", title="T")}, "p"
+    )
+    assert "cite-end" not in str(html) and ".NET runs it." in str(html)

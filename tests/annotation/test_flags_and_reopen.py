@@ -190,3 +190,28 @@ def test_reopen_hours_is_a_study_setting(client, admin_user):
     form = StudySettingsForm(study, data)
     assert form.is_valid(), form.errors
     assert form.config()["reopen_hours"] == 6
+
+
+def refused_page(response, said: str, back: str) -> None:
+    """A refused form post of an HTML page: the site's 400 page, in its layout (the top bar),
+    the reason shown, a link back to where the form was."""
+    html = response.content.decode()
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
+    assert 'class="topbar"' in html and said in html, html[:400]
+    assert f'href="{back}"' in html
+
+
+def test_a_refused_flag_is_the_sites_400_page_with_a_way_back(two, client):
+    first, _ = two
+    response = client.post(flag_url(first), {"reason": "boring", "about": "question"})
+    refused_page(response, "reason:", reverse("annotate:task", args=[first.pk]))
+
+
+def test_a_refused_return_for_revision_is_the_sites_400_page(two, client, admin_user):
+    first, second = two
+    client.force_login(admin_user)
+    url = reverse("studies:return_for_revision", args=[first.study_id])
+    response = client.post(url, {"assignment": "x"})
+    refused_page(response, "assignment:", reverse("studies:review", args=[first.study_id]))
+    response = client.post(url, {"assignment": second.pk})
+    refused_page(response, "not submitted", reverse("studies:review", args=[first.study_id]))

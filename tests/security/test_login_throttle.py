@@ -144,3 +144,34 @@ def test_attempts_while_locked_do_not_extend_the_lock(settings):
     minutes_pass(6)  # 16 minutes after the lock began
     assert attempt(client, "hank", "hank").status_code == 302
     assert logged_in(client)
+
+
+@pytest.mark.django_db
+def test_the_locked_caller_is_told_the_time_that_remains(settings):
+    """The lock is a fixed window, so the page and the API say how long is left of it
+    (rounded up to a minute), not the whole cool-off again: ten minutes into a 15-minute lock
+    the wait is 5 minutes, and ``Retry-After`` the seconds that remain."""
+    from datetime import timedelta
+
+    from axes.models import AccessAttempt
+
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+    make_user("ida", "annotator")
+    client = Client()
+    for _ in range(LIMIT - 1):
+        attempt(client, "ida", "wrong")
+    first = attempt(client, "ida", "wrong")
+    assert "blocked for 15 minutes" in first.content.decode()
+    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.get().attempt_time
+                                 - timedelta(minutes=10, seconds=30))  # fmt: skip
+
+    page = attempt(client, "ida", "ida")
+    assert page.status_code == 429
+    assert "blocked for 5 minutes" in page.content.decode()
+    assert 240 < int(page["Retry-After"]) <= 270
+
+    api = client.post(reverse("api-token"), {"username": "ida", "password": "ida"},
+                      REMOTE_ADDR="10.0.0.1")  # fmt: skip
+    assert api.status_code == 429
+    assert "blocked for 5 minutes" in api.json()["detail"]
+    assert 240 < int(api["Retry-After"]) <= 270
