@@ -454,6 +454,56 @@ def unbraced_title(title: str) -> str:
     )
 
 
+#: A BibTeX exporter's escaped protecting brace: ``$\\{$Inter-Function$\\}$`` (braces meant
+#: to keep the capitals, which LaTeX prints as braces).
+_ESCAPED_BRACE = re.compile(r"\$\\[{}]\$")
+#: A formula in protecting braces: ``{$IA^3$}``, ``{$\\ell_{1}$}``.
+_BRACED_FORMULA = re.compile(r"\{(\$[^$]*\$)\}")
+#: A LaTeX command, accent or escape outside a title's formulas: ``{\\textdollar}``,
+#: ``M{\\"o}bius``, ``\\&``.
+_TITLE_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[\"'`^~=.&%$#_{}])")
+#: Accents on nothing, which LaTeX prints as the mark itself (pylatexenc drops them).
+_BARE_ACCENT = re.compile(r"\\([\^~])\{\}")
+
+
+def bibtex_title(title: str) -> str:
+    """A BibTeX title as its words: escaped protecting braces dropped (``$\\{$Inter-Function
+    $\\}$`` -> "Inter-Function"), protecting braces around a formula dropped (``{$IA^3$}``),
+    commands, accents and escapes outside formulas decoded by pylatexenc, a maintained
+    parser (``{\\textdollar}A{\\^{}}3{\\textdollar}`` -> ``$A^3$``, ``M{\\"o}bius`` ->
+    "Möbius"), then the braces (:func:`unbraced_title`). Formulas stay as written; a page
+    renders them (:func:`annotation.rendering.latex_text_html`).
+
+    Why: DeepScholar's references (``cited_paper_title``) are BibTeX as its exporters
+    wrote it, and annotators read the escapes as written. For display: the title is stored
+    as imported (a reference experts labelled keeps the title it had)."""
+    if "\\" not in title and "{" not in title:
+        return title
+    # "$\\}$$\\{$" stood between two protected words ("{Latency-Predictable}
+    # {Multi-Dimensional}"), their space lost
+    title = _ESCAPED_BRACE.sub("", title.replace("$\\}$$\\{$", " "))
+    title = _BRACED_FORMULA.sub(r"\1", title)
+    if _TITLE_COMMAND.search(title):
+        parts = _TITLE_MATH.split(title)
+        title = "".join(part if k % 2 else _decoded(part) for k, part in enumerate(parts))
+    unbraced = unbraced_title(title)
+    while unbraced != title:  # doubled braces: "A {{Framework}} for"
+        title, unbraced = unbraced, unbraced_title(unbraced)
+    return unbraced
+
+
+def _decoded(latex: str) -> str:
+    """LaTeX text (no formula) as the characters it prints."""
+    if not _TITLE_COMMAND.search(latex):
+        return latex
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    marks = {"^": "\ue010", "~": "\ue011"}  # kept from the parser: it reads "~" as a space
+    latex = _BARE_ACCENT.sub(lambda m: marks[m[1]], latex)
+    text = LatexNodes2Text(math_mode="verbatim").latex_to_text(latex)
+    return text.replace(marks["^"], "^").replace(marks["~"], "~")
+
+
 def shown_title(title: str) -> str:
     """A citation's title as annotators read it. A title that is an address is that
     address cleaned (:func:`clean_url`: what the link opens, no more); a title that is a

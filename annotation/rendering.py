@@ -16,8 +16,9 @@ import re
 import threading
 import time
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from html.parser import HTMLParser
 from string import ascii_uppercase
 
@@ -147,15 +148,51 @@ def shown_claim(text: str) -> str:
 # A formula latex2mathml cannot render is shown as its source text, unaltered.
 
 _CODE = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
-_MATH = re.compile(
-    r"(?<![\\$])\$\$(?P<dd>.+?)(?<!\\)\$\$"  # $$ display $$
+#: LaTeX's display environments, starred or not: amsmath's numbered ones and the blocks
+#: that stand alone (``\\begin{gathered}``), as LaTeX text (DeepScholar's exemplars) and
+#: some reports write display math.
+DISPLAY_ENVIRONMENTS = (
+    "equation", "displaymath", "align", "flalign", "alignat", "eqnarray", "gather",
+    "multline", "gathered", "aligned", "split",
+)  # fmt: skip
+_DISPLAY = (
+    r"\\begin\{(?P<env>" + "|".join(DISPLAY_ENVIRONMENTS) + r")(?P<star>\*?)\}"
+    r"(?P<be>.+?)\\end\{(?P=env)(?P=star)\}"  # \begin{equation} display \end{equation}
+    r"|(?<![\\$])\$\$(?P<dd>.+?)(?<!\\)\$\$"  # $$ display $$
     r"|\\\[(?P<bd>.+?)\\\]"  # \[ display \]
     r"|\\\((?P<bi>.+?)\\\)"  # \( inline \)
+)
+_MATH = re.compile(
+    _DISPLAY
     # $inline$: not after a backslash or a dollar; not "$ " closing a "$x" (and vice versa);
     # the closing dollar not followed by a digit, so "$5 and $10" is no formula.
-    r"|(?<![\\$\w])\$(?P<d>(?P<sp>[ ]?)[^\s$](?:[^$\n]*?[^\s$\\])?(?P=sp))\$(?![\d$])",
+    + r"|(?<![\\$\w])\$(?P<d>(?P<sp>[ ]?)[^\s$](?:[^$\n]*?[^\s$\\])?(?P=sp))\$(?![\d$])",
     re.S,
 )
+#: Formulas in text written by LaTeX's rules (:func:`find_math` ``latex=True``): every
+#: dollar not escaped opens or closes one, after a digit too (``6$\\times$``, ``MC$^2$``),
+#: as LaTeX reads it; an escaped dollar inside (``\\$``) does not close it.
+_LATEX_MATH = re.compile(_DISPLAY + r"|(?<![\\$])\$(?P<d>(?:[^$\\]|\\.)+?)\$", re.S)
+#: What a display environment's body needs to be one formula latex2mathml renders: the
+#: numbered environments' labels and number switches dropped (they print no math).
+_NUMBERING = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b")
+#: The environment latex2mathml renders for each display environment's rows (None: the body
+#: is one formula; the environment itself when latex2mathml knows it).
+_ROWS = {"equation": None, "displaymath": None, "align": "aligned", "flalign": "aligned",
+         "alignat": "aligned", "eqnarray": "aligned", "split": "aligned",
+         "aligned": "aligned", "gather": "gathered", "multline": "gathered",
+         "gathered": "gathered"}  # fmt: skip
+
+
+def display_latex(env: str, body: str) -> str:
+    """A display environment's body as one formula latex2mathml renders: ``equation``'s
+    body as written; rows of ``align`` / ``gather`` / ``multline`` as amsmath's
+    ``aligned`` / ``gathered`` blocks (``alignat``'s column count dropped)."""
+    body = _NUMBERING.sub("", body).strip()
+    if env == "alignat":
+        body = re.sub(r"^\{\d+\}", "", body).strip()
+    rows = _ROWS[env]
+    return body if rows is None else f"\\begin{{{rows}}}{body}\\end{{{rows}}}"
 
 
 #: Han, kana and Hangul: the scripts of words, never of a formula's variables.
@@ -206,22 +243,26 @@ def bracketed_words(content: str) -> bool:
     return any(len(word) > 2 for word in _LATIN_WORD.findall(content))
 
 
-def find_math(text: str) -> list[tuple[int, int, str, bool]]:
+def find_math(text: str, latex: bool = False) -> list[tuple[int, int, str, bool]]:
     """Formulas in ``text``: (start, end, LaTeX source, display?) outside code spans; an
-    escaped-bracket span of words (:func:`bracketed_words`) is text, not a formula."""
+    escaped-bracket span of words (:func:`bracketed_words`) is text, not a formula. Display
+    environments (``\\begin{equation}`` …: :data:`DISPLAY_ENVIRONMENTS`) are display
+    formulas. ``latex``: the text follows LaTeX's rules (text read from LaTeX, an arXiv
+    abstract), where every unescaped dollar is math (:data:`_LATEX_MATH`); markdown's
+    writers use a dollar for money, hence the stricter default."""
     code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
     found = []
-    for m in _MATH.finditer(text):
+    for m in (_LATEX_MATH if latex else _MATH).finditer(text):
         if any(a < m.end() and m.start() < b for a, b in code):
             continue
-        latex = next(g for g in (m["dd"], m["bd"], m["bi"], m["d"]) if g is not None)
-        if not latex.strip() or any(c in latex for c in PRIVATE):
+        source = next(g for g in (m["be"], m["dd"], m["bd"], m["bi"], m["d"]) if g is not None)
+        if not source.strip() or any(c in source for c in PRIVATE):
             continue
-        if m["bd"] is not None and bracketed_words(latex):
+        if m["bd"] is not None and bracketed_words(source):
             continue
-        found.append(
-            (m.start(), m.end(), latex.strip(), m["dd"] is not None or m["bd"] is not None)
-        )
+        display = m["d"] is None and m["bi"] is None
+        formula = display_latex(m["env"], source) if m["be"] is not None else source.strip()
+        found.append((m.start(), m.end(), formula, display))
     return found
 
 
@@ -237,6 +278,25 @@ def math_html(source: str, latex: str, display: bool) -> str:
     if mathml is not None and "\\" not in re.sub(r"<[^>]*>", "", mathml):
         return sanitize_mathml(mathml)
     return f'<code class="math-source">{escape(source)}</code>'
+
+
+def paper_math_html(source: str, latex: str, display: bool) -> str:
+    """:func:`math_html` for a formula of text read from LaTeX: a command latex2mathml does
+    not know is taken for a macro of the paper's own (``$\\ToolName$``, ``$\\sign(x)$``;
+    the release holds no definition) and set upright by its name, as an operator name is,
+    rather than the whole formula shown as source."""
+    html = math_html(source, latex, display)
+    if 'class="math-source"' not in html:
+        return html
+    try:
+        shown = re.sub(r"<[^>]*>", "", latex2mathml.converter.convert(latex))
+    except Exception:  # noqa: BLE001 - a syntax error: the source it is
+        return html
+    names = set(_PAPER_MACRO.findall(shown))
+    if not names:
+        return html
+    named = re.compile(r"\\(" + "|".join(sorted(names)) + r")(?![A-Za-z])")
+    return math_html(source, named.sub(r"\\operatorname{\1}", latex), display)
 
 
 # --- Tables whose rows lost their line breaks -------------------------------------------------
@@ -312,18 +372,60 @@ def scrollable_tables(html: str) -> str:
     return html.replace("</table>", "</table></div>")
 
 
-def text_to_html(text: str) -> SafeString:
-    """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML.
+def text_to_html(text: str, latex: bool = False) -> SafeString:
+    """Untrusted Markdown/HTML text -> safe HTML, formulas as MathML. ``latex``: text read
+    from LaTeX (:mod:`annotation.importers.latex_exemplar`): its dollars are LaTeX's
+    (:func:`find_math`) and a macro of the paper's own is shown by name
+    (:func:`paper_macros`).
 
     Marked safe (it is sanitized here), so a template shows it as markup, never as
     escaped tags."""
-    return mark_safe(_text_to_html(text))  # noqa: S308 - sanitized with nh3 above
+    return mark_safe(_text_to_html(text, latex))  # noqa: S308 - sanitized with nh3 above
 
 
-def _text_to_html(text: str) -> str:
-    formulas = find_math(text)
+#: A macro left in text read from LaTeX: one the paper defines in its own preamble, which
+#: DeepScholar's release does not hold (the import names each; ``latex_exemplar``).
+_PAPER_MACRO = re.compile(r"\\([A-Za-z]+)")
+PAPER_MACRO_NOTE = "a macro of the paper's own LaTeX; the release does not say what it prints"
+
+
+def paper_macros(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """(start, end, HTML) of each macro left in text read from LaTeX, outside formulas and
+    code (``taken``): its name without the backslash, muted and titled as a macro
+    (``\\kvcache`` reads "kvcache"), so the reader sees a word, not markup, and is told it
+    stands for words the release lacks."""
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    out = []
+    for m in _PAPER_MACRO.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in (*taken, *code)):
+            continue
+        html = f'<span class="muted latex-macro" title="{PAPER_MACRO_NOTE}">{m[1]}</span>'
+        out.append((m.start(), m.end(), html))
+    return out
+
+
+def _pieces(text: str, latex: bool) -> list[tuple[int, int, Callable[[], str]]]:
+    """What is cut out of ``text`` before it is read as Markdown or escaped, and put back
+    as markup built here: (start, end, its HTML when asked), in text order."""
+    formulas = find_math(text, latex)
+    pieces = [
+        (
+            start,
+            end,
+            partial(paper_math_html if latex else math_html, text[start:end], formula, display),
+        )  # fmt: skip
+        for start, end, formula, display in formulas
+    ]
+    if latex and "\\" in text:
+        taken = [(start, end) for start, end, _, _ in formulas]
+        pieces += [(a, b, partial(str, html)) for a, b, html in paper_macros(text, taken)]
+    return sorted(pieces, key=lambda piece: piece[0])
+
+
+def _text_to_html(text: str, latex: bool = False) -> str:
+    pieces = _pieces(text, latex)
     parts, cursor = [], 0
-    for i, (start, end, _, _) in enumerate(formulas):
+    for i, (start, end, _) in enumerate(pieces):
         parts.append(text[cursor:start])
         parts.append(f"{MATH_OPEN}{i}{MATH_CLOSE}")
         cursor = end
@@ -331,15 +433,40 @@ def _text_to_html(text: str) -> str:
     html = scrollable_tables(
         sanitize_html(normalise_headings(_markdown().convert(restore_table_rows("".join(parts)))))
     )
-    if not formulas:
+    if not pieces:
         return html
     return substitute_in_text(
         html,
         MATH_OPEN,
         MATH_CLOSE,
-        lambda i: math_html(text[formulas[i][0] : formulas[i][1]], *formulas[i][2:]),
-        lambda i: text[formulas[i][0] : formulas[i][1]],
+        lambda i: pieces[i][2](),
+        lambda i: text[pieces[i][0] : pieces[i][1]],
     )
+
+
+#: LaTeX's escapes of characters it reserves, in text: ``50\\%``, ``R\\&D`` (markdown's,
+#: ``\\$``, are :data:`_SHOWN_ESCAPE`'s).
+_LATEX_ESCAPE = re.compile(r"\\([%&#])")
+
+
+def latex_text_html(text: str, limit: int | None = None) -> SafeString:
+    """Plain text written by LaTeX's rules (DeepScholar's query: an arXiv abstract; a
+    BibTeX title) as HTML: inline formulas as MathML (``1.9$\\times$``), an escaped
+    character as itself (``KV\\$`` reads "KV$", as a report's ``\\$`` does:
+    :func:`shown_claim`; ``1\\%`` reads "1%"), the rest escaped; no Markdown (an abstract
+    is no markdown). ``limit``: cut at about that many characters of source (never inside a
+    formula), with an ellipsis. Addresses cleaned (:func:`annotation.links.shown_text`)."""
+    text = shown_text(text) if isinstance(text, str) else ""
+    pieces = _pieces(text, latex=True)
+    if limit is not None and len(text) > limit:
+        cut = next((a for a, b, _ in pieces if a < limit < b), limit - 1)
+        text, pieces = text[:cut].rstrip() + "…", [p for p in pieces if p[1] <= cut]
+    out, cursor = [], 0
+    for start, end, html in [*pieces, (len(text), len(text), partial(str, ""))]:
+        plain = _LATEX_ESCAPE.sub(r"\1", shown_claim(text[cursor:start]))
+        out.append(escape(plain) + html())
+        cursor = end
+    return mark_safe("".join(out))  # noqa: S308 - text escaped, MathML sanitized
 
 
 def report_label(index: int) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
-from annotation.links import address_title, shown_text, shown_title
+from annotation.links import address_title, bibtex_title, shown_text, shown_title
 from annotation.models import DeepScholarLabel, Exemplar, ExemplarReference
 
 from ..quality import labels as ql
@@ -69,12 +69,13 @@ class LabelUnit:
 
 
 def source_title(title: str, key: str, url: str = "") -> str:
-    """A source's (or an exemplar reference's) title as a unit shows it: as a report's
-    citation tip does (:func:`annotation.links.shown_title`: an address cleaned, a text
+    """A source's (or an exemplar reference's) title as a unit shows it: BibTeX's escapes
+    decoded (:func:`annotation.links.bibtex_title`; the references are BibTeX), then as a
+    report's citation tip does (:func:`annotation.links.shown_title`: an address cleaned, a text
     fragment's words as a quotation), else its address's host and path
     (:func:`annotation.links.address_title`: a source that is only an address, as
     Perplexity's are, is told apart from the others), else its key."""
-    return shown_title((title or "").strip()) or address_title(url) or key
+    return shown_title(bibtex_title((title or "").strip())) or address_title(url) or key
 
 
 def order_seed(assignment) -> str:
@@ -128,7 +129,9 @@ def exemplar_text(page) -> str:
 
 def exemplar_html(page):
     """The exemplar as the experts read a report: its markdown rendered (headings, emphasis,
-    math; a LaTeX exemplar is imported as such, ``annotation.importers.latex_exemplar``), and
+    math: inline and display, ``\\begin{equation}`` too; a LaTeX exemplar is imported as
+    such, ``annotation.importers.latex_exemplar``, so it is rendered by LaTeX's rules:
+    ``text_to_html(latex=True)``), and
     its references listed under it as ``[n] title`` so its ``[n]`` markers resolve."""
     from annotation.rendering import text_to_html
 
@@ -145,8 +148,9 @@ def exemplar_html(page):
     listed = "\n\n**References**\n\n" + "  \n".join(lines) if lines else ""
     # The report renderer keeps no heading elements: a heading reads as a bold line.
     text = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", r"**\1**", text, flags=re.M)
-    # every address in it (the references' links too) cleaned as a report's (annotation.links)
-    return text_to_html(shown_text(text + listed))
+    # every address in it (the references' links too) cleaned as a report's (annotation.links);
+    # read by LaTeX's rules: its dollars are math, a macro of the paper's own shown by name
+    return text_to_html(shown_text(text + listed), latex=True)
 
 
 def make_form(title: str, options, describe: str, build: Callable) -> Form:

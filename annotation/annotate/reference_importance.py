@@ -7,6 +7,7 @@ in the exemplar's reference list (the ``[n]`` its text cites it by)."""
 from __future__ import annotations
 
 from annotation.models import ExemplarReference
+from annotation.rendering import latex_text_html
 
 from .base import Needs
 from .deepscholar_labels import LabelTask, LabelUnit, make_form, source_title
@@ -23,7 +24,7 @@ def units(page) -> list[LabelUnit]:
             id=ref.public_id,
             key=ref.key,
             title=f"Reference {n}",
-            text=source_title(ref.title, ref.key, ref.url),
+            text=latex_text_html(source_title(ref.title, ref.key, ref.url)),  # "$A^3$"
             url=ref.url,
         )  # fmt: skip
         for n, ref in enumerate(refs, start=1)

@@ -155,7 +155,9 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
             rep.warn(name, n, column,
                      f"paper {paper!r}: " + ", ".join("\\" + m for m in unknown)
                      + " defined in the paper's preamble, which the release does not hold: "
-                     "kept as written")  # fmt: skip
+                     "kept as written (pages show the name), or, written with an argument, "
+                     "read as its argument (a title or header's as a run-in heading; a "
+                     "label's not at all)")  # fmt: skip
     problems.raise_if_any()
     rep.records = len(papers)
     existing = set(Question.objects.filter(study=study).values_list("external_id", flat=True))

@@ -12,7 +12,12 @@ the release does not hold, is not dropped (the parser's default: "Other {\\kvcac
 optimizations" read "Other -related optimizations", found on the released dataset, where
 about half the papers use such macros): the usual abbreviation macros are written out
 (:data:`ABBREVIATIONS`), any other is kept as written (``\\kvcache``) and named, so the
-import can warn which paper uses which. The LaTeX is parsed by pylatexenc (a maintained parser)
+import can warn which paper uses which; pages show its name without the backslash, muted
+(:func:`annotation.rendering.paper_macros`). One written with an argument is read with it
+(``\\headernodot{Beam search}`` was shown "\\headernodotBeam search"): a title or header
+macro as a run-in heading, a label macro (``\\lblsec{relatedwork}``) as nothing, any other
+as its argument's text. None is expanded: no file of the release defines one (it holds no
+``\\newcommand``, checked on every file of the release). The LaTeX is parsed by pylatexenc (a maintained parser)
 rather than by regular expressions, so nested braces and optional arguments are read right.
 
 Pure: text in, text out; no database.
@@ -65,11 +70,45 @@ def _arg_text(node, l2tobj) -> str:
     return l2tobj.nodelist_to_text(arg.nodelist if hasattr(arg, "nodelist") else [arg]).strip()
 
 
+#: A macro of the paper's own taking an argument, by what its name says it does (the
+#: release holds no definition): a label (``\\lblsec{relatedwork}``) prints nothing; a
+#: title or header (``\\nospacestitle{Reuse …}``, ``\\headernodot{Beam search}``) is a
+#: run-in heading, as ``\\paragraph`` is; any other prints its argument.
+_LABEL_LIKE = re.compile(r"label|lbl", re.I)
+_HEADING_LIKE = re.compile(r"title|head|paragraph", re.I)
+
+
 def latex_to_text(latex: str) -> tuple[str, list[str], list[str]]:
     """(the section as text with ``[n]`` markers, the cited keys in order of first citation,
-    the unknown macros kept as written, in order of first use)."""
+    the unknown macros, in order of first use).
+
+    An unknown macro written with an argument (``\\headernodot{Beam search}``) is read with
+    it (:func:`_argument_macro`: its argument's text, a run-in heading, or nothing for a
+    label), not as a name glued to the argument's words (``\\headernodotBeam search``);
+    one without stays as written (``\\kvcache``; a page shows its name:
+    :func:`annotation.rendering.paper_macros`)."""
+    latex = _COMMENTED_OUT.sub("", latex)
+    text, keys, unknown, with_argument = _read(latex, ())
+    if with_argument:  # read again, these with their argument (named as first read)
+        text, keys, _, _ = _read(latex, tuple(with_argument))
+    return text, keys, unknown
+
+
+def _argument_macro(name: str):
+    """How an unknown macro with an argument reads (:data:`_LABEL_LIKE`, :data:`_HEADING_LIKE`)."""
+    if _LABEL_LIKE.search(name):
+        return ""
+    if _HEADING_LIKE.search(name):
+        return lambda node, l2tobj: f"\n\n**{_arg_text(node, l2tobj).strip().rstrip('.')}** "
+    return _arg_text
+
+
+def _read(latex: str, with_argument: tuple[str, ...]):
+    """One reading of ``latex``: (text, cited keys, unknown macros, the unknown macros
+    written right before a brace group, not yet read with an argument)."""
     keys: list[str] = []
     unknown: list[str] = []
+    braced: list[str] = []
 
     def unknown_macro(node, l2tobj) -> str:
         name, after = node.macroname, node.macro_post_space  # "\\eg TALLRec": its space
@@ -79,6 +118,11 @@ def latex_to_text(latex: str) -> tuple[str, list[str], list[str]]:
             return ""
         if name not in unknown:
             unknown.append(name)
+        end = node.pos + node.len
+        # "\\sys{}" is the name alone (the braces keep the space after it)
+        braces = latex[end : end + 2]
+        if not after and braces[:1] == "{" and braces != "{}" and name not in braced:
+            braced.append(name)
         return "\\" + name + after
 
     def cite(node) -> str:
@@ -110,6 +154,7 @@ def latex_to_text(latex: str) -> tuple[str, list[str], list[str]]:
         + [MacroTextSpec(i, simplify_repl=wrap("*")) for i in ITALIC]
         + [MacroTextSpec(m, simplify_repl="") for m in ("label", "vspace", "ding")]
     )
+    text_macros += [MacroTextSpec(m, simplify_repl=_argument_macro(m)) for m in with_argument]
     text_db = get_default_latex_context_db()
     text_db.add_context_category("concord", prepend=True, macros=text_macros)
     text_db.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=unknown_macro))
@@ -119,14 +164,13 @@ def latex_to_text(latex: str) -> tuple[str, list[str], list[str]]:
         prepend=True,
         macros=[MacroSpec(c, "*[[{") for c in CITE_COMMANDS]
         + [MacroSpec(h, "*[{") for h in (*HEADINGS, *RUN_IN)]
-        + [MacroSpec(m, "{") for m in ("ding",)],
+        + [MacroSpec(m, "{") for m in ("ding", *with_argument)],
     )
-    latex = _COMMENTED_OUT.sub("", latex)
     nodes, _, _ = LatexWalker(
         latex, latex_context=walker_db, tolerant_parsing=True
     ).get_latex_nodes()
     text = LatexNodes2Text(latex_context=text_db, math_mode="verbatim").nodelist_to_text(nodes)
-    return _tidy(text), keys, unknown
+    return _tidy(text), keys, unknown, braced
 
 
 #: ``\\iffalse … \\fi``: text the authors commented out (LaTeX prints none of it).

@@ -42,5 +42,13 @@ def shown_claim(text) -> str:
 
 
 @register.filter
+def latex_text(text, limit=None):
+    """Text written by LaTeX's rules (DeepScholar's query, an arXiv abstract) as HTML:
+    formulas as MathML, ``\\$`` as "$" (:func:`annotation.rendering.latex_text_html`);
+    ``limit``: about that many characters, never cutting a formula."""
+    return rendering.latex_text_html(text, int(limit) if limit else None)
+
+
+@register.filter
 def task_label(code: str) -> str:
     return Study.Task(code).label if code in Study.Task.values else code

@@ -278,3 +278,63 @@ def test_released_researcherbench_escaped_brackets_render_as_their_kind(tmp_path
     assert "(Kaplan et al., arXiv [cs.LG], 2020)" in shown
     blocks = [m for h in mita for m in re.findall(r'<math[^>]*display="block".*?</math>', h)]
     assert not blocks, blocks  # "\\[cs.LG\\]" was its one
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "\\begin{equation}\n\\begin{gathered}\nq(\\mathbf{x}_{1:T}|\\mathbf{x}_0) = x_t, \\\\\n"
+        "q(\\mathbf{x}_t|\\mathbf{x}_{t-1}) = y_t\n\\end{gathered}\n\\end{equation}",
+        "\\begin{equation*} a_t = b_t \\label{eq:1} \\end{equation*}",
+        "\\begin{align} a_t &= b_t \\nonumber \\\\ c_t &= d_t \\end{align}",
+        "\\begin{align*} a_t &= b_t \\end{align*}",
+        "\\begin{multline} a_t + b_t \\\\ = c_t \\end{multline}",
+        "\\begin{gather*} a_t \\\\ b_t \\end{gather*}",
+        "\\begin{gathered} a_t \\\\ b_t \\end{gathered}",
+    ],
+)
+def test_display_environments_render_as_display_mathml_without_emphasis(source):
+    """DeepScholar's exemplar 2505.22167v1 showed ``\\begin{equation}\\begin{gathered}…``
+    as text, Markdown setting ``_{t-1}…\\mathbf{x}_`` in italics (a tester's finding)."""
+    html = str(text_to_html(f"The chain:\n\n{source}\n\nwhere _t_ is the step.", latex=True))
+    assert html.count('display="block"') == 1
+    assert "\\begin" not in html and "\\label" not in html and "\\nonumber" not in html
+    assert "<em>t</em>" in html  # emphasis outside the formula is still read
+    assert html.count("<em>") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "formulas"),
+    [
+        ("a 6$\\times$ reduction and MC$^2$", ["\\times", "^2"]),
+        ("costs \\$5 and $x$", ["x"]),
+        ("$a \\$ b$ then", ["a \\$ b"]),
+    ],
+)
+def test_text_from_latex_reads_every_unescaped_dollar_as_math(text, formulas):
+    """Text read from LaTeX (an exemplar, an abstract) follows LaTeX's rule: a formula may
+    follow a digit (``6$\\times$``, ``MC$^2$``), which markdown's rule reads as money."""
+    assert [f for _, _, f, _ in find_math(text, latex=True)] == formulas
+    assert find_math("a 6$\\times$ reduction") == []  # markdown: money-like, as before
+
+
+def test_a_papers_own_macro_reads_as_its_name_muted():
+    html = str(
+        text_to_html("Reuse \\kvcache across requests, $\\ToolName(x)$ and `\\code`.", latex=True)
+    )
+    assert re.search(r'<span class="muted latex-macro" title="[^"]+">kvcache</span> across', html)
+    assert "<mo>ToolName</mo>" in html and "\\ToolName" not in html  # upright, by its name
+    assert "<code>\\code</code>" in html  # code is code
+    assert "\\kvcache" in str(text_to_html("a \\kvcache b"))  # markdown text: as written
+
+
+def test_latex_text_renders_formulas_and_reads_escapes():
+    """DeepScholar's queries are arXiv abstracts in LaTeX: "1.9$\\times$ speedup", "(KV\\$)",
+    "1\\% accuracy" (tester: shown raw)."""
+    from annotation.rendering import latex_text_html
+
+    html = str(latex_text_html("1.9$\\times$ speedup, caching (KV\\$) within 1\\% loss <b>"))
+    assert "<math" in html and "$\\times$" not in html
+    assert "(KV$)" in html and "1% loss" in html and "&lt;b&gt;" in html
+    cut = str(latex_text_html("aaaa $x_1 + x_2$ bbbb", limit=8))
+    assert cut == "aaaa…"  # never inside a formula
