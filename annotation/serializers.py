@@ -187,6 +187,9 @@ class ImportChangeSerializer(serializers.Serializer):
     fields = serializers.ListField(child=serializers.CharField())
     file = serializers.CharField(allow_null=True)
     record = serializers.IntegerField(allow_null=True, help_text="the file's record, 1-based")
+    detail = serializers.CharField(
+        allow_blank=True, help_text="short values' old -> new (e.g. a judge's score)"
+    )
 
 
 class ImportReportSerializer(serializers.Serializer):
