@@ -924,13 +924,23 @@ def _shown(value) -> str | None:
     return text if len(text) <= SHOWN_VALUE else None
 
 
+def _differs(old, new) -> bool:
+    """A field's change: a JSON record's as the text stored (``2`` vs ``2.0``, key order:
+    what a writer's ``same`` counts as a change, ``same_text``), any other value's by ``!=``."""
+    from annotation.models.jsontext import same_text
+
+    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        return not same_text(old, new)
+    return old != new
+
+
 def list_changes(rep, table: str, fields, names: dict, stored: dict, wanted: dict) -> None:
     """One :class:`~.base.Change` per key of ``names`` (key -> the row's name): the fields
     whose stored value (``stored[key][1]``) differs from the wanted one, and the short
     ones' old -> new as its detail."""
     for key, name in names.items():
         diff = [(f, old, new) for f, old, new in zip(fields, stored[key][1], wanted[key],
-                                                       strict=True) if old != new]  # fmt: skip
+                                                       strict=True) if _differs(old, new)]  # fmt: skip
         shown = [f"{f} {a} -> {b}" for f, old, new in diff
                  if (a := _shown(old)) is not None and (b := _shown(new)) is not None]  # fmt: skip
         rep.change(table, name, [f for f, _, _ in diff] or list(fields), detail="; ".join(shown))
