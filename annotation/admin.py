@@ -13,6 +13,7 @@ from django.urls import path
 from annotation.importers import ImportFailed, run
 from annotation.importers.forms import RegistryImportForm
 from annotation.protection import deactivate_annotator
+from annotation.rubric_weights import weight_refusal
 from annotation.units import added_item_refusal, refused_changes
 
 from .models import (
@@ -146,12 +147,25 @@ class KeptWhenJudged(forms.ModelForm):
         new = {k: v for k, v in cleaned.items() if k in self.changed_data}
         for field, message in refused_changes(self.instance, new).items():
             self.add_error(field, message)
+        if isinstance(self.instance, RubricItem):
+            self._check_weight(cleaned)
         if isinstance(self.instance, RubricItem) and self.instance.pk is None:
             rubric = cleaned.get("rubric")  # an inline's is the parent's, on the instance
             rid = getattr(rubric, "pk", None) or self.instance.rubric_id
             if message := added_item_refusal(rid, cleaned.get("position")):
                 self.add_error("rubric" if "rubric" in self.fields else None, message)
         return cleaned
+
+    def _check_weight(self, cleaned) -> None:
+        """An item's weight in its rubric's kind's range, the rule the import and the API
+        ask (:func:`annotation.rubric_weights.weight_refusal`)."""
+        rubric = cleaned.get("rubric") or getattr(self.instance, "rubric", None)
+        weight = cleaned.get("weight")
+        if rubric is None or weight is None:
+            return
+        if refusal := weight_refusal(rubric.kind, weight):
+            where = f"rubric {rubric.public_id}, item at position {cleaned.get('position')}"
+            self.add_error("weight", f"{where}: {refusal}")
 
 
 class RubricItemInline(admin.TabularInline):

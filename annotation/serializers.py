@@ -41,6 +41,7 @@ from annotation.models import (
 from annotation.models.content import CITATION_KEY_MAX
 from annotation.models.quality import is_qualification_item, is_qualification_task
 from annotation.protection import judgment_models
+from annotation.rubric_weights import weight_refusal
 from annotation.units import (
     JudgedUnitChanged,
     JudgedUnitRemoved,
@@ -186,6 +187,9 @@ class ImportChangeSerializer(serializers.Serializer):
     fields = serializers.ListField(child=serializers.CharField())
     file = serializers.CharField(allow_null=True)
     record = serializers.IntegerField(allow_null=True, help_text="the file's record, 1-based")
+    detail = serializers.CharField(
+        allow_blank=True, help_text="short values' old -> new (e.g. a judge's score)"
+    )
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -305,6 +309,39 @@ class RubricSerializer(serializers.ModelSerializer):
         if self.instance is not None and (refused := refused_changes(self.instance, attrs)):
             raise serializers.ValidationError({k: [v] for k, v in refused.items()})
         return attrs
+
+    def to_internal_value(self, data):
+        """Its items' weights in its kind's range first (:meth:`_check_weights`)."""
+        self._check_weights(data)
+        return super().to_internal_value(data)
+
+    def _check_weights(self, data) -> None:
+        """A 400 on each item's ``weight`` its rubric's kind refuses
+        (:func:`annotation.rubric_weights.weight_refusal`, the import's rule), naming the
+        rubric and the item. Asked of the weights as sent, before the fields are read: a
+        string is refused as the import refuses it (neither read as a number nor answered
+        a bare "A valid number is required."). A kind changed with no items given asks
+        the stored ones."""
+        if not isinstance(data, dict):
+            return  # the fields' own errors say what the body should be
+        kind = data.get("kind", getattr(self.instance, "kind", None))
+        name = f"rubric {self.instance.public_id}, " if self.instance is not None else ""
+        sent = data.get("items")
+        if isinstance(sent, list):
+            errors = [
+                {"weight": [f"{name}item at position {i.get('position')}: {refusal}"]}
+                if isinstance(i, dict) and (refusal := weight_refusal(kind, i.get("weight", 1)))
+                else {}
+                for i in sent
+            ]
+            if any(errors):
+                raise serializers.ValidationError({"items": errors})
+        elif self.instance is not None and sent is None and kind != self.instance.kind:
+            for position, weight in self.instance.items.values_list("position", "weight"):
+                if refusal := weight_refusal(kind, weight):
+                    raise serializers.ValidationError(
+                        {"kind": [f"{name}item at position {position}: {refusal}"]}
+                    )
 
     @transaction.atomic
     def create(self, validated_data):

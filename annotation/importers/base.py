@@ -42,17 +42,20 @@ class Change:
     """One stored record an import changes (a dry run: would change), and which of its
     fields: what a dry run lists besides its counts, so that nothing is changed unseen.
     ``record`` is the file's record (None: not one record's), ``id`` names the stored row
-    by its natural key (question ``'4'``, rubric item at position 3)."""
+    by its natural key (question ``'4'``, rubric item at position 3); ``detail`` the short
+    values' old -> new (a judge's score ``value 0.5 -> 1.0``; long texts by name alone)."""
 
     table: str
     id: str
     fields: tuple[str, ...]
     file: str | None = None
     record: int | None = None
+    detail: str = ""
 
     def __str__(self) -> str:
         where = f"{self.file}, record {self.record}: " if self.record is not None else ""
-        return f"{where}{self.table} {self.id}: {', '.join(self.fields)}"
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{where}{self.table} {self.id}: {', '.join(self.fields)}{detail}"
 
 
 class ImportFailed(Exception):
@@ -98,8 +101,8 @@ class ImportReport:
     SUMMARY_WARNINGS = 20
 
     def change(self, table: str, id: str, fields, file: str | None = None,
-               record: int | None = None) -> None:  # fmt: skip
-        self.changes.append(Change(table, id, tuple(fields), file, record))
+               record: int | None = None, detail: str = "") -> None:  # fmt: skip
+        self.changes.append(Change(table, id, tuple(fields), file, record, detail))
 
     def warn(self, file: str, record: int | None, field: str | None, message: str) -> None:
         self.warnings.append(Problem(file, record, field, message))

@@ -868,6 +868,7 @@ def insert_whole(model, fields, rows: list[tuple], *, encoded: frozenset[str] = 
 def sync_rows(
     model, rep, *, stored: dict, wanted: dict, fields: list[str], new_row,
     same=None, touch: dict | Callable | None = None, table: str | None = None,
+    describe: Callable | None = None,
 ) -> tuple[int, int, int]:  # fmt: skip
     """Bring the rows of ``model`` to ``wanted``: the one diff-then-count writer of the
     importers (issue 14).
@@ -880,12 +881,15 @@ def sync_rows(
     which is ``{field: value}`` for every such row or ``touch(key)`` for each; an equal one
     is counted unchanged. Stored keys not wanted are left alone (the caller decides what a
     missing row means). Returns (created, updated, unchanged), also counted in ``rep`` under
-    ``table``.
+    ``table``. With ``describe`` (the keys updated -> {key: the row's name}, asked once),
+    each updated row is listed in ``rep.changes`` too (:func:`list_changes`), as the report
+    and rubric imports list theirs: a dry run says which rows it would change, not only
+    how many.
     """
     same = same or (lambda old, new: old == new)
     stamp = touch if callable(touch) else (lambda _key: touch or {})
     name = table or model.__name__
-    create, update, unchanged = [], {}, 0
+    create, update, unchanged, updated = [], {}, 0, []
     for key, values in wanted.items():
         old = stored.get(key)
         if old is None:
@@ -894,13 +898,49 @@ def sync_rows(
             unchanged += 1
         else:
             extra = stamp(key)
+            updated.append(key)
             update.setdefault(tuple(extra), []).append((old[0], *values, *extra.values()))
     if create:
         insert_new(model, create)
     for touched, rows in update.items():  # one UPDATE per set of columns touched
         update_rows(model, [*fields, *touched], rows)
     n_updated = sum(map(len, update.values()))
+    if describe is not None and updated:
+        list_changes(rep, name, fields, describe(updated), stored, wanted)
     for bucket, n in (("created", len(create)), ("updated", n_updated), ("unchanged", unchanged)):
         if n:
             rep.count(bucket, name, n)
     return len(create), n_updated, unchanged
+
+
+#: The longest value a change spells out as old -> new; a longer one (a rationale, a kept
+#: record) is named by its field alone.
+SHOWN_VALUE = 40
+
+
+def _shown(value) -> str | None:
+    """``value`` as a change's detail writes it, or None when it is too long to."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_VALUE else None
+
+
+def _differs(old, new) -> bool:
+    """A field's change: a JSON record's as the text stored (``2`` vs ``2.0``, key order:
+    what a writer's ``same`` counts as a change, ``same_text``), any other value's by ``!=``."""
+    from annotation.models.jsontext import same_text
+
+    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        return not same_text(old, new)
+    return old != new
+
+
+def list_changes(rep, table: str, fields, names: dict, stored: dict, wanted: dict) -> None:
+    """One :class:`~.base.Change` per key of ``names`` (key -> the row's name): the fields
+    whose stored value (``stored[key][1]``) differs from the wanted one, and the short
+    ones' old -> new as its detail."""
+    for key, name in names.items():
+        diff = [(f, old, new) for f, old, new in zip(fields, stored[key][1], wanted[key],
+                                                       strict=True) if _differs(old, new)]  # fmt: skip
+        shown = [f"{f} {a} -> {b}" for f, old, new in diff
+                 if (a := _shown(old)) is not None and (b := _shown(new)) is not None]  # fmt: skip
+        rep.change(table, name, [f for f, _, _ in diff] or list(fields), detail="; ".join(shown))

@@ -30,6 +30,7 @@ from pathlib import Path
 from annotation.models import Question, Rubric, RubricItem
 from annotation.models.jsontext import same_text
 from annotation.normalise import clean_text
+from annotation.rubric_weights import weight_refusal
 from annotation.units import JudgedUnitRemoved, write_rubric_items
 
 from .base import ImportFailed, ImportReport, Problem
@@ -168,6 +169,9 @@ def parse_generic(src: Source) -> list[QuestionInput]:
                         problems.add(
                             n, f"{where}.weight", f"expected a number, found {type_name(weight)}"
                         )
+                        weight = None
+                    elif refusal := weight_refusal(kind, weight):  # the kind's own range
+                        problems.add(n, f"{where}.weight", refusal)
                         weight = None
                     cited = optional_str(problems, n, item, "cited_paper")
                     if t and typ and weight is not None:

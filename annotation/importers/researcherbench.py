@@ -20,13 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotation.normalise import clean_text
+from annotation.rubric_weights import WEIGHT_RANGES, weight_refusal
 
 from . import released
 from .base import ImportReport
 from .common import (
     Problems,
     Source,
-    is_number,
     optional_str,
     parse_json_records,
     read_source,
@@ -54,10 +54,10 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 QUESTION_KEYS = ("id", "question", "category", "Subject")
 RUBRIC_KEYS = ("id", "question", "rubric")
 RUBRIC_ITEM_KEYS = ("point", "weight")
-#: A criterion's weight, 1 (nice to have) to 3 (core), as the paper's rubric design
-#: assigns them (004 §3: w_i in {1, 2, 3}); declared with the format (``rubric_weights``),
+#: A criterion's weight, 1 (nice to have) to 3 (core): declared once for the rubric kind
+#: (:data:`annotation.rubric_weights.WEIGHT_RANGES`), which the API and the admin ask too;
 #: refused outside it: a weight of 5 would silently reweigh every system's Coverage S_c.
-WEIGHTS = (1, 3)
+WEIGHTS = WEIGHT_RANGES[RUBRIC_KIND].bounds
 
 
 #: What a warning says of a key the format does not have: a question record's and a rubric
@@ -134,12 +134,8 @@ def parse_questions(
                     rep, rubric_src.name, n, f"{where}.", item, RUBRIC_ITEM_KEYS, RUBRIC_KEPT
                 )
                 weight = item.get("weight", 1)
-                if not is_number(weight) or not WEIGHTS[0] <= weight <= WEIGHTS[1]:
-                    rproblems.add(
-                        n, f"{where}.weight",
-                        f"expected a number from {WEIGHTS[0]} to {WEIGHTS[1]} (ResearcherBench "
-                        f"weighs a criterion 1-3), found {weight!r}",
-                    )  # fmt: skip
+                if refusal := weight_refusal(RUBRIC_KIND, weight):
+                    rproblems.add(n, f"{where}.weight", refusal)
                     continue
                 if point:
                     parsed.append(ItemInput(point, "information", float(weight)))

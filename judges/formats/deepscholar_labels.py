@@ -28,6 +28,7 @@ from pathlib import Path
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import (
     Problems,
+    list_changes,
     optional_str,
     parse_json_records,
     read_source,
@@ -46,7 +47,7 @@ from annotation.models import (
 from annotation.models.deepscholar import LABELS, REPORT_KINDS
 from judges.models import Judge, JudgeDeepScholarLabel
 
-from . import judge_scores  # noqa: F401  (registers the judge_scores kind first)
+from . import judge_scores, named  # noqa: F401  (registers the judge_scores kind first)
 
 
 class _Index:
@@ -175,7 +176,7 @@ def write_labels(judge: str, study, rows: dict[tuple, tuple], rep: ImportReport)
         (r.kind, r.question_id, r.report_id, r.unit): r
         for r in JudgeDeepScholarLabel.objects.filter(judge=judge_obj, question__study=study)
     }
-    new = []
+    new, changed = [], {}
     for (kind, question, report, unit), (label, rationale) in rows.items():
         row = existing.get((kind, question, report, unit))
         if row is None:
@@ -183,11 +184,15 @@ def write_labels(judge: str, study, rows: dict[tuple, tuple], rep: ImportReport)
                                              report_id=report, unit=unit, label=label,
                                              rationale=rationale))  # fmt: skip
         elif (row.label, row.rationale) != (label, rationale):
+            changed[(kind, question, report, unit)] = (row.pk, (row.label, row.rationale))
             row.label, row.rationale = label, rationale
             row.save(update_fields=["label", "rationale"])
             rep.count("updated", "JudgeDeepScholarLabel")
         else:
             rep.count("unchanged", "JudgeDeepScholarLabel")
+    if changed:  # each named, as sync_rows names the other judge formats' changes
+        names = named.deepscholar_labels(judge)(list(changed))
+        list_changes(rep, "JudgeDeepScholarLabel", ["label", "rationale"], names, changed, rows)
     JudgeDeepScholarLabel.objects.bulk_create(new)
     if new:
         rep.count("created", "JudgeDeepScholarLabel", len(new))

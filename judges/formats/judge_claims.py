@@ -32,6 +32,7 @@ from annotation.importers.registry import Example, Format, register
 from annotation.models import Report, citation_keys
 from judges.models import JudgeClaimVerdict
 
+from . import named
 from .judge_relevance import EXAMPLE_NEEDS, JUDGE_OPTION, judge_name, the_judge
 
 VERDICTS = tuple(JudgeClaimVerdict.Verdict.values)
@@ -126,6 +127,7 @@ def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> 
     sync_rows(
         JudgeClaimVerdict, rep, stored=stored, wanted=wanted,
         fields=["text", "verdict", "citations", "rationale"],
+        describe=named.per_report(judge_obj.name, lambda key: f", claim {key[1]!r}"),
         new_row=lambda k, v: {"judge": judge_obj.pk, "report": k[0], "key": k[1], "text": v[0],
                               "verdict": v[1], "citations": v[2], "rationale": v[3]},
     )  # fmt: skip

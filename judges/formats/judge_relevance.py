@@ -34,7 +34,7 @@ from annotation.importers.registry import Example, Format, Option, register
 from annotation.models import Paragraph
 from judges.models import Judge, JudgeRelevance
 
-from . import judge_scores  # noqa: F401  (registers the judge_scores kind first)
+from . import judge_scores, named  # noqa: F401  (registers the judge_scores kind first)
 
 
 def read(src, study) -> dict[int, tuple[bool, str]]:
@@ -112,6 +112,7 @@ def load(source, study, rep: ImportReport, *, judge: str | None = None, **_) -> 
     }
     sync_rows(
         JudgeRelevance, rep, stored=stored, wanted=wanted, fields=["relevant", "rationale"],
+        describe=named.paragraphs(judge_obj.name),
         new_row=lambda p, v: {"judge": judge_obj.pk, "paragraph": p, "relevant": v[0],
                               "rationale": v[1]},
     )  # fmt: skip

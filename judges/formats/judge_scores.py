@@ -79,6 +79,8 @@ from judges.kinds import finalize
 from judges.models import Judge, JudgeCoverage, JudgePairwise, JudgeScore
 from judges.scoring import metrics, researcherbench, researchqa
 
+from . import named
+
 FORMATS = ("researchqa-coverage", "researchqa-pairwise", "researcherbench", "csv")
 CSV_COLUMNS = ("question", "system", "metric", "value")
 RECALL_TOLERANCE = 5e-4
@@ -517,7 +519,7 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
         if stored:
             sync_rows(
                 JudgeCoverage, rep, stored=stored, wanted=coverage,
-                fields=["label", "covered", "rationale"],
+                fields=["label", "covered", "rationale"], describe=named.coverage(judge.name),
                 new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "item": key[1],
                                         "label": v[0], "covered": v[1], "rationale": v[2]},
             )  # fmt: skip
@@ -550,6 +552,7 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
         }
         sync_rows(
             JudgePairwise, rep, stored=stored, wanted=pairwise, fields=["choice", "rationale"],
+            describe=named.pairwise(judge.name),
             new_row=lambda key, v: {"judge": judge.pk, "protocol": JudgePairwise.Protocol.DIRECT,
                                     "left": key[0], "right": key[1], "choice": v[0],
                                     "rationale": v[1]},
@@ -568,6 +571,7 @@ def _write(judge: Judge, rows: dict, rep: ImportReport) -> dict[int, dict[int, i
             JudgeScore, rep, stored=stored, wanted=scores,
             fields=["value", "rationale", "released"],
             same=lambda old, new: old[:2] == new[:2] and same_text(old[2], new[2]),
+            describe=named.per_report(judge.name, lambda key: f", metric {key[1]!r}"),
             new_row=lambda key, v: {"judge": judge.pk, "report": key[0], "metric": key[1],
                                     "value": v[0], "rationale": v[1], "released": v[2]},
         )  # fmt: skip

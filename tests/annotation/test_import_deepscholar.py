@@ -163,6 +163,30 @@ def test_judge_labels_import(tmp_path):
     assert table_counts() == before  # by natural key: no duplicates
 
 
+def test_a_labels_dry_run_names_the_changed_labels(tmp_path):
+    """Re-importing with two labels changed lists exactly those two (the judge, the unit,
+    old -> new), as report imports list theirs, and writes nothing."""
+    from annotation.importers.base import Change
+
+    imported()
+    run("judge_scores", labels_file(tmp_path, GOOD), study="S", format="deepscholar-labels",
+        judge="gpt-4o")  # fmt: skip
+    before = sorted(JudgeDeepScholarLabel.objects.values_list("kind", "unit", "label"))
+    changed = [GOOD[0], {**GOOD[1], "label": "non_vital"}, *GOOD[2:5],
+               {**GOOD[5], "label": "not_entailed"}]  # fmt: skip
+    rep = run("judge_scores", labels_file(tmp_path, changed), study="S",
+              format="deepscholar-labels", judge="gpt-4o", dry_run=True)  # fmt: skip
+    assert rep.changes == [
+        Change("JudgeDeepScholarLabel",
+               "judge 'gpt-4o', nugget_importance of question '2401.00001', unit 'n1'",
+               ("label",), detail="label 'vital' -> 'non_vital'"),
+        Change("JudgeDeepScholarLabel",
+               "judge 'gpt-4o', entailment of question '2401.00001', system 'queried-system', "
+               "unit '1:1'", ("label",), detail="label 'entailed' -> 'not_entailed'"),
+    ]  # fmt: skip
+    assert sorted(JudgeDeepScholarLabel.objects.values_list("kind", "unit", "label")) == before
+
+
 @pytest.mark.parametrize(
     ("bad", "field", "text"),
     [

@@ -139,14 +139,14 @@ def test_the_import_says_extra_rubric_keys_are_kept_for_export(admin_user):
 
 def test_an_admin_edit_replaces_only_the_changed_value_in_its_type(admin_user):
     """The API's PATCH of a rubric rewords one item and reweights another: the export
-    writes the kept record with those two values replaced (``2.0`` -> ``4.0`` stays a
+    writes the kept record with those two values replaced (``2.0`` -> ``3.0`` stays a
     float, ``3`` -> ``1`` an integer); every other key, type and order as imported. An item
     the admin adds is appended, one removed is left out."""
     study, api = f.study(), admin_api(admin_user)
     api_import(api, study, QUESTIONS, RUBRIC)
     rubric = Rubric.objects.get(question__external_id="1")
     answer = api.patch(f"/api/rubrics/{rubric.public_id}/", {"items": [
-        {"position": 1, "text": "Mentions hallucinated dosages", "weight": 4.0},
+        {"position": 1, "text": "Mentions hallucinated dosages", "weight": 3.0},
         {"position": 2, "text": "Cites MedRedQA or MedQuAD", "weight": 1},
         {"position": 3, "text": "Says why retrieval helps", "weight": 1.5},
     ]}, format="json")  # fmt: skip
@@ -159,7 +159,7 @@ def test_an_admin_edit_replaces_only_the_changed_value_in_its_type(admin_user):
     assert answer.status_code == 200, answer.content
 
     expected = json.loads(json.dumps(RUBRIC))
-    expected[1]["rubric"][0]["weight"] = 4.0
+    expected[1]["rubric"][0]["weight"] = 3.0
     expected[1]["rubric"][1]["point"] = "Cites MedRedQA or MedQuAD"
     expected[1]["rubric"][1]["weight"] = 1
     expected[0]["rubric"][1:] = [{"point": "Names RARR", "weight": 3}]
