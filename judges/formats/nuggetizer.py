@@ -132,8 +132,9 @@ def _root(folder: Path) -> Path:
 
 
 def _unread(root: Path, read: set[Path]) -> list[str]:
-    """The files under ``root`` that are neither read nor the record's ``res.csv`` twin
-    nor ``config.txt``: named in a warning, never silently passed over."""
+    """The files under ``root`` (the folder given, wrapper included) that are neither read
+    nor a read record's ``res.csv`` twin nor ``config.txt``: named in a warning, never
+    silently passed over."""
     out = []
     for path in sorted(root.rglob("*"), key=lambda p: _numeric(p.relative_to(root))):
         rel = path.relative_to(root)
@@ -161,7 +162,7 @@ def read_records(src: Source, unread: list[str] | None = None) -> list[tuple[str
     if not files:
         raise ImportFailed([Problem(src.name, None, None, "no <n>/res.json files in this folder")])
     if unread is not None:
-        unread += _unread(root, set(files))
+        unread += _unread(src.directory, set(files))
     out = []
     for path in files:
         rel = path.relative_to(root).as_posix()

@@ -146,18 +146,20 @@ def test_a_file_the_folder_holds_but_no_paper_is_named_not_passed_over(tmp_path)
     folder = tmp_path / "gt_nuggets_outputs"
     shutil.copytree(shared("deepscholar", "dataset", "gt_nuggets_outputs"), folder)
     (folder / "27" / "33" / "notes.txt").write_text("kept by hand")
+    (tmp_path / "README.md").write_text("beside the folder, in what was given")
     study = Study.objects.create(name="DS")
-    rep = run("deepscholar", folder, study=study, format="nuggetizer")
+    rep = run("deepscholar", tmp_path, study=study, format="nuggetizer")
     assert rep.records == 63
     assert [w.file for w in rep.warnings if "not read" in w.message] == [
-        f"{folder}: 27/33/notes.txt"
+        f"{tmp_path}: README.md",
+        f"{tmp_path}: gt_nuggets_outputs/27/33/notes.txt",
     ]
     record = json.loads((folder / "52" / "58" / "61" / "res.json").read_text())
     del record["qid"]
     (folder / "52" / "58" / "61" / "res.json").write_text(json.dumps(record))
     fresh = Study.objects.create(name="DS fresh")
     with pytest.raises(ImportFailed, match="52/58/61/res.json: missing"):
-        run("deepscholar", folder, study=fresh, format="nuggetizer")
+        run("deepscholar", tmp_path, study=fresh, format="nuggetizer")
     assert not fresh.questions.exists()
 
 
