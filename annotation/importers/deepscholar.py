@@ -57,13 +57,13 @@ from .deepscholar_layouts import (
     words,
 )
 from .registry import Example, Format, Option, register
+from .released import with_text
 from .structure import (
     ParsedCitation,
     ParsedReport,
     ReportInput,
     parse_markdown,
     report_loader,
-    stored_reports,
     to_markdown,
 )
 
@@ -312,9 +312,11 @@ def dump_folder(study, *, system: str) -> dict[str, str]:
     to the same content: ``<system>/<question>/output.md`` (the report, its numbered
     sources listed), ``query.json`` (``{"question_id", "query"}``: the question as it is
     named, not the folder's name) and ``references.json`` (every source with its title,
-    URL, snippets and fields: what a markdown list cannot carry)."""
+    URL, snippets and fields: what a markdown list cannot carry). Textless placeholder
+    reports are not written (:func:`.released.with_text`), as no other report writer
+    writes them: their empty ``output.md`` is refused by the import."""
     out = {}
-    for r in stored_reports(study, system=system):
+    for r in with_text(study, system):
         folder = f"{system}/{_folder_name(r.question_id)}"
         out[f"{folder}/output.md"] = to_markdown(r)
         out[f"{folder}/query.json"] = (

@@ -39,7 +39,7 @@ from .structure import ParsedCitation
 
 POLISHED = ("storm_gen_article_polished.md", "storm_gen_article.md")
 #: What a paper folder may hold besides a layout's files (never read as the report).
-_SKIP = re.compile(r"^(\.|__MACOSX$)")
+SKIP = re.compile(r"^(\.|__MACOSX$)")
 #: deepscholar-base's marker: ``\[[Stephan Zheng' 2021-08-05](http://arxiv.org/abs/…)\]``
 #: (escaped brackets optional), and a plain ``[Author' date](url)`` link.
 _BASE_MARKER = re.compile(r"\\?\[?\[([^\[\]\n]+?)\]\((https?://[^)\s]+)\)\\?\]?")
@@ -133,7 +133,7 @@ def _str(value) -> str:
 
 def read_paper_folder(folder: Path) -> PaperOutput:
     """The layout of ``folder`` detected from its files, and its output read."""
-    names = {p.name for p in folder.iterdir() if not _SKIP.match(p.name)}
+    names = {p.name for p in folder.iterdir() if not SKIP.match(p.name)}
     if "output.md" in names:
         return _concord(folder, names)
     if "intro.md" in names and "paper.csv" in names:
@@ -150,7 +150,7 @@ def read_paper_folder(folder: Path) -> PaperOutput:
             data = _json(path)
             if isinstance(data, dict) and isinstance(data.get("output"), str):
                 return _markdown_json(folder, None, path, data)
-        subs = [p for p in folder.iterdir() if p.is_dir() and not _SKIP.match(p.name)]
+        subs = [p for p in folder.iterdir() if p.is_dir() and not SKIP.match(p.name)]
         if len(subs) == 1 and not jsons:  # one run folder inside (as STORM writes)
             inner = read_paper_folder(subs[0])
             inner.folder = folder.name

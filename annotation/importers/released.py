@@ -142,15 +142,24 @@ def for_export(study, system: str, fmt: str) -> Written:
         else:
             others.add(qid)
     kept.sort(key=lambda k: k[:2])
-    rebuilt = []
-    if others:
-        with_text = set(
-            Section.objects.filter(report__in=reports.filter(question__external_id__in=others))
-            .values_list("report__question__external_id", flat=True)
-            .distinct()
-        )
-        if with_text:
-            rebuilt = [
-                r for r in stored_reports(study, system=system) if r.question_id in with_text
-            ]
+    rebuilt = with_text(study, system, others) if others else []
     return Written([e for *_, e in kept], rebuilt)
+
+
+def with_text(study, system: str, questions: set[str] | None = None) -> list[StoredReport]:
+    """``system``'s stored reports in ``study`` (of ``questions`` only, when given) that have
+    text: a textless placeholder (the ScholarQA-CS2 pairwise import creates one for each
+    assigned or chosen question whose report was not released) is no report of the
+    system, so no writer writes it (an empty file its importer refuses). Two queries, plus
+    :func:`stored_reports`' when some report has text."""
+    reports = Report.objects.filter(question__study=study, system__name=system)
+    if questions is not None:
+        reports = reports.filter(question__external_id__in=questions)
+    found = set(
+        Section.objects.filter(report__in=reports)
+        .values_list("report__question__external_id", flat=True)
+        .distinct()
+    )
+    if not found:
+        return []
+    return [r for r in stored_reports(study, system=system) if r.question_id in found]

@@ -3,7 +3,11 @@
 
 The release's ``dataset/gt_nuggets_outputs/<n>/res.json`` (one query each; the folder of
 them, or a ``.zip`` of it, is read too; so is the same record as ``res.csv``) or a JSON
-list / JSON lines of such records::
+list / JSON lines of such records. The release nests 20 of its 63 papers inside another
+paper's folder (``27/33/res.json``, ``52/58/61/res.json``): every ``res.json`` at any depth
+is read, and the paper is the record's ``qid`` (the top folders are the rows of
+``papers.csv``, the nested ones are not: ``27/33`` is 2504.06975v1, row 30). A file of the
+folder that is neither a paper's record nor ``config.txt`` is named in a warning::
 
     {"qid": "2506.02838v1",
      "query": "Write a Related Works section … Here is the paper abstract:\\n…",
@@ -33,8 +37,9 @@ Written back (:func:`dump`, ``export_format deepscholar nuggetizer --judge J [--
 as the release's folder: ``gt_nuggets_outputs/config.txt`` naming the judge and
 ``<n>/res.json`` per question, which this import reads back. A question whose nuggets came
 from a released folder keeps that folder's name and the ``config.txt`` beside it
-(``Question.released``, format ``deepscholar/nuggetizer``), so the export gives the folder
-back as released: ``0, 1, 10, 11 …`` and ``date: 2025-07-10``, not a renumbering.
+(``Question.released``, format ``deepscholar/nuggetizer``; a nested one its path,
+``27/33``), so the export gives the folder back as released: ``0, 1, 10, 11 …``,
+``27/33/res.json`` inside ``27/`` and ``date: 2025-07-10``, not a renumbering.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from django.db.models import Q
 
 from annotation.importers.base import ImportFailed, ImportReport, Problem
 from annotation.importers.common import Problems, Source, parse_json_records, read_source
+from annotation.importers.deepscholar_layouts import SKIP
 from annotation.importers.deepscholar_units import UnitsInput, sync_units
 from annotation.importers.registry import Example, Format, Option, Signature, register
 from annotation.importers.structure import ensure_question_ids
@@ -68,8 +74,8 @@ _MODEL = re.compile(r"^\s*model\s*:\s*(\S.*?)\s*$", re.M)
 
 
 def _numeric(path: Path):
-    name = path.parent.name
-    return (0, int(name), "") if name.isdecimal() else (1, 0, name)
+    """Sort key of a folder path: its names as numbers where they are (0, 1, 2 … 10)."""
+    return [(0, int(name), "") if name.isdecimal() else (1, 0, name) for name in path.parts]
 
 
 def _csv_records(src: Source) -> list[dict]:
@@ -96,36 +102,70 @@ def _file_records(src: Source) -> list:
     return parse_json_records(src)
 
 
-def read_records(src: Source) -> list[tuple[str, object]]:
-    """(where, record) of every record: ``<n>/res.json`` (else ``res.csv``) of a folder, or
-    the file's."""
+#: The files of a paper folder: its record (``res.json``, else the same record as
+#: ``res.csv``, the nuggetizer's pandas dump of it) and the run's ``config.txt``.
+RECORD_FILES = ("res.json", "res.csv")
+CONFIG = "config.txt"
+
+
+def _paper_folders(root: Path) -> list[Path]:
+    """Every folder under ``root``, at any depth, that holds a record file, in numeric
+    order. Why any depth: the release nests 20 of its 63 papers inside another paper's
+    folder (``27/33/res.json`` is 2504.06975v1, ``27/res.json`` 2504.21282v1)."""
+    found = [
+        p for p in (root, *root.rglob("*"))
+        if p.is_dir() and not any(SKIP.match(n) for n in p.relative_to(root).parts)
+        and any((p / name).is_file() for name in RECORD_FILES)
+    ]  # fmt: skip
+    return sorted(found, key=lambda p: _numeric(p.relative_to(root)))
+
+
+def _root(folder: Path) -> Path:
+    """The folder the paper folders are in: the one given, or its only subfolder (a zip
+    of ``gt_nuggets_outputs/`` holds the folder itself)."""
+    if any((folder / name).is_file() for name in RECORD_FILES) or any(
+        (p / name).is_file() for p in folder.iterdir() if p.is_dir() for name in RECORD_FILES
+    ):
+        return folder
+    subs = [p for p in folder.iterdir() if p.is_dir() and not SKIP.match(p.name)]
+    return subs[0] if len(subs) == 1 else folder
+
+
+def _unread(root: Path, read: set[Path]) -> list[str]:
+    """The files under ``root`` (the folder given, wrapper included) that are neither read
+    nor a read record's ``res.csv`` twin nor ``config.txt``: named in a warning, never
+    silently passed over."""
+    out = []
+    for path in sorted(root.rglob("*"), key=lambda p: _numeric(p.relative_to(root))):
+        rel = path.relative_to(root)
+        if not path.is_file() or any(SKIP.match(n) for n in rel.parts) or path in read:
+            continue
+        if path.name == CONFIG or (path.name in RECORD_FILES and path.parent / "res.json" in read):
+            continue
+        out.append(rel.as_posix())
+    return out
+
+
+def read_records(src: Source, unread: list[str] | None = None) -> list[tuple[str, object]]:
+    """(where, record) of every record: each ``res.json`` (else ``res.csv``) of a folder at
+    any depth, ``where`` its path in the folder (``27/33/res.json``), or the file's. The
+    paper is the record's ``qid``, not the folder's name (the release's nested folders
+    are numbered apart from its paper table: ``59/65`` is row 62 of 63). Files of the
+    folder that are not read are appended to ``unread``."""
     if src.directory is None:
         return [(f"record {i}", r) for i, r in enumerate(_file_records(src), start=1)]
-    folder = src.directory
-
-    def found(where: Path) -> list[Path]:
-        out = []
-        for paper in sorted(
-            (p for p in where.iterdir() if p.is_dir()), key=lambda p: _numeric(p / "x")
-        ):
-            for name in ("res.json", "res.csv"):
-                if (paper / name).is_file():
-                    out.append(paper / name)
-                    break
-        return out
-
-    files = found(folder)
-    for name in ("res.json", "res.csv"):
-        if (folder / name).is_file():
-            files.insert(0, folder / name)
-            break
-    if not files and len(subs := [p for p in folder.iterdir() if p.is_dir()]) == 1:
-        files = found(subs[0])
+    root = _root(src.directory)
+    files = [
+        next(p / name for name in RECORD_FILES if (p / name).is_file())
+        for p in _paper_folders(root)
+    ]
     if not files:
         raise ImportFailed([Problem(src.name, None, None, "no <n>/res.json files in this folder")])
+    if unread is not None:
+        unread += _unread(src.directory, set(files))
     out = []
     for path in files:
-        rel = str(path.relative_to(folder))
+        rel = path.relative_to(root).as_posix()
         for record in _file_records(read_source(path)):
             out.append((rel, record))
     return out
@@ -162,8 +202,9 @@ RELEASED = "deepscholar/nuggetizer"
 
 
 def _released(where: str, config: str) -> dict | None:
-    folder = Path(where).parent.name if where.endswith(("res.json", "res.csv")) else ""
-    if not folder:
+    """The folder ``where`` is in (``27/33`` for ``27/33/res.json``, nested as released)."""
+    folder = Path(where).parent.as_posix() if where.endswith(RECORD_FILES) else ""
+    if folder in ("", "."):
         return None
     return {"format": RELEASED, "record": folder, "data": {"folder": folder, "config": config}}
 
@@ -225,8 +266,8 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
                 "question__external_id", "id"
             )
         )
-    records, seen = [], {}
-    for n, (where, record) in enumerate(read_records(src), start=1):
+    records, seen, unread = [], {}, []
+    for n, (where, record) in enumerate(read_records(src, unread), start=1):
         got = _check(problems, n, where, record)
         if got is None:
             continue
@@ -243,6 +284,9 @@ def load(source, study, rep: ImportReport, *, judge=None, system=None, **_) -> N
             continue
         records.append({**got, "n": n, "where": where})
     problems.raise_if_any()
+    for name in unread:
+        rep.warn(f"{src.name}: {name}", None, None,
+                 "not read: no res.json or res.csv of a paper, nor config.txt")  # fmt: skip
     rep.records = len(records)
     new = {r["qid"]: {"text": r["query"]} for r in records if r["qid"] not in questions}
     for r in records:  # the folder and config kept, unless the question keeps another record
@@ -304,12 +348,21 @@ def config_names(config: str, judge: str) -> bool:
     return bool(m) and m.group(1) == judge
 
 
+def _within(folder) -> bool:
+    """Whether a kept folder is a path inside the export's folder (``27/33``): relative,
+    every name a real one, so a stored path can never write outside it."""
+    if not isinstance(folder, str) or not folder or "\\" in folder:
+        return False
+    return all(name not in ("", ".", "..") for name in folder.split("/"))
+
+
 def _folders(questions, kept: dict[int, dict]) -> dict[int, str]:
-    """Each question's folder: the released one kept (once), else the next number free."""
+    """Each question's folder: the released one kept (once; nested as released, so
+    ``27/33`` is written back inside ``27``), else the next number free."""
     out, used = {}, set()
     for q in questions:
         folder = kept.get(q.pk, {}).get("folder")
-        if folder and folder not in used and "/" not in folder and folder not in (".", ".."):
+        if _within(folder) and folder not in used:
             out[q.pk] = folder
             used.add(folder)
     n = 0
