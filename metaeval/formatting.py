@@ -160,7 +160,7 @@ def report_context(entry: dict, options) -> dict:
     for section in sections.in_entry(entry):
         result = sections.section_result(entry, section)
         context.update(section.context(result, entry))
-        absent = section.absent(result, entry) if section.absent else None
+        absent = sections.why_not_shown(section, entry)
         shown.append({"section": section, "result": result, "template": section.template,
                       "tables": {} if absent else _lazy_tables(section, result, entry),
                       "absent": absent})  # fmt: skip

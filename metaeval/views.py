@@ -382,6 +382,16 @@ def _refusals(view):
     return wrapped
 
 
+def _not_given(request, what: str, reason: str, fmt: str) -> HttpResponse:
+    """A 404 whose body says why a table or figure of the report is not given (a section
+    not shown and its reason), as every download's refusal: the API's error body to an API
+    client or for a ``.json`` path, plain text otherwise (it answered Django's bare HTML
+    "Not Found" page)."""
+    if fmt == "json":
+        return error_response(None, 404, errors=[(what, reason)])
+    return refusal(request, [(what, reason)], 404)
+
+
 def _attachment(content, fmt: str, filename: str) -> HttpResponse:
     response = HttpResponse(content, content_type=CONTENT_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -405,7 +415,11 @@ def figure_file(request, study_id: int | str, name: str, fmt: str):
     study, options, entry = _download_entry(request, study_id, fmt)
     fig = sections.draw(name, entry)
     if fig is None:
-        raise Http404("this figure has no data for the selection")
+        section = sections.figure_specs()[name][0]
+        reason = sections.why_not_shown(section, entry)
+        said = f"{section.title} is not shown for this selection: {reason}" if reason else None
+        said = said or "this figure has no data for the selection"
+        return _not_given(request, "figure", said, fmt)
     return _attachment(plots.render(fig, fmt), fmt, _filename(study, name, fmt))
 
 
@@ -425,7 +439,9 @@ def table_file(request, study_id: int | str, name: str, fmt: str):
     study, options, entry = _download_entry(request, study_id, fmt)
     tables = all_tables(entry)
     if name not in tables:
-        raise Http404("no such table")
+        said = sections.table_not_shown(name, entry)
+        said = said or f"{name!r} is not a table of this report"
+        return _not_given(request, "table", said, fmt)
     rows, columns = tables[name]
     if fmt == "csv":
         content = exports.rows_to_csv(rows, columns)

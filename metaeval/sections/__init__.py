@@ -175,9 +175,42 @@ def build_entry(analysis: Analysis) -> dict:
         "figures": analysis.figures,
         "alignment": analysis.alignment,
         "results": results,
+        "unavailable": _unavailable(analysis, results),
     }
     entry["svgs"] = figure_svgs(entry)
     return entry
+
+
+def _unavailable(analysis: Analysis, results: dict) -> dict[str, str]:
+    """Section key -> why the study's protocol offers it but the selection cannot compute
+    it (:attr:`Section.unavailable`), for each section whose result is None."""
+    out = {}
+    for section in registered():
+        if results.get(section.key) is None and section.unavailable is not None:
+            reason = section.unavailable(analysis)
+            if reason:
+                out[section.key] = reason
+    return out
+
+
+def why_not_shown(section: Section, entry: dict) -> str | None:
+    """Why ``section`` is listed under "Not shown" instead of shown: its ``absent``
+    reason, or (no result) its ``unavailable`` one; None: shown, or not offered at all."""
+    result = section_result(entry, section)
+    if result is None:
+        return (entry.get("unavailable") or {}).get(section.key)
+    return section.absent(result, entry) if section.absent else None
+
+
+def table_not_shown(name: str, entry: dict) -> str | None:
+    """Why the table ``name`` is missing from ``entry``: the reason of the section not
+    shown that declares it (:attr:`Section.table_names`), or None (no section has it)."""
+    for section in in_entry(entry):
+        if name in section.table_names:
+            reason = why_not_shown(section, entry)
+            if reason:
+                return f"{section.title} is not shown for this selection: {reason}"
+    return None
 
 
 def section_result(entry: dict, section: Section):

@@ -42,6 +42,22 @@ def present(study_id: int, *models) -> set:
     return {m for n, m in names.items() if row.get(n)}
 
 
+#: Why a section over the judges' results is not shown in a study with systems and no
+#: judge result (the scoreboard, the judge card).
+NO_JUDGE = "no judge has results for this study: import them or run a judge."
+
+
+def without_judge(study_id: int) -> str | None:
+    """:data:`NO_JUDGE` when the study has systems (its protocol ranks them) and no judge
+    has output of any kind in it; None otherwise. Two ``EXISTS`` queries."""
+    from annotation.models import System
+    from judges.models import Judge, judged_in
+
+    if not System.objects.filter(study_id=study_id).exists():
+        return None
+    return None if Judge.objects.filter(judged_in(study_id)).exists() else NO_JUDGE
+
+
 def loaded(analysis, kind: str, load):
     """``load()`` once per selection (sections of one page share a loader's data)."""
     cache = analysis.__dict__.setdefault("_issue16_loaded", {})

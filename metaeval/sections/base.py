@@ -30,6 +30,24 @@ def without_comparisons(result, entry) -> str | None:
     )
 
 
+#: Why a section over the judge's scores is left out when the selection has none
+#: (a study with expert judgments and no judge yet).
+NO_JUDGE_SCORES = (
+    "no judge has scores in this selection, which these sections compare with the human "
+    "decisions: import them (judge_scores) or run a judge."
+)
+
+
+def without_judge_scores(result, entry) -> str | None:
+    """Why a figure section over the judge's score differences (tie calibration, decision
+    counts) is left out: no comparison (:func:`without_comparisons`), or no judge metric
+    to draw (it showed its heading over nothing)."""
+    reason = without_comparisons(result, entry)
+    if reason is None and not any((result or {}).values()):
+        return NO_JUDGE_SCORES
+    return reason
+
+
 @dataclass(frozen=True)
 class FigureSpec:
     """One figure: its download name, its title, and ``draw(result, entry)`` returning the
@@ -91,6 +109,15 @@ class Section:
     #: instead of it), or None to show it; a section whose ``compute`` gives None is left
     #: out without a line (its kind has no judgment in the study)
     absent: Callable[[Any, dict], str | None] | None = None
+    #: ``unavailable(analysis)``: when ``compute`` gives None, why the study's protocol
+    #: offers the section yet this selection cannot compute it (the page lists it under
+    #: "Not shown" with this reason, and its downloads answer it), or None: the study's
+    #: protocol does not offer it (left out without a line). A DeepScholar study whose judge
+    #: had question-level labels only lost its scoreboard without a word.
+    unavailable: Callable[[Analysis], str | None] | None = None
+    #: the names of its tables, known without a result: a download of one while the
+    #: section is not shown answers its reason instead of a bare 404
+    table_names: tuple[str, ...] = ()
     #: ``reads``: the only options ``compute`` depends on (None: any). With them, the page
     #: keeps the result in the report cache per study version and these options, so a
     #: selector change that leaves them as they were does not compute it again (the

@@ -2,10 +2,10 @@
 human tie rate and the threshold applied (METHODS §5)."""
 
 from ..figures import figure_tables
-from .base import Section, plotted, register, without_comparisons
+from .base import Section, plotted, register, without_judge_scores
 
 register(Section(
-    absent=without_comparisons,
+    absent=without_judge_scores,
     key="calibration", title="Tie calibration", template="metaeval/sections/calibration.html",
     compute=lambda analysis: analysis.figures.get("calibration"),
     tables=lambda result, entry: {"calibration": figure_tables(entry["figures"])["calibration"]},

@@ -1,10 +1,10 @@
 """Human vs judge decisions: the 3 × 3 counts at the thresholds applied."""
 
 from ..figures import figure_tables
-from .base import Section, plotted, register, without_comparisons
+from .base import Section, plotted, register, without_judge_scores
 
 register(Section(
-    absent=without_comparisons,
+    absent=without_judge_scores,
     key="confusion", title="Human vs judge decisions",
     template="metaeval/sections/confusion.html",
     compute=lambda analysis: analysis.figures.get("confusion"),

@@ -262,5 +262,5 @@ register(Section(
     compute=_compute, template="metaeval/sections/judge_card.html", tables=_tables,
     figures=(FigureSpec("judge-card", "Judges: agreement and self-agreement", _draw),),
     context=_context, text=_text, serializer=JudgeCardAnalysisSerializer, order=55,
-    absent=_absent,
+    absent=_absent, unavailable=lambda analysis: _kit.without_judge(analysis.study_id),
 ))  # fmt: skip

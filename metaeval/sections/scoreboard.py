@@ -18,6 +18,8 @@ from ..loaders.scoreboard import (
 from . import _kit
 from .base import FigureSpec, Section, register
 
+#: its one table: every figure of every board
+TABLE = "scoreboard"
 COLUMNS = ["benchmark", "judge", "system", "metric", "value", "low", "high", "n", "note"]
 NOT_APPLICABLE = (
     "The human signal does not apply: the scoreboards read the judges' "
@@ -50,6 +52,33 @@ def _compute(analysis):
     return result
 
 
+def _unavailable(analysis) -> str | None:
+    """Why the scoreboard of a study with systems is not shown (None: a study without
+    systems, whose protocol ranks none): no judge result (:func:`_kit.without_judge`),
+    judge labels that are all question-level (DeepScholar's nugget and reference
+    importance rank no system), or none of the systems and settings selected. A few
+    queries, only when the scoreboard is None."""
+    from annotation.models import System
+    from annotation.models.deepscholar import REPORT_KINDS
+    from judges.models import JudgeDeepScholarLabel
+
+    sid = analysis.study_id
+    if not System.objects.filter(study_id=sid).exists():
+        return None
+    no_judge = _kit.without_judge(sid)
+    if no_judge:
+        return no_judge
+    kinds = sorted(set(JudgeDeepScholarLabel.objects.filter(question__study_id=sid)
+                       .values_list("kind", flat=True).distinct()))  # fmt: skip
+    if kinds and not set(kinds) & set(REPORT_KINDS):
+        said = ", ".join(k.replace("_", " ") for k in kinds)
+        wanted = ", ".join(k.replace("_", " ") for k in REPORT_KINDS)
+        return (f"no judge has report-level labels ({wanted}) for this study: import them "
+                f"or run a judge; its judges' labels ({said}) are per question and rank no "
+                f"system.")  # fmt: skip
+    return "no judge result for the systems and settings selected."
+
+
 def _long_rows(result) -> list[dict]:
     return [{"benchmark": b["benchmark"], "judge": b["judge"], "system": r["system"],
              "metric": m, **_kit.cells(fig)}
@@ -60,7 +89,7 @@ def _long_rows(result) -> list[dict]:
 def _tables(result, entry):
     if not result:
         return {}
-    return {"scoreboard": (_long_rows(result), COLUMNS)}
+    return {TABLE: (_long_rows(result), COLUMNS)}
 
 
 def _draw(elo: bool):
@@ -140,6 +169,7 @@ register(Section(
     figures=(FigureSpec("scoreboard", "Judge scores per system", _draw(False)),
              FigureSpec("scoreboard-elo", "Judge leaderboard (Elo)", _draw(True))),
     context=_context, text=_text, serializer=ScoreboardAnalysisSerializer, order=5,
+    unavailable=_unavailable, table_names=(TABLE,),
     # the judges' results alone: ties, thresholds, calibration, the judge chosen… change
     # nothing here (pairwise verdicts are read per setting)
     reads=("settings", "systems", "exclude_systems", "bootstrap", "seed", "human_signal"),

@@ -13,11 +13,29 @@ def _compute(analysis) -> dict:
     # the settings of every judgment kind in the selection, by label (not only those of the
     # comparisons the agreement report analyses: ``selection.settings_present``)
     study["settings"] = [label for _, label in settings_present(analysis.study_id, settings)]
-    return {**selection, "study": study}
+    return {**selection, "study": study, "judges_read": _judges_read(analysis.study_id, selection)}
+
+
+def _judges_read(study_id: int, selection: dict) -> list[str]:
+    """The judges the sections read: the report's (named, or the study's default judge),
+    else (no judge has scores: a DeepScholar study) every judge with output here, which
+    the label sections read and the Judge selector offers. The line said "Judge —" while
+    the selector showed gpt-4.1 and the sections used it."""
+    if selection.get("judge"):
+        return [selection["judge"]]
+    from judges.models import Judge, judged_in
+
+    return list(Judge.objects.filter(judged_in(study_id)).order_by("name")
+                .values_list("name", flat=True))  # fmt: skip
+
+
+def _context(result, entry) -> dict:
+    result = result or {}
+    return {"study_counts": result.get("study"), "judges_read": result.get("judges_read")}
 
 
 register(Section(
     key="selection", title="Selection", template="metaeval/sections/selection.html",
-    compute=_compute, context=lambda result, entry: {"study_counts": (result or {}).get("study")},
+    compute=_compute, context=_context,
     in_report=True, order=0,
 ))  # fmt: skip
