@@ -162,6 +162,8 @@ def test_a_decision_on_labels_changed_since_is_flagged_and_not_counted(world, ad
     client.force_login(admin_user)
     page = client.get(reverse("studies:quality", args=[world.study.pk])).content.decode()
     assert OUTDATED in page
+    mine = world.adjudicator_client.get(reverse("studies:my_adjudications")).content.decode()
+    assert "this decision no longer counts" in mine
     assert QualityEvent.objects.filter(action=following.OUTDATED).exists()
     # sent again to the same adjudicator: open again on the current labels, the earlier
     # decision kept in the audit trail
