@@ -178,21 +178,34 @@ def task_menu(study, obs) -> tuple[list[dict], str]:
 
 #: Why a decided request is not counted (Adjudications table of the quality page).
 NOT_COUNTED = "not counted: adjudicator failed qualification"
+OUTDATED = (
+    "not counted: based on outdated labels (a label changed after the decision); "
+    "send it to adjudication again"
+)
 
 
 def adjudication_rows(study) -> list[AdjudicationRequest]:
     """The study's adjudication requests, each with ``not_counted``: why its decision is
     not an adjudicated label ("" when it is, or while it is open). A decided request of an
     adjudicator who failed qualification stays listed (their work is never deleted) and
-    counts again if they are passed by hand."""
+    counts again if they are passed by hand; so does one decided on labels that have
+    changed since (``outdated_at``, ``annotation.quality.following``)."""
     failed = qualification.failed(study)
     rows = list(
         AdjudicationRequest.objects.filter(study=study).select_related("adjudicator", "question")
     )
     for r in rows:
         decided = r.status == AdjudicationRequest.Status.DECIDED
-        r.not_counted = NOT_COUNTED if decided and r.adjudicator_id in failed else ""
+        r.not_counted = _why_not_counted(r, failed) if decided else ""
     return rows
+
+
+def _why_not_counted(request: AdjudicationRequest, failed) -> str:
+    """Why a decided request is no adjudicated label, the same rules as
+    ``annotation.models.quality.counted_decisions`` ("" when it is one)."""
+    if request.outdated_at:
+        return OUTDATED
+    return NOT_COUNTED if request.adjudicator_id in failed else ""
 
 
 def adjudication_state(unit, adjudicated: dict, requests: list[AdjudicationRequest]) -> str:
@@ -211,7 +224,7 @@ def adjudication_state(unit, adjudicated: dict, requests: list[AdjudicationReque
     if counted:
         return "needs adjudication: the decisions differ"
     if mine:
-        return f"needs adjudication: its decision is {NOT_COUNTED}"
+        return f"needs adjudication: its decision is {mine[0].not_counted}"
     return "needs adjudication"
 
 
@@ -229,8 +242,16 @@ def _context(study) -> dict:
     open_units = {quality.unit_key(u) for u in disagreements(obs)}
     annotators = list(Annotator.objects.filter(user__is_active=True).order_by("pseudonym"))
     rule = quality.AdjudicatorRule.of(study)
+    textless = quality.textless(
+        study,
+        {units[k]["unit"]: [label["label"] for label in units[k]["labels"]] for k in open_units},
+    )
     for key in open_units:
         u = units[key]
+        if u["unit"] in textless:  # never offered, as gold items there are not
+            u["adjudicators"], u["not_offered"] = [], []
+            u["textless"] = f"{', '.join(textless[u['unit']])}: {quality.TEXTLESS}"
+            continue
         parties = {label["annotator"] for label in u["labels"]}
         u["adjudicators"], u["not_offered"] = quality.adjudicator_choices(
             study, u["unit"], parties, annotators, rule
@@ -389,7 +410,10 @@ def my_adjudications(request):
             raise Http404("No such adjudication")
         try:
             quality.decide(
-                target, choice=request.POST.get("label", ""), reason=request.POST.get("reason", "")
+                target,
+                choice=request.POST.get("label", ""),
+                reason=request.POST.get("reason", ""),
+                seen=request.POST.get("seen"),
             )
         except quality.QualityError as exc:
             error = str(exc)
@@ -411,6 +435,7 @@ def my_adjudications(request):
             "reports": reports,
             "claim": _claim_of(r, reports),
             "decided": b.label(r.label) if r.label else "",
+            "seen": quality.labels_seen(r),
             "keys": keys,
             "rubric": getattr(catalog.spec(r.task), "blind_as", "") == "Rubric",
         })  # fmt: skip

@@ -118,8 +118,11 @@ class QualityEvent(models.Model):
 
 
 class AdjudicationRequest(models.Model):
-    """A disagreement sent to an adjudicator. ``originals`` freezes the competing labels as
-    they were (annotator id, pseudonym, label); the originals themselves stay untouched."""
+    """A disagreement sent to an adjudicator. ``originals`` holds the competing labels
+    (pseudonym, label) the adjudicator decides on: those of when it was sent, brought up to
+    date while it is open when a party submits a changed label, and, once decided, the ones
+    it was decided on (``annotation.quality.following``); the judgments themselves stay
+    untouched."""
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -141,6 +144,11 @@ class AdjudicationRequest(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
+    #: Set when the labels a decided request resolved changed afterwards (a party's
+    #: judgment reopened and submitted again): the decision is kept and listed, but no
+    #: longer counted as the adjudicated label (:func:`counted_decisions`); cleared when
+    #: the labels are again those it was decided on (``annotation.quality.following``).
+    outdated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["status", "created_at", "pk"]
@@ -179,7 +187,8 @@ def released(assignments):
 
 
 def counted_decisions(requests):
-    """``requests`` (AdjudicationRequests) that are decided and count: without the
+    """``requests`` (AdjudicationRequests) that are decided and count: without those decided
+    on labels that have changed since (``outdated_at``), and without the
     decisions of an adjudicator who failed the qualification round of a study that requires
     it (``annotation.quality.qualification.failed``, read inside the query). A failed
     annotator's labels count nowhere, their decisions included; excluded when read, never
@@ -192,9 +201,9 @@ def counted_decisions(requests):
     from .content import Study
 
     requiring = Study.objects.filter(config__qualification_required=True).values("pk")
-    return requests.filter(status=AdjudicationRequest.Status.DECIDED).exclude(
-        Q(study__in=requiring) & Exists(failed)
-    )
+    return requests.filter(
+        status=AdjudicationRequest.Status.DECIDED, outdated_at__isnull=True
+    ).exclude(Q(study__in=requiring) & Exists(failed))
 
 
 def failed_studies(annotator) -> set[int]:
@@ -266,6 +275,17 @@ def _on_assignment_saved(sender, instance, **kwargs):
 
 models.signals.post_save.connect(
     _on_assignment_saved, sender="annotation.Draft", dispatch_uid="qc_qualification"
+)
+
+
+def _on_draft_submitted(sender, instance, **kwargs):
+    from annotation.quality.following import on_submitted
+
+    on_submitted(sender, instance, **kwargs)
+
+
+models.signals.post_save.connect(
+    _on_draft_submitted, sender="annotation.Draft", dispatch_uid="qc_follow_labels"
 )
 
 

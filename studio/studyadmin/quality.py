@@ -36,10 +36,11 @@ from annotation.models import (
     QualificationResult,
     QualityEvent,
     Question,
+    Report,
     Setting,
 )
 from annotation.protection import holding_work
-from annotation.quality import catalog, observations, pace, qualification
+from annotation.quality import catalog, following, observations, pace, qualification
 from annotation.quality.agreement import AnnotatorQuality, annotator_quality, disagreements
 from annotation.quality.labels import (
     PAIRWISE,
@@ -920,13 +921,58 @@ def adjudicator_choices(study, unit: Unit, parties, annotators, rule=None):
     return offered, refused
 
 
+#: Why a disagreement on reports without text is not offered for adjudication.
+TEXTLESS = "reports have no text: import the reports to adjudicate"
+
+
+def textless(study, units: dict[Unit, list[str]]) -> dict[Unit, list[str]]:
+    """unit -> the systems (sorted) whose report of the unit's question has no text
+    (``Report.objects.readable``: the pairwise import's placeholders, an empty released
+    report), for the units among ``units`` (unit -> its labels) that read one. Like a gold
+    item there, such a disagreement is never adjudicated: the adjudicator would read "This
+    report is empty." and choose blind. The reports read are those the unit names, or for a
+    ranking of reports those its labels rank (:func:`studio.quality_views._report_paragraphs`
+    shows the same). One query."""
+    reports = Report.objects.filter(question__study=study)
+    empty = set(
+        reports.exclude(pk__in=reports.readable().values("pk")).values_list(
+            "question_id", "system__name"
+        )
+    )
+    out = {}
+    for unit, labels in units.items():
+        spec = catalog.spec(unit[0])
+        read = set(spec.systems_in(unit[2])) if spec is not None else set()
+        if not read and spec is not None and spec.blind_as == "Report":
+            read = {name for label in labels for name in ranked_names(label)}
+        if found := sorted(n for n in read if (unit[1], n) in empty):
+            out[unit] = found
+    return out
+
+
+def _refuse_textless(study, unit: str, key: Unit, found) -> None:
+    empty = textless(study, {key: [o.label for o in found]}).get(key)
+    if empty:
+        many = len(empty) > 1
+        raise QualityError(
+            f"unit {unit}: the report{'s' if many else ''} of {', '.join(empty)} "
+            f"{'have' if many else 'has'} no text (a placeholder of the pairwise import or an "
+            f"empty released report), so an adjudicator could not read what they decide "
+            f"about: {TEXTLESS}"
+        )
+
+
 def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> int:
-    """Open one request per adjudicator on a disagreeing unit; the labels are frozen. Every
-    chosen adjudicator must pass :class:`AdjudicatorRule` (a forged post is refused whole)."""
+    """Open one request per adjudicator on a disagreeing unit, with its labels as they now
+    are (``annotation.quality.following`` keeps them current). Every chosen adjudicator must
+    pass :class:`AdjudicatorRule` (a forged post is refused whole); a unit on reports
+    without text is refused (:func:`textless`). Sent again to an adjudicator whose decision
+    there is outdated, the request opens again (:func:`_reopen_outdated`)."""
     key = parse_unit_key(unit)
     found = disagreements(qualification.counted(study, observations.load(study))).get(key)
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
+    _refuse_textless(study, unit, key, found)
     ids = [a for a in adjudicators if a.isascii() and a.isdigit()]  # "²" is a digit, not an id
     unknown = [a for a in adjudicators if a not in ids]
     people = list(Annotator.objects.filter(pk__in=ids))
@@ -939,28 +985,42 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     refused = [why for p in people if (why := rule.refusal(p, key, parties))]
     if refused:
         raise QualityError(f"adjudicators: {'; '.join(refused)}: choose someone else")
-    names = {
-        a.pk: a.pseudonym for a in Annotator.objects.filter(pk__in=[o.annotator for o in found])
-    }
-    # pseudonyms, not ids: the frozen labels stay readable in a backup restored elsewhere
-    originals = sorted(
-        ({"pseudonym": names.get(o.annotator, ""), "label": o.label} for o in found),
-        key=lambda o: o["pseudonym"],
-    )
+    names = dict(Annotator.objects.filter(pk__in=parties).values_list("pk", "pseudonym"))
+    originals = following.frozen_labels(found, names)
     created = 0
     with transaction.atomic():
         for person in people:
-            _, new = AdjudicationRequest.objects.get_or_create(
+            request, new = AdjudicationRequest.objects.get_or_create(
                 study=study, task=key[0], question_id=key[1], unit=key[2], adjudicator=person,
                 defaults={"originals": originals, "requested_by": user},
             )  # fmt: skip
-            created += new
+            created += new or _reopen_outdated(request, originals, user)
         _audit(
             study, user, "send_adjudication", task=key[0], unit=key[2],
             question=Question.objects.get(pk=key[1]).external_id,
             adjudicators=[p.pseudonym for p in people],
         )  # fmt: skip
     return created
+
+
+def _reopen_outdated(request: AdjudicationRequest, originals: list[dict], user) -> bool:
+    """Open again a request decided on labels that have changed since, on the labels as
+    they now are; its earlier decision is kept in the audit trail (label, reason, when,
+    the labels it was decided on). False (nothing done) for any other request."""
+    if request.status != AdjudicationRequest.Status.DECIDED or request.outdated_at is None:
+        return False
+    _audit(
+        request.study, user, "reopen_adjudication", request.adjudicator,
+        task=request.task, unit=request.unit, question=request.question.external_id,
+        label=request.label, reason=request.reason,
+        decided_at=request.decided_at.isoformat() if request.decided_at else None,
+        decided_on=request.originals,
+    )  # fmt: skip
+    AdjudicationRequest.objects.filter(pk=request.pk).update(
+        status=AdjudicationRequest.Status.OPEN, originals=originals, label="", reason="",
+        decided_at=None, outdated_at=None, requested_by=user,
+    )  # fmt: skip
+    return True
 
 
 def unit_values(request: AdjudicationRequest):
@@ -1066,25 +1126,49 @@ def blind_unit(request: AdjudicationRequest, blinding: Blinding | None = None) -
     return (blinding or Blinding.of(request)).unit(request.unit)
 
 
-def decide(request: AdjudicationRequest, *, choice: str, reason: str) -> None:
-    """``choice`` is the option's position (the page never carries a system name).
+def labels_seen(request: AdjudicationRequest) -> str:
+    """A digest of the labels an adjudicator is shown (the page posts it back with the
+    decision): they change while a request is open when a party submits a changed label
+    (``annotation.quality.following``), and a decision on labels no longer there is
+    refused. The labels only, never whose they are."""
+    labels = sorted(o.get("label", "") for o in request.originals)
+    return hashlib.sha256(json.dumps(labels).encode()).hexdigest()[:16]
+
+
+def decide(
+    request: AdjudicationRequest, *, choice: str, reason: str, seen: str | None = None
+) -> None:
+    """``choice`` is the option's position (the page never carries a system name);
+    ``seen`` the :func:`labels_seen` of the page the adjudicator decided on (None: not
+    checked, as for a caller that shows no labels).
 
     The adjudicator must still meet :class:`AdjudicatorRule` (one failed after the request
     was sent is refused: their decision would become an adjudicated label). The decision is
     one conditional update of the still-open row, in a transaction holding its lock: of two
-    posts at once exactly one is stored, the other is told it is already decided."""
-    allowed = [value for value, _ in options(request)]
+    posts at once exactly one is stored, the other is told it is already decided. The
+    options are those of the locked row: labels changed since the page was read (``seen``
+    differs) are refused, as the option at a position may be another one."""
     choice = (choice or "").strip()
-    if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
-        raise QualityError(f"adjudication {request.pk} label: choose one of the options")
-    label = allowed[int(choice)]
     decided = AdjudicationRequest.Status.DECIDED
     with transaction.atomic():
         locked = AdjudicationRequest.objects.select_for_update().filter(pk=request.pk).first()
         if locked is None:
-            raise QualityError(f"adjudication {request.pk}: withdrawn")
+            raise QualityError(
+                f"adjudication {request.pk}: withdrawn (the annotators no longer disagree, "
+                "or you may no longer decide it)"
+            )
         if locked.status == decided:
             raise QualityError(f"adjudication {request.pk}: already decided")
+        request.originals = locked.originals
+        if seen is not None and seen != labels_seen(locked):
+            raise QualityError(
+                f"adjudication {request.pk} labels: they changed since you opened the page "
+                "(an annotator revised their answer); read them again and decide"
+            )
+        allowed = [value for value, _ in options(request)]
+        if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
+            raise QualityError(f"adjudication {request.pk} label: choose one of the options")
+        label = allowed[int(choice)]
         unit = (request.task, request.question_id, request.unit)
         why = AdjudicatorRule.of(request.study).refusal(request.adjudicator, unit, parties=())
         if why:
