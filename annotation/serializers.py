@@ -16,6 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation import roles
+from annotation.annotate import scores
 from annotation.assignment import expert_of
 from annotation.links import shown_snippet, shown_text, shown_title, shown_url
 from annotation.models import (
@@ -1087,6 +1088,14 @@ class HumanMetricScoreSerializer(JudgmentSerializer):
     class Meta(JudgmentSerializer.Meta):
         model = HumanMetricScore
         fields = [*JudgmentSerializer.Meta.fields, "report", "metric", "value"]
+
+    def validate_metric(self, metric: str) -> str:
+        """One of the human metrics (as the judgments import checks it): a misspelt name
+        would be stored as a metric no analysis reads."""
+        problem = scores.metric_problem(metric)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return metric
 
 
 # --- The other judgment kinds (read-only through the API) ---------------------------------------

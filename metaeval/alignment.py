@@ -79,7 +79,7 @@ def _block(report: dict) -> dict:
     preference = {
         metric: {k: row.get(k) for k in ROW_KEYS}
         | ({"notes": row["notes"]} if row.get("notes") else {})
-        for metric, row in report.get("preference", {}).items()
+        for metric, row in (report.get("preference") or {}).items()
     }
     system = report.get("system", {})
     out = {"preference": preference, "system_tau_b": system.get("tau_b")}

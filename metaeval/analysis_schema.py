@@ -363,6 +363,8 @@ class LabelIAASerializer(s.Serializer):
 
 class LabelIAAListSerializer(s.Serializer):
     kinds = LabelIAASerializer(many=True)
+    note = s.CharField(required=False, help_text="why no kind is given (the selection)")
+    n_labels = s.IntegerField(required=False, help_text="labels read, of the selected units")
     human_signal = HumanSignalSerializer(required=False)
 
 

@@ -15,7 +15,7 @@ def table_rows(report: dict) -> list[dict]:
     """Preference and metric-wise figures, one row per (table, metric)."""
     rows = []
     for table in ("preference", "metric_wise"):
-        for metric, fig in report.get(table, {}).items():
+        for metric, fig in (report.get(table) or {}).items():
             ci = fig.get("ci") or {}
             rows.append({
                 "table": table, "metric": metric,

@@ -84,7 +84,7 @@ def _signal_rows(frame: PairFrame, table: str, metric: str, options: ReportOptio
 def _threshold(report: dict, table: str, metric: str, options: ReportOptions) -> float:
     if options.ties == "partial":
         return 0.0
-    t = (report.get(table, {}).get(metric) or {}).get("threshold")
+    t = ((report.get(table) or {}).get(metric) or {}).get("threshold")
     return 0.0 if t is None else float(t)
 
 
@@ -142,7 +142,7 @@ def report_figures(frame: PairFrame, report: dict, options: ReportOptions) -> di
     confusion: dict = {t: {} for t in TABLES}
     judge_signals: dict = {}
     for table in TABLES:
-        for metric in report.get(table, {}):
+        for metric in report.get(table) or {}:
             got = _signal_rows(frame, table, metric, options)
             if got is None:
                 continue

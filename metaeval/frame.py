@@ -15,15 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from annotation.annotate import scores
+
 #: Judge/human metric names used throughout Concord (issue 2: the file's
-#: ``answer_precision`` is called ``answer_relevance`` here).
-METRICS: tuple[str, ...] = (
-    "overall",
-    "answer_relevance",
-    "answer_recall",
-    "citation_precision",
-    "citation_recall",
-)
+#: ``answer_precision`` is called ``answer_relevance`` here), declared with the human
+#: metrics (``annotation.annotate.scores``, pure like this module).
+METRICS: tuple[str, ...] = scores.METRICS
 ALL_METRICS: tuple[str, ...] = METRICS + ("overall_citation",)
 
 

@@ -463,6 +463,10 @@ def build_report(
     report["notes"] = note_null_figures(
         report, figures.system, iaa_undefined=undefined
     ) + _default_notes(figures, options, report)
+    if not report["preference"]:  # was {} without a word
+        report["preference"] = None
+        why = _nothing_to_rank(report["selection"], "the judge has no score of these reports")
+        report["notes"].append(f"preference is null: {why}.")
     if frame.signal is not None:
         report["selection"]["human_signal_rows"] = frame.signal
         report["notes"].append(_signal_note(frame.signal))
@@ -551,11 +555,32 @@ def _row_why(row: dict) -> dict[str, str]:
     return why | {k: UNDEFINED for k, v in row.items() if v is None and k not in why}
 
 
-def _system_why(figures, system: dict) -> dict[str, str]:
+NO_HUMAN_JUDGMENT = (
+    "no human judgment (a medal ranking or metric-wise score of two reports) in this selection"
+)
+
+
+def _nothing_to_rank(
+    selection: dict, judge: str = "the judge has no overall score to rank systems by"
+) -> str:
+    """Why nothing in the selection can be ranked, checked in order: fewer than two
+    systems selected, no human judgment, then ``judge`` (what the judge lacks). Before,
+    every empty selection (``systems=sqa``, a setting without judgments) blamed the
+    judge's overall score."""
+    named = sorted(set(selection.get("systems") or ()))
+    if named and len(named) < 2:
+        return (f"the selection keeps one system ({named[0]}); ranking systems, or comparing "
+                "two reports, needs two")  # fmt: skip
+    if not selection.get("n_judgments"):
+        return NO_HUMAN_JUDGMENT
+    return judge
+
+
+def _system_why(figures, system: dict, selection: dict) -> dict[str, str]:
     """Why the system τ-b is null: scipy's τ-b needs two ranked systems and a ranking
     that varies on each side."""
     if figures is None or not figures.judge_scored:
-        why = "System τ-b undefined: the judge has no overall score to rank systems by."
+        why = f"System τ-b undefined: {_nothing_to_rank(selection)}."
     else:
         h, j = figures.human_rates, figures.judge_rates
         ranked = ~(np.isnan(h) | np.isnan(j))
@@ -627,7 +652,8 @@ def note_null_figures(
               for metric, row in (report.get(table) or {}).items()]  # fmt: skip
     iaa, system = report.get("iaa") or {}, report.get("system") or {}
     blocks.append(("IAA", iaa, _iaa_why(iaa, iaa_null, iaa_undefined)))
-    blocks.append(("system", system, _system_why(system_figures, system)))
+    blocks.append(("system", system, _system_why(system_figures, system,
+                                                 report.get("selection") or {})))  # fmt: skip
     for row in system.get("systems") or ():
         why = {k: UNDEFINED for k, v in row.items() if v is None}
         blocks.append((f"system {row.get('system')}", row, why))

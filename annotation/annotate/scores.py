@@ -11,8 +11,38 @@ The credits are study settings (``relevance_credit``, ``support_credit``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import difflib
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+
+#: The metric-wise scores of one report (:func:`report_scores`' keys, METHODS §3).
+METRICS: tuple[str, ...] = (
+    "overall",
+    "answer_relevance",
+    "answer_recall",
+    "citation_precision",
+    "citation_recall",
+)
+#: ScholarQA-CS2 ``assigned`` files hold rank-like values (1, 2, 3 and their means) in these
+#: human fields, not metric-wise scores: they are stored under these names instead.
+RANK_LIKE = {
+    "citation_precision": "rank_citation_precision",
+    "citation_recall": "rank_citation_recall",
+    "overall_citation": "rank_overall_citation",
+}
+#: Agreement-only records hold the mean medal score of the two annotations (0.25, 0.75 …).
+CONSENSUS_METRIC = "consensus_medal_score"
+#: Every metric a human metric score may be stored under, declared once: the metric-wise
+#: page's, the release's ``overall_citation``, its rank-like fields and the consensus score.
+#: A study cannot declare metrics of its own (its ``config`` has no such setting), so a name
+#: outside this table is a mistake (``answer_recal``): the judgments import and the API
+#: refuse it (:func:`metric_problem`) instead of storing a metric no analysis reads.
+HUMAN_METRICS: tuple[str, ...] = (
+    *METRICS,
+    "overall_citation",
+    *RANK_LIKE.values(),
+    CONSENSUS_METRIC,
+)
 
 DEFAULT_RELEVANCE_CREDIT = {"R": 1.0, "U": 0.5, "O": 0.0}
 DEFAULT_SUPPORT_CREDIT = {"snippet_supports": 1.0, "title_likely_supports": 0.5, "none": 0.0}
@@ -25,6 +55,21 @@ class Claim:
 
     supports: tuple[str, ...]
     coverage: str
+
+
+def unknown_name(value: str, known: Collection[str], what: str) -> str | None:
+    """What is wrong with ``value`` as a name of ``known`` (None: nothing); the message names
+    the close known name when there is one, and every known name (``what`` says whose)."""
+    if value in known:
+        return None
+    close = difflib.get_close_matches(str(value), list(known), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown metric {value!r}; {hint}the {what} are {', '.join(known)}"
+
+
+def metric_problem(metric: str) -> str | None:
+    """What is wrong with ``metric`` as a human metric name (None: nothing)."""
+    return unknown_name(metric, HUMAN_METRICS, "human metrics")
 
 
 def answer_relevance(

@@ -48,7 +48,13 @@ from django.db import models
 from django.utils import timezone
 
 from annotation import judgment_kinds
-from annotation.annotate import metric_wise, pairwise, query_quality, rubric_item_quality
+from annotation.annotate import (
+    metric_wise,
+    pairwise,
+    query_quality,
+    rubric_item_quality,
+    scores,
+)
 from annotation.annotate import rubric_coverage as coverage_task
 from annotation.annotate.form import Choices, Field, blank
 from annotation.judgment_kinds import JudgmentKind
@@ -107,6 +113,12 @@ FORMS: dict[str, dict[str, Field]] = {
     # the graded label (the binary one is ``covered``, a yes/no stored as a boolean)
     "rubric_coverage": {"label": coverage_task.COVERAGE},
 }  # fmt: skip
+
+
+#: kind -> column -> what is wrong with a value that names something declared elsewhere
+#: (None: nothing): a human metric score's metric is one of the human metrics, else it
+#: would be stored as a metric no analysis reads (``answer_recal``).
+NAMES = {"human_metric_score": {"metric": scores.metric_problem}}
 
 
 def _keyed(rows, *key) -> dict[tuple, int]:
@@ -223,19 +235,32 @@ def _values(problems: Problems, n: int, model, spec: JudgmentKind, r: dict, inde
                 raise ValidationError(f"{raw!r} is not true, false or null")
             value = field.to_python(raw)
             if value is None and not field.null:
-                value = field.get_default()
-                if value is None:
-                    raise ValidationError("required")
+                value = _default(field)
             if value is not None:
                 field.run_validators(value)
             if field.choices and value not in {c for c, _ in field.choices}:
                 raise ValidationError(f"{value!r} is not one of {[c for c, _ in field.choices]}")
             as_posted(FORMS.get(spec.key, {}).get(column), value)
+            named = NAMES.get(spec.key, {}).get(column)
+            if named is not None and (problem := named(value)):
+                raise ValidationError(problem)
         except ValidationError as exc:
             problems.add(n, column, "; ".join(exc.messages))
             continue
         out[name] = value
     return out
+
+
+def _default(field):
+    """The value of a missing (or null) column whose field cannot be null: the field's own
+    default when it declares one or may be blank (an optional comment: ``""``); else the
+    column is required. Before, a missing text column took ``""`` whatever the field: a
+    human metric score without ``metric`` was stored under the metric ``""``."""
+    if field.has_default() or field.blank:
+        value = field.get_default()
+        if value is not None:
+            return value
+    raise ValidationError("required")
 
 
 def as_posted(declared: Field | None, value) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.annotate.scores import CONSENSUS_METRIC, RANK_LIKE
 from annotation.importers.base import ImportReport
 from annotation.importers.common import (
     RELEASED_SPLITS,
@@ -73,15 +74,6 @@ FILE_METRICS = {
     "citation_precision": "citation_precision",
     "citation_recall": "citation_recall",
 }
-#: In ``assigned`` files these human fields hold rank-like values (1, 2, 3 and their means),
-#: not metric-wise scores; they are stored under these metric names instead.
-RANK_LIKE = {
-    "citation_precision": "rank_citation_precision",
-    "citation_recall": "rank_citation_recall",
-    "overall_citation": "rank_overall_citation",
-}
-#: Agreement-only files hold the mean medal score of the two annotations (0.25, 0.75 …).
-CONSENSUS_METRIC = "consensus_medal_score"
 CONSENSUS_REASON = "ScholarQA-CS2 agreement-only record: both annotations agree on this pair."
 KNOWN_FIELDS = {
     "question",

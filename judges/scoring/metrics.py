@@ -17,8 +17,9 @@ Pure: no Django (the scoring modules' rule).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
+
+from annotation.annotate.scores import unknown_name
 
 from . import deepscholar, scholarqa
 
@@ -62,11 +63,7 @@ JUDGE_METRICS: dict[str, JudgeMetric] = {
 def metric_problem(metric: str) -> str | None:
     """What is wrong with ``metric`` as a judge metric name (None: nothing); the message
     names the close known name when there is one, else every known name."""
-    if metric in JUDGE_METRICS:
-        return None
-    close = difflib.get_close_matches(metric, JUDGE_METRICS, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown metric {metric!r}; {hint}the judge metrics are {', '.join(JUDGE_METRICS)}"
+    return unknown_name(metric, JUDGE_METRICS, "judge metrics")
 
 
 def value_problem(metric: str, value: float) -> str | None:

@@ -57,9 +57,12 @@ class ClaimData:
     annotator: np.ndarray | None = None
     c_annotator: np.ndarray | None = None
 
-    def human_matrix(self) -> np.ndarray:
-        """claims × annotators of "fully supported" (NaN = not checked)."""
+    def human_matrix(self, claims=None) -> np.ndarray:
+        """claims × annotators of "fully supported" (NaN = not checked); ``claims`` (ids;
+        None: every claim): only these claims (label IAA of a selection of reports)."""
         ok = ~np.isnan(self.h_supported)
+        if claims is not None:
+            ok &= np.isin(self.h_claim, np.fromiter(claims, dtype=np.int64))
         if not ok.any():
             return np.full((0, 0), np.nan)
         return label_matrix(self.h_claim[ok], self.h_annotator[ok], self.h_supported[ok])[0]

@@ -30,10 +30,13 @@ def _matrix(rows: list[list], n_keys: int, value) -> np.ndarray:
     return mat
 
 
-def load_label_kinds(study_id: int, settings=None, present=None) -> dict[str, np.ndarray]:
+def load_label_kinds(study_id: int, settings=None, present=None,
+                     reports=None) -> dict[str, np.ndarray]:  # fmt: skip
     """``{kind: units × annotators}`` for the four kinds (only those with a label):
     ``rating`` (unit: report × dimension, 1–5), ``score`` (report × metric, the value),
-    ``paragraph_relevance`` (paragraph, R / U / O), ``confidence`` (rubric item, 1–5)."""
+    ``paragraph_relevance`` (paragraph, R / U / O), ``confidence`` (rubric item, 1–5).
+    ``reports`` (ids; None: every report): only the labels of these reports, the report's
+    selection of systems and comparisons (rubric-item confidence judges no report: kept)."""
     from annotation.models import (
         HumanMetricScore,
         ParagraphRelevance,
@@ -49,11 +52,16 @@ def load_label_kinds(study_id: int, settings=None, present=None) -> dict[str, np
                                 lambda v: RELEVANCE.get(v, np.nan)),
         "confidence": (RubricItemQuality, ("item_id",), "confidence", float),
     }  # fmt: skip
+    report_of = {"rating": "report_id", "score": "report_id",
+                 "paragraph_relevance": "paragraph__report_id"}  # fmt: skip
     out = {}
     for kind, (model, unit, field, value) in queries.items():
         if present is not None and model not in present:
             continue
-        cols = fetch(model.objects.filter(**where).order_by("pk")
+        rows = model.objects.filter(**where)
+        if reports is not None and kind in report_of:
+            rows = rows.filter(**{f"{report_of[kind]}__in": list(reports)})
+        cols = fetch(rows.order_by("pk")
                      .values_list(*unit, "annotator_id", field), len(unit) + 2)  # fmt: skip
         if cols[0]:
             out[kind] = _matrix(cols, len(unit), value)

@@ -104,7 +104,10 @@ def with_payload(report: dict, analysis: Analysis) -> dict:
     for section in registered():
         if section.payload and not section.in_report and section.key not in report:
             result = analysis.result(section)
-            if result is not None:  # None: nothing to show (no judgment of its kind)
+            if _null_with_note(result):  # labels, but none this selection can compare
+                report[section.key] = None
+                report.setdefault("notes", []).append(result["note"])
+            elif result is not None:  # None: nothing to show (no judgment of its kind)
                 report[section.key] = result
     selection = report.get("selection")
     if isinstance(selection, dict) and "study" not in selection:
@@ -116,6 +119,13 @@ def with_payload(report: dict, analysis: Analysis) -> dict:
         if note and note not in report.get("notes", []):
             report.setdefault("notes", []).append(note)
     return report
+
+
+def _null_with_note(result) -> bool:
+    """A section result that is a figure not defined in this selection (``{"kinds": [],
+    "note"}``: label IAA with no unit labelled twice): null in the report, its note in the
+    report's notes."""
+    return isinstance(result, dict) and result.get("kinds") == [] and bool(result.get("note"))
 
 
 def _label_null_notes(report: dict) -> list[str]:

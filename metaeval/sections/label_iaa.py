@@ -8,6 +8,9 @@ page share the loaded data)."""
 
 from contextlib import suppress
 
+import numpy as np
+from django.db.models import Q
+
 from annotation.models import (
     ClaimCheck,
     DeepScholarLabel,
@@ -39,8 +42,70 @@ NOT_APPLICABLE = (
 )
 
 
+#: Why label_iaa is null although the study has labels: the selection keeps none twice.
+NO_UNIT = (
+    "label_iaa is null: no unit of this selection (systems, exclude_systems, "
+    "expert_agreed) was labelled by two annotators."
+)
+
+
+def selected_reports(analysis) -> set[int] | None:
+    """The ids of the reports the selection keeps, the ones the rest of the report reads:
+    of its ``systems`` and not of its ``exclude_systems``; with ``expert_agreed``, only the
+    reports of the comparisons it analyses. None: no option selects, every report counts.
+    Before, label IAA ignored these options and gave the same figures for every selection."""
+    options = analysis.options
+    if not (options.systems or options.exclude_systems or options.expert_agreed):
+        return None
+    from annotation.models import Report
+
+    reports = Report.objects.filter(question__study_id=analysis.study_id)
+    if options.systems:
+        reports = reports.filter(system__name__in=options.systems)
+    if options.exclude_systems:
+        reports = reports.exclude(system__name__in=options.exclude_systems)
+    rows = reports.values_list("id", "question__external_id", "system__name")
+    if not options.expert_agreed:
+        return {pk for pk, _, _ in rows}
+    from ..figures import analysed_frame
+
+    frame = analysed_frame(analysis.loaded()[0], options, analysis.report)
+    kept = {(frame.questions[q], frame.systems[s])
+            for q, a, b in zip(frame.question, frame.system_a, frame.system_b, strict=True)
+            for s in (a, b)}  # fmt: skip
+    return {pk for pk, q, system in rows if (q, system) in kept}
+
+
+def _keep_rows(sets: dict, clusters: dict, kind: str, keep: np.ndarray) -> None:
+    """Only the rows ``keep`` of ``kind``'s units × annotators (and of its clusters)."""
+    if kind in sets and sets[kind].shape[0] == keep.size:
+        sets[kind] = sets[kind][keep]
+        if kind in clusters:
+            clusters[kind] = np.asarray(clusters[kind])[keep]
+
+
+def _restrict(sets: dict, clusters: dict, kinds: dict, reports: set[int]) -> None:
+    """The comparisons, coverage units and checked claims of the selected ``reports``
+    only."""
+    ids = np.fromiter(reports, dtype=np.int64, count=len(reports))
+    if "pairwise" in kinds:
+        p = kinds["pairwise"]
+        _keep_rows(sets, clusters, "preference",
+                   np.isin(p.report_a, ids) & np.isin(p.report_b, ids))  # fmt: skip
+    if "coverage" in kinds:
+        keep = np.isin(kinds["coverage"].report, ids)
+        for kind in ("coverage", "coverage_binary"):
+            _keep_rows(sets, clusters, kind, keep)
+    if "claim_support" in sets:
+        from annotation.models import ReportClaim
+
+        claims = ReportClaim.objects.filter(report_id__in=list(reports))
+        sets["claim_support"] = kinds["claims"].human_matrix(claims.values_list("id", flat=True))
+
+
 def _compute(analysis):
     sid = analysis.study_id
+    reports = selected_reports(analysis)
     has = _kit.present(sid, PairwisePreference, RubricCoverage, QueryQuality,
                        RubricItemQuality, ClaimCheck, DeepScholarLabel,
                        *LABEL_KIND_MODELS)  # fmt: skip
@@ -57,19 +122,33 @@ def _compute(analysis):
         kinds["claims"] = claim_data(analysis)
     sets = label_sets(**kinds) if kinds else {}
     clusters = label_clusters(kinds.get("pairwise"), kinds.get("coverage"))
+    if reports is not None:
+        _restrict(sets, clusters, kinds, reports)
     if has & set(LABEL_KIND_MODELS):
-        sets |= load_label_kinds(sid, _kit.settings(analysis), has)
+        sets |= load_label_kinds(sid, _kit.settings(analysis), has, reports)
     levels: dict[str, str] = {}
     if DeepScholarLabel in has:
         rows = DeepScholarLabel.objects.filter(
             study_id=sid, **settings_filter(_kit.settings(analysis))
-        ).values_list("kind", "question_id", "report_id", "unit", "annotator_id", "label")
-        more, levels = deepscholar_sets(rows, clusters)
+        )
+        if reports is not None:  # a question's own units (no report) are kept
+            rows = rows.filter(Q(report__isnull=True) | Q(report_id__in=list(reports)))
+        more, levels = deepscholar_sets(rows.values_list(
+            "kind", "question_id", "report_id", "unit", "annotator_id", "label"), clusters)  # fmt: skip
         sets.update(more)
     if not sets:
         return None
+    # the labels read, of the selected units: the count the page shows beside the figures
+    # (before, only the selection line's comparisons, "0 judgments" beside label figures)
+    n_labels = sum(int(np.isfinite(m).sum()) for m in sets.values() if m.size)
     out = {"kinds": analyse_iaa(sets, levels, clusters, _kit.rounds(analysis),
-                                analysis.options.seed)}  # fmt: skip
+                                analysis.options.seed), "n_labels": n_labels}  # fmt: skip
+    if reports is not None and not any(k["pairs"] for k in out["kinds"]):
+        return {
+            "kinds": [],
+            "note": NO_UNIT,
+            "n_labels": n_labels,
+        }  # null in the report (sections.with_payload)
     if not out["kinds"]:  # no kind holds a label (e.g. only unparsed quality labels)
         return None
     if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
@@ -79,7 +158,7 @@ def _compute(analysis):
 
 
 def _draw(result, entry):
-    if not result:
+    if not (result and result["kinds"]):
         return None
     rows = [(f"{k['kind']} ({k['level']})", {"value": k["krippendorff_alpha"]})
             for k in result["kinds"]]  # fmt: skip
@@ -92,6 +171,8 @@ register(Section(
     tables=lambda r, e: {"label_iaa": (r["kinds"], COLUMNS)} if r else {},
     figures=(FigureSpec("label-iaa", "Krippendorff's α per label kind", _draw),),
     text=lambda r: "label IAA: " + (", ".join(f"{k['kind']} α {k['krippendorff_alpha']}"
-                                              for k in r["kinds"]) if r else "none"),
+                                              for k in r["kinds"]) if r and r["kinds"]
+                                    else (r or {}).get("note") or "none"),
     serializer=LabelIAAListSerializer, order=69,
+    absent=lambda r, e: None if r is None or r["kinds"] else r["note"],
 ))  # fmt: skip

@@ -10,6 +10,8 @@ What counts as explained:
   has its ``notes[figure]``;
 * a row with a ``note`` (a table row, human vs human): any null figure makes the ``note``
   non-empty;
+* a null block of the report dict (``preference``, ``label_iaa``): a report note that
+  starts with ``"<block> is null"``;
 * a table: a null cell needs the row's ``note`` (or ``notes`` / ``reason``) column, or
   the figure's own ``<figure>_note`` column, so a table that can hold a null figure has
   one. A column the row does not have at all (another kind of row's column, such as a
@@ -53,6 +55,8 @@ def result_nulls(node, path: str = "") -> list[str]:
     if not isinstance(node, dict):
         return bad
     notes = node.get("notes") if isinstance(node.get("notes"), dict) else None
+    # the report dict's notes list: "<key> is null: why" explains a null block (preference)
+    listed = node.get("notes") if isinstance(node.get("notes"), list) else ()
     for key, value in node.items():
         here = f"{path}.{key}"
         if _skipped(key):
@@ -62,6 +66,8 @@ def result_nulls(node, path: str = "") -> list[str]:
                 explained = _said(notes.get(key))
             elif "note" in node:
                 explained = _said(node["note"])
+            elif listed:
+                explained = any(str(n).startswith(f"{key} is null") for n in listed)
             else:
                 explained = False
             if not explained:
