@@ -538,9 +538,5 @@ def test_a_loose_numbered_list_shows_its_numbers(researcherbench_dir):
     assert [p.number for p in items] == list(range(items[0].number, items[0].number + 4))
     (rendered,) = render_reports([items[0].report_id])
     shown = {p.number: str(p.html) for p in rendered.paragraphs}
-    assert [shown[p.number][:14] for p in items] == [
-        "<ol>\n<li><str",
-        '<ol start="2">',
-        '<ol start="3">',
-        '<ol start="4">',
-    ]
+    opening = [shown[p.number].partition(">")[0] + ">" for p in items]
+    assert opening == ["<ol>", '<ol start="2">', '<ol start="3">', '<ol start="4">']
