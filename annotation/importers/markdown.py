@@ -42,7 +42,11 @@ words are the source's snippet), which may contain spaces, and in a link in pare
 the words may hold balanced brackets, ``[[2403.11144] Title](url)``)
 and ``(Author et al., 2020)`` (one name and a year, ``(OpenAI, 2021)``, not right after a
 name: :func:`follows_a_name`). Nothing is matched inside math (``$…$``, ``$$…$$``,
-``\\(…\\)``, ``\\[…\\]``) or code spans.
+``\\(…\\)``, ``\\[…\\]``) or code (spans, and fenced blocks: :func:`fenced_lines`).
+
+Paragraphs are split at blank lines, except inside a fenced code block: a block is one
+paragraph of its own, its lines as written (no heading, reference entry nor marker read
+in it), shown as one ``<pre><code>`` by the renderer.
 """
 
 from __future__ import annotations
@@ -95,6 +99,37 @@ _LINK_PATTERN = (
 )
 _LINK = re.compile(_LINK_PATTERN)
 LINK = _LINK  # a markdown link, groups "words" and "url" (the normaliser's too)
+
+# --- Fenced code -----------------------------------------------------------------------------
+
+#: A fenced code block's fence line (``` or ~~~, indented three spaces at most).
+_FENCE = re.compile(r"^ {0,3}(?P<fence>```|~~~)")
+
+
+def fenced_lines(lines: list[str]) -> list[int]:
+    """For each line, the number (from 1) of the fenced code block it belongs to, its two
+    fence lines included, else 0. A fence is closed by the next line opening with the same
+    marker; one never closed is no block (its lines are read as text, as the renderer
+    shows them).
+
+    Why: a fenced block is code shown as written (a prompt, a JSON object). Read as
+    markdown, OpenAI's ResearcherBench report 8 had its examples' fences shown as
+    literal text, their lines split into numbered paragraphs at each blank line and shown
+    as markdown, and ``[4, 5, 5, 3, 4, 4]`` read as citations."""
+    out, i, block = [0] * len(lines), 0, 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        end = m and next(
+            (j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith(m["fence"])),
+            None,
+        )
+        if end:
+            block += 1
+            out[i : end + 1] = [block] * (end + 1 - i)
+            i = end
+        i += 1
+    return out
+
 
 # --- Reference entries ------------------------------------------------------------------------
 
@@ -213,6 +248,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     """The body's lines (entries removed) and the sources the entries list, by key."""
     sources: dict[str, ParsedCitation] = {}
     keep = [True] * len(lines)
+    code = fenced_lines(lines)  # nothing in a code block is a reference
 
     def take(i: int, key: str, rest: str, definition: bool = False) -> None:
         keep[i] = False
@@ -228,6 +264,8 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
 
     # definitions, anywhere
     for i, line in enumerate(lines):
+        if code[i]:
+            continue
         m = _DEFINITION.match(line)
         if m:
             take(i, m.group(1), m.group(2), definition=True)
@@ -236,6 +274,8 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
     # lists under a references heading or line: its scope ends at the next heading
     scope, level = None, 0  # the line opening the scope; its heading's level (0: a line)
     for i, line in enumerate(lines):
+        if code[i]:
+            continue
         heading = _HEADING.match(line)
         if heading:
             depth = len(heading.group(1))
@@ -261,7 +301,7 @@ def _split_references(lines: list[str]) -> tuple[list[str], dict[str, ParsedCita
         if not line.strip() or not keep[start - 1]:
             start -= 1
             continue
-        entry = _entry(line, False) or _numbered_url(line)
+        entry = None if code[start - 1] else _entry(line, False) or _numbered_url(line)
         if not entry or not entry[0]:
             break
         entries.append((start - 1, entry))
@@ -350,10 +390,12 @@ _MATH = (
     r"|\\\[(?![\d,;\s–-]+\\?\])(?:(?!\]\(https?:)[\s\S])+?\\\]"
 )
 MATH = re.compile(_MATH, re.S)
+#: A fenced code block, from its fence line to the closing one (:func:`fenced_lines`).
+_FENCED_CODE = r"(?m:^ {0,3}(?P<fq>```|~~~)[\s\S]*?^ {0,3}(?P=fq))"
 #: One alternation, scanned once per paragraph; the first alternative matching at a
 #: position wins, so math and code are consumed (and skipped) before any marker inside.
 _INLINE = re.compile(
-    rf"(?P<skip>{_MATH}|`[^`\n]+`)"
+    rf"(?P<skip>{_FENCED_CODE}|{_MATH}|`[^`\n]+`)"
     rf"|(?P<link>{_LINK_PATTERN})"
     r"|\[\^(?P<foot>\d+)\^?\]|【(?P<wide>\d+)(?:†[^】\n]*)?】"
     r"|\^?\\?\[(?:citation:\s*)?(?P<nums>\d+(?:\s*[,;]\s*\d+)*)\\?\](?!\()"
@@ -522,8 +564,6 @@ def link_anchors(
 _BOLD_LINE = re.compile(
     r"^ {0,3}(?:\*\*(?P<a>[^*\n]*[^*\s])\*\*|__(?P<b>[^_\n]*[^_\s])__)\s*[:：]?\s*$"
 )
-#: A fenced code block's fence (no heading is read inside one).
-_FENCE = re.compile(r"^ {0,3}(?:```|~~~)")
 #: Emphasis around a title's words: ``**Title**``, ``__Title__``, ``*Title*``, ``_Title_``.
 _TITLE_EMPHASIS = re.compile(
     r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"
@@ -559,16 +599,14 @@ _MAY_MATTER = frozenset("#`~ *_")
 def bold_headings(lines: list[str]) -> list[str]:
     """``lines`` with every bold line standing alone (module doc) written as the ATX heading
     it is read as: one level below the last ATX heading (``#`` before any), at most six."""
-    out, depth, fenced = list(lines), 0, False
+    out, depth = list(lines), 0
+    code = fenced_lines(lines)
     for i, line in enumerate(lines):
-        if line[:1] not in _MAY_MATTER:  # most lines: words, list items, table rows
-            continue
-        if _FENCE.match(line):
-            fenced = not fenced
+        if line[:1] not in _MAY_MATTER or code[i]:  # most lines: words, list items, code
             continue
         heading = _HEADING.match(line)
-        if fenced or heading:
-            depth = len(heading.group(1)) if heading and not fenced else depth
+        if heading:
+            depth = len(heading.group(1))
             continue
         if "**" not in line and "__" not in line:
             continue
@@ -589,6 +627,22 @@ def bold_headings(lines: list[str]) -> list[str]:
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
+def _paragraph_texts(content: list[tuple[str, int]]) -> list[str]:
+    """A section's paragraphs: its lines (each with its code block's number,
+    :func:`fenced_lines`) split at blank lines, but a fenced code block is one paragraph of
+    its own, blank lines and all, so it is shown as one block of code."""
+    out: list[str] = []
+    run: list[str] = []
+    block = 0  # the code block of the lines in ``run``, 0: text
+    for line, in_code in content:
+        if in_code != block:
+            out += ["\n".join(run)] if block else _BLANK_LINE.split("\n".join(run))
+            run, block = [], in_code
+        run.append(line)
+    out += ["\n".join(run)] if block else _BLANK_LINE.split("\n".join(run))
+    return out
+
+
 def read_markdown(text: str) -> ParsedReport:
     """A markdown answer as sections (by heading), paragraphs (by blank line) and sources.
 
@@ -598,17 +652,18 @@ def read_markdown(text: str) -> ParsedReport:
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     body, sources = _split_references(bold_headings(lines))
-    blocks: list[tuple[str, list[str]]] = [("", [])]
-    for line in body:
-        m = _HEADING.match(line)
+    code = fenced_lines(body)
+    blocks: list[tuple[str, list[tuple[str, int]]]] = [("", [])]
+    for line, in_code in zip(body, code, strict=True):
+        m = None if in_code else _HEADING.match(line)
         if m:
             blocks.append((heading_title(m.group(2)), []))
         else:
-            blocks[-1][1].append(line)
+            blocks[-1][1].append((line, in_code))
     sections = []
     for title, content in blocks:
         paragraphs = []
-        for ptext in _BLANK_LINE.split("\n".join(content)):
+        for ptext in _paragraph_texts(content):
             ptext = ptext.strip()
             if ptext:
                 paragraphs.append(ParsedParagraph(ptext, _anchors(ptext, sources)))

@@ -20,10 +20,21 @@
       (el.tagName === "INPUT" && !["radio", "checkbox", "button", "submit"].includes(el.type)));
   }
 
+  /* Elements that end a line: list items, line breaks, rows, headings, blocks. */
+  const LINE_ENDS = "li, br, tr, p, pre, blockquote, h4, h5, h6";
+
+  /* The words of a selection, spaces folded within a line; a list item, a line break or a
+     block ends a line, so a claim taken across list items keeps them apart ("…seed
+     instructions\nUse LLMs…", not "…seed instructions Use LLMs…"). */
   function cleanText(range) {
     const fragment = range.cloneContents();
     fragment.querySelectorAll(".cite-tip").forEach((n) => n.remove());
-    return fragment.textContent.replace(/\s+/g, " ").trim();
+    const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      node.data = node.data.replace(/\s+/g, " ");
+    }
+    fragment.querySelectorAll(LINE_ENDS).forEach((el) => el.after("\n"));
+    return fragment.textContent.replace(/ *\n\s*/g, "\n").trim();
   }
 
   function onlySpaceBetween(a, b) {

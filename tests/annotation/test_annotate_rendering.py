@@ -136,3 +136,22 @@ def test_a_marker_before_a_word_on_the_next_line_is_left_alone():
         Paragraph(text=text), [[9, 12, "3"]], {"3": Citation(key="3", title="T")}, "p"
     )
     assert "cite-end" not in str(html) and ".NET runs it." in str(html)
+
+
+def test_a_loose_list_keeps_its_numbers():
+    """A loose numbered list is stored one item per paragraph (Doubao's ResearcherBench
+    report 8, items 1–4 a blank line apart): each was shown as a list starting at 1, so
+    the reader saw "1., 1., 1., 1.". Each keeps the number it was written with."""
+    assert "<ol>" in text_to_html("1.  **Inadequate fine-tuning data**: few examples")
+    html = text_to_html("2.  **Lack of explicit constraint modeling**: models struggle")
+    assert '<ol start="2">' in html and "<strong>Lack" in html
+    assert '<ol start="4">' in text_to_html("4. Absence of structured reasoning")
+
+
+def test_a_fenced_code_block_is_shown_as_written():
+    """A fenced block is code: one ``<pre><code>``, its fences gone and nothing in it read
+    as markdown (``**Prompt:**`` stays as written), markup in it escaped."""
+    html = text_to_html("```json\n**Prompt:**\n1. a\n\n$50 <b>x</b>\n```")
+    assert html.startswith("<pre><code>") and "```" not in html
+    assert "**Prompt:**\n1. a\n\n$50 &lt;b&gt;x&lt;/b&gt;" in html
+    assert "<strong>" not in html and "<ol" not in html and "<math" not in html

@@ -50,7 +50,7 @@ def test_metric_wise_shows_a_claim_as_its_paragraph_and_stores_it_as_selected(
     saved = client.post(reverse("annotate:autosave", args=[a.pk]), data, HTTP_HX_REQUEST="true")
     assert saved.status_code == 200
     html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
-    assert f'<blockquote class="claim-text">{SHOWN}</blockquote>' in html
+    assert f'<blockquote class="claim-text claim-lines">{SHOWN}</blockquote>' in html
     assert f'value="{ESCAPED}" class="claim-text-input"' in html  # posted back as selected
     assert SHOWN in html.split('class="para-body"')[1]  # as the paragraph shows it
     data["version"] = "1"  # the autosave's
@@ -69,7 +69,9 @@ def test_claim_check_shows_an_imported_claim_as_its_paragraph(annotator_user, cl
     a = make_assignment(annotator_user.annotator, question, "claim_check")
     client.force_login(annotator_user)
     html = client.get(reverse("annotate:task", args=[a.pk])).content.decode()
-    assert f'<blockquote class="claim-text claim-text--large">{SHOWN}</blockquote>' in html
+    assert (
+        f'<blockquote class="claim-text claim-text--large claim-lines">{SHOWN}</blockquote>' in html
+    )
     assert ReportClaim.objects.get().text == ESCAPED
 
 

@@ -299,3 +299,31 @@ def test_balanced_brackets_in_a_links_words_are_its_words():
     assert sources["2"][0] == "[2305.20050] Verify Step by Step"
     # an unclosed bracket before a link is still a bracket around it
     assert read("A \\[[Zheng' 2021](http://a.example/1)\\].")[0] == ["A [1]."]
+
+
+def test_a_fenced_code_block_is_one_paragraph_of_code():
+    """OpenAI's ResearcherBench report 8 shows prompts in fenced blocks: they were split at
+    each blank line into numbered paragraphs, a ``# `` line inside became a section, a
+    ``[1] …`` line a reference entry and ``[4, 5, 5]`` citations. A block is one paragraph,
+    as written, with no citation; the text around it is read as before."""
+    code = (
+        "```\n**Prompt:** \nRatings: [4, 5, 5]\n\n# not a heading\n[1] not a reference\n\n"
+        "**Compliant Output (Good):**\nDay 1 [2].\n```"
+    )
+    text = f"Intro [1].\n\n**Example 1**\n\n{code}\n\n*Analysis:* good [2].\n\n[1] One https://a.example/1\n[2] Two https://a.example/2\n"  # fmt: skip
+    parsed = parse_markdown(text)
+    paragraphs = [p for s in parsed.sections for p in s.paragraphs]
+    assert [s.title for s in parsed.sections] == ["", "Example 1"]
+    assert [p.text for p in paragraphs] == ["Intro [1].", code, "*Analysis:* good [2]."]
+    assert paragraphs[1].anchors == []
+    assert sorted(parsed.citations) == ["1", "2"]
+    shown, _ = read(text)
+    assert shown[1] == code
+
+
+def test_a_fence_never_closed_is_read_as_text():
+    """A lone fence opens no block (the renderer shows it as text too): the paragraphs
+    after it are read as ever, markers and all."""
+    paragraphs, sources = read("```\nA claim [1].\n\nAnother [2].\n\n[1] https://a.example/1\n[2] https://a.example/2\n")  # fmt: skip
+    assert paragraphs == ["```\nA claim [1].", "Another [2]."]
+    assert set(sources) == {"1", "2"}

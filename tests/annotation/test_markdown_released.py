@@ -91,6 +91,7 @@ def words(text: str) -> Counter:
 
 
 def markers_with_url(body: str, refs: dict[str, str]) -> int:
+    body = re.sub(r"```.*?```", " ", body, flags=re.S)  # a code block is shown as written
     body = MATH.sub(" ", body)
     n = len(LINK.findall(body))
     rest = LINK.sub(" ", body)
@@ -490,3 +491,52 @@ def test_no_system_name_in_a_sources_address(researcherbench_dir):
     }
     assert set(urls) <= written  # nothing else of an address changed
     assert any("utm_source=openai" in json.dumps(r.original) for r in reports)
+
+
+# --- Loose lists and code blocks as the reader sees them -----------------------------------
+
+
+def _paragraphs_of(system: str, question: str) -> list:
+    report = Report.objects.get(system__name=system, question__external_id=question)
+    return list(Paragraph.objects.filter(report=report).order_by("number"))
+
+
+def test_a_fenced_block_is_one_paragraph_of_code(researcherbench_dir):
+    """OpenAI's report 8 ("Complex Instruction…") shows three prompts in fenced blocks:
+    their fences were shown as text, their lines were ¶20–¶36, shown as markdown, with
+    ``[4, 5, 5, 3, 4, 4]`` read as citations. Each block is one paragraph, with no
+    citation, shown as one ``<pre><code>``; the paragraphs around them keep theirs."""
+    from annotation.rendering import render_reports
+
+    run("reports", researcherbench_dir / "OpenAI.json", study="RB", format="researcherbench",
+        system="OpenAI")  # fmt: skip
+    paragraphs = _paragraphs_of("OpenAI", "8")
+    code = [p for p in paragraphs if "```" in p.text]
+    assert len(code) == 3
+    for p in code:
+        assert p.text.startswith("```") and p.text.endswith("```") and p.text.count("```") == 2
+        assert p.anchors == []
+    assert "Customer Ratings: [4, 5, 5, 3, 4, 4]" in code[1].text
+    assert any(p.anchors for p in paragraphs if p.number > code[-1].number)
+    (rendered,) = render_reports([code[0].report_id])
+    shown = {p.number: str(p.html) for p in rendered.paragraphs}
+    for p in code:
+        assert shown[p.number].startswith("<pre><code>") and "```" not in shown[p.number]
+        assert "<strong>" not in shown[p.number] and "**Prompt:**" in shown[p.number]
+
+
+def test_a_loose_numbered_list_shows_its_numbers(researcherbench_dir):
+    """Doubao's report 8 lists four limitations a blank line apart, stored one item a
+    paragraph: each was shown as "1.". They read 1, 2, 3, 4, one paragraph each."""
+    from annotation.rendering import render_reports
+
+    run("reports", researcherbench_dir / "Doubao.json", study="RB", format="researcherbench",
+        system="Doubao")  # fmt: skip
+    paragraphs = _paragraphs_of("Doubao", "8")
+    items = [p for p in paragraphs if re.match(r"[1-4]\.\s+\*\*", p.text)][:4]
+    assert [p.text[0] for p in items] == ["1", "2", "3", "4"]
+    assert [p.number for p in items] == list(range(items[0].number, items[0].number + 4))
+    (rendered,) = render_reports([items[0].report_id])
+    shown = {p.number: str(p.html) for p in rendered.paragraphs}
+    opening = [shown[p.number].partition(">")[0] + ">" for p in items]
+    assert opening == ["<ol>", '<ol start="2">', '<ol start="3">', '<ol start="4">']

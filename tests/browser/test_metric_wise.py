@@ -5,7 +5,14 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import ClaimAssessment, DraftVersion, HumanMetricScore, MedalRanking
+from annotation.models import (
+    ClaimAssessment,
+    DraftVersion,
+    HumanMetricScore,
+    MedalRanking,
+    Paragraph,
+    bump_content_version,
+)
 from annotation.rendering import report_label
 from tests.builders.content import make_assignment, make_question, make_study
 
@@ -145,6 +152,30 @@ def test_the_same_selection_added_twice_is_one_claim(login, annotator_user, assi
     select_claim(page, "A", 1)
     expect(page.locator("#shortcut-hint")).to_contain_text("already added (claim 1)")
     expect(panel(page, "A").locator(".claim")).to_have_count(1)
+
+
+def test_a_claim_taken_from_a_list_keeps_its_items_apart(login, annotator_user, assignment):
+    """ "+" on a citation in a list's second item took "…seed instructions Use LLMs to…":
+    the selection's spaces were folded and the items ran together. Each item, and the line
+    before the list, stays on a line of its own (the text is still the paragraph's)."""
+    report = assignment.report_order[0]
+    text = "Steps:\n\n- Collect seed instructions\n- Use LLMs to evolve them [1]."
+    at = text.index("[1]")
+    Paragraph.objects.filter(report_id=report, number=1).update(
+        text=text, anchors=[[at, at + 3, "[1]"]]
+    )
+    bump_content_version([report])
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[assignment.pk]))
+    page.locator("#p-A-1 .cite").first.focus()
+    press_keys(page, "+")
+    claim = panel(page, "A").locator(".claim").last
+    expect(claim.locator(".claim-text")).to_have_text(
+        "Steps:\nCollect seed instructions\nUse LLMs to evolve them"
+    )
+    value = claim.locator(".claim-text-input").input_value()
+    assert value == "Steps:\nCollect seed instructions\nUse LLMs to evolve them"
+    assert claim.locator(".claim-text").evaluate("e => e.innerText").count("\n") == 2
 
 
 def test_two_tabs_conflict(login, annotator_user, assignment, shot):

@@ -98,3 +98,34 @@ def test_a_released_report_with_a_wide_table_fits_a_375px_window(
     expect(page.locator("#task-form")).to_have_attribute("data-ready", "1")
     assert page.locator("#report-A .table-scroll").count()
     assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)
+
+
+#: A released exemplar reference's address (DeepScholar's recovered_citations.csv) and a
+#: reference list a report keeps in its text, as long as the addresses testers saw.
+LONG_URL = "https://complexityhandbook.uni-hohenheim.de/fileadmin/einrichtungen/complexityhandbook/AXTELL_Robert.pdf"  # fmt: skip
+LISTED_URL = "https://dictionary.cambridge.org/dictionary/english/organizational-behaviour-and-management-practices"  # fmt: skip
+
+
+def test_long_reference_addresses_wrap_in_a_375px_window(login, annotator_user):
+    """The organization task's exemplar references and a report's reference list showed
+    their addresses unbroken: the page was 670 px wide at 375 px. They wrap."""
+    from annotation.models import ExemplarReference, Paragraph, bump_content_version
+    from tests.annotation.test_annotate_deepscholar import deepscholar_question
+
+    question = deepscholar_question(make_study())
+    ExemplarReference.objects.create(
+        question=question, key="long", position=9, title="Agent-based modeling", url=LONG_URL
+    )
+    reports = list(question.reports.values_list("pk", flat=True))
+    Paragraph.objects.filter(report__in=reports, number=1).update(
+        text=f"**References**\n\n1. Cambridge Dictionary. {LISTED_URL}\n2. <{LONG_URL}>",
+        anchors=[],
+    )
+    bump_content_version(reports)
+    a = make_assignment(annotator_user.annotator, question, "organization")
+    page = narrow_page(login, annotator_user)
+    page.goto(reverse("annotate:task", args=[a.pk]))
+    expect(page.locator("#task-form")).to_have_attribute("data-ready", "1")
+    expect(page.locator("#exemplar")).to_contain_text("uni-hohenheim")
+    expect(page.locator(".para-body").first).to_contain_text("dictionary.cambridge.org")
+    assert page_width(page) <= WIDTH, page.evaluate(OVERFLOW, WIDTH)

@@ -81,3 +81,43 @@ def test_keyboard_only(login, annotator_user, assignment, shot):
     press_keys(page, "Escape", "Control+Enter")
     expect(page.get_by_text("Submitted. Thank you!")).to_be_visible()
     assert PairwisePreference.objects.get().choice == "left"
+
+
+#: Each pair's legend and its fieldset: where the legend's lines are, where the fieldset's
+#: top border is drawn, and where the first choice starts.
+LEGENDS = """() => [...document.querySelectorAll('fieldset.pair-row')].map((f) => {
+  const legend = f.querySelector('legend');
+  const range = document.createRange();
+  range.selectNodeContents(legend);
+  const lines = [...range.getClientRects()].map((r) => [r.top, r.bottom]);
+  const border = parseFloat(getComputedStyle(f).borderTopWidth);
+  const box = f.getBoundingClientRect(), chip = f.querySelector('.chip').getBoundingClientRect();
+  const shown = legend.getBoundingClientRect();
+  // a legend on the border (not floated) has the border drawn through its middle
+  const onBorder = getComputedStyle(legend).float === 'none';
+  const borderTop = onBorder ? shown.top + (shown.height - border) / 2 : box.top;
+  return {lines, borderBottom: borderTop + border, legendBottom: shown.bottom, chipTop: chip.top};
+})"""
+
+
+def test_a_legend_that_wraps_stays_off_the_border(login, annotator_user):
+    """At 1280 px "1. Report A (left) vs Report B (right)" wrapped in the side panel and its
+    second line, "(right)", sat on the fieldset's top border (drawn through the middle of a
+    legend). The legend is the fieldset's first line inside its border, however many lines
+    it takes, and the choices follow below it."""
+    study = make_study()
+    question = make_question(study, n_reports=3)
+    a = make_assignment(annotator_user.annotator, question, "pairwise")
+    page = login(annotator_user).new_page()
+    page.goto(reverse("annotate:task", args=[a.pk]))
+    expect(page.locator("fieldset.pair-row").first).to_be_visible()
+    page.evaluate(
+        "() => document.querySelectorAll('fieldset.pair-row legend').forEach((l) => "
+        "{ l.textContent += ' (and a longer label that surely wraps)'; })"
+    )
+    rows = page.evaluate(LEGENDS)
+    assert rows
+    for row in rows:
+        assert len({round(top) for top, _ in row["lines"]}) > 1, row  # it wraps
+        assert all(top >= row["borderBottom"] - 0.5 for top, _ in row["lines"]), row
+        assert row["chipTop"] >= row["legendBottom"] - 0.5, row
