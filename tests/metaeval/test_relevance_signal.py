@@ -110,11 +110,24 @@ def world(q0_decision: str = "switch") -> Study:
     return study
 
 
-def _metric_wise(study, mode):
-    analysis = sections.Analysis(study.pk, ReportOptions(human_signal=mode, threshold=0.0))
+def _analysis(study, mode):
     sections.registered()
+    return sections.Analysis(study.pk, ReportOptions(human_signal=mode, threshold=0.0))
+
+
+def _metric_wise(study, mode):
+    analysis = _analysis(study, mode)
     got = analysis.result(registry()["agreement"])["metric_wise"]
     return {m: got[m]["agreement"] for m in ("answer_relevance", "overall")}, analysis.report
+
+
+def _sections_on_the_rows(study, mode):
+    """The confusion matrix (rows: human A better / tie / B better; columns: the judge's)
+    and the annotator's own medal-vs-metric agreement, of answer_relevance."""
+    analysis = _analysis(study, mode)
+    confusion = analysis.result(registry()["confusion"])["metric_wise"]["answer_relevance"]
+    own = analysis.result(registry()["annotators"])["annotator_self"]
+    return confusion["matrix"], own["agreement"][0][own["metrics"].index("answer_relevance")]
 
 
 def test_a_switch_moves_answer_relevance_and_overall_towards_the_judge():
@@ -130,6 +143,11 @@ def test_a_switch_moves_answer_relevance_and_overall_towards_the_judge():
     rows = report["selection"]["human_signal_rows"]
     assert (rows["relevance_labels_changed"], rows["relevance_reports_changed"]) == (1, 1)
     assert any("1 paragraph label switched to the judge's" in n for n in report["notes"])
+    # the sections on the same rows follow: human A twice vs the judge's B twice; then
+    # q0's human B; the annotator's gold for alpha agrees with their relevance twice, then once
+    assert _sections_on_the_rows(study, "each") == ([[0, 0, 2], [0, 0, 0], [0, 0, 0]], 1.0)
+    assert _sections_on_the_rows(study, "adjudicated") == ([[0, 0, 1], [0, 0, 0], [0, 0, 1]],
+                                                           0.5)  # fmt: skip
     # majority reads the submitted labels: one annotator, so the same figures as each
     assert _metric_wise(study, "majority")[0] == each
     # the annotator's work is as submitted
@@ -145,3 +163,12 @@ def test_keep_and_subjective_change_nothing(decision):
     adjudicated, report = _metric_wise(study, "adjudicated")
     assert adjudicated == each == {"answer_relevance": 0.0, "overall": 0.0}
     assert report["selection"]["human_signal_rows"]["relevance_labels_changed"] == 0
+
+
+def test_the_judge_card_says_what_follows_the_signal():
+    """Its score judges' agreement follows the signal; its label judges' and the experts'
+    behaviour figures read each expert: the section says so, and nothing without it."""
+    study = world()
+    signal = _analysis(study, "adjudicated").result(registry()["judge_card"])["human_signal"]
+    assert signal["mode"] == "adjudicated" and "does not apply" in signal["note"]
+    assert "human_signal" not in _analysis(study, None).result(registry()["judge_card"])
