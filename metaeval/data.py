@@ -15,6 +15,7 @@ end to end).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -40,6 +41,9 @@ class Selection:
     judge: str | None = None
     systems: tuple[str, ...] | None = None  # keep pairs whose both systems are listed
     exclude_systems: tuple[str, ...] = ()
+    #: (pseudonym, setting, report id) -> answer_relevance of the adjudicated paragraph
+    #: labels (``adjudicated`` signal: :func:`metaeval.loaders.signal.adjudicated_relevance`)
+    relevance: Mapping[tuple[str, str, int], float] | None = None
 
 
 def _fetch(queryset) -> list[tuple]:
@@ -338,6 +342,8 @@ def _human_scores(selection, annotators, settings_, pair_annotator, pair_setting
         ),
         6,
     )
+    if selection.relevance:
+        value = _with_relevance(pseudonym, setting, report, code, value, selection.relevance)
     annotator_of = {p: i for i, p in enumerate(annotators)}
     setting_of = {s: i for i, s in enumerate(settings_)}
     a = np.fromiter((annotator_of.get(p, -1) for p in pseudonym), np.int64, len(pseudonym))
@@ -352,6 +358,26 @@ def _human_scores(selection, annotators, settings_, pair_annotator, pair_setting
     return _score_arrays(
         _metric_codes(code, other), key, value, pair_group * base + rep_a, pair_group * base + rep_b
     )
+
+
+def _with_relevance(pseudonym, setting, report, code, value, relevance) -> list[float]:
+    """The score values with answer_relevance replaced where ``relevance`` has one (the
+    adjudicated paragraph labels), and overall, the mean of the four metrics (METHODS §3),
+    moved by a quarter of the change. Only rows of the reports concerned are visited."""
+    rel, overall = ALL_METRICS.index("answer_relevance"), ALL_METRICS.index("overall")
+    value = list(value)
+    rows: dict[tuple, dict[int, int]] = {}
+    for i in np.flatnonzero(np.isin(_ints(report), [k[2] for k in relevance])).tolist():
+        key = (pseudonym[i], setting[i], report[i])
+        if code[i] in (rel, overall) and key in relevance:
+            rows.setdefault(key, {})[code[i]] = i
+    for key, at in rows.items():
+        if rel in at:
+            change = relevance[key] - value[at[rel]]
+            value[at[rel]] = relevance[key]
+            if overall in at:
+                value[at[overall]] += change / 4
+    return value
 
 
 def _judge_scores(selection, rep_a, rep_b) -> tuple[str | None, dict[str, np.ndarray]]:

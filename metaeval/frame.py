@@ -91,7 +91,9 @@ def with_human_signal(
     human scores are collapsed the same way, metric by metric (NaN where that metric ties).
     ``adjudicated``: question -> {system: medal score} of its adjudicated medal ranking
     (the adjudication decides the ranking of every setting's comparison of the question;
-    metric-wise scores are never adjudicated and read their majority). A comparison
+    metric-wise scores read their majority, of scores the loader already read with the
+    adjudicated paragraph relevance: :func:`metaeval.loaders.signal.adjudicated_relevance`).
+    A comparison
     whose medal decision and every metric tie is left out. ``annotators`` becomes
     ``[mode]``; the returned dict counts units, tied and adjudicated comparisons.
     """

@@ -4,7 +4,11 @@ and the note saying why it is null)."""
 
 from rest_framework import serializers as s
 
-from .analysis_schema import AnalysisFigureSerializer, JudgeDifferenceSerializer
+from .analysis_schema import (
+    AnalysisFigureSerializer,
+    HumanSignalSerializer,
+    JudgeDifferenceSerializer,
+)
 
 
 def _fig(**kw):
@@ -88,3 +92,4 @@ class JudgeCardSerializer(s.Serializer):
 class JudgeCardAnalysisSerializer(s.Serializer):
     judges = JudgeCardSerializer(many=True)
     tests = CardTestSerializer(many=True)
+    human_signal = HumanSignalSerializer(required=False)

@@ -672,9 +672,20 @@ def _signal_note(summary: dict) -> str:
     text = (f"Human signal: {summary['mode']}, one decision per comparison and setting "
             f"({summary['kept']} of {summary['units']}; {summary['tied']} tied without "
             "adjudication left out of the preference table")  # fmt: skip
-    if summary["mode"] == "adjudicated":
-        text += f"; {summary['adjudicated']} from adjudicated rankings"
-    return text + "). IAA reads every judgment; metric-wise scores read their majority."
+    if summary["mode"] != "adjudicated":
+        return text + "). IAA reads every judgment; metric-wise scores read their majority."
+    text += (f"; {summary['adjudicated']} from adjudicated rankings). IAA reads every "
+             "judgment; metric-wise scores read their majority, each annotator's "
+             "answer_relevance (and the overall that averages it) from their paragraph labels "
+             f"as relevance adjudication (A.6) left them: {_relevance_note(summary)}")  # fmt: skip
+    return text
+
+
+def _relevance_note(summary: dict) -> str:
+    """What the relevance adjudications changed of the metric-wise scores."""
+    changed = summary.get("relevance_labels_changed", 0)
+    return (f"{changed} paragraph label{'' if changed == 1 else 's'} switched to the judge's, "
+            f"in {summary.get('relevance_reports_changed', 0)} report scores.")  # fmt: skip
 
 
 def _compat_notes(frame: PairFrame, options: ReportOptions, choices: Choices, report) -> list:
@@ -797,6 +808,12 @@ def load_selection(study_id: int, options: ReportOptions):
 
     check_names(study_id, options)
     script = _policy(options).script_records
+    signal = frame_signal(options)
+    relevance = None
+    if signal == "adjudicated":  # the paragraph labels as adjudicated (ANALYSES §0)
+        from .loaders.signal import adjudicated_relevance
+
+        relevance = adjudicated_relevance(study_id)
     settings = () if script else tuple(options.settings)
     load_settings = settings + (
         (options.calibrate_on,) if settings and options.calibrate_on else ()
@@ -808,6 +825,7 @@ def load_selection(study_id: int, options: ReportOptions):
             judge=options.judge,
             systems=None if script else (options.systems or None),
             exclude_systems=() if script else options.exclude_systems,
+            relevance=relevance.relevance if relevance else None,
         )  # fmt: skip
     )
     judge = frame.judge_name  # the options' judge, or the study's default judge
@@ -822,7 +840,6 @@ def load_selection(study_id: int, options: ReportOptions):
         agreed = load_expert_agreed(study_id, compat_setting(frame, options), judge)
         if agreed is not None:
             frame = agreed
-    signal = frame_signal(options)
     if signal is not None:
         medals = None
         if signal == "adjudicated":
@@ -835,6 +852,8 @@ def load_selection(study_id: int, options: ReportOptions):
         frame = with_human_signal(frame, signal, medals, failed)[0]
         if calib is not None:
             calib = with_human_signal(calib, signal, medals, failed)[0]
+        if relevance is not None and frame.signal is not None:  # None: no comparison
+            frame.signal.update(relevance.summary())
     return frame, calib, judge
 
 

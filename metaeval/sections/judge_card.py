@@ -154,7 +154,20 @@ def _compute(analysis):
     for name, more in score_cards(scores, family, rounds, seed).items():
         cards.setdefault(name, []).extend(more)
     tests += score_tests(scores, rounds, seed)
-    return judge_cards(cards, identity, records, tests)
+    out = judge_cards(cards, identity, records, tests)
+    if analysis.options.human_signal is not None:  # never silently ignored (ANALYSES §0)
+        out["human_signal"] = {"mode": analysis.options.human_signal, "applies": True,
+                               "note": SIGNAL_NOTE}  # fmt: skip
+    return out
+
+
+#: What of the card follows the ``human_signal`` option (docs/ANALYSES.md §0, §13).
+SIGNAL_NOTE = (
+    "The score judges' agreement is the agreement report's and the pairwise judges' the "
+    "pairwise section's (or the experts' medal decisions): they follow the human signal. The "
+    "label judges' agreement (rubric coverage, DeepScholar) and the experts' length and tie "
+    "figures compare a judge with each expert's own labels: the signal does not apply to them."
+)
 
 
 #: The card table's ``runs`` of a judge without a run record (its verdicts were imported).

@@ -374,7 +374,8 @@ def test_the_page_and_the_api_show_the_signal(world, client, researcher_user):
 
 def test_every_signal_reads_a_constant_number_of_queries(db):
     """The adjudicated signal adds one query per section (its loader's decided
-    adjudications; two for the medal-ranking report), whatever the study's size; the
+    adjudications; three for the medal-ranking report: its adjudicated rankings and the
+    relevance adjudications' switches, docs/ANALYSES.md §0), whatever the study's size; the
     figures of a doubled study are the same."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -394,4 +395,4 @@ def test_every_signal_reads_a_constant_number_of_queries(db):
         assert counts[0] == counts[1], mode
         assert figures[0] == figures[1], mode
         per_mode[mode] = counts[0]
-    assert per_mode["adjudicated"] == per_mode["majority"] + len(keys) + 1
+    assert per_mode["adjudicated"] == per_mode["majority"] + len(keys) + 2
