@@ -32,6 +32,7 @@ from concord.download_methods import download_methods
 from concord.errors import refused_page
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
+from studio.studyadmin.bulk_adjudication import send_many
 
 ACTIONS = {}
 #: How many "not added" reasons one message lists (the rest are counted).
@@ -92,26 +93,25 @@ def _import(request, study):
     return f"{n} known answers imported from {upload.name}."
 
 
+def _listed(items: list[str]) -> str:
+    """The first :data:`RELEASE_REASONS` of ``items`` and how many more."""
+    shown, more = items[:RELEASE_REASONS], len(items) - RELEASE_REASONS
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
 @action("release")
 def _release(request, study):
     done = quality.release(study, request.user)
     said = f"{done.created} gold and qualification assignments added to the annotators' queues."
     if done.not_added:
-        shown = done.not_added[:RELEASE_REASONS]
-        more = len(done.not_added) - len(shown)
-        said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+        said += f" Not added: {_listed(done.not_added)}."
     if done.left_out:
-        shown = done.left_out[:RELEASE_REASONS]
-        more = len(done.left_out) - len(shown)
         said += (
             " Given nothing (they cannot sign in, so the work could never be done): "
-            + "; ".join(shown)
-            + (f"; and {more} more." if more else ".")
+            f"{_listed(done.left_out)}."
         )
     if done.recognisable:
-        shown = done.recognisable[:RELEASE_REASONS]
-        more = len(done.recognisable) - len(shown)
-        said += " Recognisable: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+        said += f" Recognisable: {_listed(done.recognisable)}."
     return said
 
 
@@ -138,6 +138,25 @@ def _send(request, study):
         adjudicators=request.POST.getlist("adjudicators"), user=request.user,
     )  # fmt: skip
     return f"Sent to {n} adjudicator(s)."
+
+
+@action("adjudicate_many")
+def _send_many(request, study):
+    """Several disagreements to the same adjudicator(s) at once; each refused one is named
+    with why, the others sent. Nothing sent at all is a refusal (the page says why)."""
+    done = send_many(
+        study, units=request.POST.getlist("units"),
+        adjudicators=request.POST.getlist("adjudicators"), user=request.user,
+    )  # fmt: skip
+    refused = _listed([f"{unit}: {why}" for unit, why in done.refused])
+    if not done.sent:
+        raise quality.QualityError(f"Nothing sent. Refused: {refused}.")
+    created = sum(n for _, n in done.sent)
+    said = f"{len(done.sent)} disagreement(s) sent to adjudication ({created} new request(s))."
+    already = [unit for unit, n in done.sent if not n]
+    if already:
+        said += f" Already sent to them before: {_listed(already)}."
+    return said + (f" Refused: {refused}." if done.refused else "")
 
 
 def task_menu(study, obs) -> tuple[list[dict], str]:
@@ -215,6 +234,26 @@ def adjudication_state(unit, adjudicated: dict, requests: list[AdjudicationReque
     return "needs adjudication"
 
 
+def disagreement_groups(rows: list[tuple[str, dict]]) -> list[dict]:
+    """The disagreements by task, each group with what its bulk send offers: the union of
+    the adjudicators its units offer (each unit is checked again on sending). Each row gets
+    an anchor its form posts to, so a refusal is shown, and scrolled to, beside it; it is
+    ticked for the bulk send while it still needs adjudication."""
+    groups: dict[str, dict] = {}
+    for n, (key, u) in enumerate(rows, 1):
+        u["anchor"] = f"disagreement-{n}"
+        u["ticked"] = u["adjudication"].startswith("needs adjudication")
+        group = groups.setdefault(
+            u["unit"][0],
+            {"task": u["unit"][0], "name": task_label(u["unit"][0]), "rows": [], "offered": {}},
+        )
+        group["rows"].append((key, u))
+        group["offered"].update({a.pk: a for a in u["adjudicators"]})
+    for group in groups.values():
+        group["offered"] = sorted(group["offered"].values(), key=lambda a: a.pseudonym)
+    return list(groups.values())
+
+
 def _context(study) -> dict:
     obs = qualification.counted(study, observations.load(study))  # failed: not offered
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
@@ -257,7 +296,7 @@ def _context(study) -> dict:
         "rows": quality.quality_rows(study),
         "qualification": quality.refresh_qualification(study),
         "units": shown_units,
-        "disagreements": [(k, units[k]) for k in sorted(open_units)],
+        "disagreements": disagreement_groups([(k, units[k]) for k in sorted(open_units)]),
         "requests": requests,
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
