@@ -32,6 +32,7 @@ from concord.download_methods import download_methods
 from concord.errors import refused_page
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
+from studio.studyadmin.bulk_adjudication import send_many
 
 ACTIONS = {}
 #: How many "not added" reasons one message lists (the rest are counted).
@@ -92,26 +93,25 @@ def _import(request, study):
     return f"{n} known answers imported from {upload.name}."
 
 
+def _listed(items: list[str]) -> str:
+    """The first :data:`RELEASE_REASONS` of ``items`` and how many more."""
+    shown, more = items[:RELEASE_REASONS], len(items) - RELEASE_REASONS
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
 @action("release")
 def _release(request, study):
     done = quality.release(study, request.user)
     said = f"{done.created} gold and qualification assignments added to the annotators' queues."
     if done.not_added:
-        shown = done.not_added[:RELEASE_REASONS]
-        more = len(done.not_added) - len(shown)
-        said += " Not added: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+        said += f" Not added: {_listed(done.not_added)}."
     if done.left_out:
-        shown = done.left_out[:RELEASE_REASONS]
-        more = len(done.left_out) - len(shown)
         said += (
             " Given nothing (they cannot sign in, so the work could never be done): "
-            + "; ".join(shown)
-            + (f"; and {more} more." if more else ".")
+            f"{_listed(done.left_out)}."
         )
     if done.recognisable:
-        shown = done.recognisable[:RELEASE_REASONS]
-        more = len(done.recognisable) - len(shown)
-        said += " Recognisable: " + "; ".join(shown) + (f"; and {more} more." if more else ".")
+        said += f" Recognisable: {_listed(done.recognisable)}."
     return said
 
 
@@ -138,6 +138,25 @@ def _send(request, study):
         adjudicators=request.POST.getlist("adjudicators"), user=request.user,
     )  # fmt: skip
     return f"Sent to {n} adjudicator(s)."
+
+
+@action("adjudicate_many")
+def _send_many(request, study):
+    """Several disagreements to the same adjudicator(s) at once; each refused one is named
+    with why, the others sent. Nothing sent at all is a refusal (the page says why)."""
+    done = send_many(
+        study, units=request.POST.getlist("units"),
+        adjudicators=request.POST.getlist("adjudicators"), user=request.user,
+    )  # fmt: skip
+    refused = _listed([f"{unit}: {why}" for unit, why in done.refused])
+    if not done.sent:
+        raise quality.QualityError(f"Nothing sent. Refused: {refused}.")
+    created = sum(n for _, n in done.sent)
+    said = f"{len(done.sent)} disagreement(s) sent to adjudication ({created} new request(s))."
+    already = [unit for unit, n in done.sent if not n]
+    if already:
+        said += f" Already sent to them before: {_listed(already)}."
+    return said + (f" Refused: {refused}." if done.refused else "")
 
 
 def task_menu(study, obs) -> tuple[list[dict], str]:
@@ -228,6 +247,26 @@ def adjudication_state(unit, adjudicated: dict, requests: list[AdjudicationReque
     return "needs adjudication"
 
 
+def disagreement_groups(rows: list[tuple[str, dict]]) -> list[dict]:
+    """The disagreements by task, each group with what its bulk send offers: the union of
+    the adjudicators its units offer (each unit is checked again on sending). Each row gets
+    an anchor its form posts to, so a refusal is shown, and scrolled to, beside it; it is
+    ticked for the bulk send while it still needs adjudication."""
+    groups: dict[str, dict] = {}
+    for n, (key, u) in enumerate(rows, 1):
+        u["anchor"] = f"disagreement-{n}"
+        u["ticked"] = u["adjudication"].startswith("needs adjudication")
+        group = groups.setdefault(
+            u["unit"][0],
+            {"task": u["unit"][0], "name": task_label(u["unit"][0]), "rows": [], "offered": {}},
+        )
+        group["rows"].append((key, u))
+        group["offered"].update({a.pk: a for a in u["adjudicators"]})
+    for group in groups.values():
+        group["offered"] = sorted(group["offered"].values(), key=lambda a: a.pseudonym)
+    return list(groups.values())
+
+
 def _context(study) -> dict:
     obs = qualification.counted(study, observations.load(study))  # failed: not offered
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
@@ -278,7 +317,7 @@ def _context(study) -> dict:
         "rows": quality.quality_rows(study),
         "qualification": quality.refresh_qualification(study),
         "units": shown_units,
-        "disagreements": [(k, units[k]) for k in sorted(open_units)],
+        "disagreements": disagreement_groups([(k, units[k]) for k in sorted(open_units)]),
         "requests": requests,
         "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
             :30
@@ -388,6 +427,35 @@ def _claim_of(request: AdjudicationRequest, reports) -> dict | None:
     return claim_in_report(claim, report, asked) if report is not None else None
 
 
+#: Paragraphs shown either side of a disputed one, beside the label buttons.
+NEIGHBOURS = 1
+
+
+def _disputed(request: AdjudicationRequest, blinding: quality.Blinding, reports) -> dict | None:
+    """For a unit about one paragraph ("paragraph 10@System"): that paragraph, marked, with
+    its neighbours, in its report as the page names it, shown beside the label buttons.
+    Before, only the words "paragraph 10 in Report A" said which it was, above every
+    report in full (15,000 px of text before the buttons). None for any other unit."""
+    what, system = ql.split_unit(request.unit or "")
+    number = ql.parse_paragraph(what)
+    letter = blinding.letters.get(system)
+    report = next((r for r in reports if letter and getattr(r, "letter", "") == letter), None)
+    if number is None or report is None:
+        return None
+    paragraphs = report.paragraphs
+    at = next((i for i, p in enumerate(paragraphs) if p.number == number), None)
+    if at is None:
+        return None
+    shown = paragraphs[max(0, at - NEIGHBOURS) : at + NEIGHBOURS + 1]
+    return {
+        "report": report.label,
+        "number": number,
+        "paragraphs": [
+            {"number": p.number, "html": p.html, "disputed": p.number == number} for p in shown
+        ],
+    }
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def my_adjudications(request):
@@ -421,19 +489,26 @@ def my_adjudications(request):
         else:
             messages.success(request, "Adjudication saved. Thank you!")
             return redirect("studies:my_adjudications")
-    rows = []
+    rows, shown_questions = [], set()
     for r in mine:
         b = quality.Blinding.of(r)
         # keyboard shortcuts on the first open request (one form answers them at a time)
         keys = r.status == "open" and not any(row["keys"] for row in rows)
         reports = _report_paragraphs(r, b) if r.status == "open" else []
+        claim, disputed = _claim_of(r, reports), _disputed(r, b, reports)
+        # the whole reports open only where nothing narrower is shown, once per question
+        reports_open = not (claim or disputed) and r.question_id not in shown_questions
+        if reports:
+            shown_questions.add(r.question_id)
         rows.append({
             "request": r,
             "options": [text for _, text in quality.options(r, b)],
             "originals": [b.label(o["label"]) for o in r.originals],
             "unit": quality.blind_unit(r, b),
             "reports": reports,
-            "claim": _claim_of(r, reports),
+            "claim": claim,
+            "disputed": disputed,
+            "reports_open": reports_open,
             "decided": b.label(r.label) if r.label else "",
             "seen": quality.labels_seen(r),
             "keys": keys,

@@ -262,6 +262,13 @@ def parse_item(what: str) -> tuple[str, int] | None:
     return kind, int(position)
 
 
+def parse_paragraph(what: str) -> int | None:
+    """The number of a paragraph unit's name (``paragraph 10``, as the metric-wise and
+    relevance tasks write it), None when it is not one."""
+    head, _, number = what.partition(" ")
+    return int(number) if head == "paragraph" and number.isascii() and number.isdigit() else None
+
+
 def claim_unit(public_id: str, citation: str | None = None) -> str:
     """A claim (is it fully supported?) or one citation of it (does it support it?)."""
     return f"claim {public_id}" if citation is None else f"claim {public_id} cites {citation}"

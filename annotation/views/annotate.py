@@ -27,6 +27,7 @@ from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
 from annotation.models.quality import failed_studies, is_qualification_item
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
+from annotation.views.home import waiting_adjudications
 from concord.errors import refused_page
 
 GUIDELINE_TASKS = set(SPECS)
@@ -138,7 +139,8 @@ def queue(request):
         a.task_label = Study.Task(a.task).label if a.task in Study.Task.values else a.task
         group["rows"].append(a)
         group["submitted"] += a.status == Assignment.Status.SUBMITTED
-    return render(request, "annotation/annotate/queue.html", {"studies": list(studies.values())})
+    context = {"studies": list(studies.values()), "adjudications": waiting_adjudications(annotator)}
+    return render(request, "annotation/annotate/queue.html", context)
 
 
 @login_required

@@ -8,6 +8,14 @@ from annotation.models import AdjudicationRequest
 from annotation.permissions import readable_studies, visible_assignments
 
 
+def waiting_adjudications(annotator) -> int:
+    """How many adjudication requests wait for ``annotator``: the home page and the queue
+    both say so and link to them (the adjudication page is reached from nowhere else)."""
+    return AdjudicationRequest.objects.filter(
+        adjudicator=annotator, status=AdjudicationRequest.Status.OPEN
+    ).count()
+
+
 @login_required
 def home(request):
     user_roles = roles.roles_of(request.user)
@@ -20,7 +28,5 @@ def home(request):
             .select_related("question")
             .order_by("position", "id")
         )
-        context["adjudications"] = AdjudicationRequest.objects.filter(
-            adjudicator=request.user.annotator, status=AdjudicationRequest.Status.OPEN
-        ).count()
+        context["adjudications"] = waiting_adjudications(request.user.annotator)
     return render(request, "annotation/home.html", context)

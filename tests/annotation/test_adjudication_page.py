@@ -156,3 +156,30 @@ def test_a_claim_unit_shows_the_claim_its_place_in_its_paragraph_and_its_sources
     block = page.split('data-testid="adjudication-claim"')[1].split("<form")[0]
     asked = block.split('data-testid="claim-asked-source"')[1].split("</li>")[0]
     assert "A survey of attention patterns" in asked
+
+
+def test_a_paragraph_unit_marks_its_paragraph_beside_the_buttons_and_folds_the_reports(expert):
+    """Only "paragraph 2 in Report A" said which paragraph was disputed, above every report
+    in full (15,000 px before the label buttons, repeated per request): the paragraph is
+    shown marked with its neighbours before the buttons, linked from the unit line, and the
+    whole reports are folded away below them."""
+    study = make_study("Paragraph study", tasks=["metric_wise"])
+    q = make_question(study, n_reports=2, paragraphs=4)
+    for n in (2, 3):
+        request_of(q, "metric_wise", f"paragraph {n}@SecretSystem0", ["R", "O"], expert.annotator)
+    client = Client()
+    client.force_login(expert)
+    page = client.get(reverse("studies:my_adjudications")).content.decode()
+    for r in AdjudicationRequest.objects.order_by("pk"):
+        block = page.split(f'data-request="{r.pk}"')[1].split("</section>")[0]
+        number = int(r.unit.split()[1].split("@")[0])
+        marked = re.search(
+            rf'<div class="para disputed" data-paragraph="(\d+)" id="disputed-{r.pk}"', block
+        )
+        assert marked and int(marked[1]) == number
+        assert f'href="#disputed-{r.pk}"' in block
+        shown = re.findall(r'data-paragraph="(\d+)"', block.split("<form")[0])
+        assert shown == [str(n) for n in (number - 1, number, number + 1)]
+        assert block.index(f'id="disputed-{r.pk}"') < block.index('name="label"')
+        whole = block.split('data-testid="adjudication-reports"')[1]
+        assert whole.startswith(">") and block.index("<details") > block.index('name="label"')

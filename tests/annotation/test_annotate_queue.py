@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotation.models import Assignment
+from annotation.models import AdjudicationRequest, Assignment
 from tests.builders.content import make_assignment, make_question, make_study
 
 pytestmark = pytest.mark.django_db
@@ -49,3 +49,23 @@ def test_guidelines_page(annotator_user, client):
         in client.get(reverse("annotate:guidelines", args=["medal_ranking"])).content.decode()
     )
     assert client.get(reverse("annotate:guidelines", args=["nope"])).status_code == 404
+
+
+def test_queue_links_waiting_adjudications(annotator_user, client):
+    """The adjudication page was linked only from the home page: the queue says how many
+    requests wait and links there (none shown when none wait; decided ones not counted)."""
+    study = make_study()
+    q = make_question(study)
+    client.force_login(annotator_user)
+    assert (
+        'data-testid="adjudications-waiting"'
+        not in client.get(reverse("annotate:queue")).content.decode()
+    )
+    for n, status in enumerate(["open", "open", "decided"]):
+        AdjudicationRequest.objects.create(
+            study=study, task="metric_wise", question=q, unit=f"rating m{n}@S",
+            originals=[], adjudicator=annotator_user.annotator, status=status,
+        )  # fmt: skip
+    html = client.get(reverse("annotate:queue")).content.decode()
+    assert "2 adjudication requests waiting" in html
+    assert f'href="{reverse("studies:my_adjudications")}"' in html

@@ -118,7 +118,7 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     expect(row.locator("td.gold")).to_have_text("0.00 (0/1)")
     expect(row).to_contain_text("passed")
     page.goto(reverse("studies:quality", args=[study.pk]))
-    dis = page.locator("#disagreements tbody tr").first
+    dis = page.locator("#disagreements tr[data-unit]").first
     dis.get_by_label("adjudicators").select_option(label="Pseudo-qc_c")
     dis.get_by_role("button", name="Send to adjudication").click()
     expect(page.get_by_text("Sent to 1 adjudicator(s).")).to_be_visible()
