@@ -228,7 +228,7 @@ def test_a_disagreement_on_reports_without_text_is_never_sent(textless, admin_us
     client.force_login(admin_user)
     page = client.get(reverse("studies:quality", args=[study.pk])).content.decode()
     table = page[page.index('id="disagreements"') :]
-    row = re.search(rf'<tr data-unit="{re.escape(unit)}">.*?</tr>', table, re.S).group(0)
+    row = re.search(rf'<tr data-unit="{re.escape(unit)}"[^>]*>.*?</tr>', table, re.S).group(0)
     assert quality.TEXTLESS in row and "Send to adjudication" not in row
     response = client.post(
         reverse("studies:quality", args=[study.pk]),
