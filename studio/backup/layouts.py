@@ -209,7 +209,14 @@ rubric_released_upgrade = null_column_upgrade(
     "export is built from their items).",
 )  # fmt: skip
 
+adjudication_outdated_upgrade = null_column_upgrade(
+    "annotation.adjudicationrequest", "outdated_at",
+    "Migration ``annotation.0027`` added ``AdjudicationRequest.outdated_at`` (a decided "
+    "request whose labels changed since, not counted): the requests upgraded in place have "
+    "none (no label had changed under them as far as the backup knows).",
+)  # fmt: skip
+
 
 #: Every layout change a backup may need, oldest first.
 UPGRADES = (citation_rows_upgrade, question_released_upgrade, judge_score_released_upgrade,
-            rubric_released_upgrade)  # fmt: skip
+            rubric_released_upgrade, adjudication_outdated_upgrade)  # fmt: skip

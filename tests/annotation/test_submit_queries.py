@@ -49,13 +49,15 @@ def test_autosave_and_submit_ask_a_fixed_number_of_queries(annotator_user, clien
     (a new version, or the latest replaced), the time on task, the draft's update; and the
     transaction's savepoint and its release (the test runs in a transaction). The submit
     adds the reports (three), the ranking check, the ranking, its old medals deleted, its
-    medals, the webhooks, the next task and whether the task was a qualification item."""
+    medals, the webhooks, the next task, whether the task was a qualification item and the
+    adjudication requests on its question (``annotation.quality.following``: one query when
+    none was sent)."""
     assignment, medals = _medal_task(annotator_user, client, n_reports)
     save = reverse("annotate:autosave", args=[assignment.pk])
     assert len(_queries(client, save, {"version": "0", "reasoning": "One."})) == 9
     assert len(_queries(client, save, {"version": "1", "reasoning": "One, two."})) == 9
     body = {"version": "2", "reasoning": "One, two, three.", **medals}
-    assert len(_queries(client, reverse("annotate:submit", args=[assignment.pk]), body)) == 19
+    assert len(_queries(client, reverse("annotate:submit", args=[assignment.pk]), body)) == 20
 
 
 def test_an_autosave_reads_the_assignment_and_its_history_once(annotator_user, client):
