@@ -86,6 +86,7 @@ class JudgeViewSet(RoleViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
+        summary="Delete a judge's results in one study",
         parameters=list(RESULTS_PARAMETERS),
         request=None,
         responses={
