@@ -65,7 +65,7 @@ from concord.api_parameters import RefusesUnknownParameters, checks_own_paramete
 from concord.api_schema import BLINDED_SUFFIX
 from concord.error_body import api_error, as_items, error_body, item, summary
 from concord.pagination import LimitOffsetPagination
-from concord.query import flag, id_value, one_value, unknown_options
+from concord.query import flag, id_value, is_digits, one_value, unknown_options
 from concord.throttles import ScopedRateThrottle
 
 
@@ -584,7 +584,7 @@ class ReportViewSet(RoleViewSet):
         # A list of one question's reports reads only that question's assignments (a
         # malformed id is refused by apply_filters, as for every filter).
         raw = self.request.query_params.get("question") if self.action == "list" else None
-        question = int(raw) if raw and raw.isdigit() else None
+        question = int(raw) if is_digits(raw) else None
         return queryset.filter(id__in=visible_reports(annotator, question).values("id"))
 
 

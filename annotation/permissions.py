@@ -25,6 +25,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from annotation import roles
 from annotation.models import Annotator, Assignment, Report, Study
 from annotation.models.quality import released
+from concord.query import is_digits
 
 
 def sees_everything(user) -> bool:
@@ -89,7 +90,7 @@ def staff_study_by_key_or_404(user, key: int | str, refusal: str) -> Study:
     answered JSON (found by a tester with a researcher's token)."""
     require_staff(user, refusal)
     text = str(key)
-    lookup = {"pk": int(text)} if text.isdigit() else {"name": text}
+    lookup = {"pk": int(text)} if is_digits(text) else {"name": text}
     study = readable_studies(user).filter(**lookup).first()
     if study is None:
         raise Http404(NO_SUCH_STUDY)
@@ -107,7 +108,7 @@ def exportable_study_or_404(user, study_id: int) -> Study:
     other roles get 403, a researcher not added to the study 404 (issue 24: researchers
     were refused some judgment formats and given the same records through others).
     ``study_id`` may come from the API's URL as text: one that is not an id is a 404."""
-    if not str(study_id).isdigit():
+    if not is_digits(str(study_id)):
         require_staff(user, EXPORT_REFUSAL)
         raise Http404(f"No study {study_id!r}.")
     return staff_study_or_404(user, int(study_id), EXPORT_REFUSAL)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from annotation.models import Study
+from concord.query import is_digits
 
 
 def study_by_name_or_id(value) -> Study | None:
     """The study called ``value``, else the one whose id ``value`` is, else None."""
     text = str(value).strip()
     study = Study.objects.filter(name=text).first()
-    if study is None and text.isdigit():
+    if study is None and is_digits(text):
         study = Study.objects.filter(pk=int(text)).first()
     return study
 

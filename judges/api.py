@@ -19,7 +19,7 @@ from annotation.api import RoleViewSet, filtered
 from annotation.models import Study
 from annotation.permissions import NO_SUCH_STUDY, IsAdmin
 from concord.error_body import api_error
-from concord.query import flag, one_value, refuse_unknown_parameters
+from concord.query import flag, id_value, one_value, refuse_unknown_parameters
 from judges import removal
 from judges import serializers as s
 from judges.models import Judge, JudgeScore, judged_in
@@ -46,9 +46,7 @@ def study_named(params) -> Study:
     raw = one_value(params, "study")
     if raw in (None, ""):
         raise ValidationError({"study": "Required: the study whose results are deleted."})
-    if not str(raw).isdigit():
-        raise ValidationError({"study": f"{raw!r} is not an id."})
-    study = Study.objects.filter(pk=int(raw)).first()
+    study = Study.objects.filter(pk=id_value(raw, "study")).first()
     if study is None:
         raise Http404(NO_SUCH_STUDY)
     return study

@@ -24,6 +24,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from concord.query import is_digits
+
 from .scoring.researchqa import LABELS, label_value
 
 
@@ -190,7 +192,7 @@ def parse_relevance(content: str, numbers: list[int]) -> dict[int, str]:
             number, reason = entry.get("paragraph"), entry.get("reason") or ""
         else:
             raise MalformedAnswer(f"unexpected entry {entry!r} in irrelevant")
-        if isinstance(number, str) and number.strip().isdigit():
+        if isinstance(number, str) and is_digits(number.strip()):
             number = int(number)
         if number not in valid:
             raise MalformedAnswer(f"paragraph {number!r} is not in the report")

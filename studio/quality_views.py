@@ -30,6 +30,7 @@ from annotation.rendering import load_reports, render_report
 from annotation.views.access import admin_required, researcher_required
 from concord.download_methods import download_methods
 from concord.errors import refused_page
+from concord.query import is_digits
 from concord.token_auth import accepts_token
 from studio.studyadmin import quality
 from studio.studyadmin.bulk_adjudication import send_many
@@ -470,7 +471,7 @@ def my_adjudications(request):
     error, status = None, 200
     if request.method == "POST":
         posted = request.POST.get("request", "")
-        if not (posted.isascii() and posted.isdigit()):
+        if not is_digits(posted):
             said = f"request: “{posted[:40]}” is not an adjudication id"
             return refused_page(request, said, reverse("studies:my_adjudications"))
         target = mine.filter(pk=int(posted)).first()

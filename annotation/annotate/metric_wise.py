@@ -30,6 +30,7 @@ from annotation.models import (
     ParagraphRelevance,
     ReportRating,
 )
+from concord.query import is_digits
 
 from ..quality import labels as ql
 from ..rendering import letters, selectable_letters, source_html, source_of
@@ -143,7 +144,7 @@ def _claim_lists(claims: dict[str, dict[str, dict]]) -> dict[str, list[dict]]:
             citations = claim["citations"]
             n = len(citations) if isinstance(citations, list) else 0
             support = claim.pop("support")
-            extra = [k for k in support if not (k.isdigit() and int(k) < n)]
+            extra = [k for k in support if not (is_digits(k) and int(k) < n)]
             claim["support"] = [support.get(str(j), "") for j in range(n)] + [
                 support[k] for k in extra
             ]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from annotation.models import AdjudicationRequest, Annotator, QualityEvent
+from annotation.models import AdjudicationRequest, Annotator, Assignment, QualityEvent
 
 from . import observations, qualification
 from .agreement import by_unit, disagreements
@@ -83,6 +83,14 @@ def follow_labels(study, question_id: int, *, why: str, actor=None) -> None:
     )
     if not requests:
         return
+    held = _reopened_parties(study, question_id, {r.task for r in requests})
+    requests = [
+        r
+        for r in requests
+        if not held.get(r.task, set()) & {o.get("pseudonym") for o in r.originals}
+    ]
+    if not requests:
+        return
     loaded = observations.load(study, tasks={r.task for r in requests})
     obs = [o for o in qualification.counted(study, loaded) if o.unit[1] == question_id]
     units, disagreeing = by_unit(obs), disagreements(obs)
@@ -119,6 +127,29 @@ def follow_labels(study, question_id: int, *, why: str, actor=None) -> None:
             detail={"reason": f"{why}: the annotators no longer disagree", "requests": rows},
         )  # fmt: skip
     AdjudicationRequest.objects.filter(pk__in=gone).delete()
+
+
+def _reopened_parties(study, question_id: int, tasks: set[str]) -> dict[str, set[str]]:
+    """Pseudonyms, by task, of the annotators whose judgment on ``question_id`` is reopened
+    and not yet submitted again. A request one of them is a party to does not move (the
+    module's docstring): their label is missing from the labels that count only while they
+    revise it, and a submit by anyone else on the question meanwhile must not take that
+    absence for agreement and withdraw the request."""
+    held: dict[str, set[str]] = {}
+    rows = (
+        Assignment.objects.filter(
+            study=study,
+            question_id=question_id,
+            task__in=tasks,
+            status=Assignment.Status.IN_PROGRESS,
+            reopenings__isnull=False,
+        )  # fmt: skip
+        .values_list("task", "annotator__pseudonym")
+        .distinct()
+    )
+    for task, pseudonym in rows:
+        held.setdefault(task, set()).add(pseudonym)
+    return held
 
 
 def _audit(study, actor, action, request, why, **detail) -> None:

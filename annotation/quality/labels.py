@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from concord.query import is_digits
+
 PAIRWISE, MEDAL_RANKING = "pairwise", "medal_ranking"
 #: The first task types quality control read (kept for callers; every task now declares
 #: its own: ``annotation.quality.catalog``).
@@ -257,7 +259,7 @@ def parse_item(what: str) -> tuple[str, int] | None:
     """``(rubric kind, position)`` of :func:`item_unit`'s name, None when it is not one."""
     head, _, rest = what.partition(" ")
     kind, colon, position = rest.rpartition(":")
-    if head != "item" or not colon or not position.isdigit():
+    if head != "item" or not colon or not is_digits(position):
         return None
     return kind, int(position)
 
@@ -266,7 +268,7 @@ def parse_paragraph(what: str) -> int | None:
     """The number of a paragraph unit's name (``paragraph 10``, as the metric-wise and
     relevance tasks write it), None when it is not one."""
     head, _, number = what.partition(" ")
-    return int(number) if head == "paragraph" and number.isascii() and number.isdigit() else None
+    return int(number) if head == "paragraph" and is_digits(number) else None
 
 
 def claim_unit(public_id: str, citation: str | None = None) -> str:

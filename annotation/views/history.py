@@ -10,13 +10,14 @@ from annotation import history, roles
 from annotation.models import Annotator, Study
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
+from concord.query import is_digits
 
 
 def _int_param(request, name: str):
     value = request.GET.get(name, "")
     if not value:
         return None
-    if not value.isdigit():
+    if not is_digits(value):
         raise Http404(f"{name}: {value!r} is not an id")
     return int(value)
 

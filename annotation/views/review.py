@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.annotate import guidelines, review
 from annotation.models import Assignment, Flag, GoldItem, Guidelines, Reopening, Study
 from concord.errors import refused_page
+from concord.query import is_digits
 
 from .access import admin_required
 
@@ -70,7 +71,7 @@ def return_for_revision(request, study_id: int):
     raw = request.POST.get("assignment", "")
     assignment = (
         Assignment.objects.filter(study=study, pk=int(raw)).select_related("study").first()
-        if raw.isdigit()
+        if is_digits(raw)
         else None
     )
     back = reverse("studies:review", args=[study.pk])

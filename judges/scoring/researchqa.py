@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from concord.query import is_digits
+
 LABELS = ("Not at all", "Barely", "Moderately", "Mostly", "Completely")
 #: The judge's definitions of the labels (ResearchQA's coverage prompt).
 DEFINITIONS = (
@@ -42,7 +44,7 @@ def label_value(label) -> int:
         return _BY_TEXT[text.lower()]
     if text.endswith("/4"):
         text = text[:-2].strip()
-    if text.isdigit() and 0 <= int(text) <= 4:
+    if is_digits(text) and 0 <= int(text) <= 4:
         return int(text)
     raise ValueError(f"{label!r} is not one of {', '.join(LABELS)}")
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from concord.query import is_digits
+
 from ._db import codes, fetch, floats, ints, settings_filter
 
 
@@ -72,7 +74,7 @@ class RatingsData:
             elif task == "metric_wise":
                 what, system = split_unit(qc_unit)
                 dim = parse_rating(what)
-                if dim not in self.dimensions or not label.isdigit():
+                if dim not in self.dimensions or not is_digits(label):
                     continue
                 u = unit.get((report_of.get((q, system)), self.dimensions.index(dim)))
                 if u is not None:

@@ -54,6 +54,7 @@ from annotation.quality.labels import (
 from annotation.quality.pace import TaskPace
 from annotation.quality.scoring import Score, flagged
 from annotation.spreadsheets import csv_writer
+from concord.query import is_digits
 
 from . import gold_reports, planning
 
@@ -808,7 +809,7 @@ def _why_not(annotator, items: list[GoldItem], purpose: str, status: str, submit
 def record_id(text, field: str) -> int:
     """A posted database id, or a QualityError naming the field (never a ValueError)."""
     text = str(text or "").strip()
-    if not (text.isascii() and text.isdigit()):
+    if not is_digits(text):
         raise QualityError(f"{field}: “{text[:40]}” is not an id")
     return int(text)
 
@@ -973,7 +974,7 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     if not found:
         raise QualityError(f"unit {unit}: no disagreement to adjudicate")
     _refuse_textless(study, unit, key, found)
-    ids = [a for a in adjudicators if a.isascii() and a.isdigit()]  # "²" is a digit, not an id
+    ids = [a for a in adjudicators if is_digits(a)]
     unknown = [a for a in adjudicators if a not in ids]
     people = list(Annotator.objects.filter(pk__in=ids))
     unknown += sorted(set(adjudicators) - set(unknown) - {str(p.pk) for p in people})
@@ -1166,7 +1167,7 @@ def decide(
                 "(an annotator revised their answer); read them again and decide"
             )
         allowed = [value for value, _ in options(request)]
-        if not (choice.isascii() and choice.isdigit()) or int(choice) >= len(allowed):
+        if not is_digits(choice) or int(choice) >= len(allowed):
             raise QualityError(f"adjudication {request.pk} label: choose one of the options")
         label = allowed[int(choice)]
         unit = (request.task, request.question_id, request.unit)

@@ -236,3 +236,30 @@ def test_a_disagreement_on_reports_without_text_is_never_sent(textless, admin_us
     )
     assert response.status_code == 400 and quality.TEXTLESS in response.content.decode()
     assert not AdjudicationRequest.objects.exists()
+
+
+def test_a_request_whose_party_is_revising_does_not_move_on_another_submit(world):
+    """Reviewer's finding (session 21): a party reopened her answer and, before she
+    submitted again, a fourth annotator submitted on the same question. Her label, absent
+    while she revises, read as "no longer a disagreement" and the open request was deleted;
+    her resubmission brought the disagreement back with nothing sent. Now the request holds
+    its labels until she submits again, then follows them."""
+    request = world.send()
+    reopen = reverse("annotate:reopen", args=[world.assignments[0].pk])
+    assert world.clients[0].post(reopen).status_code == 302
+    other = make_user("fl3", "annotator", annotator=True)
+    a = make_assignment(other.annotator, world.question, "pairwise")
+    a.report_order = world.assignments[0].report_order
+    a.save(update_fields=["report_order"])
+    client = Client()
+    client.force_login(other)
+    response = client.post(
+        reverse("annotate:submit", args=[a.pk]),
+        {"version": "0", f"choice-{world.key}": "right", f"reason-{world.key}": "Because."},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 204, response.content.decode()
+    assert AdjudicationRequest.objects.filter(pk=request.pk).exists()
+    assert labels_of(request) == sorted([world.left, world.right])
+    world.submit(0, "left", version=Draft.objects.get(assignment=world.assignments[0]).version)
+    assert labels_of(request) == sorted([world.left, world.right, world.right])
