@@ -64,6 +64,10 @@ class SelectionSerializer(serializers.Serializer):
         "every judgment kind of the selection")  # fmt: skip
     counts_cover = serializers.CharField(required=False, help_text="what each count counts")
     systems_present = serializers.ListField(child=serializers.CharField(), required=False)
+    systems_left = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="the study's systems "
+        "exclude_systems leaves, given when the selection has no comparison (a note says "
+        "when fewer than two remain)")  # fmt: skip
     settings_present = serializers.ListField(child=serializers.CharField(), required=False)
     study_id = serializers.IntegerField(required=False)
 

@@ -290,6 +290,8 @@ class ClaimAnalysisSerializer(s.Serializer):
     unmatched_checks = s.IntegerField()
     judges = ClaimJudgeSerializer(many=True)
     human_signal = HumanSignalSerializer(required=False)
+    note = s.CharField(required=False, help_text="what is missing when no judge has a figure: "
+                       "a submitted check, a judge's claim verdicts, or a claim both judged")  # fmt: skip
 
 
 class SettingRatesSerializer(s.Serializer):

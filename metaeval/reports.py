@@ -422,6 +422,7 @@ def build_report(
     calibration_frame: PairFrame | None = None,
     progress: Progress | None = None,
     notes: bool = True,
+    systems_left: list[str] | None = None,
 ) -> dict:
     """The report dict for ``frame`` (already restricted to the selection's settings).
 
@@ -429,6 +430,9 @@ def build_report(
     switches. ``calibration_frame``: rows of ``--calibrate-on`` (cross-fitted thresholds).
     ``notes`` False: no compat notes (each quirk's figures without it, about a third of
     a compat report's time), for a caller that reads the figures only (the judge table).
+    ``systems_left``: the study's systems ``exclude_systems`` leaves (given when the
+    selection has no comparison; ``selection.systems_left``), so that the notes can say
+    that one system remains instead of "no human judgment".
     """
     policy = _policy(options)
     choices = _choices(frame, options, policy)
@@ -452,6 +456,8 @@ def build_report(
         "system": _system(figures, policy),
         "notes": [],
     }
+    if systems_left is not None:
+        report["selection"]["systems_left"] = sorted(systems_left)
     if options.compat:
         said = _compat_notes(frame, options, choices, report) if notes else []
         iaa_null = compat_mode.iaa_note(frame, choices)
@@ -564,16 +570,33 @@ def _nothing_to_rank(
     selection: dict, judge: str = "the judge has no overall score to rank systems by"
 ) -> str:
     """Why nothing in the selection can be ranked, checked in order: fewer than two
-    systems selected, no human judgment, then ``judge`` (what the judge lacks). Before,
+    systems selected or left by ``exclude_systems``, no human judgment, then ``judge`` (what the judge lacks). Before,
     every empty selection (``systems=sqa``, a setting without judgments) blamed the
     judge's overall score."""
+    fewer = fewer_than_two_systems(selection)
+    if fewer:
+        return fewer
+    if not selection.get("n_judgments"):
+        return NO_HUMAN_JUDGMENT
+    return judge
+
+
+def fewer_than_two_systems(selection: dict) -> str | None:
+    """Why the selection has nothing to rank or compare when it keeps fewer than two
+    systems: ``systems`` names one, or ``exclude_systems`` leaves one of the study's
+    (``systems_left``, set by :func:`agreement_report` when the selection has no
+    comparison); None otherwise. A tester's ``exclude_systems`` that left one system read
+    "no human judgment" although the study had judgments."""
     named = sorted(set(selection.get("systems") or ()))
     if named and len(named) < 2:
         return (f"the selection keeps one system ({named[0]}); ranking systems, or comparing "
                 "two reports, needs two")  # fmt: skip
-    if not selection.get("n_judgments"):
-        return NO_HUMAN_JUDGMENT
-    return judge
+    left = selection.get("systems_left")
+    if left is None or len(left) >= 2:
+        return None
+    kept = f"one system of this study ({left[0]})" if left else "no system of this study"
+    return (f"exclude_systems ({', '.join(selection.get('exclude_systems') or ())}) leaves "
+            f"{kept}; ranking systems, or comparing two reports, needs two")  # fmt: skip
 
 
 def _system_why(figures, system: dict, selection: dict) -> dict[str, str]:
@@ -783,6 +806,17 @@ def check_names(study_id: int, options: ReportOptions) -> None:
             raise judge_not_scored(options.judge)
 
 
+def systems_left(study_id: int, options: ReportOptions) -> list[str]:
+    """The study's systems the selection keeps: those of ``systems`` (every system when it
+    names none) less those of ``exclude_systems``."""
+    from annotation.models import System
+
+    left = System.objects.filter(study_id=study_id).exclude(name__in=options.exclude_systems)
+    if options.systems:
+        left = left.filter(name__in=options.systems)
+    return sorted(left.values_list("name", flat=True))
+
+
 def judge_not_scored(name: str) -> ValueError:
     """The one refusal of a ``judge`` option the study has no output of (no score, coverage,
     pairwise verdict, relevance flag, claim verdict or DeepScholar label), whether the judge
@@ -872,8 +906,11 @@ def agreement_report(
     ``notes``: as in :func:`build_report`.
     """
     frame, calib, judge = loaded if loaded is not None else load_selection(study_id, options)
+    left = None
+    if options.exclude_systems and not options.compat and not len(frame):
+        left = systems_left(study_id, options)  # one query, for an empty selection only
     report = build_report(frame, options, calibration_frame=calib, progress=progress,
-                          notes=notes)  # fmt: skip
+                          notes=notes, systems_left=left)  # fmt: skip
     report["selection"]["study_id"] = study_id
     report["selection"]["judge"] = judge
     return report

@@ -20,10 +20,17 @@ def no_context(result, entry) -> dict:
 
 def without_comparisons(result, entry) -> str | None:
     """Why a section over the agreement report's comparisons (medal rankings and
-    metric-wise scores, METHODS §5) is left out: the selection has none of them."""
+    metric-wise scores, METHODS §5) is left out: the selection has none of them, or it
+    keeps fewer than two systems (``systems``, or what ``exclude_systems`` leaves), so
+    there is no pair of reports to compare."""
+    from ..reports import fewer_than_two_systems
+
     selection = (entry.get("report") or {}).get("selection") or {}
     if selection.get("n_judgments"):
         return None
+    fewer = fewer_than_two_systems(selection)
+    if fewer:
+        return f"{fewer}."
     return (
         "this selection has no medal ranking or metric-wise score, the comparisons "
         "these sections analyse (METHODS §5)."

@@ -49,6 +49,32 @@ NO_UNIT = (
 )
 
 
+#: Why label_iaa is null with ``expert_agreed`` when the subset keeps no report: it reads
+#: the labels of the reports of the comparisons it keeps, and it keeps none. Before, the
+#: section was left out without a word (the kinds read only selected reports had no row).
+NO_AGREED_COMPARISON = (
+    "label_iaa is null: the expert-agreed subset is empty (no comparison of this selection "
+    "has two or more judgments that all agree), and expert_agreed reads the labels of its "
+    "comparisons' reports only."
+)
+NO_COMPARISON = (
+    "label_iaa is null: this selection has no comparison (medal ranking or metric-wise "
+    "score of two reports), and expert_agreed reads the labels of the reports of the "
+    "comparisons whose judgments all agree only."
+)
+
+
+def _none_kept(analysis, reports: set[int]) -> str:
+    """Why the selection (its ``reports``, :func:`selected_reports`) keeps no unit
+    labelled twice: the empty expert-agreed subset (:data:`NO_COMPARISON`,
+    :data:`NO_AGREED_COMPARISON`) when ``expert_agreed`` keeps no report, else
+    :data:`NO_UNIT`."""
+    if analysis.options.expert_agreed and not reports:
+        judged = (analysis.report.get("selection") or {}).get("n_judgments")
+        return NO_AGREED_COMPARISON if judged else NO_COMPARISON
+    return NO_UNIT
+
+
 def selected_reports(analysis) -> set[int] | None:
     """The ids of the reports the selection keeps, the ones the rest of the report reads:
     of its ``systems`` and not of its ``exclude_systems``; with ``expert_agreed``, only the
@@ -137,6 +163,8 @@ def _compute(analysis):
             "kind", "question_id", "report_id", "unit", "annotator_id", "label"), clusters)  # fmt: skip
         sets.update(more)
     if not sets:
+        if reports is not None and has:  # labels, none of the selected reports
+            return {"kinds": [], "note": _none_kept(analysis, reports), "n_labels": 0}
         return None
     # the labels read, of the selected units: the count the page shows beside the figures
     # (before, only the selection line's comparisons, "0 judgments" beside label figures)
@@ -146,7 +174,7 @@ def _compute(analysis):
     if reports is not None and not any(k["pairs"] for k in out["kinds"]):
         return {
             "kinds": [],
-            "note": NO_UNIT,
+            "note": _none_kept(analysis, reports),
             "n_labels": n_labels,
         }  # null in the report (sections.with_payload)
     if not out["kinds"]:  # no kind holds a label (e.g. only unparsed quality labels)

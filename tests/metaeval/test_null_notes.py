@@ -168,6 +168,7 @@ def flat(researcher_user):
     """A ranked study with one annotator and a judge that gives every report 0.5."""
     from annotation.models import Report
     from judges.models import Judge, JudgeScore
+    from metaeval.sections.label_iaa import NO_AGREED_COMPARISON
     from tests.builders.ranked import ranked_study
 
     study = ranked_study(4, annotators=1)
@@ -229,6 +230,7 @@ def test_compat_expert_agreed_on_one_annotator_is_a_report_of_nulls(researcher_u
     the note says why."""
     from rest_framework.test import APIClient
 
+    from metaeval.sections.label_iaa import NO_AGREED_COMPARISON
     from tests.builders.ranked import ranked_study
 
     study = ranked_study(4, annotators=1)
@@ -243,7 +245,9 @@ def test_compat_expert_agreed_on_one_annotator_is_a_report_of_nulls(researcher_u
     assert report["system"]["tau_b"] is None and report["iaa"]["strict"] is None
     why = report["system"]["notes"]["tau_b"]
     assert "Expert-agreed subset empty" in why and "1 annotator" in why
-    assert report["notes"] == [why]
+    # the metric scores' label IAA reads the subset's reports: none, so it is null saying so
+    assert report["label_iaa"] is None
+    assert report["notes"] == [why, NO_AGREED_COMPARISON]
     assert report["selection"]["n_annotators"] == 1 and report["selection"]["n_judgments"]
     assert unexplained_nulls(report) == []
 
