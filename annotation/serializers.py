@@ -189,7 +189,15 @@ class ImportChangeSerializer(serializers.Serializer):
     file = serializers.CharField(allow_null=True)
     record = serializers.IntegerField(allow_null=True, help_text="the file's record, 1-based")
     detail = serializers.CharField(
-        allow_blank=True, help_text="short values' old -> new (e.g. a judge's score)"
+        allow_blank=True,
+        help_text="short values' old -> new (e.g. a judge's score); a record created or "
+        "unchanged: its short values",
+    )
+    action = serializers.ChoiceField(
+        choices=["created", "updated", "unchanged"],
+        help_text="what the import does to the record: updated (every import lists these); "
+        "created or unchanged (listed by the human judgments import, which names every "
+        "judgment it writes)",
     )
 
 
@@ -218,7 +226,8 @@ class ImportReportSerializer(serializers.Serializer):
     changes = ImportChangeSerializer(
         many=True,
         help_text="each stored record the import changes (a dry run: would change) and which "
-        "of its fields",
+        "of its fields; the human judgments import also lists each one it creates or leaves "
+        "unchanged",
     )
     summary = serializers.CharField()
 

@@ -43,7 +43,12 @@ class Change:
     fields: what a dry run lists besides its counts, so that nothing is changed unseen.
     ``record`` is the file's record (None: not one record's), ``id`` names the stored row
     by its natural key (question ``'4'``, rubric item at position 3); ``detail`` the short
-    values' old -> new (a judge's score ``value 0.5 -> 1.0``; long texts by name alone)."""
+    values' old -> new (a judge's score ``value 0.5 -> 1.0``; long texts by name alone).
+
+    ``action``: ``updated`` (the default: what every import lists), or ``created`` /
+    ``unchanged`` for an import that lists each record it writes, not only those it
+    changes (the human judgments import: a dry run names every judgment it would create,
+    update or leave as stored); their ``detail`` holds the short values as stored."""
 
     table: str
     id: str
@@ -51,11 +56,16 @@ class Change:
     file: str | None = None
     record: int | None = None
     detail: str = ""
+    action: str = "updated"
+
+    #: The actions, in the order :meth:`ImportReport.summary` lists them.
+    ACTIONS = ("created", "updated", "unchanged")
 
     def __str__(self) -> str:
         where = f"{self.file}, record {self.record}: " if self.record is not None else ""
         detail = f" ({self.detail})" if self.detail else ""
-        return f"{where}{self.table} {self.id}: {', '.join(self.fields)}{detail}"
+        what = ", ".join(self.fields) if self.action == "updated" else self.action
+        return f"{where}{self.table} {self.id}: {what}{detail}"
 
 
 class ImportFailed(Exception):
@@ -99,10 +109,17 @@ class ImportReport:
     #: How many warnings and changes :meth:`summary` spells out (all are in
     #: :attr:`warnings` and :attr:`changes`).
     SUMMARY_WARNINGS = 20
+    #: A change's action -> how :meth:`summary` heads its list (dry run, real run).
+    _CHANGE_VERBS = {
+        "created": ("would be created", "created"),
+        "updated": ("would change", "changed"),
+        "unchanged": ("would be left unchanged", "left unchanged"),
+    }
 
     def change(self, table: str, id: str, fields, file: str | None = None,
-               record: int | None = None, detail: str = "") -> None:  # fmt: skip
-        self.changes.append(Change(table, id, tuple(fields), file, record, detail))
+               record: int | None = None, detail: str = "",
+               action: str = "updated") -> None:  # fmt: skip
+        self.changes.append(Change(table, id, tuple(fields), file, record, detail, action))
 
     def warn(self, file: str, record: int | None, field: str | None, message: str) -> None:
         self.warnings.append(Problem(file, record, field, message))
@@ -128,12 +145,15 @@ class ImportReport:
         if self.enabled_tasks:
             parts.append("tasks enabled for the data imported: " + ", ".join(self.enabled_tasks))
         text = "; ".join(parts)
-        if self.changes:
-            shown = self.changes[: self.SUMMARY_WARNINGS]
-            verb = "would change" if self.dry_run else "changed"
-            text += f"\n{len(self.changes)} record(s) {verb}:" + "".join(f"\n- {c}" for c in shown)
-            if len(self.changes) > len(shown):
-                text += f"\n- … and {len(self.changes) - len(shown)} more"
+        for action in Change.ACTIONS:
+            listed = [c for c in self.changes if c.action == action]
+            if not listed:
+                continue
+            shown = listed[: self.SUMMARY_WARNINGS]
+            verb = self._CHANGE_VERBS[action][0 if self.dry_run else 1]
+            text += f"\n{len(listed)} record(s) {verb}:" + "".join(f"\n- {c}" for c in shown)
+            if len(listed) > len(shown):
+                text += f"\n- … and {len(listed) - len(shown)} more"
         if self.warnings:
             shown = self.warnings[: self.SUMMARY_WARNINGS]
             text += f"\n{len(self.warnings)} warning(s):" + "".join(f"\n- {w}" for w in shown)

@@ -14,7 +14,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -868,7 +868,8 @@ def insert_whole(model, fields, rows: list[tuple], *, encoded: frozenset[str] = 
 def sync_rows(
     model, rep, *, stored: dict, wanted: dict, fields: list[str], new_row,
     same=None, touch: dict | Callable | None = None, table: str | None = None,
-    describe: Callable | None = None,
+    describe: Callable | None = None, every: bool = False, where: Callable | None = None,
+    opaque: Collection[str] = (),
 ) -> tuple[int, int, int]:  # fmt: skip
     """Bring the rows of ``model`` to ``wanted``: the one diff-then-count writer of the
     importers (issue 14).
@@ -884,33 +885,58 @@ def sync_rows(
     ``table``. With ``describe`` (the keys updated -> {key: the row's name}, asked once),
     each updated row is listed in ``rep.changes`` too (:func:`list_changes`), as the report
     and rubric imports list theirs: a dry run says which rows it would change, not only
-    how many.
+    how many. With ``every`` too, each row created and each left unchanged is listed as
+    well (``describe`` asked once for all the wanted keys, listed in their order), and
+    ``where(key)`` gives the ``(file, record)`` of each listed row. ``opaque``: the
+    fields whose values are database ids (a claim's paragraph), listed by name alone.
     """
     same = same or (lambda old, new: old == new)
     stamp = touch if callable(touch) else (lambda _key: touch or {})
     name = table or model.__name__
     create, update, unchanged, updated = [], {}, 0, []
+    actions: dict = {}  # key -> its action, in wanted order (``every`` lists them all)
     for key, values in wanted.items():
         old = stored.get(key)
         if old is None:
             create.append(new_row(key, values))
+            actions[key] = "created"
         elif same(old[1], values):
             unchanged += 1
+            actions[key] = "unchanged"
         else:
             extra = stamp(key)
             updated.append(key)
+            actions[key] = "updated"
             update.setdefault(tuple(extra), []).append((old[0], *values, *extra.values()))
     if create:
         insert_new(model, create)
     for touched, rows in update.items():  # one UPDATE per set of columns touched
         update_rows(model, [*fields, *touched], rows)
     n_updated = sum(map(len, update.values()))
-    if describe is not None and updated:
-        list_changes(rep, name, fields, describe(updated), stored, wanted)
+    if describe is not None and every and actions:
+        names = describe(list(actions))
+        list_changes(rep, name, fields, {k: names[k] for k in actions}, stored, wanted,
+                     actions=actions, where=where, opaque=opaque)  # fmt: skip
+    elif describe is not None and updated:
+        list_changes(rep, name, fields, describe(updated), stored, wanted, where=where,
+                     opaque=opaque)  # fmt: skip
     for bucket, n in (("created", len(create)), ("updated", n_updated), ("unchanged", unchanged)):
         if n:
             rep.count(bucket, name, n)
     return len(create), n_updated, unchanged
+
+
+def listed(by_key: dict, group: bool = False) -> dict:
+    """:func:`sync_rows`' arguments that list every row it writes, created, updated or
+    unchanged (``every``), each named by the record it comes from: ``by_key`` maps a key
+    to the record read (``name``, ``file`` and record number ``n``; ``group``: named by
+    its ``group`` instead, a medal's ranking). What a dry run of the human judgments import
+    shows, as a judge-score import lists the verdicts it changes."""
+    return {
+        "describe": lambda keys: {k: by_key[k].group if group else by_key[k].name for k in keys},
+        "every": True,
+        "where": lambda k: (by_key[k].file, by_key[k].n),
+    }
 
 
 #: The longest value a change spells out as old -> new; a longer one (a rationale, a kept
@@ -934,13 +960,26 @@ def _differs(old, new) -> bool:
     return old != new
 
 
-def list_changes(rep, table: str, fields, names: dict, stored: dict, wanted: dict) -> None:
+def list_changes(rep, table: str, fields, names: dict, stored: dict, wanted: dict, *,
+                 actions: dict | None = None, where: Callable | None = None,
+                 opaque: Collection[str] = ()) -> None:  # fmt: skip
     """One :class:`~.base.Change` per key of ``names`` (key -> the row's name): the fields
     whose stored value (``stored[key][1]``) differs from the wanted one, and the short
-    ones' old -> new as its detail."""
+    ones' old -> new as its detail. ``actions`` (key -> ``created`` / ``updated`` /
+    ``unchanged``; default: every key updated): a row created or unchanged is listed with
+    its fields and their short values (``value 0.5``). ``where(key)``: its
+    ``(file, record)``. ``opaque``: fields whose values (database ids) are not shown."""
     for key, name in names.items():
+        action = actions[key] if actions is not None else "updated"
+        file, record = where(key) if where is not None else (None, None)
+        if action != "updated":
+            shown = [f"{f} {a}" for f, v in zip(fields, wanted[key], strict=True)
+                     if f not in opaque and (a := _shown(v)) is not None]  # fmt: skip
+            rep.change(table, name, list(fields), file, record, "; ".join(shown), action)
+            continue
         diff = [(f, old, new) for f, old, new in zip(fields, stored[key][1], wanted[key],
                                                        strict=True) if _differs(old, new)]  # fmt: skip
-        shown = [f"{f} {a} -> {b}" for f, old, new in diff
-                 if (a := _shown(old)) is not None and (b := _shown(new)) is not None]  # fmt: skip
-        rep.change(table, name, [f for f, _, _ in diff] or list(fields), detail="; ".join(shown))
+        shown = [f"{f} {a} -> {b}" for f, old, new in diff if f not in opaque
+                 and (a := _shown(old)) is not None and (b := _shown(new)) is not None]  # fmt: skip
+        rep.change(table, name, [f for f, _, _ in diff] or list(fields), file, record,
+                   "; ".join(shown))  # fmt: skip

@@ -33,6 +33,13 @@ and its update time moves to the import time, whatever the record says (a medal'
 rubric assessment's change is one of its ranking or comparison); its creation time stays.
 Before, a changed judgment kept its old ``updated_at``: the report cache, which reads the
 largest update time of each kind (``metaeval.cache``), served the report of the old values.
+
+The report lists every judgment the import writes (``ImportReport.changes``, the one
+:class:`~.base.Change` list every import fills): each created, updated (its short values'
+old -> new) or left unchanged, named by the record it comes from (question, system,
+annotator, setting, metric ...: :func:`_name`), with its record number; a dry run lists the
+same, so a re-imported file of expert scores says whose score of which report it would
+change and from what to what, not only how many. Before, it gave the counts alone.
 """
 
 from __future__ import annotations
@@ -77,7 +84,15 @@ from annotation.models.deepscholar import LABELS
 
 from . import relevance_adjudications
 from .base import ImportReport
-from .common import Problems, parse_json_records, read_source, require, sync_rows, update_rows
+from .common import (
+    Problems,
+    listed,
+    parse_json_records,
+    read_source,
+    require,
+    sync_rows,
+    update_rows,
+)
 from .registry import Example, Format, Kind, Option, register, register_kind
 
 #: kind -> its declaration; the importer reads every kind the export writes.
@@ -295,6 +310,12 @@ class _Row:
     n: int = 0
     #: the record's times (``created_at`` / ``updated_at`` columns, :func:`_times`)
     times: dict = field(default_factory=dict)
+    #: the judgment by natural key, as a change names it (:func:`_name`)
+    name: str = ""
+    #: its group (a medal's ranking, a rubric assessment's comparison) by natural key
+    group: str = ""
+    #: the file it was read from (a change names its file and record)
+    file: str | None = None
 
     def stamps(self) -> dict[str, datetime]:
         """The record's times as the fields of the row that holds them (the kind's common
@@ -381,6 +402,33 @@ def _times(problems: Problems, n: int, r: dict, spec: JudgmentKind) -> dict[str,
     return out
 
 
+#: A target -> the record's columns that name it (a report by its system, a paragraph by
+#: its report and number, ...), in the order a change names them.
+TARGET_NAMES = {
+    "report": ("system",), "report_or_none": ("system",), "paragraph": ("system", "paragraph"),
+    "claim": ("system", "claim"), "rubric": ("rubric",), "item": ("rubric", "item"),
+    "report_item": ("system", "rubric", "item"), "left_right": ("left_system", "right_system"),
+}  # fmt: skip
+
+
+def _name(spec: JudgmentKind, r: dict, annotator: str, setting: str, *, what: bool = True) -> str:
+    """The judgment a record is, by natural key, as the import's changes name it:
+    ``question '4', system 'S', annotator 'a1', setting 'general', metric 'overall'``
+    (what it judges, who, in which setting, and the identity columns of its kind); read
+    from the record, so naming every judgment of a file asks the database nothing.
+    ``what=False``: without what it judges within the question (a medal's ranking)."""
+    parts = [f"question {str(r.get('question'))!r}"]
+    for column in TARGET_NAMES.get(spec.target, ()) if what else ():
+        if r.get(column) not in (None, ""):
+            parts.append(f"{column.replace('_', ' ')} {r[column]!r}")
+    parts.append(f"annotator {annotator!r}")
+    if setting:
+        parts.append(f"setting {setting!r}")
+    if what:
+        parts += [f"{c.replace('_', ' ')} {r[c]!r}" for c in spec.identity if r.get(c) is not None]
+    return ", ".join(parts)
+
+
 def read(src, study) -> list[_Row]:
     """Every record checked against the study: the rows to write."""
     records = parse_json_records(src)
@@ -418,9 +466,11 @@ def read(src, study) -> list[_Row]:
         if None in (kind, annotator, setting, qid):
             continue
         times = _times(problems, n, r, spec)
+        name = _name(spec, r, annotator, setting)
         if kind == "authored_question":
             values = _values(problems, n, Question, spec, r, index, str(qid))
-            rows.append(_Row(kind, annotator, "", str(qid), {}, values, n=n, times=times))
+            rows.append(_Row(kind, annotator, "", str(qid), {}, values, n=n, times=times,
+                             name=name, group=name, file=src.name))  # fmt: skip
             continue
         question = index.find(problems, n, index.questions, (qid,), "question", "question")
         if question is None and str(qid) in authored:
@@ -450,8 +500,9 @@ def read(src, study) -> list[_Row]:
                 continue
         if question is None or target is None:
             continue
+        group = _name(spec, r, annotator, setting, what=False)
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
-                         r.get("reasoning") or "", n, times))  # fmt: skip
+                         r.get("reasoning") or "", n, times, name, group, src.name))  # fmt: skip
     rows = _conflicts(rows, problems)
     relevance_adjudications.check_stored(
         study, [r for r in rows if r.kind == "relevance_adjudication"], problems
@@ -481,6 +532,9 @@ def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int
     for n in names:
         rep.annotators.setdefault(n, "new annotator (no account)")
     new = [Annotator(pseudonym=n) for n in names if n not in existing]
+    for a in new:
+        rep.change("Annotator", repr(a.pseudonym), ["pseudonym"], file, first[a.pseudonym],
+                   action="created")  # fmt: skip
     if new:
         Annotator.objects.bulk_create(new)
         rep.count("created", "Annotator", len(new))
@@ -518,6 +572,7 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
         touch=lambda key: by_key[key].touched(now),
         new_row=lambda key, v: {"study": study.pk, **dict(zip(key_fields, key, strict=True)),
                                 **dict(zip(own, v, strict=True)), **by_key[key].stamps()},
+        opaque={f for f in own if model._meta.get_field(f).is_relation}, **listed(by_key),
     )  # fmt: skip
 
 
@@ -543,6 +598,7 @@ def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportRepor
         fields=["reasoning"], touch=lambda k: first[k].touched(now),
         new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
                               "setting": k[2], "reasoning": v[0], **first[k].stamps()},
+        **listed(first, group=True),
     )  # fmt: skip
     ids = {
         (a, q, s): pk for pk, a, q, s in model.objects.filter(study=study).values_list("id", *key)
@@ -575,12 +631,9 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
     """Medal rows grouped by their ranking: one MedalRanking per annotator, question and
     setting (its reasoning), its medals by report."""
     ids, touch = _write_groups(MedalRanking, study, rows, people, rep)
-    wanted = {
-        (ids[(people[r.annotator], r.question, r.setting)], r.target["report"]): (
-            r.values["medal"],
-        )
-        for r in rows
-    }
+    by_key = {(ids[(people[r.annotator], r.question, r.setting)], r.target["report"]): r
+              for r in rows}  # fmt: skip
+    wanted = {k: (r.values["medal"],) for k, r in by_key.items()}
     stored_medals = {
         (rk, rp): (pk, (m,))
         for pk, rk, rp, m in Medal.objects.filter(ranking__study=study).values_list(
@@ -591,6 +644,7 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
     sync_rows(
         Medal, rep, stored=stored_medals, wanted=wanted, fields=["medal"],
         new_row=lambda k, v: {"ranking": k[0], "report": k[1], "medal": v[0]},
+        **listed(by_key),
     )  # fmt: skip
 
 
@@ -599,12 +653,9 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
     question and setting (its reasoning), its assessments by rubric."""
     ids, touch = _write_groups(RubricComparison, study, rows, people, rep)
     own = ["medal", "strengths", "missing", "weaknesses"]
-    wanted = {
-        (ids[(people[r.annotator], r.question, r.setting)], r.target["rubric"]): tuple(
-            r.values[f] for f in own
-        )
-        for r in rows
-    }
+    by_key = {(ids[(people[r.annotator], r.question, r.setting)], r.target["rubric"]): r
+              for r in rows}  # fmt: skip
+    wanted = {k: tuple(r.values[f] for f in own) for k, r in by_key.items()}
     stored_rows = {
         (c, rb): (pk, tuple(v))
         for pk, c, rb, *v in RubricAssessment.objects.filter(comparison__study=study).values_list(
@@ -615,6 +666,7 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
     sync_rows(
         RubricAssessment, rep, stored=stored_rows, wanted=wanted, fields=own,
         new_row=lambda k, v: {"comparison": k[0], "rubric": k[1], **dict(zip(own, v, strict=True))},
+        **listed(by_key),
     )  # fmt: skip
 
 
@@ -634,6 +686,7 @@ def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -
         touch=lambda k: by_key[k].touched(now),
         new_row=lambda k, v: {"annotator": k[0], "question": k[1], "level": v[0],
                               **by_key[k].stamps()},
+        **listed(by_key),
     )  # fmt: skip
 
 
@@ -642,6 +695,7 @@ def _write_authored(study, rows: list[_Row], people: dict, rep: ImportReport) ->
     returns external id -> question id for the judgments of the same file."""
     own = ["text", "field", "subdomain", "author_notes", "review", "authored_by"]
     wanted = {r.question: (*(r.values[f] for f in own[:-1]), people[r.annotator]) for r in rows}
+    by_key = {r.question: r for r in rows}
     stored = {
         q: (pk, tuple(v))
         for pk, q, *v in Question.objects.filter(study=study).values_list(
@@ -653,6 +707,7 @@ def _write_authored(study, rows: list[_Row], people: dict, rep: ImportReport) ->
         new_row=lambda q, v: {"study": study.pk, "external_id": q,
                               "origin": Question.Origin.EXPERT_AUTHORED,
                               **dict(zip(own, v, strict=True))},
+        opaque={"authored_by"}, **listed(by_key),
     )  # fmt: skip
     return dict(
         Question.objects.filter(study=study, external_id__in=list(wanted)).values_list(

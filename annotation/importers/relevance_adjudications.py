@@ -36,7 +36,7 @@ from annotation.models import (
     Study,
 )
 
-from .common import Problems, insert_new, optional_str, sync_rows, type_name
+from .common import Problems, insert_new, listed, optional_str, sync_rows, type_name
 
 TASK = Study.Task.RELEVANCE_ADJUDICATION
 #: The frozen disagreement's columns, then the decision's (the record's own values).
@@ -242,6 +242,7 @@ def write(study, rows, people: dict, rep) -> None:
             "assignment": owner[by_disagreement[d].n], "disagreement": d,
             **dict(zip(DECISION, v, strict=True)), **by_disagreement[d].stamps(),
         },
+        **listed(by_disagreement),
     )  # fmt: skip
 
 

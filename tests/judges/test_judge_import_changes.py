@@ -88,7 +88,7 @@ def test_the_api_answers_the_change(imported, admin_user):
     assert answer.status_code == 200, answer.content
     assert answer.json()["changes"] == [{
         "table": "JudgeScore", "id": SCORE_CHANGE.id, "fields": ["value"], "file": None,
-        "record": None, "detail": "value 0.25 -> 0.5",
+        "record": None, "detail": "value 0.25 -> 0.5", "action": "updated",
     }]  # fmt: skip
     assert stored_scores() == imported
 
