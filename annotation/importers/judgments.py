@@ -81,6 +81,7 @@ from annotation.models import (
 )
 from annotation.models.assignment import Setting
 from annotation.models.deepscholar import LABELS
+from annotation.quality import following
 
 from . import relevance_adjudications
 from .base import ImportReport
@@ -544,7 +545,13 @@ def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int
     return existing
 
 
-def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+def _changed(stored: dict, wanted: dict) -> list:
+    """The keys of ``wanted`` that :func:`~.common.sync_rows` writes: new, or stored with
+    other values."""
+    return [k for k, v in wanted.items() if k not in stored or stored[k][1] != v]
+
+
+def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportReport) -> set:
     spec = SPECS[kind]
     model = apps.get_model(spec.model)
     targets = list(rows[0].target) if rows else []
@@ -574,6 +581,8 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
                                 **dict(zip(own, v, strict=True)), **by_key[key].stamps()},
         opaque={f for f in own if model._meta.get_field(f).is_relation}, **listed(by_key),
     )  # fmt: skip
+    question = key_fields.index("question")
+    return {key[question] for key in _changed(stored, wanted)}
 
 
 def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportReport):
@@ -627,7 +636,14 @@ def _changed_groups(stored: dict, wanted: dict) -> set[int]:
     return {k[0] for k, v in wanted.items() if k not in stored or stored[k][1] != v}
 
 
-def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+def _questions_of(ids: dict, groups) -> set[int]:
+    """The questions of the group ids ``groups`` (``ids``: (annotator, question, setting)
+    -> group id, :func:`_write_groups`)."""
+    question = {pk: q for (_, q, _), pk in ids.items()}
+    return {question[g] for g in groups}
+
+
+def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> set:
     """Medal rows grouped by their ranking: one MedalRanking per annotator, question and
     setting (its reasoning), its medals by report."""
     ids, touch = _write_groups(MedalRanking, study, rows, people, rep)
@@ -640,15 +656,17 @@ def _write_medals(study, rows: list[_Row], people: dict, rep: ImportReport) -> N
             "id", "ranking_id", "report_id", "medal"
         )
     }
-    touch(_changed_groups(stored_medals, wanted))
+    changed = _changed_groups(stored_medals, wanted)
+    touch(changed)
     sync_rows(
         Medal, rep, stored=stored_medals, wanted=wanted, fields=["medal"],
         new_row=lambda k, v: {"ranking": k[0], "report": k[1], "medal": v[0]},
         **listed(by_key),
     )  # fmt: skip
+    return _questions_of(ids, changed)
 
 
-def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: ImportReport):
+def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: ImportReport) -> set:
     """Rubric assessments grouped by their comparison: one RubricComparison per annotator,
     question and setting (its reasoning), its assessments by rubric."""
     ids, touch = _write_groups(RubricComparison, study, rows, people, rep)
@@ -662,15 +680,17 @@ def _write_rubric_assessments(study, rows: list[_Row], people: dict, rep: Import
             "id", "comparison_id", "rubric_id", *own
         )
     }
-    touch(_changed_groups(stored_rows, wanted))
+    changed = _changed_groups(stored_rows, wanted)
+    touch(changed)
     sync_rows(
         RubricAssessment, rep, stored=stored_rows, wanted=wanted, fields=own,
         new_row=lambda k, v: {"comparison": k[0], "rubric": k[1], **dict(zip(own, v, strict=True))},
         **listed(by_key),
     )  # fmt: skip
+    return _questions_of(ids, changed)
 
 
-def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -> set:
     """Expertise triage: one level per annotator and question (no setting)."""
     wanted = {(people[r.annotator], r.question): (r.values["level"],) for r in rows}
     by_key = {(people[r.annotator], r.question): r for r in rows}
@@ -688,6 +708,7 @@ def _write_expertise(study, rows: list[_Row], people: dict, rep: ImportReport) -
                               **by_key[k].stamps()},
         **listed(by_key),
     )  # fmt: skip
+    return {q for _, q in _changed(stored, wanted)}
 
 
 def _write_authored(study, rows: list[_Row], people: dict, rep: ImportReport) -> dict:
@@ -740,11 +761,14 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     for r in rows:
         if isinstance(r.question, str):  # an authored question of this file
             r.question = created[r.question]
+    changed: set[int] = set()  # the questions whose judgments the import wrote
     for kind, group in by_kind.items():
         if kind in WRITERS:
-            WRITERS[kind](study, group, people, rep)
+            changed |= WRITERS[kind](study, group, people, rep)
         else:
-            _write_kind(study, kind, group, people, rep)
+            changed |= _write_kind(study, kind, group, people, rep)
+    # the adjudication requests on them follow the labels, as after a task page's submit
+    following.follow_labels(study, changed, why=f"judgments imported from {src.name}")
 
 
 def dump(study, setting: str | None = None, annotator: str | None = None) -> dict[str, str]:

@@ -189,9 +189,9 @@ def _assignments(study, rows, people: dict, rep) -> dict[tuple, int]:
     return {k: existing[k][0] for k in wanted}
 
 
-def write(study, rows, people: dict, rep) -> None:
+def write(study, rows, people: dict, rep) -> set[int]:
     """The rows' assignments, disagreements (in record order after those stored) and
-    decisions."""
+    decisions; returns the questions whose decisions it wrote (new or changed)."""
     assignments = _assignments(study, rows, people, rep)
     judges = known_judges(study, {r.values["judge"] for r in rows})
     owner = {r.n: assignments[(people[r.annotator], r.question, r.setting)] for r in rows}
@@ -226,15 +226,15 @@ def write(study, rows, people: dict, rep) -> None:
     disagreement = {r.n: stored[(owner[r.n], r.target["paragraph"])][0] for r in rows}
     by_disagreement = {disagreement[r.n]: r for r in rows}
     now = timezone.now()
+    decided = {
+        d: (pk, tuple(v))
+        for pk, d, *v in RelevanceAdjudication.objects.filter(
+            disagreement_id__in=list(by_disagreement)
+        ).values_list("id", "disagreement_id", *DECISION)
+    }
+    wanted = {d: tuple(r.values[f] for f in DECISION) for d, r in by_disagreement.items()}
     sync_rows(
-        RelevanceAdjudication, rep,
-        stored={
-            d: (pk, tuple(v))
-            for pk, d, *v in RelevanceAdjudication.objects.filter(
-                disagreement_id__in=list(by_disagreement)
-            ).values_list("id", "disagreement_id", *DECISION)
-        },
-        wanted={d: tuple(r.values[f] for f in DECISION) for d, r in by_disagreement.items()},
+        RelevanceAdjudication, rep, stored=decided, wanted=wanted,
         fields=list(DECISION), touch=lambda d: by_disagreement[d].touched(now),
         new_row=lambda d, v: {
             "study": study.pk, "annotator": people[by_disagreement[d].annotator],
@@ -244,6 +244,11 @@ def write(study, rows, people: dict, rep) -> None:
         },
         **listed(by_disagreement),
     )  # fmt: skip
+    return {
+        by_disagreement[d].question
+        for d, v in wanted.items()
+        if d not in decided or decided[d][1] != v
+    }
 
 
 __all__ = ["check_stored", "known_judges", "values", "write"]

@@ -19,6 +19,9 @@ the send action read), in the submit's transaction:
   and listed on the quality page, never counted as the adjudicated label; unmarked if the
   labels come back to those it was decided on.
 
+A judgments import (``annotation.importers.judgments``, command line and API) takes the
+same path for every question on which it wrote a judgment, in the import's transaction.
+
 While a judgment is reopened and not yet submitted again nothing moves: a draft is not an
 answer, and withdrawing on reopen would lose a request the resubmission may keep.
 """
@@ -66,33 +69,49 @@ def on_submitted(sender, instance, **kwargs) -> None:
         return
     follow_labels(
         assignment.study,
-        assignment.question_id,
+        {assignment.question_id},
         why=f"{assignment.annotator.pseudonym} submitted {assignment.task} again",
     )
 
 
-def follow_labels(study, question_id: int, *, why: str, actor=None) -> None:
-    """Bring the requests on ``question_id`` in line with its labels as they now count
-    (the module's docstring says how). One query when the question has no request. The
-    requests are locked, as :func:`studio.studyadmin.quality.decide` locks the one it
-    decides: a decision posted meanwhile is either seen here as decided or made after."""
-    requests = list(
-        AdjudicationRequest.objects.filter(study=study, question_id=question_id)
-        .select_related("adjudicator", "question")
-        .select_for_update(of=("self",))
-    )
-    if not requests:
+#: Past this many questions the requests are read for the whole study and kept in Python
+#: (a study holds few requests; an import may change labels on tens of thousands of
+#: questions, more than a query's parameters may hold on SQLite).
+IN_QUERY = 500
+
+
+def follow_labels(study, question_ids: set[int], *, why: str, actor=None) -> None:
+    """Bring the requests on ``question_ids`` in line with their labels as they now count
+    (the module's docstring says how): the one path of every change of labels, a task
+    page's submit (one question) and a judgments import (every question it changed,
+    :func:`annotation.importers.judgments.load`). One query when no question has a
+    request; the labels are read once for all of them. The requests are locked, as
+    :func:`studio.studyadmin.quality.decide` locks the one it decides: a decision posted
+    meanwhile is either seen here as decided or made after."""
+    question_ids = set(question_ids)
+    if not question_ids:
         return
-    held = _reopened_parties(study, question_id, {r.task for r in requests})
+    found = AdjudicationRequest.objects.filter(study=study)
+    if len(question_ids) <= IN_QUERY:
+        found = found.filter(question_id__in=question_ids)
     requests = [
         r
-        for r in requests
-        if not held.get(r.task, set()) & {o.get("pseudonym") for o in r.originals}
+        for r in found.select_related("adjudicator", "question").select_for_update(of=("self",))
+        if r.question_id in question_ids
     ]
     if not requests:
         return
+    held = _reopened_parties(study, {r.question_id for r in requests}, {r.task for r in requests})
+    requests = [
+        r
+        for r in requests
+        if not held.get((r.question_id, r.task), set()) & {o.get("pseudonym") for o in r.originals}
+    ]
+    if not requests:
+        return
+    asked = {r.question_id for r in requests}
     loaded = observations.load(study, tasks={r.task for r in requests})
-    obs = [o for o in qualification.counted(study, loaded) if o.unit[1] == question_id]
+    obs = [o for o in qualification.counted(study, loaded) if o.unit[1] in asked]
     units, disagreeing = by_unit(obs), disagreements(obs)
     names = dict(
         Annotator.objects.filter(pk__in={o.annotator for o in obs}).values_list("pk", "pseudonym")
@@ -129,26 +148,23 @@ def follow_labels(study, question_id: int, *, why: str, actor=None) -> None:
     AdjudicationRequest.objects.filter(pk__in=gone).delete()
 
 
-def _reopened_parties(study, question_id: int, tasks: set[str]) -> dict[str, set[str]]:
-    """Pseudonyms, by task, of the annotators whose judgment on ``question_id`` is reopened
+def _reopened_parties(study, question_ids: set[int], tasks: set[str]) -> dict[tuple, set[str]]:
+    """Pseudonyms, by (question id, task), of the annotators whose judgment there is reopened
     and not yet submitted again. A request one of them is a party to does not move (the
     module's docstring): their label is missing from the labels that count only while they
     revise it, and a submit by anyone else on the question meanwhile must not take that
     absence for agreement and withdraw the request."""
-    held: dict[str, set[str]] = {}
-    rows = (
-        Assignment.objects.filter(
-            study=study,
-            question_id=question_id,
-            task__in=tasks,
-            status=Assignment.Status.IN_PROGRESS,
-            reopenings__isnull=False,
-        )  # fmt: skip
-        .values_list("task", "annotator__pseudonym")
-        .distinct()
-    )
-    for task, pseudonym in rows:
-        held.setdefault(task, set()).add(pseudonym)
+    held: dict[tuple, set[str]] = {}
+    rows = Assignment.objects.filter(
+        study=study, task__in=tasks, status=Assignment.Status.IN_PROGRESS,
+        reopenings__isnull=False,
+    )  # fmt: skip
+    if len(question_ids) <= IN_QUERY:
+        rows = rows.filter(question_id__in=question_ids)
+    rows = rows.values_list("question_id", "task", "annotator__pseudonym").distinct()
+    for question_id, task, pseudonym in rows:
+        if question_id in question_ids:
+            held.setdefault((question_id, task), set()).add(pseudonym)
     return held
 
 

@@ -951,16 +951,14 @@ def textless(study, units: dict[Unit, list[str]]) -> dict[Unit, list[str]]:
     return out
 
 
-def _refuse_textless(study, unit: str, key: Unit, found) -> None:
-    empty = textless(study, {key: [o.label for o in found]}).get(key)
-    if empty:
-        many = len(empty) > 1
-        raise QualityError(
-            f"unit {unit}: the report{'s' if many else ''} of {', '.join(empty)} "
-            f"{'have' if many else 'has'} no text (a placeholder of the pairwise import or an "
-            f"empty released report), so an adjudicator could not read what they decide "
-            f"about: {TEXTLESS}"
-        )
+def _textless_refusal(unit: str, empty: list[str]) -> QualityError:
+    many = len(empty) > 1
+    return QualityError(
+        f"unit {unit}: the report{'s' if many else ''} of {', '.join(empty)} "
+        f"{'have' if many else 'has'} no text (a placeholder of the pairwise import or an "
+        f"empty released report), so an adjudicator could not read what they decide "
+        f"about: {TEXTLESS}"
+    )
 
 
 def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> int:
@@ -968,60 +966,134 @@ def send_to_adjudication(study, *, unit: str, adjudicators: list[str], user) -> 
     are (``annotation.quality.following`` keeps them current). Every chosen adjudicator must
     pass :class:`AdjudicatorRule` (a forged post is refused whole); a unit on reports
     without text is refused (:func:`textless`). Sent again to an adjudicator whose decision
-    there is outdated, the request opens again (:func:`_reopen_outdated`)."""
-    key = parse_unit_key(unit)
-    found = disagreements(qualification.counted(study, observations.load(study))).get(key)
-    if not found:
-        raise QualityError(f"unit {unit}: no disagreement to adjudicate")
-    _refuse_textless(study, unit, key, found)
-    ids = [a for a in adjudicators if is_digits(a)]
-    unknown = [a for a in adjudicators if a not in ids]
-    people = list(Annotator.objects.filter(pk__in=ids))
-    unknown += sorted(set(adjudicators) - set(unknown) - {str(p.pk) for p in people})
-    if unknown:
-        raise QualityError(f"adjudicators: no annotator {', '.join(unknown)}")
-    if not people:
-        raise QualityError("adjudicators: choose at least one adjudicator")
-    rule, parties = AdjudicatorRule.of(study), {o.annotator for o in found}
-    refused = [why for p in people if (why := rule.refusal(p, key, parties))]
-    if refused:
-        raise QualityError(f"adjudicators: {'; '.join(refused)}: choose someone else")
-    names = dict(Annotator.objects.filter(pk__in=parties).values_list("pk", "pseudonym"))
-    originals = following.frozen_labels(found, names)
-    created = 0
-    with transaction.atomic():
-        for person in people:
-            request, new = AdjudicationRequest.objects.get_or_create(
-                study=study, task=key[0], question_id=key[1], unit=key[2], adjudicator=person,
-                defaults={"originals": originals, "requested_by": user},
-            )  # fmt: skip
-            created += new or _reopen_outdated(request, originals, user)
-        _audit(
-            study, user, "send_adjudication", task=key[0], unit=key[2],
-            question=Question.objects.get(pk=key[1]).external_id,
-            adjudicators=[p.pseudonym for p in people],
-        )  # fmt: skip
+    there is outdated, the request opens again (:func:`Sending.send`)."""
+    sending = Sending(study, units=[unit], adjudicators=adjudicators, user=user)
+    created = sending.send(unit)
+    sending.write()
     return created
 
 
-def _reopen_outdated(request: AdjudicationRequest, originals: list[dict], user) -> bool:
-    """Open again a request decided on labels that have changed since, on the labels as
-    they now are; its earlier decision is kept in the audit trail (label, reason, when,
-    the labels it was decided on). False (nothing done) for any other request."""
-    if request.status != AdjudicationRequest.Status.DECIDED or request.outdated_at is None:
-        return False
-    _audit(
-        request.study, user, "reopen_adjudication", request.adjudicator,
-        task=request.task, unit=request.unit, question=request.question.external_id,
-        label=request.label, reason=request.reason,
-        decided_at=request.decided_at.isoformat() if request.decided_at else None,
-        decided_on=request.originals,
-    )  # fmt: skip
-    AdjudicationRequest.objects.filter(pk=request.pk).update(
-        status=AdjudicationRequest.Status.OPEN, originals=originals, label="", reason="",
-        decided_at=None, outdated_at=None, requested_by=user,
-    )  # fmt: skip
-    return True
+class Sending:
+    """Disagreements sent to adjudication in one post: one (:func:`send_to_adjudication`)
+    or many (``studio.studyadmin.bulk_adjudication``), each unit through the same checks of
+    :meth:`send`. What the checks and the writes read is read once for all ``units``
+    (labels, adjudicators, the rule, reports without text, pseudonyms, questions, the
+    requests already sent) and what they write is written by :meth:`write` in bulk, so a
+    post costs the same queries whatever the number of units it sends."""
+
+    def __init__(self, study, *, units: list[str], adjudicators: list[str], user):
+        self.study, self.user = study, user
+        self.disagreeing = disagreements(qualification.counted(study, observations.load(study)))
+        keys = set()
+        for unit in units:
+            try:
+                keys.add(parse_unit_key(unit))
+            except QualityError:
+                continue  # refused by send, naming it
+        found = {k: self.disagreeing[k] for k in keys if k in self.disagreeing}
+        labels = {k: [o.label for o in f] for k, f in found.items()}
+        self.empty = textless(study, labels) if labels else {}
+        ids = [a for a in adjudicators if is_digits(a)]
+        self.unknown = [a for a in adjudicators if a not in ids]
+        self.people = list(Annotator.objects.filter(pk__in=ids))
+        self.unknown += sorted(
+            set(adjudicators) - set(self.unknown) - {str(p.pk) for p in self.people}
+        )
+        self.rule = AdjudicatorRule.of(study)
+        parties = {o.annotator for f in found.values() for o in f}
+        self.names = dict(Annotator.objects.filter(pk__in=parties).values_list("pk", "pseudonym"))
+        qids = {k[1] for k in found}
+        self.questions = dict(Question.objects.filter(pk__in=qids).values_list("pk", "external_id"))
+        self.requests = {
+            (r.task, r.question_id, r.unit, r.adjudicator_id): r
+            for r in AdjudicationRequest.objects.filter(
+                study=study, question_id__in=qids, adjudicator__in=self.people
+            ).select_related("adjudicator")
+        } if found and self.people else {}  # fmt: skip
+        self.new: list[AdjudicationRequest] = []
+        self.reopened: list[AdjudicationRequest] = []
+        self.events: list[QualityEvent] = []
+
+    def send(self, unit: str) -> int:
+        """Check ``unit`` as a single send does (QualityError says why it is refused) and
+        queue its requests: the number it opens (new, or decided on outdated labels and
+        opened again); 0 when all were sent to them before."""
+        key = parse_unit_key(unit)
+        found = self.disagreeing.get(key)
+        if not found:
+            raise QualityError(f"unit {unit}: no disagreement to adjudicate")
+        if empty := self.empty.get(key):
+            raise _textless_refusal(unit, empty)
+        if self.unknown:
+            raise QualityError(f"adjudicators: no annotator {', '.join(self.unknown)}")
+        if not self.people:
+            raise QualityError("adjudicators: choose at least one adjudicator")
+        parties = {o.annotator for o in found}
+        refused = [why for p in self.people if (why := self.rule.refusal(p, key, parties))]
+        if refused:
+            raise QualityError(f"adjudicators: {'; '.join(refused)}: choose someone else")
+        originals = following.frozen_labels(found, self.names)
+        question = self.questions[key[1]]
+        created = 0
+        for person in self.people:
+            request = self.requests.get((*key, person.pk))
+            if request is None:
+                request = AdjudicationRequest(
+                    study=self.study, task=key[0], question_id=key[1], unit=key[2],
+                    adjudicator=person, originals=originals, requested_by=self.user,
+                )  # fmt: skip
+                self.requests[(*key, person.pk)] = request
+                self.new.append(request)
+                created += 1
+            else:
+                created += self._reopen_outdated(request, question, originals)
+        self._audit("send_adjudication", None, task=key[0], unit=key[2], question=question,
+                    adjudicators=[p.pseudonym for p in self.people])  # fmt: skip
+        return created
+
+    def _reopen_outdated(self, request: AdjudicationRequest, question: str, originals) -> bool:
+        """Open again a request decided on labels that have changed since, on the labels as
+        they now are; its earlier decision is kept in the audit trail (label, reason, when,
+        the labels it was decided on). False (nothing done) for any other request."""
+        if request.status != AdjudicationRequest.Status.DECIDED or request.outdated_at is None:
+            return False
+        self._audit(
+            "reopen_adjudication", request.adjudicator,
+            task=request.task, unit=request.unit, question=question,
+            label=request.label, reason=request.reason,
+            decided_at=request.decided_at.isoformat() if request.decided_at else None,
+            decided_on=request.originals,
+        )  # fmt: skip
+        request.status, request.originals = AdjudicationRequest.Status.OPEN, originals
+        request.label = request.reason = ""
+        request.decided_at = request.outdated_at = None
+        request.requested_by = self.user
+        self.reopened.append(request)
+        return True
+
+    def _audit(self, action, annotator, **detail) -> None:
+        self.events.append(
+            QualityEvent(
+                study=self.study, actor=self.user, action=action, annotator=annotator,
+                detail=detail,
+            )
+        )  # fmt: skip
+
+    #: What opening a request again writes.
+    REOPENED = ("status", "originals", "label", "reason", "decided_at", "outdated_at",
+                "requested_by")  # fmt: skip
+
+    def write(self) -> None:
+        """Store what :meth:`send` queued, in one transaction: the new requests (one sent
+        meanwhile by another post is kept as it is), those opened again, the audit."""
+        with transaction.atomic():
+            if self.new:
+                AdjudicationRequest.objects.bulk_create(self.new, ignore_conflicts=True)
+            if self.reopened:
+                AdjudicationRequest.objects.bulk_update(self.reopened, self.REOPENED)
+            if self.events:
+                QualityEvent.objects.bulk_create(self.events)
+        self.new, self.reopened, self.events = [], [], []
 
 
 def unit_values(request: AdjudicationRequest):
