@@ -168,7 +168,6 @@ def flat(researcher_user):
     """A ranked study with one annotator and a judge that gives every report 0.5."""
     from annotation.models import Report
     from judges.models import Judge, JudgeScore
-    from metaeval.sections.label_iaa import NO_AGREED_COMPARISON
     from tests.builders.ranked import ranked_study
 
     study = ranked_study(4, annotators=1)
