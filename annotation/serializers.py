@@ -231,6 +231,7 @@ class QuestionSerializer(serializers.ModelSerializer):
             "study",
             "external_id",
             "text",
+            "title",
             "field",
             "subdomain",
             "domain",
