@@ -125,13 +125,13 @@ def _rows(result):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
-    list_display = ("external_id", "short_text", "study", "split", "field", "intent", "origin")
+    list_display = ("external_id", "short_label", "study", "split", "field", "intent", "origin")
     list_filter = ("study", "split", "origin")
-    search_fields = ("external_id", "text", "field", "intent")
+    search_fields = ("external_id", "title", "text", "field", "intent")
 
-    @admin.display(description="text")
-    def short_text(self, obj):
-        return obj.text[:80]
+    @admin.display(description="question")
+    def short_label(self, obj):
+        return obj.label[:80]
 
 
 class KeptWhenJudged(forms.ModelForm):

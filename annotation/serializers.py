@@ -240,6 +240,7 @@ class QuestionSerializer(serializers.ModelSerializer):
             "study",
             "external_id",
             "text",
+            "title",
             "field",
             "subdomain",
             "domain",

@@ -1,12 +1,68 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.utils import unquote
+from django.db import transaction
+from django.http import HttpResponseRedirect
+from django.urls import reverse
 
+from . import removal
 from .models import Judge, JudgeScore
 
 
 @admin.register(Judge)
 class JudgeAdmin(admin.ModelAdmin):
+    """Deleting a judge here follows the API's rule (:mod:`judges.removal`): refused, with
+    the studies named, when its results lie in several studies, annotators adjudicate its
+    verdicts or a run still writes; otherwise its results are deleted as the API deletes
+    them, recorded in the study's audit trail. The cascade of a plain delete took the
+    judge's results in every study with it, silently."""
+
     list_display = ("name", "provider", "model", "prompt_version")
     search_fields = ("name", "provider", "model")
+    actions = ["delete_selected"]
+
+    def _refuse(self, request, refusals) -> None:
+        for exc in refusals:
+            self.message_user(request, str(exc), messages.ERROR)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        judge = self.get_object(request, unquote(object_id))
+        back = HttpResponseRedirect(
+            reverse(f"admin:{Judge._meta.app_label}_judge_change", args=[object_id])
+        )
+        if judge is not None and self.has_delete_permission(request, judge):
+            refused = removal.whole_deletion_refusal(judge)
+            if refused is not None:  # before the page lists what the cascade would take
+                self._refuse(request, [refused])
+                return back
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except removal.RemovalRefused as exc:  # a run started since: nothing was deleted
+            self._refuse(request, [exc])
+            return back
+
+    def delete_model(self, request, obj):
+        removal.delete_judge(obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            for judge in queryset:
+                removal.delete_judge(judge, user=request.user)
+
+    @admin.action(permissions=["delete"], description="Delete selected judges")
+    def delete_selected(self, request, queryset):
+        """Django's "delete selected", refused whole (nothing deleted) when any selected
+        judge may not be deleted, each refusal shown."""
+        refusals = [r for r in map(removal.whole_deletion_refusal, queryset) if r is not None]
+        if refusals:
+            self._refuse(request, refusals)
+            return None
+        try:
+            with transaction.atomic():  # the log entries go with a refused deletion
+                return django_delete_selected(self, request, queryset)
+        except removal.RemovalRefused as exc:
+            self._refuse(request, [exc])
+            return None
 
 
 @admin.register(JudgeScore)

@@ -123,8 +123,11 @@ def delete_study_results(judge: Judge, study: Study, *, user, dry_run: bool = Fa
 
 def whole_deletion_refusal(judge: Judge) -> RemovalRefused | None:
     """Why the judge may not be deleted whole, or None: results in several studies (each
-    is deleted on its own, :func:`delete_study_results`), or verdicts annotators adjudicate
-    (their disagreements would go with the judge)."""
+    is deleted on its own, :func:`delete_study_results`), verdicts annotators adjudicate
+    (their disagreements would go with the judge), or a run still writing on its one
+    study. The one rule of every way a judge is deleted: the API's ``DELETE
+    /api/judges/<id>/`` and the Django admin's delete page and "delete selected" action
+    (``judges.admin``), which ask it before they show what would be deleted."""
     adjudicated = list(
         Study.objects.filter(
             pk__in=RelevanceDisagreement.objects.filter(judge=judge).values("assignment__study_id")
@@ -147,6 +150,11 @@ def whole_deletion_refusal(judge: Judge) -> RemovalRefused | None:
             "judge.",
             studies,
         )
+    for study in studies:
+        try:
+            _check_no_run_writing(judge, study)
+        except RemovalRefused as exc:
+            return exc
     return None
 
 

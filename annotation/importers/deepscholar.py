@@ -195,8 +195,10 @@ class _Papers:
             if abstract_of(text):
                 self.by_query[abstract_key(abstract_of(text))] = key
 
-    def identify(self, out: PaperOutput) -> tuple[str, str]:
-        """(question key, question text) of one paper's output."""
+    def identify(self, out: PaperOutput) -> tuple[str, str, str]:
+        """(question key, question text, the paper's title) of one paper's output: the
+        title the paper table gives, else the one the system's own files carry (OpenScholar's
+        JSON), else none (:attr:`Question.title`: the question's label)."""
         abstract = out.abstract or abstract_of(out.query)
         row = (
             self.by_arxiv.get(out.arxiv_id)
@@ -204,6 +206,7 @@ class _Papers:
             or self.by_title.get(words(out.title))
             or self.by_row.get(out.folder)
         )
+        title = ((row or {}).get("title") or "").strip() or out.title.strip()
         if row:
             key, abstract = row["arxiv_id"].strip(), (row.get("abstract") or abstract).strip()
         elif out.arxiv_id:
@@ -211,9 +214,9 @@ class _Papers:
         else:
             key = self.by_query.get(abstract_key(abstract)) or out.folder
         if key in self.questions and self.questions[key] != key:
-            return key, self.questions[key]
+            return key, self.questions[key], title
         text = QUERY_TEMPLATE.format(abstract=abstract) if abstract else out.query
-        return key, text or key
+        return key, text or key, title
 
 
 def _with_references(out: PaperOutput, parsed: ParsedReport) -> ParsedReport:
@@ -264,16 +267,17 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
         if not body.strip():
             problems.add(n, f"{paper.name}/{output.files[0]}", "empty report")
             continue
+        title = ""
         if output.layout == "concord" and output.question_id:
             key, text = output.question_id, output.query or output.question_id
         elif output.layout == "concord":
             key, text = paper.name, output.query or paper.name
             if table.rows or not output.query:
-                key, text = table.identify(output)
+                key, text, title = table.identify(output)
             if output.query and key == paper.name:
                 text = output.query
         else:
-            key, text = table.identify(output)
+            key, text, title = table.identify(output)
             if key == paper.name and rep is not None:
                 rep.warn(src.name, n, paper.name, "no paper table, arXiv id or question of the "
                          f"study names this paper: its question is {key!r} (give --papers)")  # fmt: skip
@@ -284,7 +288,8 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
         parsed = _with_references(output, parse_markdown(body))
         extra = {"deepscholar": {"folder": paper.name, "layout": output.layout,
                                  "files": output.files}}  # fmt: skip
-        out.append(ReportInput(n, key, text, parsed, original_extra=extra))
+        fields = {"title": title} if title else {}  # a stored title is never blanked
+        out.append(ReportInput(n, key, text, parsed, question_fields=fields, original_extra=extra))
     problems.raise_if_any()
     return out
 

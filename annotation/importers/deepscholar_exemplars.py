@@ -139,7 +139,7 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
         paper, key = row["parent_paper_arxiv_id"].strip(), row["citation_shorthand"].strip()
         if paper and key:
             by_paper.setdefault(paper, {}).setdefault(key, (line, row))
-    papers, seen = [], {}
+    papers, seen, titles = [], {}, {}
     for n, row in enumerate(sections, start=2):  # CSV line numbers (after the header)
         paper = (row.get("arxiv_id") or "").strip()
         if not paper:
@@ -150,6 +150,7 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
             continue
         seen[paper] = n
         text, keys, unknown = latex_to_text(row.get(column) or "")
+        titles[paper] = (row.get("title") or "").strip()
         papers.append((paper, (row.get("abstract") or "").strip(), text, keys, n))
         if unknown:
             rep.warn(name, n, column,
@@ -161,9 +162,13 @@ def load(source, study, rep: ImportReport, *, citations=None, **_) -> None:
     problems.raise_if_any()
     rep.records = len(papers)
     existing = set(Question.objects.filter(study=study).values_list("external_id", flat=True))
-    new = {p: {"text": QUERY_TEMPLATE.format(abstract=a) if a else p}
-           for p, a, _, _, _ in papers if p not in existing}  # fmt: skip
-    ids = ensure_question_ids(study, new, rep) if new else {}
+    # a question is named by its paper's title (Question.label); a stored one is kept when
+    # the table gives none, and an existing question's text is never replaced
+    wanted = {p: {**({} if p in existing else {"text": QUERY_TEMPLATE.format(abstract=a) if a else p}),
+                  **({"title": titles[p]} if titles[p] else {})}
+              for p, a, _, _, _ in papers}  # fmt: skip
+    wanted = {p: fields for p, fields in wanted.items() if fields}
+    ids = ensure_question_ids(study, wanted, rep) if wanted else {}
     ids.update(
         Question.objects.filter(study=study, external_id__in=list(seen)).values_list(
             "external_id", "id"

@@ -175,6 +175,13 @@ class Question(models.Model):
     #: expertise assignment matches on) must not rewrite the released file on export. Text,
     #: as a report's released record: PostgreSQL's jsonb would reorder the record's keys.
     released = JSONText(null=True, blank=True)
+    #: (Declared last: a backup's columns are in this order, added ones last.) The
+    #: question's own name when its benchmark gives one, shown as its :attr:`label`:
+    #: a DeepScholar-Bench question is a paper (its text the templated instruction every
+    #: question shares, then the paper's abstract), named by the paper's title.
+    title = models.TextField(
+        blank=True, help_text="A name for the question (a DeepScholar paper's title)"
+    )
 
     class Meta:
         constraints = [
@@ -183,7 +190,21 @@ class Question(models.Model):
         ordering = ["study", "id"]
 
     def __str__(self) -> str:
-        return self.text[:80]
+        return self.label[:80]
+
+    @property
+    def label(self) -> str:
+        """How a question is named in a line (queues, study pages, adjudication and review
+        lists, report tables, selectors): its :attr:`title` when it has one, else its text.
+        The one declaration every such place uses, each cutting it to its own width: the
+        DeepScholar questions' texts all begin with the same ~120-character instruction,
+        so their first characters named every paper alike."""
+        return self.label_of(self.title, self.text)
+
+    @staticmethod
+    def label_of(title: str, text: str) -> str:
+        """:attr:`label` of a question read as values (``title``, ``text``), not a row."""
+        return title or text
 
 
 class Rubric(models.Model):

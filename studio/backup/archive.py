@@ -164,7 +164,11 @@ class Reader:
                 if label in self.entries:
                     entry = self.entries[label]
                     self.entries[label] = {**entry, "columns": [*entry["columns"], *columns]}
-                    self.extend[label] = upgrade.values[label]
+                    # a table two migrations added columns to (a question's ``released``,
+                    # then its ``title``) takes the values of both, in that order
+                    before, values = self.extend.get(label), upgrade.values[label]
+                    self.extend[label] = values if before is None else (
+                        lambda pk, before=before, values=values: [*before(pk), *values(pk)])  # fmt: skip
 
     def fail(self, member: str | None, message: str):
         where = self.name if member is None else f"{self.name} [{member}]"

@@ -181,16 +181,17 @@ def researcherbench_old_mapping(reader, problems: list[Problem]) -> Callable[[li
 JUDGE_SCORE = "judges.judgescore"
 
 
-def null_column_upgrade(label: str, column: str, why: str) -> Callable:
+def null_column_upgrade(label: str, column: str, why: str, empty=None) -> Callable:
     """The upgrade of a backup written before a migration added ``column`` to ``label``'s
-    table, a column the rows upgraded in place have empty: the backup's rows take None
-    there too. ``why`` names the migration and the column (the upgrade's docstring)."""
+    table, a column the rows upgraded in place have empty: the backup's rows take ``empty``
+    (None, or "" for a text column that is not nullable) there too. ``why`` names the
+    migration and the column (the upgrade's docstring)."""
 
     def upgrade(reader, problems: list[Problem]) -> Upgrade | None:
         entry = reader.raw_entries.get(label)
         if entry is None or column in entry["columns"]:
             return None
-        return Upgrade(added={label: [column]}, values={label: lambda pk: [None]}, dropped=())
+        return Upgrade(added={label: [column]}, values={label: lambda pk: [empty]}, dropped=())
 
     upgrade.__doc__ = why
     return upgrade
@@ -217,6 +218,16 @@ adjudication_outdated_upgrade = null_column_upgrade(
 )  # fmt: skip
 
 
+question_title_upgrade = null_column_upgrade(
+    QUESTION, "title",
+    "Migration ``annotation.0028`` added ``Question.title`` (a DeepScholar paper's title, the "
+    "question's label, kept by the DeepScholar imports since): the questions upgraded in place "
+    "have none (they are named by their text until a re-import gives the title).",
+    empty="",
+)  # fmt: skip
+
+
 #: Every layout change a backup may need, oldest first.
 UPGRADES = (citation_rows_upgrade, question_released_upgrade, judge_score_released_upgrade,
-            rubric_released_upgrade, adjudication_outdated_upgrade)  # fmt: skip
+            rubric_released_upgrade, adjudication_outdated_upgrade,
+            question_title_upgrade)  # fmt: skip

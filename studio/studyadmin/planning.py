@@ -92,7 +92,7 @@ class Unassigned:
 
     question: int
     key: str
-    text: str
+    text: str  # the question's label (Question.label_of)
     got: int
     wanted: int
     reason: str
@@ -168,9 +168,12 @@ def _inputs(study: Study, spec: PlanSpec):
     questions = Question.objects.filter(study=study, review=Question.Review.ACCEPTED)
     if spec.split:
         questions = questions.filter(split=spec.split)
-    qrows = list(
-        questions.order_by("pk").values_list("pk", "external_id", "field", "authored_by_id", "text")
-    )
+    qrows = [
+        (q, key, fld, author, Question.label_of(title, text))
+        for q, key, fld, author, title, text in questions.order_by("pk").values_list(
+            "pk", "external_id", "field", "authored_by_id", "title", "text"
+        )
+    ]
     available: dict[int, dict[str, int]] = defaultdict(dict)
     textless: Counter = Counter()
     uncited: Counter = Counter()

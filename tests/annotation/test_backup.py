@@ -504,7 +504,9 @@ def test_a_backup_from_before_0023_restores_researcherbench_questions_on_the_new
     question("other", "researchqa", field="Biology", subdomain="Genomics")
     path = tmp_path / "now.zip"
     export_study(study, path)
-    old = _without_column(path, tmp_path / "old.zip", "annotation.question", "released")
+    # as written before 0023: without ``released``, nor ``title`` (0028) added since
+    old = _without_column(path, tmp_path / "old.zip", "annotation.question", "title")
+    old = _without_column(old, tmp_path / "older.zip", "annotation.question", "released")
     with zipfile.ZipFile(old) as z:  # the file really is of the earlier layout
         tables = {t["model"]: t for t in json.loads(z.read("manifest.json"))["tables"]}
     assert "released" not in tables["annotation.question"]["columns"]
@@ -550,3 +552,30 @@ def test_a_backup_keeps_the_released_rubric_and_one_from_before_0025_restores(tm
     ) == [None, None]
     built = json.loads(dump_questions(Study.objects.get(name="Older"))["rubric.json"])
     assert [r["id"] for r in built] == [1, 2]
+
+
+def test_a_backup_keeps_question_titles_and_one_from_before_0028_restores(tmp_path):
+    """Migration 0028 added ``Question.title`` (a DeepScholar paper's title, the question's
+    label): a backup carries it; one written before it restores with none, as upgrading in
+    place gives, also one written before 0023 that lacks ``released`` too (both columns
+    added to the same table by the restore)."""
+    from annotation.models import Question
+
+    study = Study.objects.create(name="Titled")
+    Question.objects.create(study=study, external_id="p1", text="Write…", title="A paper")
+    Question.objects.create(study=study, external_id="q2", text="A question?")
+    path = tmp_path / "now.zip"
+    export_study(study, path)
+
+    def restored(name):
+        return sorted(Question.objects.filter(study__name=name).values_list(
+            "external_id", "title", "released"))  # fmt: skip
+
+    import_study(path, new_name="Restored")
+    assert restored("Restored") == [("p1", "A paper", None), ("q2", "", None)]
+    old = _without_column(path, tmp_path / "old.zip", "annotation.question", "title")
+    import_study(old, new_name="Older")
+    assert restored("Older") == [("p1", "", None), ("q2", "", None)]
+    older = _without_column(old, tmp_path / "older.zip", "annotation.question", "released")
+    import_study(older, new_name="Oldest")
+    assert restored("Oldest") == [("p1", "", None), ("q2", "", None)]
