@@ -136,9 +136,10 @@ def whole_deletion_refusal(judge: Judge) -> RemovalRefused | None:
     if adjudicated:
         return RemovalRefused(
             f"Not deleted: annotators adjudicate judge {judge.name!r}'s relevance verdicts in "
-            f"{named(adjudicated)}; their adjudication assignments depend on the judge. "
-            "Delete its results study by study instead (DELETE /api/judges/<id>/results/"
-            "?study=<study id>), which keeps those assignments.",
+            f"{named(adjudicated)}; their adjudications are annotators' work, kept for good, "
+            "and name the judge, so the judge stays as long as they do. To remove its scores, "
+            "delete its results study by study (DELETE /api/judges/<id>/results/"
+            "?study=<study id>), which keeps the adjudications.",
             adjudicated,
         )
     studies = studies_of(judge)

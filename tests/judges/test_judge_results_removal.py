@@ -208,6 +208,10 @@ def test_a_judge_whose_verdicts_annotators_adjudicate_is_kept_its_results_deleta
     r = client.delete(reverse("judge-detail", args=[judge.pk]))
     assert r.status_code == 409, r.content
     assert "adjudicate" in r.json()["detail"] and "'Adj'" in r.json()["detail"]
+    # The refusal is for good while the adjudications exist: it says so, and does not
+    # suggest the judge could be deleted once its results are (reviewer, session 21).
+    assert "the judge stays as long as they do" in r.json()["detail"]
+    assert "then the judge" not in r.json()["detail"]
     r = client.delete(results_url(judge, study=study.pk))
     assert r.status_code == 200 and r.json()["deleted"]["JudgeRelevance"]
     assert RelevanceDisagreement.objects.filter(judge=judge).count() == disagreements
