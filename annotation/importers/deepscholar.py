@@ -270,8 +270,9 @@ def parse_folder(src: Source, papers=None, study=None, rep=None) -> list[ReportI
         title = ""
         if output.layout == "concord" and output.question_id:
             key, text = output.question_id, output.query or output.question_id
+            title = output.title  # query.json's "title" (Concord's export writes it)
         elif output.layout == "concord":
-            key, text = paper.name, output.query or paper.name
+            key, text, title = paper.name, output.query or paper.name, output.title
             if table.rows or not output.query:
                 key, text, title = table.identify(output)
             if output.query and key == paper.name:
@@ -315,8 +316,9 @@ def load_folder(source, study, rep, system: str | None = None, papers=None) -> N
 def dump_folder(study, *, system: str) -> dict[str, str]:
     """One system's reports as its DeepScholar folder, which :func:`load_folder` reads back
     to the same content: ``<system>/<question>/output.md`` (the report, its numbered
-    sources listed), ``query.json`` (``{"question_id", "query"}``: the question as it is
-    named, not the folder's name) and ``references.json`` (every source with its title,
+    sources listed), ``query.json`` (``{"question_id", "query", "title"}``: the question as
+    it is named, not the folder's name, and its paper's title when it has one, the field
+    OpenScholar's JSON names it by) and ``references.json`` (every source with its title,
     URL, snippets and fields: what a markdown list cannot carry). Textless placeholder
     reports are not written (:func:`.released.with_text`), as no other report writer
     writes them: their empty ``output.md`` is refused by the import."""
@@ -324,9 +326,10 @@ def dump_folder(study, *, system: str) -> dict[str, str]:
     for r in with_text(study, system):
         folder = f"{system}/{_folder_name(r.question_id)}"
         out[f"{folder}/output.md"] = to_markdown(r)
-        out[f"{folder}/query.json"] = (
-            json.dumps({"question_id": r.question_id, "query": r.question_text}, indent=1) + "\n"
-        )
+        meta = {"question_id": r.question_id, "query": r.question_text}
+        if r.question_title:  # the paper's title, where OpenScholar's JSON has it too
+            meta["title"] = r.question_title
+        out[f"{folder}/query.json"] = json.dumps(meta, indent=1) + "\n"
         refs = [
             {"id": c.key, "title": c.title, "url": c.url, "snippets": list(c.snippets),
              **({"metadata": c.metadata} if c.metadata else {})}

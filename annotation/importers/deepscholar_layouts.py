@@ -166,13 +166,14 @@ def read_paper_folder(folder: Path) -> PaperOutput:
 
 def _concord(folder: Path, names: set[str]) -> PaperOutput:
     """Concord's export: ``output.md``, and (written since issue 25) ``query.json``
-    (``{"question_id", "query"}``) and ``references.json`` (``[{"id", "title", "url",
+    (``{"question_id", "query"}``, and the paper's ``title`` when the question has one) and ``references.json`` (``[{"id", "title", "url",
     "snippets"}]``: what a markdown list cannot carry, the snippets)."""
     out = PaperOutput(folder.name, "concord", _read(folder / "output.md"), files=["output.md"])
     if "query.json" in names:
         meta = _json(folder / "query.json")
         if isinstance(meta, dict):
             out.question_id = _str(meta.get("question_id"))
+            out.title = _str(meta.get("title"))
     if "references.json" in names:
         refs = _json(folder / "references.json")
         if not isinstance(refs, list):

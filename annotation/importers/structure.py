@@ -1032,6 +1032,9 @@ class StoredReport:
     system: str
     sections: list[tuple[str, dict | list | None, list[str]]]
     citations: list[ParsedCitation]
+    #: The question's title (:attr:`Question.title`, the paper's title of a DeepScholar
+    #: question), for the writers whose layout has a place for it; empty when it has none.
+    question_title: str = ""
 
 
 def _key_order(key: str):
@@ -1045,12 +1048,12 @@ def stored_reports(study, *, system: str | None = None) -> list[StoredReport]:
         rows = rows.filter(system__name=system)
     meta = list(
         rows.order_by("question__external_id", "system__name").values_list(
-            "id", "question__external_id", "question__text", "system__name"
+            "id", "question__external_id", "question__text", "system__name", "question__title"
         )
     )
     canonical = stored_canonical([rid for rid, *_ in meta])
     out = []
-    for rid, qid, text, name in meta:
+    for rid, qid, text, name, title in meta:
         sections, cits = canonical[rid]
         out.append(
             StoredReport(
@@ -1060,6 +1063,7 @@ def stored_reports(study, *, system: str | None = None) -> list[StoredReport]:
                     (ParsedCitation(k, t, list(s or []), u, dict(m or {})) for k, t, s, u, m in cits),
                     key=lambda c: _key_order(c.key),
                 ),
+                title or "",
             )
         )  # fmt: skip
     return out

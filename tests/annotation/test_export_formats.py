@@ -127,6 +127,33 @@ def test_deepscholar_folder_round_trip(tmp_path):
     assert after == before
 
 
+def test_deepscholar_folder_round_trip_keeps_the_papers_titles(tmp_path):
+    """A DeepScholar question is named by its paper's title (Question.title, from the
+    --papers table): the export writes it in query.json's "title" (the field OpenScholar's
+    JSON names the paper by), so the re-import into a new study keeps it. Before, the
+    export wrote only the id and the query, and study B's questions had no title."""
+    papers = tmp_path / "papers.csv"
+    papers.write_text(
+        "id,arxiv_id,title,abstract\n"
+        "2401.00001,2401.00001,Graphs for Citation Recommendation,We recommend citations.\n"
+        '2402.00002,2402.00002,"Transformers, Cited: A Study",We cite with transformers.\n',
+        encoding="utf-8",
+    )
+    run("reports", DATA / "deepscholar" / "toy-system", study="A", format="deepscholar",
+        papers=papers)  # fmt: skip
+    a = Study.objects.get(name="A")
+    titles = dict(Question.objects.filter(study=a).values_list("external_id", "title"))
+    assert titles == {"2401.00001": "Graphs for Citation Recommendation",
+                      "2402.00002": "Transformers, Cited: A Study"}  # fmt: skip
+    files = export("reports", "deepscholar", a, tmp_path / "out", system="toy-system")
+    meta = json.loads(files["toy-system/2402.00002/query.json"].read_text(encoding="utf-8"))
+    assert meta["title"] == "Transformers, Cited: A Study"
+    run("reports", tmp_path / "out" / "toy-system", study="B", format="deepscholar")
+    b = Study.objects.get(name="B")
+    assert dict(Question.objects.filter(study=b).values_list("external_id", "title")) == titles
+    assert content(b) == content(a)
+
+
 def test_generic_questions_round_trip(tmp_path):
     run("questions", DATA / "questions.jsonl", study="A", format="jsonl")
     a = Study.objects.get(name="A")

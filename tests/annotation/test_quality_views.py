@@ -237,3 +237,29 @@ def test_deleting_a_study_takes_its_quality_records(client, world):
     purge_study(study)
     assert not AdjudicationRequest.objects.exists() and not GoldItem.objects.exists()
     assert not QualificationResult.objects.exists() and not QualityEvent.objects.exists()
+
+
+def test_the_adjudication_page_names_a_deepscholar_question_by_its_title(client, world):
+    """The adjudicator's page headed each request with the question's whole text: a
+    DeepScholar question's multi-paragraph abstract in bold. Its heading is the paper's
+    title (Question.label); the whole text is folded beneath it."""
+    study, (q1, *_), (a, b, c), people = world
+    q1.title = "TaxAgent: How Large Language Model Designs Fiscal Policy"
+    q1.text = (
+        "Write a Related Works section for an academic paper given the paper's abstract. "
+        "Here is the paper abstract:\nEconomic inequality is a global challenge.\n\n"
+        "This study introduces TaxAgent."
+    )
+    q1.save(update_fields=["title", "text"])
+    judge(a, q1, "left")
+    judge(b, q1, "right")
+    key = f"pairwise|{q1.pk}|{UNIT}"
+    post(client, study, action="adjudicate", unit=key, adjudicators=[c.pk])
+    client.force_login(people[2])
+    page = client.get(reverse("studies:my_adjudications")).content.decode()
+    assert f"<h2>{q1.title}</h2>" in page
+    heading = page.split('class="adjudication"')[1].split("</h2>")[0]
+    assert "Economic inequality" not in heading
+    whole = page.split('class="question-whole"')[1].split("</details>")[0]
+    assert "Economic inequality is a global challenge." in whole
+    assert "This study introduces TaxAgent." in whole
