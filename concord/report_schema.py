@@ -59,6 +59,12 @@ class SelectionSerializer(serializers.Serializer):
     )
     n_questions = serializers.IntegerField(required=False)
     n_annotators = serializers.IntegerField(required=False)
+    expert_agreed_comparisons = serializers.IntegerField(
+        required=False, help_text="with expert_agreed: the comparisons of the subset, whose "
+        "judgments n_judgments, n_questions and n_annotators then count")  # fmt: skip
+    expert_agreed_of = serializers.DictField(
+        required=False, help_text="with expert_agreed: n_judgments, n_questions and "
+        "n_annotators of the whole selection, before the subset")  # fmt: skip
     study = serializers.DictField(
         required=False, help_text="n_judgments, n_questions, n_annotators and by_kind over "
         "every judgment kind of the selection")  # fmt: skip

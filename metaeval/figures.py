@@ -59,21 +59,33 @@ def analysed_frame(frame: PairFrame, options: ReportOptions, report: dict) -> Pa
     return frame
 
 
+def human_decisions(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(decision per row, rows with one) of (n, 2) human scores; 0 where none is known.
+
+    A row without a human label is masked out, never decided: a majority / adjudicated
+    frame keeps a comparison whose medal rankings tie (no adjudication yet) when one of
+    its metric-wise scores has a majority, with NaN medals (:func:`metaeval.frame.
+    with_human_signal`). Deciding those raised "score_decisions: NaN input" and the report
+    page lost every section to it; the tables leave them out the same way
+    (:func:`metaeval.pipeline.present`) and the report's human-signal note counts them.
+    """
+    known = ~np.isnan(values).any(axis=1)
+    human = np.zeros(len(values), dtype=np.int8)
+    human[known] = score_decisions(values[known, 0], values[known, 1], 0.0)
+    return human, known
+
+
 def _signal_rows(frame: PairFrame, table: str, metric: str, options: ReportOptions):
     """(human decisions, judge A scores, judge B scores, annotator codes) of one signal."""
     judge = frame.judge.get(metric)
     if judge is None or len(frame) == 0:
         return None
+    values = frame.preference if table == PREFERENCE else frame.human.get(metric)
+    if values is None:
+        return None
     rows = ~np.isnan(judge).any(axis=1)
-    if table == PREFERENCE:
-        human = score_decisions(frame.preference[:, 0], frame.preference[:, 1], 0.0)
-    else:
-        scores = frame.human.get(metric)
-        if scores is None:
-            return None
-        rows &= ~np.isnan(scores).any(axis=1)
-        human = np.zeros(len(frame), dtype=np.int8)
-        human[rows] = score_decisions(scores[rows, 0], scores[rows, 1], 0.0)
+    human, known = human_decisions(values)
+    rows &= known
     if options.ties == "exclude":
         rows &= human != 0
     if not rows.any():
@@ -160,9 +172,9 @@ def report_figures(frame: PairFrame, report: dict, options: ReportOptions) -> di
                 judge_signals[metric] = (human, judge, ann)
     self_signals = {}
     if len(frame):
-        medals = score_decisions(frame.preference[:, 0], frame.preference[:, 1], 0.0)
+        medals, ranked = human_decisions(frame.preference)
         for metric, scores in frame.human.items():
-            rows = ~np.isnan(scores).any(axis=1)
+            rows = ranked & ~np.isnan(scores).any(axis=1)
             if options.ties == "exclude":
                 rows &= medals != 0
             if rows.any():

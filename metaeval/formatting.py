@@ -159,7 +159,8 @@ def report_context(entry: dict, options) -> dict:
     shown = []
     for section in sections.in_entry(entry):
         result = sections.section_result(entry, section)
-        context.update(section.context(result, entry))
+        if not sections.failed(section, entry):  # a failed section has no result to format
+            context.update(section.context(result, entry))
         absent = sections.why_not_shown(section, entry)
         shown.append({"section": section, "result": result, "template": section.template,
                       "tables": {} if absent else _lazy_tables(section, result, entry),

@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from .formatting import report_context
-from .options import to_query
+from .options import to_query, to_text
 
 STYLESHEETS = ("css/concord.css", "css/reports.css")
 
@@ -34,6 +34,7 @@ def render_offline(study, options, entry: dict) -> str:
         "study": study,
         "options": options,
         "query": to_query(options),
+        "options_text": to_text(options),  # the line says them decoded, not URL-encoded
         "offline": True,
         "css": inline_css(),
         "generated": timezone.now(),

@@ -18,7 +18,7 @@ This module imports nothing of ``reports`` at import time (``reports`` imports
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 #: The settings a judgment is made in (``annotation.models.Setting``; a test checks they
 #: are the same).
@@ -285,6 +285,12 @@ def to_query(options) -> str:
         if value != opt.default:
             params[opt.name] = opt.text(value)
     return urlencode(params)
+
+
+def to_text(options) -> str:
+    """The non-default options as :func:`to_query` names them, decoded for reading (the
+    offline report's "options:" line read ``systems=atlas-dr%2Cquill-rag``)."""
+    return "&".join(f"{name}={value}" for name, value in parse_qsl(to_query(options)))
 
 
 def form_controls(options, choices: dict[str, list], shown: dict | None = None) -> list[dict]:

@@ -412,6 +412,40 @@ def _selection(frame: PairFrame, options: ReportOptions, setting: str | None = N
     return out
 
 
+#: The counts of :func:`_selection` that :func:`_count_agreed` restricts to the subset.
+COUNTS = ("n_judgments", "n_questions", "n_annotators")
+
+
+def _count_agreed(selection: dict, frame: PairFrame, selected) -> None:
+    """With ``expert_agreed``, the selection's counts over the judgments of the comparisons
+    the figures read (the subset ``selected`` keeps, one row per comparison), in place; the
+    counts of the whole selection move to ``expert_agreed_of`` and ``expert_agreed_comparisons``
+    counts the subset. The line read "27 judgments of 5 questions" over tables of 4
+    comparisons (a tester's report)."""
+
+    def keys(f: PairFrame) -> np.ndarray:
+        return np.stack((f.setting, f.question, f.system_a, f.system_b), 1)
+
+    kept = selected.frame.take(selected.base & selected.keep)
+    if len(kept) and len(frame):
+        agreed = {tuple(k) for k in keys(kept).tolist()}
+        rows = np.array([tuple(k) in agreed for k in keys(frame).tolist()], dtype=bool)
+    else:
+        rows = np.zeros(len(frame), dtype=bool)
+    counted = frame.take(rows)
+    selection["expert_agreed_of"] = {k: selection[k] for k in COUNTS}
+    selection.update(n_judgments=len(counted),
+                     n_questions=int(np.unique(counted.question).size),
+                     n_annotators=int(np.unique(counted.annotator).size),
+                     expert_agreed_comparisons=len(kept))  # fmt: skip
+
+
+def n_judged(selection: dict) -> int:
+    """The judgments of the selection before any expert-agreed subset (whether it has
+    comparisons at all, as opposed to an empty subset of them)."""
+    return int((selection.get("expert_agreed_of") or selection).get("n_judgments") or 0)
+
+
 # ----------------------------------------------------------------------------- builders
 
 
@@ -456,6 +490,8 @@ def build_report(
         "system": _system(figures, policy),
         "notes": [],
     }
+    if options.expert_agreed and not policy.script_records:
+        _count_agreed(report["selection"], frame, figures.selected)
     if systems_left is not None:
         report["selection"]["systems_left"] = sorted(systems_left)
     if options.compat:
@@ -576,7 +612,7 @@ def _nothing_to_rank(
     fewer = fewer_than_two_systems(selection)
     if fewer:
         return fewer
-    if not selection.get("n_judgments"):
+    if not n_judged(selection):
         return NO_HUMAN_JUDGMENT
     return judge
 
@@ -694,7 +730,7 @@ def _signal_note(summary: dict) -> str:
     """The majority / adjudicated signal of the medal-ranking report (ANALYSES §0)."""
     text = (f"Human signal: {summary['mode']}, one decision per comparison and setting "
             f"({summary['kept']} of {summary['units']}; {summary['tied']} tied without "
-            "adjudication left out of the preference table")  # fmt: skip
+            "adjudication left out of the preference table and figures")  # fmt: skip
     if summary["mode"] != "adjudicated":
         return text + "). IAA reads every judgment; metric-wise scores read their majority."
     text += (f"; {summary['adjudicated']} from adjudicated rankings). IAA reads every "

@@ -58,7 +58,9 @@ def add_confidence_intervals(
     threshold = (tables.get("preference", {}).get("overall") or {}).get("threshold")
     if "overall" in frame.judge and system.get("systems"):
         judge = frame.judge["overall"]
-        rows = ~np.isnan(judge).any(axis=1)
+        # a comparison without a human decision (a tie the majority signal leaves out,
+        # NaN medals) is left out, as the tables leave it out
+        rows = ~np.isnan(judge).any(axis=1) & ~np.isnan(frame.preference).any(axis=1)
         human_d = score_decisions(frame.preference[rows, 0], frame.preference[rows, 1])
         judge_d = score_decisions(judge[rows, 0], judge[rows, 1], threshold or 0.0)
         sa, sb, q = frame.system_a[rows], frame.system_b[rows], frame_question[rows]

@@ -53,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import logging
 import pickle
 import pkgutil
 
@@ -61,6 +62,8 @@ from .base import Analysis, FigureSpec, Section, register, registry, unregister
 __all__ = ["Analysis", "FigureSpec", "Section", "register", "unregister", "registered"]
 
 _DISCOVERED = False
+
+logger = logging.getLogger(__name__)
 
 
 def _discover() -> None:
@@ -104,7 +107,11 @@ def with_payload(report: dict, analysis: Analysis) -> dict:
     for section in registered():
         if section.payload and not section.in_report and section.key not in report:
             result = analysis.result(section)
-            if _null_with_note(result):  # labels, but none this selection can compare
+            failed = analysis.failures.get(section.key)
+            if failed:  # null, with why (the other sections as usual)
+                report[section.key] = None
+                report.setdefault("notes", []).append(f"{section.title} is not shown: {failed}")
+            elif _null_with_note(result):  # labels, but none this selection can compare
                 report[section.key] = None
                 report.setdefault("notes", []).append(result["note"])
             elif result is not None:  # None: nothing to show (no judgment of its kind)
@@ -179,23 +186,43 @@ def report(study_id: int, options, progress=None) -> dict:
 def build_entry(analysis: Analysis) -> dict:
     """Every section of one selection, computed once: the cached *entry* of the page,
     the downloads and the offline HTML, with every figure as inline SVG."""
+    report = analysis.report  # an option the selection refuses is refused here, as before
     results = {s.key: analysis.result(s) for s in registered()}
     entry = {
-        "report": with_payload(analysis.report, analysis),
-        "figures": analysis.figures,
-        "alignment": analysis.alignment,
+        "report": with_payload(report, analysis),
+        # what failed failed its sections already (Analysis.result): none stops the entry
+        "figures": _or_else(lambda: analysis.figures, {}),
+        "alignment": _or_else(lambda: analysis.alignment, None),
         "results": results,
         "unavailable": _unavailable(analysis, results),
+        "failed": dict(analysis.failures),
     }
     entry["svgs"] = figure_svgs(entry)
     return entry
 
 
+def _or_else(compute, default):
+    """``compute()``, or ``default`` when it raises (logged): data several sections read,
+    whose failure those sections report (:meth:`Analysis.result`)."""
+    try:
+        return compute()
+    except Exception:  # noqa: BLE001 - its sections say it failed
+        logger.exception("report data failed")
+        return default
+
+
+def failed(section: Section, entry: dict) -> bool:
+    """Whether ``section``'s computation failed for ``entry`` (:meth:`Analysis.result`)."""
+    return section.key in (entry.get("failed") or {})
+
+
 def _unavailable(analysis: Analysis, results: dict) -> dict[str, str]:
     """Section key -> why the study's protocol offers it but the selection cannot compute
     it (:attr:`Section.unavailable`), for each section whose result is None."""
-    out = {}
+    out = dict(analysis.failures)  # a failed section: why, whatever its protocol offers
     for section in registered():
+        if section.key in out:
+            continue
         if results.get(section.key) is None and section.unavailable is not None:
             reason = section.unavailable(analysis)
             if reason:
@@ -239,7 +266,7 @@ def chart(name: str, entry: dict):
     """What the figure ``name`` of an entry draws: a :class:`metaeval.charts.Chart` (or,
     from a section that draws itself, a matplotlib figure); None: no data."""
     section, spec = figure_specs()[name]
-    if section not in in_entry(entry):
+    if section not in in_entry(entry) or failed(section, entry):
         return None
     return spec.draw(section_result(entry, section), entry)
 
@@ -280,15 +307,23 @@ def figure_svgs(entry: dict) -> dict[str, str]:
     from ..charts import Chart
 
     out = {}
-    shown = {s.key for s in in_entry(entry)}
+    shown = {s.key for s in in_entry(entry) if not failed(s, entry)}
     for name, (section, spec) in figure_specs().items():
         if section.key not in shown:
             continue
         result = section_result(entry, section)
-        key = _svg_key(name, spec.data(result, entry) if spec.data else result)
+        try:
+            key = _svg_key(name, spec.data(result, entry) if spec.data else result)
+        except Exception:  # noqa: BLE001 - one figure's error: that figure is not drawn
+            logger.exception("report figure %r failed", name)
+            continue
         svg = cache.get(key)
         if svg is None:
-            fig = spec.draw(result, entry)
+            try:
+                fig = spec.draw(result, entry)
+            except Exception:  # noqa: BLE001 - as above
+                logger.exception("report figure %r failed", name)
+                continue
             if fig is None:
                 svg = ""
             elif isinstance(fig, Chart):
@@ -307,7 +342,8 @@ def all_tables(entry: dict) -> dict[str, tuple[list[dict], list[str]]]:
     """Every table of every section: name -> (rows, columns)."""
     out: dict = {}
     for section in in_entry(entry):
-        out.update(section.tables(section_result(entry, section), entry))
+        if not failed(section, entry):  # its tables answer why (table_not_shown)
+            out.update(section.tables(section_result(entry, section), entry))
     return out
 
 

@@ -3,11 +3,14 @@ registry, and :class:`Analysis`, the one selection every section reads (package 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 Tables = dict[str, tuple[list[dict], list[str]]]
+
+logger = logging.getLogger(__name__)
 
 
 def no_tables(result, entry) -> Tables:
@@ -23,10 +26,10 @@ def without_comparisons(result, entry) -> str | None:
     metric-wise scores, METHODS §5) is left out: the selection has none of them, or it
     keeps fewer than two systems (``systems``, or what ``exclude_systems`` leaves), so
     there is no pair of reports to compare."""
-    from ..reports import fewer_than_two_systems
+    from ..reports import fewer_than_two_systems, n_judged
 
     selection = (entry.get("report") or {}).get("selection") or {}
-    if selection.get("n_judgments"):
+    if n_judged(selection):  # an empty expert-agreed subset: shown, its figures null
         return None
     fewer = fewer_than_two_systems(selection)
     if fewer:
@@ -135,6 +138,13 @@ class Section:
 _REGISTRY: dict[str, Section] = {}
 
 
+def failure_reason(exc: BaseException) -> str:
+    """What the page says of a section whose computation raised ``exc``."""
+    said = str(exc).strip() or "no message"
+    return (f"its computation failed on this selection ({type(exc).__name__}: {said}); the "
+            "error is logged, and the other sections are not affected.")  # fmt: skip
+
+
 def register(section: Section) -> Section:
     """Add ``section`` to every report (a second registration of a key replaces it)."""
     _REGISTRY[section.key] = section
@@ -188,6 +198,8 @@ class Analysis:
         self._figures = None
         self._alignment = None
         self.results: dict[str, Any] = {}
+        #: section key -> why its computation failed (:meth:`result`)
+        self.failures: dict[str, str] = {}
         if report is not None:
             self._reports[options] = report
 
@@ -257,8 +269,18 @@ class Analysis:
         return self._alignment
 
     def result(self, section: Section):
+        """``section``'s result, computed once. A section whose computation raises has
+        the result None and its reason in :attr:`failures` (the page lists it under "Not
+        shown" with it): one section's error never takes the others with it. Before, a
+        figure section's "score_decisions: NaN input" replaced the whole report page."""
         if section.key not in self.results:
-            self.results[section.key] = self._shared_result(section)
+            try:
+                self.results[section.key] = self._shared_result(section)
+            except Exception as exc:  # noqa: BLE001 - any error: this section only
+                logger.exception("report section %r failed (study %s)", section.key,
+                                 self.study_id)  # fmt: skip
+                self.results[section.key] = None
+                self.failures[section.key] = failure_reason(exc)
         return self.results[section.key]
 
     def _shared_result(self, section: Section):

@@ -70,7 +70,9 @@ def _none_kept(analysis, reports: set[int]) -> str:
     :data:`NO_AGREED_COMPARISON`) when ``expert_agreed`` keeps no report, else
     :data:`NO_UNIT`."""
     if analysis.options.expert_agreed and not reports:
-        judged = (analysis.report.get("selection") or {}).get("n_judgments")
+        from ..reports import n_judged
+
+        judged = n_judged(analysis.report.get("selection") or {})
         return NO_AGREED_COMPARISON if judged else NO_COMPARISON
     return NO_UNIT
 

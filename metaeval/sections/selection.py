@@ -3,6 +3,7 @@ counts cover every judgment kind of the study (issue 26: a ResearchQA study read
 judgments"), with the comparisons the agreement report analyses beside them."""
 
 from ..loaders.selection import judgment_counts, settings_present
+from ..reports import fewer_than_two_systems, systems_left
 from .base import Section, register
 
 
@@ -13,7 +14,11 @@ def _compute(analysis) -> dict:
     # the settings of every judgment kind in the selection, by label (not only those of the
     # comparisons the agreement report analyses: ``selection.settings_present``)
     study["settings"] = [label for _, label in settings_present(analysis.study_id, settings)]
-    return {**selection, "study": study, "judges_read": _judges_read(analysis.study_id, selection)}
+    out = {**selection, "study": study, "judges_read": _judges_read(analysis.study_id, selection)}
+    options = analysis.options
+    if options.systems or options.exclude_systems:  # the line names what the options keep
+        out["systems_chosen"] = systems_left(analysis.study_id, options)
+    return out
 
 
 def _judges_read(study_id: int, selection: dict) -> list[str]:
@@ -30,8 +35,15 @@ def _judges_read(study_id: int, selection: dict) -> list[str]:
 
 
 def _context(result, entry) -> dict:
+    """``systems_chosen``: the systems ``systems`` / ``exclude_systems`` keep, named even
+    when they have no comparison (``systems=atlas-dr`` read "systems —"); ``no_pair``: why
+    the comparisons are none when fewer than two systems are kept (it read "0 judgments of
+    0 questions by 0 annotators", as if the system had no judgment)."""
     result = result or {}
-    return {"study_counts": result.get("study"), "judges_read": result.get("judges_read")}
+    selection = (entry.get("report") or {}).get("selection") or {}
+    no_pair = None if selection.get("n_judgments") else fewer_than_two_systems(selection)
+    return {"study_counts": result.get("study"), "judges_read": result.get("judges_read"),
+            "systems_chosen": result.get("systems_chosen"), "no_pair": no_pair}  # fmt: skip
 
 
 register(Section(
