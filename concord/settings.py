@@ -52,6 +52,8 @@ if DEBUG:
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+# A form the CSRF check refuses: the site's page saying why and the way back (JSON under /api/)
+CSRF_FAILURE_VIEW = "concord.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "concord.admin_apps.ConcordAdminConfig",  # the admin role only (admin_site.py)

@@ -51,3 +51,4 @@ urlpatterns = [
 
 handler404 = "concord.errors.not_found"
 handler400 = "concord.errors.bad_request"
+handler403 = "concord.errors.permission_denied"

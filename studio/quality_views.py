@@ -32,7 +32,7 @@ from concord.download_methods import download_methods
 from concord.errors import refused_page
 from concord.query import is_digits
 from concord.token_auth import accepts_token
-from studio.studyadmin import quality
+from studio.studyadmin import audit_text, quality
 from studio.studyadmin.bulk_adjudication import send_many
 
 ACTIONS = {}
@@ -268,6 +268,38 @@ def disagreement_groups(rows: list[tuple[str, dict]]) -> list[dict]:
     return list(groups.values())
 
 
+#: How many of the latest audit events the quality page lists.
+AUDIT_SHOWN = 30
+
+
+def audit_events(study) -> list[QualityEvent]:
+    """The study's latest audit events, each with its actor and detail in words
+    (``actor_text``, ``detail_text``: :mod:`studio.studyadmin.audit_text`)."""
+    events = list(
+        QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[:AUDIT_SHOWN]
+    )
+    judges = audit_text.judge_names(events)
+    for e in events:
+        e.actor_text = audit_text.actor_text(e)
+        e.detail_text = audit_text.detail_text(e.detail, judges)
+    return events
+
+
+def error_row(context: dict, posted) -> str:
+    """The anchor of the disagreement row a refused single send is shown beside (the unit
+    it posted), or "" when that unit is no row of the page: the message at the top must
+    then not point to a row (a garbage unit was told "shown beside the disagreement
+    below", where there was none)."""
+    if posted.get("action") != "adjudicate":
+        return ""
+    unit = posted.get("unit", "")
+    for group in context["disagreements"]:
+        for key, u in group["rows"]:
+            if key == unit:
+                return u["anchor"]
+    return ""
+
+
 def _context(study) -> dict:
     obs = qualification.counted(study, observations.load(study))  # failed: not offered
     names = dict(Annotator.objects.values_list("pk", "pseudonym"))
@@ -320,9 +352,7 @@ def _context(study) -> dict:
         "units": shown_units,
         "disagreements": disagreement_groups([(k, units[k]) for k in sorted(open_units)]),
         "requests": requests,
-        "events": QualityEvent.objects.filter(study=study).select_related("actor", "annotator")[
-            :30
-        ],
+        "events": audit_events(study),
         "tasks": [m["key"] for m in menu],
         "menu": menu,
         "menu_empty": why_empty,
@@ -352,6 +382,7 @@ def study_quality(request, study_id: int):
                 messages.success(request, message)
                 return redirect("studies:quality", study_id=study.pk)
         context = {**_context(study), "error": error, "posted": request.POST}
+        context["error_in_row"] = error_row(context, request.POST)
         return render(request, "annotation/studies/quality.html", context, status=400)
     return render(request, "annotation/studies/quality.html", _context(study))
 
@@ -461,13 +492,19 @@ def _disputed(request: AdjudicationRequest, blinding: quality.Blinding, reports)
 @require_http_methods(["GET", "POST"])
 def my_adjudications(request):
     """The signed-in annotator's adjudication requests: the question, the reports (blinded),
-    the competing labels (anonymous) and a choice; decided ones are listed read-only."""
+    the competing labels (anonymous) and a choice; decided ones are listed read-only.
+
+    Anyone signed in may open it and sees only their own requests: none, said plainly, for
+    one who has none, and for a user who is no annotator (an admin following the quality
+    page's link got a bare 404) that adjudication is done by annotators and where the
+    requests of a study are listed. A request that is not theirs is a 404 as before,
+    the same as one that does not exist."""
     annotator = getattr(request.user, "annotator", None)
-    if annotator is None:
-        raise Http404("No annotator profile")
     mine = AdjudicationRequest.objects.filter(adjudicator=annotator).select_related(
         "question", "study"
     )
+    if annotator is None:
+        mine = mine.none()
     error, status = None, 200
     if request.method == "POST":
         posted = request.POST.get("request", "")
@@ -518,6 +555,11 @@ def my_adjudications(request):
     return render(
         request,
         "annotation/studies/quality_adjudicate.html",
-        {"rows": rows, "error": error, "posted": request.POST},
+        {
+            "rows": rows,
+            "error": error,
+            "posted": request.POST,
+            "no_profile": annotator is None,
+        },
         status=status,
     )

@@ -57,8 +57,9 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "annotate:reopen": ({"owner"}, 404),
     # an annotator's own history; anyone without an annotator profile: 404
     "my_history": (ANNOTATORS, 404),
-    # an annotator's own adjudication requests (quality control); no annotator profile: 404
-    "studies:my_adjudications": (ANNOTATORS, 404),
+    # one's own adjudication requests (quality control): anyone signed in sees only theirs
+    # (none, said in words, without an annotator profile: an admin got a bare 404)
+    "studies:my_adjudications": (ANY_SIGNED_IN, 403),
     # the study's guidelines: its annotators, its researchers, admins (404 for anyone else,
     # and for everyone while the study has no file, as here)
     "studies:guidelines_file": ({"owner", "researcher", "admin"}, 404),
