@@ -40,7 +40,14 @@ def test_the_demo_answers_every_signal(client, demo, signal):
         rows = report["selection"]["human_signal_rows"]
         assert rows["tied"] > 0 and rows["kept"] + rows["tied"] == rows["units"]
         assert any("tied" in n for n in report["notes"])
-    assert client.get(reverse("metaeval:report", args=[demo.pk]) + query).status_code == 200
+    page = client.get(reverse("metaeval:report", args=[demo.pk]) + query)
+    assert page.status_code == 200
+    # A 200 is not enough (session 21: the page answered 200 with its whole body replaced
+    # by "score_decisions: NaN input" under majority and adjudicated): the Selection line
+    # and the comparison's sections are there, and no internal error is shown.
+    html = page.content.decode()
+    assert "NaN input" not in html and "Traceback" not in html
+    assert "Selection" in html and "Kendall" in html
 
 
 @pytest.mark.parametrize("signal", SIGNALS)
