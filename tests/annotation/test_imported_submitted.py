@@ -282,3 +282,27 @@ def test_demo_annotator3_submitted_work_opens_submitted(demo, client):
     html = open_page(client, metric_task)
     assert_submitted_page(html)
     assert submit(client, metric_task, {}) == 409
+
+
+def test_imported_rubric_item_quality_shows_selected_and_refuses_a_submit(me, client):
+    from annotation.models import RubricItemQuality
+
+    study = make_study()
+    question = make_question(study, n_reports=1, paragraphs=1, rubric_items=1, external_id="q1")
+    assignment = make_assignment(me, question, T.RUBRIC_ITEM_QUALITY)
+    run("judgments", as_file({
+        "kind": "rubric_item_quality", "annotator": me.pseudonym, "setting": "assigned",
+        "question": "q1", "rubric": "default", "item": 0, "emphasis": "sentence",
+        "necessity": "no_change", "confidence": 4, "flags": ["unclear"],
+    }), study=study)  # fmt: skip
+
+    html = open_page(client, assignment)
+    assert_submitted_page(html)
+    page = chosen(html)
+    assert (page.values["iq.0.emphasis"], page.values["iq.0.necessity"]) == (
+        "sentence", "no_change",
+    )  # fmt: skip
+    assert page.values["iq.0.confidence"] == "4" and page.values["iq.0.flag"] == "unclear"
+
+    assert submit(client, assignment, {"iq.0.emphasis": "paragraph_plus"}) == 409
+    assert RubricItemQuality.objects.get().emphasis == "sentence"
