@@ -114,6 +114,17 @@ class TaskSpec:
     def persist(self, payload: dict[str, Any], page: TaskPage) -> None:
         raise NotImplementedError
 
+    def stored_answers(self, page: TaskPage) -> dict[str, Any] | None:
+        """The form's answers as the judgment rows stored for this assignment hold them (the
+        inverse of :meth:`persist`), or None when none are stored (or this task type has no
+        reader yet: its page then shows the empty form, read-only once submitted).
+
+        Judgments reach the database without a draft too: the demo, the judgment imports
+        and a release import write the rows and mark assignments submitted. The page reads
+        them here (``drafts.answers_of``), so the rows stay the one source of truth and no
+        writer needs to know the form's payload (``drafts`` says why)."""
+        return None
+
     def context(self, payload: dict[str, Any], page: TaskPage) -> dict[str, Any]:
         return {}
 

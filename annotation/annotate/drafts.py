@@ -13,6 +13,23 @@ typing and the leave-page beacon saved the text), the reloaded page restores the
 kept in the browser and says which page it continues (``resume``). A save is refused only
 when a version since its base was saved by some *other* page; a save whose answers equal the
 latest version is never a conflict (there is nothing to overwrite).
+
+Submitted work that never went through this module (the demo, the judgment imports, a
+release import: each writes the judgment rows and marks the assignment submitted, but no
+draft) is *adopted*: the first time the page is opened, saved, submitted or reopened
+(:func:`adopt`), the answers the stored rows hold (``TaskSpec.stored_answers``, the inverse
+of ``persist``) become the draft's submitted version. From then on it is a submitted
+assignment like any other: shown read-only with its answers, its submit refused unless
+reopened, reopened within the same rules, its history showing that version. Before, such a
+page showed an empty, editable form whose submit overwrote the stored labels.
+
+Why the page reads the rows rather than each writer making the draft: the judgment rows are
+what every analysis reads, the one source of truth; a draft is only the form's copy of
+them. A reader beside each task's ``persist`` is one inverse per task type, where drafts
+made by the writers would need every writer (four today, any added later) to know every
+task's payload, and would leave the databases already loaded (the demo, past imports)
+empty. A draft the annotator has been editing is never adopted over: only a submitted
+assignment whose draft holds no submitted version is.
 """
 
 from __future__ import annotations
@@ -184,13 +201,48 @@ def _new_version(
     )
 
 
-def touch(page: TaskPage) -> Draft:
+def answers_of(spec: TaskSpec, page: TaskPage, draft: Draft) -> dict:
+    """The answers the page shows: the draft's once it holds any; else the judgments stored
+    for the assignment (an import's, made before the annotator opened it: prefilled, never
+    blanked by a first save); else the empty form."""
+    return draft.payload or spec.stored_answers(page) or spec.initial(page)
+
+
+def _needs_adopting(assignment: Assignment, draft: Draft) -> bool:
+    return assignment.status == Assignment.Status.SUBMITTED and draft.submitted_version is None
+
+
+def _adopt(spec: TaskSpec, page: TaskPage, draft: Draft) -> None:
+    """On a locked draft: a submitted assignment without a submitted version (submitted by
+    a writer other than :func:`submit`) gets one, holding its stored answers (the module's
+    docstring says why). Any draft the annotator saved before stays in the history."""
+    if not _needs_adopting(page.assignment, draft):
+        return
+    payload = spec.stored_answers(page) or draft.payload or spec.initial(page)
+    _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT)
+    draft.submitted_version = draft.version
+    draft.save()
+
+
+def adopt(spec: TaskSpec, page: TaskPage) -> Draft:
+    """The assignment's draft, with its submitted version made first when it needs one
+    (:func:`_adopt`); nothing is written otherwise."""
+    draft, _ = Draft.objects.get_or_create(assignment=page.assignment)
+    if _needs_adopting(page.assignment, draft):
+        with transaction.atomic():
+            draft = _lock(page.assignment)
+            _adopt(spec, page, draft)
+    return draft
+
+
+def touch(page: TaskPage, spec: TaskSpec) -> Draft:
     """Opening the page: note when it was first opened, restart the time-on-task clock.
     The assignment stays "not started" until the first save that records something
-    (``save_draft``): an annotator who only looked at a task has not begun it."""
+    (``save_draft``): an annotator who only looked at a task has not begun it. Submitted
+    work without a submitted version is adopted first (:func:`adopt`)."""
     now = timezone.now()
     assignment = page.assignment
-    draft, _ = Draft.objects.get_or_create(assignment=assignment)
+    draft = adopt(spec, page)
     if assignment.started_at is None:
         Assignment.objects.filter(pk=assignment.pk).update(started_at=now)
         assignment.started_at = now
@@ -212,6 +264,7 @@ def save_draft(
     now = timezone.now()
     with transaction.atomic():
         draft = _lock(page.assignment)
+        _adopt(spec, page, draft)
         if draft.submitted_version is not None:
             return _conflict(draft, "Not saved: this assignment is already submitted.")
         if _is_stale(draft, base_version, client, payload):
@@ -243,6 +296,7 @@ def submit(
     now = timezone.now()
     with transaction.atomic():
         draft = _lock(page.assignment)
+        _adopt(spec, page, draft)
         if draft.submitted_version is not None:
             if payload == draft.payload:
                 return SaveResult(

@@ -49,6 +49,14 @@ class ExpertiseTriageTask(TaskSpec):
             annotator=page.annotator, question=page.question, defaults={"level": payload["level"]}
         )
 
+    def stored_answers(self, page):
+        level = (
+            ExpertiseRating.objects.filter(annotator=page.annotator, question=page.question)
+            .values_list("level", flat=True)
+            .first()
+        )
+        return None if level is None else {"level": level}
+
     def context(self, payload, page):
         return {
             "level_html": radio_group(

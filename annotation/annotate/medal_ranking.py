@@ -158,6 +158,22 @@ def persist_ranking(payload: dict, page: TaskPage) -> MedalRanking:
     return ranking
 
 
+def stored_ranking(page: TaskPage) -> dict | None:
+    """The annotator's one ranking of the question and setting as the form's answers (its
+    medals of the assignment's reports and its reasoning), or None."""
+    a = page.assignment
+    ranking = MedalRanking.objects.filter(
+        study=a.study, annotator=page.annotator, question=a.question, setting=a.setting
+    ).first()
+    if ranking is None:
+        return None
+    medals = dict(ranking.medals.values_list("report_id", "medal"))
+    return {
+        "medals": {r.public_id: medals[r.report.pk] for r in page.reports if r.report.pk in medals},
+        "reasoning": ranking.reasoning,
+    }
+
+
 def ranking_rows(rankings):
     """``(ranking, "", label)`` for every ranking of the queryset, in two queries whatever
     its size: the medals are read by a join on the rankings' subquery, not prefetched by
@@ -210,6 +226,9 @@ class MedalRankingTask(TaskSpec):
 
     def persist(self, payload, page):
         persist_ranking(payload, page)
+
+    def stored_answers(self, page):
+        return stored_ranking(page)
 
     def context(self, payload, page):
         return {"medal_rows": medal_rows(payload, page), "medal_values": MEDALS}

@@ -46,6 +46,7 @@ from .medal_ranking import (
     medal_rows,
     persist_ranking,
     ranking_rows,
+    stored_ranking,
 )
 from .page import TaskPage
 
@@ -278,6 +279,47 @@ def possible_claims(text: str, anchors, keys) -> int:
     return len(claims)
 
 
+def stored_answers(page: TaskPage) -> dict | None:
+    """The inverse of :func:`persist`: the annotator's stored relevance labels, claims,
+    ratings and ranking of the assignment's reports (each part the rows stored; the demo
+    and an import may hold only some), or None when none is stored."""
+    a = page.assignment
+    ids = {r.report.pk: r.public_id for r in page.reports}
+    mine = {"study": a.study, "annotator": page.annotator, "setting": a.setting}
+    relevance: dict = {}
+    for report, number, label in ParagraphRelevance.objects.filter(
+        **mine, paragraph__report_id__in=list(ids)
+    ).values_list("paragraph__report_id", "paragraph__number", "label"):
+        relevance.setdefault(ids[report], {})[str(number)] = label
+    ratings: dict = {}
+    for report, dimension, value in ReportRating.objects.filter(
+        **mine, report_id__in=list(ids)
+    ).values_list("report_id", "dimension", "value"):
+        ratings.setdefault(ids[report], {})[dimension] = value
+    claims: dict = {}
+    for c in (
+        ClaimAssessment.objects.filter(**mine, report_id__in=list(ids))
+        .select_related("paragraph")
+        .order_by("report_id", "position")
+    ):
+        cited = c.citations or []
+        claims.setdefault(ids[c.report_id], []).append({
+            "id": f"c{c.position}", "paragraph": c.paragraph.number if c.paragraph else None,
+            "text": c.text, "citations": [k["key"] for k in cited],
+            "support": [k["support"] for k in cited], "coverage": c.coverage, "notes": c.notes,
+        })  # fmt: skip
+    ranking = stored_ranking(page) or {}
+    if not (relevance or ratings or claims or ranking):
+        return None
+    return {
+        "relevance": relevance,
+        "claims": {r.public_id: claims.get(r.public_id, []) for r in page.reports},
+        "ratings": ratings,
+        "medals": ranking.get("medals", {}),
+        "reasoning": ranking.get("reasoning", ""),
+    }
+
+
 def persist(payload: dict, page: TaskPage) -> None:
     a, study = page.assignment, page.study
     common = {
@@ -426,6 +468,9 @@ class MetricWiseTask(TaskSpec):
 
     def persist(self, payload, page):
         persist(payload, page)
+
+    def stored_answers(self, page):
+        return stored_answers(page)
 
     def context(self, payload, page):
         relevance = payload.get("relevance") or {}

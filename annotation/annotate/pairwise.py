@@ -148,6 +148,29 @@ class PairwiseTask(TaskSpec):
             update_fields=["question", "assignment", "choice", "reason", "updated_at"],
         )
 
+    def stored_answers(self, page):
+        """The annotator's stored preferences of the assignment's pairs; one stored with its
+        reports the other way round (an import's) has its left and right swapped."""
+        a = page.assignment
+        ids = [r.report.pk for r in page.reports]
+        stored = {
+            (p.left_id, p.right_id): p
+            for p in PairwisePreference.objects.filter(
+                study=a.study, annotator=page.annotator, setting=a.setting,
+                left_id__in=ids, right_id__in=ids,
+            )
+        }  # fmt: skip
+        swap = {"left": "right", "right": "left"}
+        answers = {}
+        for left, right in pairs_of(page):
+            p = stored.get((left.report.pk, right.report.pk))
+            choice = p and p.choice
+            if p is None and (p := stored.get((right.report.pk, left.report.pk))):
+                choice = swap.get(p.choice, p.choice)
+            if p is not None:
+                answers[pair_key(left, right)] = {"choice": choice, "reason": p.reason}
+        return {"pairs": answers} if answers else None
+
     def context(self, payload, page):
         answers = payload.get("pairs") or {}
         rows = []

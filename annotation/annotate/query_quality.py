@@ -97,6 +97,19 @@ class QueryQualityTask(TaskSpec):
             },
         )
 
+    def stored_answers(self, page):
+        a = page.assignment
+        q = QueryQuality.objects.filter(
+            study=a.study, annotator=page.annotator, question=a.question, setting=a.setting
+        ).first()
+        if q is None:
+            return None
+        return {
+            **{key: getattr(q, key) for key, *_ in RATINGS},
+            "variability": q.variability,
+            "comment": q.comment,
+        }
+
     def context(self, payload, page):
         groups = [
             {

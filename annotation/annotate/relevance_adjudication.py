@@ -129,6 +129,19 @@ class RelevanceAdjudicationTask(TaskSpec):
                 },
             )
 
+    def stored_answers(self, page):
+        disagreements = disagreements_of(page)
+        stored = {
+            r.disagreement_id: r
+            for r in RelevanceAdjudication.objects.filter(disagreement__in=disagreements)
+        }
+        decisions = {
+            d.public_id: {"decision": r.decision, "reason": r.reason}
+            for d in disagreements
+            if (r := stored.get(d.pk)) is not None
+        }
+        return {"decisions": decisions} if decisions else None
+
     def context(self, payload, page):
         answers = payload.get("decisions") or {}
         where = {p.pk: (r, p) for r in page.reports for p in r.paragraphs}

@@ -19,7 +19,9 @@ from django.utils import timezone
 from annotation.models import Assignment, Draft, Flag, Reopening
 from annotation.models.quality import is_qualification_item
 
+from . import drafts
 from .page import TaskPage, with_review_state  # noqa: F401 (re-exported)
+from .registry import SPECS
 
 QUESTION = "question"
 
@@ -95,6 +97,11 @@ def reopen(assignment: Assignment, *, by, by_author: bool, reason: str = "") -> 
                 else "this study lets only an admin return a judgment for revision."
             )
         )
+    spec = SPECS.get(assignment.task)
+    if spec is not None and assignment.status == Assignment.Status.SUBMITTED:
+        # submitted by an import or the demo: its stored answers become the submitted
+        # version first, so the reopened draft holds them (drafts.adopt)
+        drafts.adopt(spec, TaskPage(assignment=assignment, annotator=assignment.annotator))
     with transaction.atomic():
         draft = Draft.objects.select_for_update().filter(assignment=assignment).first()
         if draft is None or draft.submitted_version is None:

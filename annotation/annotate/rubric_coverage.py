@@ -145,6 +145,19 @@ class RubricCoverageTask(TaskSpec):
             for item in items
         )
 
+    def stored_answers(self, page):
+        a = page.assignment
+        ids = {r.report.pk: r.public_id for r in page.reports}
+        rows = RubricCoverage.objects.filter(
+            annotator=page.annotator, setting=a.setting, report_id__in=list(ids),
+            item__in=page.rubric_items,
+        ).values_list("report_id", "item__position", "label", "covered")  # fmt: skip
+        coverage: dict = {}
+        for report, position, label, covered in rows:
+            value = label if label is not None else ("yes" if covered else "no")
+            coverage.setdefault(ids[report], {})[str(position)] = value
+        return {"coverage": coverage} if coverage else None
+
     def context(self, payload, page):
         coverage = payload.get("coverage") or {}
         options = BINARY if self.binary(page) else GRADED

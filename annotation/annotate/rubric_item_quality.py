@@ -154,6 +154,18 @@ class RubricItemQualityTask(TaskSpec):
             for answer in [payload["items"][str(item.position)]]
         )
 
+    def stored_answers(self, page):
+        a = page.assignment
+        rows = RubricItemQuality.objects.filter(
+            annotator=page.annotator, setting=a.setting, item__in=page.rubric_items
+        ).values_list("item__position", "emphasis", "necessity", "confidence", "flags")
+        items = {
+            str(position): {"emphasis": emphasis, "necessity": necessity,
+                            "confidence": confidence, "flags": list(flags or [])}
+            for position, emphasis, necessity, confidence, flags in rows
+        }  # fmt: skip
+        return {"items": items} if items else None
+
     def context(self, payload, page):
         items = payload.get("items") or {}
         rows = []

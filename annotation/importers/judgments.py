@@ -11,7 +11,9 @@ paragraph by its report and number, a rubric item by question, rubric kind and p
 
 Annotators are created by pseudonym when missing. Judgments are matched by what they judge
 (the same annotator, setting and target updates, never duplicates); the assignment they
-were made in is not carried (an imported judgment has none). Which kinds exist, what each
+were made in is not carried (an imported judgment has none); the annotator's open assignment
+that would have written it becomes submitted, its page showing the imported labels
+read-only (:func:`_submit_assignments`). Which kinds exist, what each
 judges and which of its columns are values is declared once in
 ``annotation.judgment_kinds``. A ``relevance_adjudication`` record carries the
 disagreement it decides (the judge by name, the annotator's and the judge's labels, the
@@ -67,6 +69,7 @@ from annotation.annotate.form import Choices, Field, blank
 from annotation.judgment_kinds import JudgmentKind
 from annotation.models import (
     Annotator,
+    Assignment,
     ExpertiseRating,
     Medal,
     MedalRanking,
@@ -317,6 +320,9 @@ class _Row:
     group: str = ""
     #: the file it was read from (a change names its file and record)
     file: str | None = None
+    #: the task the record says wrote it (the export's ``task`` column), when one of its
+    #: kind's; empty: any of them (:func:`_submit_assignments`)
+    task: str = ""
 
     def stamps(self) -> dict[str, datetime]:
         """The record's times as the fields of the row that holds them (the kind's common
@@ -503,7 +509,8 @@ def read(src, study) -> list[_Row]:
             continue
         group = _name(spec, r, annotator, setting, what=False)
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
-                         r.get("reasoning") or "", n, times, name, group, src.name))  # fmt: skip
+                         r.get("reasoning") or "", n, times, name, group, src.name,
+                         r.get("task") if r.get("task") in spec.tasks else ""))  # fmt: skip
     rows = _conflicts(rows, problems)
     relevance_adjudications.check_stored(
         study, [r for r in rows if r.kind == "relevance_adjudication"], problems
@@ -767,8 +774,48 @@ def load(source, study, rep: ImportReport, **_options) -> None:
             changed |= WRITERS[kind](study, group, people, rep)
         else:
             changed |= _write_kind(study, kind, group, people, rep)
+    _submit_assignments(study, rows, people, rep)
     # the adjudication requests on them follow the labels, as after a task page's submit
     following.follow_labels(study, changed, why=f"judgments imported from {src.name}")
+
+
+#: Kinds whose writer keeps its own assignments (or that have none of a question).
+OWN_ASSIGNMENTS = {"relevance_adjudication", "authored_question"}
+
+
+def _submit_assignments(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
+    """The annotator's open assignments that the imported judgments answer become
+    submitted: those of the record's question and setting (any setting for a kind without
+    one) whose task writes the record's kind (the record's ``task`` when it names one). A
+    judgment is written only by a submit, so its record is the submitted answer of the
+    assignment that would have written it, as the relevance adjudication and release imports
+    mark theirs. Before, such an assignment stayed open and its page an empty form whose
+    submit overwrote the imported labels; its page now shows them, read-only as any
+    submitted one (``annotation.annotate.drafts.adopt``)."""
+    wanted: dict[tuple, set[str]] = {}
+    for r in rows:
+        if r.kind in OWN_ASSIGNMENTS:
+            continue
+        key = (people[r.annotator], r.question, r.setting)
+        wanted.setdefault(key, set()).update([r.task] if r.task else SPECS[r.kind].tasks)
+    if not wanted:
+        return
+    open_ = Assignment.objects.filter(
+        study=study,
+        annotator_id__in={a for a, _, _ in wanted},
+        question_id__in={q for _, q, _ in wanted},
+        status__in=[Assignment.Status.NOT_STARTED, Assignment.Status.IN_PROGRESS],
+    ).values_list("id", "annotator_id", "question_id", "setting", "task")
+    answered = [
+        pk
+        for pk, a, q, setting, task in open_
+        if task in wanted.get((a, q, setting), wanted.get((a, q, ""), ()))
+    ]
+    if answered:
+        Assignment.objects.filter(pk__in=answered).update(
+            status=Assignment.Status.SUBMITTED, submitted_at=timezone.now()
+        )
+        rep.count("updated", "Assignment", len(answered))
 
 
 def dump(study, setting: str | None = None, annotator: str | None = None) -> dict[str, str]:

@@ -147,9 +147,9 @@ def queue(request):
 @require_GET
 def task_page(request, pk: int):
     page = load_page(request.user, pk, SPECS, reuse_renderings=True)
-    draft = drafts.touch(page)
     spec = SPECS[page.assignment.task]
-    payload = draft.payload or spec.initial(page)
+    draft = drafts.touch(page, spec)
+    payload = drafts.answers_of(spec, page, draft)
     return _page_response(request, page, payload, draft=draft)
 
 
@@ -177,7 +177,7 @@ def preview(request, pk: int):
     page = TaskPage(assignment=assignment, annotator=assignment.annotator)
     draft = Draft.objects.filter(assignment=assignment).first() or Draft(assignment=assignment)
     spec = SPECS[assignment.task]
-    payload = draft.payload or spec.initial(page)
+    payload = drafts.answers_of(spec, page, draft)
     return _page_response(request, page, payload, draft=draft, preview=True)
 
 

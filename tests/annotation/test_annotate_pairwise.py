@@ -101,9 +101,10 @@ def test_three_reports_make_three_pairs(annotator_user, client, django_assert_nu
     url = reverse("annotate:task", args=[assignment.pk])
     client.get(url)
     forget_page_reports()
-    with django_assert_num_queries(11):
+    # +1: a never-saved draft reads the stored judgments (preferences; drafts.answers_of)
+    with django_assert_num_queries(12):
         html = client.get(url).content.decode()
     assert html.count('class="choice-row pair-row"') == 3
-    with django_assert_num_queries(8):  # the reports' renderings kept by the process
+    with django_assert_num_queries(9):  # the reports' renderings kept by the process
         html = client.get(url).content.decode()
     assert html.count('class="choice-row pair-row"') == 3
