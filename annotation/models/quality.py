@@ -168,7 +168,17 @@ class AdjudicationRequest(models.Model):
 def released(assignments):
     """``assignments`` without those held back by a qualification round: in a study whose
     config says ``qualification_required``, an annotator who has not passed sees only the
-    qualification items until they pass (or an admin passes them by hand)."""
+    qualification items until they pass (or an admin passes them by hand) — and, whatever
+    their result, the work they have submitted (submitted, or submitted and since reopened
+    or returned for revision): turning the round on partway through a study holds back the
+    work not done yet, never makes done work disappear from their queue, task pages,
+    history or the API (docs/QUALITY.md, "Turning the round on partway")."""
+    from .assignment import Assignment
+    from .review import Reopening
+
+    submitted = Q(status=Assignment.Status.SUBMITTED) | Exists(
+        Reopening.objects.filter(assignment=OuterRef("pk"))
+    )
     passed = QualificationResult.objects.filter(
         study=OuterRef("study"), annotator=OuterRef("annotator"), passed=True
     )
@@ -183,7 +193,9 @@ def released(assignments):
     # NOT IN over ids, not a negated JSON lookup: a study without the key must not give
     # NULL (SQL's three-valued logic would then drop its assignments too).
     requiring = Study.objects.filter(config__qualification_required=True).values("pk")
-    return assignments.filter(~Q(study__in=requiring) | Exists(passed) | Exists(qualifying))
+    return assignments.filter(
+        ~Q(study__in=requiring) | Exists(passed) | Exists(qualifying) | submitted
+    )
 
 
 def counted_decisions(requests):
@@ -206,19 +218,39 @@ def counted_decisions(requests):
     ).exclude(Q(study__in=requiring) & Exists(failed))
 
 
-def failed_studies(annotator) -> set[int]:
-    """The studies requiring a qualification round that ``annotator`` failed (computed or
-    by hand). Their queue there holds only their submitted qualification items: it says,
-    neutrally, that their qualification is with the study admin — never which answers
-    were wrong nor the known answers (a submit already reads the same whether right or
-    wrong)."""
+def held_studies(annotator) -> dict:
+    """The studies requiring a qualification round in which ``annotator`` has work and has
+    not passed: study -> their result there (``False`` failed, computed or by hand;
+    ``None`` undecided, or no result yet). Their queue there lists their submitted work and
+    their qualification items (:func:`released`) and says where they stand, never which
+    answers were wrong nor the known answers (a submit already reads the same whether right
+    or wrong): after a decided fail, plainly that they did not qualify for this study (their
+    other studies are unaffected; the study admin is whom to ask); "being reviewed" only
+    while the round is undecided and no qualification item is left for them to do, i.e.
+    while it waits for the study admin (docs/QUALITY.md, "What the annotator is told")."""
+    from .assignment import Assignment
     from .content import Study
 
-    requiring = Study.objects.filter(config__qualification_required=True).values("pk")
+    studies = Study.objects.filter(
+        config__qualification_required=True,
+        pk__in=Assignment.objects.filter(annotator=annotator)
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .values("study_id"),
+    )
+    results = dict(
+        QualificationResult.objects.filter(annotator=annotator, study__in=studies).values_list(
+            "study_id", "passed"
+        )
+    )
+    return {s: results.get(s.pk) for s in studies if results.get(s.pk) is not True}
+
+
+def qualification_tasks(study_ids) -> set[tuple[int, str, int]]:
+    """``(study, task, question)`` of every qualification item of the studies (one query)."""
     return set(
-        QualificationResult.objects.filter(
-            annotator=annotator, passed=False, study__in=requiring
-        ).values_list("study_id", flat=True)
+        GoldItem.objects.filter(
+            study_id__in=study_ids, purpose=GoldItem.Purpose.QUALIFICATION
+        ).values_list("study_id", "task", "question_id")
     )
 
 

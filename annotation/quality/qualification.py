@@ -16,6 +16,7 @@ from django.db import transaction
 
 from annotation.models import (
     AdjudicationRequest,
+    Annotator,
     Assignment,
     GoldItem,
     QualificationResult,
@@ -30,6 +31,8 @@ DEFAULT_PASS = 0.8
 #: The audit action of :func:`withdraw_adjudications` (gold release reads it back: the
 #: adjudicator of a withdrawn request has seen that question's labels all the same).
 WITHDRAW_ADJUDICATION = "withdraw_adjudication"
+#: The audit action of a pass by authorship (:func:`evaluate`).
+QUALIFIED_AS_AUTHOR = "qualified_as_author"
 
 
 def pass_mark(study) -> float:
@@ -118,18 +121,45 @@ def given(study, annotator, gold) -> dict:
     }
 
 
+def known_answers_by(study, annotator) -> list[GoldItem]:
+    """The study's known answers (gold or qualification) marked from ``annotator``'s own
+    submitted judgments (``GoldItem.source_annotator``)."""
+    items = GoldItem.objects.filter(study=study, source_annotator=annotator)
+    return list(items.select_related("question").order_by("pk"))
+
+
+def authors(study) -> set[int]:
+    """The annotators of ``study`` who wrote one of its known answers (one query)."""
+    return set(
+        GoldItem.objects.filter(study=study, source_annotator__isnull=False).values_list(
+            "source_annotator_id", flat=True
+        )
+    )
+
+
 def evaluate(study, annotator) -> QualificationResult | None:
     """(Re)compute one annotator's result from their submitted qualification items: over
-    the items they were :func:`given` (none given: undecided, the quality page says why)."""
+    the items they were :func:`given` (none given: undecided, the quality page says why).
+
+    An annotator whose submitted judgment is the source of one of the study's known answers
+    (marked from it: :func:`known_answers_by`) passes by that fact: the study takes their
+    label as the correct answer, so holding their work back until they answer someone
+    else's would make no sense — and they could never be given the item they wrote (they
+    hold that task on that question already), so their round would stay pending for good.
+    Audited (``QUALIFIED_AS_AUTHOR``). A result already decided or set by hand is kept, as
+    always."""
     gold = observations.gold_map(study, GoldItem.Purpose.QUALIFICATION)
-    if not gold:
+    wrote = known_answers_by(study, annotator)
+    if not gold and not (wrote and study.config.get("qualification_required")):
         return None
-    gold = given(study, annotator, gold)
-    mine = as_qualification(study, annotator, gold)
-    score = gold_scores(mine, gold).get(annotator.pk)
-    skipped = observations.skipped(study, GoldItem.Purpose.QUALIFICATION, annotator)
-    skipped = {aid: [u for u in units if u in gold] for aid, units in skipped.items()}
-    skipped = len(checks(mine, gold, skipped).skipped.get(annotator.pk, ()))  # not answered
+    score, skipped = None, 0
+    if gold:
+        gold = given(study, annotator, gold)
+        mine = as_qualification(study, annotator, gold)
+        score = gold_scores(mine, gold).get(annotator.pk)
+        skipped = observations.skipped(study, GoldItem.Purpose.QUALIFICATION, annotator)
+        skipped = {aid: [u for u in units if u in gold] for aid, units in skipped.items()}
+        skipped = len(checks(mine, gold, skipped).skipped.get(annotator.pk, ()))  # not answered
     with transaction.atomic():
         result, _ = QualificationResult.objects.select_for_update().get_or_create(
             study=study, annotator=annotator
@@ -139,13 +169,37 @@ def evaluate(study, annotator) -> QualificationResult | None:
         result.items = len(gold)
         result.correct = score.correct if score else 0
         result.answered = score.answered if score else 0
-        result.passed = qualification_outcome(
-            score or Score(), len(gold), pass_mark(study), skipped
+        result.passed = (
+            True
+            if wrote
+            else qualification_outcome(score or Score(), len(gold), pass_mark(study), skipped)
         )
         result.save()
+        if wrote:
+            QualityEvent.objects.create(
+                study=study, action=QUALIFIED_AS_AUTHOR, annotator=annotator,
+                detail={
+                    "reason": "wrote a known answer of the study",
+                    "known_answers": [
+                        {"task": g.task, "question": g.question.external_id, "unit": g.unit,
+                         "purpose": g.purpose}
+                        for g in wrote
+                    ],
+                },
+            )  # fmt: skip
         if result.passed is False:
             withdraw_adjudications(study, annotator, why="failed the qualification round")
     return result
+
+
+def qualify_authors(study) -> None:
+    """:func:`evaluate` every author of a known answer of ``study`` (when the round is
+    turned on, when a label of theirs is marked as a known answer): they pass at once,
+    not at the admin's next look at the quality page."""
+    if not study.config.get("qualification_required"):
+        return
+    for annotator in Annotator.objects.filter(pk__in=authors(study)):
+        evaluate(study, annotator)
 
 
 def on_submitted(sender, instance, **kwargs) -> None:

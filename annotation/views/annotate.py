@@ -24,7 +24,7 @@ from annotation.annotate.page import (
 )
 from annotation.annotate.registry import SPECS
 from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
-from annotation.models.quality import failed_studies, is_qualification_item
+from annotation.models.quality import held_studies, is_qualification_item, qualification_tasks
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
 from annotation.views.home import waiting_adjudications
@@ -129,17 +129,30 @@ def queue(request):
         .order_by("study__name", "position", "pk")
     )
     studies: dict[int, dict] = {}
-    failed = failed_studies(annotator) if assignments else set()
+    # a study requiring qualification they have not passed: listed even when nothing of it
+    # is shown yet, with where their round stands (failed / waiting for the admin)
+    held = held_studies(annotator)
+    for study in held:
+        studies[study.pk] = {"study": study, "rows": [], "submitted": 0}
     for a in assignments:
-        group = studies.setdefault(
-            a.study_id,
-            {"study": a.study, "rows": [], "submitted": 0, "held": a.study_id in failed},
-        )
+        group = studies.setdefault(a.study_id, {"study": a.study, "rows": [], "submitted": 0})
         a.available = a.task in SPECS and a.task in (a.study.tasks or [])
         a.task_label = Study.Task(a.task).label if a.task in Study.Task.values else a.task
         group["rows"].append(a)
         group["submitted"] += a.status == Assignment.Status.SUBMITTED
-    context = {"studies": list(studies.values()), "adjudications": waiting_adjudications(annotator)}
+    items = qualification_tasks([s.pk for s, result in held.items() if result is None])
+    for study, result in held.items():
+        group = studies[study.pk]
+        to_do = any(
+            (a.study_id, a.task, a.question_id) in items
+            and a.status != Assignment.Status.SUBMITTED
+            and not a.skipped
+            for a in group["rows"]
+        )
+        # failed: said plainly; undecided with nothing left to do: waiting for the admin
+        group["qualification"] = "failed" if result is False else None if to_do else "pending"
+    ordered = sorted(studies.values(), key=lambda g: (g["study"].name, g["study"].pk))
+    context = {"studies": ordered, "adjudications": waiting_adjudications(annotator)}
     return render(request, "annotation/annotate/queue.html", context)
 
 

@@ -109,6 +109,8 @@ def save_settings(study, *, threshold: str, required: bool, pass_mark: str, user
     study.config = {**study.config, **values, "qualification_required": bool(required)}
     study.save(update_fields=["config"])
     _audit(study, user, "settings", **values, qualification_required=bool(required))
+    # turned on partway through: whoever wrote a known answer is qualified by it at once
+    qualification.qualify_authors(study)
 
 
 # --- gold and qualification items -----------------------------------------------------------
@@ -155,6 +157,7 @@ def mark_from_judgment(study, *, unit: str, annotator_id: str, purpose: str, use
         study, user, "mark_gold", purpose=purpose, question=question.external_id,
         task=key[0], unit=key[2], answer=item.answer,
     )  # fmt: skip
+    qualification.qualify_authors(study)  # the annotator it came from is qualified by it
     return item
 
 
@@ -172,14 +175,27 @@ def not_offered(study, labelled) -> dict:
     }
 
 
-def _question(study, external_id: str, where: str) -> Question:
-    try:
-        return Question.objects.get(study=study, external_id=(external_id or "").strip())
-    except Question.DoesNotExist:
-        raise QualityError(f"{where}question: no question “{external_id}” in this study") from None
+def _question(study, external_id: str, where: str, by_id: bool = False) -> Question:
+    """The study's question of that external id; with ``by_id`` (the "Enter a known
+    answer" form, whose admin reads ids on the study's pages) also of that database id:
+    an external id of the study wins, and digits that are none are read as an id. An
+    import file names questions by external id only (digits that name no question there
+    are an error, never another question that happens to have that id)."""
+    text = (external_id or "").strip()
+    found = Question.objects.filter(study=study, external_id=text).first()
+    if found is None and by_id and is_digits(text) and len(text) < 19:  # a bigint
+        found = Question.objects.filter(study=study, pk=int(text)).first()
+    if found is None:
+        said = "id or external id" if by_id else "external id"
+        raise QualityError(
+            f"{where}question: no question “{external_id}” in this study (by {said})"
+        )
+    return found
 
 
-def _entered(study, row: dict, where: str, default_purpose: str, shown=None) -> dict:
+def _entered(
+    study, row: dict, where: str, default_purpose: str, shown=None, by_id: bool = False
+) -> dict:
     task = (row.get("task") or "").strip()
     spec = catalog.spec(task)
     if spec is None or not spec.has_label:
@@ -189,7 +205,7 @@ def _entered(study, row: dict, where: str, default_purpose: str, shown=None) -> 
         )
     if task not in (study.tasks or []):
         raise QualityError(f"{where}task: {task} is not enabled in this study")
-    question = _question(study, row.get("question", ""), where)
+    question = _question(study, row.get("question", ""), where, by_id)
     unit = (row.get("unit") or "").strip()
     answer = row.get("answer", "")
     try:
@@ -237,10 +253,10 @@ def _as_many_as_shown(study, task, question, unit, label, where, shown=None) -> 
 
 def mark_entered(study, *, task, question, answer, purpose, user, unit="") -> GoldItem:
     row = {"task": task, "question": question, "answer": answer, "unit": unit}
-    d = _entered(study, row, "", purpose)
+    d = _entered(study, row, "", purpose, by_id=True)
     item = _create_item(study, **d, user=user, source="entered")
     _audit(
-        study, user, "mark_gold", purpose=purpose, question=question, task=task,
+        study, user, "mark_gold", purpose=purpose, question=d["question"].external_id, task=task,
         unit=item.unit, answer=answer,
     )  # fmt: skip
     return item
@@ -837,11 +853,15 @@ def refresh_qualification(study) -> list[QualificationResult]:
     able = set(planning.can_sign_in(everyone).values_list("pk", flat=True))
     for annotator in everyone.filter(pk__in=able):
         qualification.evaluate(study, annotator)
-    return [
+    wrote = qualification.authors(study)
+    rows = [
         r
         for r in QualificationResult.objects.filter(study=study).select_related("annotator")
         if r.annotator_id in able or r.passed is not None
     ]
+    for r in rows:  # passed because they wrote a known answer (evaluate), said so
+        r.by_authorship = bool(r.passed and not r.overridden and r.annotator_id in wrote)
+    return rows
 
 
 def override(study, *, annotator_id: str, verdict: str, reason: str, user) -> QualificationResult:

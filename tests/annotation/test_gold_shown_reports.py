@@ -132,7 +132,9 @@ def test_known_answers_go_only_to_annotators_who_can_sign_in():
     assert pending == {a.pk}
 
 
-def test_a_failed_annotator_s_queue_says_their_qualification_is_with_the_admin():
+def test_a_failed_annotator_s_queue_says_plainly_they_did_not_qualify():
+    """After a decided fail the queue says so plainly (not "being reviewed", which misled
+    a tester into waiting for a review that was over), and still reveals no answer."""
     w = failed_annotator_world("medal_ranking", prefix="fq")
     answer = f"{S0}=gold;{S1}=silver"
     GoldItem.objects.create(study=w.study, task="medal_ranking", question=w.question, unit="",
@@ -145,7 +147,8 @@ def test_a_failed_annotator_s_queue_says_their_qualification_is_with_the_admin()
         client = Client()
         client.force_login(who.user)
         pages[who] = client.get(reverse("annotate:queue")).content.decode()
-    assert "qualification for this study is being reviewed" in pages[w.bad]
+    assert "You did not qualify for this study" in pages[w.bad]
+    assert "being reviewed" not in pages[w.bad]
     assert "contact the study admin" in pages[w.bad]
     # neutral: no answer, no verdict, no known answer
     for secret in ("failed", "wrong", "incorrect", "gold", S0, S1):

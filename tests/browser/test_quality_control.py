@@ -64,13 +64,13 @@ def test_gold_qualification_adjudication_and_quality_over_time(login, shot):
     enter = page.locator("#enter-gold")
     for question, text, purpose in (("q1", f"{S0}>{S1}", "Qualification item"),
                                     ("q2", f"{S1}>{S0}", "Gold (attention) item")):  # fmt: skip
-        enter.get_by_label("Question (id)").fill(question)
+        enter.get_by_label("Question (id or external id)").fill(question)
         enter.get_by_label("Answer").fill(text)
         enter.get_by_label("Purpose").select_option(label=purpose)
         enter.get_by_role("button", name="Save known answer").click()
         expect(page.get_by_text("Known answer saved.")).to_be_visible()
     # a bad answer is refused, naming the field, and what was typed is kept
-    enter.get_by_label("Question (id)").fill("q3")
+    enter.get_by_label("Question (id or external id)").fill("q3")
     enter.get_by_label("Answer").fill("Nobody>SecretSystem0")
     enter.get_by_role("button", name="Save known answer").click()
     expect(page.get_by_test_id("quality-error")).to_contain_text(
