@@ -1107,6 +1107,17 @@ class HumanMetricScoreSerializer(JudgmentSerializer):
             raise serializers.ValidationError(problem)
         return metric
 
+    def validate(self, attrs):
+        """The value on its metric's scale (``scores.HUMAN_METRICS``), as the judgments
+        import checks it: ``overall`` 7 or an infinite value would be stored as a score."""
+        attrs = super().validate(attrs)
+        metric = attrs.get("metric", getattr(self.instance, "metric", None))
+        value = attrs.get("value", getattr(self.instance, "value", None))
+        problem = None if None in (metric, value) else scores.value_problem(metric, value)
+        if problem:
+            raise serializers.ValidationError({"value": problem})
+        return attrs
+
 
 # --- The other judgment kinds (read-only through the API) ---------------------------------------
 # The same blinding as the three above: reports, claims, disagreements and rubrics by public id,

@@ -12,6 +12,7 @@ The credits are study settings (``relevance_credit``, ``support_credit``,
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -32,17 +33,43 @@ RANK_LIKE = {
 }
 #: Agreement-only records hold the mean medal score of the two annotations (0.25, 0.75 …).
 CONSENSUS_METRIC = "consensus_medal_score"
-#: Every metric a human metric score may be stored under, declared once: the metric-wise
-#: page's, the release's ``overall_citation``, its rank-like fields and the consensus score.
-#: A study cannot declare metrics of its own (its ``config`` has no such setting), so a name
-#: outside this table is a mistake (``answer_recal``): the judgments import and the API
-#: refuse it (:func:`metric_problem`) instead of storing a metric no analysis reads.
-HUMAN_METRICS: tuple[str, ...] = (
-    *METRICS,
-    "overall_citation",
-    *RANK_LIKE.values(),
-    CONSENSUS_METRIC,
-)
+
+
+@dataclass(frozen=True)
+class HumanMetric:
+    """One human metric: its name, its scale [low, high] and where the scale comes from."""
+
+    name: str
+    source: str
+    low: float = 0.0
+    high: float = 1.0
+
+    def scale(self) -> str:
+        return f"[{self.low:g}, {self.high:g}]"
+
+
+#: Every metric a human metric score may be stored under, with its scale, declared once: the
+#: metric-wise page's five (:func:`report_scores`: shares in [0, 1], METHODS §3), the
+#: release's ``overall_citation`` (a share, as the judge's), its rank-like fields (ranks of
+#: a medal ranking's 1–3 reports and their means: [1, 3]) and the consensus score (the mean
+#: of two medal scores, ``Medal.SCORE``: [0, 1]). A study cannot declare metrics of its own
+#: (its ``config`` has no such setting), so a name outside this table is a mistake
+#: (``answer_recal``), and a value outside its metric's scale too (``overall`` 7, NaN): the
+#: judgments import and the API refuse both (:func:`metric_problem`, :func:`value_problem`)
+#: instead of storing what no analysis can read.
+_SHARE = "a share, as the metric-wise page computes it (METHODS §3)"
+HUMAN_METRICS: dict[str, HumanMetric] = {
+    m.name: m
+    for m in (
+        *(HumanMetric(name, _SHARE) for name in METRICS),
+        HumanMetric("overall_citation", "ScholarQA-CS2 release: a share"),
+        *(
+            HumanMetric(name, "ScholarQA-CS2 release: a rank of 1-3 reports or a mean", 1.0, 3.0)
+            for name in RANK_LIKE.values()
+        ),
+        HumanMetric(CONSENSUS_METRIC, "mean of two medal scores (gold 1, silver 0.5, bronze 0)"),
+    )
+}
 
 DEFAULT_RELEVANCE_CREDIT = {"R": 1.0, "U": 0.5, "O": 0.0}
 DEFAULT_SUPPORT_CREDIT = {"snippet_supports": 1.0, "title_likely_supports": 0.5, "none": 0.0}
@@ -70,6 +97,17 @@ def unknown_name(value: str, known: Collection[str], what: str) -> str | None:
 def metric_problem(metric: str) -> str | None:
     """What is wrong with ``metric`` as a human metric name (None: nothing)."""
     return unknown_name(metric, HUMAN_METRICS, "human metrics")
+
+
+def value_problem(metric: str, value) -> str | None:
+    """What is wrong with ``value`` as a score on the human ``metric`` (None: nothing; an
+    unknown metric is :func:`metric_problem`'s): not a finite number, or outside the scale."""
+    known = HUMAN_METRICS.get(metric)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    if known is None or known.low <= value <= known.high:
+        return None
+    return f"{value!r} is outside the scale of {metric}, {known.scale()}"
 
 
 def answer_relevance(

@@ -9,11 +9,28 @@ import path (issue 18). What a judgment is about is found by natural key, never 
 id or public id (those differ between studies): a report by question id and system name, a
 paragraph by its report and number, a rubric item by question, rubric kind and position.
 
-Annotators are created by pseudonym when missing. Judgments are matched by what they judge
-(the same annotator, setting and target updates, never duplicates); the assignment they
-were made in is not carried (an imported judgment has none); the annotator's open assignment
-that would have written it becomes submitted, its page showing the imported labels
-read-only (:func:`_submit_assignments`). Which kinds exist, what each
+Annotators are named by pseudonym, exactly: a name with leading or trailing white space is
+refused, and so is a name that is no pseudonym but an account's username (records name
+annotators by pseudonym; the refusal names the account's, the import being admin-only). A
+new name creates an annotator (outside experts' labels come in so; a dry run lists it as
+created); an existing annotator with nothing in this study (known only from other
+studies) is accepted with a warning, as is a person with an account who is given
+judgments that were not theirs (only when the import creates one: a re-import of their
+own judgments changes no owner). Judgments are matched by what they judge (the same
+annotator, setting and target updates, never duplicates). A record's ``task`` (one of the
+task types that write its kind) is kept: a judgment the import creates is written in the
+annotator's assignment of that task on the question (the stored one, else one created
+submitted), so export -> import -> export gives the same ``task``; before, it was dropped
+(an imported judgment had no assignment and exported ``"task": null``). A judgment
+already stored keeps its assignment. The annotator's open assignment that would have
+written an imported judgment becomes submitted, its page showing the imported labels
+read-only (:func:`_submit_assignments`).
+
+Values are checked as the task page checks them (:data:`FORMS`); a non-finite number
+(NaN, Infinity) is refused, and a human metric score's value must lie on its metric's
+scale (``scores.HUMAN_METRICS``: ``overall`` is a share in [0, 1]). A record's ``report``
+(``left_report`` / ``right_report``), when given, must be the report of its question and
+system (:func:`_check_reports`). Warnings come in record order. Which kinds exist, what each
 judges and which of its columns are values is declared once in
 ``annotation.judgment_kinds``. A ``relevance_adjudication`` record carries the
 disagreement it decides (the judge by name, the annotator's and the judge's labels, the
@@ -46,12 +63,14 @@ change and from what to what, not only how many. Before, it gave the counts alon
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
 from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
@@ -82,7 +101,7 @@ from annotation.models import (
     RubricComparison,
     RubricItem,
 )
-from annotation.models.assignment import Setting
+from annotation.models.assignment import Assignment, Setting
 from annotation.models.deepscholar import LABELS
 from annotation.quality import following
 
@@ -179,6 +198,25 @@ class _Index:
         return _keyed(Rubric.objects.filter(question__study=self.study),
                       "question__external_id", "kind")  # fmt: skip
 
+    @cached_property
+    def report_ids(self) -> dict[str, tuple]:
+        """public id -> (question id, system name) of the study's reports."""
+        rows = Report.objects.filter(question__study=self.study)
+        return {pid: (q, s) for pid, q, s in rows.values_list(
+            "public_id", "question__external_id", "system__name")}  # fmt: skip
+
+    def elsewhere(self, public_ids) -> dict[str, tuple]:
+        """public id -> (question id, system name) of the reports of other studies among
+        ``public_ids`` (read in chunks: a file copied from another study names them all)."""
+        ids, out = sorted(public_ids), {}
+        for start in range(0, len(ids), 500):
+            rows = Report.objects.filter(public_id__in=ids[start : start + 500]).exclude(
+                question__study=self.study
+            )
+            out |= {pid: (q, s) for pid, q, s in rows.values_list(
+                "public_id", "question__external_id", "system__name")}  # fmt: skip
+        return out
+
     def find(self, problems: Problems, n: int, table: dict, key: tuple, field: str, what: str):
         found = table.get(key)
         if found is None:
@@ -219,6 +257,56 @@ def _target(index: _Index, problems: Problems, n: int, r: dict, target: str) -> 
     return None if None in out.values() else out
 
 
+#: A record's report columns (the report's public id, as the export writes it) -> the column
+#: of the system whose report (of the record's question) it must be.
+REPORT_COLUMNS = {"report": "system", "left_report": "left_system", "right_report": "right_system"}
+
+
+def _named_reports(records: list, index: _Index) -> dict[str, tuple]:
+    """public id -> (question id, system name) of every report a record names by public id
+    (this study's and other studies'; an id naming no report is left out)."""
+    named = {
+        str(r[c])
+        for r in records
+        if isinstance(r, dict)
+        for c in REPORT_COLUMNS
+        if r.get(c) not in (None, "")
+    }
+    return {**index.elsewhere(named - set(index.report_ids)), **index.report_ids}
+
+
+def _check_reports(problems: Problems, n: int, r: dict, spec: JudgmentKind, named: dict,
+                   own: dict) -> bool:  # fmt: skip
+    """A record's ``report`` (``left_report``, ``right_report``), when given, must name the
+    report of its question and system: a report of this study that is another's (another
+    system's, another question's), a report of another study answering another question or
+    by another system, or an id naming no report is refused (False), naming the field.
+    Before, the column was ignored and the record matched on question and system alone.
+    Another study's report of the same question id and system is the same report by natural
+    key (an export of a study with the same content, imported here): accepted. A file from
+    another Concord leaves the column out (or null): matched by question and system."""
+    ok = True
+    for column, system_column in REPORT_COLUMNS.items():
+        given = r.get(column)
+        if column not in spec.columns or given in (None, ""):
+            continue
+        wanted = (str(r.get("question")), r.get(system_column))
+        found = named.get(str(given))
+        if found == wanted:
+            continue
+        expected = f"the report of question {wanted[0]!r} / system {wanted[1]!r}"
+        if found is None:
+            why = f"no report has the id {given!r}"
+        elif str(given) in own:
+            why = f"{given!r} is this study's report of question {found[0]!r} / system {found[1]!r}"
+        else:
+            why = f"{given!r} is another study's report, of question {found[0]!r} / system {found[1]!r}"
+        problems.add(n, column, f"{why}, not {expected}; leave {column} out (or null) "
+                     f"to match the report by question and {system_column.replace('_', ' ')}")  # fmt: skip
+        ok = False
+    return ok
+
+
 def _values(problems: Problems, n: int, model, spec: JudgmentKind, r: dict, index: _Index,
             qid: str):  # fmt: skip
     """The record's values and identity columns, by model field name, each checked by the
@@ -252,6 +340,8 @@ def _values(problems: Problems, n: int, model, spec: JudgmentKind, r: dict, inde
                 and not isinstance(raw, bool)
             ):
                 raise ValidationError(f"{raw!r} is not true, false or null")
+            if isinstance(raw, float) and not math.isfinite(raw):  # NaN, Infinity
+                raise ValidationError(f"{raw!r} is not a finite number")
             value = field.to_python(raw)
             if value is None and not field.null:
                 value = _default(field)
@@ -320,9 +410,15 @@ class _Row:
     group: str = ""
     #: the file it was read from (a change names its file and record)
     file: str | None = None
-    #: the task the record says wrote it (the export's ``task`` column), when one of its
-    #: kind's; empty: any of them (:func:`_submit_assignments`)
-    task: str = ""
+    #: the task it was made in (the record's ``task``; None: not said), kept as the task of
+    #: the annotator's assignment the judgment is written in (:func:`_assignments`)
+    task: str | None = None
+    #: the id of that assignment, set before writing (None: no task)
+    assignment: int | None = None
+
+    def written_in(self) -> dict:
+        """The ``assignment`` of the judgment the import creates for this record."""
+        return {} if self.assignment is None else {"assignment": self.assignment}
 
     def stamps(self) -> dict[str, datetime]:
         """The record's times as the fields of the row that holds them (the kind's common
@@ -409,6 +505,26 @@ def _times(problems: Problems, n: int, r: dict, spec: JudgmentKind) -> dict[str,
     return out
 
 
+def _scale_problem(values: dict) -> str | None:
+    """What is wrong with a human metric score's checked values on its metric's scale."""
+    if "metric" not in values or "value" not in values:
+        return None  # already refused
+    return scores.value_problem(values["metric"], values["value"])
+
+
+def _task(problems: Problems, n: int, r: dict, spec: JudgmentKind) -> str | None:
+    """The record's ``task`` (None when missing, null or not a column of its kind): one of
+    the task types that write its kind (``JudgmentKind.tasks``)."""
+    task = r.get("task") if "task" in spec.common_columns else None
+    if task in (None, ""):
+        return None
+    if task not in spec.tasks:
+        problems.add(n, "task", f"{task!r} is not a task that writes {spec.key} judgments "
+                     f"({', '.join(spec.tasks)})")  # fmt: skip
+        return None
+    return task
+
+
 #: A target -> the record's columns that name it (a report by its system, a paragraph by
 #: its report and number, ...), in the order a change names them.
 TARGET_NAMES = {
@@ -446,6 +562,7 @@ def read(src, study) -> list[_Row]:
         r.get("judge") for r in records
         if isinstance(r, dict) and r.get("kind") == "relevance_adjudication"
     })  # fmt: skip
+    named = _named_reports(records, index)
     authored = {
         str(r.get("question"))
         for r in records
@@ -467,12 +584,20 @@ def read(src, study) -> list[_Row]:
         if annotator is not None and not annotator.strip():
             problems.add(n, "annotator", "empty pseudonym")
             annotator = None
+        if annotator is not None and annotator != annotator.strip():
+            # "QuietHeron-2 " would create a second annotator beside "QuietHeron-2"
+            problems.add(n, "annotator", f"{annotator!r} begins or ends with white space; "
+                         "a pseudonym does not")  # fmt: skip
+            annotator = None
         if annotator is not None and len(annotator) > PSEUDONYM_MAX:
             problems.add(n, "annotator", f"longer than {PSEUDONYM_MAX} characters")
             annotator = None
         if None in (kind, annotator, setting, qid):
             continue
         times = _times(problems, n, r, spec)
+        task = _task(problems, n, r, spec)
+        if kind == "relevance_adjudication":
+            task = None  # its writer writes it in its own adjudication assignment
         name = _name(spec, r, annotator, setting)
         if kind == "authored_question":
             values = _values(problems, n, Question, spec, r, index, str(qid))
@@ -498,6 +623,10 @@ def read(src, study) -> list[_Row]:
             target = _target(index, problems, n, r, spec.target)
             values = _values(problems, n, apps.get_model(spec.model), spec, r, index, qid)
             ranking = r.get("comparison")
+            # a human metric score's value on its metric's scale (scores.HUMAN_METRICS)
+            if kind == "human_metric_score" and (problem := _scale_problem(values)):
+                problems.add(n, "value", problem)
+                continue
             if kind == "deepscholar_label" and values.get("label") not in LABELS.get(
                 values.get("kind"), (values.get("label"),)
             ):  # a label outside its kind's set (METHODS §2.10), as the task page refuses it
@@ -507,11 +636,14 @@ def read(src, study) -> list[_Row]:
                 continue
         if question is None or target is None:
             continue
+        if not _check_reports(problems, n, r, spec, named, index.report_ids):
+            continue
         group = _name(spec, r, annotator, setting, what=False)
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
                          r.get("reasoning") or "", n, times, name, group, src.name,
-                         r.get("task") if r.get("task") in spec.tasks else ""))  # fmt: skip
+                         task))  # fmt: skip
     rows = _conflicts(rows, problems)
+    _check_usernames(rows, problems)
     relevance_adjudications.check_stored(
         study, [r for r in rows if r.kind == "relevance_adjudication"], problems
     )
@@ -519,22 +651,50 @@ def read(src, study) -> list[_Row]:
     return rows
 
 
-def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int]:
-    """Pseudonym -> annotator id, creating the missing ones. The report says which annotator
-    each pseudonym matched; one that matched a person with an account is a warning (their
-    own record now holds these judgments: check it is the same person)."""
+def _check_usernames(rows: list[_Row], problems: Problems) -> None:
+    """A name that is no annotator's pseudonym but an account's username ("annotator3")
+    is refused at the first record naming it: records name annotators by pseudonym, and
+    the import would otherwise create a new annotator beside the account's own. The message
+    names the account's pseudonym (the import is admin-only: the mapping is theirs to see).
+    Any other new name creates an annotator (outside experts' labels come in so)."""
+    first: dict[str, int] = {}
+    for r in rows:
+        first.setdefault(r.annotator, r.n)
+    new = set(first) - set(
+        Annotator.objects.filter(pseudonym__in=list(first)).values_list("pseudonym", flat=True)
+    )
+    if not new:
+        return
+    users = (
+        get_user_model()
+        .objects.filter(**{f"{get_user_model().USERNAME_FIELD}__in": sorted(new)})
+        .select_related("annotator")
+    )
+    for user in users:
+        name = user.get_username()
+        profile = getattr(user, "annotator", None)
+        whose = (f"their pseudonym is {profile.pseudonym!r}" if profile is not None
+                 else "the account has no annotator profile")  # fmt: skip
+        problems.add(first[name], "annotator", f"{name!r} is the username of an account, not "
+                     f"a pseudonym: records name annotators by pseudonym ({whose})")  # fmt: skip
+
+
+def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> tuple[dict[str, int], dict]:
+    """Pseudonym -> annotator id, creating the missing ones (each listed as created), and
+    the pseudonyms of people with an account -> their account (:func:`_warn_owners`). The
+    report says which annotator each pseudonym matched; one known only from other studies
+    (no judgment or assignment in this one) is a warning: check it is the same person."""
     names = sorted({r.annotator for r in rows})
     first = {}
     for r in rows:
         first.setdefault(r.annotator, r.n)
     found = Annotator.objects.filter(pseudonym__in=names).select_related("user")
     existing = {a.pseudonym: a.pk for a in found}
+    accounts = {}
     for a in found:
         if a.user is not None:
             rep.annotators[a.pseudonym] = f"existing annotator with the account “{a.user}”"
-            rep.warn(file, first[a.pseudonym], "annotator",
-                     f"“{a.pseudonym}” matched the existing annotator {a.pseudonym}, who has the "
-                     f"account “{a.user}”: these judgments are now theirs")  # fmt: skip
+            accounts[a.pseudonym] = a.user
         else:
             rep.annotators[a.pseudonym] = "existing annotator (no account)"
     for n in names:
@@ -549,7 +709,84 @@ def _annotators(rows: list[_Row], rep: ImportReport, file: str) -> dict[str, int
         existing = dict(
             Annotator.objects.filter(pseudonym__in=names).values_list("pseudonym", "id")
         )
-    return existing
+    return existing, accounts
+
+
+def _warn_strangers(study, rows: list[_Row], rep: ImportReport, file: str) -> None:
+    """A warning for each existing annotator the file names who has no judgment and no
+    assignment in this study (known only from other studies), at its first record."""
+    first: dict[str, int] = {}
+    for r in rows:
+        first.setdefault(r.annotator, r.n)
+    names = list(first)  # every name (a constant number of queries, whoever is known)
+    known = set(Annotator.objects.filter(pseudonym__in=names).values_list("pseudonym", flat=True))
+    here = set(Assignment.objects.filter(study=study, annotator__pseudonym__in=names)
+               .values_list("annotator__pseudonym", flat=True).distinct())  # fmt: skip
+    for spec in judgment_kinds.KINDS:  # one query a kind, however many names
+        who = spec.common_columns["annotator"]
+        here |= set(apps.get_model(spec.model).objects.filter(
+            **judgment_kinds.records_filter(spec, study.pk), **{f"{who}__in": names},
+        ).values_list(who, flat=True).distinct())  # fmt: skip
+    for name in sorted(known - here, key=first.get):
+        rep.warn(file, first[name], "annotator", f"“{name}” is an existing annotator known "
+                 "only from other studies (no judgment or assignment in this one): check it "
+                 "is the same person")  # fmt: skip
+
+
+def _warn_owners(rows: list[_Row], accounts: dict, rep: ImportReport, file: str) -> None:
+    """A warning at the first record that gives a person with an account a judgment that
+    was not theirs (one the import creates): their own record now holds it, check it is the
+    same person. A judgment already theirs (updated or left unchanged) changes no owner."""
+    created = {c.record for c in rep.changes if c.action == "created" and c.table != "Annotator"}
+    owner: dict[str, int] = {}
+    for r in rows:
+        if r.annotator in accounts and r.n in created:
+            owner.setdefault(r.annotator, r.n)
+    for name, n in owner.items():
+        rep.warn(file, n, "annotator", f"“{name}” matched the existing annotator {name}, who "
+                 f"has the account “{accounts[name]}”: these judgments are now theirs")  # fmt: skip
+
+
+def _assignments(study, rows: list[_Row], people: dict, rep: ImportReport) -> dict[tuple, int]:
+    """(annotator id, question id, task, setting) -> the annotator's assignment of that task
+    on the question, for every row that names its task: the stored one (whatever its
+    status), else one created submitted (its reports in the question's order), as the
+    task page would have left it. A judgment written by the import is written in it, so its
+    ``task`` survives an export and a re-import (before, an imported judgment had no
+    assignment and exported ``"task": null``)."""
+    wanted = {(people[r.annotator], r.question, r.task, r.setting) for r in rows if r.task}
+    if not wanted:
+        return {}
+
+    def stored() -> dict[tuple, int]:
+        return {
+            (a, q, t, s): pk
+            for pk, a, q, t, s in Assignment.objects.filter(
+                study=study, annotator_id__in={a for a, *_ in wanted},
+                task__in={t for _, _, t, _ in wanted},
+            ).values_list("id", "annotator_id", "question_id", "task", "setting")
+        }  # fmt: skip
+
+    found = stored()
+    missing = sorted(wanted - set(found))
+    if missing:
+        reports: dict[int, list[int]] = {}
+        for q, pk in (
+            Report.objects.filter(question_id__in={q for _, q, _, _ in missing})
+            .order_by("pk")
+            .values_list("question_id", "id")
+        ):
+            reports.setdefault(q, []).append(pk)
+        now = timezone.now()
+        Assignment.objects.bulk_create([
+            Assignment(study=study, annotator_id=a, question_id=q, task=t, setting=s,
+                       report_order=reports.get(q, []), status=Assignment.Status.SUBMITTED,
+                       submitted_at=now)
+            for a, q, t, s in missing
+        ])  # fmt: skip
+        rep.count("created", "Assignment", len(missing))
+        found = stored()
+    return {k: found[k] for k in wanted}
 
 
 def _changed(stored: dict, wanted: dict) -> list:
@@ -585,7 +822,8 @@ def _write_kind(study, kind: str, rows: list[_Row], people: dict, rep: ImportRep
         model, rep, stored=stored, wanted=wanted, fields=own,
         touch=lambda key: by_key[key].touched(now),
         new_row=lambda key, v: {"study": study.pk, **dict(zip(key_fields, key, strict=True)),
-                                **dict(zip(own, v, strict=True)), **by_key[key].stamps()},
+                                **dict(zip(own, v, strict=True)), **by_key[key].stamps(),
+                                **by_key[key].written_in()},
         opaque={f for f in own if model._meta.get_field(f).is_relation}, **listed(by_key),
     )  # fmt: skip
     question = key_fields.index("question")
@@ -613,7 +851,8 @@ def _write_groups(model, study, rows: list[_Row], people: dict, rep: ImportRepor
         model, rep, stored=stored, wanted={k: (v,) for k, v in groups.items()},
         fields=["reasoning"], touch=lambda k: first[k].touched(now),
         new_row=lambda k, v: {"study": study.pk, "annotator": k[0], "question": k[1],
-                              "setting": k[2], "reasoning": v[0], **first[k].stamps()},
+                              "setting": k[2], "reasoning": v[0], **first[k].stamps(),
+                              **first[k].written_in()},
         **listed(first, group=True),
     )  # fmt: skip
     ids = {
@@ -758,7 +997,8 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     src = read_source(source)
     rows = read(src, study)
     rep.records = len(rows)
-    people = _annotators(rows, rep, src.name)
+    _warn_strangers(study, rows, rep, src.name)
+    people, accounts = _annotators(rows, rep, src.name)
     by_kind: dict[str, list[_Row]] = {}
     for r in rows:
         by_kind.setdefault(r.kind, []).append(r)
@@ -768,6 +1008,10 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     for r in rows:
         if isinstance(r.question, str):  # an authored question of this file
             r.question = created[r.question]
+    assignments = _assignments(study, rows, people, rep)
+    for r in rows:
+        if r.task:
+            r.assignment = assignments[(people[r.annotator], r.question, r.task, r.setting)]
     changed: set[int] = set()  # the questions whose judgments the import wrote
     for kind, group in by_kind.items():
         if kind in WRITERS:
@@ -777,6 +1021,8 @@ def load(source, study, rep: ImportReport, **_options) -> None:
     _submit_assignments(study, rows, people, rep)
     # the adjudication requests on them follow the labels, as after a task page's submit
     following.follow_labels(study, changed, why=f"judgments imported from {src.name}")
+    _warn_owners(rows, accounts, rep, src.name)
+    rep.warnings.sort(key=lambda w: (w.record is not None, w.record or 0))  # in record order
 
 
 #: Kinds whose writer keeps its own assignments (or that have none of a question).

@@ -78,7 +78,8 @@ def test_every_released_human_metric_imports(two):
     """The metrics a ScholarQA-CS2 import stores (rank-like, consensus) are known."""
     _, b, lines = two
     n = of_kind(lines, "human_metric_score")
-    extra = [dict(lines[n], metric=m) for m in ("rank_citation_recall", "consensus_medal_score")]
+    extra = [dict(lines[n], metric="rank_citation_recall", value=1.5),  # a rank, on [1, 3]
+             dict(lines[n], metric="consensus_medal_score", value=0.75)]  # fmt: skip
     run("judgments", as_file(lines + extra), study=b)
     assert set(HumanMetricScore.objects.filter(study=b).values_list("metric", flat=True)) == {
         "overall", "rank_citation_recall", "consensus_medal_score",

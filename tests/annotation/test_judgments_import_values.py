@@ -101,7 +101,7 @@ def test_the_report_says_whom_each_pseudonym_matched(two):
     rep = run("judgments", as_file(lines), study=b)
     assert rep.annotators[person.pseudonym] == "existing annotator with the account “real_person”"
     assert rep.annotators["Pseudo-x"] == "existing annotator (no account)"
-    warned = [w for w in rep.warnings if w.field == "annotator"]
+    warned = [w for w in rep.warnings if w.field == "annotator" and "now theirs" in w.message]
     assert len(warned) == 1 and warned[0].record == 1
     assert "has the account “real_person”" in warned[0].message
     assert f"{person.pseudonym} = existing annotator with the account" in rep.summary()
