@@ -117,7 +117,8 @@ class TaskSpec:
     def stored_answers(self, page: TaskPage) -> dict[str, Any] | None:
         """The form's answers as the judgment rows stored for this assignment hold them (the
         inverse of :meth:`persist`), or None when none are stored (or this task type has no
-        reader yet: its page then shows the empty form, read-only once submitted).
+        reader: question authoring, whose answers only its page writes; ``registry`` says
+        why). A reader reads the units the page builds anyway and asks one query.
 
         Judgments reach the database without a draft too: the demo, the judgment imports
         and a release import write the rows and mark assignments submitted. The page reads

@@ -227,6 +227,30 @@ class ClaimCheckTask(TaskSpec):
                 },
             )
 
+    def stored_answers(self, page):
+        """The annotator's stored checks of the assignment's claims (the page's or an
+        import's): a skipped claim as skipped, else its "fully supported" and each
+        citation's answer by the citation's place in the claim. One query (the claims are
+        the page's, read for its cards anyway)."""
+        rows = {row.claim.pk: row for row in claims_of(page)}
+        checks = ClaimCheck.objects.filter(
+            annotator=page.annotator, setting=page.assignment.setting, claim_id__in=rows
+        ).values_list("claim_id", "skipped", "fully_supported", "citation_supports")
+        answers = {}
+        for claim_id, skipped, fully, supports in checks:
+            keys = rows[claim_id].claim.citation_keys
+            supports = {} if skipped else supports or {}
+            answers[rows[claim_id].claim.public_id] = {
+                "skip": skipped,
+                "fully": "" if skipped or fully is None else ("yes" if fully else "no"),
+                "cites": {
+                    str(j): "yes" if supports[k] else "no"
+                    for j, k in enumerate(keys)
+                    if k in supports
+                },
+            }
+        return {"claims": answers} if answers else None
+
     def context(self, payload, page):
         answers = payload.get("claims") or {}
         cards = []

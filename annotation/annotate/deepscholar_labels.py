@@ -249,6 +249,19 @@ class LabelTask(TaskSpec):
                 defaults={"study": a.study, "assignment": a, "label": labels[u.id]},
             )
 
+    def stored_answers(self, page):
+        """The annotator's stored labels of this task's units (the page's or an import's),
+        matched as :meth:`persist` keys them: by the unit's report and natural key. One
+        query (the units are the page's, built for its cards anyway)."""
+        a = page.assignment
+        ids = {(u.report_pk, u.key): u.id for u in self.units(page)}
+        rows = DeepScholarLabel.objects.filter(
+            annotator=page.annotator, question_id=a.question_id, setting=a.setting,
+            kind=self.kind,
+        ).values_list("report_id", "unit", "label")  # fmt: skip
+        labels = {ids[r, key]: label for r, key, label in rows if (r, key) in ids}
+        return {"labels": labels} if labels else None
+
     def context(self, payload, page):
         labels = payload.get("labels") or {}
         cards = [

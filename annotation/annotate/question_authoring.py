@@ -10,6 +10,9 @@ Question of the study: origin expert-authored, ``authored_by`` the annotator, re
 pending; its external id is ``authored-<assignment>-<slot>``.
 
 Payload: ``{"questions": {"1": {"text", "field", "subdomain", "notes"}, ...}}``.
+
+It has no ``stored_answers`` reader: only this page's submit writes a slot's question and
+marks the assignment submitted, so its draft always holds the answers (``registry``).
 """
 
 from __future__ import annotations

@@ -40,6 +40,17 @@ For example, a task grading each report Vital / Non-vital::
 The shared :class:`TaskSpec` then parses autosaves and submits with the form, refuses ids of
 units not in the assignment and values outside the choices (by unit and field), and asks
 for required fields on submit (warnings in a draft).
+
+A task whose judgments can be written without its page (the judgments import, the demo, the
+relevance adjudication import) also reads them back: ``stored_answers``, the inverse of
+``persist``, so that work submitted elsewhere opens with its labels, read-only
+(``drafts.adopt``). Every task type here has one except question authoring, which cannot
+hold stored answers without a draft: its answers are the questions its submit creates,
+named ``authored-<assignment>-<slot>``, and only its page's submit creates them and marks
+the assignment submitted. The judgments import writes authored questions by their own ids
+and never submits a question authoring assignment (``OWN_ASSIGNMENTS`` in
+``annotation.importers.judgments``), and the demo has none; an assignment marked submitted
+by hand has no questions of its slots, so its page shows what its draft holds.
 """
 
 from types import ModuleType

@@ -143,6 +143,29 @@ class RubricComparisonTask(TaskSpec):
                 },
             )
 
+    def stored_answers(self, page):
+        """The annotator's stored comparison of the question's rubrics (the page's or an
+        import's): each shown rubric's medal and notes, and the comparison's reasoning. One
+        query (the rubrics are the page's, read for its cards anyway)."""
+        a = page.assignment
+        ids = {rubric.pk: rubric.public_id for rubric in page.rubrics}
+        keys = [k for k, *_ in NOTE_FIELDS]
+        rows = RubricAssessment.objects.filter(
+            comparison__study=a.study,
+            comparison__annotator=page.annotator,
+            comparison__question=a.question,
+            comparison__setting=a.setting,
+            rubric_id__in=ids,
+        ).values_list("rubric_id", "medal", "comparison__reasoning", *keys)
+        medals, notes, reasoning = {}, {}, None
+        for rubric_id, medal, why, *texts in rows:
+            medals[ids[rubric_id]] = medal
+            notes[ids[rubric_id]] = dict(zip(keys, texts, strict=True))
+            reasoning = why
+        if reasoning is None:
+            return None
+        return {"medals": medals, "notes": notes, "reasoning": reasoning}
+
     def context(self, payload, page):
         labels = labels_of(page)
         medals, notes = payload.get("medals") or {}, payload.get("notes") or {}

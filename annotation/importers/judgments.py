@@ -639,6 +639,11 @@ def read(src, study) -> list[_Row]:
         if not _check_reports(problems, n, r, spec, named, index.report_ids):
             continue
         group = _name(spec, r, annotator, setting, what=False)
+        task = r.get("task") if r.get("task") in spec.tasks else ""
+        if kind == "deepscholar_label" and values.get("kind") in spec.tasks:
+            # a DeepScholar label's kind is the one task that writes it (its key): a record
+            # answers that task's assignment, not the annotator's other five of the question
+            task = values["kind"]
         rows.append(_Row(kind, annotator, setting, question, target, values, ranking,
                          r.get("reasoning") or "", n, times, name, group, src.name,
                          task))  # fmt: skip
@@ -1032,7 +1037,8 @@ OWN_ASSIGNMENTS = {"relevance_adjudication", "authored_question"}
 def _submit_assignments(study, rows: list[_Row], people: dict, rep: ImportReport) -> None:
     """The annotator's open assignments that the imported judgments answer become
     submitted: those of the record's question and setting (any setting for a kind without
-    one) whose task writes the record's kind (the record's ``task`` when it names one). A
+    one) whose task writes the record's kind (the record's ``task`` when it names one; a
+    DeepScholar label's, the task its label kind names: ``read``). A
     judgment is written only by a submit, so its record is the submitted answer of the
     assignment that would have written it, as the relevance adjudication and release imports
     mark theirs. Before, such an assignment stayed open and its page an empty form whose
