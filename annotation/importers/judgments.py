@@ -101,7 +101,7 @@ from annotation.models import (
     RubricComparison,
     RubricItem,
 )
-from annotation.models.assignment import Assignment, Setting
+from annotation.models.assignment import Setting
 from annotation.models.deepscholar import LABELS
 from annotation.quality import following
 
