@@ -38,6 +38,11 @@ class MetricAgreementSerializer(serializers.Serializer):
     judge_tie_rate = _figure("Share of judge ties", required=False)
     ci = IntervalSerializer(required=False)
     notes = _null_notes()
+    n_note = serializers.CharField(
+        required=False,
+        help_text="What n leaves out of the selection's comparisons with a "
+        "human decision of this kind, and why (absent: nothing left out)",
+    )
 
 
 class SelectionSerializer(serializers.Serializer):

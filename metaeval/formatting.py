@@ -60,8 +60,19 @@ def metric_rows(table: dict) -> list[dict]:
             "threshold": cell(fig.get("threshold"), "thr"),
             "human_tie_rate": cell(fig.get("human_tie_rate"), "pct"),
             "judge_tie_rate": cell(fig.get("judge_tie_rate"), "pct"),
+            "n_note": fig.get("n_note"),
         })  # fmt: skip
     return rows
+
+
+def n_notes(rows: list[dict]) -> list[dict]:
+    """The footnotes of a table of :func:`metric_rows`: each distinct ``n_note`` once, with
+    the rows it concerns (``rows``: their labels), in table order."""
+    said: dict[str, list[str]] = {}
+    for row in rows:
+        if row.get("n_note"):
+            said.setdefault(row["n_note"], []).append(row["label"])
+    return [{"rows": ", ".join(labels), "text": text} for text, labels in said.items()]
 
 
 IAA_KINDS = (("strict", "pct"), ("half_credit", "pct"), ("n", "int"), ("n_pairs", "int"),

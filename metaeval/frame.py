@@ -135,4 +135,8 @@ def with_human_signal(
     out.annotator = np.zeros(len(out), dtype=np.int64)
     out.annotators = [mode]
     out.each, out.signal = frame, pref.summary(mode)
+    # each metric's own majority: its units, kept and tied (the metric-wise table's n per
+    # row, which the report explains: metaeval.reports.note_left_out)
+    out.signal["metric_wise"] = {m: {"units": c.units, "kept": int(c.rows.size), "tied": c.tied}
+                                 for m, c in metrics.items() if c.units}  # fmt: skip
     return out, out.signal

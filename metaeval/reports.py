@@ -38,7 +38,9 @@ from .pipeline import (
     Policy,
     Row,
     agreed_rows,
+    decide,
     iaa_rows,
+    present,
     rows_of,
     run,
 )
@@ -505,6 +507,7 @@ def build_report(
     report["notes"] = note_null_figures(
         report, figures.system, iaa_undefined=undefined
     ) + _default_notes(figures, options, report)
+    note_left_out(report, figures, frame, choices)
     if not report["preference"]:  # was {} without a word
         report["preference"] = None
         why = _nothing_to_rank(report["selection"], "the judge has no score of these reports")
@@ -525,6 +528,58 @@ def build_report(
         each = frame if frame.each is None else frame.each  # IAA reads every judgment
         report["notes"] += add_iaa_interval(report["iaa"], iaa_rows(each, choices), options)
     return report
+
+
+def note_left_out(report: dict, figures: Figures, frame: PairFrame, choices: Choices) -> None:
+    """Each table row's ``n_note``, in place: what the row's ``n`` leaves out of the
+    selection's comparisons (or judgments) with a human decision of its kind, and why;
+    no key when nothing is left out. Under the majority and adjudicated signals the
+    metric-wise rows read each metric's own majority, so their ``n`` differ: a tester read
+    "Answer relevance 8, the other rows 9" with nothing saying the ninth comparison's two
+    annotators split on answer relevance. Default mode (one slot of every row)."""
+    sel = figures.selected
+    rows, signal = sel.base & sel.keep, frame.signal
+    scored = np.zeros(len(sel.frame), dtype=bool)  # a judgment with a metric-wise score
+    for values in sel.frame.human.values():
+        scored |= present(values)
+    for table in (PREFERENCE, METRIC_WISE):
+        for metric, row in (report.get(table) or {}).items():
+            values = (sel.frame.preference if table == PREFERENCE
+                      else sel.frame.human.get(metric))  # fmt: skip
+            if values is None or metric not in sel.frame.judge:
+                continue
+            human = rows & present(values)
+            parts: list[str] = []
+            if signal is None:  # every judgment: a judgment may lack this metric's score
+                what = "judgments with a medal ranking" if table == PREFERENCE else (
+                    "judgments with human metric-wise scores")  # fmt: skip
+                total = int((rows & (present(values) if table == PREFERENCE else scored)).sum())
+                missing = total - int(human.sum())
+                if missing:
+                    parts.append(f"{missing} without a human score of this metric for both "
+                                 "both")  # fmt: skip
+            else:
+                kept = signal if table == PREFERENCE else (
+                    (signal.get("metric_wise") or {}).get(metric) or {})  # fmt: skip
+                what = ("comparisons with a medal ranking" if table == PREFERENCE
+                        else "comparisons with human scores of this metric")  # fmt: skip
+                total = int(kept.get("units") or 0)
+                if kept.get("tied"):
+                    parts.append(
+                        f"{kept['tied']} tied without adjudication" if table == PREFERENCE
+                        else f"{kept['tied']} whose annotators' decisions on this metric tie "
+                        "(no majority)"
+                    )  # fmt: skip
+            judged = human & present(sel.frame.judge[metric])
+            if int((human & ~judged).sum()):
+                parts.append(f"{int((human & ~judged).sum())} without the judge's score of "
+                             "this metric for one report or both")  # fmt: skip
+            if choices.ties == "exclude":
+                ties = int((judged & (decide(np.nan_to_num(values)) == 0)).sum())
+                if ties:
+                    parts.append(f"{ties} human ties (ties=exclude)")
+            if parts and total > row["n"]:
+                row["n_note"] = f"{row['n']} of {total} {what}; left out: {', '.join(parts)}."
 
 
 def _default_notes(figures: Figures, options: ReportOptions, report: dict) -> list[str]:

@@ -48,14 +48,61 @@ NO_JUDGE_SCORES = (
 )
 
 
+#: Where the page compares a pairwise judge's preferences with the experts' (the judge
+#: card's title, declared here so that the reason below names it as the page does).
+PAIRWISE_SECTION = "Judges: the judge card (bias, consistency, operations)"
+
+
+def pairwise_only(judge: str) -> str:
+    """Why a section over per-report judge scores is left out when the selection's judge
+    gives pairwise preferences only (a tester read "no judge has scores … run a judge"
+    beside a judge with every pairwise verdict parsed)."""
+    return (
+        f"{judge} gives pairwise preferences, not the per-report scores these sections "
+        "compare with the human decisions; its agreement with the experts' preferences is "
+        f"in the section {PAIRWISE_SECTION!r}."
+    )
+
+
+def no_scores_reason(study_id: int, judge: str | None) -> str:
+    """Why the selection has no judge score to compare: the judge gives pairwise
+    preferences only (:func:`pairwise_only`), else :data:`NO_JUDGE_SCORES`. One
+    ``EXISTS`` query, made only when the selection has no score."""
+    if judge:
+        from judges.models import JudgePairwise
+
+        if JudgePairwise.objects.filter(judge__name=judge,
+                                        left__question__study_id=study_id).exists():  # fmt: skip
+            return pairwise_only(judge)
+    return NO_JUDGE_SCORES
+
+
+def _scores_reason(entry) -> str:
+    """The agreement section's reason for a selection without judge scores (computed with
+    the entry: :func:`metaeval.sections.agreement`), :data:`NO_JUDGE_SCORES` otherwise."""
+    agreement = (entry.get("results") or {}).get("agreement") or {}
+    return agreement.get("no_scores") or NO_JUDGE_SCORES
+
+
 def without_judge_scores(result, entry) -> str | None:
     """Why a figure section over the judge's score differences (tie calibration, decision
     counts) is left out: no comparison (:func:`without_comparisons`), or no judge metric
     to draw (it showed its heading over nothing)."""
     reason = without_comparisons(result, entry)
     if reason is None and not any((result or {}).values()):
-        return NO_JUDGE_SCORES
+        return _scores_reason(entry)
     return reason
+
+
+def without_judged_comparisons(result, entry) -> str | None:
+    """Why a section of tables over the judge's scores (human vs judge per metric, the
+    system ranking) is left out: no comparison, or no comparison the judge scored (the
+    tables were drawn empty, "No judgments with these scores in the selection")."""
+    reason = without_comparisons(result, entry)
+    if reason is not None:
+        return reason
+    agreement = (entry.get("results") or {}).get("agreement") or {}
+    return agreement.get("no_scores")
 
 
 @dataclass(frozen=True)

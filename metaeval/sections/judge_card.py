@@ -36,7 +36,7 @@ from ..loaders.judge_card import (
 )
 from ..loaders.pairwise import load_pairwise
 from . import _kit
-from .base import FigureSpec, Section, register
+from .base import PAIRWISE_SECTION, FigureSpec, Section, register
 from .coverage_alignment import coverage_data
 from .researchqa_pairwise import DIFF_COLUMNS, result_of
 
@@ -271,7 +271,7 @@ def _text(result) -> str:
 
 
 register(Section(
-    key="judge_card", title="Judges: the judge card (bias, consistency, operations)",
+    key="judge_card", title=PAIRWISE_SECTION,
     compute=_compute, template="metaeval/sections/judge_card.html", tables=_tables,
     figures=(FigureSpec("judge-card", "Judges: agreement and self-agreement", _draw),),
     context=_context, text=_text, serializer=JudgeCardAnalysisSerializer, order=55,

@@ -2,7 +2,7 @@
 
 from ..exports import report_tables
 from ..formatting import system_context
-from .base import Section, plotted, register, without_comparisons
+from .base import Section, plotted, register, without_judged_comparisons
 
 
 def _tables(result, entry):
@@ -11,7 +11,7 @@ def _tables(result, entry):
 
 
 register(Section(
-    absent=without_comparisons,
+    absent=without_judged_comparisons,
     key="system", title="System ranking", template="metaeval/sections/system.html",
     compute=lambda analysis: analysis.report.get("system") or {},
     tables=_tables, context=lambda result, entry: system_context(result),

@@ -17,3 +17,27 @@ def get_item(mapping, key):
 def figure_named(figures, name):
     """The page's figure ``name`` (the context keys them with ``_`` for ``-``)."""
     return (figures or {}).get(str(name).replace("-", "_"))
+
+
+@register.filter
+def column_label(key):
+    """A column's header on the page (:mod:`metaeval.labels`; the downloads keep ``key``)."""
+    from ..labels import column_label as label
+
+    return label(key)
+
+
+@register.filter
+def table_label(name):
+    """A table's title on the page (:mod:`metaeval.labels`)."""
+    from ..labels import table_label as label
+
+    return label(name)
+
+
+@register.filter
+def note_text(note):
+    """A report note as the page says it (:func:`metaeval.labels.note_text`)."""
+    from ..labels import note_text as text
+
+    return text(note)

@@ -17,6 +17,7 @@ from django.urls import reverse
 from annotation.models import Medal, Study
 from judges.models import JudgeScore
 from metaeval import views
+from metaeval.labels import note_text
 from metaeval.models import ReportRun
 from metaeval.reports import ReportOptions, agreement_report
 from tests.builders.ranked import ranked_study
@@ -191,8 +192,8 @@ def test_compat_mode_lists_its_differences(client, demo, researcher_user):
     for metric, fig in report["preference"].items():
         assert _float(values[("preference", metric, None, "agreement")]) == fig["agreement"]
     for note in report["notes"]:
-        if isinstance(note, str):  # a text note (why κ and α are null, ...): shown as it is
-            assert note in unescape(html)
+        if isinstance(note, str):  # a text note (why κ and α are null, ...): shown worded
+            assert note_text(note) in unescape(html)  # (metaeval.labels: "— null:" in words)
             continue
         assert f'data-quirk="{note["quirk"]}"' in html
         row = f"{note['quirk']}/{note['figure']}"
