@@ -160,3 +160,22 @@ def test_a_weighted_rubric_shows_every_items_weight_a_plain_one_none(setup):
     html = client.get(url).content.decode()
     shown = re.findall(r'<span class="muted small item-weight">\((weight [^)]*)\)</span>', html)
     assert shown == ["weight 1", "weight 2", "weight 1.5", "weight 1"]
+
+
+def test_submit_sends_the_browser_to_the_next_tasks_address(setup, annotator_user):
+    """After Submit the address must be the next task's, not the old /annotate/<id>/: the
+    htmx answer is HX-Redirect to it, which htmx 2 follows with a full navigation
+    (``location.href``: the address changes; tests/browser/test_task_navigation.py checks
+    it in Chromium). Without htmx, a 302 to it."""
+    study, assignment, client, pids = setup
+    second = make_assignment(annotator_user.annotator,
+                             make_question(study, n_reports=3, rubric_items=4),
+                             "rubric_coverage", position=1)  # fmt: skip
+    response = submit(client, assignment, full(pids))
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == reverse("annotate:task", args=[second.pk])
+    # the second, submitted without htmx: a redirect to the queue, the last task done
+    by_pk = dict(Report.objects.values_list("pk", "public_id"))
+    data = full([by_pk[pk] for pk in second.report_order])
+    response = client.post(reverse("annotate:submit", args=[second.pk]), data)
+    assert response.status_code == 302 and response["Location"] == reverse("annotate:queue")
