@@ -371,7 +371,7 @@ SONAR_SF_STRICT = (2 / 3 + 0 / 2) / 2  # 0.3333: partial counted not supported
 GPT4O_SF = (1 + 2 / 4) / 2  # 0.75
 
 
-def test_researcherbench_faithfulness_and_groundedness_from_the_claim_verdicts(rb):
+def test_researcherbench_faithfulness_and_groundedness_from_the_claim_verdicts(client, rb):
     """004 §4.2 / Table 3: the board shows S_f from the judge's claim-support verdicts and
     S_g null with a note (Concord's claims are only the cited spans); a judge without
     claim verdicts has S_f null with a note naming the task to run."""
@@ -390,7 +390,8 @@ def test_researcherbench_faithfulness_and_groundedness_from_the_claim_verdicts(r
         import_judge_scores(_released_shape(system), study=rb.name, judge="gpt-4.1",
                             format="researcherbench")  # fmt: skip
     cache.clear()
-    got = command(rb, "scoreboard", "--bootstrap=200")
+    # the API, the table, the figure, the page and the offline HTML
+    got = everywhere(client, rb, "scoreboard", "scoreboard", "scoreboard", "?bootstrap=200")
     board = _board(got, "researcherbench", "o3-mini")
     assert [m["key"] for m in board["metrics"]] == ["coverage", "faithfulness", "groundedness"]
     rows = {r["system"]: r["figures"] for r in board["rows"]}
