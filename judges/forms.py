@@ -38,6 +38,7 @@ class StartRunForm(forms.Form):
     def __init__(self, study: Study, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = System.objects.filter(study=study).order_by("name")
+        self.fields["tasks"].choices = JudgeRun.task_choices(study)
 
     def options(self) -> dict:
         """The run options the fields give (checked by :func:`judges.runs.create_run`

@@ -95,7 +95,10 @@ class JudgeRun(models.Model):
         CANCELLED = "cancelled", "Cancelled"
 
     class Task(models.TextChoices):
-        COVERAGE = "coverage", "Rubric coverage (ResearchQA, 8 items a call)"
+        # labelled by what the task does, whatever the study's benchmark: the same prompt
+        # grades each item 0–4 in every study (a ResearcherBench study read "ResearchQA");
+        # :meth:`JudgeRun.task_choices` adds what that means for a binary-coverage study
+        COVERAGE = "coverage", "Rubric coverage: each item graded 0–4, 8 items a call"
         PAIRWISE = "pairwise", "Direct pairwise judging, both orders"
         ENSEMBLE = "ensemble", "ResearchQA ensemble decision (coverage + both orders)"
         RELEVANCE = "relevance", "Paragraph relevance (ScholarQA-CS2)"
@@ -137,6 +140,23 @@ class JudgeRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.judge} ({self.status})"
+
+    #: What the coverage task's 0–4 grades are, in a study whose protocol is binary
+    #: coverage (the setting ``coverage_binary``, ResearcherBench): not its covered yes / no.
+    BINARY_COVERAGE_NOTE = (
+        " — not this study's binary covered yes / no: ResearcherBench's S_c and the "
+        "judge-vs-expert coverage read binary verdicts (import them, format researcherbench)"
+    )
+
+    @classmethod
+    def task_choices(cls, study) -> list[tuple[str, str]]:
+        """The tasks as the run form offers them for ``study``: each one's label, the
+        coverage task's saying that its grades are 0–4 when the study's protocol is binary
+        coverage (:attr:`BINARY_COVERAGE_NOTE`)."""
+        binary = study is not None and bool(study.setting("coverage_binary"))
+        return [(value, label + (cls.BINARY_COVERAGE_NOTE
+                                 if binary and value == cls.Task.COVERAGE else ""))
+                for value, label in cls.Task.choices]  # fmt: skip
 
     @property
     def progress(self) -> float:

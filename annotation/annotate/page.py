@@ -91,7 +91,8 @@ class TaskPage:
         if kind:
             rubrics = rubrics.filter(kind=kind)
         first = rubrics.order_by("pk").values("pk")[:1]
-        return list(RubricItem.objects.filter(rubric_id=Subquery(first)).order_by("position"))
+        return list(RubricItem.objects.filter(rubric_id=Subquery(first))
+                    .select_related("rubric").order_by("position"))  # fmt: skip
 
     @cached_property
     def rubrics(self) -> list[Rubric]:

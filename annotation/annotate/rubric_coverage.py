@@ -34,6 +34,23 @@ def choices(binary: bool) -> Choices:
     return Choices(allowed_values(binary), "yes or no" if binary else "a label from 0 to 4")
 
 
+def has_weights(items) -> bool:
+    """Whether the rubric of ``items`` weighs its items: its kind declares a weight range
+    (ResearcherBench's 1-3, :data:`annotation.rubric_weights.WEIGHT_RANGES`) or an item
+    weighs other than the default 1. Then every item shows its weight, a weight-1 item
+    too (it showed none beside the "(weight 2.0)" of the others, and read as unweighted);
+    an unweighted rubric (ResearchQA's) shows none."""
+    from annotation.rubric_weights import WEIGHT_RANGES
+
+    return any(i.rubric.kind in WEIGHT_RANGES or i.weight != 1 for i in items)
+
+
+def weight_text(weight: float) -> str:
+    """ "weight 2" for 2.0 (ResearcherBench weighs 1, 2 or 3); a released fractional weight
+    as it is ("weight 1.5")."""
+    return f"weight {weight:g}"
+
+
 REPORT = Unit(
     "report", reports_of, unknown="Coverage: an answer names a report that is not in this task."
 )
@@ -162,6 +179,7 @@ class RubricCoverageTask(TaskSpec):
         coverage = payload.get("coverage") or {}
         options = BINARY if self.binary(page) else GRADED
         rows = []
+        weighted = has_weights(page.rubric_items)
         for n, item in enumerate(page.rubric_items, start=1):
             groups = [
                 radio_group(
@@ -174,7 +192,8 @@ class RubricCoverageTask(TaskSpec):
                 )
                 for r in page.reports
             ]
-            rows.append({"item": item, "n": n, "groups": groups})
+            rows.append({"item": item, "n": n, "groups": groups,
+                         "weight": weight_text(item.weight) if weighted else None})  # fmt: skip
         return {"rows": rows, "binary": self.binary(page)}
 
 

@@ -25,7 +25,9 @@ def home(request):
     if roles.is_annotator(request.user):
         context["assignments"] = (
             visible_assignments(request.user.annotator)  # as the queue: nothing withdrawn
-            .select_related("question")
+            # the study names each row: the list mixes every study's tasks (a study's name
+            # is the annotator's to see, never a system's)
+            .select_related("question", "study")
             .order_by("position", "id")
         )
         context["adjudications"] = waiting_adjudications(request.user.annotator)

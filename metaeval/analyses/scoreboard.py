@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from judges.scoring import researcherbench as rb
 from judges.scoring.scholarqa import METRICS as SCHOLARQA_METRICS
 from metaeval.loaders.pairwise import PairwiseData
 from metaeval.loaders.scoreboard import JudgeRows
@@ -43,11 +44,20 @@ class Board:
 
 
 RESEARCHERBENCH = Board(
-    "researcherbench", "ResearcherBench: rubric coverage per system", "004 §4.1 eq. 2, Table 3",
-    "reports", (Metric("coverage", "Coverage S_c",
-                       "mean over the system's reports of S_c = Σ w_i·b_i / Σ w_i over every "
-                       "rubric item the judge scored (the benchmark's figure; not restricted "
-                       "to the items an expert labelled)"),),
+    "researcherbench", "ResearcherBench: rubric coverage and factual scores per system",
+    "004 §4.1 eq. 2, §4.2 eq. 4, Table 3", "reports",
+    (Metric("coverage", "Coverage S_c",
+            "mean over the system's reports of S_c = Σ w_i·b_i / Σ w_i over every "
+            "rubric item the judge scored (the benchmark's figure; not restricted "
+            "to the items an expert labelled)"),
+     Metric("faithfulness", "Faithfulness S_f",
+            "mean over the system's reports of S_f = supported / cited claims from the "
+            "judge's claim-support verdicts; 'partial' counts supported (the benchmark's "
+            "verifier answers 'yes' when a claim's facts are found 'entirely or "
+            "partially', 004 App. E.5), 'unknown' is left out"),
+     Metric("groundedness", "Groundedness S_g",
+            "mean over the system's reports of S_g = cited / all claims; needs every "
+            "claim of a report, cited or not")),
 )  # fmt: skip
 RESEARCHQA_COVERAGE = Board(
     "researchqa", "ResearchQA: rubric coverage per system", "001 §3.3; METHODS §4",
@@ -149,7 +159,83 @@ def researcherbench_coverage(rows: JudgeRows) -> dict[str, dict[str, float | Non
     return out
 
 
-def _coverage_boards(rows: JudgeRows, rounds: int, seed: int) -> list[dict]:
+#: Concord's claim-support verdict → ResearcherBench's (004 §4.2, App. E.5). The benchmark's
+#: verifier answers 'yes' "if the facts or data in the claim can be found entirely or
+#: partially within the reference content", 'no' only if *none* can be, 'unknown' when
+#: verification is impossible; Concord's judge (and an imported ``claim-verdicts`` file)
+#: says supported / partial / unsupported / unknown. A 'partial' claim is one whose facts
+#: the citations support in part: the benchmark's 'yes', so supported here. Counting it not
+#: supported (the strict reading of ScholarQA-CS2's citation recall, which asks for *full*
+#: support) would lower every S_f below the benchmark's own; the strict figure is in the
+#: cell's note whenever a report of the system has a partial verdict, so nothing is hidden.
+RB_VERDICT = {"supported": rb.SUPPORTED, "partial": rb.SUPPORTED,
+              "unsupported": rb.UNSUPPORTED, "unknown": rb.UNKNOWN}  # fmt: skip
+#: The strict reading, for the note only.
+RB_VERDICT_STRICT = RB_VERDICT | {"partial": rb.UNSUPPORTED}
+
+NO_CLAIM_VERDICTS = (
+    "The judge has no claim-support verdict in this study: run the claim-support task "
+    "(\"Claim citation support\") with this judge, or import its verdicts "
+    "(format claim-verdicts), to see ResearcherBench's faithfulness.")  # fmt: skip
+NO_GROUNDEDNESS = (
+    "Not computed: groundedness is cited claims / all claims of a report (004 eq. 4), and "
+    "Concord's claims are only the cited spans (a span ending in citation markers, METHODS "
+    "§1; an imported verdict is one of those claims), so the claims without a citation are "
+    "never extracted and the denominator is unknown. A figure from the cited claims alone "
+    "would be 1 by construction.")  # fmt: skip
+
+
+def _faithfulness(rows: JudgeRows, claims: JudgeRows | None, judge: str, rounds: int,
+                  seed: int) -> list:  # fmt: skip
+    """Per system (codes of ``rows.systems``): the mean over its reports of S_f =
+    N_supported / N_cited (004 eq. 4, :func:`judges.scoring.researcherbench.faithfulness`)
+    from ``judge``'s claim verdicts, ``unknown`` left out (METHODS §4; a report whose
+    verdicts are all unknown has no S_f) and ``partial`` counted supported
+    (:data:`RB_VERDICT`), with the board's cluster bootstrap over questions."""
+    n_systems = len(rows.systems)
+    j = claims.judges.index(judge) if claims is not None and judge in claims.judges else None
+    if j is None:
+        return [figure(None, 0, undefined=NO_CLAIM_VERDICTS) for _ in range(n_systems)]
+    sel = np.flatnonzero(claims.judge == j)
+    per: dict[int, list] = {}  # report -> [(verdict, count)]
+    where: dict[int, tuple[int, str]] = {}  # report -> (question, system name)
+    for i in sel:
+        r = int(claims.report[i])
+        per.setdefault(r, []).append((str(claims.columns["verdict"][i]),
+                                      int(claims.columns["n"][i])))  # fmt: skip
+        where[r] = (int(claims.question[i]), claims.systems[claims.system[i]])
+    index = {name: k for k, name in enumerate(rows.systems)}
+    reports = [r for r in sorted(per) if where[r][1] in index]
+
+    def scores(mapping):
+        return np.array([rb.faithfulness(mapping.get(v) for v, c in per[r] for _ in range(c))
+                         for r in reports], dtype=float)  # fmt: skip
+
+    score, strict = scores(RB_VERDICT), scores(RB_VERDICT_STRICT)
+    system = np.array([index[where[r][1]] for r in reports], dtype=int)
+    question = np.array([where[r][0] for r in reports], dtype=int)
+    undefined = ("No claim-support verdict of the judge on this system's reports, or only "
+                 "'unknown' ones (left out, METHODS §4).")  # fmt: skip
+    figs = system_means(score, system, question, n_systems, rounds, seed, undefined=undefined)
+    for k, fig in enumerate(figs):
+        mine = [i for i, s in enumerate(system) if s == k]
+        counts = {v: sum(c for r in (reports[i] for i in mine) for w, c in per[r] if w == v)
+                  for v in RB_VERDICT}  # fmt: skip
+        notes = []
+        if counts["partial"] and fig.value is not None:
+            kept = strict[mine][~np.isnan(strict[mine])]
+            notes.append(f"{counts['partial']} of the {sum(counts.values()) - counts['unknown']} "
+                         "known verdicts are 'partial', counted supported (004 App. E.5); "
+                         f"counted not supported: {float(kept.mean()):.4f}.")  # fmt: skip
+        if counts["unknown"]:
+            notes.append(f"{counts['unknown']} 'unknown' verdict(s) left out (METHODS §4).")
+        if notes:
+            figs[k] = replace(fig, note=" ".join(filter(None, (*notes, fig.note))))
+    return figs
+
+
+def _coverage_boards(rows: JudgeRows, claims: JudgeRows | None, rounds: int,
+                     seed: int) -> list[dict]:  # fmt: skip
     out = []
     for j, judge in enumerate(rows.judges):
         mine = rows.judge == j
@@ -163,8 +249,13 @@ def _coverage_boards(rows: JudgeRows, rounds: int, seed: int) -> list[dict]:
             if not sel.any():
                 continue
             figs, n = _report_board(rows, sel, value, weight, rounds, seed)
+            columns = {key: figs}
+            if board is RESEARCHERBENCH:
+                columns["faithfulness"] = _faithfulness(rows, claims, judge, rounds, seed)
+                columns["groundedness"] = [figure(None, 0, undefined=NO_GROUNDEDNESS)
+                                           for _ in rows.systems]  # fmt: skip
             out.append(_describe(board) | {"judge": judge,
-                                           "rows": _rows(rows.systems, {key: figs}, n)})  # fmt: skip
+                                           "rows": _rows(rows.systems, columns, n)})  # fmt: skip
     return out
 
 
@@ -279,11 +370,14 @@ def _pairwise_boards(data: PairwiseData, rounds: int, seed: int) -> list[dict]:
 
 def analyse_scoreboard(coverage: JudgeRows, scores: JudgeRows, deepscholar: JudgeRows,
                        pairwise: PairwiseData | None, rounds: int = 1000,
-                       seed: int = 0) -> dict:  # fmt: skip
+                       seed: int = 0, claims: JudgeRows | None = None) -> dict:  # fmt: skip
     """Every benchmark board the study's judge results support, per judge.
 
-    ``rounds``: bootstrap rounds of the intervals (0: point figures only, with a note)."""
-    boards = _coverage_boards(coverage, rounds, seed)
+    ``rounds``: bootstrap rounds of the intervals (0: point figures only, with a note);
+    ``claims``: the judges' claim-support verdicts
+    (:func:`metaeval.loaders.scoreboard.load_claim_results`), read by ResearcherBench's
+    faithfulness (None: no verdict, the figure is null with a note saying what to run)."""
+    boards = _coverage_boards(coverage, claims, rounds, seed)
     # the per-report coverage score a coverage import also stores is the board above
     skip = {(b["judge"], "rubric_coverage") for b in boards}
     boards += _score_boards(scores, skip, rounds, seed)

@@ -92,6 +92,23 @@ def load_coverage_results(study_id: int, options=None) -> JudgeRows:
     return rows
 
 
+def load_claim_results(study_id: int, options=None) -> JudgeRows:
+    """Every judge claim-support verdict of the study (``JudgeClaimVerdict``: the live
+    claim-support task's, or imported ``claim-verdicts``), counted per (judge, report,
+    verdict) in the database (``n``): ResearcherBench's faithfulness reads how many of a
+    report's cited claims each verdict has (004 §4.2, eq. 4). One query."""
+    from django.db.models import Count
+
+    from judges.models import JudgeClaimVerdict
+
+    qs = JudgeClaimVerdict.objects.filter(report__question__study_id=study_id)
+    names = ("judge__name", "report_id", "report__question_id", "report__system__name",
+             "verdict")  # fmt: skip
+    cols = fetch(_systems(qs, options).values(*names).annotate(n=Count("pk"))
+                 .order_by(*names).values_list(*names, "n"), 6)  # fmt: skip
+    return _rows(cols, ("verdict", "n"), {"verdict": _objects, "n": floats})
+
+
 def load_score_results(study_id: int, options=None) -> JudgeRows:
     """Every per-report judge score of the study (``JudgeScore``: ScholarQA-CS2's metrics,
     imported CSV metrics, derived coverage).

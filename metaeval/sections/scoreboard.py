@@ -1,9 +1,11 @@
 """Each benchmark's own scoreboard from its judge results alone (issue 26; docs/ANALYSES.md
-§14): ResearcherBench's coverage S_c (004 Table 3), ResearchQA's coverage % and
-Bradley–Terry leaderboard (001 §3.3, §4.1), DeepScholar-Bench's metrics (002 Table 2) and
+§14): ResearcherBench's coverage S_c, faithfulness S_f and groundedness S_g (004 Table 3),
+ResearchQA's coverage % and Bradley–Terry leaderboard (001 §3.3, §4.1), DeepScholar-Bench's metrics (002 Table 2) and
 ScholarQA-CS2's judge metrics (003 §3), per judge and system with cluster-bootstrap CIs.
 Shown first, before any expert label exists; the judge-vs-human sections follow it once
 experts have labelled."""
+
+import numpy as np
 
 from judges.models import JudgePairwise
 
@@ -11,6 +13,7 @@ from ..analyses.scoreboard import analyse_scoreboard
 from ..analysis_schema import ScoreboardAnalysisSerializer
 from ..loaders.pairwise import load_pairwise
 from ..loaders.scoreboard import (
+    load_claim_results,
     load_coverage_results,
     load_deepscholar_results,
     load_score_results,
@@ -32,7 +35,9 @@ ELO = ("elo", "bootstrap_median", "bootstrap_sd")
 def _compute(analysis):
     """Six queries (three loaders, the names of the scores' judges and systems, and one
     ``EXISTS`` for pairwise verdicts) whatever the study holds, a seventh for the nugget
-    counts when a judge labelled nugget support; None when it has no judge result at all."""
+    counts when a judge labelled nugget support, a seventh for the claim-support verdicts
+    when a judge has binary rubric coverage (ResearcherBench's faithfulness); None when it
+    has no judge result at all."""
     sid, options = analysis.study_id, analysis.options
     coverage = _kit.loaded(analysis, "judge_coverage_results",
                            lambda: load_coverage_results(sid, options))  # fmt: skip
@@ -42,8 +47,12 @@ def _compute(analysis):
     if JudgePairwise.objects.filter(left__question__study_id=sid).exists():
         pairwise = _kit.loaded(analysis, "pairwise",
                                lambda: load_pairwise(sid, _kit.settings(analysis)))  # fmt: skip
+    claims = None
+    if (~np.isnan(coverage.columns["covered"])).any():  # a ResearcherBench board: S_f
+        claims = load_claim_results(sid, options)
     result = analyse_scoreboard(coverage, scores, deepscholar, pairwise,
-                                rounds=_kit.rounds(analysis), seed=options.seed)  # fmt: skip
+                                rounds=_kit.rounds(analysis), seed=options.seed,
+                                claims=claims)  # fmt: skip
     if not result["boards"]:
         return None
     if options.human_signal is not None:  # never silently ignored (ANALYSES §0)

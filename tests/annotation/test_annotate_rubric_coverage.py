@@ -129,3 +129,53 @@ def test_expertise_matched_coverage_is_exported_in_its_setting(setup):
     assert records and {r["setting"] for r in records} == {"expertise_matched"}
     lines = export_judgments(study, "jsonl").splitlines()
     assert {json.loads(line)["setting"] for line in lines} == {"expertise_matched"}
+
+
+def test_a_weighted_rubric_shows_every_items_weight_a_plain_one_none(setup):
+    """ResearcherBench weighs its items 1–3: a weight-1 item showed no weight beside the
+    others' "(weight 2.0)" and read as unweighted. Every item of a weighted rubric shows
+    its weight as the benchmark writes it ("weight 1"); an unweighted rubric shows none."""
+    import re
+
+    from annotation.models import Rubric, RubricItem
+
+    study, assignment, client, pids = setup
+    url = reverse("annotate:task", args=[assignment.pk])
+    # the builder's rubric: no kind with weights, every weight the default 1
+    html = client.get(url).content.decode()
+    assert "weight" not in " ".join(re.findall(r'<p class="rubric-text">.*?</p>', html))
+    rubric = Rubric.objects.get(question=assignment.question)
+    rubric.kind = "researcherbench"
+    rubric.save()
+    for position, weight in enumerate((1.0, 2.0, 3.0, 1.0)):
+        RubricItem.objects.filter(rubric=rubric, position=position).update(weight=weight)
+    html = client.get(url).content.decode()
+    shown = re.findall(r'<span class="muted small item-weight">\((weight [^)]*)\)</span>', html)
+    assert shown == ["weight 1", "weight 2", "weight 3", "weight 1"]
+    assert "weight 2.0" not in html
+    # a rubric of no weighted kind whose items carry weights shows them too
+    rubric.kind = "expert"
+    rubric.save()
+    RubricItem.objects.filter(rubric=rubric, position=2).update(weight=1.5)
+    html = client.get(url).content.decode()
+    shown = re.findall(r'<span class="muted small item-weight">\((weight [^)]*)\)</span>', html)
+    assert shown == ["weight 1", "weight 2", "weight 1.5", "weight 1"]
+
+
+def test_submit_sends_the_browser_to_the_next_tasks_address(setup, annotator_user):
+    """After Submit the address must be the next task's, not the old /annotate/<id>/: the
+    htmx answer is HX-Redirect to it, which htmx 2 follows with a full navigation
+    (``location.href``: the address changes; tests/browser/test_task_navigation.py checks
+    it in Chromium). Without htmx, a 302 to it."""
+    study, assignment, client, pids = setup
+    second = make_assignment(annotator_user.annotator,
+                             make_question(study, n_reports=3, rubric_items=4),
+                             "rubric_coverage", position=1)  # fmt: skip
+    response = submit(client, assignment, full(pids))
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == reverse("annotate:task", args=[second.pk])
+    # the second, submitted without htmx: a redirect to the queue, the last task done
+    by_pk = dict(Report.objects.values_list("pk", "public_id"))
+    data = full([by_pk[pk] for pk in second.report_order])
+    response = client.post(reverse("annotate:submit", args=[second.pk]), data)
+    assert response.status_code == 302 and response["Location"] == reverse("annotate:queue")

@@ -39,3 +39,29 @@ def test_researcher_home_links_to_reports_and_progress(client, researcher_user):
 def test_anonymous_home_redirects_to_login(client, db):
     response = client.get(reverse("home"))
     assert response.status_code == 302 and reverse("login") in response["Location"]
+
+
+@pytest.mark.django_db
+def test_the_annotators_queue_names_each_rows_study_never_a_system(client, annotator_user):
+    """The home page's queue mixes the tasks of every study the annotator works in: each
+    row names its study (an annotator may see study names), never a system."""
+    import re
+
+    from annotation.models import System
+    from tests.builders.content import make_assignment, make_question, make_study
+
+    me = annotator_user.annotator
+    first, second = make_study("Memorization study"), make_study("RAG limits study")
+    make_assignment(me, make_question(first), "pairwise", position=0)
+    make_assignment(me, make_question(second), "medal_ranking", position=1)
+    make_assignment(me, make_question(first), "pairwise", position=2)
+    client.force_login(annotator_user)
+    body = client.get(reverse("home")).content.decode()
+    assert "<th>Study</th>" in body
+    assert re.findall(r"<td data-study>([^<]*)</td>", body) == [
+        "Memorization study",
+        "RAG limits study",
+        "Memorization study",
+    ]
+    for name in System.objects.values_list("name", flat=True):
+        assert name not in body

@@ -286,9 +286,10 @@ def test_researcherbench_on_the_released_rubric_equals_the_benchmarks_average():
 
 
 def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
-    """Six queries whatever the study's size: the judge's labels are summed per report in
-    the database (a ResearchQA-scale study holds millions of them); the scores' judges and
-    systems are named by two small queries (issue 29)."""
+    """Seven queries whatever the study's size: the judge's labels are summed per report
+    in the database (a ResearchQA-scale study holds millions of them); the scores' judges
+    and systems are named by two small queries (issue 29); a ResearcherBench board counts
+    its judges' claim verdicts per report and verdict in one more (faithfulness)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -298,7 +299,7 @@ def test_the_scoreboard_reads_sums_in_a_constant_number_of_queries(rb):
     section = {s.key: s for s in sections.registered()}["scoreboard"]
     with CaptureQueriesContext(connection) as queries:
         sections.Analysis(rb.pk, ReportOptions()).result(section)
-    assert len(queries) == 6, [q["sql"][:80] for q in queries]
+    assert len(queries) == 7, [q["sql"][:80] for q in queries]
 
 
 def test_judge_results_alone_leave_out_the_judge_card_with_one_line(client, rb):
@@ -346,3 +347,79 @@ def test_the_released_shape_imports_through_the_study_import_page(client, admin_
     value = {r["system"]: r["figures"]["coverage"]["value"] for r in board["rows"]}
     assert value == {"sonar-reasoning-pro": pytest.approx(SONAR),
                      "gpt-4o-search-preview": pytest.approx(GPT4O)}  # fmt: skip
+
+
+#: system -> question -> the judge's claim-support verdicts of the report's cited claims
+CLAIM_VERDICTS = {
+    "sonar-reasoning-pro": {
+        "1": ["supported", "supported", "unsupported"],
+        "2": ["partial", "unsupported", "unknown"],
+        "3": ["unknown"],
+    },
+    "gpt-4o-search-preview": {
+        "1": ["supported"],
+        "2": ["unsupported", "unsupported", "supported", "supported"],
+    },
+}
+# By hand from 004 eq. 4, S_f = N_supported / N_cited per report, 'unknown' left out
+# (METHODS §4), 'partial' counted supported (004 App. E.5: the verifier's 'yes' is facts
+# found "entirely or partially"); the system's figure is the mean over its reports:
+#   sonar q1 2/3, q2 1/2 (partial supported, unknown out), q3 only unknown: no S_f
+SONAR_SF = (2 / 3 + 1 / 2) / 2  # 0.583333…, over 2 reports
+SONAR_SF_STRICT = (2 / 3 + 0 / 2) / 2  # 0.3333: partial counted not supported
+#   gpt-4o q1 1/1, q2 2/4
+GPT4O_SF = (1 + 2 / 4) / 2  # 0.75
+
+
+def test_researcherbench_faithfulness_and_groundedness_from_the_claim_verdicts(client, rb):
+    """004 §4.2 / Table 3: the board shows S_f from the judge's claim-support verdicts and
+    S_g null with a note (Concord's claims are only the cited spans); a judge without
+    claim verdicts has S_f null with a note naming the task to run."""
+    from judges.models import JudgeClaimVerdict
+
+    judge = Judge.objects.get(name="o3-mini")
+    for system, per_question in CLAIM_VERDICTS.items():
+        for qid, verdicts in per_question.items():
+            report = Report.objects.get(question__study=rb, question__external_id=qid,
+                                        system__name=system)  # fmt: skip
+            for i, v in enumerate(verdicts):
+                JudgeClaimVerdict.objects.create(judge=judge, report=report, key=f"p1:{i}-{i + 1}",
+                                                 text=f"claim {i}", verdict=v)  # fmt: skip
+    # a second judge with coverage and no claim verdict
+    for system in COVERED:
+        import_judge_scores(_released_shape(system), study=rb.name, judge="gpt-4.1",
+                            format="researcherbench")  # fmt: skip
+    cache.clear()
+    # the API, the table, the figure, the page and the offline HTML
+    got = everywhere(client, rb, "scoreboard", "scoreboard", "scoreboard", "?bootstrap=200")
+    board = _board(got, "researcherbench", "o3-mini")
+    assert [m["key"] for m in board["metrics"]] == ["coverage", "faithfulness", "groundedness"]
+    rows = {r["system"]: r["figures"] for r in board["rows"]}
+    sonar, gpt = rows["sonar-reasoning-pro"], rows["gpt-4o-search-preview"]
+    assert sonar["faithfulness"]["value"] == pytest.approx(SONAR_SF)
+    assert sonar["faithfulness"]["n"] == 2  # q3's report has only an unknown verdict
+    assert gpt["faithfulness"]["value"] == pytest.approx(GPT4O_SF)
+    assert gpt["faithfulness"]["n"] == 2
+    # the interval is the board's bootstrap over questions
+    assert sonar["faithfulness"]["low"] <= SONAR_SF <= sonar["faithfulness"]["high"]
+    # the partial and unknown verdicts are counted in the note, with the strict figure
+    note = sonar["faithfulness"]["note"]
+    assert "1 of the 5 known verdicts are 'partial'" in note
+    assert f"{SONAR_SF_STRICT:.4f}" in note and "2 'unknown' verdict(s) left out" in note
+    assert gpt["faithfulness"]["note"] is None
+    # coverage unchanged, still the rank
+    assert sonar["coverage"]["value"] == pytest.approx(SONAR)
+    assert [r["system"] for r in board["rows"]][0] == "gpt-4o-search-preview"
+    for figs in rows.values():  # never a number from the cited claims alone
+        g = figs["groundedness"]
+        assert g["value"] is None and "only the cited spans" in g["note"]
+    other = _board(got, "researcherbench", "gpt-4.1")
+    for r in other["rows"]:
+        f = r["figures"]["faithfulness"]
+        assert f["value"] is None and "run the claim-support task" in f["note"]
+    # on the page: the two columns beside coverage
+    text = _board(command(rb, "scoreboard"), "researcherbench", "o3-mini")
+    assert {r["system"]: r["figures"]["faithfulness"]["value"] for r in text["rows"]} == {
+        "sonar-reasoning-pro": pytest.approx(SONAR_SF),
+        "gpt-4o-search-preview": pytest.approx(GPT4O_SF),
+    }
