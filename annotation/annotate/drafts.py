@@ -44,6 +44,7 @@ from django.utils import timezone
 
 from annotation import webhooks
 from annotation.models import Assignment, Draft, DraftVersion
+from annotation.models.quality import FROZEN, frozen
 
 from .base import Problems, TaskSpec
 from .page import TaskPage
@@ -222,6 +223,16 @@ def _adopt(spec: TaskSpec, page: TaskPage, draft: Draft) -> None:
     _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT)
     draft.submitted_version = draft.version
     draft.save()
+    # The version is the submission the writer recorded: it carries the assignment's
+    # submission time (an import's, the demo's), not the time the page was first opened.
+    # A writer that left no time (none known) keeps the adoption's.
+    when = page.assignment.submitted_at
+    if when is not None:
+        DraftVersion.objects.filter(assignment=page.assignment, version=draft.version).update(
+            created_at=when
+        )
+        Draft.objects.filter(pk=draft.pk).update(updated_at=when)
+        draft.updated_at = when
 
 
 def adopt(spec: TaskSpec, page: TaskPage) -> Draft:
@@ -267,6 +278,8 @@ def save_draft(
         _adopt(spec, page, draft)
         if draft.submitted_version is not None:
             return _conflict(draft, "Not saved: this assignment is already submitted.")
+        if frozen(page.assignment):  # the draft stays as it was
+            return _conflict(draft, f"Not saved: {FROZEN}")
         if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         changed = payload != draft.payload
@@ -305,6 +318,8 @@ def submit(
             return _conflict(
                 draft, "Not saved: this assignment is already submitted with different answers."
             )
+        if frozen(page.assignment):  # the draft stays as it was, unsubmitted
+            return _conflict(draft, f"Not submitted: {FROZEN}")
         if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         problems: Problems = spec.check(payload, page, final=True)
