@@ -20,8 +20,12 @@ draft) is *adopted*: the first time the page is opened, saved, submitted or reop
 (:func:`adopt`), the answers the stored rows hold (``TaskSpec.stored_answers``, the inverse
 of ``persist``) become the draft's submitted version. From then on it is a submitted
 assignment like any other: shown read-only with its answers, its submit refused unless
-reopened, reopened within the same rules, its history showing that version. Before, such a
-page showed an empty, editable form whose submit overwrote the stored labels.
+reopened, reopened within the same rules, its history showing that version, stamped with the
+assignment's ``submitted_at`` (the history lists it from the assignment before the page is
+first opened: ``annotation.history.unopened``). Before, such a page showed an empty,
+editable form whose submit overwrote the stored labels. What the rows do not hold (scores
+stored without the labels they came from) is shown unanswered, never filled with the
+page's defaults, and said (``TaskSpec.unstored``).
 
 Why the page reads the rows rather than each writer making the draft: the judgment rows are
 what every analysis reads, the one source of truth; a draft is only the form's copy of
