@@ -14,8 +14,9 @@ import json
 from dataclasses import dataclass
 
 from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef
 
-from annotation.models import DraftVersion, Report
+from annotation.models import Assignment, Draft, DraftVersion, Report
 from annotation.permissions import visible_assignments
 from annotation.rendering import report_label
 
@@ -71,3 +72,25 @@ def of_study(study, *, annotator_id=None, assignment_id=None):
     if assignment_id is not None:
         qs = qs.filter(assignment_id=assignment_id)
     return qs
+
+
+def unopened(assignments) -> list[Assignment]:
+    """Of ``assignments``, the submitted ones whose submission has no version yet: written
+    by the demo, an import or a release (judgment rows, the assignment marked submitted,
+    no draft), their page never opened. Opening it adopts the stored answers as version 1,
+    stamped with ``submitted_at`` (``annotation.annotate.drafts.adopt``); until then the
+    history lists each as that submission, from the assignment alone.
+
+    Why read, not adopt here: a history page is a GET that writes nothing, and adopting
+    reads each task's stored answers with its reports rendered (a reader per task type,
+    queries per assignment), where this is one query however many there are. Newest
+    first."""
+    submitted_version = Draft.objects.filter(
+        assignment=OuterRef("pk"), submitted_version__isnull=False
+    )
+    return list(
+        assignments.filter(status=Assignment.Status.SUBMITTED)
+        .exclude(Exists(submitted_version))
+        .select_related("question", "annotator")
+        .order_by("-submitted_at", "-pk")
+    )

@@ -42,6 +42,36 @@ class Needs:
         return self.nuggets or self.exemplar or self.references
 
 
+def spoken_list(items) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    items = list(items)
+    return (
+        ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + (items[-1] if items else "")
+    )
+
+
+@dataclass(frozen=True)
+class Unstored:
+    """What submitted work lacks because it was stored without it (the demo and an import
+    may store only some parts of a task's answers: metric-wise scores without the labels
+    they were computed from). The page shows those parts unanswered, never a default
+    standing for an answer, and says so up front; once reopened, it says what the
+    annotator gives before they can submit again (``to_give``), not at the submit."""
+
+    #: The parts not stored ("per-paragraph relevance labels", "ratings", …).
+    parts: tuple[str, ...]
+    #: What the annotator gives to submit it again (read from the current answers).
+    to_give: tuple[str, ...] = ()
+    #: Only scores were stored (metric-wise's from an import or the demo).
+    scores_only: bool = False
+
+    @property
+    def parts_text(self) -> str:
+        """ "its ratings and claims are not stored", "its medal ranking is not stored"."""
+        plural = len(self.parts) > 1 or self.parts[0].endswith("s")
+        return f"its {spoken_list(self.parts)} {'are' if plural else 'is'} not stored"
+
+
 @dataclass
 class Problems:
     """Errors refuse a save; warnings are shown but a draft is still kept."""
@@ -124,6 +154,14 @@ class TaskSpec:
         and a release import write the rows and mark assignments submitted. The page reads
         them here (``drafts.answers_of``), so the rows stay the one source of truth and no
         writer needs to know the form's payload (``drafts`` says why)."""
+        return None
+
+    def unstored(self, stored: dict[str, Any], current: dict[str, Any], page: TaskPage):
+        """What the submitted answers ``stored`` (the version shown read-only, or the one
+        reopened) lack because they were stored without it, with what ``current`` (the
+        answers the page holds now) still needs to be submitted: an :class:`Unstored`, or
+        None when nothing is missing. None by default: a task's stored rows are its whole
+        answer (each reader reads them all back)."""
         return None
 
     def context(self, payload: dict[str, Any], page: TaskPage) -> dict[str, Any]:

@@ -20,8 +20,12 @@ draft) is *adopted*: the first time the page is opened, saved, submitted or reop
 (:func:`adopt`), the answers the stored rows hold (``TaskSpec.stored_answers``, the inverse
 of ``persist``) become the draft's submitted version. From then on it is a submitted
 assignment like any other: shown read-only with its answers, its submit refused unless
-reopened, reopened within the same rules, its history showing that version. Before, such a
-page showed an empty, editable form whose submit overwrote the stored labels.
+reopened, reopened within the same rules, its history showing that version, stamped with the
+assignment's ``submitted_at`` (the history lists it from the assignment before the page is
+first opened: ``annotation.history.unopened``). Before, such a page showed an empty,
+editable form whose submit overwrote the stored labels. What the rows do not hold (scores
+stored without the labels they came from) is shown unanswered, never filled with the
+page's defaults, and said (``TaskSpec.unstored``).
 
 Why the page reads the rows rather than each writer making the draft: the judgment rows are
 what every analysis reads, the one source of truth; a draft is only the form's copy of
@@ -44,6 +48,7 @@ from django.utils import timezone
 
 from annotation import webhooks
 from annotation.models import Assignment, Draft, DraftVersion
+from annotation.models.quality import FROZEN, frozen
 
 from .base import Problems, TaskSpec
 from .page import TaskPage
@@ -222,6 +227,16 @@ def _adopt(spec: TaskSpec, page: TaskPage, draft: Draft) -> None:
     _new_version(draft, payload, page, DraftVersion.Kind.SUBMIT)
     draft.submitted_version = draft.version
     draft.save()
+    # The version is the submission the writer recorded: it carries the assignment's
+    # submission time (an import's, the demo's), not the time the page was first opened.
+    # A writer that left no time (none known) keeps the adoption's.
+    when = page.assignment.submitted_at
+    if when is not None:
+        DraftVersion.objects.filter(assignment=page.assignment, version=draft.version).update(
+            created_at=when
+        )
+        Draft.objects.filter(pk=draft.pk).update(updated_at=when)
+        draft.updated_at = when
 
 
 def adopt(spec: TaskSpec, page: TaskPage) -> Draft:
@@ -267,6 +282,8 @@ def save_draft(
         _adopt(spec, page, draft)
         if draft.submitted_version is not None:
             return _conflict(draft, "Not saved: this assignment is already submitted.")
+        if frozen(page.assignment):  # the draft stays as it was
+            return _conflict(draft, f"Not saved: {FROZEN}")
         if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         changed = payload != draft.payload
@@ -305,6 +322,8 @@ def submit(
             return _conflict(
                 draft, "Not saved: this assignment is already submitted with different answers."
             )
+        if frozen(page.assignment):  # the draft stays as it was, unsubmitted
+            return _conflict(draft, f"Not submitted: {FROZEN}")
         if _is_stale(draft, base_version, client, payload):
             return _conflict(draft, _stale_message(draft))
         problems: Problems = spec.check(payload, page, final=True)

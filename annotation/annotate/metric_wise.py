@@ -35,7 +35,7 @@ from concord.query import is_digits
 from ..quality import labels as ql
 from ..rendering import letters, selectable_letters, source_html, source_of
 from . import qc, scores
-from .base import Needs, Problems, TaskSpec, demote, reports_of
+from .base import Needs, Problems, TaskSpec, Unstored, demote, reports_of, spoken_list
 from .form import Choices, Field, Form, Unit, as_int, json_list
 from .medal_ranking import (
     MEDAL,
@@ -472,16 +472,24 @@ class MetricWiseTask(TaskSpec):
     def stored_answers(self, page):
         return stored_answers(page)
 
+    def unstored(self, stored, current, page):
+        return unstored(stored, current, page)
+
     def context(self, payload, page):
         relevance = payload.get("relevance") or {}
         ratings = payload.get("ratings") or {}
         claims = payload.get("claims") or {}
         panels = []
         disabled = page.assignment.status == "submitted"
+        # R preselected is the fresh page's default (the guidelines: "R — Relevant
+        # (default)"; a paragraph left so is relevant). Work submitted once (shown, or
+        # reopened) shows only the labels it holds: work stored without them (the demo,
+        # an import of scores) showed every paragraph R, labels nobody gave.
+        default = None if _was_submitted(page.assignment) else "R"
         for report in page.reports:
             labels = relevance.get(report.public_id) or {}
             for p in report.paragraphs:
-                p.relevance = labels.get(str(p.number), "R")
+                p.relevance = labels.get(str(p.number), default)
             report.controls = partial(relevance_controls, disabled=disabled)
             given = ratings.get(report.public_id) or {}
             panels.append(
@@ -516,6 +524,75 @@ class MetricWiseTask(TaskSpec):
             "claims_min": page.study.setting("claims_min"),
             "claims_max": page.study.setting("claims_max"),
         }
+
+
+def _was_submitted(assignment) -> bool:
+    """Submitted, or reopened since (the page's ``with_review_state`` says so)."""
+    return (
+        assignment.status == "submitted" or getattr(assignment, "revision_reason", None) is not None
+    )
+
+
+def _missing(payload: dict, page: TaskPage) -> dict[str, list[str]]:
+    """The reports (labels) each part of ``payload`` has no answer for."""
+    relevance = payload.get("relevance") or {}
+    ratings = payload.get("ratings") or {}
+    claims = payload.get("claims") or {}
+    needs_claims = int(page.study.setting("claims_min")) > 0
+    missing: dict[str, list[str]] = {"relevance": [], "ratings": [], "claims": []}
+    for r in page.reports:
+        labels = relevance.get(r.public_id) or {}
+        if any(str(p.number) not in labels for p in r.paragraphs):
+            missing["relevance"].append(r.label)
+        if set(DIMENSION_KEYS) - set(ratings.get(r.public_id) or {}):
+            missing["ratings"].append(r.label)
+        if needs_claims and not claims.get(r.public_id):
+            missing["claims"].append(r.label)
+    missing["ranking"] = [] if payload.get("medals") else ["the reports"]
+    return missing
+
+
+#: How the notice names each part.
+PART_NAMES = {
+    "relevance": "per-paragraph relevance labels",
+    "ratings": "ratings",
+    "claims": "claims",
+    "ranking": "medal ranking",
+}
+
+
+def unstored(stored: dict, current: dict, page: TaskPage) -> Unstored | None:
+    """The parts ``stored`` holds no answer for (:meth:`TaskSpec.unstored`). A part counts
+    as not stored only when none of it is (a page-submitted answer holds every part: its
+    relevance radios are all posted, its ratings and ranking required, its claims too when
+    the study asks for some). What ``current`` still needs is named report by report."""
+    gone = {k: v for k, v in _missing(stored, page).items() if v}
+    if not gone:
+        return None
+    need = _missing(current, page)
+    low, high = page.study.setting("claims_min"), page.study.setting("claims_max")
+    to_give = []
+    if need["relevance"]:
+        to_give.append(f"mark the relevance of each paragraph of {spoken_list(need['relevance'])} "
+                       "(a paragraph left unmarked is stored as R, relevant)")  # fmt: skip
+    if need["ratings"]:
+        to_give.append(f"rate {spoken_list(need['ratings'])} on all {len(DIMENSION_KEYS)} "
+                       "dimensions")  # fmt: skip
+    if need["claims"]:
+        to_give.append(f"select {low}–{high} claims of {spoken_list(need['claims'])} and judge "
+                       "their citations")  # fmt: skip
+    if need["ranking"]:
+        to_give.append("rank the reports with medals")
+    # scores stored and none of the labels they are computed from (the ranking is the
+    # annotator's one ranking of the question, which another task may have stored)
+    scores_only = {"relevance", "ratings", "claims"} <= set(gone) and (
+        HumanMetricScore.objects.filter(assignment=page.assignment).exists()
+    )
+    return Unstored(
+        parts=tuple(PART_NAMES[k] for k in PART_NAMES if k in gone),
+        to_give=tuple(to_give),
+        scores_only=scores_only,
+    )
 
 
 def relevance_controls(report, paragraph, *, disabled: bool = False) -> SafeString:

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Draft, Flag, Reopening
-from annotation.models.quality import is_qualification_item
+from annotation.models.quality import FROZEN, frozen, is_qualification_item
 
 from . import drafts
 from .page import TaskPage, with_review_state  # noqa: F401 (re-exported)
@@ -61,33 +61,47 @@ def flag(page: TaskPage, *, reason: str, about: str, note: str = "", skip: bool 
 
 def author_may_reopen(assignment: Assignment, now=None) -> bool:
     """Within the study's window, except a qualification item: its first answer counts, so
-    reopening it would let an annotator try answers until one passes (issue 24)."""
+    reopening it would let an annotator try answers until one passes (issue 24); nor work of
+    an annotator who failed the study's qualification round (``quality.frozen``)."""
     hours = assignment.study.setting("reopen_hours") or 0
     if assignment.status != Assignment.Status.SUBMITTED or not assignment.submitted_at:
         return False
     now = now or timezone.now()
     within = hours > 0 and now - assignment.submitted_at <= timedelta(hours=hours)
-    return within and not is_qualification_item(assignment)
+    return within and not is_qualification_item(assignment) and not frozen(assignment)
 
 
 def reopen(assignment: Assignment, *, by, by_author: bool, reason: str = "") -> Reopening:
     """Open a submitted judgment again. An author only within the study's window; nobody,
     an admin included, a qualification item: its first answer decides the qualification, and
     a revision would let the annotator answer again until they pass, or overwrite the answer
-    a decided result was computed from (issue 24); an override is the way to change it."""
+    a decided result was computed from (issue 24); an override is the way to change it.
+    Nobody either the work of an annotator who failed the round (``quality.frozen``): it
+    could never be saved nor submitted again."""
     if not by_author and is_qualification_item(assignment):
         raise Refused(
             f"assignment {assignment.pk}: it is a qualification item; its first answer decides "
             "the qualification, so it cannot be returned for revision. To change the result, "
             "override it (pass or fail by hand, with a reason) on the study's quality page."
         )
-    if by_author and not author_may_reopen(assignment):
-        hours = assignment.study.setting("reopen_hours") or 0
-        if hours and is_qualification_item(assignment):
-            raise Refused(
-                f"assignment {assignment.pk}: a qualification item cannot be reopened by its "
-                "author; its first answer counts."
+    hours = assignment.study.setting("reopen_hours") or 0
+    if by_author and hours and is_qualification_item(assignment):
+        raise Refused(
+            f"assignment {assignment.pk}: a qualification item cannot be reopened by its "
+            "author; its first answer counts."
+        )
+    if frozen(assignment):  # said before the window: the reason that holds whatever the time
+        said = (
+            FROZEN
+            if by_author
+            else (
+                "its annotator did not qualify for this study, so their work in it is frozen "
+                "(kept, but not reopened, saved or submitted). To return it, pass them by hand "
+                "first on the study's quality page."
             )
+        )
+        raise Refused(f"assignment {assignment.pk}: {said}")
+    if by_author and not author_may_reopen(assignment):
         raise Refused(
             f"assignment {assignment.pk}: "
             + (

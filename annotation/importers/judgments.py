@@ -783,10 +783,11 @@ def _assignments(study, rows: list[_Row], people: dict, rep: ImportReport) -> di
         ):
             reports.setdefault(q, []).append(pk)
         now = timezone.now()
+        at = _answered_at(rows, lambda r: (people[r.annotator], r.question, r.task, r.setting))
         Assignment.objects.bulk_create([
             Assignment(study=study, annotator_id=a, question_id=q, task=t, setting=s,
                        report_order=reports.get(q, []), status=Assignment.Status.SUBMITTED,
-                       submitted_at=now)
+                       submitted_at=at.get((a, q, t, s), now))
             for a, q, t, s in missing
         ])  # fmt: skip
         rep.count("created", "Assignment", len(missing))
@@ -1064,10 +1065,33 @@ def _submit_assignments(study, rows: list[_Row], people: dict, rep: ImportReport
         if task in wanted.get((a, q, setting), wanted.get((a, q, ""), ()))
     ]
     if answered:
-        Assignment.objects.filter(pk__in=answered).update(
-            status=Assignment.Status.SUBMITTED, submitted_at=timezone.now()
-        )
+        now = timezone.now()
+        at = _answered_at(rows, lambda r: (people[r.annotator], r.question, r.setting))
+        by_time: dict[datetime, list[int]] = {}
+        for pk, a, q, setting, _ in open_:
+            if pk in answered:
+                when = at.get((a, q, setting)) or at.get((a, q, "")) or now
+                by_time.setdefault(when, []).append(pk)
+        for when, pks in by_time.items():  # one UPDATE per distinct time (most: one)
+            Assignment.objects.filter(pk__in=pks).update(
+                status=Assignment.Status.SUBMITTED, submitted_at=when
+            )
         rep.count("updated", "Assignment", len(answered))
+
+
+def _answered_at(rows: list[_Row], key) -> dict[tuple, datetime]:
+    """The latest time the records of each ``key`` give (``updated_at``, else
+    ``created_at``): when the judgment was submitted, which the assignment the import marks
+    submitted carries (and the page's adopted version with it: ``drafts.adopt``). Before,
+    it carried the import's time. A key whose records give none is left out (the import's
+    time)."""
+    at: dict[tuple, datetime] = {}
+    for r in rows:
+        when = r.times.get("updated_at") or r.times.get("created_at")
+        if when is not None:
+            k = key(r)
+            at[k] = max(at.get(k, when), when)
+    return at
 
 
 def dump(study, setting: str | None = None, annotator: str | None = None) -> dict[str, str]:

@@ -280,6 +280,28 @@ def requires_qualification(config: dict | None) -> bool:
     return bool((config or {}).get("qualification_required"))
 
 
+#: Why a failed annotator's work cannot change (the save, submit and reopen refusals say it).
+FROZEN = (
+    "you did not qualify for this study, so your work in it can no longer be changed "
+    "(what you saved is kept). Please contact the study admin if you have questions."
+)
+
+
+def frozen(assignment) -> bool:
+    """Whether ``assignment``'s work is frozen: its annotator's qualification round in a
+    study that requires one is decided failed (computed or by an override). Their
+    submitted work stays visible (:func:`released`) and nothing of it is deleted, but it
+    is not reopened (by them or returned by an admin), and what is unsubmitted or returned
+    is neither saved nor submitted: a failed annotator's labels count nowhere, and a
+    revision would be work done after the decision (docs/QUALITY.md). A pass by hand
+    unfreezes it. No query for a study without the round; one otherwise."""
+    if not requires_qualification(assignment.study.config):
+        return False
+    return QualificationResult.objects.filter(
+        study_id=assignment.study_id, annotator_id=assignment.annotator_id, passed=False
+    ).exists()
+
+
 def is_qualification_item(assignment) -> bool:
     """Whether ``assignment`` is one of its study's qualification items (its task and
     question carry a qualification ``GoldItem``)."""

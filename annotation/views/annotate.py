@@ -6,7 +6,7 @@ from functools import wraps
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.template.loader import render_to_string
@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.annotate import drafts, review
+from annotation.annotate.base import TaskSpec
 from annotation.annotate.page import (
     TaskPage,
     annotator_of,
@@ -23,11 +24,20 @@ from annotation.annotate.page import (
     with_review_state,
 )
 from annotation.annotate.registry import SPECS
-from annotation.models import Assignment, Draft, Flag, Guidelines, Report, Study
-from annotation.models.quality import held_studies, is_qualification_item, qualification_tasks
+from annotation.models import (
+    Assignment,
+    Draft,
+    DraftVersion,
+    Flag,
+    Guidelines,
+    Reopening,
+    Report,
+    Study,
+)
+from annotation.models.quality import frozen, is_qualification_item
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
-from annotation.views.home import waiting_adjudications
+from annotation.views.home import qualification_notices, waiting_adjudications
 from concord.errors import refused_page
 
 GUIDELINE_TASKS = set(SPECS)
@@ -97,15 +107,20 @@ def _status(request, result: drafts.SaveResult, *, submitted=False) -> HttpRespo
 
 def _page_response(request, page, payload, *, draft, result=None, status=200, preview=False):
     spec = SPECS[page.assignment.task]
+    # a failed qualification freezes the annotator's work in the study (quality.frozen)
+    is_frozen = not preview and frozen(page.assignment)
     context = {
         "page": page,
         "spec": spec,
         "payload": payload,
         "draft": draft,
         "client_id": secrets.token_hex(8),
-        # a preview is read-only as a submitted page is: no autosave, no submit
-        "submitted": preview or draft.submitted_version is not None,
+        # a preview is read-only as a submitted page is: no autosave, no submit; so is
+        # frozen work
+        "submitted": preview or is_frozen or draft.submitted_version is not None,
         "preview": preview,
+        "frozen": is_frozen,
+        "unstored": _unstored(spec, page, payload, draft),
         "progress": progress_of(page.assignment),
         "result": result,
         "task_label": Study.Task(page.assignment.task).label,
@@ -113,10 +128,38 @@ def _page_response(request, page, payload, *, draft, result=None, status=200, pr
         "three_way_tie_allowed": page.study.setting("three_way_tie_allowed"),
         "guidelines_template": f"annotation/annotate/guidelines/{spec.key}.html",
         "flag_reasons": [c for c in Flag.Reason.choices if c[0] != Flag.Reason.NONE_GIVEN],
-        "author_may_reopen": not preview and review.author_may_reopen(page.assignment),
+        "author_may_reopen": not (preview or is_frozen)
+        and review.author_may_reopen(page.assignment),
         **spec.context(payload, page),
     }
     return render(request, spec.template, context, status=status)
+
+
+def _unstored(spec, page, payload, draft):
+    """What the submitted answers lack because they were stored without it (the demo, an
+    import: ``TaskSpec.unstored``): those shown read-only, or, when reopened, those of the
+    version reopened (one query), with what the answers now still need. None for work
+    never submitted."""
+    a = page.assignment
+    if type(spec).unstored is TaskSpec.unstored:  # stores its whole answer: nothing to read
+        return None
+    if draft.submitted_version is not None or a.status == Assignment.Status.SUBMITTED:
+        return spec.unstored(payload, payload, page)
+    if getattr(a, "revision_reason", None) is None:
+        return None
+    reopened = (
+        DraftVersion.objects.filter(
+            assignment=a,
+            version=Subquery(
+                Reopening.objects.filter(assignment=a)
+                .order_by("-created_at", "-pk")
+                .values("version")[:1]
+            ),
+        )
+        .values_list("payload", flat=True)
+        .first()
+    )
+    return spec.unstored(reopened, payload, page) if reopened is not None else None
 
 
 @login_required
@@ -130,27 +173,15 @@ def queue(request):
     )
     studies: dict[int, dict] = {}
     # a study requiring qualification they have not passed: listed even when nothing of it
-    # is shown yet, with where their round stands (failed / waiting for the admin)
-    held = held_studies(annotator)
-    for study in held:
-        studies[study.pk] = {"study": study, "rows": [], "submitted": 0}
+    # is shown yet, with where their round stands (failed / to do / waiting for the admin)
+    for pk, notice in qualification_notices(annotator).items():
+        studies[pk] = {"study": notice["study"], "rows": [], "submitted": 0, "notice": notice}
     for a in assignments:
         group = studies.setdefault(a.study_id, {"study": a.study, "rows": [], "submitted": 0})
         a.available = a.task in SPECS and a.task in (a.study.tasks or [])
         a.task_label = Study.Task(a.task).label if a.task in Study.Task.values else a.task
         group["rows"].append(a)
         group["submitted"] += a.status == Assignment.Status.SUBMITTED
-    items = qualification_tasks([s.pk for s, result in held.items() if result is None])
-    for study, result in held.items():
-        group = studies[study.pk]
-        to_do = any(
-            (a.study_id, a.task, a.question_id) in items
-            and a.status != Assignment.Status.SUBMITTED
-            and not a.skipped
-            for a in group["rows"]
-        )
-        # failed: said plainly; undecided with nothing left to do: waiting for the admin
-        group["qualification"] = "failed" if result is False else None if to_do else "pending"
     ordered = sorted(studies.values(), key=lambda g: (g["study"].name, g["study"].pk))
     context = {"studies": ordered, "adjudications": waiting_adjudications(annotator)}
     return render(request, "annotation/annotate/queue.html", context)

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from annotation import history, roles
-from annotation.models import Annotator, Study
+from annotation.models import Annotator, Assignment, Study
 from annotation.permissions import visible_assignments
 from annotation.views.access import admin_required
 from concord.query import is_digits
@@ -39,6 +39,10 @@ def my_history(request):
     page = history.versions(
         history.of_annotator(annotator, assignment_id), page_number=request.GET.get("page")
     )
+    mine = visible_assignments(annotator)
+    if assignment_id is not None:
+        mine = mine.filter(pk=assignment_id)
+    unopened = history.unopened(mine)
     return render(
         request,
         "annotation/history.html",
@@ -46,6 +50,9 @@ def my_history(request):
             "page": page,
             "assignment": assignment,
             "mine": True,
+            # listed on the first page, newest submissions first; counted on every page
+            "unopened": unopened if page.number == 1 else [],
+            "total": page.paginator.count + len(unopened),
             "coalesce": settings.CONCORD_AUTOSAVE_COALESCE_SECONDS,
         },  # fmt: skip
     )
@@ -64,6 +71,12 @@ def study_history(request, study_id: int):
         labels=False,
     )
     annotators = Annotator.objects.filter(assignments__study=study).distinct().order_by("pseudonym")
+    theirs = Assignment.objects.filter(study=study)
+    if annotator_id is not None:
+        theirs = theirs.filter(annotator_id=annotator_id)
+    if assignment_id is not None:
+        theirs = theirs.filter(pk=assignment_id)
+    unopened = history.unopened(theirs)
     return render(
         request,
         "annotation/history.html",
@@ -74,5 +87,7 @@ def study_history(request, study_id: int):
             "annotator_id": annotator_id,
             "assignment_id": assignment_id,
             "mine": False,
+            "unopened": unopened if page.number == 1 else [],
+            "total": page.paginator.count + len(unopened),
         },
     )

@@ -101,9 +101,8 @@ def test_turning_the_round_on_partway_keeps_submitted_work_and_qualifies_the_aut
     # nothing left for them to do: the round waits for the admin, and the queue says so
     assert "being reviewed" in page and "did not qualify" not in page
     # their history keeps the submitted work, not the held-back one
-    v = DraftVersion.objects.create(
-        assignment=done[expert][1], version=1, author=expert.annotator, payload={"r": "x"}
-    )
+    # (opening it above made its stored answers version 1: ``drafts.adopt``)
+    v = DraftVersion.objects.get(assignment=done[expert][1], version=1)
     hidden = DraftVersion.objects.create(
         assignment=pending[expert], version=1, author=expert.annotator, payload={"r": "y"}
     )
@@ -151,7 +150,11 @@ def test_an_annotator_with_an_item_to_do_sees_it_and_their_submitted_work_withou
     page = queue_of(expert)
     assert task_link(item) in page and all(task_link(a) in page for a in done[expert])
     assert task_link(pending[expert]) not in page
-    assert NOTICE not in page  # not "being reviewed": the round waits for them, not the admin
+    # not "being reviewed": the round waits for them, not the admin; they are told to do
+    # their qualification items first, and that their other task of the study waits
+    assert "being reviewed" not in page and "did not qualify" not in page
+    assert "complete them first" in page
+    assert "1 further task of it is waiting for you once you qualify" in page
 
 
 def test_a_failed_annotator_is_told_plainly_and_a_pending_one_that_it_is_being_reviewed(db):
