@@ -423,3 +423,61 @@ class ReviewForm(forms.Form):
     decision = forms.ChoiceField(
         choices=[(Question.Review.ACCEPTED, "Accept"), (Question.Review.REJECTED, "Reject")]
     )
+
+
+class ExpertiseForm(forms.Form):
+    """One annotator's expertise fields (the Annotators' expertise page): the study's
+    question fields ticked, plus any other written out. A forged annotator id or a ticked
+    field no question of the study carries is refused on that field, nothing saved."""
+
+    annotator = forms.ModelChoiceField(
+        queryset=Annotator.objects.none(),
+        error_messages={"invalid_choice": "no annotator with an account has the id “%(value)s”"},
+    )
+    fields = forms.MultipleChoiceField(
+        choices=(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Fields of this study's questions",
+        error_messages={
+            "invalid_choice": "“%(value)s” is no field of this study's questions (write it "
+            "under “Other fields” to give it anyway)"
+        },
+    )
+    other = forms.CharField(
+        required=False,
+        max_length=5000,
+        label="Other fields",
+        help_text="separated by commas, e.g. fields of other studies; kept as written",
+    )
+
+    def __init__(self, study: Study, *args, **kwargs):
+        from .expertise import annotators, study_fields
+
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = annotators()
+        self.fields["fields"].choices = [(f, f) for f in study_fields(study)]
+
+    def clean_other(self):
+        from .expertise import MAX_CHARS
+
+        fields = parse_fields(self.cleaned_data.get("other") or "")
+        long = [f for f in fields if len(f) > MAX_CHARS]
+        if long:
+            raise forms.ValidationError(
+                f"a field has at most {MAX_CHARS} characters: “{long[0][:40]}…” has {len(long[0])}"
+            )
+        return fields
+
+    def clean(self):
+        from .expertise import MAX_FIELDS
+
+        d = super().clean()
+        if len(self.expertise()) > MAX_FIELDS and "other" not in self.errors:
+            self.add_error("other", f"at most {MAX_FIELDS} fields per annotator")
+        return d
+
+    def expertise(self) -> list[str]:
+        """The ticked fields, then the other ones, each once."""
+        d = self.cleaned_data
+        return list(dict.fromkeys([*(d.get("fields") or ()), *(d.get("other") or ())]))
