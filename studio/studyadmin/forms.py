@@ -19,14 +19,17 @@ from .invitations import MAX_INVITES, parse_fields
 from .planning import PlanSpec
 
 STRATEGY_CHOICES = [
-    ("random", "Random: K annotators per question, drawn at random (003 Setting 1)"),
+    ("random", "Random: K annotators per question, drawn at random"),
     (
         "expertise",
         "By expertise: K annotators whose field is the question's (ResearchQA pools; its own "
         "setting, expertise-matched, never pooled with random assignment)",
     ),
-    ("triage", "From triage: within before near, never outside (003 Setting 2)"),
-    ("authored", "Authored: each question goes back to its author (003 Setting 3)"),
+    (
+        "triage",
+        "From triage: questions annotators rated within their expertise, then near it, never outside",
+    ),
+    ("authored", "Authored: each question goes back to its author"),
     (
         "planner",
         "Budget planner: the questions that narrow the agreement interval most per "
@@ -191,13 +194,17 @@ class UploadForm(RegistryImportForm):
     judge scores: fields from the import registry (annotation.importers.forms)."""
 
     def clean(self):
-        from annotation.importers.registry import FORMATS
+        from annotation.importers.registry import FORMATS, system_defaults
 
-        d = super().clean()
+        d = super().clean()  # a format whose file names its system has it by now
         fmt = FORMATS.get(("reports", d.get("format") or ""))
         # A folder format (a DeepScholar .zip) is named after its folder unless one is given.
         if d.get("kind") == "reports" and not d.get("system") and not (fmt and fmt.directory):
-            self.add_error("system", "a system name is required for reports")
+            self.add_error(
+                "system",
+                f"a system name is required for {fmt.title if fmt else 'reports'} (it may "
+                f"be left empty only for {system_defaults()})",
+            )
         return d
 
 
