@@ -21,6 +21,7 @@ urlpatterns = [
         studies.study_question_fields,
         name="question_fields",
     ),
+    path("<int:study_id>/expertise/", studies.study_expertise, name="expertise"),
     path("<int:study_id>/questions.csv", studies.study_questions_csv, name="questions_csv"),
     path("<int:study_id>/reassign/", studies.study_reassign, name="reassign"),
     path("<int:study_id>/adjudication/", studies.study_adjudication, name="adjudication"),

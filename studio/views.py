@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import readiness, roles
@@ -27,6 +28,7 @@ from studio.studyadmin import (
     StudyAdminError,
     adjudication,
     authoring,
+    expertise,
     planning,
     progress,
     question_fields,
@@ -36,6 +38,7 @@ from studio.studyadmin.exports import has_pairwise_bundle, pairwise_bundle, pair
 from studio.studyadmin.forms import (
     AdjudicationForm,
     AuthoringForm,
+    ExpertiseForm,
     InviteForm,
     PlanForm,
     QuestionFieldsForm,
@@ -298,6 +301,41 @@ def study_questions_csv(request, study_id: int):
     return _download(text, f"{_slug(study)}-questions.csv", CONTENT_TYPES["csv"])
 
 
+# --- annotators' expertise (the expertise strategy matches it to questions' fields) -------
+
+
+def _expertise_page(request, study, *, form=None, status=200):
+    seen = expertise.overview(study)
+    return render(
+        request,
+        "annotation/studies/expertise.html",
+        {"study": study, "rows": seen.rows, "study_fields": seen.fields, "form": form},
+        status=status,
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def study_expertise(request, study_id: int):
+    """Every annotator with an account, their expertise fields and how many of the study's
+    questions those match; POST sets one annotator's fields (recorded in the audit list)."""
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "GET":
+        return _expertise_page(request, study)
+    form = ExpertiseForm(study, request.POST)
+    if not form.is_valid():
+        said = "; ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items())
+        messages.error(request, f"Nothing was saved: {said}.")
+        return _expertise_page(request, study, form=form, status=400)
+    annotator, fields = form.cleaned_data["annotator"], form.expertise()
+    if expertise.set_fields(study, annotator, fields, user=request.user):
+        given = ", ".join(fields) if fields else "none"
+        messages.success(request, f"{annotator.pseudonym}'s expertise saved: {given}.")
+    else:
+        messages.info(request, f"{annotator.pseudonym} already had these fields: nothing changed.")
+    return redirect(f"{reverse('studies:expertise', args=[study.pk])}#annotator-{annotator.pk}")
+
+
 # --- assignment ---------------------------------------------------------------------------
 
 
@@ -340,7 +378,13 @@ def study_plan(request, study_id: int):
     return render(
         request,
         "annotation/studies/plan.html",
-        {"study": study, "form": form, "preview": result, "estimate": cost},
+        {
+            "study": study,
+            "form": form,
+            "preview": result,
+            "estimate": cost,
+            "expertise": expertise.overview(study),
+        },
         status=status,
     )
 

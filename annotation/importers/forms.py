@@ -9,25 +9,94 @@ module is imported: the judges app registers its formats when it is ready.
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from django import forms
 
-from .registry import KINDS, Option, all_options, choices, format_names, options_of
+from .registry import (
+    FORMATS,
+    KINDS,
+    Option,
+    all_options,
+    browser_text,
+    choices,
+    format_names,
+    formats,
+    options_of,
+    system_defaults,
+)
 
 
-def option_field(option: Option) -> forms.Field:
+def option_help(option: Option) -> str:
+    """What the import pages say of an option: its ``web_help``, else its help text with
+    each command-line flag as the form field it is (:func:`.registry.browser_text`)."""
+    return option.web_help or browser_text(option.help)
+
+
+def option_field(option: Option, help_text: str | None = None) -> forms.Field:
     """The form field of one registry option (never required on its own: which options a
     kind needs is checked in :meth:`RegistryImportForm.clean`)."""
+    help_text = option_help(option) if help_text is None else help_text
     if option.type is bool:
-        return forms.BooleanField(required=False, help_text=option.help)
+        return forms.BooleanField(required=False, help_text=help_text)
     if option.type == "file":
-        return forms.FileField(required=False, help_text=option.help)
+        return forms.FileField(required=False, help_text=help_text)
     if option.choices:
         return forms.ChoiceField(
             choices=[("", option.empty_label)] + [(c, c) for c in option.choices],
             required=False,
-            help_text=option.help,
+            help_text=help_text,
         )
-    return forms.CharField(required=False, max_length=200, help_text=option.help)
+    return forms.CharField(required=False, max_length=200, help_text=help_text)
+
+
+def _helps(name: str) -> str:
+    """One option's help on the form, where several kinds take it: each kind's own (the
+    System of judge scores is not the System of reports), prefixed by the kind."""
+    said: dict[str, list[str]] = {}
+    for kind in KINDS:
+        option = options_of(kind).get(name)
+        if option is not None:
+            text = _system_help() if (kind, name) == ("reports", "system") else option_help(option)
+            said.setdefault(text, []).append(kind)
+    if len(said) == 1:
+        return next(iter(said))
+    return "; ".join(f"{' / '.join(kinds)}: {text}" for text, kinds in said.items())
+
+
+def _system_help() -> str:
+    """System of reports: required, except where the file or folder names it."""
+    return (
+        "the system whose reports these are; required, except where the upload names it "
+        f"(left empty, it is then: {system_defaults()})"
+    )
+
+
+def _requirement_attrs(name: str) -> dict[str, str]:
+    """Where an option is required, for ``js/import_form.js`` to mark the field required
+    only then: the kinds (``data-required-kinds``), the formats of those kinds that need it
+    not (``data-optional-formats``: reports' System where the file names it), and the
+    checkbox that makes it unneeded (``data-required-unless``)."""
+    kinds, unless = [], ""
+    for kind in KINDS:
+        option = options_of(kind).get(name)
+        if option is None:
+            continue
+        if option.required or option.required_unless:
+            kinds.append(kind)
+            unless = option.required_unless or unless
+        elif (kind, name) == ("reports", "system"):
+            kinds.append(kind)
+    attrs = {}
+    if kinds:
+        attrs["data-required-kinds"] = " ".join(kinds)
+    if unless:
+        attrs["data-required-unless"] = unless
+    if name == "system":
+        attrs["data-optional-formats"] = " ".join(
+            f.name for f in formats("reports") if f.directory or f.system_from_file_name
+        )
+    return attrs
 
 
 class FormatSelect(forms.Select):
@@ -70,7 +139,8 @@ class RegistryImportForm(forms.Form):
         self.fields["format"].help_text = listed.help
         for name, option in all_options().items():
             if name not in self.fields:
-                self.fields[name] = option_field(option)
+                self.fields[name] = option_field(option, _helps(name))
+                self.fields[name].widget.attrs.update(_requirement_attrs(name))
 
     def clean(self):
         d = super().clean()
@@ -90,6 +160,12 @@ class RegistryImportForm(forms.Form):
         for name, option in options_of(kind).items():
             if option.needed(d) and not d.get(name):
                 self.add_error(name, f"a {name} is required for {kind}")
+        # the file names its system (ResearcherBench's user_data/Claude.json): System left
+        # empty is the file's name without its extension
+        fmt = FORMATS.get((kind, d.get("format") or ""))
+        named = fmt is not None and fmt.system_from_file_name and d.get("file")
+        if named and not (d.get("system") or "").strip():
+            d["system"] = PurePath(d["file"].name).stem
         return d
 
     class Media:

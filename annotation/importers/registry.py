@@ -98,6 +98,9 @@ class Option:
     stored_as: str = ""
     #: A file option's file, as its first records show it (:class:`Signature`).
     signature: Signature | None = None
+    #: What the import pages say instead of ``help`` where ``help`` speaks of the command
+    #: line (other commands' flags); else ``help`` in browser words (:func:`browser_text`).
+    web_help: str = ""
 
     def max_chars(self) -> int | None:
         if not self.stored_as:
@@ -162,6 +165,20 @@ class Example:
                 names.append(self.options[option.name])
         return names
 
+    def form_usage(self) -> str:
+        """:meth:`usage` in the import form's words: each option as its field's label."""
+        parts = []
+        if self.options:
+            given = ", ".join(f"{field_label(k)}: {v}" for k, v in self.options.items())
+            parts.append(f"import with {given}")
+        if self.needs:
+            first = ", ".join(
+                f"{kind} {name}" + "".join(f" ({field_label(k)}: {v})" for k, v in o.items())
+                for kind, name, o in self.needs
+            )
+            parts.append(f"after the examples of {first}")
+        return "; ".join(parts)
+
     def usage(self) -> str:
         """How to import the example: its options and the examples to import before it."""
         parts = []
@@ -221,6 +238,10 @@ class Format:
     #: as (kind, format), that export the data its import stores (:func:`no_writer`).
     read_only: str = ""
     written_as: tuple[tuple[str, str], ...] = ()
+    #: The system of a report file is named by the file (ResearcherBench's
+    #: ``user_data/<system>.json``): the import pages default System to the uploaded
+    #: file's name without its extension.
+    system_from_file_name: bool = False
     #: The rubric item weights the format allows, (lowest, highest) inclusive: its import
     #: refuses any other, naming the record and the item (None: any positive weight).
     rubric_weights: tuple[float, float] | None = None
@@ -295,6 +316,43 @@ def all_options() -> dict[str, Option]:
         for name, option in options_of(kind).items():
             out.setdefault(name, option)
     return out
+
+
+def field_label(name: str) -> str:
+    """The import form's label of an option or field: ``expert_agreed`` -> "Expert agreed"
+    (Django's default label, which the forms keep)."""
+    return name.replace("-", "_").replace("_", " ").capitalize()
+
+
+#: A command-line flag in a help text, ``--expert-agreed``.
+_FLAG = re.compile(r"--([a-z][a-z0-9_-]*)")
+
+
+def browser_text(text: str) -> str:
+    """A help text in the import pages' words: each flag of an option (``--rubric``) as its
+    form field (“Rubric”), the command's FILE as “File”. A flag that is no field of the form
+    is left as it is (a text naming one needs its ``web_help``)."""
+    fields = {"kind", "format", "file", "dry_run", *all_options()}
+
+    def field(match: re.Match) -> str:
+        name = match.group(1).replace("-", "_")
+        return f"“{field_label(name)}”" if name in fields else match.group(0)
+
+    return re.sub(r"\bFILE\b", "“File”", _FLAG.sub(field, text))
+
+
+def system_defaults() -> str:
+    """Where System may be left empty on the import pages, in words (report formats)."""
+    said = []
+    for fmt in formats("reports"):
+        if fmt.directory:
+            said.append(f"{fmt.title} ({fmt.name}): the folder's name")
+        elif fmt.system_from_file_name:
+            said.append(
+                f"{fmt.title} ({fmt.name}): the uploaded file's name without its extension "
+                "(Claude.json gives Claude)"
+            )
+    return "; ".join(said)
 
 
 def described(kind: str) -> str:

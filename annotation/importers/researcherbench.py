@@ -325,6 +325,7 @@ register(
         dump_options=(Option("system", "the system whose reports are written", required=True),),
         label="ResearcherBench responses",
         extension=".json",
+        system_from_file_name=True,
         shape=(
             "One system's responses (data/user_data/<system>.json):\n"
             '  [{"id": 1, "question": "<text>", "response": "<markdown>"}, ...]\n'

@@ -854,7 +854,7 @@ _SHAPES = {
         'A JSON list of {"session_id": "<question id>", "implementation_A": "<system>",\n'
         '"implementation_B": "<system>", "judge": "A"|"B"|null, "judge_feedback",\n'
         '"judge_swapped": "A"|"B"|null, "judge_swapped_feedback"} (the swapped verdict in\n'
-        "the A/B frame, as judge_systems_by_gpt.py writes it)."
+        "the A/B frame, as ResearchQA's released pairwise judging script writes it)."
     ),
     "researcherbench": (
         'A JSON list of {"id": <question id>, "model": "<system>", "result": {\n'

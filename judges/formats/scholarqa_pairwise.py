@@ -1137,6 +1137,10 @@ register(
                 "expert-agreed records with their own judge scores (no --annotator; what "
                 "--compat reads for --expert-agreed)",
                 type=bool,
+                web_help="import an agreement-only file as the study's released "
+                "expert-agreed records, with their own judge scores (then leave "
+                "“Annotator” empty): what the agreement report's released-script "
+                "comparison reads for its expert-agreed subset",
             ),  # fmt: skip
         ),
         dump=_dump,

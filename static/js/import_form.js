@@ -23,8 +23,33 @@
       if (chosen && chosen.disabled) formatSelect.value = "";
     }
 
-    kindSelect.addEventListener("change", filter);
+    // Each option field says where it is required (data-required-kinds, less the formats
+    // of data-optional-formats, unless the checkbox of data-required-unless is ticked:
+    // annotation.importers.forms._requirement_attrs); it is marked required only there.
+    const needy = Array.from(form.querySelectorAll("[data-required-kinds]"));
+    function mark() {
+      const kind = kindSelect.value;
+      const format = formatSelect.value;
+      for (const field of needy) {
+        const unless = field.dataset.requiredUnless && form.elements[field.dataset.requiredUnless];
+        const needed =
+          field.dataset.requiredKinds.split(" ").includes(kind) &&
+          !(format && (field.dataset.optionalFormats || "").split(" ").includes(format)) &&
+          !(unless && unless.checked);
+        field.required = needed;
+        const row = field.closest("p, .form-row, div");
+        if (row) row.classList.toggle("import-required", needed);
+      }
+    }
+    for (const field of needy) {
+      const unless = field.dataset.requiredUnless && form.elements[field.dataset.requiredUnless];
+      if (unless) unless.addEventListener("change", mark);
+    }
+
+    kindSelect.addEventListener("change", function () { filter(); mark(); });
+    formatSelect.addEventListener("change", mark);
     filter();
+    mark();
   }
 
   function start() {

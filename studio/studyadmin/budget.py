@@ -126,8 +126,8 @@ class Estimate:
 #: the other tasks' figures, so none is predicted for them).
 NOT_THIS_TASK = (
     "The interval is that of the judge's agreement with the experts' medal rankings "
-    "(METHODS §5), the only figure the planner has a model for; this task does not feed it, "
-    "so no interval is predicted for this plan"
+    "(the agreement report's preference table), the only figure the planner has a model "
+    "for; this task does not feed it, so no interval is predicted for this plan"
 )
 PLANNER_TARGET = (
     ", and the budget planner's choice of questions targets that agreement, not this task's figure"
@@ -157,8 +157,8 @@ def estimate(
     now = after = None
     if task not in AGREEMENT_TASKS:
         notes.append(
-            "Interval: predicted for the judge agreement of medal rankings (METHODS §5), "
-            "which this task does not feed."
+            "Interval: predicted for the judge agreement of medal rankings (the agreement "
+            "report's preference table), which this task does not feed."
         )
         said = NOT_THIS_TASK + (PLANNER_TARGET if strategy == planning_strategy.NAME else "")
         return Estimate(

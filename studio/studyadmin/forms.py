@@ -19,14 +19,17 @@ from .invitations import MAX_INVITES, parse_fields
 from .planning import PlanSpec
 
 STRATEGY_CHOICES = [
-    ("random", "Random: K annotators per question, drawn at random (003 Setting 1)"),
+    ("random", "Random: K annotators per question, drawn at random"),
     (
         "expertise",
         "By expertise: K annotators whose field is the question's (ResearchQA pools; its own "
         "setting, expertise-matched, never pooled with random assignment)",
     ),
-    ("triage", "From triage: within before near, never outside (003 Setting 2)"),
-    ("authored", "Authored: each question goes back to its author (003 Setting 3)"),
+    (
+        "triage",
+        "From triage: questions annotators rated within their expertise, then near it, never outside",
+    ),
+    ("authored", "Authored: each question goes back to its author"),
     (
         "planner",
         "Budget planner: the questions that narrow the agreement interval most per "
@@ -191,13 +194,17 @@ class UploadForm(RegistryImportForm):
     judge scores: fields from the import registry (annotation.importers.forms)."""
 
     def clean(self):
-        from annotation.importers.registry import FORMATS
+        from annotation.importers.registry import FORMATS, system_defaults
 
-        d = super().clean()
+        d = super().clean()  # a format whose file names its system has it by now
         fmt = FORMATS.get(("reports", d.get("format") or ""))
         # A folder format (a DeepScholar .zip) is named after its folder unless one is given.
         if d.get("kind") == "reports" and not d.get("system") and not (fmt and fmt.directory):
-            self.add_error("system", "a system name is required for reports")
+            self.add_error(
+                "system",
+                f"a system name is required for {fmt.title if fmt else 'reports'} (it may "
+                f"be left empty only for {system_defaults()})",
+            )
         return d
 
 
@@ -423,3 +430,61 @@ class ReviewForm(forms.Form):
     decision = forms.ChoiceField(
         choices=[(Question.Review.ACCEPTED, "Accept"), (Question.Review.REJECTED, "Reject")]
     )
+
+
+class ExpertiseForm(forms.Form):
+    """One annotator's expertise fields (the Annotators' expertise page): the study's
+    question fields ticked, plus any other written out. A forged annotator id or a ticked
+    field no question of the study carries is refused on that field, nothing saved."""
+
+    annotator = forms.ModelChoiceField(
+        queryset=Annotator.objects.none(),
+        error_messages={"invalid_choice": "no annotator with an account has the id “%(value)s”"},
+    )
+    fields = forms.MultipleChoiceField(
+        choices=(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Fields of this study's questions",
+        error_messages={
+            "invalid_choice": "“%(value)s” is no field of this study's questions (write it "
+            "under “Other fields” to give it anyway)"
+        },
+    )
+    other = forms.CharField(
+        required=False,
+        max_length=5000,
+        label="Other fields",
+        help_text="separated by commas, e.g. fields of other studies; kept as written",
+    )
+
+    def __init__(self, study: Study, *args, **kwargs):
+        from .expertise import annotators, study_fields
+
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = annotators()
+        self.fields["fields"].choices = [(f, f) for f in study_fields(study)]
+
+    def clean_other(self):
+        from .expertise import MAX_CHARS
+
+        fields = parse_fields(self.cleaned_data.get("other") or "")
+        long = [f for f in fields if len(f) > MAX_CHARS]
+        if long:
+            raise forms.ValidationError(
+                f"a field has at most {MAX_CHARS} characters: “{long[0][:40]}…” has {len(long[0])}"
+            )
+        return fields
+
+    def clean(self):
+        from .expertise import MAX_FIELDS
+
+        d = super().clean()
+        if len(self.expertise()) > MAX_FIELDS and "other" not in self.errors:
+            self.add_error("other", f"at most {MAX_FIELDS} fields per annotator")
+        return d
+
+    def expertise(self) -> list[str]:
+        """The ticked fields, then the other ones, each once."""
+        d = self.cleaned_data
+        return list(dict.fromkeys([*(d.get("fields") or ()), *(d.get("other") or ())]))

@@ -339,7 +339,8 @@ def test_pages_use_a_constant_number_of_queries(
         url("studies:progress", study): 14,  # + 4: the Download panel; + 2 as the detail
         url("studies:progress_csv", study): 8,
         url("studies:annotator_progress", study, annotator_id=ann.pk): 9,
-        url("studies:plan", study): 10,
+        url("studies:plan", study): 12,  # + 2: the annotators and the questions' fields
+        url("studies:expertise", study): 10,
         # one query per judgment kind (15), + 1: the known-answer items (quality_check)
         url("studies:export_judgments", study, fmt="csv"): 20,
         url("studies:export_format", study, kind="questions", file_format="jsonl"): 8,
@@ -350,7 +351,7 @@ def test_pages_use_a_constant_number_of_queries(
     data = {"task": "medal_ranking", "strategy": "random", "overlap": 2, "seed": 0, "per_expert": 5}
     # + the estimate's measured times and pilot; + who ranks the question in the other ranking
     # task (TaskSpec.ranks); + the reports without text (both one query whatever the study)
-    with django_assert_max_num_queries(19):
+    with django_assert_max_num_queries(21):
         assert (
             client.post(url("studies:plan", study), {**data, "action": "preview"}).status_code
             == 200

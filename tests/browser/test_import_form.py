@@ -71,3 +71,29 @@ def test_the_admin_import_page_follows_the_kind_too(login, admin_user):
     fmt.select_option("researchqa-coverage")
     kind.select_option("questions")
     expect(fmt).to_have_value("")
+
+
+def test_fields_are_marked_required_only_where_they_are(login, admin_user):
+    """System is required for reports, but not for a ResearcherBench responses file (its
+    name is the system) nor a DeepScholar folder; Annotator of pairwise judgments until
+    “Expert agreed” is ticked (all fields said optional before, the import refusing after)."""
+    study = Study.objects.create(name="Required marks")
+    page = login(admin_user).new_page()
+    page.goto(f"/studies/{study.pk}/")
+    form = page.locator("#import-form")
+    kind, fmt = form.locator("#id_kind"), form.locator("#id_format")
+    system, annotator = form.locator("#id_system"), form.locator("#id_annotator")
+    required = "e => e.required"
+    kind.select_option("reports")
+    fmt.select_option("researchqa")
+    assert system.evaluate(required)
+    fmt.select_option("researcherbench")
+    assert not system.evaluate(required)
+    fmt.select_option("deepscholar")
+    assert not system.evaluate(required)
+    kind.select_option("questions")
+    assert not system.evaluate(required)
+    kind.select_option("pairwise")
+    assert annotator.evaluate(required)
+    form.locator("#id_expert_agreed").check()
+    assert not annotator.evaluate(required)

@@ -96,6 +96,7 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:authoring": ({"admin"}, 403),
     "studies:question_review": ({"admin"}, 403),
     "studies:questions": ({"admin"}, 403),
+    "studies:expertise": ({"admin"}, 403),
     "studies:question_fields": ({"admin"}, 403),
     "studies:questions_csv": ({"admin"}, 403),
     "studies:history": ({"admin"}, 403),
