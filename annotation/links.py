@@ -15,6 +15,10 @@ import re
 from urllib.parse import unquote, unquote_plus, urlsplit
 
 SCHEMES = ("http://", "https://")
+#: The metadata key of a listed source an inline link cites, titled by its entry's title
+#: (:func:`annotation.importers.markdown.listed_title`): the entry's words as the report
+#: lists them, which the report's references show (:func:`annotation.rendering.references_html`).
+LISTED_AS = "listed_as"
 
 
 def is_web_url(url) -> bool:

@@ -67,7 +67,7 @@ from annotation.importers.structure import (
     ParsedReport,
     ParsedSection,
 )
-from annotation.links import clean_url, shown_snippet, shown_text, shown_title
+from annotation.links import LISTED_AS, clean_url, shown_snippet, shown_text, shown_title
 
 #: Bidi embeddings, overrides, isolates and marks; zero-width spaces, joiners, word joiner,
 #: BOM, Mongolian vowel separator.
@@ -804,10 +804,21 @@ def normalise_report(
                 for x in snippets
             ],  # fmt: skip
             url or "",
-            dict(c.metadata),
+            _shown_metadata(c.metadata),
         )
     normalised = ParsedReport(out_sections, out_citations)
     return normalised, _original(parsed, originals, names)
+
+
+def _shown_metadata(metadata: dict) -> dict:
+    """A source's metadata, the words of its reference entry (``LISTED_AS``, which the
+    report's references show) read as its title is: control characters removed, addresses
+    cleaned (blinding)."""
+    out = dict(metadata)
+    entry = out.get(LISTED_AS)
+    if isinstance(entry, str):
+        out[LISTED_AS] = shown_title(clean_text(entry).strip())
+    return out
 
 
 def _rendered(paragraphs, marks, names, citations, keep_empty: bool) -> list[ParsedParagraph]:

@@ -28,7 +28,14 @@ import nh3
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.links import address_title, shown_snippet, shown_text, shown_title, shown_url
+from annotation.links import (
+    LISTED_AS,
+    address_title,
+    shown_snippet,
+    shown_text,
+    shown_title,
+    shown_url,
+)
 from annotation.models import Citation, Paragraph, Report, Section, cited
 
 ALLOWED_TAGS = {
@@ -510,6 +517,8 @@ class RenderedReport:
     report: Report
     sections: list[RenderedSection]
     citations: dict[str, Citation]
+    #: The report's references, every source it lists (:func:`references_html`).
+    references: SafeString | str = ""
 
     #: Per-paragraph form controls of the task, if any: controls(report, paragraph) -> HTML.
     controls: object = None
@@ -768,11 +777,13 @@ def render_report(report: Report, index: int) -> RenderedReport:
     letter = ascii_uppercase[index]
     citations = report.loaded_citations
     sections = []
+    cited_keys: dict[str, None] = {}  # the sources the text cites, in order of first citation
     for section in report.loaded_sections:
         # a section's title is text annotators read: its addresses cleaned (annotation.links)
         rendered = RenderedSection(title=shown_text(section.title or ""))
         for p in section.loaded_paragraphs:
             html, keys = paragraph_html(p, p.anchors, citations, f"r{letter}-p{p.number}")
+            cited_keys.update(dict.fromkeys(keys))
             rendered.paragraphs.append(
                 RenderedParagraph(number=p.number, html=html, citation_keys=keys, pk=p.pk)
             )
@@ -780,14 +791,84 @@ def render_report(report: Report, index: int) -> RenderedReport:
             rendered.table_html = table_html(
                 section.table, citations, f"r{letter}-t{section.position}"
             )
+            if isinstance(section.table, dict) and isinstance(section.table.get("text"), str):
+                cited_keys.update(
+                    (m.group(1), None)
+                    for m in _TABLE_MARKER.finditer(section.table["text"])
+                    if m.group(1) in citations
+                )
         sections.append(rendered)
+    label = report_label(index)
     return RenderedReport(
-        label=report_label(index),
+        label=label,
         letter=letter,
         public_id=report.public_id,
         report=report,
         sections=sections,
         citations=dict(citations),
+        references=references_html(citations, list(cited_keys), label),
+    )
+
+
+#: A group of references longer than this is shown folded (its count in its summary).
+REFERENCES_OPEN = 10
+
+
+def _reference_item(citation: Citation, number: str = "") -> str:
+    """One source of the report's references: its number in the text (cited), the entry
+    as the report lists it (else the source's title as a chip shows it) and its link."""
+    source = source_of(citation, citation.key)
+    listed = (citation.metadata or {}).get(LISTED_AS)
+    words = shown_title(listed.strip()) if isinstance(listed, str) and listed.strip() else ""
+    address = address_title(source.url) if source.url else ""
+    words = words or ("" if source.title == address else source.title)
+    parts = [f'<span class="ref-num">[{escape(number)}]</span> ' if number else ""]
+    if words:
+        parts.append(f'<span class="ref-text">{escape(words)}</span>')
+    if source.url:
+        parts.append(
+            f'{" " if words else ""}<a class="ref-link" href="{escape(source.url)}" '
+            f'target="_blank" rel="noopener noreferrer nofollow">{escape(address)}</a>'
+        )
+    elif not words:
+        parts.append(f'<span class="ref-text">{escape(source.title)}</span>')
+    return f'<li class="ref">{"".join(parts)}</li>'
+
+
+def _reference_group(title: str, items: list[str]) -> str:
+    """A group of references, folded when long (:data:`REFERENCES_OPEN`)."""
+    opened = " open" if len(items) <= REFERENCES_OPEN else ""
+    return (
+        f'<details class="ref-group"{opened}><summary>{escape(title)} ({len(items)})</summary>'
+        f'<ul class="ref-list">{"".join(items)}</ul></details>'
+    )
+
+
+def references_html(citations: dict[str, Citation], cited_keys: list[str], label: str) -> str:
+    """Every source the report lists, after its text, as the system wrote its references:
+    those its text cites first, in the order of their first citation, each with the number
+    its chips show (``[n]``); then those it lists but never cites ("Listed but not cited in
+    the text (N)"). A group longer than :data:`REFERENCES_OPEN` is folded, its count in its
+    summary. "" for a report with no source.
+
+    Why: a source the text does not cite was stored and never shown (Perplexity's
+    ResearcherBench report 1 defines 231 footnotes and cites 18; Mita's lists 374 and cites
+    26), and the reference list itself appeared nowhere: annotators did not read the report
+    as its system wrote it. Built from the sources the page read already (no query), in
+    one markup for every report (blinding: what differs is what the systems listed)."""
+    if not citations:
+        return ""
+    cited = [_reference_item(citations[k], k) for k in cited_keys if k in citations]
+    shown = set(cited_keys)
+    uncited = [_reference_item(c) for k, c in citations.items() if k not in shown]
+    groups = []
+    if cited:
+        groups.append(_reference_group("Cited in the text", cited))
+    if uncited:
+        groups.append(_reference_group("Listed but not cited in the text", uncited))
+    return (
+        f'<section class="report-references" aria-label="{escape(label)}, references">'
+        f"<h3>References</h3>{''.join(groups)}</section>"
     )
 
 
@@ -953,7 +1034,7 @@ def report_html(report: RenderedReport, controls=None) -> SafeString:
     return mark_safe(  # noqa: S308 - values escaped above; paragraph HTML is sanitized
         f'<article class="report" id="report-{letter}" aria-labelledby="report-{letter}-h" '
         f'data-report="{pid}"><h2 id="report-{letter}-h" class="report-label">{label}</h2>'
-        f"{body}</article>"
+        f"{body}{report.references}</article>"
     )
 
 

@@ -30,6 +30,12 @@ the next line (``**Strengths:**`` then a list, with no blank line) is a lead-in,
 heading: it stays in its paragraph. ATX titles are read the same way: ``## **Title**``
 is titled "Title" (the asterisks were shown as written).
 
+An inline link whose address names a work the list lists (the same address, or the same
+arXiv id or DOI in both) cites that entry, titled by the entry's title (:func:`_join_listed`,
+:func:`listed_title`): gpt-4o-search-preview's ``([arxiv.org](…/2501.06521))`` is its list's
+``[5] T. Gao et al., "Fine-tuning …," arXiv:2501.06521``. Every entry is a source, cited or
+not: the report's references show them all (:func:`annotation.rendering.references_html`).
+
 Only a reference entry leaves the body: a paragraph under a references heading that is not an
 entry stays where it is, with its heading (losing body text is the worst misreading), and a
 heading such as "Source-Aware Training" is body (the heading must be the word alone).
@@ -51,7 +57,10 @@ in it), shown as one ``<pre><code>`` by the renderer.
 
 from __future__ import annotations
 
+import html
 import re
+
+from annotation.links import LISTED_AS, clean_url
 
 from .structure import ParsedCitation, ParsedParagraph, ParsedReport, ParsedSection
 
@@ -570,13 +579,31 @@ _TITLE_EMPHASIS = re.compile(
 )
 
 
+#: An HTML character reference, as CommonMark reads one in text: ``&#xA;``, ``&#160;``,
+#: ``&amp;`` (with its semicolon; ``AT&T`` or ``R&D`` are words).
+_CHARACTER_REFERENCE = re.compile(
+    r"&(?:#[xX][0-9A-Fa-f]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+
+
+def _characters(text: str) -> str:
+    """``text`` with its HTML character references read (:data:`_CHARACTER_REFERENCE`),
+    whitespace they stand for (``&#xA;``, a line break) as one space."""
+    if "&" not in text:
+        return text
+    read = _CHARACTER_REFERENCE.sub(lambda m: html.unescape(m.group()), text)
+    return re.sub(r"\s+", " ", read) if read != text else text
+
+
 def heading_title(text: str) -> str:
     """A heading's words as annotators read them: emphasis markers and a final colon gone,
-    markdown escapes read (``## **1\\. Intro:**`` -> "1. Intro"). A section title is shown
-    as plain text, so ``**`` would be shown as written: a fingerprint of the systems that
-    bold their headings."""
+    markdown escapes and HTML character references read (``## **1\\. Intro:**`` ->
+    "1. Intro"; ``### 5.2 Enhancing …&#xA;`` -> "5.2 Enhancing …"). A section title is shown
+    as plain text, so ``**`` or ``&#xA;`` would be shown as written: Doubao's ResearcherBench
+    reports close every ``###`` heading with an encoded line break, which CommonMark reads
+    as the character (a space at a heading's end) and annotators read as "&#xA;"."""
     title = _TITLE_EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text.strip())
-    return _unescape(title).strip().rstrip(":：").strip()
+    return _characters(_unescape(title)).strip().rstrip(":：").strip()
 
 
 def _bold_title(line: str) -> str | None:
@@ -652,6 +679,7 @@ def read_markdown(text: str) -> ParsedReport:
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     body, sources = _split_references(bold_headings(lines))
+    listed = list(sources)  # the reference list's and definitions' entries, by key
     code = fenced_lines(body)
     blocks: list[tuple[str, list[tuple[str, int]]]] = [("", [])]
     for line, in_code in zip(body, code, strict=True):
@@ -671,4 +699,124 @@ def read_markdown(text: str) -> ParsedReport:
             continue  # a references heading whose list left the body
         if title or paragraphs:
             sections.append(ParsedSection(title=title, paragraphs=paragraphs))
+    if listed and len(sources) > len(listed):  # a link cites a source besides the list's
+        _join_listed(sections, sources, listed)
     return ParsedReport(sections=sections, citations=sources)
+
+
+# --- Inline links to listed sources -----------------------------------------------------------
+
+#: An arXiv identifier, new style (``2501.06521``, ``arXiv:2501.06521v2``,
+#: ``arxiv.org/abs/2501.06521``, ``arXiv.2302.13971`` in a DataCite DOI), version aside.
+_ARXIV_ID = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf|html)/|[:.]\s*)|/(?:abs|pdf|html)/)(\d{4}\.\d{4,5})(?:v\d+)?(?!\d)",
+    re.I,
+)
+#: A DOI (``10.18653/v1/N19-1423``), in an address (``doi.org/…``) or a text (``doi:…``).
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>\]\[()]+)", re.I)
+#: An entry's title in quotes (IEEE, Chicago, MLA, Semantic Scholar's): ``A. Author et al.,
+#: "Title," venue`` / ``Author. “Title.” Venue``; two words at least.
+_QUOTED_TITLE = re.compile(
+    r"[\"“]([^\"“”\n]*?\w[^\"“”\n]*?\s[^\"“”\n]*?\w[^\"“”\n]*?)[,.;:]?\s*[\"”]"
+)
+#: An entry's title after its year (APA: ``Author, A. (2020). Title. Venue``; ACM: ``A.
+#: Author. 2020. Title. In …``): in emphasis, the emphasised words (``*Title: A vs. B*``),
+#: else the words up to the sentence's end; three at least.
+_TITLE_AFTER_YEAR = re.compile(
+    r"(?:\((?:19|20)\d{2}[a-z]?\)|(?<=\.)\s(?:19|20)\d{2}[a-z]?)\.\s+"
+    r"(?:(?P<em>[*_])(?P<italic>[^*_\n]+?\s[^*_\n]+?\s[^*_\n]+?)(?P=em)(?![*_\w])"
+    r"|(?P<title>[^\s.?!*_]+(?:\s+[^\s.?!]+){2,}?[^\s.?!]*[?!]?)(?:\.\s|\.$|(?<=[?!])\s|$))"
+)
+
+
+def listed_title(entry: str) -> str:
+    """The title of a reference entry's words ``entry`` (a list's ``[n] …`` line, its
+    addresses aside): the quoted title (``Z. Chen et al., "GraphGen: Enhancing …,"
+    arXiv preprint arXiv:2505.20416, 2025`` -> "GraphGen: Enhancing …"), else the sentence
+    after its year in parentheses (APA) or after the authors' sentence (ACM); else, when
+    neither reads, the entry's words as they are: a title that says too much, never one
+    that says nothing or the wrong thing."""
+    entry = entry.strip()
+    m = _QUOTED_TITLE.search(entry)
+    if m is None:
+        m = _TITLE_AFTER_YEAR.search(entry)
+    if m is None:
+        return entry
+    # an italic title (APA's) whole, "vs." or "e.g." in it
+    quoted = m.re is _QUOTED_TITLE
+    title = (m.group(1) if quoted else m.group("italic") or m.group("title")).strip(" ,;:.")
+    if not quoted and entry.endswith(title):
+        return entry  # "… (2020). Venue": the year closed the authors, no title after it
+    return title or entry
+
+
+def _identities(url: str, text: str = "") -> set[tuple[str, str]]:
+    """What names the work a source is: its address (scheme, "www.", a trailing "/",
+    tracking parameters and text fragment aside), the arXiv id and the DOI its address or
+    ``text`` holds."""
+    out = set()
+    if url:
+        address = clean_url(url).split("#", 1)[0].rstrip("/").lower()
+        address = re.sub(r"^https?://(?:www\.)?", "", address)
+        if address:
+            out.add(("url", address))
+    for where in (url, text):
+        for m in _ARXIV_ID.finditer(where or ""):
+            out.add(("arxiv", m.group(1)))
+        for m in _DOI.finditer(where or ""):
+            doi = m.group(1).rstrip(".,;:").lower()
+            arxiv = re.fullmatch(r"10\.48550/arxiv\.(\d{4}\.\d{4,5})(?:v\d+)?", doi)
+            out.add(("arxiv", arxiv.group(1)) if arxiv else ("doi", doi))
+    return out
+
+
+def _join_listed(
+    sections: list[ParsedSection], sources: dict[str, ParsedCitation], listed: list[str]
+) -> None:
+    """Each inline link ``[words](url)`` whose address names a work the reference list
+    lists (the same address, or the same arXiv id or DOI in both) cites that entry: its
+    markers take the entry's key, the entry its address (when it has none) and the link's
+    quoted passage, and the entry is titled by its title (:func:`listed_title`; the entry's
+    words as written kept in its metadata, ``LISTED_AS``, for the report's references).
+
+    Why: gpt-4o-search-preview cites ``([arxiv.org](https://arxiv.org/html/2501.06521))``
+    and lists ``[5] T. Gao et al., "Fine-tuning Large Language Models…," arXiv preprint
+    arXiv:2501.06521`` (ResearcherBench report 1): the link's chip read "arxiv.org" and the
+    entry it cites was shown as listed but not cited. Conservative: a link matching no
+    entry, or two, stays a source of its own."""
+    by_identity: dict[tuple[str, str], set[str]] = {}
+    for key in listed:
+        entry = sources[key]
+        for identity in _identities(entry.url, entry.title):
+            by_identity.setdefault(identity, set()).add(key)
+    if not by_identity:
+        return
+    joined: dict[str, str] = {}
+    entries = set(listed)
+    for key, cited in sources.items():
+        if key in entries or not cited.url or not _URL.match(key):  # a link's source only
+            continue
+        keys = set().union(*(by_identity.get(i, set()) for i in _identities(cited.url)))
+        if len(keys) == 1:
+            joined[key] = keys.pop()
+    if not joined:
+        return
+    titled = set()
+    for key, to in joined.items():
+        link, entry = sources.pop(key), sources[to]
+        entry.url = entry.url or link.url
+        entry.snippets.extend(s for s in link.snippets if s not in entry.snippets)
+        if to in titled:
+            continue
+        titled.add(to)
+        if not entry.title:  # an address only (``[^n]: url``): the link's words name it
+            entry.title = link.title
+            continue
+        title = listed_title(entry.title)
+        if title != entry.title:
+            entry.metadata.setdefault(LISTED_AS, entry.title)
+            entry.title = title
+    for section in sections:
+        for p in section.paragraphs:
+            if any(k in joined for _, _, k in p.anchors):
+                p.anchors[:] = [(a, b, joined.get(k, k)) for a, b, k in p.anchors]

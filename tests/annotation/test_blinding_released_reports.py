@@ -107,6 +107,8 @@ class _Page(HTMLParser):
     """Text and attributes of a page, split into report content and the rest."""
 
     CONTENT_CLASSES = {"para-body", "question", "question-text"}
+    #: A source's tip (``cite-tip``) and its entry in the report's references (``ref``): the
+    #: source's title, snippets and address as the report gives them (evidence).
     VOID = {"br", "img", "input", "meta", "link", "hr", "mspace", "area", "col", "wbr"}
 
     def __init__(self):
@@ -119,7 +121,7 @@ class _Page(HTMLParser):
         attrs = dict(attrs)
         kind = self.stack[-1] if self.stack else ""
         classes = set((attrs.get("class") or "").split())
-        if "cite-tip" in classes:
+        if "cite-tip" in classes or "ref" in classes:  # a source, as its tip or its entry
             kind = "evidence"
         elif not kind and (classes & self.CONTENT_CLASSES or tag == "h3"):  # h3: section titles
             kind = "content"
