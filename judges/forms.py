@@ -15,11 +15,27 @@ from .importers import FORMATS
 from .models import Judge, JudgeRun
 from .run_options import RUN_OPTIONS
 
+#: What the runs page says of a judge a run refuses (its parameters are not a model's).
+NOT_RUNNABLE = "imported/simulated: results only, cannot be run"
+
+
+def split_judges(judges=None) -> tuple[list[Judge], list[tuple[Judge, str]]]:
+    """(the judges a run accepts, [(judge, why a run refuses it)]), by name: the one
+    predicate :meth:`judges.models.Judge.run_refusal`."""
+    runnable, refused = [], []
+    for judge in Judge.objects.order_by("name") if judges is None else judges:
+        why = judge.run_refusal()
+        if why is None:
+            runnable.append(judge)
+        else:
+            refused.append((judge, why))
+    return runnable, refused
+
 
 class StartRunForm(forms.Form):
     judge = forms.ModelChoiceField(
         queryset=Judge.objects.order_by("name"),
-        help_text="a judge with a model and endpoint (set in the Django admin, Judges)",
+        help_text="a judge with a model and endpoint (add one below)",
     )
     tasks = forms.MultipleChoiceField(
         choices=JudgeRun.Task.choices, widget=forms.CheckboxSelectMultiple
@@ -39,6 +55,18 @@ class StartRunForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["systems"].queryset = System.objects.filter(study=study).order_by("name")
         self.fields["tasks"].choices = JudgeRun.task_choices(study)
+        self.runnable, self.refused = split_judges()
+        # offered: the judges a run accepts only; a posted other judge is refused by name
+        self.fields["judge"].choices = [("", "---------")] + [(j.pk, j.name) for j in self.runnable]
+
+    def clean_judge(self):
+        judge = self.cleaned_data["judge"]
+        why = judge.run_refusal()
+        if why is not None:
+            raise forms.ValidationError(
+                f"judge {judge.name!r} cannot be run ({NOT_RUNNABLE}): {why}"
+            )
+        return judge
 
     def options(self) -> dict:
         """The run options the fields give (checked by :func:`judges.runs.create_run`
@@ -75,3 +103,36 @@ class ImportScoresForm(forms.Form):
         if d.get("format") == "researchqa-coverage" and not (d.get("system") or "").strip():
             self.add_error("system", "a researchqa-coverage file is one system's: name it")
         return d
+
+
+class AddJudgeForm(forms.Form):
+    """A judge that calls an OpenAI-compatible endpoint, added from the runs page. Checked
+    as the API checks it (:class:`judges.serializers.JudgeSerializer`, by the view): known
+    parameters only, an http(s) URL, no private address unless the server allows them.
+    The key is stored as the API stores it and never shown again (masked everywhere)."""
+
+    name = forms.CharField(max_length=200)
+    model = forms.CharField(max_length=200, help_text="the model the endpoint serves, e.g. gpt-4.1")
+    base_url = forms.URLField(
+        label="Base URL",
+        max_length=2000,
+        assume_scheme="https",
+        help_text="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1",
+    )
+    api_key = forms.CharField(
+        label="API key",
+        max_length=2000,
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="stored masked, never shown again; empty: the server's LLM_API_KEY",
+    )
+
+    def api_data(self) -> dict:
+        """The fields as the judges API takes them."""
+        d = self.cleaned_data
+        parameters = {"base_url": d["base_url"]}
+        if d["api_key"]:
+            parameters["api_key"] = d["api_key"]
+        return {"name": d["name"], "model": d["model"], "provider": "openai-compatible",
+                "parameters": parameters}  # fmt: skip

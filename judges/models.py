@@ -30,6 +30,23 @@ class Judge(models.Model):
         except ValueError as exc:
             raise ValidationError({"parameters": str(exc)}) from exc
 
+    def run_refusal(self) -> str | None:
+        """Why a run of this judge would be refused, or None: the check a run starts with
+        (:meth:`judges.llm.LLMConfig.for_judge`, which :func:`judges.runs.create_run` calls),
+        so a page offers to run only the judges a run accepts. An imported or simulated
+        judge (the demo's ``{"simulated", "source"}``) gives results only."""
+        from judges.llm import LLMConfig
+
+        try:
+            LLMConfig.for_judge(self)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    @property
+    def runnable(self) -> bool:
+        return self.run_refusal() is None
+
 
 class JudgeScore(models.Model):
     """A judge's score of one report on one metric, with its rationale when given.

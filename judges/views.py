@@ -16,25 +16,32 @@ from annotation.importers import ImportFailed
 from annotation.permissions import staff_run_or_404, staff_study_or_404
 
 from . import runs
-from .forms import ImportScoresForm, StartRunForm
+from .forms import NOT_RUNNABLE, AddJudgeForm, ImportScoresForm, StartRunForm
 from .importers import import_judge_scores
 from .models import JudgeRun, JudgeUnit
+from .results import study_results
+from .serializers import JudgeSerializer
 
 RESEARCHERS_ONLY = "Judge runs are for researchers and admins."
 ADMINS_ONLY = "Only an admin may start a judge run or import judge scores."
 
 
-def _list_page(request, study, *, run_form=None, import_form=None, problems=(), status=200):
+def _list_page(
+    request, study, *, run_form=None, import_form=None, judge_form=None, problems=(), status=200
+):
     is_admin = roles.is_admin(request.user)
     context = {
         "study": study,
         "runs": JudgeRun.objects.filter(study=study).select_related("judge")[:100],
+        "results": study_results(study.pk),
         "is_admin": is_admin,
         "problems": problems,
     }
     if is_admin:
         context["run_form"] = run_form or StartRunForm(study)
         context["import_form"] = import_form or ImportScoresForm()
+        context["judge_form"] = judge_form or AddJudgeForm()
+        context["not_runnable"] = NOT_RUNNABLE
     return render(request, "judges/run_list.html", context, status=status)
 
 
@@ -70,6 +77,35 @@ def run_start(request, study_id: int):
             return redirect("judge-run", run_id=run.pk)
     messages.error(request, "No run was started: fix the fields marked below.")
     return _list_page(request, study, run_form=form, status=400)
+
+
+#: Where the API serializer's message about a parameter belongs on the page's form.
+_PARAMETER_FIELDS = ("base_url", "api_key")
+
+
+@login_required
+@require_POST
+def judge_add(request, study_id: int):
+    """Add a judge that calls an OpenAI-compatible endpoint, checked by the judges API's
+    serializer (the same rules as ``POST /api/judges/``); the key is never echoed."""
+    study = _admin_study(request, study_id)
+    form = AddJudgeForm(request.POST)
+    if form.is_valid():
+        serializer = JudgeSerializer(data=form.api_data())
+        if serializer.is_valid():
+            judge = serializer.save()
+            messages.success(request, f"Judge {judge.name!r} added: start a run with it below.")
+            return redirect("judge-run-list", study_id=study.pk)
+        for key, errors in serializer.errors.items():
+            for error in errors if isinstance(errors, list) else [errors]:
+                text = str(error)
+                field = key if key in form.fields else None
+                if key == "parameters":
+                    field = next((f for f in _PARAMETER_FIELDS if text.startswith(f)), None)
+                    field = field or next((f for f in _PARAMETER_FIELDS if f in text), None)
+                form.add_error(field, text)
+    messages.error(request, "No judge was added: fix the fields marked below.")
+    return _list_page(request, study, judge_form=form, status=400)
 
 
 @login_required

@@ -88,9 +88,27 @@ def _unavailable(analysis) -> str | None:
     return "no judge result for the systems and settings selected."
 
 
+#: The note of a downloaded row without interval when the report asked for no rounds.
+NO_ROUNDS = "no interval: bootstrap 0 rounds"
+
+
+def interval_note(fig: dict, rounds: int) -> str | None:
+    """A downloaded row's note: the figure's own, and why it has no interval when it has
+    none. The page says "No intervals: … 0 rounds" once above the tables; a CSV, JSON or
+    XLSX row with empty low and high said nothing (found by an admin)."""
+    note = fig.get("note")
+    if fig.get("low") is not None:
+        return note
+    if rounds <= 0:
+        own = note if note and "bootstrap" not in note.lower() else None
+        return f"{NO_ROUNDS}; {own}" if own else NO_ROUNDS
+    return note or "no interval"
+
+
 def _long_rows(result) -> list[dict]:
+    rounds = result.get("rounds", 0)
     return [{"benchmark": b["benchmark"], "judge": b["judge"], "system": r["system"],
-             "metric": m, **_kit.cells(fig)}
+             "metric": m, **_kit.cells(fig), "note": interval_note(fig, rounds)}
             for b in result["boards"] for r in b["rows"]
             for m, fig in r["figures"].items()]  # fmt: skip
 

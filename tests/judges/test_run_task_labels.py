@@ -22,7 +22,10 @@ def _coverage_label(client, study) -> str:
 
 
 def test_the_coverage_task_is_labelled_by_what_it_does_per_the_studys_protocol(client, admin_user):
-    Judge.objects.create(name="some-judge")
+    # a judge a run accepts: the form is shown only when one can run
+    Judge.objects.create(
+        name="some-judge", model="m", parameters={"base_url": "http://llm.example/v1"}
+    )
     client.force_login(admin_user)
     graded = build_study("graded", questions=1, systems=("alpha",))
     label = _coverage_label(client, graded)

@@ -423,3 +423,52 @@ def test_researcherbench_faithfulness_and_groundedness_from_the_claim_verdicts(c
         "sonar-reasoning-pro": pytest.approx(SONAR_SF),
         "gpt-4o-search-preview": pytest.approx(GPT4O_SF),
     }
+
+
+BOOT0 = "no interval: bootstrap 0 rounds"
+
+
+def test_downloaded_rows_say_why_they_have_no_interval(client, rb):
+    """Found by an admin: with bootstrap 0 the page said why the figures had no interval,
+    while the CSV/JSON/XLSX rows had empty low/high and a null note."""
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    def download(fmt, query):
+        cache.clear()
+        got = client.get(reverse("metaeval:table", args=[rb.pk, "scoreboard", fmt]) + query)
+        assert got.status_code == 200
+        return got.content
+
+    for query in ("?bootstrap=0", ""):
+        rows = list(csv.DictReader(io.StringIO(download("csv", query).decode())))
+        assert rows and all(r["low"] == "" and r["high"] == "" for r in rows)
+        # coverage has a value and so just the rounds' reason; faithfulness and
+        # groundedness (no claim verdicts here) add their own reason after it
+        assert all(r["note"] == BOOT0 for r in rows if r["metric"] == "coverage"), rows
+        assert all(r["note"].startswith(BOOT0 + "; ") for r in rows if r["metric"] != "coverage")
+        data = json.loads(download("json", query))
+        assert data and all(r["note"].startswith(BOOT0) for r in data)
+        sheet = load_workbook(io.BytesIO(download("xlsx", query))).active
+        header = [c.value for c in sheet[1]]
+        notes = [row[header.index("note")] for row in sheet.iter_rows(min_row=2, values_only=True)]
+        assert notes and all(n.startswith(BOOT0) for n in notes)
+    # with rounds, a figure with its interval needs no note
+    rows = list(csv.DictReader(io.StringIO(download("csv", "?bootstrap=200").decode())))
+    coverage = [r for r in rows if r["metric"] == "coverage"]
+    assert coverage and all(r["low"] != "" and r["note"] == "" for r in coverage)
+
+
+def test_interval_note_names_the_actual_reason():
+    from metaeval.sections.scoreboard import interval_note
+
+    one_question = "One question only: no interval."
+    fig = {"value": 0.5, "low": None, "high": None, "n": 1, "note": one_question}
+    assert interval_note(fig, 200) == one_question  # the figure's own reason, with rounds
+    assert interval_note(fig, 0) == f"no interval: bootstrap 0 rounds; {one_question}"
+    assert interval_note(fig | {"note": None}, 200) == "no interval"
+    no_boot = "No bootstrap: 0 rounds were asked for (bootstrap=0)."
+    assert interval_note(fig | {"note": no_boot}, 0) == "no interval: bootstrap 0 rounds"
+    assert interval_note(fig | {"low": 0.4, "high": 0.6, "note": None}, 200) is None

@@ -59,3 +59,59 @@ def test_expertise_ratings_and_authored_questions_are_counted_too():
     # a selection of one setting still counts them: neither has a setting, and the triage
     # and authoring sections read them whatever the setting
     assert judgment_counts(study.pk, ("assigned",))["by_kind"]["authored question"] == 1
+
+
+def test_the_systems_line_names_the_selected_systems_without_expert_judgments(
+    client, researcher_user
+):
+    """Found by an admin: with all 6 system boxes ticked, the Selection line listed the 5
+    with expert judgments, silently leaving out the one without (OpenAI). The study's
+    experts compared alpha and beta; gamma and OpenAI have reports and no judgment."""
+    from annotation.models import Question, Report, System
+
+    cache.clear()
+    study = researchqa_study()
+    study.researchers.add(researcher_user)
+    openai = System.objects.create(study=study, name="OpenAI")
+    for q in Question.objects.filter(study=study):
+        Report.objects.create(question=q, system=openai)
+    client.force_login(researcher_user)
+    url = reverse("metaeval:report", args=[study.pk])
+    every = "?systems=alpha&systems=beta&systems=gamma&systems=OpenAI"
+    for query in ("", every):  # none named (every box ticked), or each ticked
+        cache.clear()
+        page = client.get(url + query).content.decode()
+        line = page.split('data-key="systems">', 1)[1].split(";", 1)[0]
+        assert line.startswith("OpenAI, alpha, beta, gamma</span>"), line
+        assert ('<span data-key="systems_unjudged">4 systems selected; 2 have expert '
+                "judgments: OpenAI and gamma have none</span>") in page  # fmt: skip
+    cache.clear()
+    page = client.get(url + "?systems=alpha&systems=beta&systems=OpenAI").content.decode()
+    assert page.split('data-key="systems">', 1)[1].startswith("OpenAI, alpha, beta</span>")
+    assert ('<span data-key="systems_unjudged">3 systems selected; 2 have expert '
+            "judgments: OpenAI has none</span>") in page  # fmt: skip
+    # every selected system judged: nothing more is said
+    cache.clear()
+    page = client.get(url + "?systems=alpha&systems=beta").content.decode()
+    assert 'data-key="systems_unjudged"' not in page
+    assert page.split('data-key="systems">', 1)[1].startswith("alpha, beta</span>")
+
+
+def test_the_unjudged_text():
+    from metaeval.sections.selection import _unjudged_text
+
+    assert _unjudged_text(["a", "b"], []) is None
+    got = _unjudged_text(["a", "b", "c"], ["b", "c"])
+    assert got == "3 systems selected; 1 has expert judgments: b and c have none"
+    assert _unjudged_text(["a", "b"], ["a", "b"]) == "2 systems selected; none has expert judgments"
+
+
+def test_every_judgment_kind_is_placed_for_the_judged_systems():
+    """A new judgment kind must say which report(s) it is about, or that it is about a
+    question: else its systems would read as never judged."""
+    from annotation.protection import judgment_models
+    from metaeval.loaders.judged_systems import QUESTION_LEVEL, REPORT_PATHS
+
+    names = {m.__name__ for m in judgment_models()}
+    assert names == set(REPORT_PATHS) | set(QUESTION_LEVEL)
+    assert not set(REPORT_PATHS) & set(QUESTION_LEVEL)

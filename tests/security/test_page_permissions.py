@@ -105,13 +105,14 @@ POLICY: dict[str, tuple[set[str], int]] = {
     "studies:guidelines": ({"admin"}, 403),
     "judge-run-start": ({"admin"}, 403),
     "judge-scores-import": ({"admin"}, 403),
+    "judge-add": ({"admin"}, 403),
 }
 #: GET of a POST-only endpoint answers 405 to an allowed role.
 POST_ONLY = {
     "logout", "annotate:autosave", "annotate:submit", "studies:settings", "studies:import",
     "studies:reassign", "studies:adjudication", "studies:authoring", "studies:question_review",
     "annotate:flag", "annotate:reopen", "studies:question_fields", "studies:return_for_revision",
-    "judge-run-start", "judge-scores-import",
+    "judge-run-start", "judge-scores-import", "judge-add",
 }  # fmt: skip
 #: Pages that redirect an allowed role elsewhere (the old task page, a finished reset).
 REDIRECTS = {"task", "metaeval:report-by-name"}
