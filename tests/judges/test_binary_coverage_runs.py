@@ -167,3 +167,32 @@ def test_the_parser_refuses_what_is_not_one_verdict_per_criterion(content, probl
         prompts.parse_coverage_binary(content, 2)
     good = '{"criteria": [{"criterion": 2, "covered": "No", "justification": "x"}, {"criterion": "1", "covered": "yes"}]}'  # noqa: E501
     assert prompts.parse_coverage_binary(good, 2) == [(True, ""), (False, "x")]
+
+
+def test_the_live_verdicts_feed_the_judge_vs_expert_binary_coverage(fake_llm):
+    """ResearcherBench Table 2 (004 §4.3): the live judge's accuracy, precision, recall and
+    F1 against an expert's covered / not covered, by hand."""
+    from annotation.models import Annotator, RubricCoverage
+
+    study = rb_study("rb-expert-live")
+    human = (YES | {("alpha", 1, 2)}) - {("beta", 2, 3)}  # the expert differs on two
+    expert = Annotator.objects.create(pseudonym="expert-1")
+    for r in Report.objects.filter(question__study=study).select_related("system", "question"):
+        topic = int(r.question.external_id[1:])
+        for item in RubricItem.objects.filter(rubric__question=r.question):
+            RubricCoverage.objects.create(study=study, question=r.question, annotator=expert,
+                                          report=r, item=item,
+                                          covered=(r.system.name, topic, item.position) in human)  # fmt: skip
+    judge = make_judge(fake_llm)
+    fake_llm.responder = answer
+    assert runs.start_run(judge, study, ["coverage_binary"]).status == JudgeRun.Status.DONE
+    got = next(j for j in command(study, "researcherbench")["judges"] if j["judge"] == judge.name)
+    tp = len(YES & human)  # 6
+    precision, recall = tp / len(YES), tp / len(human)
+    assert got["n"] == 12
+    assert got["unweighted"]["accuracy"]["value"] == pytest.approx(10 / 12)
+    assert got["unweighted"]["precision"]["value"] == pytest.approx(precision)
+    assert got["unweighted"]["recall"]["value"] == pytest.approx(recall)
+    assert got["unweighted"]["f1"]["value"] == pytest.approx(
+        2 * precision * recall / (precision + recall)
+    )
