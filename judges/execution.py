@@ -199,7 +199,12 @@ def complete(run_id: int) -> str:
             return run.status
         if run.chunks.exclude(status=ChunkStatus.DONE).exists():
             return run.status
-        finalize(run.judge, run.study_id, scholarqa_overall=scholarqa_style(run.tasks))
+        finalize(
+            run.judge,
+            run.study_id,
+            scholarqa_overall=scholarqa_style(run.tasks),
+            binary_coverage=JudgeRun.Task.COVERAGE_BINARY in run.tasks,
+        )
         failed = run.units.filter(status=JudgeUnit.Status.FAILED).exists()
         status = RunStatus.FAILED if failed else RunStatus.DONE
         now = timezone.now()
@@ -583,6 +588,7 @@ class Context:
         self.paragraphs: dict[int, list[tuple[int, int, str]]] = {}  # (id, number, text)
         self.citations: dict[int, dict[str, Citation]] = {}
         self.items: dict[int, str] = {}
+        self.weights: dict[int, float] = {}  # the rubric items' weights (binary coverage)
 
     def _load(self, units: list[JudgeUnit]) -> None:
         reports = {u.payload.get("report") for u in units} | {
@@ -606,7 +612,10 @@ class Context:
                 self.paragraphs[rid].append((pid, number, text))
         items = {i for u in units for i in u.payload.get("items", ())} - set(self.items)
         if items:
-            self.items.update(RubricItem.objects.filter(pk__in=items).values_list("id", "text"))
+            for pk, text, weight in RubricItem.objects.filter(pk__in=items).values_list(
+                "id", "text", "weight"
+            ):
+                self.items[pk], self.weights[pk] = text, weight
 
     def text(self, report_id: int) -> str:
         if report_id not in self._texts:

@@ -53,7 +53,7 @@ from .models import (
     JudgeScore,
     JudgeUnit,
 )
-from .scoring import researchqa, scholarqa
+from .scoring import researcherbench, researchqa, scholarqa
 
 Task = JudgeRun.Task
 
@@ -126,8 +126,13 @@ class Evidence:
 
     def __init__(self, judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
                  known: dict[int, dict[int, int]] | None = None,
-                 items: dict[int, set[int]] | None = None):  # fmt: skip
+                 items: dict[int, set[int]] | None = None,
+                 binary_coverage: bool = False):  # fmt: skip
         self.judge = judge
+        #: Derive S_c from the judge's binary coverage verdicts (a live binary coverage run,
+        #: :class:`CoverageBinary`); otherwise its ``rubric_coverage`` is left as it is (an
+        #: import sets its own, and a ResearchQA-scale import need not read its rows twice).
+        self.binary_coverage = binary_coverage
         self.questions = questions
         self.ids = list(questions)
         self.scholarqa_overall = scholarqa_overall
@@ -249,6 +254,9 @@ class Coverage(Kind):
 
     task = Task.COVERAGE
     upsert = (JudgeCoverage, ["judge", "report", "item"], ["label", "covered", "run"])
+    #: The judge's rows that count as judged when planning (any row: as before the binary
+    #: task, a row of either protocol is not judged again without ``rejudge``).
+    judged = Q()
 
     def plan(self, run, reports, rejudge):
         options = run.options or {}
@@ -267,7 +275,7 @@ class Coverage(Kind):
         if not rejudge:
             done = set(
                 JudgeCoverage.objects.filter(
-                    judge=run.judge, report__in=[r.pk for r in reports]
+                    self.judged, judge=run.judge, report__in=[r.pk for r in reports]
                 ).values_list("report_id", "item_id")
             )
         size = int(options.get("items_per_call") or researchqa.ITEMS_PER_CALL)
@@ -277,7 +285,7 @@ class Coverage(Kind):
                 for i in range(0, len(ids), size):
                     batch = ids[i : i + size]
                     if not all((r.pk, item) in done for item in batch):
-                        key = f"coverage:{r.pk}:{rubric_id}:{i // size}"
+                        key = f"{self.task}:{r.pk}:{rubric_id}:{i // size}"
                         out.append(self.unit(run, key, report=r.pk, items=batch))
         return out
 
@@ -303,6 +311,65 @@ class Coverage(Kind):
             out[(rid, "rubric_coverage")] = value
             if evidence.scholarqa_overall:  # rubric-ingredient coverage (seed 003 §3)
                 out[(rid, "answer_recall")] = value
+        return out
+
+
+@register
+class CoverageBinary(Coverage):
+    """ResearcherBench rubric coverage (seed 004 §4.1.2): each criterion covered or not,
+    b_i ∈ {0, 1}, with the judge's justification; batched ≤ 8 criteria of one report a
+    call as :class:`Coverage` is. Rows are ``covered`` (``label`` None), the rows the
+    ResearcherBench results import writes, so S_c (:func:`~judges.scoring.researcherbench.
+    weighted_coverage`) and the judge-vs-expert binary coverage read them alike. Planned
+    on the reports' items that have no binary verdict of the judge yet (a 0–4 label is
+    not one)."""
+
+    task = Task.COVERAGE_BINARY
+    upsert = (JudgeCoverage, ["judge", "report", "item"], ["label", "covered", "rationale", "run"])
+    judged = Q(covered__isnull=False)
+
+    def job(self, ctx, unit):
+        p = unit.payload
+        criteria = [(ctx.items[i], ctx.weights[i]) for i in p["items"]]
+        n = len(criteria)
+        messages = prompts.coverage_binary_messages(ctx.query(p["report"]), ctx.text(p["report"]),
+                                                    criteria)  # fmt: skip
+        return Job(unit, messages, lambda c: prompts.parse_coverage_binary(c, n),
+                   schema=prompts.COVERAGE_BINARY_SCHEMA)  # fmt: skip
+
+    def rows(self, ctx, unit, parsed):
+        p = unit.payload
+        return [
+            JudgeCoverage(judge=ctx.judge, report_id=p["report"], item_id=item_id, label=None,
+                          covered=covered, rationale=why, run=ctx.run)
+            for item_id, (covered, why) in zip(p["items"], parsed, strict=True)
+        ]  # fmt: skip
+
+    def scores(self, evidence):
+        """S_c per report (seed 004 eq. 2) as ``rubric_coverage``, as the ResearcherBench
+        import sets it, when every item of its rubrics has a binary verdict."""
+        if not evidence.binary_coverage:
+            return {}
+        got: dict[int, dict[int, bool]] = defaultdict(dict)
+        for rid, item_id, covered in JudgeCoverage.objects.filter(
+            judge=evidence.judge, report__any_of=evidence.ids, covered__isnull=False
+        ).values_list("report_id", "item_id", "covered"):
+            got[rid][item_id] = covered
+        if not got:
+            return {}
+        weights: dict[int, dict[int, float]] = defaultdict(dict)
+        for item_id, qid, weight in RubricItem.objects.filter(
+            rubric__question__any_of={evidence.questions[rid] for rid in got}
+        ).values_list("id", "rubric__question_id", "weight"):
+            weights[qid][item_id] = weight
+        out = {}
+        for rid, flags in got.items():
+            wanted = weights.get(evidence.questions[rid], {})
+            if wanted and wanted.keys() <= flags.keys():
+                ids = sorted(wanted)
+                out[(rid, "rubric_coverage")] = researcherbench.weighted_coverage(
+                    [wanted[i] for i in ids], [flags[i] for i in ids]
+                )
         return out
 
 
@@ -949,7 +1016,8 @@ FINALIZE_CHUNK = 5000
 
 def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, reports=None,
              coverage: dict[int, dict[int, int]] | None = None,
-             items: dict[int, set[int]] | None = None) -> None:  # fmt: skip
+             items: dict[int, set[int]] | None = None,
+             binary_coverage: bool = False) -> None:  # fmt: skip
     """Derive per-report scores and ensemble decisions of ``judge`` in a study from the
     stored judgments, every kind in turn. Only complete evidence counts: a report's
     coverage needs every item of its rubrics, its relevance every paragraph, its citation
@@ -978,7 +1046,10 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     given. A report's coverage is complete when every one of them has a label; an import's
     study index has just read them all to match the file's texts, and reading the 160,000
     ids again per file cost about a third of finalize at ResearchQA scale (issue 16). A
-    question not given is read here, as without ``items`` (a live run)."""
+    question not given is read here, as without ``items`` (a live run).
+
+    ``binary_coverage``: derive ResearcherBench's S_c (``rubric_coverage``) from the judge's
+    binary verdicts too (a live run with the binary coverage task)."""
     study_reports = Report.objects.filter(question__study_id=study_id)
     if reports is None:
         batches = [study_reports]
@@ -995,15 +1066,16 @@ def finalize(judge: Judge, study_id: int, *, scholarqa_overall: bool = False, re
     part: dict[int, int] = {}
     for rows in [*by_question.values(), None]:
         if part and (rows is None or len(part) + len(rows) > FINALIZE_CHUNK):
-            _finalize_part(judge, part, scholarqa_overall, coverage, items)
+            _finalize_part(judge, part, scholarqa_overall, coverage, items, binary_coverage)
             part = {}
         part.update(rows or {})
 
 
 def _finalize_part(judge: Judge, questions: dict[int, int], scholarqa_overall: bool,
                    coverage: dict[int, dict[int, int]] | None = None,
-                   items: dict[int, set[int]] | None = None) -> None:  # fmt: skip
-    evidence = Evidence(judge, questions, scholarqa_overall, coverage, items)
+                   items: dict[int, set[int]] | None = None,
+                   binary_coverage: bool = False) -> None:  # fmt: skip
+    evidence = Evidence(judge, questions, scholarqa_overall, coverage, items, binary_coverage)
     with transaction.atomic():
         scores: dict[tuple[int, str], float] = {}
         for k in KINDS.values():

@@ -114,8 +114,13 @@ class JudgeRun(models.Model):
     class Task(models.TextChoices):
         # labelled by what the task does, whatever the study's benchmark: the same prompt
         # grades each item 0–4 in every study (a ResearcherBench study read "ResearchQA");
-        # :meth:`JudgeRun.task_choices` adds what that means for a binary-coverage study
+        # :meth:`JudgeRun.task_choices` offers one of the two coverage tasks per study, the
+        # one its protocol (the setting ``coverage_binary``) reads
         COVERAGE = "coverage", "Rubric coverage: each item graded 0–4, 8 items a call"
+        COVERAGE_BINARY = (
+            "coverage_binary",
+            "Rubric coverage, covered or not (ResearcherBench): yes / no per item, 8 items a call",
+        )
         PAIRWISE = "pairwise", "Direct pairwise judging, both orders"
         ENSEMBLE = "ensemble", "ResearchQA ensemble decision (coverage + both orders)"
         RELEVANCE = "relevance", "Paragraph relevance (ScholarQA-CS2)"
@@ -158,22 +163,42 @@ class JudgeRun(models.Model):
     def __str__(self) -> str:
         return f"run {self.pk} of {self.judge} ({self.status})"
 
-    #: What the coverage task's 0–4 grades are, in a study whose protocol is binary
-    #: coverage (the setting ``coverage_binary``, ResearcherBench): not its covered yes / no.
-    BINARY_COVERAGE_NOTE = (
-        " — not this study's binary covered yes / no: ResearcherBench's S_c and the "
-        "judge-vs-expert coverage read binary verdicts (import them, format researcherbench)"
-    )
+    #: The tasks a study's coverage protocol leaves out: a binary-coverage study (the
+    #: setting ``coverage_binary``, ResearcherBench) reads covered yes / no, which the 0–4
+    #: task (and the ensemble, which sums 0–4 labels) would not write; a graded study reads
+    #: 0–4 labels, which the binary task would not write.
+    BINARY_ONLY = ("coverage_binary",)
+    GRADED_ONLY = ("coverage", "ensemble")
+
+    @staticmethod
+    def binary_coverage(study) -> bool:
+        """Whether ``study``'s rubric-coverage protocol is binary (covered yes / no)."""
+        return study is not None and bool(study.setting("coverage_binary"))
+
+    @classmethod
+    def refused_tasks(cls, study) -> tuple[str, ...]:
+        """The tasks a run on ``study`` may not have (:attr:`BINARY_ONLY`,
+        :attr:`GRADED_ONLY`): the coverage rows a study's analyses read are of its one
+        protocol."""
+        return cls.GRADED_ONLY if cls.binary_coverage(study) else cls.BINARY_ONLY
+
+    @classmethod
+    def refusal(cls, study, task: str) -> str:
+        """Why ``task`` is refused on ``study`` (one of :meth:`refused_tasks`)."""
+        if cls.binary_coverage(study):
+            return (f"tasks: {task} grades rubric items 0–4, but study {study.name!r} reads "
+                    "binary rubric coverage (covered yes / no, ResearcherBench's S_c): run "
+                    "coverage_binary instead")  # fmt: skip
+        return (f"tasks: {task} judges rubric items covered yes / no, but study "
+                f"{study.name!r} reads graded coverage 0–4: run coverage, or set the study's "
+                "'Binary rubric coverage' setting (coverage_binary)")  # fmt: skip
 
     @classmethod
     def task_choices(cls, study) -> list[tuple[str, str]]:
-        """The tasks as the run form offers them for ``study``: each one's label, the
-        coverage task's saying that its grades are 0–4 when the study's protocol is binary
-        coverage (:attr:`BINARY_COVERAGE_NOTE`)."""
-        binary = study is not None and bool(study.setting("coverage_binary"))
-        return [(value, label + (cls.BINARY_COVERAGE_NOTE
-                                 if binary and value == cls.Task.COVERAGE else ""))
-                for value, label in cls.Task.choices]  # fmt: skip
+        """The tasks as the run form offers them for ``study``: every task but those its
+        coverage protocol refuses (:meth:`refused_tasks`)."""
+        refused = cls.refused_tasks(study) if study is not None else ()
+        return [(value, label) for value, label in cls.Task.choices if value not in refused]
 
     @property
     def progress(self) -> float:

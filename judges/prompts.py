@@ -7,6 +7,8 @@ number of lines.
 
 * Coverage: the released ResearchQA prompt (``compute_coverage.py``): up to 8 rubric items
   a call, one label phrase per line (seed 001 §3.3).
+* Binary coverage: ResearcherBench's criterion judgment (seed 004 Appendix E.3): each
+  criterion covered yes / no with a justification, up to 8 a call (JSON).
 * Direct pairwise: ResearchQA's ``response_pairwise_judge_binary.prompt``: "Response 1" or
   "Response 2" and a justification; asked in both orders by the runner.
 * Relevance: ScholarQA-CS2's answer relevance (seed 003 §3): the judge sees the whole
@@ -75,6 +77,98 @@ def parse_coverage(content: str, n_items: int) -> list[int]:
                 f"line {i}: {line[:60]!r} is not one of {', '.join(LABELS)}"
             ) from None
     return out
+
+
+# --- Binary rubric coverage (ResearcherBench) ------------------------------------------------
+
+
+def coverage_binary_messages(question: str, answer: str,
+                             criteria: list[tuple[str, float]]) -> list[dict]:  # fmt: skip
+    """ResearcherBench's criterion judgment (seed 004 §4.1.2 eq. 1, Appendix E.3): is each
+    criterion covered by the response, yes or no, with a brief justification. The paper
+    asks one criterion a call; here up to 8 criteria (``(text, weight)``) are asked in one
+    call, numbered, as the 0–4 coverage task batches them, and the answer is JSON
+    (:data:`COVERAGE_BINARY_SCHEMA`)."""
+    numbered = "\n".join(
+        f"{n}. {' '.join(text.split())} (weight {weight:g})"
+        for n, (text, weight) in enumerate(criteria, start=1)
+    )
+    prompt = (
+        "Task: Determine whether the AI response adequately covers each specific criterion "
+        'provided. Answer "yes" or "no" for each criterion, with a brief justification.\n\n'
+        "Evaluation criteria:\n"
+        '- Answer "yes" if the AI response clearly includes or adequately expresses the main '
+        "content of the criterion\n"
+        '- Answer "yes" if the response conveys the same meaning as the criterion, even if '
+        "using different terminology or phrasing\n"
+        '- Answer "no" if the AI response only partially addresses or completely fails to '
+        "mention the content of the criterion\n"
+        "- Consider semantic equivalence, not just keyword matching\n"
+        "- Pay special attention to technical details, numerical values, and specific claims "
+        "in the criterion\n"
+        "- Judge each criterion on its own; its weight (1–3) indicates its importance\n\n"
+        'Answer with JSON only: {"criteria": [{"criterion": <number>, "covered": "yes" | '
+        '"no", "justification": "<brief justification>"}]}, one entry per criterion, in '
+        "order.\n\n"
+        f"Question: {question}\n\nCriteria:\n{numbered}\n\nAI response:\n{answer}"
+    )
+    return _user(prompt)
+
+
+COVERAGE_BINARY_SCHEMA = {
+    "name": "coverage_binary",
+    "strict": True,
+    "schema": {
+        "type": "object",
+        "properties": {
+            "criteria": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "criterion": {"type": "integer"},
+                        "covered": {"type": "string", "enum": ["yes", "no"]},
+                        "justification": {"type": "string"},
+                    },
+                    "required": ["criterion", "covered", "justification"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["criteria"],
+        "additionalProperties": False,
+    },
+}
+
+
+def parse_coverage_binary(content: str, n_items: int) -> list[tuple[bool, str]]:
+    """(covered, justification) per criterion, in order: exactly one entry for each of the
+    criteria 1..``n_items``, each "yes" or "no" (else MalformedAnswer; never guessed)."""
+    data = _json_object(content)
+    entries = data.get("criteria")
+    if not isinstance(entries, list):
+        raise MalformedAnswer('"criteria" must be a list')
+    got: dict[int, tuple[bool, str]] = {}
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise MalformedAnswer(f"unexpected entry {entry!r} in criteria")
+        number = entry.get("criterion")
+        if isinstance(number, str) and is_digits(number.strip()):
+            number = int(number)
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= n_items:
+            raise MalformedAnswer(f"criterion {number!r} is not one of 1–{n_items}")
+        if number in got:
+            raise MalformedAnswer(f"criterion {number} answered twice")
+        flag = entry.get("covered")
+        flag = flag.strip().lower() if isinstance(flag, str) else flag
+        if flag not in ("yes", "no"):
+            raise MalformedAnswer(f"criterion {number}: covered {entry.get('covered')!r} is not "
+                                  '"yes" or "no"')  # fmt: skip
+        got[number] = (flag == "yes", str(entry.get("justification") or ""))
+    missing = [n for n in range(1, n_items + 1) if n not in got]
+    if missing:
+        raise MalformedAnswer(f"no answer for criterion {', '.join(map(str, missing))}")
+    return [got[n] for n in range(1, n_items + 1)]
 
 
 # --- Direct pairwise (ResearchQA) -------------------------------------------------------------

@@ -85,16 +85,16 @@ RUN_OPTIONS: dict[str, RunOption] = {
         RunOption(
             "rubric_kind",
             "text",
-            "coverage: items of this rubric kind only",
+            "coverage (0–4 or binary): items of this rubric kind only",
             known=_rubric_kinds,
             noun="rubric kind",
-            tasks=("coverage",),
+            tasks=("coverage", "coverage_binary"),
         ),
         RunOption(
             "items_per_call",
             "int",
-            "coverage: rubric items per call (default 8)",
-            tasks=("coverage",),
+            "coverage (0–4 or binary): rubric items per call (default 8)",
+            tasks=("coverage", "coverage_binary"),
         ),
         RunOption("rejudge", "bool", "judge again what this judge already judged"),
     )  # fmt: skip

@@ -50,6 +50,9 @@ def create_run(judge: Judge, study, tasks, options: dict | None = None, user=Non
     unknown = [t for t in tasks if t not in Task.values]
     if unknown:
         raise RunError(f"tasks: {', '.join(unknown)} not one of {', '.join(Task.values)}")
+    refused = [t for t in tasks if t in JudgeRun.refused_tasks(study)]
+    if refused:  # a study's coverage rows are of its one protocol (0–4 or covered yes / no)
+        raise RunError(JudgeRun.refusal(study, refused[0]))
     try:
         LLMConfig.for_judge(judge)
     except ValueError as exc:

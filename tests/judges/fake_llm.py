@@ -24,6 +24,7 @@ key in an ``api-key`` header (an Azure path without ``api-version`` is refused w
 Azure does). ``requests`` records each request's path, query, headers and body.
 
 The default answers read the prompt: coverage prompts get one label per question line,
+binary coverage prompts a yes / no per criterion line,
 pairwise prompts "Response 1", relevance prompts flag nothing, claim prompts "supported".
 ``answered`` counts the answers delivered per prompt (sha256 of the user message), which is
 how the tests check that each unit was judged exactly once.
@@ -62,6 +63,14 @@ def default_answer(prompt: str) -> str:
             if n
             else ""
         )
+    if '"covered": "yes"' in prompt and "\nCriteria:\n" in prompt:
+        # binary coverage: a deterministic yes / no per numbered criterion line
+        block = prompt.split("\nCriteria:\n", 1)[1].split("\n\nAI response:", 1)[0]
+        lines = [line for line in block.splitlines() if line.strip()]
+        return json.dumps({"criteria": [
+            {"criterion": n, "justification": "as read",
+             "covered": "yes" if int(hashlib.md5(line.encode()).hexdigest(), 16) % 2 else "no"}
+            for n, line in enumerate(lines, start=1)]})  # fmt: skip
     if '"judgement"' in prompt:
         return (
             '**output: {"judgement": "Response 1" }**\nJustification: the first is more thorough.'

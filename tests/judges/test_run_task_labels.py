@@ -1,6 +1,7 @@
 """The run form labels each judge task by what it does: the rubric-coverage task grades
 each item 0–4 in every study; it read "Rubric coverage (ResearchQA, …)" even on a
-ResearcherBench study, and nothing said its grades are not that study's binary verdicts."""
+ResearcherBench study, and nothing said its grades are not that study's binary verdicts.
+A binary-coverage study is now offered the binary coverage task in its place."""
 
 from __future__ import annotations
 
@@ -34,11 +35,15 @@ def test_the_coverage_task_is_labelled_by_what_it_does_per_the_studys_protocol(c
     binary = build_study("binary", questions=1, systems=("alpha",))
     binary.config = {"coverage_binary": True}
     binary.save()
-    label = _coverage_label(client, binary)
-    assert "Rubric coverage: each item graded 0–4" in label and "ResearchQA" not in label
-    assert "not this study's binary covered yes / no" in label
-    # one declaration: the form's labels are the task choices', the note added once
-    assert dict(JudgeRun.task_choices(binary))["coverage"] == (
-        JudgeRun.Task.COVERAGE.label + JudgeRun.BINARY_COVERAGE_NOTE
-    )
-    assert dict(JudgeRun.task_choices(graded)) == dict(JudgeRun.Task.choices)
+    # a binary-coverage study is offered the binary task instead: the 0–4 one (and the
+    # ensemble, which sums 0–4 labels) would not write what its S_c reads
+    page = html.unescape(client.get(reverse("judge-run-list", args=[binary.pk])).content.decode())
+    assert 'value="coverage"' not in page and 'value="ensemble"' not in page
+    assert "Rubric coverage, covered or not (ResearcherBench)" in page
+    # one declaration: the form's labels are the task choices'
+    assert dict(JudgeRun.task_choices(binary)) == {
+        v: label for v, label in JudgeRun.Task.choices if v not in ("coverage", "ensemble")
+    }
+    assert dict(JudgeRun.task_choices(graded)) == {
+        v: label for v, label in JudgeRun.Task.choices if v != "coverage_binary"
+    }
