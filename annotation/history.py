@@ -48,6 +48,17 @@ def versions(qs, *, page_number=1, labels: bool = True):
     return page
 
 
+def in_time_order(unopened: list, entries: list) -> list[tuple[str, object]]:
+    """The rows of a history page, newest first: ("unopened", assignment) at its
+    ``submitted_at`` and ("version", entry) at its ``created_at``. Listed apart, the unopened
+    submissions came first whatever their dates, and a task opened since (its version
+    stamped with its real submission time) dropped below older ones (a tester)."""
+    rows = [(a.submitted_at, "unopened", a) for a in unopened]
+    rows += [(e.version.created_at, "version", e) for e in entries]
+    rows.sort(key=lambda r: (r[0] is not None, r[0]), reverse=True)
+    return [(kind, item) for _, kind, item in rows]
+
+
 def readable(payload, names: dict[str, str]) -> str:
     text = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True)
     for public_id, label in names.items():

@@ -39,7 +39,13 @@ def why_not_public(host: str) -> str | None:
     """Why ``host`` is not public ("a loopback address (127.0.0.1)", …), "" when every address
     it resolves to is public, None when it does not resolve. One private answer is enough
     to refuse; an IPv4-mapped IPv6 address is judged as its IPv4 address. The one rule of
-    webhook receivers and judge endpoints."""
+    webhook receivers and judge endpoints. A name under ``localhost`` is loopback whatever
+    this machine's resolver says (RFC 6761 §6.3; many resolvers answer 127.0.0.1 for
+    ``*.localhost``): refused by name, not left to resolve later (a tester's
+    ``http://foo.localhost/v1`` was accepted because it did not resolve here)."""
+    name = host.rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return f"a loopback address (the name {host})"
     try:
         found = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
     except (socket.gaierror, UnicodeError, ValueError):

@@ -822,7 +822,10 @@ def _reference_item(citation: Citation, number: str = "") -> str:
     words = shown_title(listed.strip()) if isinstance(listed, str) and listed.strip() else ""
     address = address_title(source.url) if source.url else ""
     words = words or ("" if source.title == address else source.title)
-    parts = [f'<span class="ref-num">[{escape(number)}]</span> ' if number else ""]
+    # the key as its chips show it: "[1]" or "(Min et al., 2021)" already carry their
+    # brackets ("[[1]]" before); a bare key is bracketed
+    shown = number if number[:1] in ("[", "(", "【") else f"[{number}]"
+    parts = [f'<span class="ref-num">{escape(shown)}</span> ' if number else ""]
     if words:
         parts.append(f'<span class="ref-text">{escape(words)}</span>')
     if source.url:

@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.contrib.admin.utils import unquote
@@ -7,6 +8,35 @@ from django.urls import reverse
 
 from . import removal
 from .models import Judge, JudgeScore
+from .secrets import masked_parameters
+
+
+class JudgeAdminForm(forms.ModelForm):
+    """The admin's judge form shows the parameters masked and reads them back as the API
+    does (:class:`judges.serializers.JudgeSerializer`'s ``validate_parameters``: a mask
+    written back keeps the stored secret; a private base URL refused). The plain form
+    printed ``api_key`` in clear in its textarea and its hidden initial value (a tester
+    adding a judge from the runs page, then opening it here)."""
+
+    class Meta:
+        model = Judge
+        fields = ["name", "provider", "model", "prompt_template", "prompt_version", "parameters"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initial["parameters"] = masked_parameters(self.instance.parameters or {})
+
+    def clean_parameters(self):
+        from rest_framework.exceptions import ValidationError as APIError
+
+        from .serializers import JudgeSerializer
+
+        serializer = JudgeSerializer(instance=self.instance if self.instance.pk else None)
+        try:
+            return serializer.validate_parameters(self.cleaned_data["parameters"])
+        except APIError as exc:
+            detail = exc.detail if isinstance(exc.detail, list) else [exc.detail]
+            raise forms.ValidationError([str(d) for d in detail]) from None
 
 
 @admin.register(Judge)
@@ -17,6 +47,7 @@ class JudgeAdmin(admin.ModelAdmin):
     them, recorded in the study's audit trail. The cascade of a plain delete took the
     judge's results in every study with it, silently."""
 
+    form = JudgeAdminForm
     list_display = ("name", "provider", "model", "prompt_version")
     search_fields = ("name", "provider", "model")
     actions = ["delete_selected"]

@@ -37,6 +37,15 @@ class Judge(models.Model):
         judge (the demo's ``{"simulated", "source"}``) gives results only."""
         from judges.llm import LLMConfig
 
+        parameters = self.parameters if isinstance(self.parameters, dict) else {}
+        if parameters.get("simulated"):
+            # in words an admin reads, not the parameter check's list (a tester)
+            source = parameters.get("source")
+            return (
+                "its results were simulated"
+                + (f" ({source})" if source else "")
+                + ("; it has no model endpoint to call")
+            )
         try:
             LLMConfig.for_judge(self)
         except ValueError as exc:

@@ -324,7 +324,9 @@ def study_expertise(request, study_id: int):
         return _expertise_page(request, study)
     form = ExpertiseForm(study, request.POST)
     if not form.is_valid():
-        said = "; ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items())
+        said = "; ".join(
+            f"{name}: {' '.join(e.rstrip('.') for e in errs)}" for name, errs in form.errors.items()
+        )
         messages.error(request, f"Nothing was saved: {said}.")
         return _expertise_page(request, study, form=form, status=400)
     annotator, fields = form.cleaned_data["annotator"], form.expertise()

@@ -52,6 +52,7 @@ def my_history(request):
             "mine": True,
             # listed on the first page, newest submissions first; counted on every page
             "unopened": unopened if page.number == 1 else [],
+            "rows": history.in_time_order(unopened if page.number == 1 else [], page.entries),
             "total": page.paginator.count + len(unopened),
             "coalesce": settings.CONCORD_AUTOSAVE_COALESCE_SECONDS,
         },  # fmt: skip
@@ -88,6 +89,7 @@ def study_history(request, study_id: int):
             "assignment_id": assignment_id,
             "mine": False,
             "unopened": unopened if page.number == 1 else [],
+            "rows": history.in_time_order(unopened if page.number == 1 else [], page.entries),
             "total": page.paginator.count + len(unopened),
         },
     )

@@ -458,6 +458,16 @@ class ExpertiseForm(forms.Form):
         help_text="separated by commas, e.g. fields of other studies; kept as written",
     )
 
+    def clean_annotator(self):
+        """One annotator per post: a forged post naming two (``annotator=2&annotator=1``)
+        saved the fields to the last one named, silently (a tester)."""
+        given = list(dict.fromkeys(self.data.getlist("annotator"))) if self.data else []
+        if len(given) > 1:
+            raise forms.ValidationError(
+                f"given {len(given)} times ({', '.join(given)}); one annotator per save"
+            )
+        return self.cleaned_data["annotator"]
+
     def __init__(self, study: Study, *args, **kwargs):
         from .expertise import annotators, study_fields
 

@@ -153,3 +153,22 @@ def test_the_plan_page_counts_the_questions_each_annotator_matches(study, admin_
         '<tr data-annotator="Chem-0"><td>Chem-0</td><td>Chemistry</td><td class="num matched">0</td>'
         in text
     )
+
+
+@pytest.mark.django_db
+def test_a_post_naming_two_annotators_is_refused_and_saves_nothing(study, people, admin_user):
+    """A forged post with two ids saved the fields to the last one named and wiped its
+    other fields (a tester); and the message ended in a double full stop."""
+    first, second = people
+    client = admin_client(admin_user)
+    got = client.post(page(study), {"annotator": [first.pk, second.pk], "fields": ["Law"],
+                                    "csrfmiddlewaretoken": csrf(client, study)})  # fmt: skip
+    text = got.content.decode()
+    assert got.status_code == 400 and "<strong>annotator</strong>" in text
+    assert "given 2 times" in text
+    for ann in people:
+        ann.refresh_from_db()
+        assert ann.expertise_fields == ["Computer Science"]
+    assert not QualityEvent.objects.filter(action=ACTION).exists()
+    got = client.post(page(study), {"fields": ["Law"], "csrfmiddlewaretoken": csrf(client, study)})
+    assert ".." not in got.content.decode().split("Nothing was saved", 1)[1].split("<", 1)[0]

@@ -254,3 +254,19 @@ def test_doubao_headings_read_their_character_references(data, tmp_path, annotat
 def test_a_heading_reads_character_references_only():
     assert markdown.heading_title("R&D at AT&T &amp; co&#xA;") == "R&D at AT&T & co"
     assert markdown.heading_title("**A&#x20;B**") == "A B"
+
+
+def test_a_cited_key_is_shown_as_its_chip_shows_it():
+    """Keys that carry their brackets ("[1]", an author-year key) read as the chips read,
+    not "[[1]]" (seen on a metric-wise page); a bare key is bracketed."""
+    from annotation.models.content import Citation
+    from annotation.rendering import references_html
+
+    sources = {
+        "[1]": Citation("[1]", "Memorization in fine-tuned language models", [], "", {}),
+        "(Min et al., 2021)": Citation("(Min et al., 2021)", "A source", [], "", {}),
+        "3": Citation("3", "Bare key", [], "", {}),
+    }
+    html = references_html(sources, list(sources), "Report A")
+    nums = re.findall(r'<span class="ref-num">([^<]*)</span>', html)
+    assert nums == ["[1]", "(Min et al., 2021)", "[3]"]

@@ -137,3 +137,17 @@ def test_an_imported_judgment_is_submitted_at_its_record_time(annotator_user, cl
     assert "2024-03-02 17:05:00" in html and "<caption>1 version</caption>" in html
     open_page(client, assignment)
     assert DraftVersion.objects.get(assignment=assignment).created_at == when
+
+
+def test_history_keeps_time_order_once_some_stored_tasks_are_opened(demo, client):
+    """Unopened submissions were listed before every version whatever their dates, so a
+    task opened since (its version stamped with its real submission time) fell below older
+    unopened ones (a tester). One list, newest first."""
+    import re
+
+    a = _demo_metric_wise(demo, client)
+    open_page(client, a)  # one opened, the others still unopened
+    html = client.get(reverse("my_history")).content.decode()
+    table = html.split('id="versions"', 1)[1].split("</tbody>", 1)[0]
+    times = re.findall(r"<tr data-assignment=\"\d+\"[^>]*>\s*<td>([^<]+)</td>", table)
+    assert len(times) >= 3 and times == sorted(times, reverse=True), times

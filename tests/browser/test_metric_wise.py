@@ -36,6 +36,7 @@ def assignment(annotator_user):
 def select_claim(page, letter: str, number: int):
     """Drag over the paragraph's text up to (not including) its citation marker."""
     body = page.locator(f"#p-{letter}-{number} .para-body")
+    body.scroll_into_view_if_needed()  # a mark on the other report may have scrolled it away
     cite = body.locator(".cite").first
     box, cbox = body.bounding_box(), cite.bounding_box()
     y = cbox["y"] + cbox["height"] / 2

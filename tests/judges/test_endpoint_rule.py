@@ -26,6 +26,9 @@ INSIDE = {
     "http://192.168.1.2/v1": "a private address",
     "http://[::ffff:127.0.0.1]/v1": "a loopback address",
     "http://0.0.0.0/v1": "an unspecified address",
+    # under localhost: loopback by name, whether or not this machine resolves it (RFC 6761)
+    "http://foo.localhost/v1": "a loopback address",
+    "http://API.Localhost./v1": "a loopback address",
 }
 
 

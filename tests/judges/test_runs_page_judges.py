@@ -31,6 +31,8 @@ def test_a_simulated_judge_is_not_offered_and_its_start_is_refused(admin_user, c
     sim = Judge.objects.create(name="claude-sonnet-sim", model="claude-sonnet",
                                parameters=SIMULATED)  # fmt: skip
     assert not sim.runnable and "simulated" in sim.run_refusal()
+    # said in an admin's words, not the parameter check's list of known parameters
+    assert "unknown parameter" not in sim.run_refusal() and "base_url" not in sim.run_refusal()
     page = reverse("judge-run-list", args=[study.pk])
     client.force_login(admin_user)
     body = client.get(page).content.decode()
