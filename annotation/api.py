@@ -1070,19 +1070,6 @@ _API_READS: dict[str, tuple[tuple, tuple, str]] = {
 }  # fmt: skip
 
 
-#: model name -> lookups from a judgment to the report(s) it is about (``system``,
-#: ``describe``); a kind about the question itself has none.
-_REPORT_PATHS: dict[str, tuple[str, ...]] = {
-    "ParagraphRelevance": ("paragraph__report",),
-    "ClaimAssessment": ("report",),
-    "ReportRating": ("report",),
-    "RubricCoverage": ("report",),
-    "ClaimCheck": ("claim__report",),
-    "RelevanceAdjudication": ("disagreement__paragraph__report",),
-    "DeepScholarLabel": ("report",),
-}
-
-
 def _judgment_kind_viewsets() -> dict[str, type]:
     """url path -> read-only viewset of every other judgment kind (same rules as above)."""
     from django.apps import apps
@@ -1101,7 +1088,7 @@ def _judgment_kind_viewsets() -> dict[str, type]:
             f"{model.__name__}ViewSet",
             (ReadOnlyJudgmentViewSet,),
             {"queryset": queryset, "serializer_class": s.JUDGMENT_KIND_SERIALIZERS[model],
-             "study_lookup": study, "report_paths": _REPORT_PATHS.get(model.__name__, ()),
+             "study_lookup": study, "report_paths": judgment_kinds.REPORT_PATHS.get(model.__name__, ()),
              "filters": {"study": f"{study}_id", "annotator": "annotator_id",
                          "question": "question_id"},
              "__doc__": doc + " Researchers and admins read every judgment of their studies; "

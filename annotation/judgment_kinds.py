@@ -239,3 +239,20 @@ __all__ = [
     "JudgmentKind",
     "records_filter",
 ]
+
+
+#: judgment model -> lookups from a judgment to the report(s) it is about: the one
+#: declaration the API's judgment lists (``system``, ``describe``) and the report's systems
+#: with expert judgments (``metaeval.loaders.judged_systems``) read.
+REPORT_PATHS: dict[str, tuple[str, ...]] = {
+    "MedalRanking": ("medals__report",),
+    "PairwisePreference": ("left", "right"),
+    "HumanMetricScore": ("report",),
+    "ParagraphRelevance": ("paragraph__report",),
+    "ClaimAssessment": ("report",),
+    "ReportRating": ("report",),
+    "RubricCoverage": ("report",),
+    "ClaimCheck": ("claim__report",),
+    "RelevanceAdjudication": ("disagreement__paragraph__report",),
+    "DeepScholarLabel": ("report",),
+}

@@ -36,8 +36,9 @@ CONSENSUS_METRIC = "consensus_medal_score"
 
 
 @dataclass(frozen=True)
-class HumanMetric:
-    """One human metric: its name, its scale [low, high] and where the scale comes from."""
+class MetricScale:
+    """One metric: its name, its scale [low, high] and where the scale comes from. The one
+    shape of the human metrics here and of the judges' (``judges.scoring.metrics``)."""
 
     name: str
     source: str
@@ -58,16 +59,16 @@ class HumanMetric:
 #: judgments import and the API refuse both (:func:`metric_problem`, :func:`value_problem`)
 #: instead of storing what no analysis can read.
 _SHARE = "a share, as the metric-wise page computes it (METHODS §3)"
-HUMAN_METRICS: dict[str, HumanMetric] = {
+HUMAN_METRICS: dict[str, MetricScale] = {
     m.name: m
     for m in (
-        *(HumanMetric(name, _SHARE) for name in METRICS),
-        HumanMetric("overall_citation", "ScholarQA-CS2 release: a share"),
+        *(MetricScale(name, _SHARE) for name in METRICS),
+        MetricScale("overall_citation", "ScholarQA-CS2 release: a share"),
         *(
-            HumanMetric(name, "ScholarQA-CS2 release: a rank of 1-3 reports or a mean", 1.0, 3.0)
+            MetricScale(name, "ScholarQA-CS2 release: a rank of 1-3 reports or a mean", 1.0, 3.0)
             for name in RANK_LIKE.values()
         ),
-        HumanMetric(CONSENSUS_METRIC, "mean of two medal scores (gold 1, silver 0.5, bronze 0)"),
+        MetricScale(CONSENSUS_METRIC, "mean of two medal scores (gold 1, silver 0.5, bronze 0)"),
     )
 }
 

@@ -17,25 +17,10 @@ Pure: no Django (the scoring modules' rule).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from annotation.annotate.scores import MetricScale as JudgeMetric
 from annotation.annotate.scores import unknown_name
 
 from . import deepscholar, scholarqa
-
-
-@dataclass(frozen=True)
-class JudgeMetric:
-    """One metric: its name, its scale [low, high] and where METHODS defines it."""
-
-    name: str
-    source: str
-    low: float = 0.0
-    high: float = 1.0
-
-    def scale(self) -> str:
-        return f"[{self.low:g}, {self.high:g}]"
-
 
 _SQA = "ScholarQA-CS2 (METHODS §4)"
 JUDGE_METRICS: dict[str, JudgeMetric] = {

@@ -5,21 +5,10 @@ silently leaving OpenAI out)."""
 
 from __future__ import annotations
 
+from annotation.judgment_kinds import REPORT_PATHS
+
 from ._db import settings_filter
 
-#: judgment model -> lookups from a judgment to the report(s) it is about.
-REPORT_PATHS: dict[str, tuple[str, ...]] = {
-    "MedalRanking": ("medals__report",),
-    "PairwisePreference": ("left", "right"),
-    "HumanMetricScore": ("report",),
-    "ParagraphRelevance": ("paragraph__report",),
-    "ClaimAssessment": ("report",),
-    "ReportRating": ("report",),
-    "RubricCoverage": ("report",),
-    "ClaimCheck": ("claim__report",),
-    "RelevanceAdjudication": ("disagreement__paragraph__report",),
-    "DeepScholarLabel": ("report",),
-}
 #: Judgment models about a question, its rubric or its items: no system is judged.
 QUESTION_LEVEL = ("QueryQuality", "RubricItemQuality", "RubricComparison")
 
