@@ -5,7 +5,6 @@ with one judgment of every kind. Units without a majority are left out and count
 (METHODS §7)."""
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from metaeval import sections
@@ -15,17 +14,6 @@ from tests.builders.analysis import analysis_world
 pytestmark = pytest.mark.django_db
 
 SIGNALS = (None, *HUMAN_SIGNALS)
-
-
-@pytest.fixture
-def demo(demo_module, researcher_user, client):
-    from annotation.models import Study
-
-    study = Study.objects.get(pk=demo_module)
-    study.researchers.add(researcher_user)
-    client.force_login(researcher_user)
-    cache.clear()
-    return study
 
 
 @pytest.mark.parametrize("signal", SIGNALS)

@@ -30,18 +30,6 @@ pytestmark = pytest.mark.django_db
 JUDGE = "claude-sonnet-sim"
 
 
-@pytest.fixture
-def demo(demo_module, researcher_user, client):
-    from annotation.models import Study
-
-    study = Study.objects.get(pk=demo_module)
-    study.researchers.add(researcher_user)
-    client.force_login(researcher_user)
-    cache.clear()
-    yield study
-    cache.clear()
-
-
 def _page(client, study, query: str) -> str:
     got = client.get(reverse("metaeval:report", args=[study.pk]) + query)
     assert got.status_code == 200

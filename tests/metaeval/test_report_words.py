@@ -15,7 +15,6 @@ import re
 from html import unescape
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from metaeval import sections
@@ -26,18 +25,6 @@ from metaeval.sections.label_iaa import COLUMNS as LABEL_IAA_COLUMNS
 pytestmark = pytest.mark.django_db
 
 JUDGE, PAIRWISE = "claude-sonnet-sim", "sonnet-pairwise-sim"
-
-
-@pytest.fixture
-def demo(demo_module, researcher_user, client):
-    from annotation.models import Study
-
-    study = Study.objects.get(pk=demo_module)
-    study.researchers.add(researcher_user)
-    client.force_login(researcher_user)
-    cache.clear()
-    yield study
-    cache.clear()
 
 
 def _get(client, name: str, study, query: str = "", *args) -> str:
